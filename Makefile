@@ -1,0 +1,30 @@
+# The two commands the README promises: `make run` and `make test`.
+# Both create .venv and install the pinned dependencies on first use.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+DB ?= data/costfrontier.duckdb
+PORT ?= 8501
+
+.PHONY: run test lint bench clean
+
+$(BIN)/costfrontier: pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(BIN)/costfrontier
+	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
+	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: $(BIN)/costfrontier
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/costfrontier
+	$(BIN)/python bench/bench_core.py
+
+clean:
+	rm -rf $(VENV) $(DB) $(DB).wal

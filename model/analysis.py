@@ -1,0 +1,158 @@
+"""One question, answered the same way by the CLI and the dashboard.
+
+A :class:`Scenario` (pydantic, frozen: it hashes and keys caches) says which rows,
+how to group them, which rates, basis and method; :func:`analyse` turns the rows
+into frontiers, cost curves, an iso table, crossovers and reach limits.
+The expensive part (:func:`frontiers_for`) does not depend on rates when series
+are per hardware, so a rate change only re-prices the cached frontier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, RateError, load_presets, resolve_rates, usd_per_mtok
+from model.frontier import (
+    BASES,
+    DEFAULT_SERIES_KEYS,
+    SERIES_KEY_CHOICES,
+    fit_frontiers,
+    series_labels,
+    throughput_column,
+)
+from model.iso import METHODS, CostCurve, cost_curves, crossovers, default_targets, iso_table, reach
+
+__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "frontiers_for", "analyse", "price_points"]
+
+WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
+
+
+class Scenario(BaseModel):
+    """What to compute. Field values are plain types so the model round-trips through URLs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    by: tuple[str, ...] = DEFAULT_SERIES_KEYS
+    basis: str = "total"
+    method: str = "linear"
+    price_set: str = DEFAULT_PRICE_SET
+    tier: str = DEFAULT_TIER
+    rates: tuple[tuple[str, float], ...] = ()          # per-hardware overrides [$/GPU/h]
+    targets: tuple[float, ...] = ()                    # interactivity targets [tok/s/user]; () = from the data
+    baseline: str | None = None
+
+    @field_validator("by")
+    @classmethod
+    def _by(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [k for k in value if k not in SERIES_KEY_CHOICES]
+        if bad:
+            raise ValueError(f"cannot group by {', '.join(bad)}; choose from {', '.join(SERIES_KEY_CHOICES)}")
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("basis")
+    @classmethod
+    def _basis(cls, value: str) -> str:
+        if value not in BASES:
+            raise ValueError(f"basis must be one of {', '.join(BASES)}")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, value: str) -> str:
+        if value not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}")
+        return value
+
+    @field_validator("rates")
+    @classmethod
+    def _rates(cls, value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+        for hw, rate in value:
+            if not (0 < rate <= 1000):
+                raise ValueError(f"$/GPU-hour for {hw} must be in (0, 1000], got {rate}")
+        return tuple(sorted(dict(value).items()))
+
+    @field_validator("targets")
+    @classmethod
+    def _targets(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        for x in value:
+            if not (0 < x < 100_000):
+                raise ValueError(f"interactivity target must be in (0, 100000) tok/s/user, got {x}")
+        return tuple(sorted(set(value)))
+
+
+@dataclass
+class Analysis:
+    """Everything the pages and the CLI show for one scenario."""
+
+    scenario: Scenario
+    usd_per_gpu_hour: dict[str, float]
+    missing_rates: list[str]
+    points: pd.DataFrame                  # every usable point, with series, $/M
+    frontier: pd.DataFrame                # frontier points, with $/M
+    curves: dict[str, CostCurve]
+    targets: list[float]
+    iso: pd.DataFrame
+    crossovers: pd.DataFrame
+    reach: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str,
+                  rates: dict[str, float] | None = None) -> pd.DataFrame:
+    """The expensive, rate-independent step (when ``by`` holds hardware): fit every frontier."""
+    return fit_frontiers(points, by, basis, rates if "hardware" not in by else None)
+
+
+def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd.DataFrame:
+    """Add ``usd_per_gpu_hour`` and ``usd_per_mtok`` on the basis to a copy of ``frame``."""
+    rate = frame["hardware"].map(rates).astype(float)
+    return frame.assign(usd_per_gpu_hour=rate,
+                        usd_per_mtok=usd_per_mtok(rate, frame[throughput_column(basis)].astype(float)))
+
+
+def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | None:
+    keys = [k for k in by if k in WORKLOAD_KEYS]
+    if not keys or frontier.empty:
+        return None
+    first = frontier.drop_duplicates("series")
+    return {row["series"]: tuple(str(row[k]) for k in keys) for _, row in first.iterrows()}
+
+
+def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
+            frontier: pd.DataFrame | None = None) -> Analysis:
+    """Price, interpolate and cross every series of ``points`` under ``scenario``.
+
+    Pass ``frontier`` (from :func:`frontiers_for`) to skip the fit, e.g. from a cache.
+    Hardware without a rate is reported in ``missing_rates`` and left unpriced.
+    """
+    presets = load_presets() if presets is None else presets
+    hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+    try:
+        rates = resolve_rates(hardware, presets, scenario.price_set, scenario.tier, dict(scenario.rates))
+    except RateError:
+        # an unknown price set still lets explicit overrides price what they name
+        rates = {hw: r for hw, r in dict(scenario.rates).items() if hw in hardware}
+    missing = [hw for hw in hardware if hw not in rates]
+    notes = []
+    if missing:
+        notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
+    if frontier is None:
+        frontier = frontiers_for(points, scenario.by, scenario.basis, rates)
+    column = throughput_column(scenario.basis)
+    usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
+    if not usable.empty:
+        usable = price_points(usable.assign(series=series_labels(usable, scenario.by)), scenario.basis, rates)
+    if not points.empty and usable.empty:
+        notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
+    priced_frontier = price_points(frontier, scenario.basis, rates) if not frontier.empty else frontier
+    curves = cost_curves(frontier, rates)
+    targets = list(scenario.targets) or default_targets(curves)
+    baseline = scenario.baseline if scenario.baseline in curves else None
+    if scenario.baseline and baseline is None:
+        notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted")
+    iso = iso_table(curves, targets, scenario.method, baseline)
+    cross = crossovers(curves, scenario.method, _groups(frontier, scenario.by))
+    return Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso, cross, reach(curves), notes)

@@ -1,0 +1,242 @@
+"""``costfrontier``: the dashboard's questions, scriptable.
+
+    costfrontier ingest FILE|DIR... [--db PATH] [--set key=value ...] [--format NAME]
+    costfrontier frontier|iso|crossover [--where key=value ...] [--by k,k] [--rate HW=USD ...]
+                 [--price-set ID] [--tier ID] [--basis total|output|input] [--method linear|monotone]
+                 [--at X,Y,...] [--baseline SERIES] [--json]
+    costfrontier sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
+
+The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from model.analysis import Scenario, analyse
+from model.frontier import DEFAULT_SERIES_KEYS
+from model.ingest import IngestError, ingest_file
+from model.samples import SAMPLE_DIR, load_samples
+from model.store import StoreError, connect, default_db_path, list_sources, load_points, remove_source
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="costfrontier", description=__doc__.split("\n")[0])
+    parser.add_argument("--db", help="database file (default: $COSTFRONTIER_DB or data/costfrontier.duckdb)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ing = sub.add_parser("ingest", help="load benchmark files (CSV/JSON) or directories of them")
+    ing.add_argument("paths", nargs="+")
+    ing.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="a field every row gets where the file lacks it, e.g. --set hardware=H200 --set gpus=4")
+    ing.add_argument("--format", dest="fmt", help="force a format instead of detecting it")
+    ing.add_argument("--json", action="store_true")
+
+    samples = sub.add_parser("load-samples", help=f"ingest the bundled samples from {SAMPLE_DIR.name}/")
+    samples.add_argument("--if-empty", action="store_true", help="only when the database has no sources yet")
+
+    for name, text in (("frontier", "Pareto frontier points of every series"),
+                       ("iso", "$/M of every series at matched interactivity"),
+                       ("crossover", "where one series becomes cheaper than another")):
+        q = sub.add_parser(name, help=text)
+        q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                       help="keep rows whose field equals a value (repeat a key to allow several)")
+        q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
+        q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
+        q.add_argument("--price-set", default=Scenario().price_set)
+        q.add_argument("--tier", default=Scenario().tier)
+        q.add_argument("--basis", default="total", choices=("total", "output", "input"))
+        q.add_argument("--method", default="linear", choices=("linear", "monotone"))
+        q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
+        q.add_argument("--baseline", help="series the iso ratios divide by")
+        q.add_argument("--json", action="store_true")
+
+    sub.add_parser("sources", help="list ingested files")
+    exp = sub.add_parser("export", help="write every point (with its source) to a CSV file")
+    exp.add_argument("file")
+    rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
+    rem.add_argument("source_id", type=int)
+    return parser
+
+
+class UsageError(Exception):
+    pass
+
+
+def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"{what} expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
+    from model.columns import resolve_column
+    from model.hardware import canonical_hardware
+
+    where: dict[str, list[str]] = {}
+    for key, value in _pairs(args.where, "--where"):
+        resolved = resolve_column(key)
+        if not isinstance(resolved, tuple):
+            raise UsageError(f"--where: unknown field {key!r}")
+        field = resolved[0]
+        if field == "hardware":
+            value = canonical_hardware(value)
+        where.setdefault(field, []).append(value)
+    rates = []
+    for hw, value in _pairs(args.rate, "--rate"):
+        try:
+            rates.append((canonical_hardware(hw), float(value)))
+        except ValueError:
+            raise UsageError(f"--rate {hw}={value}: not a number") from None
+    try:
+        targets = tuple(float(x) for x in args.at.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
+    scenario = Scenario(by=tuple(k.strip() for k in args.by.split(",") if k.strip()), basis=args.basis,
+                        method=args.method, price_set=args.price_set, tier=args.tier, rates=tuple(rates),
+                        targets=targets, baseline=args.baseline)
+    return scenario, where
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if hasattr(value, "item"):
+        return _clean(value.item())
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+_FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
+                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus",
+                     "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
+
+
+def _query(args, con) -> int:
+    scenario, where = _scenario(args)
+    points = load_points(con, where)
+    result = analyse(points, scenario)
+    if args.command == "frontier":
+        frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
+    elif args.command == "iso":
+        frame = result.iso
+    else:
+        frame = result.crossovers
+    if args.json:
+        payload = {
+            "command": args.command, "scenario": scenario.model_dump(mode="json"), "where": where,
+            "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
+            "notes": result.notes, "rows": _records(frame),
+        }
+        if args.command == "crossover":
+            payload["reach"] = _records(result.reach)
+        print(json.dumps(payload, indent=2))
+        return 0
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
+    if frame.empty:
+        print(f"no {args.command} rows for this selection")
+        return 0
+    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
+                           "display.float_format", "{:.4g}".format):
+        print(frame.to_string(index=False))
+    if args.command == "crossover" and not result.reach.empty:
+        print("\nreach [tok/s/user]:")
+        with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+            print(result.reach.to_string(index=False))
+    return 0
+
+
+def _ingest(args, con) -> int:
+    files: list[Path] = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")
+                                and p.suffix.lower() in (".csv", ".tsv", ".json", ".jsonl", ".txt")))
+        else:
+            files.append(path)
+    failed, results = 0, []
+    set_fields = list(args.set)
+    for path in files:
+        try:
+            result = ingest_file(con, path, set_fields, fmt=args.fmt)
+        except IngestError as exc:
+            failed += 1
+            print(f"error: {exc}", file=sys.stderr)
+            results.append({"file": str(path), "error": str(exc), "line": exc.line, "field": exc.field})
+            continue
+        print(result.summary)
+        for warning in result.warnings:
+            print(f"  warning: {warning}")
+        results.append({"file": str(path), "rows_added": result.rows_added, "duplicate_of": result.duplicate_of,
+                        "format": result.format, "kind": result.kind, "unknown_columns": result.unknown_columns,
+                        "warnings": result.warnings})
+    if args.json:
+        print(json.dumps({"rows": results}, indent=2))
+    if failed:
+        print(f"{failed} of {len(files)} files refused; nothing from them was stored", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        con = connect(args.db or default_db_path())
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "ingest":
+            return _ingest(args, con)
+        if args.command == "load-samples":
+            if args.if_empty and not list_sources(con).empty:
+                return 0
+            for result in load_samples(con):
+                print(result.summary)
+            return 0
+        if args.command in ("frontier", "iso", "crossover"):
+            return _query(args, con)
+        if args.command == "sources":
+            with pd.option_context("display.width", 200, "display.max_columns", 20):
+                print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
+            return 0
+        if args.command == "export":
+            from model.export import safe_csv
+
+            Path(args.file).write_text(safe_csv(load_points(con)), encoding="utf-8")
+            print(f"wrote {args.file}")
+            return 0
+        if args.command == "remove":
+            print(f"removed source #{args.source_id}: {remove_source(con, args.source_id)} rows")
+            return 0
+    except (UsageError, ValueError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        con.close()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

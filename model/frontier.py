@@ -1,0 +1,168 @@
+"""Series and their Pareto frontiers of throughput per GPU against interactivity.
+
+Pure functions over pandas frames; no I/O. A *series* is the set of points that
+share the grouping keys (default: hardware, framework, precision, speculative
+decoding), pooled over parallelism configs and concurrencies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_SERIES_KEYS",
+    "SERIES_KEY_CHOICES",
+    "BASES",
+    "throughput_column",
+    "series_labels",
+    "pareto_mask",
+    "pareto_mask_naive",
+    "fit_frontiers",
+]
+
+DEFAULT_SERIES_KEYS = ("hardware", "framework", "precision", "spec_decoding")
+#: keys a user may group by (parallelism is never a key: series pool over it)
+SERIES_KEY_CHOICES = (
+    "hardware", "framework", "framework_version", "precision", "spec_decoding", "kv_cache_dtype",
+    "disaggregated", "model", "isl", "osl", "scenario", "prefix_cache_hit_rate", "source_file",
+)
+#: token bases: which tokens a throughput (and so a $/M) counts
+BASES = ("total", "output", "input")
+
+
+def throughput_column(basis: str) -> str:
+    """``"total"`` -> ``"total_tokens_per_second_per_gpu"`` [tok/s/GPU]."""
+    if basis not in BASES:
+        raise ValueError(f"unknown token basis {basis!r}; choose one of {', '.join(BASES)}")
+    return f"{basis}_tokens_per_second_per_gpu"
+
+
+def _label_part(key: str, value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return "spec:none" if key == "spec_decoding" else f"{key}:?"
+    if key in ("isl", "osl"):
+        return f"{key.upper()} {int(value)}"
+    if key == "spec_decoding":
+        return "no spec" if value == "none" else str(value)
+    if key == "disaggregated":
+        return "disagg" if bool(value) else "agg"
+    if key == "prefix_cache_hit_rate":
+        return f"{float(value):.0%} cache hit"
+    return str(value)
+
+
+def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd.Series:
+    """One readable label per row, e.g. ``"MI355X · sglang · fp8 · mtp"``; ``"B200"`` for ``keys=("hardware",)``."""
+    keys = list(keys)
+    for key in keys:
+        if key not in SERIES_KEY_CHOICES:
+            raise ValueError(f"cannot group by {key!r}; choose from {', '.join(SERIES_KEY_CHOICES)}")
+    if points.empty:
+        return pd.Series([], dtype="string", index=points.index)
+    if not keys:
+        return pd.Series("all", index=points.index, dtype="string")
+    codes = points.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
+    firsts = points[keys].iloc[_first_index(codes)].astype("object")
+    names = [" · ".join(_label_part(k, v) for k, v in zip(keys, row))
+             for row in firsts.itertuples(index=False, name=None)]
+    return pd.Series(pd.array(names, dtype="string")[codes], index=points.index)
+
+
+def _first_index(codes: np.ndarray) -> np.ndarray:
+    """Row position of the first row of each group code, in code order."""
+    _, first = np.unique(codes, return_index=True)
+    return first
+
+
+def _na(value: object) -> object:
+    """Make missing values hashable-equal (NaN != NaN would split series)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return value
+
+
+def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """Boolean mask of points not dominated in (x higher, y higher), per group. O(n log n).
+
+    A point is dominated when another point of its group has x >= and y >= with
+    at least one strictly greater. Of exact duplicates, one is kept.
+
+    Parameters
+    ----------
+    x : array  interactivity [tok/s/user]
+    y : array  throughput [tok/s/GPU] (or any "more is better" measure)
+    groups : array of int, optional  group code per point
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(x)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    g = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    # group, then x descending, then y descending: a point is on the frontier when its y
+    # beats every y seen before it in its group (all of which have x >= its x)
+    order = np.lexsort((-y, -x, g))
+    ys, gs = y[order], g[order]
+    starts = np.r_[True, gs[1:] != gs[:-1]]
+    # running max within each group: offset each group so maxima never leak across groups
+    span = float(np.nanmax(ys) - np.nanmin(ys)) + 1.0
+    group_rank = np.cumsum(starts) - 1
+    lifted = ys + group_rank * span * 2.0
+    running = np.maximum.accumulate(lifted)
+    previous = np.r_[-np.inf, running[:-1]]
+    keep_sorted = starts | (lifted > previous)
+    mask = np.zeros(n, dtype=bool)
+    mask[order] = keep_sorted
+    return mask
+
+
+def pareto_mask_naive(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """O(n^2) oracle for :func:`pareto_mask` (one group). Duplicates: the first is kept."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(x)
+    keep = np.ones(n, dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            dominates = x[j] >= x[i] and y[j] >= y[i] and (x[j] > x[i] or y[j] > y[i])
+            duplicate_earlier = x[j] == x[i] and y[j] == y[i] and j < i
+            if dominates or duplicate_earlier:
+                keep[i] = False
+                break
+    return keep
+
+
+def fit_frontiers(points: pd.DataFrame, keys=DEFAULT_SERIES_KEYS, basis: str = "total",
+                  usd_per_gpu_hour: dict[str, float] | None = None) -> pd.DataFrame:
+    """The Pareto frontier of every series, one row per frontier point, x ascending.
+
+    Keeps every column of the chosen points (config, concurrency, source) and adds
+    ``series`` and ``tokens_per_second_per_gpu`` (the basis' throughput [tok/s/GPU]).
+    Points without interactivity or throughput on the basis are left out.
+
+    When the grouping keys include ``hardware``, each series has one $/GPU-hour and
+    the throughput frontier is also the cost frontier, whatever the rates. When they
+    do not, series mix hardware and the frontier is fitted on tokens per dollar,
+    which needs ``usd_per_gpu_hour``.
+    """
+    column = throughput_column(basis)
+    usable = points[points["interactivity"].notna() & points[column].notna()
+                    & (points["interactivity"] > 0) & (points[column] > 0)]
+    if usable.empty:
+        return usable.assign(series=pd.Series(dtype="string"), tokens_per_second_per_gpu=pd.Series(dtype=float))
+    usable = usable.assign(series=series_labels(usable, keys), tokens_per_second_per_gpu=usable[column])
+    codes, _ = pd.factorize(usable["series"])
+    merit = usable[column].to_numpy(dtype=float)
+    if "hardware" not in keys:
+        if not usd_per_gpu_hour:
+            raise ValueError("series mix hardware: rates are needed to fit a cost frontier")
+        rate = usable["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float)
+        merit = merit / rate
+        keep_known = np.isfinite(merit)
+        usable, merit, codes = usable[keep_known], merit[keep_known], codes[keep_known]
+    mask = pareto_mask(usable["interactivity"].to_numpy(dtype=float), merit, codes)
+    frontier = usable[mask]
+    return frontier.sort_values(["series", "interactivity"], kind="stable").reset_index(drop=True)

@@ -1,0 +1,784 @@
+"""Ingest benchmark files into the store: detect, map columns, validate, insert atomically.
+
+The bulk path is columnar: DuckDB reads the file into a temporary table, one SQL
+statement maps and converts every column, one aggregate query checks every
+constraint (the constraints are read from :class:`model.schema.BenchmarkPoint`,
+so the pydantic model stays the single definition), and the rows and their
+``sources`` entry go in inside one transaction. A bad file changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import annotated_types
+import duckdb
+import pandas as pd
+from pydantic import TypeAdapter, ValidationError
+
+from model.columns import normalise_header, resolve_column
+from model.hardware import canonical_hardware
+from model.schema import (
+    MEASUREMENT_FIELDS,
+    PLAUSIBILITY,
+    POINT_FIELDS,
+    SQL_TYPES,
+    BenchmarkPoint,
+    canonical_precision,
+    canonical_spec_decoding,
+)
+
+__all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of"]
+
+MAX_ERRORS_REPORTED = 10
+_POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
+
+
+class IngestError(Exception):
+    """A file cannot be ingested. Names the file and, where known, the line and field."""
+
+    def __init__(self, file: str, message: str, line: int | None = None, field: str | None = None,
+                 more: list["IngestError"] | None = None):
+        self.file, self.message, self.line, self.field = file, message, line, field
+        self.more = more or []
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f", line {self.line}"
+        if self.field:
+            where += f", field '{self.field}'"
+        text = f"{where}: {self.message}"
+        for other in self.more:
+            text += f"\n  also line {other.line}, field '{other.field}': {other.message}"
+        return text
+
+
+@dataclass
+class IngestResult:
+    """What one file's ingest did."""
+
+    file: str
+    format: str
+    kind: str
+    rows_added: int = 0
+    duplicate_of: int | None = None
+    source_id: int | None = None
+    unknown_columns: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        if self.duplicate_of is not None:
+            return f"{self.file}: already ingested (source #{self.duplicate_of}); nothing added"
+        text = f"{self.file}: {self.rows_added} rows added as {self.kind} ({self.format}, source #{self.source_id})"
+        if self.unknown_columns:
+            text += f"; columns kept in 'extra': {', '.join(self.unknown_columns)}"
+        return text
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- --set values
+
+_ADAPTERS = {name: TypeAdapter(info.annotation) for name, info in BenchmarkPoint.model_fields.items()}
+_CANONICALISERS: dict[str, Callable[[Any], Any]] = {
+    "hardware": canonical_hardware,
+    "spec_decoding": canonical_spec_decoding,
+    "precision": canonical_precision,
+    "framework": lambda v: str(v).strip().lower() or None,
+}
+
+
+def parse_set_fields(pairs: list[str] | dict[str, Any] | None, file: str = "--set") -> dict[str, Any]:
+    """``["hardware=h200", "gpus=4"]`` -> ``{"hardware": "H200", "gpus": 4}``, typed by the schema."""
+    items = pairs.items() if isinstance(pairs, dict) else [p.split("=", 1) if "=" in p else (p, None) for p in pairs or []]
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if value is None:
+            raise IngestError(file, f"expected key=value, got {key!r}")
+        resolved = resolve_column(key)
+        if not isinstance(resolved, tuple):
+            raise IngestError(file, f"unknown field {key!r}; known fields: {', '.join(POINT_FIELDS)}", field=key)
+        name, scale = resolved
+        if name in ("source_line", "extra"):
+            raise IngestError(file, f"{name} is set by the importer", field=key)
+        try:
+            typed = _ADAPTERS[name].validate_strings(str(value)) if not isinstance(value, (int, float, bool)) \
+                else _ADAPTERS[name].validate_python(value)
+        except ValidationError as exc:
+            raise IngestError(file, f"invalid value {value!r}: {exc.errors()[0]['msg']}", field=name) from None
+        if isinstance(typed, float) and scale != 1:
+            typed *= scale
+        if name in _CANONICALISERS and typed is not None:
+            typed = _CANONICALISERS[name](typed)
+        _check_constraints_scalar(file, name, typed)
+        out[name] = typed
+    return out
+
+
+def _constraints(name: str) -> list[tuple[str, float]]:
+    """[(op, bound)] from the pydantic field metadata: gt/ge/lt/le."""
+    out = []
+    for meta in BenchmarkPoint.model_fields[name].metadata:
+        for op in ("gt", "ge", "lt", "le"):
+            bound = getattr(meta, op, None)
+            if bound is not None and isinstance(meta, (annotated_types.Gt, annotated_types.Ge,
+                                                       annotated_types.Lt, annotated_types.Le)):
+                out.append((op, float(bound)))
+    return out
+
+
+_OP_TEXT = {"gt": ("<=", "must be greater than"), "ge": ("<", "must be at least"),
+            "lt": (">=", "must be less than"), "le": (">", "must be at most")}
+
+
+def _check_constraints_scalar(file: str, name: str, value: Any) -> None:
+    if value is None or isinstance(value, (str, bool)):
+        return
+    for op, bound in _constraints(name):
+        bad = {"gt": value <= bound, "ge": value < bound, "lt": value >= bound, "le": value > bound}[op]
+        if bad:
+            raise IngestError(file, f"{value} {_OP_TEXT[op][1]} {bound:g}", field=name)
+
+
+# --------------------------------------------------------------------------- special columns
+
+_PAR_RE = re.compile(r"(tp|dp|ep|pp)\s*=?\s*(\d+)", re.I)
+
+
+def parse_parallelism(text: Any) -> dict[str, int]:
+    """``"TP4xDP2"`` -> ``{"tp": 4, "dp": 2}``; ``"TP8"`` -> ``{"tp": 8}``."""
+    return {k.lower(): int(v) for k, v in _PAR_RE.findall(str(text or ""))}
+
+
+_WORKLOAD_RE = re.compile(
+    r"(?P<isl>\d+(?:\.\d+)?)\s*(?P<ik>k?)\s*(?:in|input|isl)\b.*?(?P<osl>\d+(?:\.\d+)?)\s*(?P<ok>k?)\s*(?:out|output|osl)\b"
+    r"(?:.*?(?P<hit>\d+(?:\.\d+)?)\s*%\s*(?:prefix\s*)?cache)?", re.I)
+
+
+def parse_workload(text: Any) -> dict[str, Any]:
+    """``"20k in / 1k out / 60% cache hit"`` -> ``{"isl": 20000, "osl": 1000, "prefix_cache_hit_rate": 0.6}``."""
+    match = _WORKLOAD_RE.search(str(text or ""))
+    if not match:
+        return {}
+    out: dict[str, Any] = {
+        "isl": int(round(float(match["isl"]) * (1000 if match["ik"] else 1))),
+        "osl": int(round(float(match["osl"]) * (1000 if match["ok"] else 1))),
+    }
+    if match["hit"]:
+        out["prefix_cache_hit_rate"] = float(match["hit"]) / 100
+    return out
+
+
+#: unit text (normalised) -> (field, scale) for long-format files with ``value`` and ``unit`` columns
+UNIT_FIELDS: dict[str, tuple[str, float]] = {
+    "toksuser": ("interactivity", 1.0),
+    "toksnode": ("output_tokens_per_second", 1.0),
+    "toks": ("output_tokens_per_second", 1.0),
+    "toksgpu": ("output_tokens_per_second_per_gpu", 1.0),
+    "tpotms": ("tpot_median_ms", 1.0),
+    "ttfts": ("ttft_p50_s", 1.0),
+    "reqs": ("request_rate_rps", 1.0),
+}
+
+
+# --------------------------------------------------------------------------- the columnar pipeline
+
+@dataclass
+class _Column:
+    """How one field of the staged table is computed."""
+
+    expr: str               # SQL expression over the raw table (aliases r / mK for maps)
+    raw: str | None = None  # raw column it came from, for "not a number" checks
+    header: str | None = None
+
+
+def _numeric_expr(raw: str, scale: float, sql_type: str) -> str:
+    # strip thousands separators only when the text has no other non-numeric noise
+    text = f"replace(trim(CAST({raw} AS VARCHAR)), ',', '')"
+    value = f"TRY_CAST({text} AS DOUBLE)"
+    if scale != 1:
+        value = f"({value} * {float(scale)!r})"
+    return value if sql_type == "DOUBLE" else value  # ints are checked, then cast on insert
+
+
+def _bool_expr(raw: str) -> str:
+    t = f"lower(trim(CAST({raw} AS VARCHAR)))"
+    return (f"CASE WHEN {t} IN ('true','t','yes','y','1','1.0') THEN TRUE "
+            f"WHEN {t} IN ('false','f','no','n','0','0.0') THEN FALSE END")
+
+
+def _nonempty(raw: str) -> str:
+    return f"({raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) NOT IN ('', 'N/A', 'n/a', 'NA', 'null', 'None', '-'))"
+
+
+def _text_expr(raw: str) -> str:
+    return f"NULLIF(trim(CAST({raw} AS VARCHAR)), '')"
+
+
+class _Pipeline:
+    """Stages one raw relation into a validated ``staged`` table and inserts it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, file: str, raw_table: str,
+                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str):
+        self.con, self.file, self.raw_table = con, file, raw_table
+        self.headers = headers          # raw column id -> header text as the file spells it
+        self.set_fields = set_fields
+        self.line_expr = line_expr
+        self.columns: dict[str, _Column] = {}
+        self.params: list[Any] = []
+        self.joins: list[str] = []
+        self.unknown: list[str] = []
+        self.warnings: list[str] = []
+        self.params_for: dict[str, list[Any]] = {}
+        self.value_check: tuple[str, str] | None = None
+        self._maps = 0
+
+    # -- mapping -----------------------------------------------------------
+    def _map_distinct(self, raw: str, fn: Callable[[Any], dict[str, Any]], fields: list[str]) -> str:
+        """Apply ``fn`` to each distinct raw value in Python, join the result back. Returns the alias."""
+        values = [r[0] for r in self.con.execute(
+            f"SELECT DISTINCT CAST({raw} AS VARCHAR) FROM {self.raw_table}").fetchall()]
+        rows = []
+        for v in values:
+            out = fn(v) if v is not None else {}
+            rows.append({"raw_value": v, **{f: out.get(f) for f in fields}})
+        frame = pd.DataFrame(rows, columns=["raw_value", *fields])
+        for f in fields:
+            if SQL_TYPES.get(f) == "BIGINT":
+                frame[f] = frame[f].astype("Int64")
+            elif SQL_TYPES.get(f) == "DOUBLE":
+                frame[f] = frame[f].astype("Float64")
+            else:
+                frame[f] = frame[f].astype("string")
+        self._maps += 1
+        alias = f"m{self._maps}"
+        name = f"map_{id(self)}_{self._maps}"
+        self.con.register(name, frame)
+        self.joins.append(f"LEFT JOIN {name} {alias} ON CAST(r.{raw} AS VARCHAR) IS NOT DISTINCT FROM {alias}.raw_value")
+        return alias
+
+    def map_columns(self) -> None:
+        claimed: dict[str, str] = {}
+        specials: dict[str, str] = {}
+        extra: list[tuple[str, str]] = []
+        for raw, header in self.headers.items():
+            resolved = resolve_column(header)
+            if isinstance(resolved, str):
+                specials[resolved] = raw
+                continue
+            if resolved is None or resolved[0] in claimed:
+                extra.append((header, raw))
+                if resolved is not None:
+                    self.warnings.append(
+                        f"column '{header}' also maps to {resolved[0]} (already from '{self.headers[claimed[resolved[0]]]}'); kept in extra")
+                else:
+                    self.unknown.append(header)
+                continue
+            name, scale = resolved
+            claimed[name] = raw
+            self._add_field(name, f"r.{raw}", scale, header)
+
+        if "parallelism" in specials:
+            raw = specials["parallelism"]
+            alias = self._map_distinct(raw, parse_parallelism, ["tp", "dp", "ep", "pp"])
+            for f in ("tp", "dp", "ep", "pp"):
+                if f not in self.columns:
+                    self.columns[f] = _Column(f"{alias}.{f}")
+            extra.append((self.headers[raw], raw))
+        if "value" in specials or "unit" in specials:
+            if not ("value" in specials and "unit" in specials):
+                missing = "unit" if "value" in specials else "value"
+                raise IngestError(self.file, f"a 'value' column needs a '{missing}' column beside it", field=missing)
+            self._long_format(specials["value"], specials["unit"])
+        if "scenario" in self.columns and ("isl" not in self.columns or "osl" not in self.columns):
+            raw = self.columns["scenario"].raw.removeprefix("r.")
+            alias = self._map_distinct(raw, parse_workload, ["isl", "osl", "prefix_cache_hit_rate"])
+            for f in ("isl", "osl", "prefix_cache_hit_rate"):
+                self.columns.setdefault(f, _Column(f"{alias}.{f}"))
+
+        for name, value in self.set_fields.items():
+            if name in self.columns:
+                # --set fills the gaps of a column the file has
+                col = self.columns[name]
+                self.columns[name] = _Column(f"coalesce({col.expr}, ?::{SQL_TYPES[name]})", col.raw, col.header)
+                self.params_for[name] = [value]
+            else:
+                self.columns[name] = _Column(f"?::{SQL_TYPES[name]}")
+                self.params_for[name] = [value]
+
+        if extra:
+            pieces = ", ".join(f"?, r.{raw}" for _, raw in extra)
+            self.columns["extra"] = _Column(f"CAST(json_object({pieces}) AS VARCHAR)")
+            self.params_for["extra"] = [h for h, _ in extra]
+
+    def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
+        sql_type = SQL_TYPES[name]
+        if name in _CANONICALISERS:
+            bare = raw.removeprefix("r.")
+            fn = _CANONICALISERS[name]
+            alias = self._map_distinct(bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name])
+            self.columns[name] = _Column(f"{alias}.{name}", raw, header)
+        elif sql_type in ("DOUBLE", "BIGINT"):
+            self.columns[name] = _Column(_numeric_expr(raw, scale, sql_type), raw, header)
+        elif sql_type == "BOOLEAN":
+            self.columns[name] = _Column(_bool_expr(raw), raw, header)
+        elif sql_type == "DATE":
+            text = f"trim(CAST({raw} AS VARCHAR))"
+            self.columns[name] = _Column(
+                f"coalesce(TRY_CAST({text} AS DATE), TRY_CAST(TRY_CAST({text} AS TIMESTAMP) AS DATE),"
+                f" TRY_CAST(TRY_STRPTIME({text}, '%Y%m%d') AS DATE))", raw, header)
+        else:
+            self.columns[name] = _Column(_text_expr(raw), raw, header)
+
+    def _long_format(self, value_raw: str, unit_raw: str) -> None:
+        units = [r[0] for r in self.con.execute(
+            f"SELECT DISTINCT CAST({unit_raw} AS VARCHAR) FROM {self.raw_table}").fetchall()]
+        for unit in units:
+            if normalise_header(unit or "") not in UNIT_FIELDS:
+                line = self.con.execute(
+                    f"SELECT min({self.line_expr}) FROM {self.raw_table} r WHERE CAST({unit_raw} AS VARCHAR) IS NOT DISTINCT FROM ?",
+                    [unit]).fetchone()[0]
+                raise IngestError(self.file, f"unknown unit {unit!r}; known units: tok/s/user, tok/s/node, tok/s, "
+                                  "tok/s/gpu, tpot ms, ttft s, req/s", line=line, field="unit")
+        by_field: dict[str, list[tuple[str, float]]] = {}
+        for unit in units:
+            f, scale = UNIT_FIELDS[normalise_header(unit)]
+            by_field.setdefault(f, []).append((unit, scale))
+        for f, pairs in by_field.items():
+            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {_numeric_expr('r.' + value_raw, s, 'DOUBLE')}"
+                             for _, s in pairs)
+            expr = f"CASE {cases} END"
+            if f in self.columns:
+                expr = f"coalesce({self.columns[f].expr}, {expr})"
+            self.columns[f] = _Column(expr, None, "value")
+            self.params_for[f] = [u for u, _ in pairs]
+        # a value cell that is not a number is reported against 'value'
+        self.value_check = (f"r.{value_raw}", _numeric_expr(f"r.{value_raw}", 1, "DOUBLE"))
+
+    # -- staging -------------------------------------------------------------
+    def stage(self) -> str:
+        select, params = [], []
+        for name in POINT_FIELDS:
+            if name == "source_line":
+                select.append(f"{self.line_expr} AS source_line")
+            elif name in self.columns:
+                select.append(f"{self.columns[name].expr} AS {name}")
+                params.extend(self.params_for.get(name, []))
+            else:
+                select.append(f"NULL::{SQL_TYPES[name]} AS {name}")
+        checks = []
+        for name, col in self.columns.items():
+            if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
+                checks.append(f"{_nonempty(col.raw)} AS raw_ok_{name}")
+        if self.value_check:
+            checks.append(f"{_nonempty(self.value_check[0])} AS raw_ok_value, {self.value_check[1]} AS parsed_value")
+        staged = f"staged_{id(self)}"
+        self.con.execute(
+            f"CREATE TEMP TABLE {staged} AS SELECT {', '.join(select + checks)} FROM {self.raw_table} r "
+            + " ".join(self.joins), params)
+        return staged
+
+    def validate(self, staged: str) -> None:
+        """One pass over the staged rows: parse failures, constraint violations, missing essentials."""
+        probes: list[tuple[str, str, str]] = []  # (sql condition, field, message)
+        for name, col in self.columns.items():
+            if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
+                kind = {"DOUBLE": "a number", "BIGINT": "a whole number", "BOOLEAN": "true/false",
+                        "DATE": "a date (YYYY-MM-DD)"}[SQL_TYPES[name]]
+                probes.append((f"raw_ok_{name} AND {name} IS NULL", name, f"not {kind}"))
+        if self.value_check:
+            probes.append(("raw_ok_value AND parsed_value IS NULL", "value", "not a number"))
+        for name in POINT_FIELDS:
+            if name not in self.columns:
+                continue
+            sql_type = SQL_TYPES[name]
+            if sql_type == "BIGINT":
+                probes.append((f"{name} IS NOT NULL AND {name} <> round({name})", name, "not a whole number"))
+            if sql_type in ("DOUBLE", "BIGINT"):
+                probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
+                probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
+                for op, bound in _constraints(name):
+                    sql_op, text = _OP_TEXT[op]
+                    probes.append((f"{name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
+                if name in PLAUSIBILITY:
+                    probes.append((f"{name} > {PLAUSIBILITY[name][1]!r}", name,
+                                   f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
+        probes.append(("hardware IS NULL", "hardware",
+                       "missing: name the accelerator in a 'hardware' column or with --set hardware=NAME"))
+        has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
+        probes.append((f"NOT ({has_measure})", "throughput",
+                       "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
+        for basis in ("total", "output", "input"):
+            probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
+                           "AND gpus IS NULL", "gpus",
+                           f"{basis} tok/s is per system but the GPU count is unknown: add a 'gpus' column or --set gpus=N"))
+        if not probes:
+            return
+        agg = ", ".join(f"min(CASE WHEN {cond} THEN source_line END), count(CASE WHEN {cond} THEN 1 END)"
+                        for cond, _, _ in probes)
+        row = self.con.execute(f"SELECT {agg} FROM {staged}").fetchone()
+        errors = []
+        for i, (_, name, message) in enumerate(probes):
+            line, count = row[2 * i], row[2 * i + 1]
+            if line is not None:
+                value = self._raw_value(name, line)
+                text = message + (f" (got {value!r})" if value is not None else "")
+                if count > 1:
+                    text += f"; {count} rows in all"
+                errors.append(IngestError(self.file, text, line=int(line), field=self.columns.get(name, _Column("", header=name)).header or name))
+        if errors:
+            errors.sort(key=lambda e: e.line)
+            first = errors[0]
+            raise IngestError(first.file, first.message, first.line, first.field, more=errors[1:MAX_ERRORS_REPORTED])
+
+    def _raw_value(self, name: str, line: int) -> Any:
+        col = self.columns.get(name)
+        raw = col.raw if col and col.raw else (self.value_check[0] if name == "value" and self.value_check else None)
+        if raw is None:
+            return None
+        text = self.con.execute(
+            f"SELECT CAST({raw} AS VARCHAR) FROM {self.raw_table} r WHERE {self.line_expr} = ?", [line]).fetchone()
+        if text is None or text[0] is None:
+            return None
+        return text[0] if len(text[0]) <= 80 else text[0][:77] + "..."
+
+    def collect_warnings(self, staged: str) -> None:
+        parts, names = [], []
+        for name, (warn, refuse) in PLAUSIBILITY.items():
+            if name in self.columns or name.endswith("per_gpu"):
+                parts.append(f"count(CASE WHEN {name} > {warn!r} THEN 1 END), min(CASE WHEN {name} > {warn!r} THEN source_line END)")
+                names.append((name, warn))
+        parts.append("count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END), 0")
+        names.append(("ttft_p50_s", -1))
+        row = self.con.execute(f"SELECT {', '.join(parts)} FROM {staged}").fetchone()
+        for i, (name, warn) in enumerate(names):
+            if row[2 * i]:
+                if warn < 0:
+                    self.warnings.append(f"{row[2 * i]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+                else:
+                    self.warnings.append(
+                        f"{row[2 * i]} rows have {name} above {warn:g} (first at line {row[2 * i + 1]}): "
+                        "possible but unusual; check the unit")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, staged: str, file: str, fmt: str, sha: str, notes: str | None,
+            set_fields: dict[str, Any]) -> tuple[int, int]:
+    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
+    rows = int(con.execute(f"SELECT count(*) FROM {staged}").fetchone()[0])
+    con.execute(
+        "INSERT INTO sources VALUES (?, ?, ?, 'points', ?, ?, ?, ?, ?)",
+        [source_id, file, fmt, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
+         json.dumps(set_fields, default=str) if set_fields else None],
+    )
+    first = int(con.execute(f"SELECT min(rowid) FROM {staged}").fetchone()[0])
+    cols = ", ".join(POINT_FIELDS)
+    casts = ", ".join(
+        f"CAST({c} AS {SQL_TYPES[c]})" if SQL_TYPES[c] in ("BIGINT",) else c for c in POINT_FIELDS)
+    con.execute(
+        f"INSERT INTO points (point_id, source_id, {cols}) "
+        f"SELECT ? * {_POINT_ID_STRIDE} + rowid - {first}, ?, {casts} FROM {staged}", [source_id, source_id])
+    return source_id, rows
+
+
+def _derive(con: duckdb.DuckDBPyConnection, staged: str) -> None:
+    """Unit normalisation, the same rules as ``BenchmarkPoint._normalise``."""
+    con.execute(f"UPDATE {staged} SET interactivity = 1000.0 / tpot_median_ms "
+                "WHERE interactivity IS NULL AND tpot_median_ms IS NOT NULL")
+    for basis, divisor in (
+        ("total", "gpus"),
+        ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
+        ("input", "CASE WHEN disaggregated AND gpus_prefill > 0 THEN gpus_prefill ELSE gpus END"),
+    ):
+        per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
+        con.execute(f"UPDATE {staged} SET {per_gpu} = {system} / ({divisor}) "
+                    f"WHERE {per_gpu} IS NULL AND {system} IS NOT NULL AND ({divisor}) > 0")
+        con.execute(f"UPDATE {staged} SET {system} = {per_gpu} * ({divisor}) "
+                    f"WHERE {system} IS NULL AND {per_gpu} IS NOT NULL AND ({divisor}) > 0")
+
+
+def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, raw_table: str,
+                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
+                 notes: str | None = None) -> IngestResult:
+    """Map, validate and insert one raw relation. Caller holds the transaction."""
+    pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
+    pipe.map_columns()
+    staged = pipe.stage()
+    # temp tables made inside the caller's transaction vanish with its ROLLBACK on error
+    pipe.validate(staged)
+    _derive(con, staged)
+    pipe.collect_warnings(staged)
+    source_id, rows = _insert(con, staged, file, fmt, sha, notes, set_fields)
+    con.execute(f"DROP TABLE IF EXISTS {staged}")
+    return IngestResult(file, fmt, "points", rows, None, source_id, pipe.unknown, pipe.warnings)
+
+
+# --------------------------------------------------------------------------- CSV kinds
+
+def _read_header(path: Path, name: str) -> tuple[list[str], str]:
+    raw = path.read_bytes()[:65536]
+    if not raw.strip():
+        raise IngestError(name, "the file is empty")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise IngestError(name, "the file is UTF-16; save it as UTF-8 (CSV UTF-8) and upload again", line=1)
+    if b"\x00" in raw:
+        raise IngestError(name, "the file is binary, not a CSV or JSON text file", line=1)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # the block may end mid-character; only the first line matters
+        text = raw.decode("utf-8-sig", errors="ignore")
+    first = text.splitlines()[0] if text.splitlines() else ""
+    try:
+        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
+        delim = dialect.delimiter
+    except csv.Error:
+        delim = ","
+    header = next(csv.reader(io.StringIO(first), delimiter=delim), [])
+    return [h.strip() for h in header], delim
+
+
+def _csv_kind(keys: set[str]) -> str:
+    if "usdpergpuhr" in keys or "usdpergpuhour" in keys:
+        return "tco_rates"
+    if "eval" in keys and any(k.endswith("score") for k in keys):
+        return "evals"
+    if any(k.endswith("usdperm") and k != "usdperm" and k != "publishedusdperm" for k in keys) and \
+            ("toksuser" in keys or "interactivity" in keys):
+        return "published_iso"
+    return "points"
+
+
+def _ingest_points_csv(con, path: Path, name: str, sha: str, headers: list[str], delim: str,
+                       set_fields: dict[str, Any]) -> IngestResult:
+    raw_ids = [f"c{i}" for i in range(len(headers))]
+    raw_table = f"raw_{abs(hash(sha)) % 10**9}"
+    try:
+        con.execute(
+            f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM read_csv(?, header = true, names = ?, delim = ?, "
+            "all_varchar = false, sample_size = 20480, null_padding = false, encoding = 'utf-8')",
+            [str(path), raw_ids, delim])
+    except duckdb.Error as exc:
+        raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
+    rows = con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0]
+    if rows == 0:
+        raise IngestError(name, "the file has a header but no data rows", line=2)
+    # rowids of a table made inside a transaction start at an offset: line = rowid - first + 2
+    first = int(con.execute(f"SELECT min(rowid) FROM {raw_table}").fetchone()[0])
+    result = run_pipeline(con, name, "csv", sha, raw_table, dict(zip(raw_ids, headers)), set_fields,
+                          f"(r.rowid - {first} + 2)")
+    con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+    return result
+
+
+def _duck_msg(exc: Exception) -> str:
+    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+    return lines[0][:300] if lines else type(exc).__name__
+
+
+def _read_small_csv(path: Path, name: str, delim: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, sep=delim, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise IngestError(name, f"not a readable CSV: {exc}") from None
+
+
+def _num(name: str, line: int, fld: str, text: Any, required: bool = True) -> float | None:
+    text = "" if text is None else str(text).strip()
+    if not text:
+        if required:
+            raise IngestError(name, "missing value", line=line, field=fld)
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise IngestError(name, f"not a number (got {text!r})", line=line, field=fld) from None
+    if not math.isfinite(value):
+        raise IngestError(name, f"must be finite (got {text!r})", line=line, field=fld)
+    return value
+
+
+def _new_source(con, name: str, fmt: str, kind: str, sha: str, rows: int, notes: str | None = None) -> int:
+    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
+    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                [source_id, name, fmt, kind, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes])
+    return source_id
+
+
+def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = _read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    hw_col = cols.get("gpu") or cols.get("hardware")
+    rate_col = cols.get("usdpergpuhr") or cols.get("usdpergpuhour")
+    if hw_col is None:
+        raise IngestError(name, "a rates file needs a 'gpu' (or 'hardware') column", field="gpu")
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        hardware = canonical_hardware(rec[hw_col])
+        if not hardware:
+            raise IngestError(name, "missing hardware", line=line, field=hw_col)
+        rate = _num(name, line, rate_col, rec[rate_col])
+        if rate <= 0 or rate > 1000:
+            raise IngestError(name, f"$/GPU-hour must be in (0, 1000] (got {rate:g})", line=line, field=rate_col)
+        kw = _num(name, line, "all_in_kw_per_gpu", rec.get(cols.get("allinkwpergpu", ""), ""), required=False)
+        rows.append([line, str(rec.get(cols.get("asof", ""), "") or "custom").strip(),
+                     str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,
+                     str(rec.get(cols.get("source", ""), "") or "").strip() or None])
+    if not rows:
+        raise IngestError(name, "the file has a header but no data rows", line=2)
+    source_id = _new_source(con, name, "csv", "tco_rates", sha, len(rows))
+    con.executemany("INSERT INTO tco_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "tco_rates", len(rows), None, source_id)
+
+
+def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = _read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    precisions = [k[: -len("score")] for k in cols if k.endswith("score")]
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        for prec in precisions:
+            score_col = cols[prec + "score"]
+            score = _num(name, line, score_col, rec[score_col], required=False)
+            if score is None:
+                continue
+            stderr_col = cols.get(prec + "stderr")
+            stderr = _num(name, line, stderr_col, rec.get(stderr_col), required=False) if stderr_col else None
+            rows.append([line, (rec.get(cols.get("model", ""), "") or None), str(rec[cols["eval"]]).strip(),
+                         (rec.get(cols.get("setting", ""), "") or None), canonical_precision(prec), score, stderr])
+    if not rows:
+        raise IngestError(name, "no scores found (expected columns like 'fp8_score')", field="score")
+    source_id = _new_source(con, name, "csv", "evals", sha, len(rows))
+    con.executemany("INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "evals", len(rows), None, source_id)
+
+
+def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = _read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    x_col = cols.get("toksuser") or cols.get("interactivity")
+    spec_col = cols.get("specdecode") or cols.get("specdecoding")
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        x = _num(name, line, x_col, rec[x_col])
+        spec = canonical_spec_decoding(rec[spec_col]) if spec_col else None
+        for key, col in cols.items():
+            if key.endswith("usdperm"):
+                value = _num(name, line, col, rec[col], required=False)
+                if value is not None:
+                    rows.append([line, spec, x, "usd_per_mtok", canonical_hardware(col[: -len("_usd_per_m")]), None, value])
+            elif "over" in key:
+                a, b = col.split("_over_") if "_over_" in col else (None, None)
+                value = _num(name, line, col, rec[col], required=False)
+                if a and value is not None:
+                    rows.append([line, spec, x, "ratio", canonical_hardware(a), canonical_hardware(b), value])
+    source_id = _new_source(con, name, "csv", "published_iso", sha, len(rows))
+    con.executemany("INSERT INTO published_iso VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "published_iso", len(rows), None, source_id)
+
+
+# --------------------------------------------------------------------------- entry points
+
+def ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
+                 set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
+    """Ingest rows an importer already parsed (columns named by field or alias; ``source_line`` optional).
+
+    Same validation and atomicity as CSV files. Used by the JSON importers and the UI.
+    """
+    set_fields = dict(set_fields or {})
+    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+    if existing:
+        return IngestResult(name, fmt, "points", 0, int(existing[0]))
+    if frame.empty:
+        raise IngestError(name, "no benchmark rows found")
+    frame = frame.reset_index(drop=True)
+    lines = frame.pop("source_line") if "source_line" in frame.columns else pd.Series(range(1, len(frame) + 1))
+    raw_ids = [f"c{i}" for i in range(len(frame.columns))]
+    headers = dict(zip(raw_ids, [str(c) for c in frame.columns]))
+    staged_input = frame.copy()
+    staged_input.columns = raw_ids
+    staged_input["line_no"] = lines.astype("int64").to_numpy()
+    view = f"frame_{abs(hash(sha)) % 10**9}"
+    con.register(view, staged_input)
+    raw_table = view + "_t"
+    try:
+        con.execute("BEGIN")
+        try:
+            con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
+            result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
+            con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        con.unregister(view)
+    return result
+
+
+def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: dict[str, Any] | list[str] | None = None,
+                display_name: str | None = None, fmt: str | None = None) -> IngestResult:
+    """Ingest one file in one transaction: all of it or none of it.
+
+    Re-ingesting content that is already stored adds nothing and says so
+    (``IngestResult.duplicate_of``). Raises :class:`IngestError` naming the
+    file, line and field of the first problems; the store is then unchanged.
+    """
+    path = Path(path)
+    name = display_name or path.name
+    if not path.is_file():
+        raise IngestError(name, "no such file")
+    set_fields = parse_set_fields(set_fields, name) if not isinstance(set_fields, dict) else dict(set_fields)
+    sha = sha256_of(path)
+    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+    if existing:
+        return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
+
+    from model import importers  # the JSON/tool formats, issue 4
+
+    detected = fmt or importers.detect(path, name)
+    if detected != "csv":
+        frame, real_fmt, notes = importers.parse(path, name, detected)
+        return ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
+
+    headers, delim = _read_header(path, name)
+    keys = {normalise_header(h) for h in headers}
+    if len(headers) < 2:
+        raise IngestError(name, f"only one column found ({headers[0][:40]!r}); expected a comma-, semicolon- or "
+                          "tab-separated header such as hardware,tp,conc,tput_per_gpu,tok_s_user", line=1)
+    kind = _csv_kind(keys)
+    con.execute("BEGIN")
+    try:
+        if kind == "tco_rates":
+            result = _ingest_rates_csv(con, path, name, sha, delim)
+        elif kind == "evals":
+            result = _ingest_evals_csv(con, path, name, sha, delim)
+        elif kind == "published_iso":
+            result = _ingest_published_csv(con, path, name, sha, delim)
+        else:
+            result = _ingest_points_csv(con, path, name, sha, headers, delim, set_fields)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return result

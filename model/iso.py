@@ -1,0 +1,282 @@
+"""Cost at matched interactivity, crossovers, reach and break-even rates.
+
+Every series' frontier becomes a *cost curve*: $/M tokens against interactivity
+[tok/s/user], defined only between the frontier's first and last point.
+
+Methods (:data:`METHODS`):
+
+``linear``
+    linear in $/M between neighbouring frontier points. Reproduces the
+    InferenceX iso-interactivity tables.
+``monotone``
+    a monotone cubic (PCHIP) through throughput per dollar, then cost
+    (for a single-hardware series: through tok/s/GPU, then $/M).
+
+No extrapolation: a target past a frontier's end has no value ("out of reach"),
+except within :data:`CLAMP_TOLERANCE` of the end, where the end value is used and
+flagged as clamped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.interpolate import PchipInterpolator
+from scipy.optimize import brentq
+
+from model.cost import usd_per_mtok
+
+__all__ = [
+    "METHODS",
+    "CLAMP_TOLERANCE",
+    "CostCurve",
+    "cost_curves",
+    "evaluate",
+    "iso_table",
+    "crossovers",
+    "reach",
+    "break_even_rates",
+    "default_targets",
+]
+
+METHODS = ("linear", "monotone")
+CLAMP_TOLERANCE = 0.01  # 1 % of the frontier's end
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """One series' frontier in cost terms; ``x`` ascending.
+
+    x : interactivity [tok/s/user]; usd_per_mtok : [$/M]; tokens_per_usd : [tok/$]
+    (the quantity the monotone method interpolates); hardware : the hardware of each point.
+    """
+
+    series: str
+    x: np.ndarray
+    usd_per_mtok: np.ndarray
+    tokens_per_second_per_gpu: np.ndarray
+    usd_per_gpu_hour: np.ndarray
+    hardware: tuple[str, ...]
+
+    @property
+    def x_min(self) -> float:
+        return float(self.x[0])
+
+    @property
+    def x_max(self) -> float:
+        return float(self.x[-1])
+
+    def _pchip(self) -> PchipInterpolator | None:
+        if len(self.x) < 2:
+            return None
+        cached = self.__dict__.get("_pchip_cache")
+        if cached is None:
+            cached = PchipInterpolator(self.x, 1e6 / self.usd_per_mtok, extrapolate=False)
+            object.__setattr__(self, "_pchip_cache", cached)
+        return cached
+
+
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"unknown interpolation method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def cost_curves(frontier: pd.DataFrame, usd_per_gpu_hour: dict[str, float]) -> dict[str, CostCurve]:
+    """Cost curves of every series in ``frontier`` (from :func:`model.frontier.fit_frontiers`).
+
+    Points whose hardware has no rate are dropped; a series left empty has no curve.
+    Where several frontier points share one interactivity, the cheapest is kept.
+    """
+    if frontier.empty:
+        return {}
+    rate = frontier["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float)
+    tps = frontier["tokens_per_second_per_gpu"].to_numpy(dtype=float)
+    cost = usd_per_mtok(rate, tps)
+    work = pd.DataFrame({
+        "series": frontier["series"].to_numpy(), "x": frontier["interactivity"].to_numpy(dtype=float),
+        "cost": cost, "tps": tps, "rate": rate, "hardware": frontier["hardware"].to_numpy(),
+    })
+    work = work[np.isfinite(work["cost"])].sort_values(["series", "x", "cost"], kind="stable")
+    work = work.drop_duplicates(["series", "x"], keep="first")
+    curves = {}
+    for name, part in work.groupby("series", sort=True):
+        curves[str(name)] = CostCurve(
+            str(name), part["x"].to_numpy(), part["cost"].to_numpy(), part["tps"].to_numpy(),
+            part["rate"].to_numpy(), tuple(part["hardware"]),
+        )
+    return curves
+
+
+def _inside(curve: CostCurve, x: np.ndarray, method: str) -> np.ndarray:
+    """Cost at x within [x_min, x_max]; NaN outside."""
+    x = np.asarray(x, dtype=float)
+    out = np.full(x.shape, np.nan)
+    within = (x >= curve.x_min) & (x <= curve.x_max)
+    if not within.any():
+        return out
+    if len(curve.x) == 1 or method == "linear":
+        out[within] = np.interp(x[within], curve.x, curve.usd_per_mtok)
+    else:
+        out[within] = 1e6 / curve._pchip()(x[within])
+    return out
+
+
+def evaluate(curve: CostCurve, targets, method: str = "linear") -> tuple[np.ndarray, np.ndarray]:
+    """$/M at each target interactivity, and a status per target.
+
+    Returns
+    -------
+    usd_per_mtok : array [$/M], NaN when out of reach
+    status : array of str: ``ok``, ``clamped`` (within 1 % past an end),
+        ``above reach`` or ``below reach``
+    """
+    _check_method(method)
+    x = np.atleast_1d(np.asarray(targets, dtype=float))
+    values = _inside(curve, x, method)
+    status = np.where(np.isfinite(values), "ok", "").astype(object)
+    hi = x > curve.x_max
+    lo = x < curve.x_min
+    clamp_hi = hi & (x <= curve.x_max * (1 + CLAMP_TOLERANCE))
+    clamp_lo = lo & (x >= curve.x_min * (1 - CLAMP_TOLERANCE))
+    values[clamp_hi] = curve.usd_per_mtok[-1]
+    values[clamp_lo] = curve.usd_per_mtok[0]
+    status[clamp_hi | clamp_lo] = "clamped"
+    status[hi & ~clamp_hi] = "above reach"
+    status[lo & ~clamp_lo] = "below reach"
+    return values, status
+
+
+def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
+              baseline: str | None = None) -> pd.DataFrame:
+    """$/M of every series at every target interactivity, with ratios to a baseline series.
+
+    Columns: series, interactivity, usd_per_mtok (NaN when out of reach), clamped, status,
+    hardware, usd_per_gpu_hour, tokens_per_second_per_gpu, ratio_to_baseline
+    (this series' $/M over the baseline's: above 1 means dearer than the baseline).
+    """
+    _check_method(method)
+    if baseline is not None and baseline not in curves:
+        raise ValueError(f"baseline series {baseline!r} is not among: {', '.join(curves)}")
+    targets = np.atleast_1d(np.asarray(targets, dtype=float))
+    frames = []
+    base_values = evaluate(curves[baseline], targets, method)[0] if baseline else None
+    for name, curve in curves.items():
+        values, status = evaluate(curve, targets, method)
+        rate = float(np.interp(np.clip(targets, curve.x_min, curve.x_max), curve.x, curve.usd_per_gpu_hour)) \
+            if len(set(curve.hardware)) > 1 else np.full(targets.shape, curve.usd_per_gpu_hour[0])
+        frame = pd.DataFrame({
+            "series": name,
+            "interactivity": targets,
+            "usd_per_mtok": values,
+            "clamped": status == "clamped",
+            "status": status.astype(str),
+            "hardware": curve.hardware[0] if len(set(curve.hardware)) == 1 else "mixed",
+            "usd_per_gpu_hour": rate,
+        })
+        frame["tokens_per_second_per_gpu"] = frame["usd_per_gpu_hour"] / (frame["usd_per_mtok"] * 3600 / 1e6)
+        frame["ratio_to_baseline"] = values / base_values if base_values is not None else np.nan
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["series", "interactivity", "usd_per_mtok", "clamped", "status", "hardware",
+                                     "usd_per_gpu_hour", "tokens_per_second_per_gpu", "ratio_to_baseline"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def reach(curves: dict[str, CostCurve]) -> pd.DataFrame:
+    """Interactivity range of each series' frontier [tok/s/user] and the $/M at its ends."""
+    return pd.DataFrame([
+        {"series": c.series, "min_interactivity": c.x_min, "max_interactivity": c.x_max,
+         "usd_per_mtok_at_min": float(c.usd_per_mtok[0]), "usd_per_mtok_at_max": float(c.usd_per_mtok[-1])}
+        for c in curves.values()
+    ], columns=["series", "min_interactivity", "max_interactivity", "usd_per_mtok_at_min", "usd_per_mtok_at_max"])
+
+
+def crossovers(curves: dict[str, CostCurve], method: str = "linear",
+               groups: dict[str, object] | None = None) -> pd.DataFrame:
+    """Every interactivity where two series' cost curves cross, inside their common range.
+
+    Roots are exact for ``linear`` (both curves are linear between the union of their
+    breakpoints) and found with Brent's method for ``monotone``; never snapped to a grid.
+    ``groups`` maps series -> comparison group (e.g. the workload); only series of the
+    same group are paired. Columns: series_a, series_b, interactivity, usd_per_mtok,
+    cheaper_below, cheaper_above.
+    """
+    _check_method(method)
+    columns = ["series_a", "series_b", "interactivity", "usd_per_mtok", "cheaper_below", "cheaper_above"]
+    names = sorted(curves)
+    by_group: dict[object, list[str]] = {}
+    for name in names:
+        by_group.setdefault((groups or {}).get(name), []).append(name)
+    rows: list[tuple] = []
+    for members in by_group.values():
+        if len(members) < 2:
+            continue
+        grid = np.unique(np.concatenate([curves[m].x for m in members]))
+        values = np.vstack([_inside(curves[m], grid, "linear" if method == "linear" else method) for m in members])
+        for a in range(len(members) - 1):
+            diff = values[a] - values[a + 1:]                   # (others, grid)
+            sign = np.sign(diff)
+            left, right = sign[:, :-1], sign[:, 1:]
+            strict = (left * right) < 0                          # crossing strictly inside a segment
+            touch = np.zeros_like(strict)                        # crossing exactly on a grid point
+            if grid.size >= 3:
+                mid = sign[:, 1:-1] == 0
+                touch[:, 1:] = mid & ((sign[:, :-2] * sign[:, 2:]) < 0)
+            for other, seg in zip(*np.nonzero(strict | touch)):
+                b = a + 1 + other
+                ca, cb = curves[members[a]], curves[members[b]]
+                if touch[other, seg]:
+                    x_root = grid[seg + 1]
+                elif method == "linear":
+                    d0, d1 = diff[other, seg], diff[other, seg + 1]
+                    t = d0 / (d0 - d1)
+                    x_root = grid[seg] + t * (grid[seg + 1] - grid[seg])
+                else:
+                    x_root = brentq(lambda v: _inside(ca, v, method) - _inside(cb, v, method),
+                                    grid[seg], grid[seg + 1], xtol=1e-9)
+                cost = float(_inside(ca, np.array([x_root]), method)[0])
+                left_sign = sign[other, seg] if not touch[other, seg] else sign[other, seg]
+                a_cheaper_below = left_sign < 0
+                rows.append((members[a], members[b], float(x_root), cost,
+                             members[a] if a_cheaper_below else members[b],
+                             members[b] if a_cheaper_below else members[a]))
+    return pd.DataFrame(rows, columns=columns).sort_values(["series_a", "series_b", "interactivity"],
+                                                           ignore_index=True)
+
+
+def break_even_rates(curves: dict[str, CostCurve], series: str, against: str, targets,
+                     method: str = "linear") -> pd.DataFrame:
+    """The $/GPU-hour at which ``series`` costs the same per M tokens as ``against``.
+
+    At interactivity x, cost is proportional to the rate, so the break-even rate is
+    ``rate_series * cost_against(x) / cost_series(x)`` [$/GPU/h]. NaN where either is out of reach.
+    """
+    ca, cb = curves[series], curves[against]
+    targets = np.atleast_1d(np.asarray(targets, dtype=float))
+    va, vb = _inside(ca, targets, method), _inside(cb, targets, method)
+    rate_a = np.interp(np.clip(targets, ca.x_min, ca.x_max), ca.x, ca.usd_per_gpu_hour)
+    return pd.DataFrame({
+        "interactivity": targets,
+        "usd_per_mtok": va,
+        "usd_per_mtok_against": vb,
+        "usd_per_gpu_hour": rate_a,
+        "break_even_usd_per_gpu_hour": rate_a * vb / va,
+    })
+
+
+def default_targets(curves: dict[str, CostCurve], count: int = 5) -> list[float]:
+    """Round interactivity targets spread over the range every series reaches
+    (or over the union of ranges when they share none) [tok/s/user]."""
+    if not curves:
+        return []
+    lo = max(c.x_min for c in curves.values())
+    hi = min(c.x_max for c in curves.values())
+    if hi <= lo:
+        lo, hi = min(c.x_min for c in curves.values()), max(c.x_max for c in curves.values())
+    if hi <= lo:
+        return [round(lo, 1)]
+    raw = np.linspace(lo, hi, count + 2)[1:-1]
+    step = 10 ** np.floor(np.log10(max((hi - lo) / count, 1e-9)))
+    return sorted({float(np.round(v / step) * step) for v in raw})

@@ -1,0 +1,82 @@
+"""The costfrontier command line, in process and as the installed console script."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from model.cli import main
+from model.samples import load_samples
+from model.store import connect, table_checksums
+
+
+@pytest.fixture
+def sample_db(db_path):
+    con = connect(db_path)
+    load_samples(con)
+    con.close()
+    return db_path
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_iso_json_rows(sample_db, capsys):
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
+                   "--at", "24,55", "--json")
+    rows = {(r["series"], r["interactivity"]): r for r in out["rows"]}
+    # published oracle (InferenceX GLM-5 blog, MTP table): B200 $0.34 and MI355X $0.24 at 24 tok/s/user
+    assert rows[("B200", 24.0)]["usd_per_mtok"] == pytest.approx(0.34, abs=0.015)
+    assert rows[("MI355X", 24.0)]["usd_per_mtok"] == pytest.approx(0.24, abs=0.015)
+    assert all({"series", "interactivity", "usd_per_mtok", "clamped"} <= set(r) for r in out["rows"])
+
+
+def test_iso_out_of_reach_is_null(sample_db, capsys):
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
+                   "--at", "150", "--json")
+    assert all(r["usd_per_mtok"] is None and r["status"] == "above reach" for r in out["rows"])
+
+
+def test_rate_override_moves_the_crossover(sample_db, capsys):
+    base = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
+                    "spec_decoding=mtp", "--json")
+    assert [r["interactivity"] for r in base["rows"]] == [pytest.approx(89.39, abs=0.01)]
+    cheaper = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
+                       "spec_decoding=mtp", "--rate", "B200=1.2", "--json")
+    assert cheaper["usd_per_gpu_hour"]["B200"] == 1.2
+    assert [r["interactivity"] for r in cheaper["rows"]] != [r["interactivity"] for r in base["rows"]]
+    assert {"series_a", "series_b", "interactivity", "usd_per_mtok"} <= set(base["rows"][0])
+
+
+def test_frontier_json_has_config(sample_db, capsys):
+    out = run_json(capsys, "--db", str(sample_db), "frontier", "--where", "hardware=mi355x", "--json")
+    row = out["rows"][0]
+    assert {"series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "concurrency"} <= set(row)
+    assert all(r["series"].startswith("MI355X") for r in out["rows"])
+
+
+def test_bad_file_exits_nonzero_and_changes_nothing(sample_db, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("hardware,tput_per_gpu,tok_s_user\nB200,12x,40\n")
+    con = connect(sample_db)
+    before = table_checksums(con)
+    con.close()
+    assert main(["--db", str(sample_db), "ingest", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.csv, line 2, field 'tput_per_gpu'" in err
+    con = connect(sample_db)
+    assert table_checksums(con) == before
+    con.close()
+
+
+def test_console_script_is_installed(sample_db):
+    exe = shutil.which("costfrontier")
+    assert exe, "pyproject's [project.scripts] entry should put costfrontier on PATH"
+    done = subprocess.run([exe, "--db", str(sample_db), "crossover", "--where", "spec_decoding=mtp"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "89.39" in done.stdout
