@@ -277,6 +277,11 @@ def default_targets(curves: dict[str, CostCurve], count: int = 5) -> list[float]
         lo, hi = min(c.x_min for c in curves.values()), max(c.x_max for c in curves.values())
     if hi <= lo:
         return [round(lo, 1)]
-    raw = np.linspace(lo, hi, count + 2)[1:-1]
-    step = 10 ** np.floor(np.log10(max((hi - lo) / count, 1e-9)))
-    return sorted({float(np.round(v / step) * step) for v in raw})
+    # the smallest round step (1, 2, 5 x 10^k) that puts at most `count + 3` targets inside [lo, hi]
+    for exponent in range(int(np.floor(np.log10(hi - lo))) - 2, int(np.ceil(np.log10(hi))) + 1):
+        for mantissa in (1, 2, 5):
+            step = mantissa * 10.0 ** exponent
+            values = np.arange(np.ceil(lo / step) * step, hi + step * 1e-9, step)
+            if 0 < len(values) <= count + 3:
+                return [float(round(v, 6)) for v in values]
+    return [float(round((lo + hi) / 2, 1))]

@@ -1,0 +1,206 @@
+"""The state of a shareable view, and its round trip through a URL query string.
+
+Every control that changes what is shown is a field here. Parsing is lenient
+per field: an unknown key or an invalid value is dropped with a notice, never an
+exception. Only values that differ from the defaults are written back, so links
+stay short.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from model.analysis import Scenario
+from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.hardware import canonical_hardware
+from model.iso import METHODS
+
+__all__ = ["ViewState", "parse_query", "MAX_VALUE_LENGTH"]
+
+MAX_VALUE_LENGTH = 2000
+_LISTS = ("hw", "fw", "prec", "spec", "by", "at")
+
+#: query key -> field name
+KEYS = {
+    "wl": "workload", "hw": "hardware", "fw": "framework", "prec": "precision", "spec": "spec_decoding",
+    "by": "by", "basis": "basis", "method": "method", "ps": "price_set", "tier": "tier", "r": "rates",
+    "at": "targets", "base": "baseline", "x": "headline_x", "y": "frontier_y", "opt": "optimal_only",
+    "pair": "pair",
+}
+
+
+class ViewState(BaseModel):
+    """Filters, grouping, rates and targets of one view. Frozen: hashes, keys caches."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: str | None = None                 # "model|isl|osl" or "all"
+    hardware: tuple[str, ...] = ()
+    framework: tuple[str, ...] = ()
+    precision: tuple[str, ...] = ()
+    spec_decoding: tuple[str, ...] = ()
+    by: tuple[str, ...] = DEFAULT_SERIES_KEYS
+    basis: str = "total"
+    method: str = "linear"
+    price_set: str = DEFAULT_PRICE_SET
+    tier: str = DEFAULT_TIER
+    rates: tuple[tuple[str, float], ...] = ()   # overrides only [$/GPU/h]
+    targets: tuple[float, ...] = ()             # [tok/s/user]
+    baseline: str | None = None
+    headline_x: float | None = None             # [tok/s/user]
+    frontier_y: str = "throughput"              # or "cost"
+    optimal_only: bool = False
+    pair: str | None = None                     # "A||B" for the break-even chart
+
+    @field_validator("by")
+    @classmethod
+    def _by(cls, v):
+        bad = [k for k in v if k not in SERIES_KEY_CHOICES]
+        if bad:
+            raise ValueError(f"unknown grouping key {bad[0]!r}")
+        return tuple(dict.fromkeys(v))
+
+    @field_validator("basis")
+    @classmethod
+    def _basis(cls, v):
+        if v not in BASES:
+            raise ValueError(f"basis must be one of {', '.join(BASES)}")
+        return v
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, v):
+        if v not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}")
+        return v
+
+    @field_validator("frontier_y")
+    @classmethod
+    def _y(cls, v):
+        if v not in ("throughput", "cost"):
+            raise ValueError("y must be throughput or cost")
+        return v
+
+    @field_validator("rates")
+    @classmethod
+    def _rates(cls, v):
+        for hw, rate in v:
+            if not (0 < rate <= 1000):
+                raise ValueError(f"rate for {hw} must be in (0, 1000] $/GPU-hour")
+        return tuple(sorted(dict(v).items()))
+
+    @field_validator("targets")
+    @classmethod
+    def _targets(cls, v):
+        if len(v) > 20:
+            raise ValueError("at most 20 targets")
+        for x in v:
+            if not (0 < x < 100_000):
+                raise ValueError("targets must be in (0, 100000) tok/s/user")
+        return tuple(sorted(set(v)))
+
+    @field_validator("headline_x")
+    @classmethod
+    def _x(cls, v):
+        if v is not None and not (0 < v < 100_000):
+            raise ValueError("interactivity must be in (0, 100000) tok/s/user")
+        return v
+
+    def scenario(self) -> Scenario:
+        return Scenario(by=self.by, basis=self.basis, method=self.method, price_set=self.price_set,
+                        tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline)
+
+    def where(self) -> dict[str, list]:
+        """Store filters (field -> accepted values) for :func:`model.store.load_points`."""
+        out: dict[str, list] = {}
+        if self.workload and self.workload != "all":
+            model, isl, osl = (self.workload.split("|") + ["", "", ""])[:3]
+            if model:
+                out["model"] = [model]
+            if isl:
+                out["isl"] = [isl]
+            if osl:
+                out["osl"] = [osl]
+        for field in ("hardware", "framework", "precision", "spec_decoding"):
+            if getattr(self, field):
+                out[field] = list(getattr(self, field))
+        return out
+
+    def to_query(self) -> dict[str, str]:
+        """Non-default fields as short query parameters."""
+        default = ViewState()
+        out: dict[str, str] = {}
+        for key, field in KEYS.items():
+            value = getattr(self, field)
+            if value == getattr(default, field):
+                continue
+            if field == "rates":
+                out[key] = ",".join(f"{hw}:{rate:g}" for hw, rate in value)
+            elif field in ("targets",):
+                out[key] = ",".join(f"{x:g}" for x in value)
+            elif isinstance(value, tuple):
+                out[key] = ",".join(str(v) for v in value)
+            elif isinstance(value, bool):
+                out[key] = "1" if value else "0"
+            elif isinstance(value, float):
+                out[key] = f"{value:g}"
+            else:
+                out[key] = str(value)
+        return out
+
+
+def _coerce(field: str, text: str) -> Any:
+    if field == "rates":
+        pairs = []
+        for item in text.split(","):
+            if not item.strip():
+                continue
+            hw, _, rate = item.partition(":")
+            pairs.append((canonical_hardware(hw), float(rate)))
+        return tuple(pairs)
+    if field == "targets":
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    if field in ("hardware",):
+        return tuple(canonical_hardware(x) for x in text.split(",") if x.strip())
+    if field in ("framework", "precision", "spec_decoding", "by"):
+        return tuple(x.strip() for x in text.split(",") if x.strip())
+    if field == "headline_x":
+        return float(text)
+    if field == "optimal_only":
+        if text not in ("0", "1", "true", "false"):
+            raise ValueError("expected 0 or 1")
+        return text in ("1", "true")
+    return text
+
+
+def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
+    """A :class:`ViewState` from query parameters, and a notice for each value ignored."""
+    values: dict[str, Any] = {}
+    notices: list[str] = []
+    for key, raw in params.items():
+        if key not in KEYS:
+            notices.append(f"ignored unknown link parameter {_short(key)!r}")
+            continue
+        text = raw[-1] if isinstance(raw, (list, tuple)) else raw
+        text = "" if text is None else str(text)
+        field = KEYS[key]
+        if len(text) > MAX_VALUE_LENGTH:
+            notices.append(f"ignored link parameter {key!r}: value longer than {MAX_VALUE_LENGTH} characters")
+            continue
+        try:
+            candidate = _coerce(field, text)
+            ViewState(**{field: candidate})
+        except (ValueError, ValidationError, TypeError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(reason, 120)}")
+            continue
+        values[field] = candidate
+    return ViewState(**values), notices
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

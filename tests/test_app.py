@@ -1,0 +1,140 @@
+"""Every page under Streamlit's AppTest, on the bundled data and on an empty database.
+
+Widgets are found by key; links are seeded through query params before the first run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from model.samples import load_samples
+from model.store import connect
+from tests.conftest import ROOT
+
+PAGES = ["app.py", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))]
+
+
+def _db(tmp_path: Path, samples: bool) -> Path:
+    path = tmp_path / ("samples.duckdb" if samples else "empty.duckdb")
+    con = connect(path)
+    if samples:
+        load_samples(con)
+    con.close()
+    return path
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """Factory: an AppTest of one page over a fresh database (samples or empty)."""
+
+    def make(page: str = "app.py", samples: bool = True, query: dict | None = None) -> AppTest:
+        monkeypatch.setenv("COSTFRONTIER_DB", str(_db(tmp_path, samples)))
+        at = AppTest.from_file(str(ROOT / page), default_timeout=30)
+        for key, value in (query or {}).items():
+            at.query_params[key] = value
+        return at
+
+    return make
+
+
+@pytest.mark.parametrize("samples", [True, False], ids=["samples", "empty"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs(app, page, samples):
+    at = app(page, samples).run()
+    assert not at.exception, at.exception
+    if not samples and page != "app.py" and "Data" not in page and "TCO" not in page:
+        assert any("No benchmark data" in i.value for i in at.info)
+
+
+def _analysis(db: str, where: dict, **scenario):
+    from model.analysis import Scenario, analyse
+    from model.store import load_points
+
+    con = connect(db)
+    try:
+        return analyse(load_points(con, where), Scenario(**scenario))
+    finally:
+        con.close()
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_rate_slider_reprices_and_moves_the_crossover(app):
+    import os
+
+    at = app("pages/3_Crossovers.py", query={"spec": "mtp", "by": "hardware"}).run()
+    assert not at.exception
+    # published finding (InferenceX GLM-5 blog): B200 cheaper again near 90 tok/s/user
+    assert "MI355X cheaper below 89\\.4 tok/s/user" in _markdown(at)
+    at.slider(key="rate::B200").set_value(1.5).run()
+    assert not at.exception
+    expected = _analysis(os.environ["COSTFRONTIER_DB"], {"spec_decoding": ["mtp"], "model": ["GLM-5"]},
+                         by=("hardware",), rates=(("B200", 1.5),)).crossovers
+    assert len(expected) == 1 and abs(expected.iloc[0]["interactivity"] - 89.39) > 1
+    label = f"{expected.iloc[0]['cheaper_below']} cheaper below {expected.iloc[0]['interactivity']:.1f}"
+    assert label.replace(".", "\\.") in _markdown(at)
+    assert at.query_params["r"] == "B200:1.5"
+
+
+def test_rate_slider_changes_costs_on_the_cost_page(app):
+    at = app("pages/2_Matched_interactivity.py", query={"spec": "mtp", "by": "hardware", "at": "24"}).run()
+    before = at.dataframe[0].value.loc["B200"].iloc[0]
+    # published oracle: B200 with MTP costs $0.34/M at 24 tok/s/user at $1.95/GPU-h
+    assert before == "$0.34/M"
+    at.slider(key="rate::B200").set_value(3.9).run()      # doubling the rate doubles the cost
+    after = at.dataframe[0].value.loc["B200"].iloc[0]
+    assert after == "$0.67/M"
+
+
+def test_query_params_restore_the_view(app):
+    import os
+
+    query = {"spec": "none", "by": "hardware", "r": "MI355X:1.2", "at": "15,30", "base": "B200", "method": "monotone"}
+    at = app("pages/2_Matched_interactivity.py", query=query).run()
+    assert not at.exception
+    assert at.text_input(key="at").value == "15, 30"
+    assert at.slider(key="rate::MI355X").value == 1.2
+    assert at.slider(key="rate::B200").value == 1.95
+    assert at.selectbox(key="base").value == "B200"
+    assert at.radio(key="method").value == "monotone"
+    expected = _analysis(os.environ["COSTFRONTIER_DB"], {"spec_decoding": ["none"], "model": ["GLM-5"]},
+                         by=("hardware",), rates=(("MI355X", 1.2),), targets=(15.0, 30.0), method="monotone").iso
+    shown = at.dataframe[0].value
+    for row in expected.itertuples():
+        cell = shown.loc[row.series, f"{row.interactivity:g} tok/s/user"]
+        assert cell.startswith(f"${row.usd_per_mtok:.2f}/M"), (cell, row)
+    # the page writes the same state back into its URL
+    assert at.query_params["r"] == "MI355X:1.2" and at.query_params["at"] == "15,30"
+
+
+@pytest.mark.parametrize("query", [
+    {"r": "B200:-3"}, {"zzz": "1"}, {"at": "abc"}, {"by": "hardware';DROP TABLE points;--"},
+    {"method": "cubic"}, {"x": "1e308"}, {"wl": "nope|1|2"}, {"r": "B200:1e9,MI355X:x"}, {"at": "1" * 5000},
+])
+def test_bad_link_values_are_ignored_with_a_notice(app, query):
+    at = app("pages/2_Matched_interactivity.py", query=query).run()
+    assert not at.exception
+    assert at.warning, "an ignored link value must be visible"
+    assert at.dataframe, "the page still renders with defaults"
+
+
+def test_empty_database_offers_the_samples(app):
+    at = app("app.py", samples=False).run()
+    assert not at.exception
+    assert any("No benchmark data" in s.value for s in at.subheader)
+    at.button(key="load_samples").click().run()
+    assert not at.exception
+    assert at.number_input(key="x").value > 0   # the headline control appears once data exists
+
+
+def test_overview_headline_names_the_cheapest(app):
+    at = app("app.py", query={"spec": "mtp", "by": "hardware", "x": "55"}).run()
+    # published (InferenceX MTP table at 55 tok/s/user): MI355X $0.45/M vs B200 $0.55/M
+    headline = at.subheader[0].value
+    assert headline.startswith("At 55\\.0 tok/s/user, MI355X is cheapest at \\$0\\.45/M")
+    assert "B200" in headline and "89\\.4" in headline

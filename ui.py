@@ -1,0 +1,611 @@
+"""The dashboard's Streamlit layer: state <-> URL, sidebar, caching, and one renderer per page.
+
+The only module besides ``app.py`` and ``pages/`` that imports Streamlit. Caching
+lives here as thin wrappers over undecorated ``model`` functions: the DuckDB
+connection (``st.cache_resource``), and query + frontier (``st.cache_data``). A
+rate slider re-prices the cached frontier without touching the database.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from model import figures
+from model.analysis import Analysis, analyse, frontiers_for
+from model.cost import load_presets, preset_rates, price_sets, tiers
+from model.export import safe_csv
+from model.frontier import SERIES_KEY_CHOICES
+from model.ingest import IngestError, ingest_file
+from model.iso import break_even_rates, iso_table
+from model.samples import load_samples
+from model.store import StoreError, connect, default_db_path, list_sources, load_points, remove_source
+from model.viewstate import ViewState, parse_query
+
+READ_ONLY = os.environ.get("COSTFRONTIER_READ_ONLY", "").lower() in ("1", "true", "yes")
+MAX_UPLOAD_MB = float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
+#: page id -> URL path Streamlit gives the page (from its file name in pages/)
+PAGE_PATHS = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
+              "tco_rates": "TCO_rates", "data": "Data"}
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
+
+
+def _plain(text: str) -> str:
+    """Text from files, safe to hand to a Markdown-rendering element: every Markdown/HTML character escaped."""
+    return str(text).translate(_MD_SPECIAL)
+
+
+# --------------------------------------------------------------------------- caching at the edge
+
+@st.cache_resource(show_spinner=False)
+def _connection(path: str):
+    return connect(path)
+
+
+def _cursor():
+    return _connection(str(default_db_path())).cursor()
+
+
+def _version() -> tuple:
+    """Changes whenever a source is added or removed: part of every data cache key."""
+    return tuple(_cursor().execute("SELECT count(*), coalesce(max(source_id), 0) FROM sources").fetchone())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _points(path: str, version: tuple, where: tuple) -> pd.DataFrame:
+    return load_points(_connection(path).cursor(), {k: list(v) for k, v in where})
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _frontier(path: str, version: tuple, where: tuple, by: tuple, basis: str, rates: tuple) -> pd.DataFrame:
+    return frontiers_for(_points(path, version, where), by, basis, dict(rates))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _options(path: str, version: tuple) -> dict[str, list]:
+    cur = _connection(path).cursor()
+    out = {}
+    for field in ("hardware", "framework", "precision", "spec_decoding"):
+        out[field] = [r[0] for r in cur.execute(
+            f"SELECT DISTINCT {field} FROM points WHERE {field} IS NOT NULL ORDER BY 1").fetchall()]
+    out["workloads"] = cur.execute(
+        "SELECT coalesce(model, ''), coalesce(CAST(isl AS VARCHAR), ''), coalesce(CAST(osl AS VARCHAR), ''),"
+        " count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points"
+        " GROUP BY ALL ORDER BY n DESC, 5 DESC").fetchall()
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _presets(path: str, version: tuple) -> pd.DataFrame:
+    stored = _connection(path).cursor().execute(
+        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source FROM tco_rates").df()
+    return load_presets(stored)
+
+
+# --------------------------------------------------------------------------- view state and sidebar
+
+@dataclass
+class Ctx:
+    """What a page needs: the view state, the data and the answer."""
+
+    page: str
+    state: ViewState
+    points: pd.DataFrame
+    presets: pd.DataFrame
+    options: dict
+    empty: bool
+
+    def update(self, **changes) -> "Ctx":
+        self.state = self.state.model_copy(update=changes)
+        st.session_state["_view"] = self.state
+        _write_query(self.state)
+        return self
+
+    def analysis(self) -> Analysis:
+        path, version = str(default_db_path()), _version()
+        where = _where_key(self.state)
+        scenario = self.state.scenario()
+        # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
+        rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
+        frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates)
+        return analyse(self.points, scenario, self.presets, frontier=frontier)
+
+
+def _all_rates(ctx: Ctx) -> dict[str, float]:
+    try:
+        rates = preset_rates(ctx.presets, ctx.state.price_set, ctx.state.tier)
+    except ValueError:
+        rates = {}
+    rates.update(dict(ctx.state.rates))
+    return rates
+
+
+def _where_key(state: ViewState) -> tuple:
+    return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
+
+
+def _write_query(state: ViewState) -> None:
+    wanted = state.to_query()
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def share_link(state: ViewState, page: str) -> str:
+    """Absolute link to ``page`` with the view's query string."""
+    try:
+        base = str(st.context.url or "").split("?")[0]
+    except Exception:  # older runtimes or AppTest without a browser
+        base = ""
+    if not base:
+        base = "http://localhost:8501/"
+    root = base.rstrip("/")
+    for suffix in PAGE_PATHS.values():
+        if suffix and root.lower().endswith("/" + suffix.lower()):
+            root = root[: -len(suffix) - 1]
+    path = PAGE_PATHS.get(page, "")
+    query = urlencode(state.to_query())
+    return f"{root}/{path}" + (f"?{query}" if query else "")
+
+
+def _initial_state() -> ViewState:
+    if "_view" not in st.session_state:
+        state, notices = parse_query({k: st.query_params.get_all(k) for k in st.query_params.keys()})
+        st.session_state["_view"] = state
+        st.session_state["_notices"] = notices
+    return st.session_state["_view"]
+
+
+def _seed(key: str, value) -> None:
+    """Give a widget its value from the view state unless the user already set it this page."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def _on_price_set_change() -> None:
+    for key in [k for k in st.session_state.keys() if str(k).startswith("rate::")]:
+        del st.session_state[key]
+    st.session_state["_view"] = st.session_state["_view"].model_copy(update={"rates": ()})
+
+
+def reset_rates() -> None:
+    """Callback: every rate back to the chosen preset."""
+    _on_price_set_change()
+
+
+def _workload_label(wl: str, options: dict) -> str:
+    if wl == "all":
+        return "All workloads (series split by model and ISL/OSL)"
+    model, isl, osl = (wl.split("|") + ["", "", ""])[:3]
+    n = next((row[3] for row in options["workloads"] if "|".join(row[:3]) == wl), 0)
+    name = model or "unnamed model"
+    return f"{name} · ISL {isl or '?'} / OSL {osl or '?'} ({n} points)"
+
+
+def start(page: str) -> Ctx:
+    """Every page starts here: read the link, draw the shared sidebar, load the data."""
+    try:
+        _connection(str(default_db_path()))
+    except StoreError as exc:
+        st.error(f"Cannot open the database: {exc}")
+        st.stop()
+    state = _initial_state()
+    path, version = str(default_db_path()), _version()
+    options = _options(path, version)
+    presets = _presets(path, version)
+    for notice in st.session_state.get("_notices", []):
+        st.warning(_plain(notice), icon="⚠️")
+    st.session_state["_notices"] = []
+
+    sb = st.sidebar
+    workloads = ["|".join(row[:3]) for row in options["workloads"]]
+    if len(workloads) > 1:
+        workloads.append("all")
+    if state.workload and state.workload not in workloads and workloads:
+        st.warning(_plain(f"Workload {state.workload!r} from the link is not in the data; showing {workloads[0]!r}."))
+        state = state.model_copy(update={"workload": None})
+    _seed("wl", state.workload or (workloads[0] if workloads else None))
+    sb.header("View")
+    wl = sb.selectbox("Model and workload", workloads, key="wl", format_func=lambda w: _workload_label(w, options),
+                      help="ISL/OSL: input/output sequence length [tokens]") if workloads else None
+    selections = {}
+    for key, field, label in (("hw", "hardware", "Hardware"), ("fw", "framework", "Framework"),
+                              ("prec", "precision", "Precision"), ("spec", "spec_decoding", "Speculative decoding")):
+        values = [v for v in getattr(state, field) if v in options[field]]
+        _seed(key, values)
+        selections[field] = tuple(sb.multiselect(label, options[field], key=key, placeholder="all"))
+    by_default = tuple(state.by) + (("model", "isl", "osl") if wl == "all" and "isl" not in state.by else ())
+    _seed("by", list(by_default))
+    by = tuple(sb.multiselect("Series = rows sharing", SERIES_KEY_CHOICES, key="by",
+                              help="Series pool over parallelism and concurrency; the frontier is per series."))
+    if not by:
+        sb.caption("No grouping keys: everything is one series.")
+    _seed("basis", state.basis)
+    basis = sb.radio("Token basis", ("total", "output", "input"), key="basis", horizontal=True,
+                     help="Which tokens a $/M counts; each from its own per-GPU throughput.")
+    _seed("method", state.method)
+    method = sb.radio("Interpolation", ("linear", "monotone"), key="method", horizontal=True,
+                      help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
+
+    sb.header("TCO rates [$/GPU-hour]")
+    sets = price_sets(presets)
+    _seed("ps", state.price_set if state.price_set in sets else sets[0])
+    price_set = sb.selectbox("Price set", sets, key="ps", on_change=_on_price_set_change)
+    tier_options = tiers(presets, price_set)
+    _seed("tier", state.tier if state.tier in tier_options else tier_options[0])
+    if st.session_state["tier"] not in tier_options:
+        st.session_state["tier"] = tier_options[0]
+    tier = sb.selectbox("Tier", tier_options, key="tier", on_change=_on_price_set_change)
+    preset = preset_rates(presets, price_set, tier)
+
+    where_state = state.model_copy(update={"workload": wl, **selections})
+    points = _points(path, version, _where_key(where_state))
+    in_view = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+    overrides = dict(state.rates)
+    new_rates = {}
+    for hw in in_view:
+        default = float(overrides.get(hw, preset.get(hw, 2.0)))
+        key = f"rate::{hw}"
+        _seed(key, default)
+        top = max(10.0, round(default * 3, 0))
+        value = sb.slider(hw + ("" if hw in preset else " (no preset)"), 0.05, top, key=key, step=0.01,
+                          format="$%.2f")
+        if hw not in preset or abs(value - preset[hw]) > 1e-9:
+            new_rates[hw] = round(float(value), 4)
+    for hw, value in overrides.items():       # keep overrides of hardware filtered out of view
+        if hw not in in_view:
+            new_rates[hw] = value
+    sb.button("Reset rates to preset", on_click=reset_rates, key="reset_rates_sidebar",
+              disabled=not new_rates)
+
+    state = where_state.model_copy(update={"by": by, "basis": basis, "method": method, "price_set": price_set,
+                                           "tier": tier, "rates": tuple(sorted(new_rates.items()))})
+    ctx = Ctx(page, state, points, presets, options, empty=not options["workloads"])
+    ctx.update()
+    return ctx
+
+
+def share_box(ctx: Ctx) -> None:
+    """The visible 'share this view' affordance: the link, ready to copy."""
+    link = share_link(ctx.state, ctx.page)
+    with st.sidebar:
+        st.header("Share this view")
+        st.code(link, language=None, wrap_lines=True)
+        st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
+
+
+# --------------------------------------------------------------------------- shared bits
+
+def _money_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    out = frame.copy()
+    for col in columns:
+        out[col] = out[col].map(lambda v: figures.usd(v))
+    return out
+
+
+def _status_text(row) -> str:
+    if row["status"] == "ok":
+        return figures.usd(row["usd_per_mtok"])
+    if row["status"] == "clamped":
+        return figures.usd(row["usd_per_mtok"]) + " (clamped)"
+    return f"out of reach ({row['status']})"
+
+
+def _no_data(ctx: Ctx) -> bool:
+    if ctx.empty:
+        st.info("No benchmark data yet. Load the bundled samples on the Overview page, or upload files on the Data page.")
+        return True
+    if ctx.points.empty:
+        st.info("No rows match these filters. Clear a filter in the sidebar.")
+        return True
+    return False
+
+
+def _notes(result: Analysis) -> None:
+    for note in result.notes:
+        st.warning(_plain(note))
+
+
+# --------------------------------------------------------------------------- pages
+
+def overview_page() -> None:
+    ctx = start("overview")
+    st.title("Cost Frontier")
+    st.caption("What does a million tokens cost on this hardware, at this speed?")
+    if ctx.empty:
+        st.subheader("No benchmark data loaded")
+        st.markdown(
+            "Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
+            "MXFP4 ramp, TCO price sets), upload your own files on the **Data** page, or from a shell run "
+            "`costfrontier ingest FILE...`.")
+        if not READ_ONLY and st.button("Load the bundled samples", key="load_samples", type="primary"):
+            results = load_samples(_connection(str(default_db_path())).cursor())
+            st.success(f"Loaded {sum(r.rows_added for r in results)} rows from {len(results)} files.")
+            st.rerun()
+        share_box(ctx)
+        return
+    sources = list_sources(_cursor())
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Sources", len(sources))
+    c2.metric("Rows in view", f"{len(ctx.points):,}")
+    hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
+    c3.metric("Hardware in view", len(hardware))
+    c3.caption(_plain(", ".join(hardware)) or "—")
+    dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else pd.Series(dtype=object)
+    c4.metric("Latest run", str(dates.max()) if not dates.empty else "not stated")
+    if not dates.empty and dates.min() != dates.max():
+        c4.caption(f"earliest {dates.min()}")
+    if _no_data(ctx):
+        share_box(ctx)
+        return
+    result = ctx.analysis()
+    _notes(result)
+    if not result.curves:
+        st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
+        share_box(ctx)
+        return
+    lo = min(c.x_min for c in result.curves.values())
+    hi = max(c.x_max for c in result.curves.values())
+    default_x = ctx.state.headline_x or (result.targets[len(result.targets) // 2] if result.targets else lo)
+    _seed("x", float(np.clip(default_x, lo, hi)))
+    x = st.number_input("Interactivity you need [tok/s/user]", min_value=float(lo * 0.5), max_value=float(hi * 1.5),
+                        key="x", step=1.0, format="%.1f")
+    ctx.update(headline_x=float(x))
+    st.subheader(_plain(_headline(result, x)))
+    at_x = iso_table(result.curves, [x], ctx.state.method).sort_values("usd_per_mtok", na_position="last")
+    at_x["$/M"] = [_status_text(r) for _, r in at_x.iterrows()]
+    at_x["$/GPU-hour"] = at_x["usd_per_gpu_hour"].map(lambda v: figures.usd(v, "/h"))
+    st.dataframe(at_x[["series", "$/M", "$/GPU-hour", "tokens_per_second_per_gpu"]].rename(
+        columns={"tokens_per_second_per_gpu": "tok/s/GPU"}), hide_index=True, width="stretch", key="headline_table",
+        column_config={"tok/s/GPU": st.column_config.NumberColumn(format="%.1f")})
+    with st.expander("Sources loaded", expanded=False):
+        st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch")
+    share_box(ctx)
+
+
+def _headline(result: Analysis, x: float) -> str:
+    at = iso_table(result.curves, [x], result.scenario.method).dropna(subset=["usd_per_mtok"])
+    at = at.sort_values("usd_per_mtok")
+    if at.empty:
+        return f"No series reaches {x:.1f} tok/s/user."
+    best = at.iloc[0]
+    text = f"At {x:.1f} tok/s/user, {best['series']} is cheapest at {figures.usd(best['usd_per_mtok'])}"
+    if len(at) > 1:
+        second = at.iloc[1]
+        saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
+        text += f", {saving:.0%} below {second['series']} ({figures.usd(second['usd_per_mtok'])})"
+    cross = result.crossovers
+    mine = cross[(cross["series_a"] == best["series"]) | (cross["series_b"] == best["series"])]
+    if not mine.empty:
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()].iloc[0]
+        other = nearest["series_b"] if nearest["series_a"] == best["series"] else nearest["series_a"]
+        text += f"; {other} takes over {'above' if nearest['interactivity'] > x else 'below'} " \
+                f"{nearest['interactivity']:.1f} tok/s/user"
+    return text + "."
+
+
+def frontier_page() -> None:
+    ctx = start("frontier")
+    st.title("Frontier")
+    st.caption("Every measured point, and each series' Pareto frontier of throughput per GPU against interactivity.")
+    if _no_data(ctx):
+        share_box(ctx)
+        return
+    c1, c2 = st.columns([2, 1])
+    _seed("y", ctx.state.frontier_y)
+    y = c1.radio("Y axis", ("throughput", "cost"), key="y", horizontal=True,
+                 format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
+    _seed("opt", ctx.state.optimal_only)
+    optimal = c2.toggle("Optimal only", key="opt", help="Hide points that are not on a frontier.")
+    ctx.update(frontier_y=y, optimal_only=bool(optimal))
+    result = ctx.analysis()
+    _notes(result)
+    st.plotly_chart(figures.frontier_figure(result.points, result.frontier, y, bool(optimal)), width="stretch",
+                    key="frontier_chart")
+    shown = result.frontier[["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep", "dp",
+                             "pp", "concurrency", "source_file", "source_line"]]
+    st.dataframe(_money_columns(shown, ["usd_per_mtok"]), hide_index=True, width="stretch")
+    share_box(ctx)
+
+
+def _targets_control(ctx: Ctx, result: Analysis) -> tuple[float, ...]:
+    default = ", ".join(f"{x:g}" for x in (ctx.state.targets or result.targets))
+    _seed("at", default)
+    text = st.text_input("Interactivity targets [tok/s/user], comma-separated", key="at",
+                         help="Defaults are spread over the range every series reaches.")
+    try:
+        targets = tuple(sorted({float(t) for t in text.replace(";", ",").split(",") if t.strip()}))
+        if any(not (0 < t < 100_000) for t in targets) or len(targets) > 20:
+            raise ValueError
+    except ValueError:
+        st.warning("Targets must be up to 20 positive numbers separated by commas; using the defaults.")
+        targets = ()
+    if targets == tuple(result.targets) and not ctx.state.targets:
+        targets = ()
+    return targets
+
+
+def cost_page() -> None:
+    ctx = start("cost")
+    st.title("Cost at matched interactivity")
+    if _no_data(ctx):
+        share_box(ctx)
+        return
+    result = ctx.analysis()
+    targets = _targets_control(ctx, result)
+    names = sorted(result.curves)
+    _seed("base", ctx.state.baseline if ctx.state.baseline in names else (names[0] if names else None))
+    baseline = st.selectbox("Baseline series for ratios", names, key="base") if names else None
+    ctx.update(targets=targets, baseline=baseline)
+    result = ctx.analysis()
+    _notes(result)
+    st.plotly_chart(figures.cost_figure(result.curves, result.iso, ctx.state.method), width="stretch", key="cost_chart")
+    if result.iso.empty:
+        st.info("No series to price.")
+    else:
+        table = result.iso.assign(cell=[_status_text(r) for _, r in result.iso.iterrows()])
+        wide = table.pivot(index="series", columns="interactivity", values="cell")
+        wide.columns = [f"{c:g} tok/s/user" for c in wide.columns]
+        st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end)")
+        st.dataframe(wide, width="stretch", key="iso_table")
+        ratios = table.pivot(index="series", columns="interactivity", values="ratio_to_baseline")
+        ratios.columns = [f"{c:g} tok/s/user" for c in ratios.columns]
+        st.markdown("**Cost relative to " + _plain(baseline) + "** (above 1: dearer than the baseline)")
+        st.dataframe(ratios.map(lambda v: "—" if pd.isna(v) else f"{v:.2f}×"), width="stretch")
+    st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. "
+               "Cost = $/GPU-hour ÷ (3600 × tok/s/GPU ÷ 10⁶). No extrapolation past a frontier's end.")
+    share_box(ctx)
+
+
+def crossover_page() -> None:
+    ctx = start("crossovers")
+    st.title("Crossovers")
+    if _no_data(ctx):
+        share_box(ctx)
+        return
+    result = ctx.analysis()
+    _notes(result)
+    st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, ctx.state.method),
+                    width="stretch", key="crossover_chart")
+    if result.crossovers.empty:
+        st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
+    else:
+        for _, row in result.crossovers.iterrows():
+            st.markdown("- **" + _plain(figures.crossover_label(row)) + "** (vs " + _plain(row["cheaper_above"])
+                        + ", " + _plain(figures.usd(row["usd_per_mtok"])) + " at the crossing)")
+        st.dataframe(_money_columns(result.crossovers, ["usd_per_mtok"]), hide_index=True, width="stretch",
+                     key="crossover_table")
+    st.markdown("**Reach**: the interactivity range of each frontier [tok/s/user]")
+    st.dataframe(_money_columns(result.reach, ["usd_per_mtok_at_min", "usd_per_mtok_at_max"]), hide_index=True,
+                 width="stretch")
+    names = sorted(result.curves)
+    if len(names) >= 2:
+        st.subheader("Break-even $/GPU-hour")
+        pairs = [f"{a}||{b}" for a in names for b in names if a != b]
+        _seed("pair", ctx.state.pair if ctx.state.pair in pairs else pairs[0])
+        pair = st.selectbox("Series against series", pairs, key="pair",
+                            format_func=lambda p: " priced to match ".join(p.split("||")))
+        ctx.update(pair=pair)
+        a, b = pair.split("||")
+        lo = max(result.curves[a].x_min, result.curves[b].x_min)
+        hi = min(result.curves[a].x_max, result.curves[b].x_max)
+        if hi <= lo:
+            st.info(_plain(f"{a} and {b} share no interactivity range."))
+        else:
+            table = break_even_rates(result.curves, a, b, np.linspace(lo, hi, 60), ctx.state.method)
+            st.plotly_chart(figures.break_even_figure(table, a, b), width="stretch", key="break_even_chart")
+            st.caption(_plain(f"Break-even rate = rate of {a} × cost of {b} ÷ cost of {a}, at the same interactivity."))
+    share_box(ctx)
+
+
+def _on_rates_table_edit() -> None:
+    edits = st.session_state.get("rates_table", {}).get("edited_rows", {})
+    table = st.session_state.get("_rates_rows", [])
+    for index, change in edits.items():
+        value = change.get("your $/GPU-hour")
+        if value is not None and 0 < float(value) <= 1000 and int(index) < len(table):
+            st.session_state[f"rate::{table[int(index)]}"] = float(value)
+
+
+def rates_page() -> None:
+    ctx = start("tco_rates")
+    st.title("TCO rates")
+    st.caption("All-in $ per GPU-hour. Edit here or with the sidebar sliders: every page re-prices at once.")
+    try:
+        preset = preset_rates(ctx.presets, ctx.state.price_set, ctx.state.tier)
+    except ValueError:
+        preset = {}
+    in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
+    rows = []
+    for hw in in_view:
+        current = st.session_state.get(f"rate::{hw}", preset.get(hw))
+        kw = ctx.presets[(ctx.presets["hardware"] == hw) & (ctx.presets["price_set"] == ctx.state.price_set)
+                         & (ctx.presets["tier"] == ctx.state.tier)]["all_in_kw_per_gpu"]
+        rows.append({"hardware": hw, "preset $/GPU-hour": preset.get(hw), "your $/GPU-hour": current,
+                     "all-in kW/GPU": float(kw.iloc[0]) if len(kw) else None})
+    st.session_state["_rates_rows"] = in_view
+    if rows:
+        st.data_editor(pd.DataFrame(rows), key="rates_table", hide_index=True, width="stretch",
+                       disabled=["hardware", "preset $/GPU-hour", "all-in kW/GPU"], on_change=_on_rates_table_edit,
+                       column_config={"your $/GPU-hour": st.column_config.NumberColumn(
+                           min_value=0.01, max_value=1000.0, step=0.01, format="$%.2f")})
+    else:
+        st.info("No hardware in view.")
+    st.button("Reset to preset", on_click=reset_rates, key="reset_rates")
+    with st.expander(f"All presets in {ctx.state.price_set} / {ctx.state.tier}"):
+        chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
+        st.dataframe(chosen, hide_index=True, width="stretch")
+    st.caption("Presets: SemiAnalysis AI Cloud TCO Model (2025-08 as used by InferenceX; 2026-07 market survey).")
+    share_box(ctx)
+
+
+def data_page() -> None:
+    ctx = start("data")
+    st.title("Data")
+    con = _connection(str(default_db_path()))
+    if READ_ONLY:
+        st.info("This is a read-only deployment: uploads and deletions are off. Share links still work.")
+    else:
+        st.subheader("Upload benchmark files")
+        files = st.file_uploader("CSV or JSON result files", accept_multiple_files=True, key="upload",
+                                 type=["csv", "tsv", "txt", "json", "jsonl"])
+        with st.form("metadata"):
+            st.caption("Fields your files may not state; they fill only what a file leaves empty.")
+            c1, c2, c3 = st.columns(3)
+            hardware = c1.text_input("Hardware (e.g. H200)", key="meta_hw")
+            gpus = c2.number_input("GPUs serving each point", min_value=0, max_value=100_000, value=0, key="meta_gpus")
+            model = c3.text_input("Model", key="meta_model")
+            submitted = st.form_submit_button("Ingest files", type="primary")
+        if submitted and files:
+            set_fields = [f"{k}={v}" for k, v in (("hardware", hardware), ("gpus", gpus or ""), ("model", model)) if v]
+            progress = st.progress(0.0, text="Ingesting…")
+            for i, upload in enumerate(files):
+                _ingest_upload(con, upload, set_fields)
+                progress.progress((i + 1) / len(files), text=f"{i + 1} of {len(files)} files")
+            st.cache_data.clear()
+    st.subheader("Ingested sources")
+    sources = list_sources(_cursor())
+    st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch", key="sources_table")
+    if not ctx.points.empty:
+        st.download_button("Download the filtered rows as CSV", safe_csv(ctx.points), file_name="costfrontier.csv",
+                           mime="text/csv", key="download")
+    if not READ_ONLY and not sources.empty:
+        with st.expander("Delete a source"):
+            choice = st.selectbox("Source", sources["source_id"].tolist(), key="delete_choice",
+                                  format_func=lambda i: f"#{i} {sources.set_index('source_id').loc[i, 'file_name']}")
+            sure = st.checkbox("I have downloaded what I need; delete it", key="delete_confirm")
+            if st.button("Delete", key="delete", disabled=not sure):
+                removed = remove_source(con.cursor(), int(choice))
+                st.cache_data.clear()
+                st.success(f"Deleted source #{choice} ({removed} rows).")
+                st.rerun()
+    share_box(ctx)
+
+
+def _ingest_upload(con, upload, set_fields: list[str]) -> None:
+    name = upload.name
+    if upload.size > MAX_UPLOAD_MB * 1e6:
+        st.error(f"{name}: {upload.size / 1e6:.0f} MB is over the upload limit of {MAX_UPLOAD_MB:g} MB "
+                 "(COSTFRONTIER_MAX_UPLOAD_MB).")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(name).name
+        path.write_bytes(upload.getvalue())
+        try:
+            result = ingest_file(con.cursor(), path, set_fields, display_name=name)
+        except IngestError as exc:
+            st.error(_plain(str(exc)))
+            return
+    if result.duplicate_of is not None:
+        st.info(_plain(result.summary))
+    else:
+        st.success(_plain(result.summary))
+    for warning in result.warnings:
+        st.warning(_plain(f"{name}: {warning}"))
