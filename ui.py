@@ -151,7 +151,7 @@ def share_link(state: ViewState, page: str) -> str:
         if suffix and root.lower().endswith("/" + suffix.lower()):
             root = root[: -len(suffix) - 1]
     path = PAGE_PATHS.get(page, "")
-    query = urlencode(state.to_query())
+    query = urlencode(state.to_query(), safe=":,|")
     return f"{root}/{path}" + (f"?{query}" if query else "")
 
 
@@ -454,11 +454,11 @@ def cost_page() -> None:
         wide = table.pivot(index="series", columns="interactivity", values="cell")
         wide.columns = [f"{c:g} tok/s/user" for c in wide.columns]
         st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end)")
-        st.dataframe(wide, width="stretch", key="iso_table")
+        st.table(wide)
         ratios = table.pivot(index="series", columns="interactivity", values="ratio_to_baseline")
         ratios.columns = [f"{c:g} tok/s/user" for c in ratios.columns]
         st.markdown("**Cost relative to " + _plain(baseline) + "** (above 1: dearer than the baseline)")
-        st.dataframe(ratios.map(lambda v: "—" if pd.isna(v) else f"{v:.2f}×"), width="stretch")
+        st.table(ratios.map(lambda v: "—" if pd.isna(v) else f"{v:.2f}×"))
     st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. "
                "Cost = $/GPU-hour ÷ (3600 × tok/s/GPU ÷ 10⁶). No extrapolation past a frontier's end.")
     share_box(ctx)

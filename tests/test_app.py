@@ -83,11 +83,11 @@ def test_rate_slider_reprices_and_moves_the_crossover(app):
 
 def test_rate_slider_changes_costs_on_the_cost_page(app):
     at = app("pages/2_Matched_interactivity.py", query={"spec": "mtp", "by": "hardware", "at": "24"}).run()
-    before = at.dataframe[0].value.loc["B200"].iloc[0]
+    before = at.table[0].value.loc["B200"].iloc[0]
     # published oracle: B200 with MTP costs $0.34/M at 24 tok/s/user at $1.95/GPU-h
     assert before == "$0.34/M"
     at.slider(key="rate::B200").set_value(3.9).run()      # doubling the rate doubles the cost
-    after = at.dataframe[0].value.loc["B200"].iloc[0]
+    after = at.table[0].value.loc["B200"].iloc[0]
     assert after == "$0.67/M"
 
 
@@ -104,7 +104,7 @@ def test_query_params_restore_the_view(app):
     assert at.radio(key="method").value == "monotone"
     expected = _analysis(os.environ["COSTFRONTIER_DB"], {"spec_decoding": ["none"], "model": ["GLM-5"]},
                          by=("hardware",), rates=(("MI355X", 1.2),), targets=(15.0, 30.0), method="monotone").iso
-    shown = at.dataframe[0].value
+    shown = at.table[0].value
     for row in expected.itertuples():
         cell = shown.loc[row.series, f"{row.interactivity:g} tok/s/user"]
         assert cell.startswith(f"${row.usd_per_mtok:.2f}/M"), (cell, row)
@@ -120,7 +120,7 @@ def test_bad_link_values_are_ignored_with_a_notice(app, query):
     at = app("pages/2_Matched_interactivity.py", query=query).run()
     assert not at.exception
     assert at.warning, "an ignored link value must be visible"
-    assert at.dataframe, "the page still renders with defaults"
+    assert at.table, "the page still renders with defaults"
 
 
 def test_empty_database_offers_the_samples(app):
