@@ -205,18 +205,22 @@ UNIT_FIELDS: dict[str, tuple[str, float]] = {
 class _Column:
     """How one field of the staged table is computed."""
 
-    expr: str               # SQL expression over the raw table (aliases r / mK for maps)
+    expr: str               # SQL expression over the raw table (alias r; mK for large maps)
     raw: str | None = None  # raw column it came from, for "not a number" checks
     header: str | None = None
+    params: list[Any] = field(default_factory=list)  # values for the ? in expr, in order
 
 
-def _numeric_expr(raw: str, scale: float, sql_type: str) -> str:
-    # strip thousands separators only when the text has no other non-numeric noise
-    text = f"replace(trim(CAST({raw} AS VARCHAR)), ',', '')"
-    value = f"TRY_CAST({text} AS DOUBLE)"
-    if scale != 1:
-        value = f"({value} * {float(scale)!r})"
-    return value if sql_type == "DOUBLE" else value  # ints are checked, then cast on insert
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                  "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _numeric_expr(raw: str, scale: float, typed: bool = False) -> str:
+    """DOUBLE value of a raw column [field unit]. Text is trimmed and thousands separators dropped;
+    a column DuckDB already read as a number is used as is. Whole-number fields are checked, then
+    cast on insert."""
+    value = f"CAST({raw} AS DOUBLE)" if typed else f"TRY_CAST(replace(trim(CAST({raw} AS VARCHAR)), ',', '') AS DOUBLE)"
+    return f"({value} * {float(scale)!r})" if scale != 1 else value
 
 
 def _bool_expr(raw: str) -> str:
@@ -225,7 +229,9 @@ def _bool_expr(raw: str) -> str:
             f"WHEN {t} IN ('false','f','no','n','0','0.0') THEN FALSE END")
 
 
-def _nonempty(raw: str) -> str:
+def _nonempty(raw: str, typed: bool = False) -> str:
+    if typed:
+        return f"({raw} IS NOT NULL)"
     return f"({raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) NOT IN ('', 'N/A', 'n/a', 'NA', 'null', 'None', '-'))"
 
 
@@ -234,7 +240,7 @@ def _text_expr(raw: str) -> str:
 
 
 class _Pipeline:
-    """Stages one raw relation into a validated ``staged`` table and inserts it."""
+    """Maps one raw relation onto the points table: one SELECT, validated in one pass, inserted in one."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, file: str, raw_table: str,
                  headers: dict[str, str], set_fields: dict[str, Any], line_expr: str):
@@ -243,23 +249,41 @@ class _Pipeline:
         self.set_fields = set_fields
         self.line_expr = line_expr
         self.columns: dict[str, _Column] = {}
-        self.params: list[Any] = []
         self.joins: list[str] = []
         self.unknown: list[str] = []
         self.warnings: list[str] = []
-        self.params_for: dict[str, list[Any]] = {}
         self.value_check: tuple[str, str] | None = None
         self._maps = 0
+        self.rows = 0
+        self.types = {f"r.{name}": str(kind).upper().split("(")[0]
+                      for name, kind, *_ in con.execute(f"DESCRIBE {raw_table}").fetchall()}
+        # rowids of a table made inside a transaction start at an offset
+        self.first_rowid = int(con.execute(f"SELECT coalesce(min(rowid), 0) FROM {raw_table}").fetchone()[0])
 
     # -- mapping -----------------------------------------------------------
-    def _map_distinct(self, raw: str, fn: Callable[[Any], dict[str, Any]], fields: list[str]) -> str:
-        """Apply ``fn`` to each distinct raw value in Python, join the result back. Returns the alias."""
+    def _map_distinct(self, raw: str, fn: Callable[[Any], dict[str, Any]], fields: list[str],
+                      header: str | None = None) -> dict[str, _Column]:
+        """Apply ``fn`` to each distinct raw value in Python; map the results back in SQL.
+
+        A few distinct values become a CASE expression; many become a join.
+        """
         values = [r[0] for r in self.con.execute(
             f"SELECT DISTINCT CAST({raw} AS VARCHAR) FROM {self.raw_table}").fetchall()]
         rows = []
         for v in values:
             out = fn(v) if v is not None else {}
             rows.append({"raw_value": v, **{f: out.get(f) for f in fields}})
+        if len(rows) <= 256:
+            columns = {}
+            for f in fields:
+                whens = [(r["raw_value"], r[f]) for r in rows if r["raw_value"] is not None and r[f] is not None]
+                if not whens:
+                    columns[f] = _Column(f"NULL::{SQL_TYPES[f]}", f"r.{raw}", header)
+                    continue
+                cases = " ".join(f"WHEN ? THEN ?::{SQL_TYPES[f]}" for _ in whens)
+                columns[f] = _Column(f"(CASE CAST(r.{raw} AS VARCHAR) {cases} END)", f"r.{raw}", header,
+                                     [x for pair in whens for x in pair])
+            return columns
         frame = pd.DataFrame(rows, columns=["raw_value", *fields])
         for f in fields:
             if SQL_TYPES.get(f) == "BIGINT":
@@ -273,7 +297,7 @@ class _Pipeline:
         name = f"map_{id(self)}_{self._maps}"
         self.con.register(name, frame)
         self.joins.append(f"LEFT JOIN {name} {alias} ON CAST(r.{raw} AS VARCHAR) IS NOT DISTINCT FROM {alias}.raw_value")
-        return alias
+        return {f: _Column(f"{alias}.{f}", f"r.{raw}", header) for f in fields}
 
     def map_columns(self) -> None:
         claimed: dict[str, str] = {}
@@ -298,10 +322,9 @@ class _Pipeline:
 
         if "parallelism" in specials:
             raw = specials["parallelism"]
-            alias = self._map_distinct(raw, parse_parallelism, ["tp", "dp", "ep", "pp"])
-            for f in ("tp", "dp", "ep", "pp"):
+            for f, col in self._map_distinct(raw, parse_parallelism, ["tp", "dp", "ep", "pp"]).items():
                 if f not in self.columns:
-                    self.columns[f] = _Column(f"{alias}.{f}")
+                    self.columns[f] = _Column(col.expr, params=col.params)
             extra.append((self.headers[raw], raw))
         if "value" in specials or "unit" in specials:
             if not ("value" in specials and "unit" in specials):
@@ -310,36 +333,39 @@ class _Pipeline:
             self._long_format(specials["value"], specials["unit"])
         if "scenario" in self.columns and ("isl" not in self.columns or "osl" not in self.columns):
             raw = self.columns["scenario"].raw.removeprefix("r.")
-            alias = self._map_distinct(raw, parse_workload, ["isl", "osl", "prefix_cache_hit_rate"])
-            for f in ("isl", "osl", "prefix_cache_hit_rate"):
-                self.columns.setdefault(f, _Column(f"{alias}.{f}"))
+            for f, col in self._map_distinct(raw, parse_workload, ["isl", "osl", "prefix_cache_hit_rate"]).items():
+                self.columns.setdefault(f, _Column(col.expr, params=col.params))
 
         for name, value in self.set_fields.items():
             if name in self.columns:
                 # --set fills the gaps of a column the file has
                 col = self.columns[name]
-                self.columns[name] = _Column(f"coalesce({col.expr}, ?::{SQL_TYPES[name]})", col.raw, col.header)
-                self.params_for[name] = [value]
+                self.columns[name] = _Column(f"coalesce({col.expr}, ?::{SQL_TYPES[name]})", col.raw, col.header,
+                                             [*col.params, value])
             else:
-                self.columns[name] = _Column(f"?::{SQL_TYPES[name]}")
-                self.params_for[name] = [value]
+                self.columns[name] = _Column(f"?::{SQL_TYPES[name]}", params=[value])
 
         if extra:
             pieces = ", ".join(f"?, r.{raw}" for _, raw in extra)
-            self.columns["extra"] = _Column(f"CAST(json_object({pieces}) AS VARCHAR)")
-            self.params_for["extra"] = [h for h, _ in extra]
+            self.columns["extra"] = _Column(f"CAST(json_object({pieces}) AS VARCHAR)", params=[h for h, _ in extra])
+
+    def _typed(self, raw: str) -> bool:
+        """True when DuckDB already read ``raw`` as a number."""
+        return self.types.get(raw, "VARCHAR") in _NUMERIC_TYPES
 
     def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
         sql_type = SQL_TYPES[name]
         if name in _CANONICALISERS:
             bare = raw.removeprefix("r.")
             fn = _CANONICALISERS[name]
-            alias = self._map_distinct(bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name])
-            self.columns[name] = _Column(f"{alias}.{name}", raw, header)
+            self.columns.update(self._map_distinct(
+                bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name], header))
         elif sql_type in ("DOUBLE", "BIGINT"):
-            self.columns[name] = _Column(_numeric_expr(raw, scale, sql_type), raw, header)
+            self.columns[name] = _Column(_numeric_expr(raw, scale, self._typed(raw)), raw, header)
         elif sql_type == "BOOLEAN":
             self.columns[name] = _Column(_bool_expr(raw), raw, header)
+        elif sql_type == "DATE" and self.types.get(raw) in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
+            self.columns[name] = _Column(f"CAST({raw} AS DATE)", raw, header)
         elif sql_type == "DATE":
             text = f"trim(CAST({raw} AS VARCHAR))"
             self.columns[name] = _Column(
@@ -363,41 +389,54 @@ class _Pipeline:
             f, scale = UNIT_FIELDS[normalise_header(unit)]
             by_field.setdefault(f, []).append((unit, scale))
         for f, pairs in by_field.items():
-            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {_numeric_expr('r.' + value_raw, s, 'DOUBLE')}"
+            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {_numeric_expr('r.' + value_raw, s, self._typed('r.' + value_raw))}"
                              for _, s in pairs)
-            expr = f"CASE {cases} END"
+            expr, params = f"CASE {cases} END", [u for u, _ in pairs]
             if f in self.columns:
-                expr = f"coalesce({self.columns[f].expr}, {expr})"
-            self.columns[f] = _Column(expr, None, "value")
-            self.params_for[f] = [u for u, _ in pairs]
+                expr, params = f"coalesce({self.columns[f].expr}, {expr})", [*self.columns[f].params, *params]
+            self.columns[f] = _Column(expr, None, "value", params)
         # a value cell that is not a number is reported against 'value'
-        self.value_check = (f"r.{value_raw}", _numeric_expr(f"r.{value_raw}", 1, "DOUBLE"))
+        self.value_check = (f"r.{value_raw}", _numeric_expr(f"r.{value_raw}", 1, self._typed(f"r.{value_raw}")))
 
-    # -- staging -------------------------------------------------------------
-    def stage(self) -> str:
-        select, params = [], []
+    # -- the staged relation ------------------------------------------------------
+    def select(self) -> tuple[str, list[Any]]:
+        """One SELECT over the raw table giving every points column, unit-normalised, plus raw checks.
+
+        Derivations follow ``BenchmarkPoint._normalise``: interactivity = 1000 / TPOT [ms];
+        per-GPU tok/s = system tok/s / GPUs (decode GPUs for output, prefill GPUs for input
+        when disaggregated), and the reverse.
+        """
+        base, params = [f"r.rowid - {self.first_rowid} AS _ordinal"], []
         for name in POINT_FIELDS:
             if name == "source_line":
-                select.append(f"{self.line_expr} AS source_line")
+                base.append(f"{self.line_expr} AS source_line")
             elif name in self.columns:
-                select.append(f"{self.columns[name].expr} AS {name}")
-                params.extend(self.params_for.get(name, []))
+                base.append(f"{self.columns[name].expr} AS {name}")
+                params.extend(self.columns[name].params)
             else:
-                select.append(f"NULL::{SQL_TYPES[name]} AS {name}")
-        checks = []
+                base.append(f"NULL::{SQL_TYPES[name]} AS {name}")
         for name, col in self.columns.items():
             if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
-                checks.append(f"{_nonempty(col.raw)} AS raw_ok_{name}")
+                base.append(f"{_nonempty(col.raw, self._typed(col.raw))} AS raw_ok_{name}")
         if self.value_check:
-            checks.append(f"{_nonempty(self.value_check[0])} AS raw_ok_value, {self.value_check[1]} AS parsed_value")
-        staged = f"staged_{id(self)}"
-        self.con.execute(
-            f"CREATE TEMP TABLE {staged} AS SELECT {', '.join(select + checks)} FROM {self.raw_table} r "
-            + " ".join(self.joins), params)
-        return staged
+            base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
+                        f"{self.value_check[1]} AS parsed_value")
+        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity"]
+        for basis, divisor in (
+            ("total", "gpus"),
+            ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
+            ("input", "CASE WHEN disaggregated AND gpus_prefill > 0 THEN gpus_prefill ELSE gpus END"),
+        ):
+            per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
+            derived.append(f"coalesce({per_gpu}, {system} / NULLIF({divisor}, 0)) AS {per_gpu}")
+            derived.append(f"coalesce({system}, {per_gpu} * NULLIF({divisor}, 0)) AS {system}")
+        sql = (f"SELECT * REPLACE ({', '.join(derived)}) FROM (SELECT {', '.join(base)} "
+               f"FROM {self.raw_table} r {' '.join(self.joins)}) base")
+        return sql, params
 
-    def validate(self, staged: str) -> None:
-        """One pass over the staged rows: parse failures, constraint violations, missing essentials."""
+    def validate(self, select: str, params: list[Any]) -> None:
+        """One pass over the staged rows: parse failures, constraint violations, missing essentials,
+        and the counts behind the "unusual value" warnings."""
         probes: list[tuple[str, str, str]] = []  # (sql condition, field, message)
         for name, col in self.columns.items():
             if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
@@ -430,11 +469,22 @@ class _Pipeline:
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
                            "AND gpus IS NULL", "gpus",
                            f"{basis} tok/s is per system but the GPU count is unknown: add a 'gpus' column or --set gpus=N"))
-        if not probes:
-            return
+        warns = [(name, warn) for name, (warn, _) in PLAUSIBILITY.items()]
         agg = ", ".join(f"min(CASE WHEN {cond} THEN source_line END), count(CASE WHEN {cond} THEN 1 END)"
                         for cond, _, _ in probes)
-        row = self.con.execute(f"SELECT {agg} FROM {staged}").fetchone()
+        agg += ", " + ", ".join(f"min(CASE WHEN {n} > {w!r} THEN source_line END), count(CASE WHEN {n} > {w!r} THEN 1 END)"
+                                for n, w in warns)
+        agg += ", count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END), count(*)"
+        row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
+        self.rows = int(row[-1])
+        offset = 2 * len(probes)
+        for i, (name, warn) in enumerate(warns):
+            line, count = row[offset + 2 * i], row[offset + 2 * i + 1]
+            if count:
+                self.warnings.append(f"{count} rows have {name} above {warn:g} (first at line {line}): "
+                                     "possible but unusual; check the unit")
+        if row[-2]:
+            self.warnings.append(f"{row[-2]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
         errors = []
         for i, (_, name, message) in enumerate(probes):
             line, count = row[2 * i], row[2 * i + 1]
@@ -460,58 +510,23 @@ class _Pipeline:
             return None
         return text[0] if len(text[0]) <= 80 else text[0][:77] + "..."
 
-    def collect_warnings(self, staged: str) -> None:
-        parts, names = [], []
-        for name, (warn, refuse) in PLAUSIBILITY.items():
-            if name in self.columns or name.endswith("per_gpu"):
-                parts.append(f"count(CASE WHEN {name} > {warn!r} THEN 1 END), min(CASE WHEN {name} > {warn!r} THEN source_line END)")
-                names.append((name, warn))
-        parts.append("count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END), 0")
-        names.append(("ttft_p50_s", -1))
-        row = self.con.execute(f"SELECT {', '.join(parts)} FROM {staged}").fetchone()
-        for i, (name, warn) in enumerate(names):
-            if row[2 * i]:
-                if warn < 0:
-                    self.warnings.append(f"{row[2 * i]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
-                else:
-                    self.warnings.append(
-                        f"{row[2 * i]} rows have {name} above {warn:g} (first at line {row[2 * i + 1]}): "
-                        "possible but unusual; check the unit")
 
 
-def _insert(con: duckdb.DuckDBPyConnection, staged: str, file: str, fmt: str, sha: str, notes: str | None,
-            set_fields: dict[str, Any]) -> tuple[int, int]:
+def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, params: list[Any], fmt: str,
+            sha: str, notes: str | None) -> int:
     source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    rows = int(con.execute(f"SELECT count(*) FROM {staged}").fetchone()[0])
     con.execute(
         "INSERT INTO sources VALUES (?, ?, ?, 'points', ?, ?, ?, ?, ?)",
-        [source_id, file, fmt, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
-         json.dumps(set_fields, default=str) if set_fields else None],
+        [source_id, pipe.file, fmt, sha, pipe.rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
+         json.dumps(pipe.set_fields, default=str) if pipe.set_fields else None],
     )
-    first = int(con.execute(f"SELECT min(rowid) FROM {staged}").fetchone()[0])
     cols = ", ".join(POINT_FIELDS)
-    casts = ", ".join(
-        f"CAST({c} AS {SQL_TYPES[c]})" if SQL_TYPES[c] in ("BIGINT",) else c for c in POINT_FIELDS)
+    casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
     con.execute(
         f"INSERT INTO points (point_id, source_id, {cols}) "
-        f"SELECT ? * {_POINT_ID_STRIDE} + rowid - {first}, ?, {casts} FROM {staged}", [source_id, source_id])
-    return source_id, rows
-
-
-def _derive(con: duckdb.DuckDBPyConnection, staged: str) -> None:
-    """Unit normalisation, the same rules as ``BenchmarkPoint._normalise``."""
-    con.execute(f"UPDATE {staged} SET interactivity = 1000.0 / tpot_median_ms "
-                "WHERE interactivity IS NULL AND tpot_median_ms IS NOT NULL")
-    for basis, divisor in (
-        ("total", "gpus"),
-        ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
-        ("input", "CASE WHEN disaggregated AND gpus_prefill > 0 THEN gpus_prefill ELSE gpus END"),
-    ):
-        per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
-        con.execute(f"UPDATE {staged} SET {per_gpu} = {system} / ({divisor}) "
-                    f"WHERE {per_gpu} IS NULL AND {system} IS NOT NULL AND ({divisor}) > 0")
-        con.execute(f"UPDATE {staged} SET {system} = {per_gpu} * ({divisor}) "
-                    f"WHERE {system} IS NULL AND {per_gpu} IS NOT NULL AND ({divisor}) > 0")
+        f"SELECT ? * {_POINT_ID_STRIDE} + _ordinal, ?, {casts} FROM ({select}) staged",
+        [source_id, source_id, *params])
+    return source_id
 
 
 def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, raw_table: str,
@@ -520,14 +535,10 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     """Map, validate and insert one raw relation. Caller holds the transaction."""
     pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
     pipe.map_columns()
-    staged = pipe.stage()
-    # temp tables made inside the caller's transaction vanish with its ROLLBACK on error
-    pipe.validate(staged)
-    _derive(con, staged)
-    pipe.collect_warnings(staged)
-    source_id, rows = _insert(con, staged, file, fmt, sha, notes, set_fields)
-    con.execute(f"DROP TABLE IF EXISTS {staged}")
-    return IngestResult(file, fmt, "points", rows, None, source_id, pipe.unknown, pipe.warnings)
+    select, params = pipe.select()
+    pipe.validate(select, params)
+    source_id = _insert(con, pipe, select, params, fmt, sha, notes)
+    return IngestResult(file, fmt, "points", pipe.rows, None, source_id, pipe.unknown, pipe.warnings)
 
 
 # --------------------------------------------------------------------------- CSV kinds

@@ -224,7 +224,7 @@ CREATE TABLE IF NOT EXISTS sources (
 """
 
 POINTS_DDL = (
-    "CREATE TABLE IF NOT EXISTS points (\n    point_id BIGINT PRIMARY KEY,\n"
+    "CREATE TABLE IF NOT EXISTS points (\n    point_id BIGINT NOT NULL,  -- source_id * 1e10 + ordinal: unique by construction; no index to keep up\n"
     "    source_id BIGINT NOT NULL,\n"
     + ",\n".join(f"    {name} {SQL_TYPES[name]}" for name in POINT_FIELDS)
     + "\n)"
