@@ -1,0 +1,165 @@
+"""InferenceX (formerly InferenceMAX, SemiAnalysis) results.
+
+``inferencex_agg``: ``agg_<run>.json`` objects from ``utils/process_result.py``, or
+the ``agg_bmk.json`` array ``utils/collect_results.py`` merges them into.
+``inferencex_api``: rows of the app's ``/api/v1/benchmarks`` (config at the top,
+numbers in a ``metrics`` map under the agg names).
+
+Units as written: latencies in **seconds** (``median_ttft``...), throughputs in
+**tok/s per GPU**, ``*_intvty`` = 1000 / TPOT [tok/s/user]. Per-GPU
+denominators: single node divides everything by ``tp``; disaggregated
+(multinode) rows divide total by all GPUs, output by decode GPUs and input by
+prefill GPUs. ``std_intvty`` (1000 / std of TPOT) is meaningless and dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.importers._common import Rows, first, integer, iso_date, num, objects, scalar_extras
+from model.ingest import IngestError
+
+__all__ = ["matches_agg", "matches_api", "parse_agg", "parse_api"]
+
+#: agg keys read into fields (the rest of the scalars go to extra)
+_AGG_CONSUMED = {
+    "hw", "conc", "image", "model", "framework", "precision", "spec_decoding", "mtp", "disagg", "isl", "osl",
+    "tp", "ep", "num_prefill_gpu", "num_decode_gpu", "decode_tp", "decode_ep", "hardware", "spec_method",
+    "date", "run_url", "metrics", "workers",
+}
+_METRICS_CONSUMED = {
+    "tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "median_ttft", "p90_ttft", "p95_ttft",
+    "p99_ttft", "median_tpot", "median_intvty", "median_e2el", "std_intvty",
+}
+
+
+def matches_agg(keys: set[str]) -> bool:
+    """An agg row: ``tput_per_gpu`` with ``hw`` and ``conc``."""
+    return {"tput_per_gpu", "hw", "conc"} <= keys
+
+
+def matches_api(keys: set[str]) -> bool:
+    """An API row: ``hardware`` and a ``metrics`` map, with ``spec_method`` or ``benchmark_type``."""
+    return {"hardware", "metrics"} <= keys and bool({"spec_method", "benchmark_type"} & keys)
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in ("true", "1", "yes")
+
+
+def _measurements(m: dict) -> dict[str, Any]:
+    """Fields from the agg-named numbers (seconds, tok/s/GPU, tok/s/user)."""
+    tpot_s = num(m.get("median_tpot"))
+    return {
+        "total_tokens_per_second_per_gpu": num(m.get("tput_per_gpu")),
+        "output_tokens_per_second_per_gpu": num(m.get("output_tput_per_gpu")),
+        "input_tokens_per_second_per_gpu": num(m.get("input_tput_per_gpu")),
+        "interactivity": num(m.get("median_intvty")),
+        "tpot_median_ms": None if tpot_s is None else tpot_s * 1000.0,
+        "ttft_p50_s": num(m.get("median_ttft")),
+        "ttft_p90_s": num(m.get("p90_ttft")),
+        "ttft_p95_s": num(m.get("p95_ttft")),
+        "ttft_p99_s": num(m.get("p99_ttft")),
+        "e2e_latency_median_s": num(m.get("median_e2el")),
+    }
+
+
+def _gpus(obj: dict, disagg: bool, tp_key: str) -> dict[str, Any]:
+    """GPU counts: prefill + decode for disaggregated rows, else ``tp`` (what process_result divides by)."""
+    if disagg:
+        prefill, decode = integer(obj.get("num_prefill_gpu")), integer(obj.get("num_decode_gpu"))
+        return {"disaggregated": True, "gpus_prefill": prefill, "gpus_decode": decode,
+                "gpus": prefill + decode if prefill and decode else None,
+                "tp": integer(obj.get("decode_tp")), "ep": integer(obj.get("decode_ep"))}
+    tp = integer(obj.get(tp_key))
+    return {"disaggregated": False, "gpus": tp, "tp": tp, "ep": integer(obj.get("ep", obj.get("decode_ep")))}
+
+
+def _image(value: Any) -> str | None:
+    return str(value).replace("#", "/") if value else None
+
+
+def _extras(obj: dict, metrics: dict, skip: set[str]) -> dict[str, Any]:
+    out = scalar_extras(obj, skip)
+    out.update(scalar_extras(metrics, _METRICS_CONSUMED | set(out)))
+    return out
+
+
+def _agg_row(line: int, obj: dict) -> dict[str, Any]:
+    disagg = _truthy(obj.get("disagg")) or _truthy(obj.get("is_multinode")) or "prefill_tp" in obj
+    spec = obj.get("spec_decoding")
+    if spec is None and "mtp" in obj:
+        spec = "mtp" if _truthy(obj["mtp"]) or integer(obj["mtp"]) else "none"
+    row: dict[str, Any] = {
+        "source_line": line,
+        "hardware": obj.get("hw"),
+        "model": obj.get("model"),
+        "isl": integer(obj.get("isl")),
+        "osl": integer(obj.get("osl")),
+        "framework": obj.get("framework"),
+        "framework_version": _image(obj.get("image")),
+        "precision": obj.get("precision"),
+        "spec_decoding": spec,
+        "concurrency": num(obj.get("conc")),
+        **_gpus(obj, disagg, "tp"),
+        **_measurements(obj),
+    }
+    row.update(_extras(obj, {}, _AGG_CONSUMED | _METRICS_CONSUMED | set(row)))
+    return row
+
+
+def _api_row(line: int, obj: dict) -> dict[str, Any]:
+    metrics = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
+    disagg = _truthy(obj.get("disagg"))
+    row: dict[str, Any] = {
+        "source_line": line,
+        "hardware": obj.get("hardware"),
+        "model": obj.get("model"),
+        "isl": integer(obj.get("isl")),
+        "osl": integer(obj.get("osl")),
+        "framework": obj.get("framework"),
+        "framework_version": _image(obj.get("image")),
+        "precision": obj.get("precision"),
+        "spec_decoding": obj.get("spec_method"),
+        "concurrency": num(obj.get("conc")),
+        # aggregated rows: num_prefill_gpu/num_decode_gpu are not GPU counts; tp is the divisor
+        **_gpus(obj, disagg, "decode_tp"),
+        **_measurements(metrics),
+        "run_date": iso_date(obj.get("date")),
+        "url": obj.get("run_url"),
+    }
+    if not disagg:
+        row.update({"tp": first(integer(obj.get("decode_tp")), integer(obj.get("prefill_tp")))})
+        row["gpus"] = row["tp"]
+    skip = _AGG_CONSUMED | set(row) | ({"num_prefill_gpu", "num_decode_gpu"})
+    row.update(_extras(obj, metrics, skip))
+    return row
+
+
+def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
+    """One row per agg object.
+
+    Returns
+    -------
+    rows : list of dict
+        per-GPU throughputs [tok/s/GPU] as given, interactivity [tok/s/user] =
+        ``median_intvty``, TPOT [ms] = ``median_tpot`` x 1000, TTFT/E2E [s];
+        ``gpus`` = ``tp`` (single node) or prefill + decode GPUs (disaggregated).
+    notes : list of str
+    """
+    rows = []
+    for line, obj in objects(records, name, "InferenceX agg"):
+        if "tput_per_gpu" not in obj or "hw" not in obj:
+            raise IngestError(name, "not an InferenceX agg row: no tput_per_gpu/hw", line=line, field="tput_per_gpu")
+        rows.append(_agg_row(line, obj))
+    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+
+
+def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
+    """One row per API benchmark row (units as :func:`parse_agg`)."""
+    rows = []
+    for line, obj in objects(records, name, "InferenceX API"):
+        if "hardware" not in obj or not isinstance(obj.get("metrics"), dict):
+            raise IngestError(name, "not an InferenceX API row: no hardware/metrics", line=line, field="metrics")
+        rows.append(_api_row(line, obj))
+    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
