@@ -574,7 +574,8 @@ def data_page() -> None:
     sources = list_sources(_cursor())
     st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch", key="sources_table")
     if not ctx.points.empty:
-        st.download_button("Download the filtered rows as CSV", safe_csv(ctx.points), file_name="costfrontier.csv",
+        full = load_points(_cursor(), ctx.state.where(), full=True)
+        st.download_button("Download the filtered rows as CSV", safe_csv(full), file_name="costfrontier.csv",
                            mime="text/csv", key="download")
     if not READ_ONLY and not sources.empty:
         with st.expander("Delete a source"):

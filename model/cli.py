@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "export":
             from model.export import safe_csv
 
-            Path(args.file).write_text(safe_csv(load_points(con)), encoding="utf-8")
+            Path(args.file).write_text(safe_csv(load_points(con, full=True)), encoding="utf-8")
             print(f"wrote {args.file}")
             return 0
         if args.command == "remove":

@@ -123,10 +123,17 @@ def _checked_field(name: str) -> str:
     return name
 
 
-def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = None) -> pd.DataFrame:
-    """All points matching ``where`` (field -> accepted values), joined with their source file.
+#: free-text columns the analysis never reads; ``load_points(full=True)`` includes them
+_TEXT_COLUMNS = ("extra", "notes", "url", "tags")
+
+
+def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = None,
+                full: bool = False) -> pd.DataFrame:
+    """Points matching ``where`` (field -> accepted values), with their source file name.
 
     Values are compared as text, so ``--where isl=8192`` and ``isl=[8192]`` both work.
+    ``full`` adds the free-text columns (extra, notes, url, tags) and orders by point id,
+    for exports; the analysis needs neither.
     """
     clauses, params = [], []
     for field, values in (where or {}).items():
@@ -136,11 +143,12 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
         _checked_field(field)
         clauses.append(f"CAST(p.{field} AS VARCHAR) IN ({', '.join('?' * len(values))})")
         params.extend(str(v) for v in values)
+    columns = ["p.point_id", "p.source_id", *(f"p.{f}" for f in POINT_FIELDS if full or f not in _TEXT_COLUMNS)]
     sql = (
-        "SELECT p.*, s.file_name AS source_file, s.format AS source_format FROM points p "
+        f"SELECT {', '.join(columns)}, s.file_name AS source_file, s.format AS source_format FROM points p "
         "JOIN sources s USING (source_id)"
         + (" WHERE " + " AND ".join(clauses) if clauses else "")
-        + " ORDER BY p.point_id"
+        + (" ORDER BY p.point_id" if full else "")
     )
     return con.execute(sql, params).df()
 
