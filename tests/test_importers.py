@@ -55,7 +55,7 @@ def ingest(con, fixture, sets=None):
     """Ingest one fixture; return its stored rows ordered by source_line, and the result."""
     result = ingest_file(con, FORMATS_DIR / fixture, sets)
     assert result.rows_added > 0, result.summary
-    rows = load_points(con).sort_values("source_line").reset_index(drop=True)
+    rows = load_points(con, full=True).sort_values("source_line").reset_index(drop=True)
     return rows, result
 
 
@@ -148,7 +148,7 @@ def test_vllm_append_result_several_objects(con, tmp_path):
     path.write_text(json.dumps(one) + "\n" + json.dumps(two))   # what --append-result writes
     assert importers.detect(path, path.name) == "vllm"
     ingest_file(con, path, ["hardware=H100", "gpus=8"])
-    rows = load_points(con).sort_values("source_line")
+    rows = load_points(con, full=True).sort_values("source_line")
     assert list(rows["source_line"]) == [1, 2] and list(rows["concurrency"]) == [4, 8]
     assert rows.iloc[1]["total_tokens_per_second_per_gpu"] == approx(2200.0 / 8)  # 2200 tok/s / 8 = 275
 
@@ -159,7 +159,7 @@ def test_vllm_metadata_fields_fill_in(con, tmp_path):
     path = tmp_path / "meta.json"
     path.write_text(json.dumps(obj))
     ingest_file(con, path)
-    row = load_points(con).iloc[0]
+    row = load_points(con, full=True).iloc[0]
     assert row["hardware"] == "H200" and row["gpus"] == 4
     assert row["total_tokens_per_second_per_gpu"] == approx(1916.337479 / 4)  # 1916.34 / 4 GPUs = 479.08
     assert extra(row)["run_owner"] == "me"
@@ -496,6 +496,6 @@ def test_cli_ingests_the_whole_directory(db_path, capsys):
         sources = list_sources(con)
         assert len(sources) == len(DETECTED)
         # files' own hardware wins over --set: InferenceX B200/H200/GB200, trtllm-bench H100
-        assert {"B200", "GB200", "H200", "H100"} == set(load_points(con)["hardware"])
+        assert {"B200", "GB200", "H200", "H100"} == set(load_points(con, full=True)["hardware"])
     finally:
         con.close()

@@ -56,7 +56,7 @@ def test_aliases_units_and_derivations(con, tmp_path):
                  "AMD Instinct MI355X,8,16,8000,20,1500,MTP,42\n")
     result = ingest_file(con, path)
     assert result.unknown_columns == ["mystery"]
-    row = load_points(con).iloc[0]
+    row = load_points(con, full=True).iloc[0]
     assert row["hardware"] == "MI355X" and row["spec_decoding"] == "mtp"
     assert row["total_tokens_per_second_per_gpu"] == 1000     # 8000 tok/s over 8 GPUs
     assert row["interactivity"] == 50                         # 1000 / 20 ms
@@ -71,7 +71,7 @@ def test_set_fills_what_a_file_lacks(con, tmp_path):
     assert err.value.line == 2 and err.value.field == "hardware"
     result = ingest_file(con, path, ["hardware=h200", "gpus=4"])
     assert result.rows_added == 1
-    row = load_points(con).iloc[0]
+    row = load_points(con, full=True).iloc[0]
     assert row["hardware"] == "H200" and row["total_tokens_per_second_per_gpu"] == 1000
 
 
@@ -123,7 +123,7 @@ def test_bom_and_semicolons_are_read(con, tmp_path):
     path = tmp_path / "excel.csv"
     path.write_bytes("\ufeffhardware;tput_per_gpu;tok_s_user\nB300;1200;40\n".encode("utf-8"))
     ingest_file(con, path)
-    assert load_points(con).iloc[0]["hardware"] == "B300"
+    assert load_points(con, full=True).iloc[0]["hardware"] == "B300"
 
 
 def test_database_path_from_environment(tmp_path, monkeypatch):
@@ -181,7 +181,7 @@ def test_sql_pipeline_agrees_with_pydantic_model(tmp_path_factory, row):
         model = None
     try:
         ingest_file(con, path)
-        stored = load_points(con).iloc[0]
+        stored = load_points(con, full=True).iloc[0]
     except IngestError:
         stored = None
     if model is not None:
