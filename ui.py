@@ -108,14 +108,14 @@ class Ctx:
         _write_query(self.state)
         return self
 
-    def analysis(self) -> Analysis:
+    def analysis(self, with_points: bool = False) -> Analysis:
         path, version = str(default_db_path()), _version()
         where = _where_key(self.state)
         scenario = self.state.scenario()
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
         frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates)
-        return analyse(self.points, scenario, self.presets, frontier=frontier)
+        return analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
 
 
 def _all_rates(ctx: Ctx) -> dict[str, float]:
@@ -405,7 +405,7 @@ def frontier_page() -> None:
     _seed("opt", ctx.state.optimal_only)
     optimal = c2.toggle("Optimal only", key="opt", help="Hide points that are not on a frontier.")
     ctx.update(frontier_y=y, optimal_only=bool(optimal))
-    result = ctx.analysis()
+    result = ctx.analysis(with_points=True)
     _notes(result)
     st.plotly_chart(figures.frontier_figure(result.points, result.frontier, y, bool(optimal)), width="stretch",
                     key="frontier_chart")

@@ -122,10 +122,12 @@ def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | 
 
 
 def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
-            frontier: pd.DataFrame | None = None) -> Analysis:
+            frontier: pd.DataFrame | None = None, with_points: bool = False) -> Analysis:
     """Price, interpolate and cross every series of ``points`` under ``scenario``.
 
     Pass ``frontier`` (from :func:`frontiers_for`) to skip the fit, e.g. from a cache.
+    ``with_points`` labels and prices every usable point too (for plotting them);
+    otherwise ``Analysis.points`` holds the usable rows as they are.
     Hardware without a rate is reported in ``missing_rates`` and left unpriced.
     """
     presets = load_presets() if presets is None else presets
@@ -143,7 +145,7 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
         frontier = frontiers_for(points, scenario.by, scenario.basis, rates)
     column = throughput_column(scenario.basis)
     usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
-    if not usable.empty:
+    if with_points and not usable.empty:
         usable = price_points(usable.assign(series=series_labels(usable, scenario.by)), scenario.basis, rates)
     if not points.empty and usable.empty:
         notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")

@@ -149,20 +149,27 @@ def fit_frontiers(points: pd.DataFrame, keys=DEFAULT_SERIES_KEYS, basis: str = "
     which needs ``usd_per_gpu_hour``.
     """
     column = throughput_column(basis)
-    usable = points[points["interactivity"].notna() & points[column].notna()
-                    & (points["interactivity"] > 0) & (points[column] > 0)]
-    if usable.empty:
-        return usable.assign(series=pd.Series(dtype="string"), tokens_per_second_per_gpu=pd.Series(dtype=float))
-    usable = usable.assign(series=series_labels(usable, keys), tokens_per_second_per_gpu=usable[column])
-    codes, _ = pd.factorize(usable["series"])
-    merit = usable[column].to_numpy(dtype=float)
+    x = points["interactivity"].to_numpy(dtype=float, na_value=np.nan)
+    y = points[column].to_numpy(dtype=float, na_value=np.nan)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
     if "hardware" not in keys:
         if not usd_per_gpu_hour:
             raise ValueError("series mix hardware: rates are needed to fit a cost frontier")
-        rate = usable["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float)
-        merit = merit / rate
-        keep_known = np.isfinite(merit)
-        usable, merit, codes = usable[keep_known], merit[keep_known], codes[keep_known]
-    mask = pareto_mask(usable["interactivity"].to_numpy(dtype=float), merit, codes)
+        rate = points["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float, na_value=np.nan)
+        y = y / rate
+        ok &= np.isfinite(y)
+    usable = points[ok]
+    if usable.empty:
+        return usable.assign(series=pd.Series(dtype="string"), tokens_per_second_per_gpu=pd.Series(dtype=float))
+    codes = _group_codes(usable, keys)
+    mask = pareto_mask(x[ok], y[ok], codes)
     frontier = usable[mask]
+    # label only the frontier rows: labelling every point costs more than the fit
+    frontier = frontier.assign(series=series_labels(frontier, keys), tokens_per_second_per_gpu=frontier[column])
     return frontier.sort_values(["series", "interactivity"], kind="stable").reset_index(drop=True)
+
+
+def _group_codes(points: pd.DataFrame, keys) -> np.ndarray:
+    if not keys:
+        return np.zeros(len(points), dtype=np.int64)
+    return points.groupby(list(keys), dropna=False, sort=False).ngroup().to_numpy()

@@ -91,21 +91,25 @@ def cost_curves(frontier: pd.DataFrame, usd_per_gpu_hour: dict[str, float]) -> d
     """
     if frontier.empty:
         return {}
-    rate = frontier["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float)
+    hardware = frontier["hardware"].astype(object).to_numpy()
+    rate = np.array([usd_per_gpu_hour.get(h, np.nan) for h in hardware], dtype=float)
     tps = frontier["tokens_per_second_per_gpu"].to_numpy(dtype=float)
+    x = frontier["interactivity"].to_numpy(dtype=float)
     cost = usd_per_mtok(rate, tps)
-    work = pd.DataFrame({
-        "series": frontier["series"].to_numpy(), "x": frontier["interactivity"].to_numpy(dtype=float),
-        "cost": cost, "tps": tps, "rate": rate, "hardware": frontier["hardware"].to_numpy(),
-    })
-    work = work[np.isfinite(work["cost"])].sort_values(["series", "x", "cost"], kind="stable")
-    work = work.drop_duplicates(["series", "x"], keep="first")
+    names, codes = np.unique(frontier["series"].astype(object).to_numpy(), return_inverse=True)
+    keep = np.isfinite(cost)
+    # series, then x, then cost: the first of equal (series, x) is the cheapest
+    order = np.lexsort((cost, x, codes))
+    order = order[keep[order]]
+    c, xs = codes[order], x[order]
+    first = np.r_[True, (c[1:] != c[:-1]) | (xs[1:] != xs[:-1])]
+    order = order[first]
+    bounds = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1], True])
     curves = {}
-    for name, part in work.groupby("series", sort=True):
-        curves[str(name)] = CostCurve(
-            str(name), part["x"].to_numpy(), part["cost"].to_numpy(), part["tps"].to_numpy(),
-            part["rate"].to_numpy(), tuple(part["hardware"]),
-        )
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        idx = order[start:stop]
+        name = str(names[codes[idx[0]]])
+        curves[name] = CostCurve(name, x[idx], cost[idx], tps[idx], rate[idx], tuple(hardware[idx]))
     return curves
 
 
@@ -160,28 +164,31 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
     if baseline is not None and baseline not in curves:
         raise ValueError(f"baseline series {baseline!r} is not among: {', '.join(curves)}")
     targets = np.atleast_1d(np.asarray(targets, dtype=float))
-    frames = []
+    columns = ["series", "interactivity", "usd_per_mtok", "clamped", "status", "hardware",
+               "usd_per_gpu_hour", "tokens_per_second_per_gpu", "ratio_to_baseline"]
+    if not curves:
+        return pd.DataFrame(columns=columns)
     base_values = evaluate(curves[baseline], targets, method)[0] if baseline else None
-    for name, curve in curves.items():
-        values, status = evaluate(curve, targets, method)
-        rate = float(np.interp(np.clip(targets, curve.x_min, curve.x_max), curve.x, curve.usd_per_gpu_hour)) \
-            if len(set(curve.hardware)) > 1 else np.full(targets.shape, curve.usd_per_gpu_hour[0])
-        frame = pd.DataFrame({
-            "series": name,
-            "interactivity": targets,
-            "usd_per_mtok": values,
-            "clamped": status == "clamped",
-            "status": status.astype(str),
-            "hardware": curve.hardware[0] if len(set(curve.hardware)) == 1 else "mixed",
-            "usd_per_gpu_hour": rate,
-        })
-        frame["tokens_per_second_per_gpu"] = frame["usd_per_gpu_hour"] / (frame["usd_per_mtok"] * 3600 / 1e6)
-        frame["ratio_to_baseline"] = values / base_values if base_values is not None else np.nan
-        frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=["series", "interactivity", "usd_per_mtok", "clamped", "status", "hardware",
-                                     "usd_per_gpu_hour", "tokens_per_second_per_gpu", "ratio_to_baseline"])
-    return pd.concat(frames, ignore_index=True)
+    n, k = len(curves), len(targets)
+    values, statuses, rates, hardware = np.empty((n, k)), np.empty((n, k), dtype=object), np.empty((n, k)), []
+    for i, curve in enumerate(curves.values()):
+        values[i], statuses[i] = evaluate(curve, targets, method)
+        mixed = len(set(curve.hardware)) > 1
+        rates[i] = np.interp(np.clip(targets, curve.x_min, curve.x_max), curve.x, curve.usd_per_gpu_hour) \
+            if mixed else curve.usd_per_gpu_hour[0]
+        hardware.append("mixed" if mixed else curve.hardware[0])
+    flat = values.ravel()
+    return pd.DataFrame({
+        "series": np.repeat(list(curves), k),
+        "interactivity": np.tile(targets, n),
+        "usd_per_mtok": flat,
+        "clamped": statuses.ravel() == "clamped",
+        "status": statuses.ravel().astype(str),
+        "hardware": np.repeat(hardware, k),
+        "usd_per_gpu_hour": rates.ravel(),
+        "tokens_per_second_per_gpu": rates.ravel() / (flat * 3600 / 1e6),
+        "ratio_to_baseline": (values / base_values).ravel() if base_values is not None else np.nan,
+    }, columns=columns)
 
 
 def reach(curves: dict[str, CostCurve]) -> pd.DataFrame:
