@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -26,7 +26,15 @@ from model.frontier import SERIES_KEY_CHOICES
 from model.ingest import IngestError, ingest_file
 from model.iso import break_even_rates, iso_table
 from model.samples import load_samples
-from model.store import StoreError, connect, default_db_path, list_sources, load_points, remove_source
+from model.store import (
+    StoreError,
+    connect,
+    default_db_path,
+    distinct_values,
+    list_sources,
+    load_points,
+    remove_source,
+)
 from model.viewstate import ViewState, parse_query
 
 READ_ONLY = os.environ.get("COSTFRONTIER_READ_ONLY", "").lower() in ("1", "true", "yes")
@@ -58,23 +66,28 @@ def _version() -> tuple:
     return tuple(_cursor().execute("SELECT count(*), coalesce(max(source_id), 0) FROM sources").fetchone())
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+# Points and frontiers are cached as resources: shared, not copied on every hit (cache_data would
+# pickle 100k rows per rerun). Everything downstream treats them as read-only (filters and assign copy).
+@st.cache_resource(show_spinner=False, max_entries=32)
 def _points(path: str, version: tuple, where: tuple) -> pd.DataFrame:
     return load_points(_connection(path).cursor(), {k: list(v) for k, v in where})
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def _frontier(path: str, version: tuple, where: tuple, by: tuple, basis: str, rates: tuple) -> pd.DataFrame:
     return frontiers_for(_points(path, version, where), by, basis, dict(rates))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _export_csv(path: str, version: tuple, where: tuple) -> str:
+    """Every column of the rows in view, formula-neutralised for spreadsheets."""
+    return safe_csv(load_points(_connection(path).cursor(), {k: list(v) for k, v in where}, full=True))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _options(path: str, version: tuple) -> dict[str, list]:
     cur = _connection(path).cursor()
-    out = {}
-    for field in ("hardware", "framework", "precision", "spec_decoding"):
-        out[field] = [r[0] for r in cur.execute(
-            f"SELECT DISTINCT {field} FROM points WHERE {field} IS NOT NULL ORDER BY 1").fetchall()]
+    out = {name: distinct_values(cur, name) for name in ("hardware", "framework", "precision", "spec_decoding")}
     out["workloads"] = cur.execute(
         "SELECT coalesce(model, ''), coalesce(CAST(isl AS VARCHAR), ''), coalesce(CAST(osl AS VARCHAR), ''),"
         " count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points"
@@ -101,6 +114,7 @@ class Ctx:
     presets: pd.DataFrame
     options: dict
     empty: bool
+    memo: dict = field(default_factory=dict)
 
     def update(self, **changes) -> "Ctx":
         self.state = self.state.model_copy(update=changes)
@@ -109,9 +123,16 @@ class Ctx:
         return self
 
     def analysis(self, with_points: bool = False) -> Analysis:
+        """The answer for the current state; memoised per scenario within one rerun."""
+        scenario = self.state.scenario()
+        key = (scenario, _where_key(self.state), with_points)
+        if key not in self.memo:
+            self.memo[key] = self._analysis(scenario, with_points)
+        return self.memo[key]
+
+    def _analysis(self, scenario, with_points: bool) -> Analysis:
         path, version = str(default_db_path()), _version()
         where = _where_key(self.state)
-        scenario = self.state.scenario()
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
         frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates)
@@ -216,11 +237,11 @@ def start(page: str) -> Ctx:
     wl = sb.selectbox("Model and workload", workloads, key="wl", format_func=lambda w: _workload_label(w, options),
                       help="ISL/OSL: input/output sequence length [tokens]") if workloads else None
     selections = {}
-    for key, field, label in (("hw", "hardware", "Hardware"), ("fw", "framework", "Framework"),
-                              ("prec", "precision", "Precision"), ("spec", "spec_decoding", "Speculative decoding")):
-        values = [v for v in getattr(state, field) if v in options[field]]
+    for key, column, label in (("hw", "hardware", "Hardware"), ("fw", "framework", "Framework"),
+                               ("prec", "precision", "Precision"), ("spec", "spec_decoding", "Speculative decoding")):
+        values = [v for v in getattr(state, column) if v in options[column]]
         _seed(key, values)
-        selections[field] = tuple(sb.multiselect(label, options[field], key=key, placeholder="all"))
+        selections[column] = tuple(sb.multiselect(label, options[column], key=key, placeholder="all"))
     by_default = tuple(state.by) + (("model", "isl", "osl") if wl == "all" and "isl" not in state.by else ())
     _seed("by", list(by_default))
     by = tuple(sb.multiselect("Series = rows sharing", SERIES_KEY_CHOICES, key="by",
@@ -569,13 +590,12 @@ def data_page() -> None:
             for i, upload in enumerate(files):
                 _ingest_upload(con, upload, set_fields)
                 progress.progress((i + 1) / len(files), text=f"{i + 1} of {len(files)} files")
-            st.cache_data.clear()
     st.subheader("Ingested sources")
     sources = list_sources(_cursor())
     st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch", key="sources_table")
     if not ctx.points.empty:
-        full = load_points(_cursor(), ctx.state.where(), full=True)
-        st.download_button("Download the filtered rows as CSV", safe_csv(full), file_name="costfrontier.csv",
+        csv = _export_csv(str(default_db_path()), _version(), _where_key(ctx.state))
+        st.download_button("Download the filtered rows as CSV", csv, file_name="costfrontier.csv",
                            mime="text/csv", key="download")
     if not READ_ONLY and not sources.empty:
         with st.expander("Delete a source"):
@@ -584,7 +604,6 @@ def data_page() -> None:
             sure = st.checkbox("I have downloaded what I need; delete it", key="delete_confirm")
             if st.button("Delete", key="delete", disabled=not sure):
                 removed = remove_source(con.cursor(), int(choice))
-                st.cache_data.clear()
                 st.success(f"Deleted source #{choice} ({removed} rows).")
                 st.rerun()
     share_box(ctx)

@@ -114,11 +114,13 @@ def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd
 
 
 def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | None:
+    """series -> its workload (the workload keys among ``by``): only series of one workload are compared."""
     keys = [k for k in by if k in WORKLOAD_KEYS]
     if not keys or frontier.empty:
         return None
     first = frontier.drop_duplicates("series")
-    return {row["series"]: tuple(str(row[k]) for k in keys) for _, row in first.iterrows()}
+    workload = first[keys].astype(str).agg("|".join, axis=1)
+    return dict(zip(first["series"], workload))
 
 
 def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
@@ -146,7 +148,8 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     column = throughput_column(scenario.basis)
     usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
     if with_points and not usable.empty:
-        usable = price_points(usable.assign(series=series_labels(usable, scenario.by)), scenario.basis, rates)
+        usable = price_points(usable.assign(series=series_labels(usable, scenario.by),
+                                            tokens_per_second_per_gpu=usable[column]), scenario.basis, rates)
     if not points.empty and usable.empty:
         notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
     priced_frontier = price_points(frontier, scenario.basis, rates) if not frontier.empty else frontier

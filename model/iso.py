@@ -216,41 +216,46 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear",
     by_group: dict[object, list[str]] = {}
     for name in names:
         by_group.setdefault((groups or {}).get(name), []).append(name)
-    rows: list[tuple] = []
+    parts: list[tuple[np.ndarray, ...]] = []
     for members in by_group.values():
         if len(members) < 2:
             continue
         grid = np.unique(np.concatenate([curves[m].x for m in members]))
-        values = np.vstack([_inside(curves[m], grid, "linear" if method == "linear" else method) for m in members])
+        values = np.vstack([_inside(curves[m], grid, method) for m in members])
         for a in range(len(members) - 1):
             diff = values[a] - values[a + 1:]                   # (others, grid)
             sign = np.sign(diff)
-            left, right = sign[:, :-1], sign[:, 1:]
-            strict = (left * right) < 0                          # crossing strictly inside a segment
+            strict = (sign[:, :-1] * sign[:, 1:]) < 0            # crossing strictly inside a segment
             touch = np.zeros_like(strict)                        # crossing exactly on a grid point
             if grid.size >= 3:
-                mid = sign[:, 1:-1] == 0
-                touch[:, 1:] = mid & ((sign[:, :-2] * sign[:, 2:]) < 0)
-            for other, seg in zip(*np.nonzero(strict | touch)):
-                b = a + 1 + other
-                ca, cb = curves[members[a]], curves[members[b]]
-                if touch[other, seg]:
-                    x_root = grid[seg + 1]
-                elif method == "linear":
-                    d0, d1 = diff[other, seg], diff[other, seg + 1]
-                    t = d0 / (d0 - d1)
-                    x_root = grid[seg] + t * (grid[seg + 1] - grid[seg])
-                else:
-                    x_root = brentq(lambda v: _inside(ca, v, method) - _inside(cb, v, method),
-                                    grid[seg], grid[seg + 1], xtol=1e-9)
-                cost = float(_inside(ca, np.array([x_root]), method)[0])
-                left_sign = sign[other, seg] if not touch[other, seg] else sign[other, seg]
-                a_cheaper_below = left_sign < 0
-                rows.append((members[a], members[b], float(x_root), cost,
-                             members[a] if a_cheaper_below else members[b],
-                             members[b] if a_cheaper_below else members[a]))
-    return pd.DataFrame(rows, columns=columns).sort_values(["series_a", "series_b", "interactivity"],
-                                                           ignore_index=True)
+                touch[:, 1:] = (sign[:, 1:-1] == 0) & ((sign[:, :-2] * sign[:, 2:]) < 0)
+            other, seg = np.nonzero(strict | touch)
+            if other.size == 0:
+                continue
+            on_point = touch[other, seg]
+            d0, d1 = diff[other, seg], diff[other, seg + 1]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t = np.where(on_point, 1.0, d0 / (d0 - d1))
+            x_root = grid[seg] + t * (grid[seg + 1] - grid[seg])
+            # between grid points both linear curves are linear, so is the cost at the root
+            cost = values[a, seg] + t * (values[a, seg + 1] - values[a, seg])
+            if method != "linear":
+                ca = curves[members[a]]
+                for i in np.flatnonzero(~on_point):
+                    cb = curves[members[a + 1 + other[i]]]
+                    x_root[i] = brentq(lambda v, ca=ca, cb=cb: _inside(ca, v, method) - _inside(cb, v, method),
+                                       grid[seg[i]], grid[seg[i] + 1], xtol=1e-9)
+                    cost[i] = float(_inside(ca, np.array([x_root[i]]), method)[0])
+            names_b = np.array(members, dtype=object)[a + 1 + other]
+            a_below = sign[other, seg] < 0                       # A is cheaper just below the crossing
+            name_a = np.full(other.size, members[a], dtype=object)
+            parts.append((name_a, names_b, x_root, cost, np.where(a_below, name_a, names_b),
+                          np.where(a_below, names_b, name_a)))
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    stacked = [np.concatenate(column) for column in zip(*parts)]
+    return pd.DataFrame(dict(zip(columns, stacked))).sort_values(
+        ["series_a", "series_b", "interactivity"], ignore_index=True)
 
 
 def break_even_rates(curves: dict[str, CostCurve], series: str, against: str, targets,
