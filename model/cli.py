@@ -4,6 +4,9 @@
     costfrontier frontier|iso|crossover [--where key=value ...] [--by k,k] [--rate HW=USD ...]
                  [--price-set ID] [--tier ID] [--basis total|output|input] [--method linear|monotone]
                  [--at X,Y,...] [--baseline SERIES] [--json]
+    costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
+                 [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
+                 [--gpus-per-node N] [--baseline SERIES] [--json]
     costfrontier sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
@@ -20,6 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from model.analysis import Scenario, analyse
+from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
+from model.cost import RateError, load_presets, resolve_rates
 from model.frontier import DEFAULT_SERIES_KEYS
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
@@ -57,6 +62,26 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--method", default="linear", choices=("linear", "monotone"))
         q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
         q.add_argument("--baseline", help="series the iso ratios divide by")
+        q.add_argument("--json", action="store_true")
+
+    for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
+                       ("compare", "tokens per dollar of ramp knees (or peaks, without --sla) against a baseline")):
+        q = sub.add_parser(name, help=text)
+        q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
+                       help=f"a limit (repeat, or comma-separate): {', '.join(SLA_KEYS)}; e.g. ttft_p95=5 success=0.99")
+        q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                       help="keep rows whose field equals a value (repeat a key to allow several)")
+        q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
+        q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
+        q.add_argument("--price-set", default=Scenario().price_set)
+        q.add_argument("--tier", default=Scenario().tier)
+        q.add_argument("--basis", default="auto", choices=CAPACITY_BASES,
+                       help="token basis; auto = total, else output, else input, as the rows have (and says which)")
+        q.add_argument("--w-input", type=float, help="blended basis: weight of an uncached input token")
+        q.add_argument("--w-cached", type=float, help="blended basis: weight of a cached input token")
+        q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES, help="how the knee is read off a ramp")
+        q.add_argument("--gpus-per-node", type=int, help="GPUs per node (default 8)")
+        q.add_argument("--baseline", help="compare: series or hardware the others are divided by")
         q.add_argument("--json", action="store_true")
 
     sub.add_parser("sources", help="list ingested files")
@@ -167,6 +192,67 @@ def _query(args, con) -> int:
     return 0
 
 
+_CAPACITY_COLUMNS = ["series", "status", "request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu",
+                     "basis", "usd_per_gpu_hour", "usd_per_mtok", "ttft_s", "first_failing_rate", "first_failure"]
+
+
+def _capacity(args, con) -> int:
+    from model.hardware import canonical_hardware
+
+    scenario, where = _scenario(argparse.Namespace(**{**vars(args), "basis": "total", "method": "linear", "at": "",
+                                                         "baseline": None}))
+    sla = SLA.from_text(args.sla)
+    if args.basis == "blended" and (args.w_input is None or args.w_cached is None):
+        raise UsageError("--basis blended needs --w-input and --w-cached")
+    points = load_points(con, where)
+    hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+    try:
+        rates = resolve_rates(hardware, load_presets(), scenario.price_set, scenario.tier, dict(scenario.rates))
+    except RateError:
+        rates = {hw: r for hw, r in dict(scenario.rates).items() if hw in hardware}
+    knees = knee(points, sla, rates, basis=args.basis, keys=scenario.by, rule=args.rule,
+                 gpus_per_node=args.gpus_per_node, w_input=args.w_input, w_cached=args.w_cached)
+    missing = sorted({hw for hw in knees["hardware"].dropna() if hw not in rates})
+    notes = []
+    if missing:
+        notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD)")
+    if knees.empty:
+        notes.append("no load ramps (rows with a request rate and no interactivity) in this selection")
+    if args.command == "capacity":
+        frame = knees
+    else:
+        reached = knees[knees["request_rate"].notna()]
+        baseline = canonical_hardware(args.baseline) if args.baseline and args.baseline not in set(reached["series"]) \
+            else args.baseline
+        frame = compare_systems(reached, rates, args.gpus_per_node, baseline)
+        if len(reached) < len(knees):
+            notes.append("left out (no measured rate meets the SLA): "
+                         + ", ".join(knees.loc[knees["request_rate"].isna(), "series"]))
+    if args.json:
+        payload = {"command": args.command, "sla": sla.to_text(), "sla_description": sla.describe(),
+                   "where": where, "by": list(scenario.by), "rule": args.rule, "usd_per_gpu_hour": rates,
+                   "missing_rates": missing, "notes": notes, "rows": _records(frame)}
+        print(json.dumps(payload, indent=2))
+        return 0
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"SLA: {sla.describe()}; knee rule: {args.rule}")
+    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(rates.items())))
+    if frame.empty:
+        print(f"no {args.command} rows for this selection")
+        return 0
+    with pd.option_context("display.width", 250, "display.max_rows", 500, "display.max_columns", 30,
+                           "display.max_colwidth", 60, "display.float_format", "{:.4g}".format):
+        if args.command == "capacity":
+            print(frame[_CAPACITY_COLUMNS].to_string(index=False))
+        else:
+            print(frame[["series", "baseline", "throughput_ratio", "price_ratio_gpu", "price_ratio_node",
+                         "tokens_per_usd_ratio", "break_even_usd_per_gpu_hour"]].to_string(index=False))
+            for text in frame["arithmetic"]:
+                print(f"\n{text}")
+    return 0
+
+
 def _ingest(args, con) -> int:
     files: list[Path] = []
     for raw in args.paths:
@@ -217,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command in ("frontier", "iso", "crossover"):
             return _query(args, con)
+        if args.command in ("capacity", "compare"):
+            return _capacity(args, con)
         if args.command == "sources":
             with pd.option_context("display.width", 200, "display.max_columns", 20):
                 print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
