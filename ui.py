@@ -20,11 +20,14 @@ import streamlit as st
 
 from model import figures
 from model.analysis import Analysis, analyse, frontiers_for
+from model.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES, compare_systems, knee, ramp_points
 from model.cost import load_presets, preset_rates, price_sets, tiers
+from model.evals import flag_regressions, load_evals
 from model.export import safe_csv
-from model.frontier import SERIES_KEY_CHOICES
+from model.frontier import BASES, SERIES_KEY_CHOICES
 from model.ingest import IngestError, ingest_file
 from model.iso import break_even_rates, iso_table
+from model.ramp_figures import ramp_figure
 from model.samples import load_samples
 from model.store import (
     StoreError,
@@ -41,7 +44,7 @@ READ_ONLY = os.environ.get("COSTFRONTIER_READ_ONLY", "").lower() in ("1", "true"
 MAX_UPLOAD_MB = float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
 #: page id -> URL path Streamlit gives the page (from its file name in pages/)
 PAGE_PATHS = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
-              "tco_rates": "TCO_rates", "data": "Data"}
+              "ramps": "Ramps", "tco_rates": "TCO_rates", "data": "Data"}
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
 
 
@@ -74,8 +77,9 @@ def _points(path: str, version: tuple, where: tuple) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _frontier(path: str, version: tuple, where: tuple, by: tuple, basis: str, rates: tuple) -> pd.DataFrame:
-    return frontiers_for(_points(path, version, where), by, basis, dict(rates))
+def _frontier(path: str, version: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
+              weights: tuple) -> pd.DataFrame:
+    return frontiers_for(_points(path, version, where), by, basis, dict(rates), sla, *weights)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -135,7 +139,8 @@ class Ctx:
         where = _where_key(self.state)
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
-        frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates)
+        weights = (self.state.w_input, self.state.w_cached) if self.state.basis == "blended" else (0.25, 0.025)
+        frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates, self.state.sla, weights)
         return analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
 
 
@@ -249,8 +254,18 @@ def start(page: str) -> Ctx:
     if not by:
         sb.caption("No grouping keys: everything is one series.")
     _seed("basis", state.basis)
-    basis = sb.radio("Token basis", ("total", "output", "input"), key="basis", horizontal=True,
-                     help="Which tokens a $/M counts; each from its own per-GPU throughput.")
+    basis = sb.radio("Token basis", BASES, key="basis", horizontal=True,
+                     help="Which tokens a $/M counts; each from its own per-GPU throughput. Blended weighs "
+                          "input tokens by their price relative to an output token.")
+    weights = {"w_input": state.w_input, "w_cached": state.w_cached}
+    if basis == "blended":
+        c1, c2 = sb.columns(2)
+        _seed("win", state.w_input)
+        _seed("wc", state.w_cached)
+        weights["w_input"] = c1.number_input("input weight", 0.0, 10.0, key="win", step=0.05, format="%.3f")
+        weights["w_cached"] = c2.number_input("cached weight", 0.0, 10.0, key="wc", step=0.005, format="%.3f")
+        sb.caption(_plain(BLENDED_FORMULA))
+    sla = _sla_controls(sb, state)
     _seed("method", state.method)
     method = sb.radio("Interpolation", ("linear", "monotone"), key="method", horizontal=True,
                       help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
@@ -287,10 +302,46 @@ def start(page: str) -> Ctx:
               disabled=not new_rates)
 
     state = where_state.model_copy(update={"by": by, "basis": basis, "method": method, "price_set": price_set,
-                                           "tier": tier, "rates": tuple(sorted(new_rates.items()))})
+                                           "tier": tier, "rates": tuple(sorted(new_rates.items())), "sla": sla,
+                                           **weights})
     ctx = Ctx(page, state, points, presets, options, empty=not options["workloads"])
     ctx.update()
     return ctx
+
+
+_SLA_INPUTS = (  # widget key, SLA text key, label, step
+    ("sla_ttft", "ttft", "TTFT at most [s]", 0.1),
+    ("sla_tpot", "tpot", "median TPOT at most [ms]", 1.0),
+    ("sla_int", "interactivity", "interactivity at least [tok/s/user]", 1.0),
+    ("sla_e2e", "e2e", "median end-to-end at most [s]", 1.0),
+    ("sla_ok", "success", "success rate at least [%]", 0.5),
+)
+
+
+def _sla_controls(sb, state: ViewState) -> str:
+    """The latency SLA, shared by every page: 0 leaves a limit off. Returns the SLA text."""
+    current = SLA.from_text(state.sla) if state.sla else SLA()
+    seeds = {"sla_ttft": current.ttft_max_s, "sla_tpot": current.tpot_max_ms, "sla_int": current.interactivity_min,
+             "sla_e2e": current.e2e_max_s,
+             "sla_ok": None if current.success_min is None else round(current.success_min * 100, 3)}
+    label = "Latency SLA" + (f": {current.describe()}" if state.sla else " (off)")
+    with sb.expander(label, expanded=bool(state.sla)):
+        _seed("sla_pct", current.ttft_percentile)
+        pct = st.selectbox("TTFT percentile", TTFT_PERCENTILES, key="sla_pct")
+        parts = []
+        for key, name, text, step in _SLA_INPUTS:
+            _seed(key, float(seeds[key] or 0.0))
+            value = st.number_input(text, min_value=0.0, max_value=100_000.0 if name != "success" else 100.0,
+                                    step=step, key=key, help="0 = no limit")
+            if value > 0:
+                if name == "ttft":
+                    parts.append(f"ttft_{pct}={value:g}")
+                elif name == "success":
+                    parts.append(f"success={value / 100:g}")
+                else:
+                    parts.append(f"{name}={value:g}")
+        st.caption("Rows that break a limit are left out before any frontier is fitted.")
+    return ",".join(parts)
 
 
 def share_box(ctx: Ctx) -> None:
@@ -629,3 +680,99 @@ def _ingest_upload(con, upload, set_fields: list[str]) -> None:
         st.success(_plain(result.summary))
     for warning in result.warnings:
         st.warning(_plain(f"{name}: {warning}"))
+
+
+# --------------------------------------------------------------------------- ramps, capacity, accuracy
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _evals(path: str, version: tuple) -> pd.DataFrame:
+    return load_evals(_connection(path).cursor())
+
+
+def _accuracy_section(ctx: Ctx) -> None:
+    """Accuracy evaluations of the models in view, with regressions against the reference precision flagged."""
+    evals = _evals(str(default_db_path()), _version())
+    models = set(ctx.points["model"].dropna()) if "model" in ctx.points else set()
+    evals = evals[evals["model"].isin(models)] if not evals.empty else evals
+    if evals.empty:
+        return
+    st.subheader("Accuracy beside cost")
+    _seed("tol", ctx.state.eval_tolerance)
+    tolerance = st.number_input("Flag a score drop larger than", 0.0, 1.0, step=0.005, format="%.3f", key="tol",
+                                help="...or larger than the two scores' combined standard error.")
+    ctx.update(eval_tolerance=float(tolerance))
+    flags = flag_regressions(evals, "fp8", tolerance)
+    shown = flags[["model", "eval", "setting", "precision", "score", "stderr", "drop", "flagged", "reason"]]
+    st.dataframe(shown, hide_index=True, width="stretch", key="evals_table")
+    st.caption("Reference precision: fp8. Source: the evaluation file's own rows (see the Data page).")
+
+
+def _basis_text(basis: str) -> str:
+    return {"output": "output (generated) tokens", "total": "total (input + output) tokens",
+            "input": "input tokens", "blended": "blended tokens"}.get(basis, f"{basis} tokens")
+
+
+def ramps_page() -> None:
+    ctx = start("ramps")
+    st.title("Load ramps and capacity")
+    st.caption("Request-rate ramps against a latency SLA: the highest measured load that meets it, and what a "
+               "million tokens costs there. Set the SLA in the sidebar.")
+    if _no_data(ctx):
+        share_box(ctx)
+        return
+    sla = SLA.from_text(ctx.state.sla) if ctx.state.sla else None
+    rates = _all_rates(ctx)
+    ramp = ramp_points(ctx.points, ctx.state.by, sla)
+    if ramp.empty:
+        st.info("No request-rate ramps in view. A ramp is rows with a request rate and no interactivity, such as "
+                "the bundled Wafer GLM-5.2 sample: pick its workload in the sidebar.")
+        share_box(ctx)
+        return
+    knees = knee(ctx.points, sla, rates, "auto", ctx.state.by)
+    st.plotly_chart(ramp_figure(ramp, sla, knees), width="stretch", key="ramp_chart")
+    st.markdown("**Knee of each ramp** under " + _plain(sla.describe() if sla else "no SLA (the highest rate measured)"))
+    table = knees[["series", "status", "request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu",
+                   "basis", "usd_per_gpu_hour", "usd_per_mtok", "ttft_s", "first_failure"]]
+    st.dataframe(_money_columns(table, ["usd_per_mtok"]), hide_index=True, width="stretch", key="knee_table",
+                 column_config={"tokens_per_second_per_node": st.column_config.NumberColumn("tok/s/node", format="%.0f"),
+                                "tokens_per_second_per_gpu": st.column_config.NumberColumn("tok/s/GPU", format="%.1f"),
+                                "request_rate": st.column_config.NumberColumn("req/s", format="%.2f")})
+    for basis in sorted(set(knees["basis"].dropna())):
+        st.caption(_plain(f"Numbers on basis '{basis}' count {_basis_text(basis)}, as the source reports them; "
+                          "nothing is converted."))
+    _compare_section(ctx, rates, sla)
+    _accuracy_section(ctx)
+    share_box(ctx)
+
+
+def _compare_section(ctx: Ctx, rates: dict[str, float], sla) -> None:
+    st.subheader("Tokens per dollar, side by side")
+    _seed("peak", ctx.state.compare_peaks)
+    peaks = st.toggle("Compare peaks (ignore the SLA)", key="peak",
+                      help="A system with no point meeting the SLA (e.g. a published peak without TTFT) can only "
+                           "be compared at its peak.")
+    rows = knee(ctx.points, None if peaks else sla, rates, "auto", ctx.state.by)
+    rows = rows[rows["tokens_per_second_per_node"].notna()]
+    names = rows["series"].tolist()
+    if len(names) < 2:
+        st.info("Fewer than two systems have a throughput to compare"
+                + (" under this SLA; try comparing peaks." if sla and not peaks else "."))
+        ctx.update(compare_peaks=bool(peaks))
+        return
+    _seed("cmp", [n for n in ctx.state.compare if n in names] or names)
+    chosen = st.multiselect("Systems", names, key="cmp")
+    _seed("cmpb", ctx.state.compare_base if ctx.state.compare_base in names else names[0])
+    base = st.selectbox("Against", names, key="cmpb")
+    ctx.update(compare=tuple(chosen), compare_base=base, compare_peaks=bool(peaks))
+    picked = rows[rows["series"].isin(set(chosen) | {base})]
+    try:
+        table = compare_systems(picked, rates, baseline=base)
+    except ValueError as exc:
+        st.warning(_plain(str(exc)))
+        return
+    for _, row in table.iterrows():
+        c1, c2, c3 = st.columns(3)
+        c1.metric("Throughput ratio", f"{row['throughput_ratio']:.2f}×")
+        c2.metric("Tokens per $ ratio", f"{row['tokens_per_usd_ratio']:.2f}×")
+        c3.metric("Break-even price", figures.usd(row["break_even_usd_per_gpu_hour"], "/GPU-h"))
+        st.text(row["arithmetic"])

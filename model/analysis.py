@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from model.capacity import SLA, add_blended_throughput, split_by_sla
 from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, RateError, load_presets, resolve_rates, usd_per_mtok
 from model.frontier import (
     BASES,
@@ -25,7 +26,7 @@ from model.frontier import (
 )
 from model.iso import METHODS, CostCurve, cost_curves, crossovers, default_targets, iso_table, reach
 
-__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "frontiers_for", "analyse", "price_points"]
+__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "prepare", "frontiers_for", "analyse", "price_points"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
 
@@ -43,6 +44,21 @@ class Scenario(BaseModel):
     rates: tuple[tuple[str, float], ...] = ()          # per-hardware overrides [$/GPU/h]
     targets: tuple[float, ...] = ()                    # interactivity targets [tok/s/user]; () = from the data
     baseline: str | None = None
+    sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.capacity.SLA)
+    w_input: float = 0.25                              # blended basis: weight of an uncached input token
+    w_cached: float = 0.025                            # blended basis: weight of a cached input token
+
+    @field_validator("sla")
+    @classmethod
+    def _sla(cls, value: str) -> str:
+        return SLA.from_text(value).to_text() if value else ""
+
+    @field_validator("w_input", "w_cached")
+    @classmethod
+    def _weight(cls, value: float) -> float:
+        if not (0 <= value <= 10):
+            raise ValueError(f"a token weight must be in [0, 10], got {value}")
+        return value
 
     @field_validator("by")
     @classmethod
@@ -100,10 +116,32 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
 
 
-def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str,
-                  rates: dict[str, float] | None = None) -> pd.DataFrame:
-    """The expensive, rate-independent step (when ``by`` holds hardware): fit every frontier."""
-    return fit_frontiers(points, by, basis, rates if "hardware" not in by else None)
+def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: float = 0.25,
+            w_cached: float = 0.025) -> tuple[pd.DataFrame, list[str]]:
+    """Rows ready for the frontier: those meeting the SLA, with blended throughput when asked.
+
+    Returns the rows and notes saying what was dropped and why.
+    """
+    notes = []
+    if sla and not points.empty:
+        kept, rejected = split_by_sla(points, SLA.from_text(sla))
+        if len(rejected):
+            notes.append(f"the SLA ({SLA.from_text(sla).describe()}) leaves out {len(rejected)} of {len(points)} "
+                         f"rows; the frontier is fitted on the {len(kept)} that meet it")
+        points = kept
+    if basis == "blended" and not points.empty:
+        points = add_blended_throughput(points, w_input, w_cached)
+        missing = int(points["blended_tokens_per_second_per_gpu"].isna().sum())
+        if missing:
+            notes.append(f"{missing} rows have no blended throughput (ISL/OSL or prefix-cache hit rate unknown)")
+    return points, notes
+
+
+def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str, rates: dict[str, float] | None = None,
+                  sla: str = "", w_input: float = 0.25, w_cached: float = 0.025) -> pd.DataFrame:
+    """The expensive step: SLA filter and frontier fit. Rate-independent when ``by`` holds hardware."""
+    ready, _ = prepare(points, sla, basis, w_input, w_cached)
+    return fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
 
 
 def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd.DataFrame:
@@ -143,8 +181,10 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     notes = []
     if missing:
         notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
+    points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached)
+    notes.extend(prepare_notes)
     if frontier is None:
-        frontier = frontiers_for(points, scenario.by, scenario.basis, rates)
+        frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     column = throughput_column(scenario.basis)
     usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
     if with_points and not usable.empty:

@@ -35,7 +35,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from model.cost import usd_per_mtok
-from model.frontier import BASES, DEFAULT_SERIES_KEYS, series_labels
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, MEASURED_BASES, series_labels
 
 __all__ = [
     "TTFT_PERCENTILES",
@@ -61,7 +61,7 @@ SLA_KEYS = tuple(f"ttft_{p}" for p in TTFT_PERCENTILES) + ("tpot", "interactivit
 #: how a knee is read off a ramp (see the module docstring)
 KNEE_RULES = ("first_failure", "highest_pass")
 #: token bases a capacity number may be on; ``auto`` = first of total/output/input present
-CAPACITY_BASES = ("auto", *BASES, "blended")
+CAPACITY_BASES = ("auto", *BASES)
 #: GPUs per node when neither the rows nor the caller say: 8-GPU baseboards (HGX B200, MI355X OAM)
 DEFAULT_GPUS_PER_NODE = 8
 
@@ -334,7 +334,7 @@ def _on_basis(points: pd.DataFrame, basis: str) -> tuple[np.ndarray, np.ndarray]
         return _column(points, f"{basis}_tokens_per_second_per_gpu"), np.full(len(points), basis, dtype=object)
     value = np.full(len(points), np.nan)
     name = np.full(len(points), None, dtype=object)
-    for candidate in BASES:
+    for candidate in MEASURED_BASES:
         column = _column(points, f"{candidate}_tokens_per_second_per_gpu")
         take = ~np.isfinite(value) & np.isfinite(column)
         value = np.where(take, column, value)

@@ -2,7 +2,8 @@
 
     costfrontier ingest FILE|DIR... [--db PATH] [--set key=value ...] [--format NAME]
     costfrontier frontier|iso|crossover [--where key=value ...] [--by k,k] [--rate HW=USD ...]
-                 [--price-set ID] [--tier ID] [--basis total|output|input] [--method linear|monotone]
+                 [--price-set ID] [--tier ID] [--basis total|output|input|blended] [--sla K=V ...]
+                 [--method linear|monotone]
                  [--at X,Y,...] [--baseline SERIES] [--json]
     costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
                  [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
@@ -25,7 +26,7 @@ import pandas as pd
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
 from model.cost import RateError, load_presets, resolve_rates
-from model.frontier import DEFAULT_SERIES_KEYS
+from model.frontier import BASES, DEFAULT_SERIES_KEYS
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
 from model.store import StoreError, connect, default_db_path, list_sources, load_points, remove_source
@@ -58,7 +59,13 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
         q.add_argument("--price-set", default=Scenario().price_set)
         q.add_argument("--tier", default=Scenario().tier)
-        q.add_argument("--basis", default="total", choices=("total", "output", "input"))
+        q.add_argument("--basis", default="total", choices=BASES)
+        q.add_argument("--w-input", type=float, default=Scenario().w_input,
+                       help="blended basis: weight of an uncached input token relative to an output token")
+        q.add_argument("--w-cached", type=float, default=Scenario().w_cached,
+                       help="blended basis: weight of a cached input token relative to an output token")
+        q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
+                       help="keep only rows meeting it before fitting, e.g. --sla ttft_p95=2 --sla tpot=50")
         q.add_argument("--method", default="linear", choices=("linear", "monotone"))
         q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
         q.add_argument("--baseline", help="series the iso ratios divide by")
@@ -131,7 +138,8 @@ def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
         raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
     scenario = Scenario(by=tuple(k.strip() for k in args.by.split(",") if k.strip()), basis=args.basis,
                         method=args.method, price_set=args.price_set, tier=args.tier, rates=tuple(rates),
-                        targets=targets, baseline=args.baseline)
+                        targets=targets, baseline=args.baseline, sla=",".join(args.sla),
+                        **{k: getattr(args, k) for k in ("w_input", "w_cached") if getattr(args, k) is not None})
     return scenario, where
 
 

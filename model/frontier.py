@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_SERIES_KEYS",
     "SERIES_KEY_CHOICES",
     "BASES",
+    "MEASURED_BASES",
     "throughput_column",
     "series_labels",
     "pareto_mask",
@@ -27,12 +28,14 @@ SERIES_KEY_CHOICES = (
     "hardware", "framework", "framework_version", "precision", "spec_decoding", "kv_cache_dtype",
     "disaggregated", "model", "isl", "osl", "scenario", "prefix_cache_hit_rate", "source_file",
 )
-#: token bases: which tokens a throughput (and so a $/M) counts
-BASES = ("total", "output", "input")
+#: token bases a benchmark measures: which tokens a throughput (and so a $/M) counts
+MEASURED_BASES = ("total", "output", "input")
+#: ... plus ``blended``: input tokens weighted by price (see model.capacity.add_blended_throughput)
+BASES = (*MEASURED_BASES, "blended")
 
 
 def throughput_column(basis: str) -> str:
-    """``"total"`` -> ``"total_tokens_per_second_per_gpu"`` [tok/s/GPU]."""
+    """``"total"`` -> ``"total_tokens_per_second_per_gpu"`` [tok/s/GPU] (``blended_...`` for blended)."""
     if basis not in BASES:
         raise ValueError(f"unknown token basis {basis!r}; choose one of {', '.join(BASES)}")
     return f"{basis}_tokens_per_second_per_gpu"
@@ -40,7 +43,7 @@ def throughput_column(basis: str) -> str:
 
 def _label_part(key: str, value: object) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
-        return "spec:none" if key == "spec_decoding" else f"{key}:?"
+        return {"spec_decoding": "spec ?", "precision": "precision ?"}.get(key, f"{key} ?")
     if key in ("isl", "osl"):
         return f"{key.upper()} {int(value)}"
     if key == "spec_decoding":

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from model.analysis import Scenario
+from model.capacity import SLA
 from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
 from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
 from model.hardware import canonical_hardware
@@ -28,7 +29,8 @@ KEYS = {
     "wl": "workload", "hw": "hardware", "fw": "framework", "prec": "precision", "spec": "spec_decoding",
     "by": "by", "basis": "basis", "method": "method", "ps": "price_set", "tier": "tier", "r": "rates",
     "at": "targets", "base": "baseline", "x": "headline_x", "y": "frontier_y", "opt": "optimal_only",
-    "pair": "pair",
+    "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
+    "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks",
 }
 
 
@@ -54,6 +56,32 @@ class ViewState(BaseModel):
     frontier_y: str = "throughput"              # or "cost"
     optimal_only: bool = False
     pair: str | None = None                     # "A||B" for the break-even chart
+    sla: str = ""                               # "ttft_p95=2,tpot=50" (model.capacity.SLA text)
+    w_input: float = 0.25                       # blended basis weights (relative to an output token)
+    w_cached: float = 0.025
+    eval_tolerance: float = 0.01                # accuracy drop flagged beyond this [score, 0..1]
+    compare: tuple[str, ...] = ()               # ramp series compared on tokens per dollar
+    compare_base: str | None = None
+    compare_peaks: bool = False                 # compare peaks, ignoring the SLA
+
+    @field_validator("sla")
+    @classmethod
+    def _sla(cls, v):
+        return SLA.from_text(v).to_text() if v else ""
+
+    @field_validator("w_input", "w_cached")
+    @classmethod
+    def _weight(cls, v):
+        if not (0 <= v <= 10):
+            raise ValueError("token weights must be in [0, 10]")
+        return v
+
+    @field_validator("eval_tolerance")
+    @classmethod
+    def _tolerance(cls, v):
+        if not (0 <= v <= 1):
+            raise ValueError("tolerance must be in [0, 1]")
+        return v
 
     @field_validator("by")
     @classmethod
@@ -111,7 +139,8 @@ class ViewState(BaseModel):
 
     def scenario(self) -> Scenario:
         return Scenario(by=self.by, basis=self.basis, method=self.method, price_set=self.price_set,
-                        tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline)
+                        tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline,
+                        sla=self.sla, w_input=self.w_input, w_cached=self.w_cached)
 
     def where(self) -> dict[str, list]:
         """Store filters (field -> accepted values) for :func:`model.store.load_points`."""
@@ -141,6 +170,8 @@ class ViewState(BaseModel):
                 out[key] = ",".join(f"{hw}:{rate:g}" for hw, rate in value)
             elif field in ("targets",):
                 out[key] = ",".join(f"{x:g}" for x in value)
+            elif field == "compare":
+                out[key] = "||".join(value)
             elif isinstance(value, tuple):
                 out[key] = ",".join(str(v) for v in value)
             elif isinstance(value, bool):
@@ -165,11 +196,13 @@ def _coerce(field: str, text: str) -> Any:
         return tuple(float(x) for x in text.split(",") if x.strip())
     if field in ("hardware",):
         return tuple(canonical_hardware(x) for x in text.split(",") if x.strip())
+    if field == "compare":
+        return tuple(x.strip() for x in text.split("||") if x.strip())
     if field in ("framework", "precision", "spec_decoding", "by"):
         return tuple(x.strip() for x in text.split(",") if x.strip())
-    if field == "headline_x":
+    if field in ("headline_x", "w_input", "w_cached", "eval_tolerance"):
         return float(text)
-    if field == "optimal_only":
+    if field in ("optimal_only", "compare_peaks"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")

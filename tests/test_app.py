@@ -138,3 +138,45 @@ def test_overview_headline_names_the_cheapest(app):
     headline = at.subheader[0].value
     assert headline.startswith("At 55\\.0 tok/s/user, MI355X is cheapest at \\$0\\.45/M")
     assert "B200" in headline and "89\\.4" in headline
+
+
+def test_ramps_page_reproduces_the_published_knee_from_a_link(app):
+    # published (Wafer GLM-5.2 MXFP4 on 8x MI355X): TTFT p95 <= 1.1 s -> 2.0 req/s and 1,944 tok/s/node
+    at = app("pages/4_Ramps.py", query={"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=1.1"}).run()
+    assert not at.exception
+    knees = at.dataframe[0].value.set_index("series")
+    mi = knees.loc["MI355X · sglang · mxfp4 · mtp"]
+    assert mi["request_rate"] == 2.0 and mi["tokens_per_second_per_node"] == 1944
+    assert at.number_input(key="sla_ttft").value == 1.1 and at.selectbox(key="sla_pct").value == "p95"
+    # loosening the SLA to 5 s moves the knee to the published 2.4 req/s and 2,626 tok/s/node
+    at.number_input(key="sla_ttft").set_value(5.0).run()
+    mi = at.dataframe[0].value.set_index("series").loc["MI355X · sglang · mxfp4 · mtp"]
+    assert mi["request_rate"] == 2.4 and mi["tokens_per_second_per_node"] == 2626
+    assert at.query_params["sla"] == "ttft_p95=5"
+
+
+def test_tokens_per_dollar_comparison_and_break_even(app):
+    # published claim (Wafer): MI355X at 82% of B200's node throughput; at 2.75x cheaper per GPU ~2.3x better
+    query = {"wl": "GLM-5.2|20000|1000", "peak": "1", "r": f"B200:{1.48 * 2.75:.2f}", "cmpb": "B200 · sglang · precision ? · spec ?"}
+    at = app("pages/4_Ramps.py", query=query).run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Throughput ratio"] == "0.82×"
+    assert metrics["Tokens per $ ratio"] == "2.26×"
+    # break-even MI355X price = B200 rate x 2626/3192; it moves with the B200 slider
+    assert metrics["Break-even price"] == f"${4.07 * 2626 / 3192:.2f}/GPU-h"
+    at.slider(key="rate::B200").set_value(2.0).run()
+    assert {m.label: m.value for m in at.metric}["Break-even price"] == f"${2.0 * 2626 / 3192:.2f}/GPU-h"
+
+
+def test_sla_in_the_link_filters_the_frontier(app):
+    at = app("pages/2_Matched_interactivity.py",
+             query={"spec": "mtp", "by": "hardware", "sla": "interactivity=60", "at": "50,80"}).run()
+    assert not at.exception
+    assert any("leaves out" in w.value for w in at.warning)
+    table = at.table[0].value
+    # only points at >= 60 tok/s/user are left: B200's frontier now starts at 77.82, so 50 is out of reach
+    assert table.loc["B200", "50 tok/s/user"] == "out of reach (below reach)"
+    # at 80, linear between 77.82 ($1.95/(3600*650.1e-6) = $0.8332/M) and 100.85 ($1.2990/M):
+    # 0.8332 + (80-77.82)/(100.85-77.82) * (1.2990-0.8332) = $0.877/M
+    assert table.loc["B200", "80 tok/s/user"] == "$0.88/M"

@@ -27,7 +27,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
-         "tco_rates": "TCO_rates", "data": "Data"}
+         "ramps": "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "tco_rates": "TCO_rates", "data": "Data"}
 
 pytestmark = [
     pytest.mark.e2e,
@@ -145,7 +145,7 @@ def test_screenshots_of_every_page(server, browser):
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
     for name, path in PAGES.items():
-        page = _open(browser, f"{base}/{path}?spec=mtp")
+        page = _open(browser, f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
         assert not page.locator("[data-testid=stException]").count(), name
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
         page.close()
