@@ -40,7 +40,6 @@ from model.store import (
 )
 from model.viewstate import ViewState, parse_query
 
-READ_ONLY = os.environ.get("COSTFRONTIER_READ_ONLY", "").lower() in ("1", "true", "yes")
 MAX_UPLOAD_MB = float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
 #: page id -> URL path Streamlit gives the page (from its file name in pages/)
 PAGE_PATHS = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
@@ -397,7 +396,7 @@ def overview_page() -> None:
             "Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
             "MXFP4 ramp, TCO price sets), upload your own files on the **Data** page, or from a shell run "
             "`costfrontier ingest FILE...`.")
-        if not READ_ONLY and st.button("Load the bundled samples", key="load_samples", type="primary"):
+        if not _read_only() and st.button("Load the bundled samples", key="load_samples", type="primary"):
             results = load_samples(_connection(str(default_db_path())).cursor())
             st.success(f"Loaded {sum(r.rows_added for r in results)} rows from {len(results)} files.")
             st.rerun()
@@ -618,29 +617,65 @@ def rates_page() -> None:
     share_box(ctx)
 
 
+_META_FIELDS = (  # widget key, field, label
+    ("meta_hw", "hardware", "Hardware (e.g. H200)"),
+    ("meta_gpus", "gpus", "GPUs serving each point"),
+    ("meta_model", "model", "Model"),
+    ("meta_fw", "framework", "Framework"),
+    ("meta_prec", "precision", "Precision"),
+    ("meta_conc", "concurrency", "Concurrency"),
+)
+
+
+def _metadata_form() -> list[str]:
+    """Fields the files may not state, as ``--set`` pairs; they fill only empty cells."""
+    st.caption("Fields your files may not state (GPU benchmarks rarely name the GPU). They fill only what a file "
+               "leaves empty; the preview below updates as you type.")
+    cols = st.columns(3)
+    pairs = []
+    for i, (key, name, label) in enumerate(_META_FIELDS):
+        value = cols[i % 3].text_input(label, key=key).strip()
+        if value:
+            pairs.append(f"{name}={value}")
+    return pairs
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _dry_run(name: str, content: bytes, set_fields: tuple[str, ...]) -> dict:
+    """Ingest into a throw-away in-memory database: the exact checks of the real ingest, nothing stored."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(name).name
+        path.write_bytes(content)
+        con = connect(":memory:")
+        try:
+            result = ingest_file(con, path, list(set_fields), display_name=name)
+            rows = load_points(con, full=True).head(20) if result.kind == "points" else pd.DataFrame()
+            return {"ok": True, "summary": result.summary, "kind": result.kind, "format": result.format,
+                    "rows": result.rows_added, "warnings": result.warnings, "preview": rows}
+        except IngestError as exc:
+            return {"ok": False, "error": str(exc)}
+        finally:
+            con.close()
+
+
+def _read_only() -> bool:
+    """Read-only deployments: COSTFRONTIER_READ_ONLY=1, or read_only = true in .streamlit/secrets.toml."""
+    if os.environ.get("COSTFRONTIER_READ_ONLY", "").strip().lower() in ("1", "true", "yes"):
+        return True
+    try:
+        return bool(st.secrets.get("read_only", False))
+    except Exception:  # no secrets file
+        return False
+
+
 def data_page() -> None:
     ctx = start("data")
     st.title("Data")
     con = _connection(str(default_db_path()))
-    if READ_ONLY:
+    if _read_only():
         st.info("This is a read-only deployment: uploads and deletions are off. Share links still work.")
     else:
-        st.subheader("Upload benchmark files")
-        files = st.file_uploader("CSV or JSON result files", accept_multiple_files=True, key="upload",
-                                 type=["csv", "tsv", "txt", "json", "jsonl"])
-        with st.form("metadata"):
-            st.caption("Fields your files may not state; they fill only what a file leaves empty.")
-            c1, c2, c3 = st.columns(3)
-            hardware = c1.text_input("Hardware (e.g. H200)", key="meta_hw")
-            gpus = c2.number_input("GPUs serving each point", min_value=0, max_value=100_000, value=0, key="meta_gpus")
-            model = c3.text_input("Model", key="meta_model")
-            submitted = st.form_submit_button("Ingest files", type="primary")
-        if submitted and files:
-            set_fields = [f"{k}={v}" for k, v in (("hardware", hardware), ("gpus", gpus or ""), ("model", model)) if v]
-            progress = st.progress(0.0, text="Ingesting…")
-            for i, upload in enumerate(files):
-                _ingest_upload(con, upload, set_fields)
-                progress.progress((i + 1) / len(files), text=f"{i + 1} of {len(files)} files")
+        _upload_section(con)
     st.subheader("Ingested sources")
     sources = list_sources(_cursor())
     st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch", key="sources_table")
@@ -648,7 +683,7 @@ def data_page() -> None:
         csv = _export_csv(str(default_db_path()), _version(), _where_key(ctx.state))
         st.download_button("Download the filtered rows as CSV", csv, file_name="costfrontier.csv",
                            mime="text/csv", key="download")
-    if not READ_ONLY and not sources.empty:
+    if not _read_only() and not sources.empty:
         with st.expander("Delete a source"):
             choice = st.selectbox("Source", sources["source_id"].tolist(), key="delete_choice",
                                   format_func=lambda i: f"#{i} {sources.set_index('source_id').loc[i, 'file_name']}")
@@ -660,12 +695,44 @@ def data_page() -> None:
     share_box(ctx)
 
 
+def _upload_section(con) -> None:
+    st.subheader("Upload benchmark files")
+    files = st.file_uploader("CSV or JSON result files (vLLM, SGLang, InferenceX, AIPerf, GenAI-Perf, trtllm-bench, "
+                             "LLMPerf, guidellm, or a CSV)", accept_multiple_files=True, key="upload",
+                             type=["csv", "tsv", "txt", "json", "jsonl"])
+    set_fields = _metadata_form()
+    if not files:
+        return
+    st.markdown("**Preview** (checked exactly as the ingest will; nothing is stored yet)")
+    ready = []
+    for upload in files:
+        if upload.size > MAX_UPLOAD_MB * 1e6:
+            st.error(_plain(f"{upload.name}: {upload.size / 1e6:.0f} MB is over the upload limit of "
+                            f"{MAX_UPLOAD_MB:g} MB (COSTFRONTIER_MAX_UPLOAD_MB)."))
+            continue
+        dry = _dry_run(upload.name, upload.getvalue(), tuple(set_fields))
+        if not dry["ok"]:
+            st.error(_plain(dry["error"]))
+            continue
+        ready.append(upload)
+        st.success(_plain(f"{upload.name}: {dry['format']} → {dry['rows']} {dry['kind']} rows"))
+        for warning in dry["warnings"]:
+            st.warning(_plain(f"{upload.name}: {warning}"))
+        if not dry["preview"].empty:
+            cols = [c for c in ("hardware", "gpus", "model", "framework", "precision", "spec_decoding", "tp",
+                                "concurrency", "request_rate_rps", "interactivity", "total_tokens_per_second_per_gpu",
+                                "output_tokens_per_second_per_gpu", "ttft_p50_s", "source_line")
+                    if c in dry["preview"] and dry["preview"][c].notna().any()]
+            st.dataframe(dry["preview"][cols], hide_index=True, width="stretch")
+    if ready and st.button(f"Ingest {len(ready)} file{'s' if len(ready) > 1 else ''}", key="ingest", type="primary"):
+        progress = st.progress(0.0, text="Ingesting…")
+        for i, upload in enumerate(ready):
+            _ingest_upload(con, upload, set_fields)
+            progress.progress((i + 1) / len(ready), text=f"{i + 1} of {len(ready)} files")
+
+
 def _ingest_upload(con, upload, set_fields: list[str]) -> None:
     name = upload.name
-    if upload.size > MAX_UPLOAD_MB * 1e6:
-        st.error(f"{name}: {upload.size / 1e6:.0f} MB is over the upload limit of {MAX_UPLOAD_MB:g} MB "
-                 "(COSTFRONTIER_MAX_UPLOAD_MB).")
-        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(name).name
         path.write_bytes(upload.getvalue())
