@@ -24,6 +24,6 @@ def safe_csv(frame: pd.DataFrame) -> str:
     """``frame`` as CSV text with every text cell formula-neutralised."""
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object or str(out[column].dtype).startswith("string"):
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
             out[column] = out[column].map(neutralise_formula)
     return out.to_csv(index=False)

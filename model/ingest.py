@@ -9,16 +9,19 @@ so the pydantic model stays the single definition), and the rows and their
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import json
 import math
+import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import annotated_types
 import duckdb
@@ -37,7 +40,8 @@ from model.schema import (
     canonical_spec_decoding,
 )
 
-__all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of"]
+__all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
+           "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
 
 MAX_ERRORS_REPORTED = 10
 _POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
@@ -215,11 +219,21 @@ _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYI
                   "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
 
+_THOUSANDS_RE = r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?"
+
+
 def _numeric_expr(raw: str, scale: float, typed: bool = False) -> str:
     """DOUBLE value of a raw column [field unit]. Text is trimmed and thousands separators dropped;
     a column DuckDB already read as a number is used as is. Whole-number fields are checked, then
     cast on insert."""
-    value = f"CAST({raw} AS DOUBLE)" if typed else f"TRY_CAST(replace(trim(CAST({raw} AS VARCHAR)), ',', '') AS DOUBLE)"
+    if typed:
+        value = f"CAST({raw} AS DOUBLE)"
+    else:
+        # a comma is a thousands separator only in groups of three ("4,433.93"); "1000,5" (a decimal
+        # comma) is not a number rather than silently 10005
+        text = f"trim(CAST({raw} AS VARCHAR))"
+        value = (f"TRY_CAST(CASE WHEN strpos({text}, ',') = 0 THEN {text} "
+                 f"WHEN regexp_full_match({text}, '{_THOUSANDS_RE}') THEN replace({text}, ',', '') END AS DOUBLE)")
     return f"({value} * {float(scale)!r})" if scale != 1 else value
 
 
@@ -454,11 +468,12 @@ class _Pipeline:
             if sql_type in ("DOUBLE", "BIGINT"):
                 probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
                 probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
+                finite = f"isfinite({name}::DOUBLE)"  # NaN and infinity are reported once, above
                 for op, bound in _constraints(name):
                     sql_op, text = _OP_TEXT[op]
-                    probes.append((f"{name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
+                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
                 if name in PLAUSIBILITY:
-                    probes.append((f"{name} > {PLAUSIBILITY[name][1]!r}", name,
+                    probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
                                    f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
         probes.append(("hardware IS NULL", "hardware",
                        "missing: name the accelerator in a 'hardware' column or with --set hardware=NAME"))
@@ -491,6 +506,8 @@ class _Pipeline:
             if line is not None:
                 value = self._raw_value(name, line)
                 text = message + (f" (got {value!r})" if value is not None else "")
+                if message.startswith("not a number") and value is not None and "," in str(value):
+                    text += "; a decimal comma? write decimals with a point (1000.5)"
                 if count > 1:
                     text += f"; {count} rows in all"
                 errors.append(IngestError(self.file, text, line=int(line), field=self.columns.get(name, _Column("", header=name)).header or name))
@@ -529,6 +546,36 @@ def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, para
     return source_id
 
 
+def _duplicate_warnings(con: duckdb.DuckDBPyConnection, raw_table: str, raw_columns: list[str],
+                        line_expr: str, shown: int = 5) -> list[str]:
+    """A warning naming the lines of rows that repeat an earlier row of the same file exactly.
+
+    Such rows are usually pasted twice. They are stored as the file has them (the frontier
+    keeps one of identical points, so they never count twice), and the warning says where they are.
+    """
+    if not raw_columns:
+        return []
+    cols = ", ".join(f"r.{c}" for c in raw_columns)
+    # cheap first: equal rows have equal hashes, so no repeated hash means no duplicate
+    rows, distinct = con.execute(f"SELECT count(*), count(DISTINCT hash({cols})) FROM {raw_table} r").fetchone()
+    if rows == distinct:
+        return []
+    groups = con.execute(
+        f"SELECT list({line_expr} ORDER BY {line_expr}) AS lines FROM {raw_table} r GROUP BY {cols} "
+        f"HAVING count(*) > 1 ORDER BY min({line_expr})").fetchall()
+    if not groups:
+        return []
+    repeats = sum(len(g[0]) - 1 for g in groups)
+    parts = []
+    for (lines,) in groups[:shown]:
+        later = ", ".join(str(n) for n in lines[1:])
+        parts.append(f"line {later} repeats line {lines[0]}" if len(lines) == 2
+                     else f"lines {later} repeat line {lines[0]}")
+    more = f"; and {len(groups) - shown} more" if len(groups) > shown else ""
+    return [f"{repeats} duplicated row{'s' if repeats > 1 else ''} ({'; '.join(parts)}{more}): stored as in the "
+            "file, but identical points count once on the frontier; remove them if they were pasted twice"]
+
+
 def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, raw_table: str,
                  headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
                  notes: str | None = None) -> IngestResult:
@@ -537,19 +584,41 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     pipe.map_columns()
     select, params = pipe.select()
     pipe.validate(select, params)
+    pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
     source_id = _insert(con, pipe, select, params, fmt, sha, notes)
     return IngestResult(file, fmt, "points", pipe.rows, None, source_id, pipe.unknown, pipe.warnings)
 
 
 # --------------------------------------------------------------------------- CSV kinds
 
+#: leading bytes of files people upload by mistake -> what to tell them
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive or Excel workbook (.xlsx), not CSV text; in Excel use "
+                     "File > Save As > CSV UTF-8, or unzip it first"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel workbook (.xls), not CSV text; save it as CSV UTF-8"),
+    (b"\x1f\x8b", "gzip-compressed; decompress it (gunzip) and upload the CSV or JSON inside"),
+    (b"%PDF", "a PDF document, not a CSV or JSON benchmark file"),
+    (b"\x89PNG", "a PNG image, not a CSV or JSON benchmark file"),
+    (b"SQLite format 3\x00", "a SQLite database, not a CSV or JSON benchmark file"),
+    (b"DUCK", "a DuckDB database, not a CSV or JSON benchmark file"),
+)
+
+
 def _read_header(path: Path, name: str) -> tuple[list[str], str]:
-    raw = path.read_bytes()[:65536]
+    with open(path, "rb") as handle:
+        raw = handle.read(65536)
     if not raw.strip():
         raise IngestError(name, "the file is empty")
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise IngestError(name, "the file is UTF-16; save it as UTF-8 (CSV UTF-8) and upload again", line=1)
+    for magic, what in _MAGIC:
+        if raw.startswith(magic) or (magic == b"DUCK" and raw[8:12] == magic):
+            raise IngestError(name, f"the file is {what}", line=1)
     if b"\x00" in raw:
+        sample = raw[:4096]
+        if len(sample) >= 4 and max(sample[0::2].count(0), sample[1::2].count(0)) > len(sample) // 4:
+            raise IngestError(name, "the file looks like UTF-16 without a byte-order mark; save it as UTF-8 "
+                              "(CSV UTF-8) and upload again", line=1)
         raise IngestError(name, "the file is binary, not a CSV or JSON text file", line=1)
     try:
         text = raw.decode("utf-8-sig")
@@ -566,6 +635,78 @@ def _read_header(path: Path, name: str) -> tuple[list[str], str]:
     return [h.strip() for h in header], delim
 
 
+def _quick_records(path: Path, block: int = 1 << 23) -> int | None:
+    """Data records of a CSV counted by lines, at C speed, when that count is exact: the file is
+    UTF-8, has no quote character (so no multi-line values) and no blank line. Otherwise ``None``,
+    and :func:`_scan_csv` parses it. The caller checks the count against what DuckDB read, and a
+    disagreement sends the file through :func:`_scan_csv` to name the line."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    newlines, tail, last = 0, b"", b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(block):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return None
+            joined = tail + chunk
+            if b'"' in chunk or b"\n\n" in joined or b"\n\r\n" in joined:
+                return None
+            newlines += chunk.count(b"\n")
+            tail, last = joined[-2:], chunk[-1:]
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    lines = newlines + (0 if last == b"\n" else 1)
+    return max(lines - 1, 0)
+
+
+def _scan_csv(path: Path, name: str, delim: str) -> int:
+    """Check a delimited file's structure before anything reads it; return its number of data records.
+
+    Every line must be UTF-8, every record must have as many fields as the header, and
+    quotes must close. DuckDB's reader is fast but, on a few malformed files, guesses a
+    dialect that drops or merges rows; this scan names the line instead, and its record
+    count is checked against what DuckDB read.
+    """
+    def lines():
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                try:
+                    yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    hint = " (Latin-1 or Windows-1252?)" if raw[exc.start:exc.start + 1] >= b"\x80" else ""
+                    raise IngestError(name, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+                                      f"{hint}; save the file as UTF-8 (CSV UTF-8) and upload again",
+                                      line=number) from None
+
+    reader = csv.reader(lines(), delimiter=delim, quotechar='"', doublequote=True, strict=True)
+    width, records, start = None, 0, 1
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            text = str(exc)
+            if "eof" in text.lower() or "unexpected end of data" in text.lower():
+                text = "a quoted value is never closed (an unbalanced \" quote)"
+            elif "nul" in text.lower():
+                text = "the line contains a NUL byte (binary data)"
+            raise IngestError(name, f"not a readable CSV: {text}", line=start) from None
+        if not row:
+            continue  # a blank line
+        if width is None:
+            width = len(row)
+            continue
+        if len(row) != width:
+            raise IngestError(name, f"expected {width} fields (as in the header), found {len(row)}; "
+                              "check for a stray or missing delimiter", line=start)
+        records += 1
+    return records
+
+
 def _csv_kind(keys: set[str]) -> str:
     if "usdpergpuhr" in keys or "usdpergpuhour" in keys:
         return "tco_rates"
@@ -577,26 +718,51 @@ def _csv_kind(keys: set[str]) -> str:
     return "points"
 
 
-def _ingest_points_csv(con, path: Path, name: str, sha: str, headers: list[str], delim: str,
-                       set_fields: dict[str, Any]) -> IngestResult:
+def _stage_csv(con, path: Path, name: str, sha: str, headers: list[str], delim: str,
+               records: int | None = None) -> str:
+    """Read a points CSV into a temporary table (outside any transaction: a failed read must not abort one).
+
+    Columns DuckDB types from its sample are kept typed (fast); if a value further down does not
+    fit the guessed type, the file is read again as text so the pipeline names the line and field.
+    """
     raw_ids = [f"c{i}" for i in range(len(headers))]
     raw_table = f"raw_{abs(hash(sha)) % 10**9}"
-    try:
-        con.execute(
-            f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM read_csv(?, header = true, names = ?, delim = ?, "
-            "all_varchar = false, sample_size = 20480, null_padding = false, encoding = 'utf-8')",
-            [str(path), raw_ids, delim])
-    except duckdb.Error as exc:
-        raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
-    rows = con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0]
-    if rows == 0:
-        raise IngestError(name, "the file has a header but no data rows", line=2)
-    # rowids of a table made inside a transaction start at an offset: line = rowid - first + 2
-    first = int(con.execute(f"SELECT min(rowid) FROM {raw_table}").fetchone()[0])
-    result = run_pipeline(con, name, "csv", sha, raw_table, dict(zip(raw_ids, headers)), set_fields,
-                          f"(r.rowid - {first} + 2)")
     con.execute(f"DROP TABLE IF EXISTS {raw_table}")
-    return result
+    sql = (f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM read_csv(?, header = true, names = ?, delim = ?, "
+           "all_varchar = {}, sample_size = 20480, null_padding = false, encoding = 'utf-8', "
+           "quote = '\"', escape = '\"')")
+    try:
+        con.execute(sql.format("false"), [str(path), raw_ids, delim])
+    except duckdb.ConversionException:
+        try:
+            con.execute(sql.format("true"), [str(path), raw_ids, delim])
+        except duckdb.Error as exc:
+            _scan_csv(path, name, delim)   # names the line when the structure is at fault
+            raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
+    except duckdb.Error as exc:
+        _scan_csv(path, name, delim)
+        raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
+    try:
+        rows = con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0]
+        if records is not None and rows != records:
+            _scan_csv(path, name, delim)   # names the line when the structure is at fault
+            raise IngestError(name, f"not a readable CSV: the reader found {rows} rows but the file has {records} "
+                              "records; check its quoting and delimiters")
+        if rows == 0:
+            raise IngestError(name, "the file has a header but no data rows", line=2)
+    except BaseException:
+        con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+        raise
+    return raw_table
+
+
+def _ingest_points_csv(con, raw_table: str, name: str, sha: str, headers: list[str],
+                       set_fields: dict[str, Any]) -> IngestResult:
+    raw_ids = [f"c{i}" for i in range(len(headers))]
+    # line = rowid - first + 2 (rowids need not start at 0)
+    first = int(con.execute(f"SELECT min(rowid) FROM {raw_table}").fetchone()[0])
+    return run_pipeline(con, name, "csv", sha, raw_table, dict(zip(raw_ids, headers)), set_fields,
+                        f"(r.rowid - {first} + 2)")
 
 
 def _duck_msg(exc: Exception) -> str:
@@ -710,12 +876,72 @@ def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> I
 
 # --------------------------------------------------------------------------- entry points
 
+#: default upload/ingest size limit [MB]; ``$COSTFRONTIER_MAX_FILE_MB`` overrides it
+DEFAULT_MAX_FILE_MB = 512
+
+
+def max_file_mb() -> float:
+    """The size limit for one ingested file [MB]: ``$COSTFRONTIER_MAX_FILE_MB``, else 512."""
+    text = os.environ.get("COSTFRONTIER_MAX_FILE_MB", "").strip()
+    try:
+        value = float(text) if text else DEFAULT_MAX_FILE_MB
+    except ValueError:
+        return DEFAULT_MAX_FILE_MB
+    return value if value > 0 and math.isfinite(value) else DEFAULT_MAX_FILE_MB
+
+
+def check_size(size_bytes: int, name: str) -> None:
+    """Refuse a file over :func:`max_file_mb` (before anything reads it), naming the limit and its setting."""
+    limit = max_file_mb()
+    if size_bytes > limit * 1024 * 1024:
+        raise IngestError(name, f"the file is {size_bytes / 1024 / 1024:,.0f} MB, over the {limit:g} MB limit "
+                          "(COSTFRONTIER_MAX_FILE_MB); split it into smaller files or raise the limit")
+
+
+@contextmanager
+def _clear_errors(name: str) -> Iterator[None]:
+    """Turn anything unexpected inside an ingest into an :class:`IngestError` naming the file.
+
+    The transaction has been rolled back by then, so the message can promise that nothing
+    was stored. ``KeyboardInterrupt`` and ``SystemExit`` pass through untouched.
+    """
+    try:
+        yield
+    except IngestError:
+        raise
+    except RecursionError:
+        raise IngestError(name, "nested too deeply to read; nothing was stored") from None
+    except MemoryError:
+        raise IngestError(name, "too large to read into memory; split it into smaller files; "
+                          "nothing was stored") from None
+    except duckdb.Error as exc:
+        raise IngestError(name, f"the database could not store it ({_duck_msg(exc)}); nothing was stored") from exc
+    except OSError as exc:
+        raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
+    except Exception as exc:
+        raise IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
+                          "stored; please report this file") from exc
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # no transaction left to undo (the failure ended it)
+
+
 def ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
                  set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
     """Ingest rows an importer already parsed (columns named by field or alias; ``source_line`` optional).
 
     Same validation and atomicity as CSV files. Used by the JSON importers and the UI.
     """
+    with _clear_errors(name):
+        return _ingest_frame(con, frame, name, fmt, sha, set_fields, notes)
+
+
+def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
+                  set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
     set_fields = dict(set_fields or {})
     existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
     if existing:
@@ -740,7 +966,7 @@ def ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str,
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)
             raise
     finally:
         con.unregister(view)
@@ -754,11 +980,20 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: di
     Re-ingesting content that is already stored adds nothing and says so
     (``IngestResult.duplicate_of``). Raises :class:`IngestError` naming the
     file, line and field of the first problems; the store is then unchanged.
+    Every failure is an :class:`IngestError` (never another exception), and a
+    file over :func:`max_file_mb` is refused before it is read.
     """
     path = Path(path)
     name = display_name or path.name
+    with _clear_errors(name):
+        return _ingest_file(con, path, name, set_fields, fmt)
+
+
+def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
+                 set_fields: dict[str, Any] | list[str] | None, fmt: str | None) -> IngestResult:
     if not path.is_file():
         raise IngestError(name, "no such file")
+    check_size(path.stat().st_size, name)
     set_fields = parse_set_fields(set_fields, name) if not isinstance(set_fields, dict) else dict(set_fields)
     sha = sha256_of(path)
     existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
@@ -770,26 +1005,34 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: di
     detected = fmt or importers.detect(path, name)
     if detected != "csv":
         frame, real_fmt, notes = importers.parse(path, name, detected)
-        return ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
+        return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
 
     headers, delim = _read_header(path, name)
     keys = {normalise_header(h) for h in headers}
     if len(headers) < 2:
         raise IngestError(name, f"only one column found ({headers[0][:40]!r}); expected a comma-, semicolon- or "
                           "tab-separated header such as hardware,tp,conc,tput_per_gpu,tok_s_user", line=1)
+    records = _quick_records(path)
+    if records is None:
+        records = _scan_csv(path, name, delim)
     kind = _csv_kind(keys)
-    con.execute("BEGIN")
+    raw_table = _stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
     try:
-        if kind == "tco_rates":
-            result = _ingest_rates_csv(con, path, name, sha, delim)
-        elif kind == "evals":
-            result = _ingest_evals_csv(con, path, name, sha, delim)
-        elif kind == "published_iso":
-            result = _ingest_published_csv(con, path, name, sha, delim)
-        else:
-            result = _ingest_points_csv(con, path, name, sha, headers, delim, set_fields)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        con.execute("BEGIN")
+        try:
+            if kind == "tco_rates":
+                result = _ingest_rates_csv(con, path, name, sha, delim)
+            elif kind == "evals":
+                result = _ingest_evals_csv(con, path, name, sha, delim)
+            elif kind == "published_iso":
+                result = _ingest_published_csv(con, path, name, sha, delim)
+            else:
+                result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)
+            raise
+    finally:
+        if raw_table:
+            con.execute(f"DROP TABLE IF EXISTS {raw_table}")
     return result

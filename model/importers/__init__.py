@@ -12,6 +12,7 @@ One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex`,
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Callable
 
@@ -86,7 +87,24 @@ def detect(path: Path, name: str) -> str:
         seen = ", ".join(sorted(keys)[:12]) or "none"
         raise IngestError(name, f"unrecognised JSON: tried formats {', '.join(JSON_FORMATS)}; "
                           f"none matched (keys seen: {seen})")
+    _refuse_json_scalar(Path(path), name, head)
     return _detect_delimited(Path(path), name, head)
+
+
+def _refuse_json_scalar(path: Path, name: str, head: str) -> None:
+    """A file that is one bare JSON number, string, boolean or null is refused as such
+    (rather than read as a one-column CSV)."""
+    text = head.strip()
+    if not text or len(text) > 10_000 or path.stat().st_size > HEAD_BYTES:
+        return
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    kind = {bool: "boolean", int: "number", float: "number", str: "string", type(None): "null"}.get(type(value))
+    if kind:
+        raise IngestError(name, f"the file is a bare JSON {kind} ({text[:40]}), not a benchmark result: expected "
+                          "a JSON object or array of results, or a CSV with a header row", line=1)
 
 
 def _detect_delimited(path: Path, name: str, head: str) -> str:

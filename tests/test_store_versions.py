@@ -1,0 +1,220 @@
+"""Schema versions and files that are not ours: migrate, or refuse and leave the file byte-identical."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from model.cli import main
+from model.export import safe_csv
+from model.ingest import ingest_file
+from model.samples import load_samples
+from model.schema import POINT_FIELDS, SCHEMA_VERSION
+from model.store import StoreError, connect, list_sources, load_points, remove_source, table_checksums
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("versions") / "samples.duckdb"
+    con = connect(path)
+    load_samples(con)
+    con.close()
+    return path
+
+
+@pytest.fixture
+def db(template, tmp_path) -> Path:
+    path = tmp_path / "db.duckdb"
+    shutil.copy(template, path)
+    return path
+
+
+def snapshot(path: Path) -> dict[str, bytes | None]:
+    wal = Path(str(path) + ".wal")
+    return {"db": path.read_bytes(), "wal": wal.read_bytes() if wal.exists() else None}
+
+
+def refused(path: Path, words: str, read_only: bool = False) -> str:
+    before = snapshot(path)
+    with pytest.raises(StoreError, match=words) as err:
+        connect(path, read_only=read_only)
+    assert snapshot(path) == before, "a refused file must be left byte-identical"
+    return str(err.value)
+
+
+def raw(path: Path, *sql: str) -> None:
+    con = duckdb.connect(str(path))
+    for statement in sql:
+        con.execute(statement)
+    con.close()
+
+
+def version_of(path: Path) -> int:
+    con = connect(path)
+    try:
+        return int(con.execute("SELECT value FROM costfrontier_meta WHERE key = 'schema_version'").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_a_new_database_gets_the_current_version(tmp_path):
+    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 1
+
+
+def test_version_0_without_the_marker_is_migrated_in_place(db):
+    """Version 0: our tables, written before costfrontier_meta existed, and without what was added
+    since (here: the last two points columns, sources.set_fields and the published_iso table)."""
+    dropped = POINT_FIELDS[-2:]
+    con = connect(db)
+    before = load_points(con, full=True)
+    con.close()
+    raw(db, "DROP TABLE costfrontier_meta", "DROP TABLE published_iso", "ALTER TABLE sources DROP COLUMN set_fields",
+        *(f"ALTER TABLE points DROP COLUMN {c}" for c in dropped))
+    assert version_of(db) == SCHEMA_VERSION
+    con = connect(db)
+    columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]
+    assert columns[2:] == list(POINT_FIELDS)
+    after = load_points(con, full=True)
+    assert len(after) == len(before) == 39
+    assert after[list(dropped)].isna().all().all()
+    same = [c for c in before.columns if c not in dropped]
+    assert after[same].equals(before[same])
+    assert table_checksums(con)["published_iso"] == (0, 0)
+    # and it works as a database again: ingest, list, remove
+    path = db.parent / "new.csv"
+    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,mystery\nB200,8,1000,50,42\n")
+    source = ingest_file(con, path, ["notes=after migration"]).source_id
+    points = load_points(con, full=True)
+    row = points[points["source_id"] == source].iloc[0]
+    assert row["notes"] == "after migration" and row["extra"] == '{"mystery":42}'
+    assert remove_source(con, source) == 1
+    con.close()
+
+
+def test_version_0_marker_row_is_migrated(db):
+    raw(db, "UPDATE costfrontier_meta SET value = '0'")
+    assert version_of(db) == SCHEMA_VERSION
+    raw(db, "DELETE FROM costfrontier_meta")
+    assert version_of(db) == SCHEMA_VERSION
+
+
+def test_an_old_version_opened_read_only_says_what_to_do(db):
+    raw(db, "UPDATE costfrontier_meta SET value = '0'")
+    message = refused(db, "needs a migration", read_only=True)
+    assert f"costfrontier --db {db} sources" in message
+
+
+def test_an_old_layout_that_cannot_be_migrated_is_refused_untouched(db):
+    raw(db, "DROP TABLE costfrontier_meta", "ALTER TABLE points ALTER COLUMN hardware TYPE INTEGER USING 1")
+    message = refused(db, "cannot migrate")
+    assert "table points" in message and "costfrontier export" in message
+    raw(db, "ALTER TABLE points DROP COLUMN hardware")
+    refused(db, "cannot migrate")
+
+
+def test_a_newer_version_is_refused_untouched(db):
+    raw(db, f"UPDATE costfrontier_meta SET value = '{SCHEMA_VERSION + 1}'")
+    message = refused(db, "newer than this Cost Frontier")
+    assert "upgrade" in message
+    refused(db, "newer", read_only=True)
+
+
+def test_a_damaged_version_marker_is_refused(db):
+    raw(db, "UPDATE costfrontier_meta SET value = 'two'")
+    refused(db, "damaged: its schema version is 'two'")
+
+
+def test_foreign_duckdb_files_are_refused_untouched(tmp_path):
+    other = tmp_path / "other.duckdb"
+    raw(other, "CREATE TABLE invoices (id INT)", "INSERT INTO invoices VALUES (1)")
+    refused(other, "holds other tables \\(invoices\\) and is not a Cost Frontier database")
+    # our table names beside a foreign one are not enough to be ours
+    mixed = tmp_path / "mixed.duckdb"
+    raw(mixed, "CREATE TABLE points (x DOUBLE, y DOUBLE)", "CREATE TABLE sources (id INT)", "CREATE TABLE roads (id INT)")
+    refused(mixed, "not a Cost Frontier database")
+    # ...and our names with someone else's columns are not migrated over
+    lookalike = tmp_path / "lookalike.duckdb"
+    raw(lookalike, "CREATE TABLE points (x DOUBLE, y DOUBLE)", "CREATE TABLE sources (id INT)")
+    refused(lookalike, "cannot migrate")
+
+
+@pytest.mark.parametrize("content,words", [
+    (b"hello, I am a text file\n", "not a DuckDB database"),
+    (b"SQLite format 3\x00" + bytes(4080), "a SQLite database"),
+    (b"", "an empty file"),
+    (b"\x89PNG\r\n\x1a\n" + bytes(100), "not a DuckDB database"),
+])
+def test_non_duckdb_files_are_refused_untouched(tmp_path, content, words):
+    path = tmp_path / "costfrontier.duckdb"
+    path.write_bytes(content)
+    refused(path, words)
+
+
+def test_a_damaged_database_is_refused_untouched(template, tmp_path):
+    data = template.read_bytes()
+    cases = {
+        "truncated": data[: len(data) // 2],
+        "header": data[:4096] + bytes(b ^ 0x5A for b in data[4096:4296]) + data[4296:],
+        "middle": data[: len(data) // 2] + bytes(b ^ 0xFF for b in data[len(data) // 2: len(data) // 2 + 5000])
+        + data[len(data) // 2 + 5000:],
+        "tiny": data[:4096],
+    }
+    for label, content in cases.items():
+        path = tmp_path / f"{label}.duckdb"
+        path.write_bytes(content)
+        refused(path, "damaged|not a Cost Frontier database")
+
+
+def test_the_cli_reports_a_refused_database_without_a_traceback(tmp_path, capsys):
+    path = tmp_path / "notes.duckdb"
+    path.write_text("my notes")
+    assert main(["--db", str(path), "sources"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: not a DuckDB database") and "Traceback" not in err
+    assert path.read_text() == "my notes"
+
+
+# --------------------------------------------------------------------------- export / remove / re-ingest
+
+_PROVENANCE = ["point_id", "source_id", "source_file", "source_format", "source_line", "extra"]
+
+
+def test_export_remove_reingest_round_trips_the_rows(db, tmp_path, capsys):
+    con = connect(db)
+    sources = list_sources(con)
+    before = load_points(con, full=True)
+    con.close()
+    export = tmp_path / "all_points.csv"
+    assert main(["--db", str(db), "export", str(export)]) == 0
+    point_sources = sources[sources["kind"] == "points"]["source_id"].tolist()
+    for source_id in point_sources:
+        assert main(["--db", str(db), "remove", str(source_id)]) == 0
+    con = connect(db)
+    assert len(load_points(con)) == 0
+    con.close()
+    assert main(["--db", str(db), "ingest", str(export)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(before)} rows added" in out
+    con = connect(db)
+    after = load_points(con, full=True)
+    con.close()
+    keep = [c for c in before.columns if c not in _PROVENANCE]
+
+    def canonical(frame):
+        return frame[keep].sort_values(["hardware", "interactivity", "total_tokens_per_second_per_gpu"],
+                                       na_position="last").reset_index(drop=True)
+
+    left, right = canonical(before), canonical(after)
+    for column in keep:
+        a, b = left[column], right[column]
+        if a.dtype.kind == "f" or str(a.dtype) == "Float64":
+            assert ((a - b).abs().fillna(0) <= 1e-9 * a.abs().fillna(0)).all() and a.isna().equals(b.isna()), column
+        else:
+            assert a.astype(object).where(a.notna(), None).tolist() == \
+                b.astype(object).where(b.notna(), None).tolist(), column
+    # the export of the re-ingested rows is the same CSV apart from provenance
+    drop = [c for c in _PROVENANCE if c in before.columns]
+    assert safe_csv(canonical(before.drop(columns=drop))) == safe_csv(canonical(after.drop(columns=drop)))
