@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from model import figures
 from model.analysis import Analysis, analyse, frontiers_for
@@ -44,6 +45,15 @@ MAX_UPLOAD_MB = float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
 #: page id -> URL path Streamlit gives the page (from its file name in pages/)
 PAGE_PATHS = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
               "ramps": "Ramps", "tco_rates": "TCO_rates", "data": "Data"}
+_NAV = (  # the sidebar's page links (the automatic nav would call the overview "app")
+    ("app.py", "Overview", ":material/home:"),
+    ("pages/1_Frontier.py", "Frontier", ":material/scatter_plot:"),
+    ("pages/2_Matched_interactivity.py", "Cost at matched interactivity", ":material/payments:"),
+    ("pages/3_Crossovers.py", "Crossovers", ":material/compare_arrows:"),
+    ("pages/4_Ramps.py", "Load ramps and capacity", ":material/speed:"),
+    ("pages/5_TCO_rates.py", "TCO rates", ":material/tune:"),
+    ("pages/6_Data.py", "Data", ":material/database:"),
+)
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
 
 
@@ -188,6 +198,16 @@ def _initial_state() -> ViewState:
     return st.session_state["_view"]
 
 
+def _nav(sb) -> None:
+    """Labelled page links. Under AppTest a page runs as its own main script and the others are not
+    registered, so links are skipped there (the real server always has them)."""
+    for script, label, icon in _NAV:
+        try:
+            sb.page_link(script, label=label, icon=icon)
+        except StreamlitPageNotFoundError:
+            return
+
+
 def _seed(key: str, value) -> None:
     """Give a widget its value from the view state unless the user already set it this page."""
     if key not in st.session_state:
@@ -230,6 +250,7 @@ def start(page: str) -> Ctx:
     st.session_state["_notices"] = []
 
     sb = st.sidebar
+    _nav(sb)
     workloads = ["|".join(row[:3]) for row in options["workloads"]]
     if len(workloads) > 1:
         workloads.append("all")
@@ -403,7 +424,7 @@ def overview_page() -> None:
         share_box(ctx)
         return
     sources = list_sources(_cursor())
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
     c1.metric("Sources", len(sources))
     c2.metric("Rows in view", f"{len(ctx.points):,}")
     hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []

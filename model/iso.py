@@ -98,6 +98,8 @@ def cost_curves(frontier: pd.DataFrame, usd_per_gpu_hour: dict[str, float]) -> d
     cost = usd_per_mtok(rate, tps)
     names, codes = np.unique(frontier["series"].astype(object).to_numpy(), return_inverse=True)
     keep = np.isfinite(cost)
+    if not keep.any():          # no hardware in view has a rate: nothing to price
+        return {}
     # series, then x, then cost: the first of equal (series, x) is the cheapest
     order = np.lexsort((cost, x, codes))
     order = order[keep[order]]

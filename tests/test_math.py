@@ -182,3 +182,8 @@ def test_crossovers_respect_comparison_groups():
     assert len(crossovers(curves)) == 1
     groups = {name: i for i, name in enumerate(curves)}   # different workloads: never compared
     assert crossovers(curves, groups=groups).empty
+
+
+def test_no_rate_for_any_hardware_means_no_curves_not_a_crash():
+    frontier = fit_frontiers(_frame([(10, 1000), (20, 500)], "H20"))
+    assert cost_curves(frontier, {}) == {}
