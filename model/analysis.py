@@ -157,8 +157,8 @@ def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | 
     if not keys or frontier.empty:
         return None
     first = frontier.drop_duplicates("series")
-    workload = first[keys].astype(str).agg("|".join, axis=1)
-    return dict(zip(first["series"], workload))
+    columns = [first[k].astype(str).tolist() for k in keys]
+    return {series: "|".join(values) for series, *values in zip(first["series"], *columns)}
 
 
 def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
