@@ -34,6 +34,16 @@ from model.store import StoreError, connect, default_db_path, list_sources, load
 __all__ = ["main"]
 
 
+def _selection_args(q: argparse.ArgumentParser) -> None:
+    """Which rows, grouped how, priced at which rates: shared by every query command."""
+    q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="keep rows whose field equals a value (repeat a key to allow several)")
+    q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
+    q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
+    q.add_argument("--price-set", default=Scenario().price_set)
+    q.add_argument("--tier", default=Scenario().tier)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="costfrontier", description=__doc__.split("\n")[0])
     parser.add_argument("--db", help="database file (default: $COSTFRONTIER_DB or data/costfrontier.duckdb)")
@@ -53,12 +63,7 @@ def _parser() -> argparse.ArgumentParser:
                        ("iso", "$/M of every series at matched interactivity"),
                        ("crossover", "where one series becomes cheaper than another")):
         q = sub.add_parser(name, help=text)
-        q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                       help="keep rows whose field equals a value (repeat a key to allow several)")
-        q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
-        q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
-        q.add_argument("--price-set", default=Scenario().price_set)
-        q.add_argument("--tier", default=Scenario().tier)
+        _selection_args(q)
         q.add_argument("--basis", default="total", choices=BASES)
         q.add_argument("--w-input", type=float, default=Scenario().w_input,
                        help="blended basis: weight of an uncached input token relative to an output token")
@@ -76,12 +81,7 @@ def _parser() -> argparse.ArgumentParser:
         q = sub.add_parser(name, help=text)
         q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
                        help=f"a limit (repeat, or comma-separate): {', '.join(SLA_KEYS)}; e.g. ttft_p95=5 success=0.99")
-        q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                       help="keep rows whose field equals a value (repeat a key to allow several)")
-        q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
-        q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
-        q.add_argument("--price-set", default=Scenario().price_set)
-        q.add_argument("--tier", default=Scenario().tier)
+        _selection_args(q)
         q.add_argument("--basis", default="auto", choices=CAPACITY_BASES,
                        help="token basis; auto = total, else output, else input, as the rows have (and says which)")
         q.add_argument("--w-input", type=float, help="blended basis: weight of an uncached input token")

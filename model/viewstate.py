@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from model.analysis import Scenario
-from model.capacity import SLA
 from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
-from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.frontier import DEFAULT_SERIES_KEYS
 from model.hardware import canonical_hardware
-from model.iso import METHODS
 
 __all__ = ["ViewState", "parse_query", "MAX_VALUE_LENGTH"]
 
 MAX_VALUE_LENGTH = 2000
+_SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
+                    "w_cached")
 _LISTS = ("hw", "fw", "prec", "spec", "by", "at")
 
 #: query key -> field name
@@ -64,45 +64,11 @@ class ViewState(BaseModel):
     compare_base: str | None = None
     compare_peaks: bool = False                 # compare peaks, ignoring the SLA
 
-    @field_validator("sla")
-    @classmethod
-    def _sla(cls, v):
-        return SLA.from_text(v).to_text() if v else ""
-
-    @field_validator("w_input", "w_cached")
-    @classmethod
-    def _weight(cls, v):
-        if not (0 <= v <= 10):
-            raise ValueError("token weights must be in [0, 10]")
-        return v
-
     @field_validator("eval_tolerance")
     @classmethod
     def _tolerance(cls, v):
         if not (0 <= v <= 1):
             raise ValueError("tolerance must be in [0, 1]")
-        return v
-
-    @field_validator("by")
-    @classmethod
-    def _by(cls, v):
-        bad = [k for k in v if k not in SERIES_KEY_CHOICES]
-        if bad:
-            raise ValueError(f"unknown grouping key {bad[0]!r}")
-        return tuple(dict.fromkeys(v))
-
-    @field_validator("basis")
-    @classmethod
-    def _basis(cls, v):
-        if v not in BASES:
-            raise ValueError(f"basis must be one of {', '.join(BASES)}")
-        return v
-
-    @field_validator("method")
-    @classmethod
-    def _method(cls, v):
-        if v not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}")
         return v
 
     @field_validator("frontier_y")
@@ -112,23 +78,23 @@ class ViewState(BaseModel):
             raise ValueError("y must be throughput or cost")
         return v
 
-    @field_validator("rates")
-    @classmethod
-    def _rates(cls, v):
-        for hw, rate in v:
-            if not (0 < rate <= 1000):
-                raise ValueError(f"rate for {hw} must be in (0, 1000] $/GPU-hour")
-        return tuple(sorted(dict(v).items()))
-
     @field_validator("targets")
     @classmethod
     def _targets(cls, v):
         if len(v) > 20:
             raise ValueError("at most 20 targets")
-        for x in v:
-            if not (0 < x < 100_000):
-                raise ValueError("targets must be in (0, 100000) tok/s/user")
-        return tuple(sorted(set(v)))
+        return v
+
+    @model_validator(mode="after")
+    def _shared_with_scenario(self) -> "ViewState":
+        """Fields a Scenario also has are checked (and normalised) by Scenario itself: one definition."""
+        try:
+            scenario = self.scenario()
+        except ValidationError as exc:
+            raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        for name in _SCENARIO_FIELDS:
+            object.__setattr__(self, name, getattr(scenario, name))   # frozen: normalised values
+        return self
 
     @field_validator("headline_x")
     @classmethod
