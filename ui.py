@@ -33,11 +33,14 @@ from model.samples import load_samples
 from model.store import (
     StoreError,
     connect,
+    data_version,
     default_db_path,
     distinct_values,
     list_sources,
     load_points,
     remove_source,
+    stored_rates,
+    workloads,
 )
 from model.viewstate import ViewState, parse_query
 
@@ -75,7 +78,7 @@ def _cursor():
 
 def _version() -> tuple:
     """Changes whenever a source is added or removed: part of every data cache key."""
-    return tuple(_cursor().execute("SELECT count(*), coalesce(max(source_id), 0) FROM sources").fetchone())
+    return data_version(_cursor())
 
 
 # Points and frontiers are cached as resources: shared, not copied on every hit (cache_data would
@@ -101,18 +104,13 @@ def _export_csv(path: str, version: tuple, where: tuple) -> str:
 def _options(path: str, version: tuple) -> dict[str, list]:
     cur = _connection(path).cursor()
     out = {name: distinct_values(cur, name) for name in ("hardware", "framework", "precision", "spec_decoding")}
-    out["workloads"] = cur.execute(
-        "SELECT coalesce(model, ''), coalesce(CAST(isl AS VARCHAR), ''), coalesce(CAST(osl AS VARCHAR), ''),"
-        " count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points"
-        " GROUP BY ALL ORDER BY n DESC, 5 DESC").fetchall()
+    out["workloads"] = workloads(cur)
     return out
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _presets(path: str, version: tuple) -> pd.DataFrame:
-    stored = _connection(path).cursor().execute(
-        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source FROM tco_rates").df()
-    return load_presets(stored)
+    return load_presets(stored_rates(_connection(path).cursor()))
 
 
 # --------------------------------------------------------------------------- view state and sidebar
@@ -148,8 +146,8 @@ class Ctx:
         where = _where_key(self.state)
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
-        weights = (self.state.w_input, self.state.w_cached) if self.state.basis == "blended" else (0.25, 0.025)
-        frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates, self.state.sla, weights)
+        frontier = _frontier(path, version, where, self.state.by, self.state.basis, rates, self.state.sla,
+                             (self.state.w_input, self.state.w_cached))
         return analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
 
 

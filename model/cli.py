@@ -29,7 +29,15 @@ from model.cost import RateError, load_presets, resolve_rates
 from model.frontier import BASES, DEFAULT_SERIES_KEYS
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
-from model.store import StoreError, connect, default_db_path, list_sources, load_points, remove_source
+from model.store import (
+    StoreError,
+    connect,
+    default_db_path,
+    list_sources,
+    load_points,
+    remove_source,
+    stored_rates,
+)
 
 __all__ = ["main"]
 
@@ -167,7 +175,7 @@ _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "us
 def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
-    result = analyse(points, scenario)
+    result = analyse(points, scenario, load_presets(stored_rates(con)))
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
     elif args.command == "iso":

@@ -34,6 +34,9 @@ __all__ = [
     "table_checksums",
     "point_count",
     "remove_source",
+    "data_version",
+    "workloads",
+    "stored_rates",
 ]
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "costfrontier.duckdb"
@@ -332,3 +335,22 @@ def remove_source(con: duckdb.DuckDBPyConnection, source_id: int) -> int:
         con.execute("ROLLBACK")
         raise
     return removed
+
+
+def data_version(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(number of sources, highest source id): changes whenever a file is added or removed."""
+    return tuple(con.execute("SELECT count(*), coalesce(max(source_id), 0) FROM sources").fetchone())
+
+
+def workloads(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, int, int]]:
+    """(model, isl, osl, points with interactivity, points) per workload, most frontier points first."""
+    return con.execute(
+        "SELECT coalesce(model, ''), coalesce(CAST(isl AS VARCHAR), ''), coalesce(CAST(osl AS VARCHAR), ''),"
+        " count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points"
+        " GROUP BY ALL ORDER BY n DESC, 5 DESC").fetchall()
+
+
+def stored_rates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """TCO price sets ingested from files, in the shape of :func:`model.cost.load_presets`."""
+    return con.execute(
+        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source FROM tco_rates").df()

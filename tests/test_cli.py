@@ -82,3 +82,17 @@ def test_console_script_is_installed(sample_db):
     done = subprocess.run([exe, "--db", str(sample_db), "crossover", "--where", "spec_decoding=mtp"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "89.39" in done.stdout
+
+
+def test_an_ingested_price_set_prices_cli_queries(sample_db, tmp_path, capsys):
+    rates = tmp_path / "our_quote.csv"
+    rates.write_text("gpu,tier,usd_per_gpu_hr,all_in_kw_per_gpu,as_of,source\n"
+                     "B200,sales_quote,1.50,2.17,2027-01,our proposal\nMI355X,sales_quote,1.10,2.65,2027-01,our proposal\n")
+    assert main(["--db", str(sample_db), "ingest", str(rates)]) == 0
+    capsys.readouterr()
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
+                   "--price-set", "2027-01", "--tier", "sales_quote", "--at", "24", "--json")
+    assert out["usd_per_gpu_hour"] == {"B200": 1.5, "MI355X": 1.1}
+    # cost is linear in the rate: the published $0.34/M at $1.95 becomes 0.34 * 1.50 / 1.95
+    b200 = next(r for r in out["rows"] if r["series"] == "B200")
+    assert b200["usd_per_mtok"] == pytest.approx(0.337 * 1.50 / 1.95, abs=0.01)
