@@ -237,7 +237,7 @@ def start(page: str) -> Ctx:
     try:
         _connection(str(default_db_path()))
     except StoreError as exc:
-        st.error(f"Cannot open the database: {exc}")
+        st.error(_plain(f"Cannot open the database: {exc}"))
         st.stop()
     state = _initial_state()
     path, version = str(default_db_path()), _version()
@@ -305,8 +305,15 @@ def start(page: str) -> Ctx:
     overrides = dict(state.rates)
     new_rates = {}
     for hw in in_view:
-        default = float(overrides.get(hw, preset.get(hw, 2.0)))
         key = f"rate::{hw}"
+        if hw not in preset and hw not in overrides and key not in st.session_state:
+            # no preset and no rate given: ask, never invent one (unpriced until set)
+            value = sb.number_input(f"{hw} (no preset)", min_value=0.01, max_value=1000.0, value=None, step=0.05,
+                                    key=f"rate_new::{hw}", placeholder="set $/GPU-hour", format="%.2f")
+            if value is None:
+                continue
+            st.session_state[key] = float(value)   # from now on a slider like the others
+        default = float(overrides.get(hw, preset.get(hw, 0.0)))
         _seed(key, default)
         top = max(10.0, round(default * 3, 0))
         value = sb.slider(hw + ("" if hw in preset else " (no preset)"), 0.05, top, key=key, step=0.01,

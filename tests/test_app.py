@@ -5,6 +5,7 @@ Widgets are found by key; links are seeded through query params before the first
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,11 @@ def _analysis(db: str, where: dict, **scenario):
         return analyse(load_points(con, where), Scenario(**scenario))
     finally:
         con.close()
+
+
+def _unescape(text: str) -> str:
+    """Text as the reader sees it: the page escapes Markdown characters in file-sourced text."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _markdown(at) -> str:
@@ -180,3 +186,23 @@ def test_sla_in_the_link_filters_the_frontier(app):
     # at 80, linear between 77.82 ($1.95/(3600*650.1e-6) = $0.8332/M) and 100.85 ($1.2990/M):
     # 0.8332 + (80-77.82)/(100.85-77.82) * (1.2990-0.8332) = $0.877/M
     assert table.loc["B200", "80 tok/s/user"] == "$0.88/M"
+
+
+def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path):
+    import os
+
+    at = app("app.py")
+    con = connect(os.environ["COSTFRONTIER_DB"])
+    path = tmp_path / "h20.csv"
+    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl\nH20,8,900,30,GLM-5,8192,1024\n"
+                    "H20,8,500,60,GLM-5,8192,1024\n")
+    from model.ingest import ingest_file
+    ingest_file(con, path)
+    con.close()
+    at.run()
+    assert not at.exception
+    assert any("no $/GPU-hour for H20" in _unescape(w.value) for w in at.warning)
+    at.number_input(key="rate_new::H20").set_value(1.0).run()
+    assert not at.exception
+    assert not any("no $/GPU-hour for H20" in _unescape(w.value) for w in at.warning)
+    assert at.slider(key="rate::H20").value == 1.0 and at.query_params["r"] == "H20:1"
