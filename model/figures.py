@@ -175,11 +175,14 @@ def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, rea
                      method: str = "linear") -> go.Figure:
     """Cost curves with every crossover marked and labelled, and each series' reach limit."""
     traces = _curve_traces(curves, method)
+    middle = np.mean([max(c.x_max for c in curves.values()), 0.0]) if curves else 0.0
     if not crossovers.empty:
         traces.append(dict(
             type="scatter", x=crossovers["interactivity"].to_numpy(), y=crossovers["usd_per_mtok"].to_numpy(),
             mode="markers+text", name="crossover", marker=dict(symbol="x", size=14, color="#111", line=dict(width=2)),
-            text=[crossover_label(r) for _, r in crossovers.iterrows()], textposition="top left",
+            text=[crossover_label(r) for _, r in crossovers.iterrows()],
+            # labels open towards the middle of the chart so none is clipped at an edge
+            textposition=["top right" if x < middle else "top left" for x in crossovers["interactivity"]],
             hovertemplate="%{text}<br>$%{y:.3f}/M<extra>crossover</extra>", meta={"kind": "crossovers"}))
     if not reach.empty:
         colours = [hardware_colour(curves[s].hardware[0]) if s in curves else "#999" for s in reach["series"]]

@@ -77,6 +77,7 @@ def test_crossover_figure_marks_and_labels_the_crossing(mtp):
     marks = next(t for t in fig.data if t.meta["kind"] == "crossovers")
     assert list(marks.text) == ["MI355X cheaper below 89.4 tok/s/user"]
     assert marks.x[0] == pytest.approx(89.39, abs=0.01)
+    assert list(marks.textposition) == ["top left"]      # right half of the chart: the label opens leftwards
     reach = next(t for t in fig.data if t.meta["kind"] == "reach")
     assert sorted(reach.x) == pytest.approx([90.43, 100.85])
 
