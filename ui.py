@@ -455,8 +455,8 @@ def overview_page() -> None:
     x = st.number_input("Interactivity you need [tok/s/user]", min_value=float(lo * 0.5), max_value=float(hi * 1.5),
                         key="x", step=1.0, format="%.1f")
     ctx.update(headline_x=float(x))
-    st.subheader(_plain(_headline(result, x)))
     at_x = iso_table(result.curves, [x], ctx.state.method).sort_values("usd_per_mtok", na_position="last")
+    st.subheader(_plain(_headline(result, x, at_x)))
     at_x["$/M"] = [_status_text(r) for _, r in at_x.iterrows()]
     at_x["$/GPU-hour"] = at_x["usd_per_gpu_hour"].map(lambda v: figures.usd(v, "/h"))
     st.dataframe(at_x[["series", "$/M", "$/GPU-hour", "tokens_per_second_per_gpu"]].rename(
@@ -467,9 +467,9 @@ def overview_page() -> None:
     share_box(ctx)
 
 
-def _headline(result: Analysis, x: float) -> str:
-    at = iso_table(result.curves, [x], result.scenario.method).dropna(subset=["usd_per_mtok"])
-    at = at.sort_values("usd_per_mtok")
+def _headline(result: Analysis, x: float, at_x: pd.DataFrame) -> str:
+    """Which series is cheapest at ``x``, by how much, and where that changes. ``at_x``: the iso rows at x."""
+    at = at_x.dropna(subset=["usd_per_mtok"]).sort_values("usd_per_mtok")
     if at.empty:
         return f"No series reaches {x:.1f} tok/s/user."
     best = at.iloc[0]
