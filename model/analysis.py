@@ -124,9 +124,10 @@ def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: 
     """
     notes = []
     if sla and not points.empty:
-        kept, rejected = split_by_sla(points, SLA.from_text(sla))
+        limits = SLA.from_text(sla)
+        kept, rejected = split_by_sla(points, limits)
         if len(rejected):
-            notes.append(f"the SLA ({SLA.from_text(sla).describe()}) leaves out {len(rejected)} of {len(points)} "
+            notes.append(f"the SLA ({limits.describe()}) leaves out {len(rejected)} of {len(points)} "
                          f"rows; the frontier is fitted on the {len(kept)} that meet it")
         points = kept
     if basis == "blended" and not points.empty:
