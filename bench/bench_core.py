@@ -112,6 +112,31 @@ def main() -> None:
         print(f"frontier + iso + crossovers: {t_front + t_price:.3f} s (target < 1 s); "
               f"with the query: {t_query + t_front + t_price:.3f} s")
         con.close()
+        bench_directory(tmp)
+
+
+def bench_directory(tmp: Path, files: int = 100) -> None:
+    """A sweep as a tool writes it: one vLLM result JSON per concurrency, in one directory."""
+    import json
+
+    from model.cli import main as cli
+
+    sweep = tmp / "sweep"
+    sweep.mkdir()
+    template = json.loads((Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "formats"
+                           / "vllm_serve.json").read_text())
+    for i in range(files):
+        record = dict(template, max_concurrency=i + 1, output_throughput=template["output_throughput"] * (1 + i / 50),
+                      total_token_throughput=template["total_token_throughput"] * (1 + i / 50),
+                      median_tpot_ms=template["median_tpot_ms"] * (1 + i / 20))
+        (sweep / f"vllm_c{i + 1}.json").write_text(json.dumps(record))
+    db = tmp / "sweep.duckdb"
+    start = time.perf_counter()
+    code = cli(["--db", str(db), "ingest", str(sweep), "--set", "hardware=H200", "--set", "gpus=8"])
+    took = time.perf_counter() - start
+    assert code == 0
+    print(f"ingest a directory of {files} vLLM result files (one per concurrency): {took:.2f} s "
+          f"({took / files * 1000:.0f} ms per file)")
 
 
 if __name__ == "__main__":
