@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,21 @@ def con(db_path):
 def sample_con(con):
     load_samples(con)
     return con
+
+
+@pytest.fixture(scope="session")
+def samples_template(tmp_path_factory) -> Path:
+    """A database holding the bundled samples, built once per test run; tests get copies."""
+    path = tmp_path_factory.mktemp("template") / "samples.duckdb"
+    connection = connect(path)
+    load_samples(connection)
+    connection.close()
+    return path
+
+
+@pytest.fixture
+def sample_db(samples_template, tmp_path) -> Path:
+    """A fresh copy of the samples database, this test's own."""
+    path = tmp_path / "samples.duckdb"
+    shutil.copy(samples_template, path)
+    return path

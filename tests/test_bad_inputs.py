@@ -9,7 +9,6 @@ carrying HTML, Markdown, formulas or SQL is stored (literally) and exported (neu
 from __future__ import annotations
 
 import csv
-import shutil
 import subprocess
 import sys
 import time
@@ -23,7 +22,6 @@ from model.cli import main
 from model.export import neutralise_formula, safe_csv
 from model.frontier import fit_frontiers
 from model.ingest import IngestError, ingest_file
-from model.samples import load_samples
 from model.store import connect, load_points, table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,20 +38,6 @@ def test_manifest_covers_the_corpus():
     assert all(e["expected_substring"] for e in MANIFEST)
 
 
-@pytest.fixture(scope="module")
-def template_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("template") / "samples.duckdb"
-    con = connect(path)
-    load_samples(con)
-    con.close()
-    return path
-
-
-@pytest.fixture
-def sample_db(template_db, tmp_path) -> Path:
-    path = tmp_path / "db.duckdb"
-    shutil.copy(template_db, path)
-    return path
 
 
 def _checksums(path: Path) -> dict:

@@ -10,16 +10,7 @@ from pathlib import Path
 import pytest
 
 from model.cli import main
-from model.samples import load_samples
 from model.store import connect, table_checksums
-
-
-@pytest.fixture
-def sample_db(db_path):
-    con = connect(db_path)
-    load_samples(con)
-    con.close()
-    return db_path
 
 
 def run_json(capsys, *argv):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import duckdb
@@ -11,25 +10,18 @@ import pytest
 from model.cli import main
 from model.export import safe_csv
 from model.ingest import ingest_file
-from model.samples import load_samples
 from model.schema import POINT_FIELDS, SCHEMA_VERSION
 from model.store import StoreError, connect, list_sources, load_points, remove_source, table_checksums
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("versions") / "samples.duckdb"
-    con = connect(path)
-    load_samples(con)
-    con.close()
-    return path
+@pytest.fixture
+def template(samples_template) -> Path:
+    return samples_template
 
 
 @pytest.fixture
-def db(template, tmp_path) -> Path:
-    path = tmp_path / "db.duckdb"
-    shutil.copy(template, path)
-    return path
+def db(sample_db) -> Path:
+    return sample_db
 
 
 def snapshot(path: Path) -> dict[str, bytes | None]:
