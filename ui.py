@@ -506,6 +506,9 @@ def frontier_page() -> None:
     _notes(result)
     st.plotly_chart(figures.frontier_figure(result.points, result.frontier, y, bool(optimal)), width="stretch",
                     key="frontier_chart")
+    if not optimal and len(result.points) > figures.DETAIL_LIMIT:
+        st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "
+                   "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
     shown = result.frontier[["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep", "dp",
                              "pp", "concurrency", "source_file", "source_line"]]
     st.dataframe(_money_columns(shown, ["usd_per_mtok"]), hide_index=True, width="stretch")

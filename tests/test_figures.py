@@ -102,3 +102,21 @@ def test_every_figure_is_valid_plotly(mtp):
     for fig in (frontier_figure(mtp.points, mtp.frontier), cost_figure(mtp.curves, mtp.iso, "monotone"),
                 crossover_figure(mtp.curves, mtp.crossovers, mtp.reach), break_even_figure(table, "B200", "MI355X")):
         go.Figure(fig.to_dict())   # the validating constructor raises on any unknown property
+
+
+def test_many_points_hover_lightly_but_frontier_points_keep_their_detail():
+    import numpy as np
+    import pandas as pd
+
+    from model.figures import DETAIL_LIMIT
+
+    n = DETAIL_LIMIT + 1
+    rng = np.random.default_rng(3)
+    points = pd.DataFrame({"series": "B200", "hardware": "B200", "interactivity": rng.uniform(1, 100, n),
+                           "tokens_per_second_per_gpu": rng.uniform(100, 2000, n), "usd_per_mtok": 1.0})
+    frontier = points.nlargest(3, "tokens_per_second_per_gpu").assign(source_file="f.csv", source_line=2)
+    fig = frontier_figure(points, frontier)
+    measured = next(t for t in fig.data if t.meta["kind"] == "points")
+    assert measured.type == "scattergl" and measured.customdata is None and len(measured.x) == n
+    line = next(t for t in fig.data if t.meta["kind"] == "frontier")
+    assert line.customdata[0][6] == "f.csv:2"
