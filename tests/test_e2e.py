@@ -150,3 +150,36 @@ def test_screenshots_of_every_page(server, browser):
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
         page.close()
     assert len(list(SHOTS.glob("*.png"))) >= len(PAGES)
+
+
+def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
+    base, _ = server
+    page = _open(browser, f"{base}/TCO_rates?spec=mtp")
+    grid = page.locator("[data-testid=stDataFrame]").first
+    box = grid.bounding_box()
+    # the grid takes a moment after it is drawn before it accepts edits; typing lands only once the
+    # cell editor is open, so the edit is retried as a whole if the link does not follow
+    page.wait_for_timeout(2_000)
+    for attempt in range(3):
+        for _ in range(6):
+            page.mouse.dblclick(box["x"] + box["width"] * 0.62, box["y"] + 52)   # B200 row, "your $/GPU-hour"
+            page.wait_for_timeout(800)
+            if page.locator("textarea, input.gdg-input").count():
+                break
+        page.keyboard.press("Control+A")
+        page.wait_for_timeout(300)
+        page.keyboard.type("1.5", delay=50)
+        page.wait_for_timeout(300)
+        page.keyboard.press("Enter")
+        try:
+            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:1.5')",
+                                   timeout=10_000)
+            break
+        except Exception:
+            if attempt == 2:
+                page.screenshot(path=str(SHOTS.parent / "rates_table_failure.png"), full_page=True)
+                raise
+    _settle(page)
+    slider = page.locator("[data-testid=stSlider]").filter(has_text="B200").inner_text()
+    assert "$1.50" in slider
+    page.close()
