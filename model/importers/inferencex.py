@@ -85,14 +85,11 @@ def _extras(obj: dict, metrics: dict, skip: set[str]) -> dict[str, Any]:
     return out
 
 
-def _agg_row(line: int, obj: dict) -> dict[str, Any]:
-    disagg = _truthy(obj.get("disagg")) or _truthy(obj.get("is_multinode")) or "prefill_tp" in obj
-    spec = obj.get("spec_decoding")
-    if spec is None and "mtp" in obj:
-        spec = "mtp" if _truthy(obj["mtp"]) or integer(obj["mtp"]) else "none"
-    row: dict[str, Any] = {
+def _workload_and_recipe(line: int, obj: dict, hardware: Any, spec: Any) -> dict[str, Any]:
+    """The fields agg objects and API rows spell alike (they name hardware and spec differently)."""
+    return {
         "source_line": line,
-        "hardware": obj.get("hw"),
+        "hardware": hardware,
         "model": obj.get("model"),
         "isl": integer(obj.get("isl")),
         "osl": integer(obj.get("osl")),
@@ -101,6 +98,16 @@ def _agg_row(line: int, obj: dict) -> dict[str, Any]:
         "precision": obj.get("precision"),
         "spec_decoding": spec,
         "concurrency": num(obj.get("conc")),
+    }
+
+
+def _agg_row(line: int, obj: dict) -> dict[str, Any]:
+    disagg = _truthy(obj.get("disagg")) or _truthy(obj.get("is_multinode")) or "prefill_tp" in obj
+    spec = obj.get("spec_decoding")
+    if spec is None and "mtp" in obj:
+        spec = "mtp" if _truthy(obj["mtp"]) or integer(obj["mtp"]) else "none"
+    row: dict[str, Any] = {
+        **_workload_and_recipe(line, obj, obj.get("hw"), spec),
         **_gpus(obj, disagg, "tp"),
         **_measurements(obj),
     }
@@ -112,16 +119,7 @@ def _api_row(line: int, obj: dict) -> dict[str, Any]:
     metrics = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
     disagg = _truthy(obj.get("disagg"))
     row: dict[str, Any] = {
-        "source_line": line,
-        "hardware": obj.get("hardware"),
-        "model": obj.get("model"),
-        "isl": integer(obj.get("isl")),
-        "osl": integer(obj.get("osl")),
-        "framework": obj.get("framework"),
-        "framework_version": _image(obj.get("image")),
-        "precision": obj.get("precision"),
-        "spec_decoding": obj.get("spec_method"),
-        "concurrency": num(obj.get("conc")),
+        **_workload_and_recipe(line, obj, obj.get("hardware"), obj.get("spec_method")),
         # aggregated rows: num_prefill_gpu/num_decode_gpu are not GPU counts; tp is the divisor
         **_gpus(obj, disagg, "decode_tp"),
         **_measurements(metrics),
