@@ -125,6 +125,7 @@ class Ctx:
     presets: pd.DataFrame
     options: dict
     empty: bool
+    version: tuple                       # the data version this rerun read: every cache key uses it
     memo: dict = field(default_factory=dict)
 
     def update(self, **changes) -> "Ctx":
@@ -142,7 +143,7 @@ class Ctx:
         return self.memo[key]
 
     def _analysis(self, scenario, with_points: bool) -> Analysis:
-        path, version = str(default_db_path()), _version()
+        path, version = str(default_db_path()), self.version
         where = _where_key(self.state)
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = tuple(sorted(_all_rates(self).items())) if "hardware" not in self.state.by else ()
@@ -329,7 +330,7 @@ def start(page: str) -> Ctx:
     state = where_state.model_copy(update={"by": by, "basis": basis, "method": method, "price_set": price_set,
                                            "tier": tier, "rates": tuple(sorted(new_rates.items())), "sla": sla,
                                            **weights})
-    ctx = Ctx(page, state, points, presets, options, empty=not options["workloads"])
+    ctx = Ctx(page, state, points, presets, options, empty=not options["workloads"], version=version)
     ctx.update()
     return ctx
 
@@ -709,6 +710,7 @@ def data_page() -> None:
     sources = list_sources(_cursor())
     st.dataframe(sources.drop(columns=["sha256"]), hide_index=True, width="stretch", key="sources_table")
     if not ctx.points.empty:
+        # fresh version, not ctx.version: an upload earlier in this rerun may have added rows
         csv = _export_csv(str(default_db_path()), _version(), _where_key(ctx.state))
         st.download_button("Download the filtered rows as CSV", csv, file_name="costfrontier.csv",
                            mime="text/csv", key="download")
@@ -787,7 +789,7 @@ def _evals(path: str, version: tuple) -> pd.DataFrame:
 
 def _accuracy_section(ctx: Ctx) -> None:
     """Accuracy evaluations of the models in view, with regressions against the reference precision flagged."""
-    evals = _evals(str(default_db_path()), _version())
+    evals = _evals(str(default_db_path()), ctx.version)
     models = set(ctx.points["model"].dropna()) if "model" in ctx.points else set()
     evals = evals[evals["model"].isin(models)] if not evals.empty else evals
     if evals.empty:
