@@ -1,8 +1,13 @@
-"""Cost Frontier: what does a million tokens cost on this hardware, at this speed?"""
+"""Cost Frontier: what does a million tokens cost on this hardware, at this speed?
+
+The frame: the shared sidebar is drawn once here, then the chosen page runs.
+"""
 
 import streamlit as st
 
-import ui
+from ui import frame
 
-st.set_page_config(page_title="Cost Frontier", layout="wide")
-ui.overview_page()
+st.set_page_config(page_title="Cost Frontier", layout="wide", page_icon=":material/payments:")
+page = frame.navigation()
+frame.start(page.url_path)
+page.run()

@@ -15,7 +15,14 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from model.capacity import SLA, add_blended_throughput, split_by_sla
-from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, RateError, load_presets, resolve_rates, usd_per_mtok
+from model.cost import (
+    DEFAULT_PRICE_SET,
+    DEFAULT_TIER,
+    has_price_set,
+    load_presets,
+    resolve_rates,
+    usd_per_mtok,
+)
 from model.frontier import (
     BASES,
     DEFAULT_SERIES_KEYS,
@@ -173,13 +180,11 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     """
     presets = load_presets() if presets is None else presets
     hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
-    try:
-        rates = resolve_rates(hardware, presets, scenario.price_set, scenario.tier, dict(scenario.rates))
-    except RateError:
-        # an unknown price set still lets explicit overrides price what they name
-        rates = {hw: r for hw, r in dict(scenario.rates).items() if hw in hardware}
+    rates = resolve_rates(hardware, presets, scenario.price_set, scenario.tier, dict(scenario.rates))
     missing = [hw for hw in hardware if hw not in rates]
     notes = []
+    if not has_price_set(presets, scenario.price_set, scenario.tier):
+        notes.append(f"no price set {scenario.price_set!r} / tier {scenario.tier!r}: only rates set by hand are used")
     if missing:
         notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
     points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached)

@@ -25,7 +25,7 @@ import pandas as pd
 
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
-from model.cost import RateError, load_presets, resolve_rates
+from model.cost import load_presets, resolve_rates
 from model.frontier import BASES, DEFAULT_SERIES_KEYS
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
@@ -222,10 +222,8 @@ def _capacity(args, con) -> int:
         raise UsageError("--basis blended needs --w-input and --w-cached")
     points = load_points(con, where)
     hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
-    try:
-        rates = resolve_rates(hardware, load_presets(), scenario.price_set, scenario.tier, dict(scenario.rates))
-    except RateError:
-        rates = {hw: r for hw, r in dict(scenario.rates).items() if hw in hardware}
+    rates = resolve_rates(hardware, load_presets(stored_rates(con)), scenario.price_set, scenario.tier,
+                          dict(scenario.rates))
     knees = knee(points, sla, rates, basis=args.basis, keys=scenario.by, rule=args.rule,
                  gpus_per_node=args.gpus_per_node, w_input=args.w_input, w_cached=args.w_cached)
     missing = sorted({hw for hw in knees["hardware"].dropna() if hw not in rates})

@@ -24,6 +24,7 @@ __all__ = [
     "tiers",
     "preset_rates",
     "resolve_rates",
+    "has_price_set",
 ]
 
 PRESETS_CSV = Path(__file__).resolve().parent.parent / "data" / "samples" / "tco_presets_usd_per_gpu_hr.csv"
@@ -95,16 +96,42 @@ def preset_rates(presets: pd.DataFrame, price_set: str = DEFAULT_PRICE_SET, tier
     return dict(zip(rows["hardware"], rows["usd_per_gpu_hour"].astype(float)))
 
 
-def resolve_rates(hardware: list[str], presets: pd.DataFrame, price_set: str = DEFAULT_PRICE_SET,
-                  tier: str = DEFAULT_TIER, overrides: dict[str, float] | None = None) -> dict[str, float]:
-    """$/GPU-hour for each hardware: the override if given, else the preset.
+def has_price_set(presets: pd.DataFrame, price_set: str, tier: str) -> bool:
+    """True when ``presets`` hold rows for this price set and tier."""
+    return bool(((presets["price_set"] == price_set) & (presets["tier"] == tier)).any())
 
-    Hardware without either is left out; callers report it (a point without a
-    rate has no $/M, it is never priced at zero).
+
+def resolve_rates(hardware: list[str] | None, presets: pd.DataFrame, price_set: str = DEFAULT_PRICE_SET,
+                  tier: str = DEFAULT_TIER, overrides: dict[str, float] | None = None) -> dict[str, float]:
+    """The rate rule, the one place every page and command takes $/GPU-hour from.
+
+    A hardware's rate is its override if one is given, else the preset of ``price_set`` /
+    ``tier`` (built-in presets plus ingested TCO price sets, see :func:`load_presets`).
+    Names match case-insensitively (``h100`` in a file takes the ``H100`` preset); the result
+    is keyed by the spelling in ``hardware`` (or, with ``hardware=None``, by every name a
+    preset or override knows). An unknown price set prices only what the overrides name.
+    Hardware with neither is left out; callers report it (a point without a rate has no
+    $/M, it is never priced at zero).
+
+    Parameters
+    ----------
+    hardware : list of str or None  names to price, as the data spells them
+    presets : DataFrame  from :func:`load_presets`
+    price_set, tier : str  which preset rows to use
+    overrides : dict  hardware -> $/GPU-hour set by the user [$/GPU/h]; each in (0, 1000]
+
+    Raises
+    ------
+    RateError  when an override is not a positive finite number.
     """
-    rates = preset_rates(presets, price_set, tier)
+    table = preset_rates(presets, price_set, tier) if has_price_set(presets, price_set, tier) else {}
+    names = {hw.lower(): hw for hw in table}
+    rates = {hw.lower(): rate for hw, rate in table.items()}
     for hw, value in (overrides or {}).items():
         if not (value > 0 and np.isfinite(value)):
             raise RateError(f"$/GPU-hour for {hw} must be a positive number (got {value})")
-        rates[hw] = float(value)
-    return {hw: rates[hw] for hw in hardware if hw in rates}
+        names.setdefault(hw.lower(), hw)
+        rates[hw.lower()] = float(value)
+    if hardware is None:
+        return {names[key]: rate for key, rate in rates.items()}
+    return {hw: rates[hw.lower()] for hw in hardware if hw.lower() in rates}

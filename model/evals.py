@@ -94,7 +94,9 @@ def flag_regressions(evals: pd.DataFrame, reference_precision: str = "fp8", tole
     ref_score = out["reference_score"].astype(float).to_numpy()
     se = pd.to_numeric(out["stderr"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     ref_se = pd.to_numeric(out["reference_stderr"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    drop = ref_score - score
+    # scores are stated to a few decimals: 0.955 - 0.945 is 0.010000000000000009 in floating point,
+    # which must not count as more than a 0.01 tolerance
+    drop = np.round(ref_score - score, 9)
     combined = np.sqrt(se ** 2 + ref_se ** 2)
     over_tol = drop > tolerance
     with np.errstate(invalid="ignore"):

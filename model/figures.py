@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from model.fmt import usd
 from model.hardware import hardware_colour
 from model.iso import CostCurve, _inside
 
@@ -17,13 +18,6 @@ __all__ = ["usd", "frontier_figure", "cost_figure", "crossover_figure", "break_e
 
 X_TITLE = "Interactivity [tok/s/user]"
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-
-
-def usd(value: float | None, per: str = "/M") -> str:
-    """``0.2194`` -> ``"$0.22/M"``; ``None``/NaN -> ``"—"``."""
-    if value is None or not np.isfinite(value):
-        return "—"
-    return f"${value:,.2f}{per}" if abs(value) >= 0.1 else f"${value:,.3f}{per}"
 
 
 def _styles(series: list[str], hardware_of: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -189,17 +183,21 @@ def crossover_label(row: pd.Series | dict) -> str:
 
 def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, reach: pd.DataFrame,
                      method: str = "linear") -> go.Figure:
-    """Cost curves with every crossover marked and labelled, and each series' reach limit."""
+    """Cost curves with every crossover marked and numbered, and each series' reach limit.
+
+    Crossovers carry a number on the chart (1, 2, ...) in the order of ``crossovers``; their
+    words go in a list beside the chart and in the hover, so labels never pile up.
+    """
     traces = _curve_traces(curves, method)
-    middle = np.mean([max(c.x_max for c in curves.values()), 0.0]) if curves else 0.0
     if not crossovers.empty:
         traces.append(dict(
             type="scatter", x=crossovers["interactivity"].to_numpy(), y=crossovers["usd_per_mtok"].to_numpy(),
-            mode="markers+text", name="crossover", marker=dict(symbol="x", size=14, color="#111", line=dict(width=2)),
-            text=[crossover_label(r) for _, r in crossovers.iterrows()],
-            # labels open towards the middle of the chart so none is clipped at an edge
-            textposition=["top right" if x < middle else "top left" for x in crossovers["interactivity"]],
-            hovertemplate="%{text}<br>$%{y:.3f}/M<extra>crossover</extra>", meta={"kind": "crossovers"}))
+            mode="markers+text", name="crossover", marker=dict(symbol="x", size=13, color="#111", line=dict(width=2)),
+            text=[str(i) for i in range(1, len(crossovers) + 1)], textposition="top center",
+            textfont=dict(size=13, color="#111"),
+            customdata=[crossover_label(r) for _, r in crossovers.iterrows()],
+            hovertemplate="%{customdata}<br>$%{y:.3f}/M<extra>crossover %{text}</extra>",
+            meta={"kind": "crossovers"}))
     if not reach.empty:
         colours = [hardware_colour(curves[s].hardware[0]) if s in curves else "#999" for s in reach["series"]]
         traces.append(dict(
@@ -211,14 +209,20 @@ def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, rea
     return _figure(traces, "Cost [$ per million tokens]", y_money="/M")
 
 
-def break_even_figure(table: pd.DataFrame, series: str, against: str) -> go.Figure:
-    """Break-even $/GPU-hour of ``series`` against ``against`` across interactivity, with its current rate."""
+def break_even_figure(table: pd.DataFrame, series: str, against: str, at: float | None = None) -> go.Figure:
+    """Break-even $/GPU-hour of ``series`` against ``against`` across interactivity, with its current
+    rate and, when given, the interactivity ``at`` the answer is read at."""
     traces = [
         dict(type="scatter", x=table["interactivity"].to_numpy(), y=table["break_even_usd_per_gpu_hour"].to_numpy(),
-             mode="lines", name=f"break-even rate for {series}", line=dict(width=3, color="#1f6feb"),
+             mode="lines", name=f"rate at which {series} matches {against}", line=dict(width=3, color="#1f6feb"),
              hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.2f}/GPU-h<extra></extra>", meta={"kind": "break_even"}),
         dict(type="scatter", x=table["interactivity"].to_numpy(), y=table["usd_per_gpu_hour"].to_numpy(),
              mode="lines", name=f"current rate for {series}", line=dict(width=2, dash="dash", color="#666"),
              hovertemplate="$%{y:.2f}/GPU-h<extra></extra>", meta={"kind": "current_rate"}),
     ]
-    return _figure(traces, "$ per GPU-hour", title=f"{series} matches {against} at this rate", y_money="/GPU-h")
+    fig = _figure(traces, "$ per GPU-hour", y_money="/GPU-h")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+                      margin=dict(l=60, r=20, t=20, b=90))
+    if at is not None:
+        fig.add_vline(x=at, line=dict(color="#bbb", width=1, dash="dot"))
+    return fig

@@ -261,7 +261,8 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
                 full: bool = False) -> pd.DataFrame:
     """Points matching ``where`` (field -> accepted values), with their source file name.
 
-    Values are compared as text, so ``--where isl=8192`` and ``isl=[8192]`` both work.
+    Values are compared as text, so ``--where isl=8192`` and ``isl=[8192]`` both work. An empty
+    value (``None`` or ``""``) matches rows that leave the field empty: never a wildcard.
     ``full`` adds the free-text columns (extra, notes, url, tags) and orders by point id,
     for exports; the analysis needs neither.
     """
@@ -271,8 +272,12 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
         if not values:
             continue
         _checked_field(field)
-        clauses.append(f"CAST(p.{field} AS VARCHAR) IN ({', '.join('?' * len(values))})")
-        params.extend(str(v) for v in values)
+        stated = [str(v) for v in values if v is not None and str(v) != ""]
+        tests = [f"CAST(p.{field} AS VARCHAR) IN ({', '.join('?' * len(stated))})"] if stated else []
+        if len(stated) < len(values):   # an empty value matches rows that do not state the field
+            tests.append(f"p.{field} IS NULL")
+        clauses.append("(" + " OR ".join(tests) + ")")
+        params.extend(stated)
     columns = ["p.point_id", "p.source_id", *(f"p.{f}" for f in POINT_FIELDS if full or f not in _TEXT_COLUMNS)]
     sql = (
         f"SELECT {', '.join(columns)}, s.file_name AS source_file, s.format AS source_format FROM points p "

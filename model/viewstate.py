@@ -8,6 +8,7 @@ stay short.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -17,9 +18,11 @@ from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
 from model.frontier import DEFAULT_SERIES_KEYS
 from model.hardware import canonical_hardware
 
-__all__ = ["ViewState", "parse_query", "MAX_VALUE_LENGTH"]
+__all__ = ["ViewState", "parse_query", "reconcile", "MAX_VALUE_LENGTH"]
 
 MAX_VALUE_LENGTH = 2000
+#: what a hardware, framework, precision or series name may look like in a link
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+/()\-·=?]{0,119}")
 _SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
                     "w_cached")
 _LISTS = ("hw", "fw", "prec", "spec", "by", "at")
@@ -103,6 +106,26 @@ class ViewState(BaseModel):
             raise ValueError("interactivity must be in (0, 100000) tok/s/user")
         return v
 
+    @field_validator("hardware", "framework", "precision", "spec_decoding", "compare")
+    @classmethod
+    def _names(cls, v):
+        for name in v:
+            if not NAME.fullmatch(name):
+                raise ValueError(f"{_short(name)!r} is not a name this product stores")
+        return v
+
+    @field_validator("rates")
+    @classmethod
+    def _rate_names(cls, v):
+        for hw, _ in v:
+            if not NAME.fullmatch(hw):
+                raise ValueError(f"{_short(hw)!r} is not a hardware name")
+        return v
+
+    def replace(self, **changes) -> "ViewState":
+        """A validated copy with ``changes`` (``model_copy`` would skip validation)."""
+        return ViewState(**{**self.model_dump(), **changes})
+
     def scenario(self) -> Scenario:
         return Scenario(by=self.by, basis=self.basis, method=self.method, price_set=self.price_set,
                         tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline,
@@ -112,13 +135,9 @@ class ViewState(BaseModel):
         """Store filters (field -> accepted values) for :func:`model.store.load_points`."""
         out: dict[str, list] = {}
         if self.workload and self.workload != "all":
-            model, isl, osl = (self.workload.split("|") + ["", "", ""])[:3]
-            if model:
-                out["model"] = [model]
-            if isl:
-                out["isl"] = [isl]
-            if osl:
-                out["osl"] = [osl]
+            # an empty part is a value to match (rows that do not state it), never a wildcard
+            for name, value in zip(("model", "isl", "osl"), (self.workload.split("|") + ["", "", ""])[:3]):
+                out[name] = [value or None]
         for field in ("hardware", "framework", "precision", "spec_decoding"):
             if getattr(self, field):
                 out[field] = list(getattr(self, field))
@@ -194,6 +213,7 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
             ViewState(**{field: candidate})
         except (ValueError, ValidationError, TypeError) as exc:
             reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            reason = reason.removeprefix("Value error, ")
             notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(reason, 120)}")
             continue
         values[field] = candidate
@@ -203,3 +223,60 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
 def _short(text: str, limit: int = 40) -> str:
     text = str(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _match(value: str, known: list[str]) -> str | None:
+    """``value`` as ``known`` spells it, compared case-insensitively; None when absent."""
+    lower = {str(k).lower(): k for k in known}
+    return lower.get(str(value).lower())
+
+
+def reconcile(state: ViewState, options: dict) -> tuple[ViewState, list[str]]:
+    """Check the values that depend on the data against it; each value dropped gets a notice.
+
+    ``options``: ``workloads`` (keys ``model|isl|osl``), ``hardware``, ``framework``, ``precision``,
+    ``spec_decoding`` (values in the data), ``price_sets`` (price set -> its tiers) and
+    ``priced`` (hardware names a preset prices). Names are matched case-insensitively and
+    returned as the data spells them.
+    """
+    notices: list[str] = []
+    changes: dict[str, Any] = {}
+    workloads = list(options.get("workloads", []))
+    if state.workload and state.workload != "all" and state.workload not in workloads:
+        shown = workloads[0] if workloads else "none"
+        notices.append(f"workload {_short(state.workload)!r} from the link is not in the data; showing {shown!r}")
+        changes["workload"] = None
+    for field, label in (("hardware", "hardware"), ("framework", "framework"), ("precision", "precision"),
+                         ("spec_decoding", "speculative decoding")):
+        kept = []
+        for value in getattr(state, field):
+            found = _match(value, options.get(field, []))
+            if found is None:
+                notices.append(f"ignored {label} filter {_short(value)!r}: not in the data")
+            else:
+                kept.append(found)
+        if tuple(kept) != getattr(state, field):
+            changes[field] = tuple(dict.fromkeys(kept))
+    sets = options.get("price_sets", {})
+    price_set = state.price_set
+    if sets and price_set not in sets:
+        price_set = DEFAULT_PRICE_SET if DEFAULT_PRICE_SET in sets else sorted(sets)[-1]
+        notices.append(f"price set {_short(state.price_set)!r} is not known; showing {price_set} "
+                       f"(known: {', '.join(sorted(sets))})")
+        changes["price_set"] = price_set
+    tiers = sets.get(price_set, [])
+    if tiers and state.tier not in tiers:
+        tier = DEFAULT_TIER if DEFAULT_TIER in tiers else tiers[0]
+        notices.append(f"tier {_short(state.tier)!r} is not in price set {price_set}; showing {tier}")
+        changes["tier"] = tier
+    known_hw = list(options.get("hardware", []))
+    rates = []
+    for hw, rate in state.rates:
+        found = _match(hw, known_hw)
+        if found is None:
+            notices.append(f"ignored the rate for {_short(hw)!r}: no such hardware in the data")
+        else:
+            rates.append((found, rate))
+    if tuple(rates) != state.rates:
+        changes["rates"] = tuple(rates)
+    return (state.replace(**changes) if changes else state), notices

@@ -1,8 +1,27 @@
-"""Frontier · Cost Frontier."""
+"""Frontier: every measured point and each series' Pareto frontier."""
 
 import streamlit as st
 
-import ui
+from model import figures
+from ui import frame, widgets
+from ui.state import bind
 
-st.set_page_config(page_title="Frontier · Cost Frontier", layout="wide")
-ui.frontier_page()
+ctx = frame.context(__file__)
+st.title("Frontier")
+st.caption("Every measured point, and each series' Pareto frontier of throughput per GPU against interactivity.")
+if widgets.no_data(ctx):
+    st.stop()
+c1, c2 = st.columns([2, 1])
+y = bind(c1.radio, "y", "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
+         format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
+optimal = bind(c2.toggle, "opt", "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
+result = ctx.analysis(with_points=True)
+widgets.notes(result)
+st.plotly_chart(figures.frontier_figure(result.points, result.frontier, y, optimal), width="stretch",
+                key="frontier_chart")
+if not optimal and len(result.points) > figures.DETAIL_LIMIT:
+    st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "
+               "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
+st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
+widgets.table(result.frontier[["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep",
+                               "dp", "pp", "concurrency", "source_file", "source_line"]], key="frontier_table")

@@ -1,8 +1,37 @@
-"""Cost at matched interactivity · Cost Frontier."""
+"""Cost at matched interactivity: $/M of every series at the same tok/s/user, and ratios to a baseline."""
 
 import streamlit as st
 
-import ui
+from model import figures, fmt
+from model.answers import iso_pivot, parse_targets
+from ui import frame, widgets
+from ui.state import bind, plain
 
-st.set_page_config(page_title="Cost at matched interactivity · Cost Frontier", layout="wide")
-ui.cost_page()
+ctx = frame.context(__file__)
+st.title("Cost at matched interactivity")
+if widgets.no_data(ctx):
+    st.stop()
+defaults = ctx.analysis().targets if not ctx.state.targets else []
+bind(st.text_input, "at", "targets", "Interactivity targets [tok/s/user], comma-separated",
+     to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets,
+     help="Up to 20 positive numbers. Defaults are spread over the range every series reaches.")
+names = sorted(ctx.analysis().curves)
+if ctx.state.baseline and ctx.state.baseline not in names:
+    st.warning(plain(f"Baseline {ctx.state.baseline!r} is not among the series shown; using {names[0]!r}.")
+               if names else "No series to compare.")
+if names:
+    bind(st.selectbox, "base", "baseline", "Baseline series for ratios", names,
+         to_widget=lambda v: v if v in names else names[0])
+result = ctx.analysis(baseline=ctx.state.baseline if ctx.state.baseline in names else (names or [None])[0])
+widgets.notes(result)
+st.plotly_chart(figures.cost_figure(result.curves, result.iso, ctx.state.method), width="stretch", key="cost_chart")
+if result.iso.empty:
+    st.info("No series to price.")
+else:
+    costs, ratios = iso_pivot(result.iso)
+    st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end)")
+    st.table(costs)
+    st.markdown(f"**Cost relative to {plain(result.scenario.baseline)}** (above 1.00x: dearer than the baseline)")
+    st.table(ratios)
+st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
+           f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

@@ -1,8 +1,43 @@
-"""TCO rates · Cost Frontier."""
+"""TCO rates: every hardware's $/GPU-hour in one editable table, beside its preset."""
 
+import pandas as pd
 import streamlit as st
 
-import ui
+from model.cost import resolve_rates
+from ui import frame, sidebar, widgets
 
-st.set_page_config(page_title="TCO rates · Cost Frontier", layout="wide")
-ui.rates_page()
+ctx = frame.context(__file__)
+st.title("TCO rates")
+st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-prices at once. Any rate above $0 and "
+           "up to $1,000 is taken as typed.")
+in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
+preset = resolve_rates(in_view, ctx.presets, ctx.state.price_set, ctx.state.tier)
+current = ctx.rates()
+chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
+power = {str(hw).lower(): kw for hw, kw in zip(chosen["hardware"], chosen["all_in_kw_per_gpu"])}
+rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [preset.get(hw) for hw in in_view],
+                     "your $/GPU-hour": [current.get(hw) for hw in in_view],
+                     "all-in kW/GPU": [power.get(hw.lower()) for hw in in_view]})
+# the editor's key changes with every accepted or refused edit, so it always shows the rates in force
+edits = st.session_state.setdefault("_rates_table_edits", 0)
+
+
+def _on_edit() -> None:
+    changed = st.session_state[f"rates_table_{edits}"].get("edited_rows", {})
+    for index, change in changed.items():
+        if "your $/GPU-hour" in change and int(index) < len(in_view):
+            sidebar.set_rate(in_view[int(index)], change["your $/GPU-hour"])
+    st.session_state["_rates_table_edits"] = edits + 1
+
+
+if in_view:
+    st.data_editor(rows, key=f"rates_table_{edits}", hide_index=True, width="stretch", on_change=_on_edit,
+                   disabled=["hardware", "preset $/GPU-hour", "all-in kW/GPU"],
+                   column_config={"your $/GPU-hour": st.column_config.NumberColumn(step=0.01, format="$%.2f"),
+                                  "preset $/GPU-hour": st.column_config.NumberColumn(format="$%.2f")})
+else:
+    st.info("No hardware in view.")
+st.button("Reset to preset", on_click=sidebar.reset_rates, key="reset_rates")
+with st.expander(f"All presets in {ctx.state.price_set} / {ctx.state.tier}"):
+    widgets.table(chosen.rename(columns={"usd_per_gpu_hour": "usd_per_gpu_hour_preset"}))
+st.caption("Presets: SemiAnalysis AI Cloud TCO Model (2025-08 as used by InferenceX; 2026-07 market survey).")

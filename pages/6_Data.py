@@ -1,8 +1,90 @@
-"""Data · Cost Frontier."""
+"""Data: upload benchmark files (previewed before anything is stored), list and delete sources, download rows."""
+
+import tempfile
+from pathlib import Path
 
 import streamlit as st
 
-import ui
+from model import fmt
+from model.ingest import IngestError, ingest_file
+from model.preview import FORM_FIELDS, for_form, form_pairs
+from model.store import list_sources, remove_source
+from ui import data, frame, widgets
+from ui.state import commit, plain
 
-st.set_page_config(page_title="Data · Cost Frontier", layout="wide")
-ui.data_page()
+MAX_UPLOAD_MB = data.max_upload_mb()
+ctx = frame.context(__file__)
+st.title("Data")
+for text in st.session_state.pop("_ingest_report", []):
+    (st.success if text[0] == "ok" else st.error if text[0] == "error" else st.warning)(plain(text[1]))
+if data.read_only():
+    st.info("This is a read-only deployment: uploads and deletions are off. Share links still work.")
+else:
+    st.subheader("Upload benchmark files")
+    round_ = st.session_state.setdefault("_upload_round", 0)     # a new key empties the uploader after an ingest
+    files = st.file_uploader("CSV or JSON result files (vLLM, SGLang, InferenceX, AIPerf, GenAI-Perf, trtllm-bench, "
+                             "LLMPerf, GuideLLM, or a CSV)", accept_multiple_files=True, key=f"upload_{round_}",
+                             type=["csv", "tsv", "txt", "json", "jsonl"])
+    st.caption("Fields your files may not state (benchmark tools rarely name the GPU). They fill only what a file "
+               "leaves empty; the preview below follows as you type.")
+    cols = st.columns(4)
+    values = {name: cols[i % 4].text_input(label, key=f"meta_{name}") for i, (name, label) in
+              enumerate(FORM_FIELDS.items())}
+    set_fields = tuple(form_pairs(values))
+    ready = []
+    if files:
+        st.markdown("**Preview** (checked exactly as the ingest will; nothing is stored yet)")
+    for upload in files or []:
+        if upload.size > MAX_UPLOAD_MB * 1e6:
+            st.error(plain(f"{upload.name}: {upload.size / 1e6:.0f} MB is over the upload limit of "
+                           f"{MAX_UPLOAD_MB:g} MB."))
+            continue
+        dry = data.preview(upload.name, upload.getvalue(), set_fields)
+        if not dry["ok"]:
+            st.error(plain(dry["error"]))
+            continue
+        ready.append((upload, dry))
+        st.success(plain(f"{upload.name}: {dry['format']} → {fmt.count(dry['rows'], dry['kind'] + ' row')}"))
+        for warning in dry["warnings"]:
+            st.warning(plain(f"{upload.name}: {warning}"))
+        if not dry["preview"].empty:
+            widgets.table(dry["preview"])
+    if ready and st.button(f"Ingest {fmt.count(len(ready), 'file')}", key="ingest", type="primary"):
+        report, new_workloads = [], []
+        progress = st.progress(0.0, text="Ingesting…")
+        for i, (upload, dry) in enumerate(ready):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / (Path(upload.name).name or "upload")
+                path.write_bytes(upload.getvalue())
+                try:
+                    result = ingest_file(data.cursor(), path, list(set_fields), display_name=upload.name)
+                except IngestError as exc:
+                    report.append(("error", for_form(str(exc))))
+                    continue
+            report.append(("ok", result.summary))
+            report.extend(("warning", f"{upload.name}: {for_form(w)}") for w in result.warnings)
+            new_workloads.extend(dry["workloads"] if result.rows_added else [])
+            progress.progress((i + 1) / len(ready), text=f"{i + 1} of {len(ready)} files")
+        data.clear()
+        if new_workloads:   # show what was just added
+            commit(workload=new_workloads[0])
+        st.session_state["_ingest_report"] = report
+        st.session_state["_upload_round"] = round_ + 1
+        st.rerun()
+
+st.subheader("Ingested sources")
+sources = list_sources(data.cursor())
+widgets.table(sources.drop(columns=["sha256"]), key="sources_table")
+if not ctx.points.empty:
+    st.download_button("Download the filtered rows as CSV", data.export_csv(ctx.state, data.version()),
+                       file_name="costfrontier.csv", mime="text/csv", key="download")
+if not data.read_only() and not sources.empty:
+    with st.expander("Delete a source"):
+        names = dict(zip(sources["source_id"], sources["file_name"]))
+        choice = st.selectbox("Source", list(names), key="delete_choice", format_func=lambda i: f"#{i} {names[i]}")
+        sure = st.checkbox("I have downloaded what I need; delete it", key="delete_confirm")
+        if st.button("Delete", key="delete", disabled=not sure):
+            removed = remove_source(data.cursor(), int(choice))
+            data.clear()
+            st.session_state["_ingest_report"] = [("ok", f"Deleted source #{choice} ({fmt.count(removed, 'row')}).")]
+            st.rerun()

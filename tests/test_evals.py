@@ -65,3 +65,11 @@ def test_refusals():
     with pytest.raises(ValueError, match="tolerance"):
         flag_regressions(evals, "fp4", tolerance=-0.01)
     assert flag_regressions(evals.iloc[0:0]).empty and recipe_accuracy(flag_regressions(evals.iloc[0:0])).empty
+
+
+def test_a_drop_equal_to_the_tolerance_is_not_flagged(sample_con):
+    # published scores (Wafer GLM-5.2 evals sample): GSM8K fp8 0.965 vs mxfp4 0.955, a drop of exactly
+    # one point; 0.965 - 0.955 is 0.010000000000000009 in floating point and must not beat a 0.01 tolerance
+    flags = flag_regressions(load_evals(sample_con), "fp8", tolerance=0.01).set_index("eval")
+    assert flags.loc["GSM8K", "drop"] == 0.01
+    assert "tolerance" not in flags.loc["GSM8K", "reason"]

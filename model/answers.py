@@ -1,0 +1,141 @@
+"""The answers the dashboard states in words, as pure functions (the pages only render them).
+
+The overview headline, the break-even rate at one interactivity, the pair a user most
+likely asks about, the iso table as a people-ready pivot, and the labels of workloads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from model import fmt
+from model.iso import CostCurve, break_even_rates, iso_table
+
+__all__ = ["parse_targets", "headline", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
+           "workload_label", "status_text"]
+
+
+def parse_targets(text: str) -> tuple[float, ...]:
+    """Interactivity targets typed as ``"10, 20; 50"`` [tok/s/user]; empty text means the defaults.
+
+    Raises ValueError naming the value that is not a usable target.
+    """
+    targets = []
+    for part in str(text).replace(";", ",").split(","):
+        if not part.strip():
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r} is not a number of tok/s/user") from None
+        if not (0 < value < 100_000):
+            raise ValueError(f"a target must be above 0 and below 100,000 tok/s/user, got {part.strip()}")
+        targets.append(value)
+    if len(targets) > 20:
+        raise ValueError(f"at most 20 targets, got {len(targets)}")
+    return tuple(sorted(set(targets)))
+
+
+def status_text(row) -> str:
+    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value."""
+    if row["status"] == "ok":
+        return fmt.usd(row["usd_per_mtok"])
+    if row["status"] == "clamped":
+        return fmt.usd(row["usd_per_mtok"]) + " (clamped)"
+    return {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}.get(
+        row["status"], "no value")
+
+
+def cheapest_at(curves: dict[str, CostCurve], x: float, method: str = "linear") -> pd.DataFrame:
+    """The iso rows at one interactivity ``x`` [tok/s/user], cheapest first (unreachable last)."""
+    return iso_table(curves, [x], method).sort_values("usd_per_mtok", na_position="last", kind="stable",
+                                                      ignore_index=True)
+
+
+def headline(at_x: pd.DataFrame, crossovers: pd.DataFrame, x: float) -> str:
+    """Which series is cheapest at ``x``, by how much, and where that changes.
+
+    ``at_x``: :func:`cheapest_at` rows; ``crossovers``: the analysis' crossovers (may be empty).
+    """
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    if at.empty:
+        return f"No series reaches {fmt.interactivity(x)}."
+    best = at.iloc[0]
+    text = f"At {fmt.interactivity(x)}, {best['series']} is cheapest at {fmt.usd(best['usd_per_mtok'])}"
+    if len(at) > 1:
+        second = at.iloc[1]
+        saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
+        if fmt.usd(best["usd_per_mtok"]) == fmt.usd(second["usd_per_mtok"]):
+            text += f", level with {second['series']}"
+        else:
+            text += f", {fmt.percent(saving)} below {second['series']} ({fmt.usd(second['usd_per_mtok'])})"
+    mine = crossovers[(crossovers["series_a"] == best["series"]) | (crossovers["series_b"] == best["series"])] \
+        if not crossovers.empty else crossovers
+    if not mine.empty:
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()].iloc[0]
+        other = nearest["series_b"] if nearest["series_a"] == best["series"] else nearest["series_a"]
+        side = "above" if nearest["interactivity"] > x else "below"
+        text += f"; {other} takes over {side} {fmt.interactivity(nearest['interactivity'])}"
+    return text + "."
+
+
+def default_pair(at_x: pd.DataFrame) -> tuple[str, str] | None:
+    """The pair a buyer most likely asks about at one interactivity: the runner-up against the
+    cheapest series (how low must the runner-up's rate go to match?). None with fewer than two."""
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    names = at["series"].tolist() if len(at) >= 2 else at_x["series"].tolist()
+    return (names[1], names[0]) if len(names) >= 2 else None
+
+
+def common_range(curves: dict[str, CostCurve], a: str, b: str) -> tuple[float, float] | None:
+    """The interactivity range both frontiers reach [tok/s/user], or None when they share none."""
+    lo = max(curves[a].x_min, curves[b].x_min)
+    hi = min(curves[a].x_max, curves[b].x_max)
+    return (lo, hi) if hi > lo else None
+
+
+def break_even_answer(curves: dict[str, CostCurve], series: str, against: str, x: float,
+                      method: str = "linear") -> dict:
+    """The $/GPU-hour at which ``series`` costs the same per million tokens as ``against`` at ``x``.
+
+    Returns a dict: ``rate`` (break-even $/GPU-hour, NaN when either is out of reach at x),
+    ``current`` (the series' rate now), ``cheaper_now`` (bool) and ``text``, e.g.
+    "At 50.0 tok/s/user, B200 becomes cheaper than MI355X below $1.61/GPU-hour (now $2.10)."
+    """
+    row = break_even_rates(curves, series, against, [x], method).iloc[0]
+    rate, current = float(row["break_even_usd_per_gpu_hour"]), float(row["usd_per_gpu_hour"])
+    where = fmt.interactivity(x)
+    if not np.isfinite(rate):
+        reach = common_range(curves, series, against)
+        span = (f"; both reach {reach[0]:.1f}–{reach[1]:.1f} tok/s/user" if reach else "; they share no range")
+        return {"rate": float("nan"), "current": current, "cheaper_now": None,
+                "text": f"{series} and {against} cannot both be priced at {where}{span}."}
+    cheaper_now = current < rate
+    verb = "stays cheaper than" if cheaper_now else "becomes cheaper than"
+    if abs(current - rate) < 0.005:
+        verb = "matches"
+    text = (f"At {where}, {series} {verb} {against} below {fmt.usd(rate, '/GPU-hour')} "
+            f"(now {fmt.usd(current, '/GPU-hour')}).") if verb != "matches" else \
+        f"At {where}, {series} matches {against} at {fmt.usd(rate, '/GPU-hour')}, its rate now."
+    return {"rate": rate, "current": current, "cheaper_now": cheaper_now, "text": text}
+
+
+def iso_pivot(iso: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The iso table as two people-ready grids (series x target): $/M cells and ratio cells."""
+    table = iso.assign(cell=[status_text(r) for _, r in iso.iterrows()],
+                       ratio=iso["ratio_to_baseline"].map(fmt.ratio))
+    costs = table.pivot(index="series", columns="interactivity", values="cell")
+    ratios = table.pivot(index="series", columns="interactivity", values="ratio")
+    for grid in (costs, ratios):
+        grid.columns = [fmt.interactivity(c) for c in grid.columns]
+        grid.index.name = "Series"
+    return costs, ratios
+
+
+def workload_label(model: str, isl: str, osl: str, frontier_rows: int, rows: int) -> str:
+    """``GLM-5 · ISL 8192 / OSL 1024 · 24 rows``; a ramp-only workload says so."""
+    name = model or "model not stated"
+    sizes = f"ISL {isl or '?'} / OSL {osl or '?'}"
+    kind = "" if frontier_rows else ", load ramp"
+    return f"{name} · {sizes} · {fmt.count(rows, 'row')}{kind}"

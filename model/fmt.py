@@ -1,0 +1,113 @@
+"""Numbers formatted for people: the one place the pages, the CLI and reports take text from.
+
+Money has two decimals (three below $0.10), interactivity one decimal, ratios read
+"1.41x", dates are dates, and column names are words with units.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+__all__ = ["usd", "interactivity", "ratio", "percent", "date", "count", "COLUMN_LABELS", "for_people"]
+
+
+def _missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    try:
+        return not math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def usd(value, per: str = "/M") -> str:
+    """``0.2194`` -> ``"$0.22/M"``; ``0.0612`` -> ``"$0.061/M"``; missing -> ``"—"``."""
+    if _missing(value):
+        return "—"
+    value = float(value)
+    return f"${value:,.2f}{per}" if abs(value) >= 0.1 or value == 0 else f"${value:,.3f}{per}"
+
+
+def interactivity(value) -> str:
+    """``89.3949`` -> ``"89.4 tok/s/user"``."""
+    return "—" if _missing(value) else f"{float(value):,.1f} tok/s/user"
+
+
+def ratio(value) -> str:
+    """``1.4123`` -> ``"1.41x"``."""
+    return "—" if _missing(value) else f"{float(value):.2f}x"
+
+
+def percent(fraction, digits: int = 0) -> str:
+    """``0.2345`` -> ``"23%"``; below 1% but above 0 keeps one decimal (``"0.4%"``)."""
+    if _missing(fraction):
+        return "—"
+    value = float(fraction) * 100
+    if digits == 0 and 0 < abs(value) < 1:
+        digits = 1
+    return f"{value:.{digits}f}%"
+
+
+def date(value) -> str:
+    """A timestamp or date as ``2026-05-20`` (time of day dropped when it is midnight)."""
+    if _missing(value):
+        return "not stated"
+    stamp = pd.Timestamp(value)
+    return stamp.strftime("%Y-%m-%d") if stamp == stamp.normalize() else stamp.strftime("%Y-%m-%d %H:%M")
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``count(1, "row")`` -> ``"1 row"``; ``count(3, "row")`` -> ``"3 rows"``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+#: column -> header in words with units
+COLUMN_LABELS = {
+    "series": "Series", "series_a": "Series A", "series_b": "Series B", "hardware": "Hardware",
+    "framework": "Framework", "precision": "Precision", "spec_decoding": "Speculative decoding",
+    "interactivity": "Interactivity [tok/s/user]", "tokens_per_second_per_gpu": "Throughput [tok/s/GPU]",
+    "usd_per_mtok": "Cost [$/M tokens]", "usd_per_gpu_hour": "Rate [$/GPU-hour]",
+    "min_interactivity": "Lowest interactivity [tok/s/user]", "max_interactivity": "Highest interactivity [tok/s/user]",
+    "usd_per_mtok_at_min": "Cost at lowest [$/M]", "usd_per_mtok_at_max": "Cost at highest [$/M]",
+    "cheaper_below": "Cheaper below", "cheaper_above": "Cheaper above", "tp": "TP", "ep": "EP", "dp": "DP",
+    "pp": "PP", "concurrency": "Concurrency", "source_file": "Source file", "source_line": "Line",
+    "file_name": "File", "format": "Format", "kind": "Kind", "rows": "Rows", "ingested_at": "Ingested",
+    "notes": "Notes", "first_run_date": "First run", "last_run_date": "Last run", "source_id": "Source #",
+    "status": "Status", "request_rate": "Request rate [req/s]", "tokens_per_second_per_node": "Throughput [tok/s/node]",
+    "basis": "Token basis", "ttft_s": "TTFT [s]", "first_failure": "First failure", "model": "Model",
+    "eval": "Evaluation", "setting": "Setting", "score": "Score", "stderr": "Std. error", "drop": "Drop",
+    "flagged": "Flagged", "reason": "Why", "price_set": "Price set", "tier": "Tier",
+    "all_in_kw_per_gpu": "All-in power [kW/GPU]", "source": "Source", "gpus": "GPUs",
+    "usd_per_gpu_hour_preset": "Preset [$/GPU-hour]",
+}
+
+_MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max")
+_RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset")
+_X = ("interactivity", "min_interactivity", "max_interactivity")
+_DATES = ("ingested_at", "first_run_date", "last_run_date", "run_date")
+
+
+def for_people(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` as text a reader can use: money, interactivity, throughput and dates
+    formatted, missing cells as "—", headers in words with units. For display and reports only."""
+    out = pd.DataFrame(index=frame.index)
+    for column in frame.columns:
+        values = frame[column]
+        if column in _MONEY:
+            text = values.map(usd)
+        elif column in _RATES:
+            text = values.map(lambda v: usd(v, "/h"))
+        elif column in _X:
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
+        elif column in _DATES:
+            text = values.map(lambda v: "—" if _missing(v) else date(v))
+        elif column in ("tokens_per_second_per_gpu", "tokens_per_second_per_node"):
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
+        elif pd.api.types.is_float_dtype(values):
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.4g}")
+        else:
+            text = values.map(lambda v: "—" if _missing(v) else str(v))
+        out[COLUMN_LABELS.get(column, column.replace("_", " ").capitalize())] = text
+    return out

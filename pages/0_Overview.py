@@ -1,0 +1,56 @@
+"""Overview: the answer at one interactivity, and what data it comes from."""
+
+import streamlit as st
+
+from model import fmt
+from model.answers import cheapest_at, headline
+from model.samples import load_samples
+from model.store import list_sources
+from ui import data, frame, widgets
+from ui.state import bind, plain
+
+ctx = frame.context(__file__)
+st.title("Cost Frontier")
+st.caption("What does a million tokens cost on this hardware, at this speed?")
+if ctx.empty:
+    st.subheader("No benchmark data loaded")
+    st.markdown("Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
+                "MXFP4 ramp, TCO price sets)" + ("." if data.read_only() else
+                                                 ", or upload your own files on the **Data** page."))
+    if not data.read_only() and st.button("Load the bundled samples", key="load_samples", type="primary"):
+        results = load_samples(data.cursor())
+        data.clear()
+        st.success(f"Loaded {fmt.count(sum(r.rows_added for r in results), 'row')} from {len(results)} files.")
+        st.rerun()
+    st.stop()
+
+sources = list_sources(data.cursor())
+c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
+c1.metric("Sources", len(sources))
+c2.metric("Rows in view", f"{len(ctx.points):,}")
+hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
+c3.metric("Hardware in view", len(hardware))
+c3.caption(plain(", ".join(hardware)) or "—")
+dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else []
+c4.metric("Latest run", fmt.date(max(dates)) if len(dates) else "not stated")
+if len(dates) and min(dates) != max(dates):
+    c4.caption(f"earliest {fmt.date(min(dates))}")
+if widgets.no_data(ctx):
+    st.stop()
+result = ctx.analysis()
+widgets.notes(result)
+if not result.curves:
+    st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
+    st.stop()
+lo = min(c.x_min for c in result.curves.values())
+hi = max(c.x_max for c in result.curves.values())
+middle = result.targets[len(result.targets) // 2] if result.targets else lo
+x = bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=round(lo * 0.5, 1),
+         max_value=round(hi * 1.5, 1), step=1.0, format="%.1f",
+         to_widget=lambda v: float(min(max(v or middle, lo * 0.5), hi * 1.5)))
+at_x = cheapest_at(result.curves, x, ctx.state.method)
+st.subheader(plain(headline(at_x, result.crossovers, x)))
+widgets.table(at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
+              key="headline_table")
+with st.expander("Sources loaded", expanded=False):
+    widgets.table(sources.drop(columns=["sha256"]))

@@ -1,0 +1,183 @@
+"""Cached data access at the edge: thin Streamlit cache wrappers over undecorated ``model`` functions.
+
+The DuckDB connection is a cache resource; points and frontiers are cached as resources
+(shared, never copied per hit); everything downstream treats them as read-only. Every key
+holds the data version read once per rerun, so one rerun never mixes two versions.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+import streamlit as st
+
+from model.analysis import Analysis, analyse, frontiers_for
+from model.answers import workload_label
+from model.cost import load_presets, price_sets, resolve_rates, tiers
+from model.evals import load_evals
+from model.export import safe_csv
+from model.preview import dry_run
+from model.store import (
+    connect,
+    data_version,
+    default_db_path,
+    distinct_values,
+    load_points,
+    stored_rates,
+    workloads,
+)
+from model.viewstate import ViewState
+
+__all__ = ["Ctx", "db_path", "connection", "cursor", "version", "options", "presets", "points", "export_csv",
+           "evals", "read_only", "max_upload_mb", "preview", "clear"]
+
+
+def db_path() -> str:
+    return str(default_db_path())
+
+
+@st.cache_resource(show_spinner=False)
+def connection(path: str):
+    return connect(path)
+
+
+def cursor():
+    return connection(db_path()).cursor()
+
+
+def version() -> tuple:
+    """Changes whenever a source is added or removed: part of every data cache key."""
+    return data_version(cursor())
+
+
+def read_only() -> bool:
+    """Read-only deployments: COSTFRONTIER_READ_ONLY=1, or read_only = true in .streamlit/secrets.toml."""
+    if os.environ.get("COSTFRONTIER_READ_ONLY", "").strip().lower() in ("1", "true", "yes"):
+        return True
+    try:
+        return bool(st.secrets.get("read_only", False))
+    except Exception:  # no secrets file
+        return False
+
+
+def max_upload_mb() -> float:
+    """Largest upload the Data page takes [MB]: COSTFRONTIER_MAX_UPLOAD_MB, default 200."""
+    try:
+        return float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
+    except ValueError:
+        return 200.0
+
+
+def _where_key(state: ViewState) -> tuple:
+    return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _points(path: str, ver: tuple, where: tuple) -> pd.DataFrame:
+    return load_points(connection(path).cursor(), {k: list(v) for k, v in where})
+
+
+def points(state: ViewState, ver: tuple) -> pd.DataFrame:
+    return _points(db_path(), ver, _where_key(state))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
+              weights: tuple) -> pd.DataFrame:
+    return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _export_csv(path: str, ver: tuple, where: tuple) -> str:
+    return safe_csv(load_points(connection(path).cursor(), {k: list(v) for k, v in where}, full=True))
+
+
+def export_csv(state: ViewState, ver: tuple) -> str:
+    """Every column of the rows in view, formula-neutralised for spreadsheets."""
+    return _export_csv(db_path(), ver, _where_key(state))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _options(path: str, ver: tuple) -> dict:
+    cur = connection(path).cursor()
+    out = {name: distinct_values(cur, name) for name in ("hardware", "framework", "precision", "spec_decoding")}
+    rows = workloads(cur)
+    out["workloads"] = ["|".join(row[:3]) for row in rows]
+    out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _presets(path: str, ver: tuple) -> pd.DataFrame:
+    return load_presets(stored_rates(connection(path).cursor()))
+
+
+def presets(ver: tuple) -> pd.DataFrame:
+    return _presets(db_path(), ver)
+
+
+def options(ver: tuple) -> dict:
+    """What the data holds: filter values, workloads, and the price sets with their tiers."""
+    table = presets(ver)
+    out = dict(_options(db_path(), ver))
+    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
+    out["priced"] = sorted(table["hardware"].astype(str).unique())
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _evals(path: str, ver: tuple) -> pd.DataFrame:
+    return load_evals(connection(path).cursor())
+
+
+def evals(ver: tuple) -> pd.DataFrame:
+    return _evals(db_path(), ver)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def preview(name: str, content: bytes, set_fields: tuple[str, ...]) -> dict:
+    """The upload preview (:func:`model.preview.dry_run`), cached while the user types in the form."""
+    return dry_run(name, content, set_fields)
+
+
+def clear() -> None:
+    """After a write: drop cached answers (the version key would also catch it on the next rerun)."""
+    _options.clear()
+    _presets.clear()
+
+
+@dataclass
+class Ctx:
+    """What a page needs: the view state, the data in view and the answer, for this rerun."""
+
+    state: ViewState
+    points: pd.DataFrame
+    presets: pd.DataFrame
+    options: dict
+    version: tuple
+    url_path: str = ""
+    memo: dict = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.options["workloads"]
+
+    def rates(self) -> dict[str, float]:
+        """$/GPU-hour of every hardware in view, by the one rate rule (:func:`model.cost.resolve_rates`)."""
+        hardware = sorted(self.points["hardware"].dropna().unique()) if not self.points.empty else []
+        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, dict(self.state.rates))
+
+    def analysis(self, with_points: bool = False, **changes) -> Analysis:
+        """The answer for the current state (with scenario ``changes``, e.g. a page's default
+        baseline, applied without touching the view); memoised per scenario within one rerun."""
+        scenario = self.state.scenario().model_copy(update=changes)
+        key = (scenario, _where_key(self.state), with_points)
+        if key not in self.memo:
+            # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
+            rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
+            frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by, self.state.basis,
+                                 rates, self.state.sla, (self.state.w_input, self.state.w_cached))
+            self.memo[key] = analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
+        return self.memo[key]

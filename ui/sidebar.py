@@ -1,0 +1,205 @@
+"""The shared sidebar, drawn once per rerun by the frame (``app.py``) before the page runs.
+
+Every control is bound to a :class:`~model.viewstate.ViewState` field (see ``ui.state``),
+so its value survives page changes, reloads and share links.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from model.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES
+from model.cost import resolve_rates
+from model.frontier import BASES, SERIES_KEY_CHOICES
+from model.viewstate import reconcile
+from ui import data
+from ui.state import bind, commit, notice, plain, view
+
+__all__ = ["draw"]
+
+WORKLOAD_KEYS = ("model", "isl", "osl")
+RATE_LIMIT = 1000.0   # $/GPU-hour: the most a rate may be (the ViewState's rule)
+
+
+def _on_workload() -> None:
+    chosen = st.session_state["wl"]
+    by = view().by
+    if chosen == "all" and "isl" not in by:   # series of different workloads must not be compared
+        by = tuple(by) + tuple(k for k in WORKLOAD_KEYS if k not in by)
+    commit(workload=chosen, by=by)
+
+
+def _filters(sb, opts: dict) -> None:
+    state = view()
+    workloads = list(opts["workloads"]) + (["all"] if len(opts["workloads"]) > 1 else [])
+    sb.header("View")
+    if workloads:
+        st.session_state["wl"] = state.workload if state.workload in workloads else workloads[0]
+        labels = {**opts["workload_labels"], "all": "All workloads (series split by model and ISL/OSL)"}
+        sb.selectbox("Model and workload", workloads, key="wl", on_change=_on_workload,
+                     format_func=lambda w: labels.get(w, w), help="ISL/OSL: input/output sequence length [tokens]")
+        if state.workload is None:
+            commit(workload=workloads[0])
+    for key, column, label in (("hw", "hardware", "Hardware"), ("fw", "framework", "Framework"),
+                               ("prec", "precision", "Precision"), ("spec", "spec_decoding", "Speculative decoding")):
+        bind(sb.multiselect, key, column, label, opts[column], placeholder="all", to_widget=list, from_widget=tuple)
+    bind(sb.multiselect, "by", "by", "Series = rows sharing", SERIES_KEY_CHOICES, to_widget=list, from_widget=tuple,
+         help="Series pool over parallelism and concurrency; the frontier is per series.")
+    if not view().by:
+        sb.caption("No grouping keys: everything is one series.")
+    bind(sb.radio, "basis", "basis", "Token basis", BASES, horizontal=True,
+         help="Which tokens a $/M counts; each from its own per-GPU throughput. Blended weighs input tokens by "
+              "their price relative to an output token.")
+    if view().basis == "blended":
+        c1, c2 = sb.columns(2)
+        bind(c1.number_input, "win", "w_input", "input weight", min_value=0.0, max_value=10.0, step=0.05,
+             format="%.3f")
+        bind(c2.number_input, "wc", "w_cached", "cached weight", min_value=0.0, max_value=10.0, step=0.005,
+             format="%.3f")
+        sb.caption(plain(BLENDED_FORMULA))
+    _sla(sb)
+    bind(sb.radio, "method", "method", "Interpolation", ("linear", "monotone"), horizontal=True,
+         help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
+
+
+_SLA_INPUTS = (  # widget key, SLA field, label, step
+    ("sla_ttft", "ttft_max_s", "TTFT at most [s]", 0.1),
+    ("sla_tpot", "tpot_max_ms", "median TPOT at most [ms]", 1.0),
+    ("sla_int", "interactivity_min", "interactivity at least [tok/s/user]", 1.0),
+    ("sla_e2e", "e2e_max_s", "median end-to-end at most [s]", 1.0),
+    ("sla_ok", "success_min", "success rate at least [%]", 0.5),
+)
+
+
+def _sla_text() -> str:
+    parts = {"ttft_percentile": st.session_state["sla_pct"]}
+    for key, name, _, _ in _SLA_INPUTS:
+        value = st.session_state.get(key) or 0.0
+        if value > 0:
+            parts[name] = value / 100 if name == "success_min" else value
+    limits = SLA(**parts)
+    return limits.to_text() if any(k != "ttft_percentile" for k in parts) else ""
+
+
+def _on_sla() -> None:
+    try:
+        commit(sla=_sla_text())
+    except ValueError as exc:
+        notice(f"SLA not applied: {exc}")
+
+
+def _sla(sb) -> None:
+    """The latency SLA, shared by every page: 0 leaves a limit off."""
+    text = view().sla
+    current = SLA.from_text(text) if text else SLA()
+    with sb.expander("Latency SLA" + (f": {current.describe()}" if text else " (off)"), expanded=bool(text)):
+        st.session_state["sla_pct"] = current.ttft_percentile
+        st.selectbox("TTFT percentile", TTFT_PERCENTILES, key="sla_pct", on_change=_on_sla)
+        for key, name, label, step in _SLA_INPUTS:
+            value = getattr(current, name)
+            st.session_state[key] = float(0.0 if value is None else (value * 100 if name == "success_min" else value))
+            st.number_input(label, min_value=0.0, max_value=100.0 if name == "success_min" else 100_000.0,
+                            step=step, key=key, help="0 = no limit", on_change=_on_sla)
+        st.caption("Rows that break a limit are left out before any frontier is fitted.")
+
+
+def _on_price_set(key: str) -> None:
+    changes = {"price_set" if key == "ps" else "tier": st.session_state[key]}
+    sets = data.options(data.version())["price_sets"]
+    tiers = sets.get(changes.get("price_set", view().price_set), [])
+    if "price_set" in changes and view().tier not in tiers and tiers:
+        changes["tier"] = tiers[0]
+    if view().rates:
+        notice("rates set by hand were reset to the presets of the price set you chose")
+    commit(**changes, rates=())
+
+
+def set_rate(hw: str, value) -> None:
+    """Set ``hw``'s $/GPU-hour as typed; refuse (with a notice) what is not a usable rate."""
+    overrides = dict(view().rates)
+    if value is None:
+        overrides.pop(hw, None)
+    else:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            notice(f"{hw}: {value!r} is not a number; the rate stays as it was")
+            return
+        if not (math.isfinite(value) and 0 < value <= RATE_LIMIT):
+            kept = overrides.get(hw)
+            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (more than $0, at most ${RATE_LIMIT:,.0f}); "
+                   + (f"kept ${kept:,.2f}" if kept else "kept the preset"))
+            return
+        preset = resolve_rates([hw], data.presets(data.version()), view().price_set, view().tier).get(hw)
+        if preset is not None and abs(value - preset) < 1e-9:
+            overrides.pop(hw, None)
+        else:
+            overrides[hw] = round(value, 4)
+    commit(rates=tuple(sorted(overrides.items())))
+
+
+def _on_rate(hw: str, key: str) -> None:
+    set_rate(hw, st.session_state[key])
+
+
+def _slider_top(preset: float | None, rate: float) -> float:
+    """The slider spans $0.01 to about three times the preset (and always past the rate itself)."""
+    top = max(3 * (preset or rate), 1.5 * rate, 1.0)
+    return float(math.ceil(top) if top < 20 else math.ceil(top / 10) * 10)
+
+
+def reset_rates() -> None:
+    """Callback: every rate back to the chosen preset."""
+    commit(rates=())
+
+
+def _rates(sb, ctx_points, presets) -> None:
+    state = view()
+    sb.header("TCO rates [$/GPU-hour]")
+    sets = data.options(data.version())["price_sets"]
+    for key, field, label, choices in (("ps", "price_set", "Price set", list(sets)),
+                                       ("tier", "tier", "Tier", sets.get(state.price_set, []))):
+        if choices:
+            st.session_state[key] = getattr(state, field)
+            sb.selectbox(label, choices, key=key, on_change=_on_price_set, args=(key,))
+    in_view = sorted(ctx_points["hardware"].dropna().unique()) if not ctx_points.empty else []
+    preset = resolve_rates(in_view, presets, state.price_set, state.tier)
+    overrides = {hw.lower(): rate for hw, rate in state.rates}
+    for hw in in_view:
+        rate = overrides.get(hw.lower(), preset.get(hw))
+        exact_key, slider_key = f"rate_exact::{hw}", f"rate::{hw}"
+        if rate is None:   # no preset and no rate given: ask, never invent one (unpriced until set)
+            st.session_state[exact_key] = None
+            sb.number_input(f"{hw} (no preset)", value=None, step=0.01, key=exact_key, format="%.2f",
+                            placeholder="set $/GPU-hour", on_change=_on_rate, args=(hw, exact_key))
+            continue
+        label = f"{hw} (preset {'$%.2f' % preset[hw]})" if hw in preset else f"{hw} (no preset)"
+        c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
+        top = _slider_top(preset.get(hw), rate)
+        st.session_state[slider_key] = float(rate)
+        c1.slider(label, 0.01, top, key=slider_key, step=0.01, format="$%.2f", on_change=_on_rate,
+                  args=(hw, slider_key))
+        st.session_state[exact_key] = float(rate)
+        c2.number_input(f"{hw} exact [$/GPU-hour]", key=exact_key, step=0.01, format="%.2f",
+                        label_visibility="collapsed", on_change=_on_rate, args=(hw, exact_key),
+                        help="Type any rate up to $1,000/GPU-hour.")
+    sb.button("Reset rates to preset", on_click=reset_rates, key="reset_rates_sidebar", disabled=not state.rates)
+
+
+def draw(url_path: str) -> data.Ctx:
+    """Draw the shared sidebar and return this rerun's context."""
+    ver = data.version()
+    opts = data.options(ver)
+    presets = data.presets(ver)
+    state, notices = reconcile(view(), opts)
+    for text in notices:
+        notice(text)
+    if notices:
+        commit(**state.model_dump())
+    sb = st.sidebar
+    _filters(sb, opts)
+    points = data.points(view(), ver)
+    _rates(sb, points, presets)
+    return data.Ctx(view(), points, presets, opts, ver, url_path)

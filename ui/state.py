@@ -1,0 +1,110 @@
+"""The view state of a session: one :class:`~model.viewstate.ViewState`, mirrored to the URL.
+
+The state lives in ``st.session_state`` under a non-widget key, so it survives page
+changes (Streamlit drops the state of widgets a page does not draw). Widgets are
+*bound* to a field: each rerun seeds the widget from the state, and the widget's
+``on_change`` callback writes the new value back through validation. A value that
+fails validation is refused with a notice and the widget shows the kept value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+from urllib.parse import urlencode
+
+import streamlit as st
+from pydantic import ValidationError
+
+from model.viewstate import ViewState, parse_query
+
+__all__ = ["view", "commit", "bind", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
+
+_VIEW, _NOTICES = "_view", "_notices"
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
+
+
+def plain(text: str) -> str:
+    """Text from files or links, safe for a Markdown-rendering element: every special character escaped."""
+    return str(text).translate(_MD_SPECIAL)
+
+
+def view() -> ViewState:
+    """This session's view. The first run of a session reads it from the link (with a notice
+    for each value ignored); after that the session owns it."""
+    if _VIEW not in st.session_state:
+        state, notices = parse_query({k: st.query_params.get_all(k) for k in st.query_params.keys()})
+        st.session_state[_VIEW] = state
+        st.session_state[_NOTICES] = list(notices)
+    return st.session_state[_VIEW]
+
+
+def notice(text: str) -> None:
+    """Queue a notice for the top of the page (shown once)."""
+    st.session_state.setdefault(_NOTICES, []).append(text)
+
+
+def pop_notices() -> list[str]:
+    notices = list(dict.fromkeys(st.session_state.get(_NOTICES, [])))
+    st.session_state[_NOTICES] = []
+    return notices
+
+
+def commit(**changes) -> ViewState:
+    """Apply ``changes`` to the view through validation. Refused changes leave the view as it was
+    and queue a notice saying why. Returns the view."""
+    state = view()
+    if not changes:
+        return state
+    try:
+        new = state.replace(**changes)
+    except (ValidationError, ValueError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        notice(f"not applied: {reason.removeprefix('Value error, ')}")
+        return state
+    st.session_state[_VIEW] = new
+    return new
+
+
+def _on_change(key: str, field: str, from_widget: Callable[[Any], Any]) -> None:
+    try:
+        value = from_widget(st.session_state[key])
+    except (TypeError, ValueError) as exc:
+        notice(f"not applied: {exc}")
+        return
+    commit(**{field: value})
+
+
+def bind(widget: Callable, key: str, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
+         from_widget: Callable[[Any], Any] = lambda v: v, **kwargs):
+    """Draw ``widget(*args, key=key, **kwargs)`` showing the view's ``field``, and write changes back.
+
+    ``to_widget`` / ``from_widget`` convert between the field's value and the widget's.
+    """
+    st.session_state[key] = to_widget(getattr(view(), field))
+    return widget(*args, key=key, on_change=_on_change, args=(key, field, from_widget), **kwargs)
+
+
+def mirror_to_url() -> None:
+    """Write the view's non-default fields to the address bar (only when they differ)."""
+    wanted = view().to_query()
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def share_link(url_path: str, page_paths: tuple[str, ...]) -> str:
+    """Absolute link to the page at ``url_path`` with the view's query string.
+
+    ``page_paths``: every page's URL path, so the current page's path is taken off the address
+    (a deployment under a base path, e.g. behind a proxy, keeps its prefix).
+    """
+    try:
+        url = str(st.context.url or "")
+    except Exception:  # AppTest has no browser URL
+        url = ""
+    root = (url.split("?")[0] or "http://localhost:8501/").rstrip("/")
+    last = root.rsplit("/", 1)[-1]
+    if root.count("/") > 2 and last in page_paths:
+        root = root[: -len(last) - 1]
+    query = urlencode(view().to_query(), safe=":,|")
+    return f"{root}/{url_path}" + (f"?{query}" if query else "")

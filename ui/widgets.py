@@ -1,0 +1,35 @@
+"""Small rendering helpers the pages share: tables for people, notes, empty states."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from model.analysis import Analysis
+from model.fmt import for_people
+from ui.data import Ctx
+from ui.state import plain
+
+__all__ = ["table", "notes", "no_data"]
+
+
+def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
+    """A data frame as people read it: formatted numbers, "—" for missing, headers in words."""
+    st.dataframe(for_people(frame), hide_index=True, width="stretch", key=key, **kwargs)
+
+
+def notes(result: Analysis) -> None:
+    for note in result.notes:
+        st.warning(plain(note[:1].upper() + note[1:]))
+
+
+def no_data(ctx: Ctx) -> bool:
+    """Say why there is nothing to show, if so."""
+    if ctx.empty:
+        st.info("No benchmark data yet. Load the bundled samples on the Overview page, or upload files on the "
+                "Data page.")
+        return True
+    if ctx.points.empty:
+        st.info("No rows match these filters. Clear a filter in the sidebar.")
+        return True
+    return False
