@@ -152,7 +152,7 @@ class ViewState(BaseModel):
             if value == getattr(default, field):
                 continue
             if field == "rates":
-                out[key] = ",".join(f"{hw}:{rate:g}" for hw, rate in value)
+                out[key] = ",".join(f"{hw}:{rate:.10g}" for hw, rate in value)   # as typed
             elif field in ("targets",):
                 out[key] = ",".join(f"{x:g}" for x in value)
             elif field == "compare":

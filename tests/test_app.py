@@ -5,10 +5,13 @@ Widgets are found by key; links are seeded through query params before the first
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.samples import load_samples
@@ -218,3 +221,56 @@ def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path
     assert not at.exception
     assert not any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
     assert at.slider(key="rate::H20").value == 1.0 and at.query_params["r"] == "H20:1"
+
+
+RATE_VALUES = [0.0, -1.0, 0.01, 11.0, 1000.0, 1e9, float("nan"), 1.61, 999.99, 1000.01]
+
+
+@pytest.mark.parametrize("typed", RATE_VALUES, ids=str)
+def test_any_typed_rate_is_taken_as_typed_or_refused_with_a_notice(app, typed):
+    at = app("pages/3_Crossovers.py", query={"spec": "mtp", "by": "hardware"})
+    at.number_input(key="rate_exact::B200").set_value(typed).run()
+    assert not at.exception, at.exception
+    usable = math.isfinite(typed) and 0 < typed <= 1000
+    shown = at.number_input(key="rate_exact::B200").value
+    if usable:   # kept as typed, the slider follows, the link carries it
+        assert shown == typed and at.slider(key="rate::B200").value == typed
+        assert at.query_params["r"] == f"B200:{typed:g}"
+    else:        # refused: a notice names the value, the rate stays the preset ($1.95, InferenceX)
+        assert shown == 1.95 and "r" not in at.query_params
+        assert any("B200" in w.value and "not a usable rate" in w.value for w in at.warning), \
+            [w.value for w in at.warning]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(typed=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**12, 10**12).map(float)))
+def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
+    db = tmp_path_factory.getbasetemp() / "typed-rates.duckdb"
+    if not db.exists():
+        _db(db.parent, True).rename(db)
+    monkeypatch.setenv("COSTFRONTIER_DB", str(db))
+    at = open_page("pages/5_TCO_rates.py", {"spec": "mtp"})
+    at.number_input(key="rate_exact::MI355X").set_value(typed).run()
+    assert not at.exception, (typed, at.exception)
+    rate = at.number_input(key="rate_exact::MI355X").value
+    assert rate == (typed if math.isfinite(typed) and 0 < typed <= 1000 else 1.48)
+
+
+def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
+    import os
+
+    at = app(run=False)
+    con = connect(os.environ["COSTFRONTIER_DB"])
+    path = tmp_path / "nomodel.csv"
+    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,isl,osl\nH100,8,900,30,8192,1024\n"
+                    "H100,8,700,45,8192,1024\nH100,8,500,60,8192,1024\n")
+    from model.ingest import ingest_file
+    ingest_file(con, path)
+    con.close()
+    at.query_params["wl"] = "|8192|1024"
+    at.run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Rows in view"] == "3"
+    assert "GLM" not in at.subheader[0].value and "H100" in at.subheader[0].value
+    at.switch_page("pages/6_Data.py").run()      # the Data page's download covers the same rows
+    assert not at.exception and any(b.label.startswith("Download") for b in at.get("download_button"))

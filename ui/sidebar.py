@@ -136,7 +136,7 @@ def set_rate(hw: str, value) -> None:
         if preset is not None and abs(value - preset) < 1e-9:
             overrides.pop(hw, None)
         else:
-            overrides[hw] = round(value, 4)
+            overrides[hw] = value
     commit(rates=tuple(sorted(overrides.items())))
 
 
@@ -145,7 +145,7 @@ def _on_rate(hw: str, key: str) -> None:
 
 
 def _slider_top(preset: float | None, rate: float) -> float:
-    """The slider spans $0.01 to about three times the preset (and always past the rate itself)."""
+    """The slider spans $0 to about three times the preset (and always past the rate itself)."""
     top = max(3 * (preset or rate), 1.5 * rate, 1.0)
     return float(math.ceil(top) if top < 20 else math.ceil(top / 10) * 10)
 
@@ -179,7 +179,7 @@ def _rates(sb, ctx_points, presets) -> None:
         c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
         top = _slider_top(preset.get(hw), rate)
         st.session_state[slider_key] = float(rate)
-        c1.slider(label, 0.01, top, key=slider_key, step=0.01, format="$%.2f", on_change=_on_rate,
+        c1.slider(label, 0.0, top, key=slider_key, step=0.01, format="$%.2f", on_change=_on_rate,
                   args=(hw, slider_key))
         st.session_state[exact_key] = float(rate)
         c2.number_input(f"{hw} exact [$/GPU-hour]", key=exact_key, step=0.01, format="%.2f",
