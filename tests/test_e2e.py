@@ -28,6 +28,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
          "ramps": "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "tco_rates": "TCO_rates", "data": "Data"}
+#: the sidebar's page links, in order, and the URL path each opens
+NAV = (("Overview", ""), ("Frontier", "Frontier"), ("Cost at matched interactivity", "Matched_interactivity"),
+       ("Crossovers", "Crossovers"), ("Load ramps and capacity", "Ramps"), ("TCO rates", "TCO_rates"), ("Data", "Data"))
 
 pytestmark = [
     pytest.mark.e2e,
@@ -104,52 +107,163 @@ def _cli(db: Path, *argv) -> dict:
     return json.loads(out.stdout)
 
 
-def test_share_link_shows_the_cli_answer_and_a_slider_moves_it(server, browser):
-    base, db = server
-    link = f"{base}/Matched_interactivity?spec=mtp&by=hardware&r=B200:1.6,MI355X:1.3&at=24,55&base=MI355X"
-    page = _open(browser, link)
-    table = page.locator("[data-testid=stTable]").first.inner_text()
-    answer = _cli(db, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
-                  "--rate", "B200=1.6", "--rate", "MI355X=1.3", "--at", "24,55")
-    assert answer["usd_per_gpu_hour"] == {"B200": 1.6, "MI355X": 1.3}
-    for row in answer["rows"]:
-        assert usd(row["usd_per_mtok"]) in table, (row, table)
-    # the slider moves the numbers: five steps right is +$0.05/GPU-h on B200
-    b200_before = next(r for r in answer["rows"] if r["series"] == "B200" and r["interactivity"] == 24)
-    thumb = page.locator("[data-testid=stSlider]").filter(has_text="B200").get_by_role("slider")
-    thumb.focus()
-    for _ in range(5):
-        thumb.press("ArrowRight")
-    page.wait_for_function("() => decodeURIComponent(location.search).includes('B200:1.65')", timeout=15_000)
+def _main(page) -> str:
+    return page.locator("[data-testid=stMain]").inner_text()
+
+
+def _shows(page, *texts: str, timeout_s: float = 15) -> str:
+    """Wait until the main area shows every text (a rerun may still be drawing); return the text."""
+    deadline = time.time() + timeout_s
+    while True:
+        body = _main(page)
+        if all(t in body for t in texts) or time.time() > deadline:
+            for t in texts:
+                assert t in body, (t, body)
+            return body
+        page.wait_for_timeout(250)
+
+
+def _query(page) -> str:
+    return page.evaluate("() => decodeURIComponent(location.search)")
+
+
+def _sidebar_rate(page, hw: str) -> str:
+    return page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text=hw).inner_text()
+
+
+def _type_rate(page, hw: str, value: str) -> None:
+    box = page.get_by_role("spinbutton", name=f"{hw} exact [$/GPU-hour]")
+    box.fill(value)
+    box.press("Enter")
+    page.wait_for_timeout(800)
     _settle(page)
-    moved = page.locator("[data-testid=stTable]").first.inner_text()
-    expected = b200_before["usd_per_mtok"] * 1.65 / 1.6          # cost is linear in the rate
-    assert usd(expected) in moved and moved != table
-    page.screenshot(path=str(SHOTS.parent / "slider_moved.png"), full_page=True)
+
+
+#: one non-default view: rates, grouping, filters, SLA, targets and a baseline
+LINK = "spec=mtp&by=hardware&r=B200:1.6,MI355X:1.3&at=24,55&base=MI355X&sla=interactivity=20&x=55"
+CLI_VIEW = ("--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.6",
+            "--rate", "MI355X=1.3", "--sla", "interactivity=20")
+
+
+def _check_view(page, db, path: str) -> None:
+    """The link's state on whatever page is open, and this page's $/M against the CLI."""
+    query = _query(page)
+    for part in ("spec=mtp", "by=hardware", "r=B200:1.6,MI355X:1.3", "at=24,55", "sla=interactivity=20"):
+        assert part in query, (path, query)
+    assert "$1.60" in _sidebar_rate(page, "B200") and "$1.30" in _sidebar_rate(page, "MI355X"), path
+    grouping = page.locator("[data-testid=stSidebar] [data-testid=stMultiSelect]").filter(has_text="Series").inner_text()
+    assert "hardware" in grouping and "framework" not in grouping, (path, grouping)
+    if path == "":
+        at = _cli(db, "iso", *CLI_VIEW, "--at", "55")["rows"]
+        cheapest = min(at, key=lambda r: r["usd_per_mtok"])
+        _shows(page, f"At 55.0 tok/s/user, {cheapest['series']} is cheapest at {usd(cheapest['usd_per_mtok'])}")
+    elif path == "Matched_interactivity":
+        _shows(page, *(usd(row["usd_per_mtok"]) for row in _cli(db, "iso", *CLI_VIEW, "--at", "24,55")["rows"]))
+    elif path == "Crossovers":
+        _shows(page, *(f"{row['cheaper_below']} cheaper below {row['interactivity']:.1f} tok/s/user"
+                       for row in _cli(db, "crossover", *CLI_VIEW)["rows"]))
+    elif path == "Frontier":
+        if "y=cost" not in query:   # show $/M on the chart, as a user would
+            page.locator("[data-testid=stRadio]").filter(has_text="Y axis").get_by_text("$ per million tokens").click()
+            page.wait_for_function("() => location.search.includes('y=cost')", timeout=15_000)
+            _settle(page)
+        drawn = dict(page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => p._fullData)"   # decoded arrays
+            ".filter(t => t.meta && t.meta.kind === 'frontier').map(t => [t.name, Array.from(t.y)])"))
+        for row in _cli(db, "frontier", *CLI_VIEW)["rows"]:
+            assert any(abs(y - row["usd_per_mtok"]) < 1e-9 for y in drawn[row["series"]]), (row, drawn)
+    elif path == "TCO_rates":
+        _shows(page, "TCO rates")
+
+
+def test_a_share_link_survives_every_page_link_back_and_reload(server, browser):
+    """Issue 9: clicking the sidebar's page links used to reset every rate to $0.05/GPU-hour."""
+    base, db = server
+    page = _open(browser, f"{base}/Crossovers?{LINK}")
+    _check_view(page, db, "Crossovers")
+    for label, path in NAV + tuple(reversed(NAV[:-1])):     # every link in turn, and back
+        page.locator("[data-testid=stSidebarNav] a", has_text=label).first.click()
+        page.wait_for_function(f"() => location.pathname.replace(/^\\//, '') === {json.dumps(path)}",
+                               timeout=15_000)
+        _settle(page)
+        _check_view(page, db, path)
+    for path in ("", "Crossovers"):                        # a reload keeps the view too
+        page.goto(f"{base}/{path}?{_query(page).lstrip('?')}") if path else page.reload()
+        _settle(page)
+        _check_view(page, db, path)
+        page.reload()
+        _settle(page)
+        _check_view(page, db, path)
     page.close()
 
 
-def test_crossover_label_and_share_box(server, browser):
+def test_procurement_question_set_b200_to_match_mi355x_at_50(server, browser):
+    """Issue 9's procurement journey: at 50 tok/s/user, what B200 rate matches MI355X? Read it, set it,
+    and see the two costs level. Expected numbers come from the CLI on the same data."""
     base, db = server
     page = _open(browser, f"{base}/Crossovers?spec=mtp&by=hardware")
-    body = page.locator("[data-testid=stMain]").inner_text()
-    answer = _cli(db, "crossover", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5")
-    (row,) = answer["rows"]
-    assert f"{row['cheaper_below']} cheaper below {row['interactivity']:.1f} tok/s/user" in body
-    share = page.locator("[data-testid=stSidebar] [data-testid=stCode]").inner_text()
-    assert "/Crossovers?" in share and "spec=mtp" in share and len(share) < 300
+    x_box = page.get_by_role("spinbutton", name="At interactivity [tok/s/user]")
+    x_box.fill("50")
+    x_box.press("Enter")
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('x=50')", timeout=15_000)
+    _settle(page)
+    rows = {r["series"]: r for r in _cli(db, "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
+                                         "--where", "model=GLM-5", "--at", "50")["rows"]}
+    rate = 1.95 * rows["MI355X"]["usd_per_mtok"] / rows["B200"]["usd_per_mtok"]
+    sentence = f"At 50.0 tok/s/user, B200 becomes cheaper than MI355X below {usd(rate, '/GPU-hour')}"
+    _shows(page, sentence)
+    _type_rate(page, "B200", f"{rate:.4f}")
+    page.wait_for_function(f"() => decodeURIComponent(location.search).includes('B200:{rate:.4f}')", timeout=15_000)
+    page.locator("[data-testid=stSidebarNav] a", has_text="Overview").first.click()
+    page.wait_for_function("() => location.pathname === '/'", timeout=15_000)
+    _settle(page)
+    _shows(page, "At 50.0 tok/s/user", "level with")
+    page.screenshot(path=str(SHOTS.parent / "procurement_matched.png"), full_page=True)
+    page.close()
+
+
+@pytest.mark.parametrize("typed,kept", [("0", "$1.95"), ("-3", "$1.95"), ("1e9", "$1.95"), ("11", "$11.00"),
+                                        ("1000", "$1,000.00"), ("0.01", "$0.01")])
+def test_rates_typed_in_the_browser(server, browser, typed, kept):
+    base, _ = server
+    page = _open(browser, f"{base}/Matched_interactivity?spec=mtp&by=hardware")
+    _type_rate(page, "B200", typed)
+    assert not page.locator("[data-testid=stException]").count()
+    assert kept in _sidebar_rate(page, "B200") or kept.replace(",", "") in _sidebar_rate(page, "B200")
+    if kept == "$1.95":
+        _shows(page, "not a usable rate")
+    page.close()
+
+
+@pytest.mark.parametrize("link,words", [("ps=1999", "price set '1999' is not known"),
+                                        ("r=B200:0.01", None), ("hw=TPU", "not in the data"),
+                                        ("r=TPU<script>:1.5", "not a hardware name")])
+def test_bad_link_values_in_the_browser(server, browser, link, words):
+    base, _ = server
+    page = _open(browser, f"{base}/Crossovers?spec=mtp&{link}")
+    assert not page.locator("[data-testid=stException]").count()
+    if words:
+        assert words.lower() in _shows(page, "Crossovers").lower()
+        assert "TPU" not in _query(page) and "1999" not in _query(page)
+    else:
+        assert "$0.01" in _sidebar_rate(page, "B200")      # below the old slider's minimum: taken as typed
     page.close()
 
 
 def test_screenshots_of_every_page(server, browser):
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for name, path in PAGES.items():
-        page = _open(browser, f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
-        assert not page.locator("[data-testid=stException]").count(), name
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-        page.close()
-    assert len(list(SHOTS.glob("*.png"))) >= len(PAGES)
+    for width, height in ((1280, 800), (390, 844)):
+        for name, path in PAGES.items():
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
+            page.wait_for_function("() => document.querySelector('[data-testid=stMain] h1')", timeout=30_000)
+            page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=30_000)
+            page.wait_for_timeout(500)
+            assert not page.locator("[data-testid=stException]").count(), name
+            page.screenshot(path=str(SHOTS / f"{name}_{width}.png"), full_page=True)
+            page.close()
+    assert len(list(SHOTS.glob("*.png"))) >= 2 * len(PAGES)
 
 
 def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
@@ -168,11 +282,11 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
                 break
         page.keyboard.press("Control+A")
         page.wait_for_timeout(300)
-        page.keyboard.type("1.5", delay=50)
+        page.keyboard.type("12.5", delay=50)     # above the old $10 slider limit, which used to crash
         page.wait_for_timeout(300)
         page.keyboard.press("Enter")
         try:
-            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:1.5')",
+            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:12.5')",
                                    timeout=10_000)
             break
         except Exception:
@@ -180,6 +294,6 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
                 page.screenshot(path=str(SHOTS.parent / "rates_table_failure.png"), full_page=True)
                 raise
     _settle(page)
-    slider = page.locator("[data-testid=stSlider]").filter(has_text="B200").inner_text()
-    assert "$1.50" in slider
+    assert "$12.50" in _sidebar_rate(page, "B200")
+    assert not page.locator("[data-testid=stException]").count()
     page.close()
