@@ -93,7 +93,7 @@ def _open(browser, url: str):
 
 
 def _settle(page) -> None:
-    page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", timeout=30_000)
+    page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=30_000)
     # running indicator gone, no stale elements left
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=stStatusWidget]') && "
@@ -257,9 +257,8 @@ def test_screenshots_of_every_page(server, browser):
         for name, path in PAGES.items():
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
-            page.wait_for_function("() => document.querySelector('[data-testid=stMain] h1')", timeout=30_000)
-            page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=30_000)
-            page.wait_for_timeout(500)
+            _settle(page)
+            page.wait_for_timeout(1_000)          # charts finish drawing after the script run
             assert not page.locator("[data-testid=stException]").count(), name
             page.screenshot(path=str(SHOTS / f"{name}_{width}.png"), full_page=True)
             page.close()
