@@ -215,6 +215,13 @@ class _Column:
     params: list[Any] = field(default_factory=list)  # values for the ? in expr, in order
 
 
+#: relative slack when checking that input or output tok/s do not exceed total tok/s (rounding in files)
+_PART_TOLERANCE = 1e-3
+#: rows below this success rate [fraction] are stored with a warning
+LOW_SUCCESS_RATE = 0.95
+#: the fields at least one of which a canonical CSV must have for a frontier
+THROUGHPUT_FIELDS = MEASUREMENT_FIELDS[:6]
+
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -417,6 +424,7 @@ class _Pipeline:
         """One SELECT over the raw table giving every points column, unit-normalised, plus raw checks.
 
         Derivations follow ``BenchmarkPoint._normalise``: interactivity = 1000 / TPOT [ms];
+        success rate = completed / (completed + failed) requests where the file gives counts only;
         per-GPU tok/s = system tok/s / GPUs (decode GPUs for output, prefill GPUs for input
         when disaggregated), and the reverse.
         """
@@ -435,7 +443,9 @@ class _Pipeline:
         if self.value_check:
             base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
                         f"{self.value_check[1]} AS parsed_value")
-        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity"]
+        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity",
+                   "coalesce(success_rate, CAST(requests_completed AS DOUBLE) "
+                   "/ NULLIF(requests_completed + requests_failed, 0)) AS success_rate"]
         for basis, divisor in (
             ("total", "gpus"),
             ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
@@ -480,6 +490,12 @@ class _Pipeline:
         has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
         probes.append((f"NOT ({has_measure})", "throughput",
                        "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
+        for part in ("output", "input"):
+            # the parts of a throughput cannot exceed its total (a per-request rate read as a system rate does)
+            probes.append((f"{part}_tokens_per_second > total_tokens_per_second * {1 + _PART_TOLERANCE!r}",
+                           f"{part}_tokens_per_second",
+                           f"{part} tok/s exceeds total tok/s (input + output); check that both are system "
+                           "throughputs over the same wall time"))
         for basis in ("total", "output", "input"):
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
                            "AND gpus IS NULL", "gpus",
@@ -489,7 +505,9 @@ class _Pipeline:
         # aggregates cost mostly planning, so the rarely needed halves come in a second query below)
         agg = ", ".join([*(f"min(CASE WHEN {cond} THEN source_line END)" for cond, _, _ in probes),
                          *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
-                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)", "count(*)"])
+                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)",
+                         f"count(CASE WHEN success_rate < {LOW_SUCCESS_RATE!r} THEN 1 END)", "min(success_rate)",
+                         "arg_min(source_line, success_rate)", "count(*)"])
         row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
         self.rows = int(row[-1])
         lines, warn_counts = row[:len(probes)], row[len(probes):len(probes) + len(warns)]
@@ -505,8 +523,13 @@ class _Pipeline:
             _, name, warn = warns[i]
             self.warnings.append(f"{warn_counts[i]} rows have {name} above {warn:g} (first at line {first_lines[i]}): "
                                  "possible but unusual; check the unit")
-        if row[-2]:
-            self.warnings.append(f"{row[-2]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+        if row[-5]:
+            self.warnings.append(f"{row[-5]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+        if row[-4]:
+            self.warnings.append(
+                f"{row[-4]} row{'s' if row[-4] > 1 else ''} with a success rate below {LOW_SUCCESS_RATE:.0%} "
+                f"(lowest {row[-3]:.1%} at line {row[-2]}): failed requests make the throughput look better "
+                "than a working service's; an SLA limit such as success=0.99 leaves them out")
         errors = []
         for i in failing:
             _, name, message = probes[i]
@@ -590,6 +613,12 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     """Map, validate and insert one raw relation. Caller holds the transaction."""
     pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
     pipe.map_columns()
+    if fmt == "csv" and not any(f in pipe.columns for f in THROUGHPUT_FIELDS):
+        shown = ", ".join(h[:30] for h in list(headers.values())[:12])
+        raise IngestError(file, "no throughput column: a frontier needs tok/s per GPU (e.g. 'tput_per_gpu', "
+                          "'output_tok_s_gpu') or per system (e.g. 'total_token_throughput', 'output_tok/s', with "
+                          "'gpus'), plus interactivity ('tok_s_user') or 'tpot_ms'; "
+                          f"columns found: {shown}", line=1, field="throughput")
     select, params = pipe.select()
     staged = None
     if con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0] <= _MATERIALISE_BELOW:

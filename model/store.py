@@ -261,7 +261,8 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
                 full: bool = False) -> pd.DataFrame:
     """Points matching ``where`` (field -> accepted values), with their source file name.
 
-    Values are compared as text, so ``--where isl=8192`` and ``isl=[8192]`` both work.
+    Values are compared as text and case-insensitively, so ``--where isl=8192`` and ``isl=[8192]``
+    both work, and ``hardware=arcprob60`` finds ``ArcProB60``.
     ``full`` adds the free-text columns (extra, notes, url, tags) and orders by point id,
     for exports; the analysis needs neither.
     """
@@ -271,7 +272,7 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
         if not values:
             continue
         _checked_field(field)
-        clauses.append(f"CAST(p.{field} AS VARCHAR) IN ({', '.join('?' * len(values))})")
+        clauses.append(f"lower(CAST(p.{field} AS VARCHAR)) IN ({', '.join(['lower(?)'] * len(values))})")
         params.extend(str(v) for v in values)
     columns = ["p.point_id", "p.source_id", *(f"p.{f}" for f in POINT_FIELDS if full or f not in _TEXT_COLUMNS)]
     sql = (
