@@ -644,3 +644,37 @@ def test_unknown_hardware_keeps_its_spelling_and_filters_ignore_case(con, tmp_pa
     assert set(load_points(con)["hardware"]) == {"ArcProB60"}
     for spelling in ("ArcProB60", "arcprob60", "ARCPROB60"):
         assert len(load_points(con, {"hardware": [spelling]})) == 2
+
+
+# --------------------------------------------------------------------------- issue 10: the structure
+
+def test_importers_never_import_the_pipeline():
+    """One way: model.ingest imports model.importers, never the reverse (errors live in importers.base)."""
+    import ast
+
+    package = FORMATS_DIR.parent.parent.parent / "model" / "importers"
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [n for n in names if n == "model.ingest" or n.startswith("model.ingest.")], path.name
+        assert "streamlit" not in names
+
+
+def test_one_registry_names_every_format():
+    names = [f.name for f in importers.REGISTRY]
+    assert len(names) == len(set(names)) and names[-1] == "csv"
+    assert set(names) == set(importers.FORMATS)
+    assert set(DETECTED.values()) <= set(names)
+
+
+def test_a_canonical_csv_header_is_read_once(con, tmp_path, monkeypatch):
+    from model.importers import canonical_csv
+
+    calls = []
+    real = canonical_csv.read_header
+    monkeypatch.setattr(canonical_csv, "read_header", lambda *a: calls.append(a) or real(*a))
+    path = tmp_path / "points.csv"
+    path.write_text("hardware,gpus,tok_s_user,tput_per_gpu\nB200,8,40,1000\n")
+    assert ingest_file(con, path).rows_added == 1
+    assert len(calls) == 1

@@ -19,7 +19,7 @@ import pandas as pd
 
 from model.columns import resolve_column
 from model.hardware import canonical_hardware
-from model.ingest import IngestError
+from model.importers.base import IngestError
 from model.schema import POINT_FIELDS, SQL_TYPES, canonical_precision, canonical_spec_decoding
 
 __all__ = [

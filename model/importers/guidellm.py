@@ -29,9 +29,9 @@ import re
 from typing import Any
 
 from model.importers._common import Rows, first, integer, iso_date, num
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _TYPE_RE = re.compile(r'"type_"\s*:\s*"generative_benchmark"')
 
@@ -171,3 +171,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
                 notes.add("no tokens_per_second (total) in this version: only output tok/s")
             rows.append(row)
     return rows, sorted(notes)
+
+
+FORMATS = (Format("guidellm", "json", matches, parse),)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, integer, iso_date, num, objects
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 
 def matches(keys: set[str]) -> bool:
@@ -85,3 +85,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         rows.append(_row(line, obj))
     return rows, ["LLMPerf inter-token latency includes TTFT spread over the output tokens",
                   "input tok/s = mean input tokens x completed requests/s"]
+
+
+FORMATS = (Format("llmperf", "json", lambda keys, head: matches(keys), parse),)

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from model.importers._common import Rows, first, integer, iso_date, num, objects, seconds
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
+__all__ = ["FORMATS", "matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
            "parse_genai_perf_csv", "csv_flavour"]
 
 _METRIC_MARKERS = {"time_to_first_token", "request_latency", "inter_token_latency", "output_token_throughput"}
@@ -302,3 +302,12 @@ def parse_aiperf_csv(path: Path, name: str) -> tuple[Rows, list[str]]:
 def parse_genai_perf_csv(path: Path, name: str) -> tuple[Rows, list[str]]:
     """One row from ``profile_export_genai_perf.csv``; ``"1,234.56"`` and ``N/A`` are read as numbers / empty."""
     return _csv_point(path, name, "GenAI-Perf")
+
+
+FORMATS = (
+    Format("aiperf", "json", lambda keys, head: matches_aiperf(keys), parse_aiperf),
+    Format("genai_perf", "json", lambda keys, head: matches_genai_perf(keys), parse_genai_perf),
+    Format("aiperf_csv", "csv", lambda header, head: csv_flavour(header, head) == "aiperf_csv", parse_aiperf_csv),
+    Format("genai_perf_csv", "csv", lambda header, head: csv_flavour(header, head) == "genai_perf_csv",
+           parse_genai_perf_csv),
+)

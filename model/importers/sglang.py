@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, first, integer, num, objects, scalar_extras
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _REQUIRED = ("completed", "output_throughput")
 _CONSUMED = {
@@ -136,3 +136,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
                               field=missing[0])
         rows.append(_row(line, obj, notes))
     return rows, sorted(notes)
+
+
+FORMATS = (Format("sglang", "json", lambda keys, head: matches(keys), parse),)
