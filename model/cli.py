@@ -234,13 +234,15 @@ _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "us
 def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
+    notes = []
     if not args.mix_workloads:
         measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()]
         by, note = workload_split(measured, scenario.by)
         if note:
             scenario = scenario.model_copy(update={"by": by})
-            print(f"note: {note}", file=sys.stderr)
+            notes.append(note)
     result = analyse(points, scenario, load_presets(stored_rates(con)))
+    notes.extend(result.notes)
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
     elif args.command == "iso":
@@ -251,13 +253,13 @@ def _query(args, con) -> int:
         payload = {
             "command": args.command, "scenario": scenario.model_dump(mode="json"), "where": where,
             "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
-            "notes": result.notes, "rows": _records(frame),
+            "notes": notes, "rows": _records(frame),
         }
         if args.command == "crossover":
             payload["reach"] = _records(result.reach)
         print(json.dumps(payload, indent=2))
         return 0
-    for note in result.notes:
+    for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:

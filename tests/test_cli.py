@@ -156,14 +156,15 @@ def test_mixed_workloads_are_split_not_pooled(sample_db, tmp_path, capsys):
                      "B200,Llama-3.3-70B,1024,1024,8,30,5000\nB200,Llama-3.3-70B,1024,1024,8,60,2400\n")
     assert main(["--db", str(sample_db), "ingest", str(llama)]) == 0
     capsys.readouterr()
+    assert main(["--db", str(sample_db), "iso", "--by", "hardware", "--at", "30"]) == 0
+    assert "note: the selection holds 3 workloads: series are split by model, isl, osl" in capsys.readouterr().err
     assert main(["--db", str(sample_db), "iso", "--by", "hardware", "--at", "30", "--json"]) == 0
-    captured = capsys.readouterr()
-    assert "series are split by model, isl, osl" in captured.err
-    out = json.loads(captured.out)
+    out = json.loads(capsys.readouterr().out)
     series = {r["series"] for r in out["rows"]}
     assert "B200 · Llama-3.3-70B · ISL 1024 · OSL 1024" in series
     assert "B200 · GLM-5 · ISL 8192 · OSL 1024" in series
     assert out["scenario"]["by"] == ["hardware", "model", "isl", "osl"]
+    assert any("split by model, isl, osl" in note for note in out["notes"])
     # the Llama B200 point at 30 tok/s/user is its own series' cost, not pooled with GLM-5's
     llama_b200 = next(r for r in out["rows"] if r["series"].startswith("B200 · Llama"))
     assert llama_b200["tokens_per_second_per_gpu"] == pytest.approx(5000.0)
