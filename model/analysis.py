@@ -137,7 +137,9 @@ def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: 
             notes.append(f"the SLA ({limits.describe()}) leaves out {len(rejected)} of {len(points)} "
                          f"rows; the frontier is fitted on the {len(kept)} that meet it")
         points = kept
-    if basis == "blended" and not points.empty:
+    if basis == "blended" and points.empty:
+        points = points.assign(blended_tokens_per_second_per_gpu=pd.Series(dtype=float))  # nothing left to fit
+    elif basis == "blended":
         points = add_blended_throughput(points, w_input, w_cached)
         missing = int(points["blended_tokens_per_second_per_gpu"].isna().sum())
         if missing:

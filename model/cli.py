@@ -18,15 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 import pandas as pd
+from pydantic import ValidationError
 
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
+from model.columns import resolve_column
 from model.cost import load_presets, resolve_rates
-from model.frontier import BASES, DEFAULT_SERIES_KEYS
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.hardware import canonical_hardware
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
 from model.store import (
@@ -50,6 +54,8 @@ def _selection_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
     q.add_argument("--price-set", default=Scenario().price_set)
     q.add_argument("--tier", default=Scenario().tier)
+    q.add_argument("--mix-workloads", action="store_true",
+                   help="compare series across workloads (model, ISL, OSL) instead of splitting them")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -107,6 +113,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _db_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Accept ``--db`` after the subcommand too (``costfrontier ingest x.csv --db my.duckdb``),
+    for every subcommand, including those other modules register."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command in sub.choices.values():
+        if not any("--db" in action.option_strings for action in command._actions):
+            command.add_argument("--db", default=argparse.SUPPRESS, help="database file (as before the command)")
+    return parser
+
+
 class UsageError(Exception):
     pass
 
@@ -121,19 +137,32 @@ def _pairs(items: list[str], what: str) -> list[tuple[str, str]]:
     return out
 
 
-def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
-    from model.columns import resolve_column
-    from model.hardware import canonical_hardware
+def _field(key: str, option: str, choices: tuple[str, ...] | None = None) -> str:
+    """The field a name means, with the same aliases as file headers (``spec_decode`` -> ``spec_decoding``)."""
+    resolved = resolve_column(key)
+    if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
+        known = f"; choose from {', '.join(choices)}" if choices else " (see model/columns.py for the names)"
+        raise UsageError(f"{option}: unknown field {key!r}{known}")
+    return resolved[0]
 
+
+def _one_line(exc: ValidationError) -> str:
+    """A pydantic error as one line: ``--by: value error, ...`` rather than the dump with a URL."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if not isinstance(part, int))
+    option = f"--{where.replace('_', '-')}: " if where else ""
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{option}{first.get('msg', 'invalid value')}{more}"
+
+
+def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
     where: dict[str, list[str]] = {}
     for key, value in _pairs(args.where, "--where"):
-        resolved = resolve_column(key)
-        if not isinstance(resolved, tuple):
-            raise UsageError(f"--where: unknown field {key!r}")
-        field = resolved[0]
+        field = _field(key, "--where")
         if field == "hardware":
             value = canonical_hardware(value)
         where.setdefault(field, []).append(value)
+    by = tuple(_field(k.strip(), "--by", SERIES_KEY_CHOICES) for k in args.by.split(",") if k.strip())
     rates = []
     for hw, value in _pairs(args.rate, "--rate"):
         try:
@@ -144,11 +173,41 @@ def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
         targets = tuple(float(x) for x in args.at.split(",") if x.strip())
     except ValueError:
         raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
-    scenario = Scenario(by=tuple(k.strip() for k in args.by.split(",") if k.strip()), basis=args.basis,
-                        method=args.method, price_set=args.price_set, tier=args.tier, rates=tuple(rates),
-                        targets=targets, baseline=args.baseline, sla=",".join(args.sla),
-                        **{k: getattr(args, k) for k in ("w_input", "w_cached") if getattr(args, k) is not None})
+    try:
+        scenario = Scenario(by=by, basis=args.basis, method=args.method, price_set=args.price_set, tier=args.tier,
+                            rates=tuple(rates), targets=targets, baseline=args.baseline, sla=",".join(args.sla),
+                            **{k: getattr(args, k) for k in ("w_input", "w_cached") if getattr(args, k) is not None})
+    except ValidationError as exc:
+        raise UsageError(_one_line(exc)) from None
     return scenario, where
+
+
+#: the workload keys a default grouping adds when a selection mixes workloads
+SPLIT_WORKLOAD_KEYS = ("model", "isl", "osl")
+
+
+def workload_split(points: pd.DataFrame, by: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """``by`` plus the workload keys (model, ISL, OSL) that vary among ``points``, and a note saying so.
+
+    Series of different workloads are never compared (see :func:`model.analysis.analyse`), so a
+    selection that mixes workloads is split by them rather than pooled into one series.
+
+    Returns
+    -------
+    by : tuple of str
+        the grouping keys, unchanged when the selection holds one workload.
+    note : str or None
+        what was added and why, for the user.
+    """
+    varying = [k for k in SPLIT_WORKLOAD_KEYS
+               if k not in by and k in points.columns and points[k].nunique(dropna=False) > 1]
+    if not varying:
+        return by, None
+    keys = [k for k in SPLIT_WORKLOAD_KEYS if k in points.columns]
+    count = len(points[keys].drop_duplicates())
+    return (*by, *varying), (f"the selection holds {count} workloads: series are split by "
+                             f"{', '.join(varying)} and compared only within a workload "
+                             "(narrow it with --where, or pass --mix-workloads to pool them)")
 
 
 def _clean(value):
@@ -175,7 +234,15 @@ _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "us
 def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
+    notes = []
+    if not args.mix_workloads:
+        measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()]
+        by, note = workload_split(measured, scenario.by)
+        if note:
+            scenario = scenario.model_copy(update={"by": by})
+            notes.append(note)
     result = analyse(points, scenario, load_presets(stored_rates(con)))
+    notes.extend(result.notes)
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
     elif args.command == "iso":
@@ -186,13 +253,13 @@ def _query(args, con) -> int:
         payload = {
             "command": args.command, "scenario": scenario.model_dump(mode="json"), "where": where,
             "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
-            "notes": result.notes, "rows": _records(frame),
+            "notes": notes, "rows": _records(frame),
         }
         if args.command == "crossover":
             payload["reach"] = _records(result.reach)
         print(json.dumps(payload, indent=2))
         return 0
-    for note in result.notes:
+    for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
@@ -213,21 +280,25 @@ _CAPACITY_COLUMNS = ["series", "status", "request_rate", "tokens_per_second_per_
 
 
 def _capacity(args, con) -> int:
-    from model.hardware import canonical_hardware
-
     scenario, where = _scenario(argparse.Namespace(**{**vars(args), "basis": "total", "method": "linear", "at": "",
                                                          "baseline": None}))
     sla = SLA.from_text(args.sla)
     if args.basis == "blended" and (args.w_input is None or args.w_cached is None):
         raise UsageError("--basis blended needs --w-input and --w-cached")
     points = load_points(con, where)
+    notes = []
+    if not args.mix_workloads:
+        by, note = workload_split(points[points["request_rate_rps"].notna()], scenario.by)
+        if note:
+            scenario = scenario.model_copy(update={"by": by})
+            notes.append(note)
     hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+    # the one rate rule; ingested TCO price sets price these commands too, as they do frontier/iso/crossover
     rates = resolve_rates(hardware, load_presets(stored_rates(con)), scenario.price_set, scenario.tier,
                           dict(scenario.rates))
     knees = knee(points, sla, rates, basis=args.basis, keys=scenario.by, rule=args.rule,
                  gpus_per_node=args.gpus_per_node, w_input=args.w_input, w_cached=args.w_cached)
     missing = sorted({hw for hw in knees["hardware"].dropna() if hw not in rates})
-    notes = []
     if missing:
         notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD)")
     if knees.empty:
@@ -300,7 +371,22 @@ def _ingest(args, con) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run one command; the exit code is 0, 1 (a file refused) or 2 (a usage or database error).
+
+    Output cut short by its reader (``costfrontier iso | head``) ends quietly.
+    """
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away: point stdout at /dev/null so the interpreter's final flush is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
+    args = _db_everywhere(_parser()).parse_args(argv)
     try:
         con = connect(args.db or default_db_path())
     except StoreError as exc:
@@ -332,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "remove":
             print(f"removed source #{args.source_id}: {remove_source(con, args.source_id)} rows")
             return 0
+    except ValidationError as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
     except (UsageError, ValueError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CANONICAL_HARDWARE", "canonical_hardware", "vendor", "hardware_colour"]
+__all__ = ["CANONICAL_HARDWARE", "canonical_hardware", "same_hardware", "vendor", "hardware_colour"]
 
 #: Canonical names, in the order charts list them (NVIDIA by generation, then AMD).
 CANONICAL_HARDWARE = (
@@ -22,7 +22,9 @@ def canonical_hardware(value: object) -> str:
 
     ``b200``, ``B200-SXM``, ``b200-nb_0``, ``NVIDIA B200`` -> ``B200``;
     ``mi355x``, ``AMD Instinct MI355X``, ``mi355x-amd_1`` -> ``MI355X``;
-    ``gb200 nvl72`` -> ``GB200``. A name no rule recognises is upper-cased and kept.
+    ``gb200 nvl72`` -> ``GB200``. A name no rule recognises is kept as the user spelled it
+    (``ArcProB60`` stays ``ArcProB60``; only surrounding and repeated spaces go): compare such
+    names case-insensitively (:func:`same_hardware`).
     """
     if value is None:
         return ""
@@ -37,8 +39,12 @@ def canonical_hardware(value: object) -> str:
         pattern = rf"(?<![a-z0-9]){low}(?![0-9])" if not low.endswith("x") else rf"(?<![a-z0-9]){low}"
         if re.search(pattern, squashed) or re.search(pattern, text):
             return name
-    cleaned = re.sub(r"\s+", " ", raw).strip()
-    return cleaned.upper()
+    return re.sub(r"\s+", " ", raw).strip()
+
+
+def same_hardware(a: object, b: object) -> bool:
+    """Whether two accelerator names mean the same part: canonical names equal, case-insensitively."""
+    return canonical_hardware(a).casefold() == canonical_hardware(b).casefold()
 
 
 def vendor(hardware: str) -> str:

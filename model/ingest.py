@@ -5,18 +5,18 @@ statement maps and converts every column, one aggregate query checks every
 constraint (the constraints are read from :class:`model.schema.BenchmarkPoint`,
 so the pydantic model stays the single definition), and the rows and their
 ``sources`` entry go in inside one transaction. A bad file changes nothing.
+
+This module is the only code that writes to the store. It reads files through
+:mod:`model.importers` (format detection, the tools' importers, the canonical CSV reader),
+which never imports it back; errors and results come from :mod:`model.importers.base`.
 """
 
 from __future__ import annotations
 
-import codecs
-import csv
 import hashlib
-import io
 import json
 import math
 import os
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -28,8 +28,20 @@ import duckdb
 import pandas as pd
 from pydantic import TypeAdapter, ValidationError
 
+from model import importers
 from model.columns import normalise_header, resolve_column
 from model.hardware import canonical_hardware
+from model.importers.base import IngestError, IngestResult, duck_msg
+from model.importers.canonical_csv import (
+    UNIT_FIELDS,
+    csv_kind,
+    parse_parallelism,
+    parse_workload,
+    quick_records,
+    read_small_csv,
+    scan_csv,
+    stage_csv,
+)
 from model.schema import (
     MEASUREMENT_FIELDS,
     PLAUSIBILITY,
@@ -45,50 +57,6 @@ __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_
 
 MAX_ERRORS_REPORTED = 10
 _POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
-
-
-class IngestError(Exception):
-    """A file cannot be ingested. Names the file and, where known, the line and field."""
-
-    def __init__(self, file: str, message: str, line: int | None = None, field: str | None = None,
-                 more: list["IngestError"] | None = None):
-        self.file, self.message, self.line, self.field = file, message, line, field
-        self.more = more or []
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f", line {self.line}"
-        if self.field:
-            where += f", field '{self.field}'"
-        text = f"{where}: {self.message}"
-        for other in self.more:
-            text += f"\n  also line {other.line}, field '{other.field}': {other.message}"
-        return text
-
-
-@dataclass
-class IngestResult:
-    """What one file's ingest did."""
-
-    file: str
-    format: str
-    kind: str
-    rows_added: int = 0
-    duplicate_of: int | None = None
-    source_id: int | None = None
-    unknown_columns: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def summary(self) -> str:
-        if self.duplicate_of is not None:
-            return f"{self.file}: already ingested (source #{self.duplicate_of}); nothing added"
-        text = f"{self.file}: {self.rows_added} rows added as {self.kind} ({self.format}, source #{self.source_id})"
-        if self.unknown_columns:
-            text += f"; columns kept in 'extra': {', '.join(self.unknown_columns)}"
-        return text
 
 
 def sha256_of(path: Path) -> str:
@@ -162,47 +130,6 @@ def _check_constraints_scalar(file: str, name: str, value: Any) -> None:
             raise IngestError(file, f"{value} {_OP_TEXT[op][1]} {bound:g}", field=name)
 
 
-# --------------------------------------------------------------------------- special columns
-
-_PAR_RE = re.compile(r"(tp|dp|ep|pp)\s*=?\s*(\d+)", re.I)
-
-
-def parse_parallelism(text: Any) -> dict[str, int]:
-    """``"TP4xDP2"`` -> ``{"tp": 4, "dp": 2}``; ``"TP8"`` -> ``{"tp": 8}``."""
-    return {k.lower(): int(v) for k, v in _PAR_RE.findall(str(text or ""))}
-
-
-_WORKLOAD_RE = re.compile(
-    r"(?P<isl>\d+(?:\.\d+)?)\s*(?P<ik>k?)\s*(?:in|input|isl)\b.*?(?P<osl>\d+(?:\.\d+)?)\s*(?P<ok>k?)\s*(?:out|output|osl)\b"
-    r"(?:.*?(?P<hit>\d+(?:\.\d+)?)\s*%\s*(?:prefix\s*)?cache)?", re.I)
-
-
-def parse_workload(text: Any) -> dict[str, Any]:
-    """``"20k in / 1k out / 60% cache hit"`` -> ``{"isl": 20000, "osl": 1000, "prefix_cache_hit_rate": 0.6}``."""
-    match = _WORKLOAD_RE.search(str(text or ""))
-    if not match:
-        return {}
-    out: dict[str, Any] = {
-        "isl": int(round(float(match["isl"]) * (1000 if match["ik"] else 1))),
-        "osl": int(round(float(match["osl"]) * (1000 if match["ok"] else 1))),
-    }
-    if match["hit"]:
-        out["prefix_cache_hit_rate"] = float(match["hit"]) / 100
-    return out
-
-
-#: unit text (normalised) -> (field, scale) for long-format files with ``value`` and ``unit`` columns
-UNIT_FIELDS: dict[str, tuple[str, float]] = {
-    "toksuser": ("interactivity", 1.0),
-    "toksnode": ("output_tokens_per_second", 1.0),
-    "toks": ("output_tokens_per_second", 1.0),
-    "toksgpu": ("output_tokens_per_second_per_gpu", 1.0),
-    "tpotms": ("tpot_median_ms", 1.0),
-    "ttfts": ("ttft_p50_s", 1.0),
-    "reqs": ("request_rate_rps", 1.0),
-}
-
-
 # --------------------------------------------------------------------------- the columnar pipeline
 
 @dataclass
@@ -214,6 +141,13 @@ class _Column:
     header: str | None = None
     params: list[Any] = field(default_factory=list)  # values for the ? in expr, in order
 
+
+#: relative slack when checking that input or output tok/s do not exceed total tok/s (rounding in files)
+_PART_TOLERANCE = 1e-3
+#: rows below this success rate [fraction] are stored with a warning
+LOW_SUCCESS_RATE = 0.95
+#: the fields at least one of which a canonical CSV must have for a frontier
+THROUGHPUT_FIELDS = MEASUREMENT_FIELDS[:6]
 
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
@@ -417,6 +351,7 @@ class _Pipeline:
         """One SELECT over the raw table giving every points column, unit-normalised, plus raw checks.
 
         Derivations follow ``BenchmarkPoint._normalise``: interactivity = 1000 / TPOT [ms];
+        success rate = completed / (completed + failed) requests where the file gives counts only;
         per-GPU tok/s = system tok/s / GPUs (decode GPUs for output, prefill GPUs for input
         when disaggregated), and the reverse.
         """
@@ -435,7 +370,9 @@ class _Pipeline:
         if self.value_check:
             base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
                         f"{self.value_check[1]} AS parsed_value")
-        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity"]
+        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity",
+                   "coalesce(success_rate, CAST(requests_completed AS DOUBLE) "
+                   "/ NULLIF(requests_completed + requests_failed, 0)) AS success_rate"]
         for basis, divisor in (
             ("total", "gpus"),
             ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
@@ -480,6 +417,12 @@ class _Pipeline:
         has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
         probes.append((f"NOT ({has_measure})", "throughput",
                        "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
+        for part in ("output", "input"):
+            # the parts of a throughput cannot exceed its total (a per-request rate read as a system rate does)
+            probes.append((f"{part}_tokens_per_second > total_tokens_per_second * {1 + _PART_TOLERANCE!r}",
+                           f"{part}_tokens_per_second",
+                           f"{part} tok/s exceeds total tok/s (input + output); check that both are system "
+                           "throughputs over the same wall time"))
         for basis in ("total", "output", "input"):
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
                            "AND gpus IS NULL", "gpus",
@@ -489,7 +432,9 @@ class _Pipeline:
         # aggregates cost mostly planning, so the rarely needed halves come in a second query below)
         agg = ", ".join([*(f"min(CASE WHEN {cond} THEN source_line END)" for cond, _, _ in probes),
                          *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
-                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)", "count(*)"])
+                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)",
+                         f"count(CASE WHEN success_rate < {LOW_SUCCESS_RATE!r} THEN 1 END)", "min(success_rate)",
+                         "arg_min(source_line, success_rate)", "count(*)"])
         row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
         self.rows = int(row[-1])
         lines, warn_counts = row[:len(probes)], row[len(probes):len(probes) + len(warns)]
@@ -505,8 +450,13 @@ class _Pipeline:
             _, name, warn = warns[i]
             self.warnings.append(f"{warn_counts[i]} rows have {name} above {warn:g} (first at line {first_lines[i]}): "
                                  "possible but unusual; check the unit")
-        if row[-2]:
-            self.warnings.append(f"{row[-2]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+        if row[-5]:
+            self.warnings.append(f"{row[-5]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+        if row[-4]:
+            self.warnings.append(
+                f"{row[-4]} row{'s' if row[-4] > 1 else ''} with a success rate below {LOW_SUCCESS_RATE:.0%} "
+                f"(lowest {row[-3]:.1%} at line {row[-2]}): failed requests make the throughput look better "
+                "than a working service's; an SLA limit such as success=0.99 leaves them out")
         errors = []
         for i in failing:
             _, name, message = probes[i]
@@ -590,6 +540,12 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     """Map, validate and insert one raw relation. Caller holds the transaction."""
     pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
     pipe.map_columns()
+    if fmt == "csv" and not any(f in pipe.columns for f in THROUGHPUT_FIELDS):
+        shown = ", ".join(h[:30] for h in list(headers.values())[:12])
+        raise IngestError(file, "no throughput column: a frontier needs tok/s per GPU (e.g. 'tput_per_gpu', "
+                          "'output_tok_s_gpu') or per system (e.g. 'total_token_throughput', 'output_tok/s', with "
+                          "'gpus'), plus interactivity ('tok_s_user') or 'tpot_ms'; "
+                          f"columns found: {shown}", line=1, field="throughput")
     select, params = pipe.select()
     staged = None
     if con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0] <= _MATERIALISE_BELOW:
@@ -610,173 +566,6 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
 _MATERIALISE_BELOW = 50_000
 
 
-# --------------------------------------------------------------------------- CSV kinds
-
-#: leading bytes of files people upload by mistake -> what to tell them
-_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"PK\x03\x04", "a ZIP archive or Excel workbook (.xlsx), not CSV text; in Excel use "
-                     "File > Save As > CSV UTF-8, or unzip it first"),
-    (b"\xd0\xcf\x11\xe0", "an old Excel workbook (.xls), not CSV text; save it as CSV UTF-8"),
-    (b"\x1f\x8b", "gzip-compressed; decompress it (gunzip) and upload the CSV or JSON inside"),
-    (b"%PDF", "a PDF document, not a CSV or JSON benchmark file"),
-    (b"\x89PNG", "a PNG image, not a CSV or JSON benchmark file"),
-    (b"SQLite format 3\x00", "a SQLite database, not a CSV or JSON benchmark file"),
-    (b"DUCK", "a DuckDB database, not a CSV or JSON benchmark file"),
-)
-
-
-def _read_header(path: Path, name: str) -> tuple[list[str], str]:
-    with open(path, "rb") as handle:
-        raw = handle.read(65536)
-    if not raw.strip():
-        raise IngestError(name, "the file is empty")
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise IngestError(name, "the file is UTF-16; save it as UTF-8 (CSV UTF-8) and upload again", line=1)
-    for magic, what in _MAGIC:
-        if raw.startswith(magic) or (magic == b"DUCK" and raw[8:12] == magic):
-            raise IngestError(name, f"the file is {what}", line=1)
-    if b"\x00" in raw:
-        sample = raw[:4096]
-        if len(sample) >= 4 and max(sample[0::2].count(0), sample[1::2].count(0)) > len(sample) // 4:
-            raise IngestError(name, "the file looks like UTF-16 without a byte-order mark; save it as UTF-8 "
-                              "(CSV UTF-8) and upload again", line=1)
-        raise IngestError(name, "the file is binary, not a CSV or JSON text file", line=1)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # the block may end mid-character; only the first line matters
-        text = raw.decode("utf-8-sig", errors="ignore")
-    first = text.splitlines()[0] if text.splitlines() else ""
-    try:
-        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
-        delim = dialect.delimiter
-    except csv.Error:
-        delim = ","
-    header = next(csv.reader(io.StringIO(first), delimiter=delim), [])
-    return [h.strip() for h in header], delim
-
-
-def _quick_records(path: Path, block: int = 1 << 23) -> int | None:
-    """Data records of a CSV counted by lines, at C speed, when that count is exact: the file is
-    UTF-8, has no quote character (so no multi-line values) and no blank line. Otherwise ``None``,
-    and :func:`_scan_csv` parses it. The caller checks the count against what DuckDB read, and a
-    disagreement sends the file through :func:`_scan_csv` to name the line."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    newlines, tail, last = 0, b"", b""
-    with open(path, "rb") as handle:
-        while chunk := handle.read(block):
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError:
-                return None
-            joined = tail + chunk
-            if b'"' in chunk or b"\n\n" in joined or b"\n\r\n" in joined:
-                return None
-            newlines += chunk.count(b"\n")
-            tail, last = joined[-2:], chunk[-1:]
-    try:
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return None
-    lines = newlines + (0 if last == b"\n" else 1)
-    return max(lines - 1, 0)
-
-
-def _scan_csv(path: Path, name: str, delim: str) -> int:
-    """Check a delimited file's structure before anything reads it; return its number of data records.
-
-    Every line must be UTF-8, every record must have as many fields as the header, and
-    quotes must close. DuckDB's reader is fast but, on a few malformed files, guesses a
-    dialect that drops or merges rows; this scan names the line instead, and its record
-    count is checked against what DuckDB read.
-    """
-    def lines():
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                try:
-                    yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
-                except UnicodeDecodeError as exc:
-                    hint = " (Latin-1 or Windows-1252?)" if raw[exc.start:exc.start + 1] >= b"\x80" else ""
-                    raise IngestError(name, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
-                                      f"{hint}; save the file as UTF-8 (CSV UTF-8) and upload again",
-                                      line=number) from None
-
-    reader = csv.reader(lines(), delimiter=delim, quotechar='"', doublequote=True, strict=True)
-    width, records, start = None, 0, 1
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            text = str(exc)
-            if "eof" in text.lower() or "unexpected end of data" in text.lower():
-                text = "a quoted value is never closed (an unbalanced \" quote)"
-            elif "nul" in text.lower():
-                text = "the line contains a NUL byte (binary data)"
-            raise IngestError(name, f"not a readable CSV: {text}", line=start) from None
-        if not row:
-            continue  # a blank line
-        if width is None:
-            width = len(row)
-            continue
-        if len(row) != width:
-            raise IngestError(name, f"expected {width} fields (as in the header), found {len(row)}; "
-                              "check for a stray or missing delimiter", line=start)
-        records += 1
-    return records
-
-
-def _csv_kind(keys: set[str]) -> str:
-    if "usdpergpuhr" in keys or "usdpergpuhour" in keys:
-        return "tco_rates"
-    if "eval" in keys and any(k.endswith("score") for k in keys):
-        return "evals"
-    if any(k.endswith("usdperm") and k != "usdperm" and k != "publishedusdperm" for k in keys) and \
-            ("toksuser" in keys or "interactivity" in keys):
-        return "published_iso"
-    return "points"
-
-
-def _stage_csv(con, path: Path, name: str, sha: str, headers: list[str], delim: str,
-               records: int | None = None) -> str:
-    """Read a points CSV into a temporary table (outside any transaction: a failed read must not abort one).
-
-    Columns DuckDB types from its sample are kept typed (fast); if a value further down does not
-    fit the guessed type, the file is read again as text so the pipeline names the line and field.
-    """
-    raw_ids = [f"c{i}" for i in range(len(headers))]
-    raw_table = f"raw_{abs(hash(sha)) % 10**9}"
-    con.execute(f"DROP TABLE IF EXISTS {raw_table}")
-    sql = (f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM read_csv(?, header = true, names = ?, delim = ?, "
-           "all_varchar = {}, sample_size = 20480, null_padding = false, encoding = 'utf-8', "
-           "quote = '\"', escape = '\"')")
-    try:
-        con.execute(sql.format("false"), [str(path), raw_ids, delim])
-    except duckdb.ConversionException:
-        try:
-            con.execute(sql.format("true"), [str(path), raw_ids, delim])
-        except duckdb.Error as exc:
-            _scan_csv(path, name, delim)   # names the line when the structure is at fault
-            raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
-    except duckdb.Error as exc:
-        _scan_csv(path, name, delim)
-        raise IngestError(name, f"not a readable CSV: {_duck_msg(exc)}") from None
-    try:
-        rows = con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0]
-        if records is not None and rows != records:
-            _scan_csv(path, name, delim)   # names the line when the structure is at fault
-            raise IngestError(name, f"not a readable CSV: the reader found {rows} rows but the file has {records} "
-                              "records; check its quoting and delimiters")
-        if rows == 0:
-            raise IngestError(name, "the file has a header but no data rows", line=2)
-    except BaseException:
-        con.execute(f"DROP TABLE IF EXISTS {raw_table}")
-        raise
-    return raw_table
-
-
 def _ingest_points_csv(con, raw_table: str, name: str, sha: str, headers: list[str],
                        set_fields: dict[str, Any]) -> IngestResult:
     raw_ids = [f"c{i}" for i in range(len(headers))]
@@ -784,18 +573,6 @@ def _ingest_points_csv(con, raw_table: str, name: str, sha: str, headers: list[s
     first = int(con.execute(f"SELECT min(rowid) FROM {raw_table}").fetchone()[0])
     return run_pipeline(con, name, "csv", sha, raw_table, dict(zip(raw_ids, headers)), set_fields,
                         f"(r.rowid - {first} + 2)")
-
-
-def _duck_msg(exc: Exception) -> str:
-    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
-    return lines[0][:300] if lines else type(exc).__name__
-
-
-def _read_small_csv(path: Path, name: str, delim: str) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, sep=delim, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise IngestError(name, f"not a readable CSV: {exc}") from None
 
 
 def _num(name: str, line: int, fld: str, text: Any, required: bool = True) -> float | None:
@@ -821,7 +598,7 @@ def _new_source(con, name: str, fmt: str, kind: str, sha: str, rows: int, notes:
 
 
 def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = _read_small_csv(path, name, delim)
+    frame = read_small_csv(path, name, delim)
     cols = {normalise_header(c): c for c in frame.columns}
     hw_col = cols.get("gpu") or cols.get("hardware")
     rate_col = cols.get("usdpergpuhr") or cols.get("usdpergpuhour")
@@ -848,7 +625,7 @@ def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> Inges
 
 
 def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = _read_small_csv(path, name, delim)
+    frame = read_small_csv(path, name, delim)
     cols = {normalise_header(c): c for c in frame.columns}
     precisions = [k[: -len("score")] for k in cols if k.endswith("score")]
     rows = []
@@ -871,7 +648,7 @@ def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> Inges
 
 
 def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = _read_small_csv(path, name, delim)
+    frame = read_small_csv(path, name, delim)
     cols = {normalise_header(c): c for c in frame.columns}
     x_col = cols.get("toksuser") or cols.get("interactivity")
     spec_col = cols.get("specdecode") or cols.get("specdecoding")
@@ -936,7 +713,7 @@ def _clear_errors(name: str) -> Iterator[None]:
         raise IngestError(name, "too large to read into memory; split it into smaller files; "
                           "nothing was stored") from None
     except duckdb.Error as exc:
-        raise IngestError(name, f"the database could not store it ({_duck_msg(exc)}); nothing was stored") from exc
+        raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
     except OSError as exc:
         raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
@@ -1021,23 +798,24 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     if existing:
         return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
 
-    from model import importers  # the JSON/tool formats, issue 4
-
-    detected = fmt or importers.detect(path, name)
+    if fmt:
+        detected, header = fmt, None
+    else:
+        detected, header = importers.detect_with_header(path, name)
     if detected != "csv":
         frame, real_fmt, notes = importers.parse(path, name, detected)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
 
-    headers, delim = _read_header(path, name)
+    headers, delim = header or importers.canonical_csv.read_header(path, name)
     keys = {normalise_header(h) for h in headers}
     if len(headers) < 2:
         raise IngestError(name, f"only one column found ({headers[0][:40]!r}); expected a comma-, semicolon- or "
                           "tab-separated header such as hardware,tp,conc,tput_per_gpu,tok_s_user", line=1)
-    records = _quick_records(path)
+    records = quick_records(path)
     if records is None:
-        records = _scan_csv(path, name, delim)
-    kind = _csv_kind(keys)
-    raw_table = _stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
+        records = scan_csv(path, name, delim)
+    kind = csv_kind(keys)
+    raw_table = stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
     try:
         con.execute("BEGIN")
         try:

@@ -261,8 +261,9 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
                 full: bool = False) -> pd.DataFrame:
     """Points matching ``where`` (field -> accepted values), with their source file name.
 
-    Values are compared as text, so ``--where isl=8192`` and ``isl=[8192]`` both work. An empty
-    value (``None`` or ``""``) matches rows that leave the field empty: never a wildcard.
+    Values are compared as text and case-insensitively, so ``--where isl=8192`` and ``isl=[8192]``
+    both work, and ``hardware=arcprob60`` finds ``ArcProB60``. An empty value (``None`` or ``""``)
+    matches rows that leave the field empty: never a wildcard.
     ``full`` adds the free-text columns (extra, notes, url, tags) and orders by point id,
     for exports; the analysis needs neither.
     """
@@ -273,7 +274,7 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
             continue
         _checked_field(field)
         stated = [str(v) for v in values if v is not None and str(v) != ""]
-        tests = [f"CAST(p.{field} AS VARCHAR) IN ({', '.join('?' * len(stated))})"] if stated else []
+        tests = [f"lower(CAST(p.{field} AS VARCHAR)) IN ({', '.join(['lower(?)'] * len(stated))})"] if stated else []
         if len(stated) < len(values):   # an empty value matches rows that do not state the field
             tests.append(f"p.{field} IS NULL")
         clauses.append("(" + " OR ".join(tests) + ")")

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import model.importers.canonical_csv
 import model.ingest
 from model.cli import main
 from model.export import neutralise_formula, safe_csv
@@ -253,7 +254,7 @@ def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatc
         raise AssertionError("the file was read")
 
     monkeypatch.setattr(model.ingest, "sha256_of", no_reading)
-    monkeypatch.setattr(model.ingest, "_read_header", no_reading)
+    monkeypatch.setattr(model.importers.canonical_csv, "read_header", no_reading)
     before = _checksums(sample_db)
     con = connect(sample_db)
     started = time.perf_counter()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +21,8 @@ def run_json(capsys, *argv):
 
 
 def test_iso_json_rows(sample_db, capsys):
-    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
-                   "--at", "24,55", "--json")
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "model=GLM-5",
+                   "--where", "spec_decoding=mtp", "--at", "24,55", "--json")
     rows = {(r["series"], r["interactivity"]): r for r in out["rows"]}
     # published oracle (InferenceX GLM-5 blog, MTP table): B200 $0.34 and MI355X $0.24 at 24 tok/s/user
     assert rows[("B200", 24.0)]["usd_per_mtok"] == pytest.approx(0.34, abs=0.015)
@@ -29,17 +31,17 @@ def test_iso_json_rows(sample_db, capsys):
 
 
 def test_iso_out_of_reach_is_null(sample_db, capsys):
-    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
-                   "--at", "150", "--json")
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "model=GLM-5",
+                   "--where", "spec_decoding=mtp", "--at", "150", "--json")
     assert all(r["usd_per_mtok"] is None and r["status"] == "above reach" for r in out["rows"])
 
 
 def test_rate_override_moves_the_crossover(sample_db, capsys):
     base = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
-                    "spec_decoding=mtp", "--json")
+                    "spec_decoding=mtp", "--where", "model=GLM-5", "--json")
     assert [r["interactivity"] for r in base["rows"]] == [pytest.approx(89.39, abs=0.01)]
     cheaper = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
-                       "spec_decoding=mtp", "--rate", "B200=1.2", "--json")
+                       "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.2", "--json")
     assert cheaper["usd_per_gpu_hour"]["B200"] == 1.2
     assert [r["interactivity"] for r in cheaper["rows"]] != [r["interactivity"] for r in base["rows"]]
     assert {"series_a", "series_b", "interactivity", "usd_per_mtok"} <= set(base["rows"][0])
@@ -75,15 +77,175 @@ def test_console_script_is_installed(sample_db):
     assert done.returncode == 0 and "89.39" in done.stdout
 
 
-def test_an_ingested_price_set_prices_cli_queries(sample_db, tmp_path, capsys):
+def ingest_our_quote(db, tmp_path, capsys) -> None:
+    """A TCO price set '2027-01' / 'sales_quote': B200 $1.50, MI355X $1.10 per GPU-hour."""
     rates = tmp_path / "our_quote.csv"
     rates.write_text("gpu,tier,usd_per_gpu_hr,all_in_kw_per_gpu,as_of,source\n"
                      "B200,sales_quote,1.50,2.17,2027-01,our proposal\nMI355X,sales_quote,1.10,2.65,2027-01,our proposal\n")
-    assert main(["--db", str(sample_db), "ingest", str(rates)]) == 0
+    assert main(["--db", str(db), "ingest", str(rates)]) == 0
     capsys.readouterr()
-    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "spec_decoding=mtp",
-                   "--price-set", "2027-01", "--tier", "sales_quote", "--at", "24", "--json")
+
+
+def test_an_ingested_price_set_prices_cli_queries(sample_db, tmp_path, capsys):
+    ingest_our_quote(sample_db, tmp_path, capsys)
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "model=GLM-5",
+                   "--where", "spec_decoding=mtp", "--price-set", "2027-01", "--tier", "sales_quote", "--at", "24", "--json")
     assert out["usd_per_gpu_hour"] == {"B200": 1.5, "MI355X": 1.1}
     # cost is linear in the rate: the published $0.34/M at $1.95 becomes 0.34 * 1.50 / 1.95
     b200 = next(r for r in out["rows"] if r["series"] == "B200")
     assert b200["usd_per_mtok"] == pytest.approx(0.337 * 1.50 / 1.95, abs=0.01)
+
+
+# --------------------------------------------------------------------------- issue 10: a Unix tool
+
+def test_db_is_accepted_after_the_subcommand(tmp_path, capsys):
+    csv = tmp_path / "x.csv"
+    csv.write_text("hardware,gpus,tok_s_user,tput_per_gpu\nB200,8,40,1000\nB200,8,60,700\n")
+    db = tmp_path / "my.duckdb"
+    assert main(["ingest", str(csv), "--db", str(db)]) == 0
+    assert main(["frontier", "--db", str(db), "--json"]) == 0
+    capsys.readouterr()
+    out = run_json(capsys, "frontier", "--json", "--db", str(db))
+    assert len(out["rows"]) == 2
+    other = tmp_path / "other.duckdb"
+    assert main(["--db", str(other), "sources"]) == 0 and other.exists()
+
+
+def test_by_and_where_take_the_header_aliases(sample_db, capsys):
+    aliased = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hw,spec_decode", "--where", "spec_decode=mtp",
+                       "--where", "model_name=GLM-5", "--at", "24", "--json")
+    plain = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware,spec_decoding", "--where",
+                     "spec_decoding=mtp", "--where", "model=GLM-5", "--at", "24", "--json")
+    assert aliased["rows"] == plain["rows"] and aliased["scenario"]["by"] == ["hardware", "spec_decoding"]
+    assert {r["series"] for r in plain["rows"]} == {"B200 · mtp", "MI355X · mtp"}
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["iso", "--by", "colour"], "--by: unknown field 'colour'"),
+    (["iso", "--where", "colour=red"], "--where: unknown field 'colour'"),
+    (["iso", "--basis", "blended", "--w-input", "-3"], "--w-input: Value error, a token weight must be in [0, 10]"),
+    (["iso", "--sla", "ttft=2"], "name a percentile"),
+    (["capacity", "--by", "bogus"], "--by: unknown field 'bogus'"),
+])
+def test_a_bad_option_value_is_one_clean_line(sample_db, capsys, argv, words):
+    assert main(["--db", str(sample_db), *argv]) == 2
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if not ln.startswith("note:")]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], captured.err
+    assert "pydantic" not in captured.err and "http" not in captured.err
+
+
+def test_output_cut_short_by_head_ends_quietly(tmp_path):
+    # 3,000 series of one point each: the JSON is far larger than a pipe's buffer
+    csv = tmp_path / "many.csv"
+    csv.write_text("hardware,framework,gpus,tok_s_user,tput_per_gpu\n"
+                   + "".join(f"B200,fw{i},8,{40 + i % 7},{1000 + i}\n" for i in range(3000)))
+    db = tmp_path / "many.duckdb"
+    assert main(["--db", str(db), "ingest", str(csv)]) == 0
+    exe = Path(sys.executable).parent / "costfrontier"
+    done = subprocess.run(f"'{exe}' --db '{db}' frontier --json | head -c 100", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert len(done.stdout) == 100
+    assert done.stderr == "", done.stderr
+
+
+def test_mixed_workloads_are_split_not_pooled(sample_db, tmp_path, capsys):
+    llama = tmp_path / "llama.csv"
+    llama.write_text("hardware,model,isl,osl,gpus,tok_s_user,tput_per_gpu\n"
+                     "H200,Llama-3.3-70B,1024,1024,8,30,2500\nH200,Llama-3.3-70B,1024,1024,8,60,1200\n"
+                     "B200,Llama-3.3-70B,1024,1024,8,30,5000\nB200,Llama-3.3-70B,1024,1024,8,60,2400\n")
+    assert main(["--db", str(sample_db), "ingest", str(llama)]) == 0
+    capsys.readouterr()
+    assert main(["--db", str(sample_db), "iso", "--by", "hardware", "--at", "30"]) == 0
+    assert "note: the selection holds 3 workloads: series are split by model, isl, osl" in capsys.readouterr().err
+    assert main(["--db", str(sample_db), "iso", "--by", "hardware", "--at", "30", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    series = {r["series"] for r in out["rows"]}
+    assert "B200 · Llama-3.3-70B · ISL 1024 · OSL 1024" in series
+    assert "B200 · GLM-5 · ISL 8192 · OSL 1024" in series
+    assert out["scenario"]["by"] == ["hardware", "model", "isl", "osl"]
+    assert any("split by model, isl, osl" in note for note in out["notes"])
+    # the Llama B200 point at 30 tok/s/user is its own series' cost, not pooled with GLM-5's
+    llama_b200 = next(r for r in out["rows"] if r["series"].startswith("B200 · Llama"))
+    assert llama_b200["tokens_per_second_per_gpu"] == pytest.approx(5000.0)
+    # crossovers only within a workload: no Llama series against a GLM series
+    assert main(["--db", str(sample_db), "crossover", "--by", "hardware", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows and all(r["series_a"].split(" · ", 1)[1] == r["series_b"].split(" · ", 1)[1] for r in rows)
+    # asked for explicitly, they pool (and no note)
+    assert main(["--db", str(sample_db), "iso", "--by", "hardware", "--at", "30", "--mix-workloads", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "split" not in captured.err
+    assert {r["series"] for r in json.loads(captured.out)["rows"]} == {"B200", "H200", "MI355X"}
+
+
+def test_an_ingested_price_set_prices_capacity_and_compare(sample_db, tmp_path, capsys):
+    ingest_our_quote(sample_db, tmp_path, capsys)
+    for command in ("capacity", "compare"):
+        out = run_json(capsys, "--db", str(sample_db), command, "--by", "hardware", "--price-set", "2027-01",
+                       "--tier", "sales_quote", "--json")
+        assert out["usd_per_gpu_hour"] == {"B200": 1.5, "MI355X": 1.1}, command
+    # compare at the ramp peaks: MI355X's price is 1.10 / 1.50 of B200's
+    assert out["rows"][0]["price_ratio_gpu"] == pytest.approx(1.10 / 1.50)
+
+
+# --------------------------------------------------------------------------- the README's examples
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_examples() -> list[tuple[int, str, list[str]]]:
+    """``(line, command, output lines shown)`` for every ``costfrontier`` line in README.md's fenced blocks.
+
+    ``$ costfrontier ...`` is followed by the output the README shows; a bare ``costfrontier ...`` line
+    shows none. Usage synopses (``[--option ...]``) are not examples.
+    """
+    examples: list[tuple[int, str, list[str]]] = []
+    fenced, shown = False, None
+    for number, line in enumerate(README.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("```"):
+            fenced, shown = not fenced, None
+            continue
+        if not fenced:
+            continue
+        command = line.removeprefix("$ ")
+        if command.startswith("costfrontier "):
+            shown = None
+            if "[" not in command:
+                examples.append((number, command, []))
+                shown = examples[-1][2] if line.startswith("$ ") else None
+        elif line.startswith("$ "):
+            shown = None
+        elif shown is not None and line.strip():
+            shown.append(line)
+    return examples
+
+
+def _normalised(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_the_readme_has_examples():
+    examples = readme_examples()
+    assert len(examples) >= 12
+    assert sum(bool(shown) for _, _, shown in examples) >= 3
+
+
+@pytest.mark.parametrize("line,command,shown", readme_examples(), ids=lambda v: str(v)[:60])
+def test_readme_example_runs_and_prints_what_it_shows(line, command, shown, sample_db, tmp_path, monkeypatch,
+                                                      capsys):
+    root = README.parent
+    for name in ("data", "tests"):
+        (tmp_path / name).symlink_to(root / name)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    argv = shlex.split(command, comments=True)[1:]
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 0, f"README line {line}: {command}\n{captured.err}"
+    assert "error" not in captured.err.lower()
+    printed = {_normalised(x) for x in (captured.out + captured.err).splitlines()}
+    missing = [x for x in shown if _normalised(x) not in printed]
+    assert not missing, f"README line {line}: {command}\nnot printed: {missing}\ngot:\n{captured.out}"
+    if argv[0] in ("iso", "crossover", "frontier") and "--json" not in argv:
+        assert f"no {argv[0]} rows" not in captured.out, f"README line {line} prints no rows"

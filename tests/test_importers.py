@@ -40,6 +40,11 @@ DETECTED = {
     "llmperf_summary.json": "llmperf",
     "guidellm_benchmarks.json": "guidellm",
     "guidellm_benchmarks_v03.json": "guidellm",
+    "guidellm_v05_token_totals.json": "guidellm",
+    "aiperf_agentic_trace_replay.json": "aiperf",
+    "aiperf_agentic_trace_replay.csv": "aiperf_csv",
+    "sglang_bench_serving_2024.jsonl": "sglang",
+    "llmperf_summary_mostly_failed.json": "llmperf",
 }
 
 
@@ -499,3 +504,177 @@ def test_cli_ingests_the_whole_directory(db_path, capsys):
         assert {"B200", "GB200", "H200", "H100"} == set(load_points(con, full=True)["hardware"])
     finally:
         con.close()
+
+
+# --------------------------------------------------------------------------- issue 10: values files state
+
+@pytest.mark.parametrize("fixture,sets", [
+    ("aiperf_agentic_trace_replay.json", ["hardware=B200", "gpus=8"]),
+    ("aiperf_agentic_trace_replay.csv", ["hardware=B200", "gpus=8", "concurrency=16"]),
+])
+def test_aiperf_input_throughput_and_prefix_cache_hit_are_stored(con, fixture, sets):
+    rows, _ = ingest(con, fixture, sets)
+    row = rows.iloc[0]
+    # stated: input_token_throughput 40,000 = total_isl 20,000,000 / 500 s; total 40,400; output 400
+    assert row["input_tokens_per_second"] == approx(40000.0)
+    assert row["input_tokens_per_second_per_gpu"] == approx(5000.0)       # / 8 GPUs
+    assert row["total_tokens_per_second"] == approx(40400.0)
+    assert row["output_tokens_per_second"] == approx(400.0)
+    # stated: theoretical_prefix_cache_hit 92.5 % -> 0.925
+    assert row["prefix_cache_hit_rate"] == approx(0.925)
+    assert row["interactivity"] == approx(1000 / 25.0)                   # ITL p50 25 ms
+    notes = list_sources(con).iloc[0]["notes"]
+    assert "theoretical_prefix_cache_hit" in notes and "input tok/s =" not in notes  # nothing derived
+
+
+def test_aiperf_input_and_blended_bases_find_the_agentic_rows(db_path, capsys):
+    con = connect(db_path)
+    ingest(con, "aiperf_agentic_trace_replay.json", ["hardware=B200", "gpus=8"])
+    con.close()
+    for basis in ("input", "blended"):
+        argv = ["--db", str(db_path), "frontier", "--basis", basis, "--json"]
+        if basis == "blended":
+            argv += ["--w-input", "0.25", "--w-cached", "0.1"]
+        assert main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert len(out["rows"]) == 1, (basis, out["notes"])
+
+
+def test_guidellm_rates_come_from_token_totals_over_wall_time(con):
+    rows, _ = ingest(con, "guidellm_v05_token_totals.json", ["hardware=ArcProB60", "gpus=1"])
+    row = rows.iloc[0]
+    # 8,192 prompt and 16,384 output tokens over the 128.0 s measurement window
+    assert row["input_tokens_per_second"] == approx(64.0)   # not the 1,411,168 prompt_tokens_per_second mean
+    assert row["output_tokens_per_second"] == approx(128.0)
+    assert row["total_tokens_per_second"] == approx(192.0)
+    assert row["interactivity"] == approx(1000 / 31.25) and row["concurrency"] == 4
+    assert extra(row)["prompt_tokens_per_second_mean"] == 1411168.0   # kept for reference, not as a rate
+    assert "token totals" in list_sources(con).iloc[0]["notes"]
+
+
+def test_guidellm_without_totals_leaves_input_empty(con):
+    rows, _ = ingest(con, "guidellm_benchmarks.json", H100_ONE)
+    assert isnull(rows.iloc[0]["input_tokens_per_second"])
+    assert "input tok/s left empty" in list_sources(con).iloc[0]["notes"]
+
+
+def test_guidellm_spike_as_input_is_refused_with_line_and_field(con, tmp_path):
+    report = json.loads((FORMATS_DIR / "guidellm_v05_token_totals.json").read_text())
+    metrics = report["benchmarks"][0]["metrics"]
+    del metrics["prompt_token_count"], metrics["output_token_count"]
+    # a tool version that reported the per-request prompt rate as its input throughput
+    report["benchmarks"][0]["metrics"]["tokens_per_second"]["successful"]["mean"] = 181.6
+    path = tmp_path / "spike.json"
+    path.write_text(json.dumps(report))
+    frame = importers.parse(path, path.name, "guidellm")[0]
+    frame["input_tokens_per_second"] = 1411168.0
+    from model.ingest import ingest_frame
+    before = table_checksums(con)
+    with pytest.raises(IngestError) as err:
+        ingest_frame(con, frame, "spike.json", "guidellm", "sha-spike", {"hardware": "B200", "gpus": 1})
+    assert (err.value.file, err.value.line, err.value.field) == ("spike.json", 1, "input_tokens_per_second")
+    assert "input tok/s exceeds total tok/s" in str(err.value) and "1411168" in str(err.value)
+    assert table_checksums(con) == before
+
+
+def test_sglang_2024_lines_use_median_itl_as_tpot(con):
+    rows, _ = ingest(con, "sglang_bench_serving_2024.jsonl", ["hardware=H200", "gpus=8"])
+    assert rows["request_rate_rps"].tolist() == [1.0, 2.0, 4.0]
+    # TPOT = median_itl_ms: 20, 25, 40 ms -> interactivity 50, 40, 25 tok/s/user
+    assert rows["tpot_median_ms"].tolist() == [20.0, 25.0, 40.0]
+    assert rows["interactivity"].tolist() == [approx(50.0), approx(40.0), approx(25.0)]
+    # input tok/s = total_input_tokens 102,400 / duration 100, 50, 25.6 s
+    assert rows["input_tokens_per_second"].tolist() == [approx(1024.0), approx(2048.0), approx(4000.0)]
+    assert rows["total_tokens_per_second"].tolist() == [approx(1536.0), approx(3072.0), approx(6000.0)]
+    notes = list_sources(con).iloc[0]["notes"]
+    assert "TPOT = median_itl_ms" in notes and "total_input_tokens / duration" in notes
+
+
+def test_jsonl_broken_line_is_named(con, tmp_path):
+    lines = (FORMATS_DIR / "sglang_bench_serving_2024.jsonl").read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]          # line 3 cut in half
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(lines + [lines[0]]) + "\n")
+    with pytest.raises(IngestError) as err:
+        ingest_file(con, path, ["hardware=H200", "gpus=8"])
+    assert err.value.line == 3 and "broken.jsonl, line 3" in str(err.value)
+
+
+def test_pretty_printed_json_error_keeps_its_own_line(con, tmp_path):
+    path = tmp_path / "pretty.json"
+    path.write_text('{\n  "model_id": "x",\n  "completed": 3,\n  "duration": oops\n}\n')
+    with pytest.raises(IngestError) as err:
+        ingest_file(con, path)
+    assert err.value.line == 4
+
+
+def test_llmperf_low_success_rate_warns_and_the_sla_sees_it(con):
+    rows, result = ingest(con, "llmperf_summary_mostly_failed.json", ["hardware=H100", "gpus=1"])
+    assert rows.iloc[0]["success_rate"] == approx(0.13)            # 1 - results_error_rate 0.87
+    assert any("success rate below 95%" in w and "13.0%" in w and "line 1" in w for w in result.warnings)
+    from model.analysis import prepare
+    kept, _ = prepare(load_points(con), "success=0.95", "output")
+    assert kept.empty
+    kept, _ = prepare(load_points(con), "success=0.1", "output")
+    assert len(kept) == 1
+
+
+def test_llmperf_success_rate_from_counts_when_error_rate_missing(con, tmp_path):
+    summary = json.loads((FORMATS_DIR / "llmperf_summary_mostly_failed.json").read_text())
+    del summary["results_error_rate"]
+    path = tmp_path / "old_summary.json"
+    path.write_text(json.dumps(summary))
+    result = ingest_file(con, path, ["hardware=H100", "gpus=1"])
+    row = load_points(con).iloc[0]
+    assert row["success_rate"] == approx(13 / 100)                  # 13 completed, 87 errors
+    assert any("success rate below 95%" in w for w in result.warnings)
+
+
+def test_success_rate_from_request_counts_in_a_csv(con, tmp_path):
+    path = tmp_path / "counts.csv"
+    path.write_text("hardware,gpus,tok_s_user,output_tok/s,completed,failed\nH100,1,40,500,90,10\n")
+    ingest_file(con, path)
+    assert load_points(con).iloc[0]["success_rate"] == approx(0.9)
+
+
+def test_unknown_hardware_keeps_its_spelling_and_filters_ignore_case(con, tmp_path):
+    path = tmp_path / "arc.csv"
+    path.write_text("hardware,gpus,tok_s_user,output_tok/s\nArcProB60,1,30,150\nArcProB60,1,20,250\n")
+    ingest_file(con, path)
+    assert set(load_points(con)["hardware"]) == {"ArcProB60"}
+    for spelling in ("ArcProB60", "arcprob60", "ARCPROB60"):
+        assert len(load_points(con, {"hardware": [spelling]})) == 2
+
+
+# --------------------------------------------------------------------------- issue 10: the structure
+
+def test_importers_never_import_the_pipeline():
+    """One way: model.ingest imports model.importers, never the reverse (errors live in importers.base)."""
+    import ast
+
+    package = FORMATS_DIR.parent.parent.parent / "model" / "importers"
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [n for n in names if n == "model.ingest" or n.startswith("model.ingest.")], path.name
+        assert "streamlit" not in names
+
+
+def test_one_registry_names_every_format():
+    names = [f.name for f in importers.REGISTRY]
+    assert len(names) == len(set(names)) and names[-1] == "csv"
+    assert set(names) == set(importers.FORMATS)
+    assert set(DETECTED.values()) <= set(names)
+
+
+def test_a_canonical_csv_header_is_read_once(con, tmp_path, monkeypatch):
+    from model.importers import canonical_csv
+
+    calls = []
+    real = canonical_csv.read_header
+    monkeypatch.setattr(canonical_csv, "read_header", lambda *a: calls.append(a) or real(*a))
+    path = tmp_path / "points.csv"
+    path.write_text("hardware,gpus,tok_s_user,tput_per_gpu\nB200,8,40,1000\n")
+    assert ingest_file(con, path).rows_added == 1
+    assert len(calls) == 1

@@ -92,7 +92,15 @@ def test_reingest_adds_nothing_and_says_so(con):
     ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,inf,900\n", 3, "tok_s_user", "finite"),
     ("hardware,tp,tput_per_gpu,tok_s_user\nB200,2.5,1000,50\n", 2, "tp", "whole number"),
     ("hardware,tok_s_user,tput_per_gpu\n,50,1000\n", 2, "hardware", "missing"),
-    ("hardware,conc\nB200,4\n", 2, "throughput", "no measurement"),
+    ("hardware,conc,tput_per_gpu\nB200,4,\n", 2, "throughput", "no measurement"),
+    # issue 10: a canonical CSV with no throughput column at all is refused, naming what a frontier needs
+    ("hardware,framework,conc,tok_s_user\nB200,vllm,4,50\nB200,vllm,8,40\n", 1, "throughput",
+     "no throughput column: a frontier needs tok/s per GPU"),
+    # issue 10: a part above its total is impossible (a per-request rate stored as a system rate)
+    ("hardware,gpus,tok_s_user,total_token_throughput,input_throughput\nB200,8,50,181.6,170\n"
+     "B200,8,40,181.6,1411168\n", 3, "input_throughput", "input tok/s exceeds total tok/s"),
+    ("hardware,gpus,tok_s_user,total_token_throughput,output_throughput\nB200,8,50,1000,1200\n", 2,
+     "output_throughput", "output tok/s exceeds total tok/s"),
 ])
 def test_bad_rows_name_line_and_field_and_change_nothing(sample_con, tmp_path, text, line, field, words):
     before = table_checksums(sample_con)

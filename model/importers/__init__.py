@@ -1,54 +1,51 @@
 """Format detection and the importers for files that benchmark tools write.
 
 ``detect`` names a file's format from its content (never its name); ``parse``
-turns a non-CSV file into a frame of canonical fields (one row per load point,
+turns a tool's file into a frame of canonical fields (one row per load point,
 values already in the field's unit, ``source_line`` locating it) that
 :func:`model.ingest.ingest_frame` validates and stores like any CSV.
 
-One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex`,
-:mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`, :mod:`.llmperf`,
-:mod:`.guidellm`; shared helpers in :mod:`._common`.
+Every format is one :class:`~model.importers.base.Format` in :data:`REGISTRY`, the only
+list detection reads: a new format is a new module with a ``FORMATS`` tuple and one line
+here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex`,
+:mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`, :mod:`.llmperf`, :mod:`.guidellm`,
+and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
+:mod:`._common`, errors and results in :mod:`.base`. Nothing here imports :mod:`model.ingest`.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
-from model.importers import guidellm, inferencex, llmperf, perf, sglang, trtllm, vllm
+from model.importers import canonical_csv, guidellm, inferencex, llmperf, perf, sglang, trtllm, vllm
 from model.importers._common import HEAD_BYTES, head_keys, load_json, read_head, to_frame
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["detect", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
+__all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
 
-#: JSON formats, in the order detection tries them (most specific first)
-JSON_FORMATS = ("trtllm_bench", "guidellm", "llmperf", "inferencex_api", "inferencex_agg", "aiperf",
-                "genai_perf", "vllm", "sglang")
+#: every format, in the order detection tries them (most specific first; the canonical CSV last)
+REGISTRY: tuple[Format, ...] = (
+    *trtllm.FORMATS,
+    *guidellm.FORMATS,
+    *llmperf.FORMATS,
+    *inferencex.FORMATS,
+    *perf.FORMATS,
+    *vllm.FORMATS,
+    *sglang.FORMATS,
+    *canonical_csv.FORMATS,
+)
+_BY_NAME = {f.name: f for f in REGISTRY}
+assert len(_BY_NAME) == len(REGISTRY), "two formats share a name"
+
+#: JSON formats, in the order detection tries them
+JSON_FORMATS = tuple(f.name for f in REGISTRY if f.container == "json")
 #: tool CSVs told apart from canonical CSVs by their first row
-CSV_FORMATS = ("aiperf_csv", "genai_perf_csv")
+CSV_FORMATS = tuple(f.name for f in REGISTRY if f.container == "csv" and f.name != "csv")
 #: formats ``--format`` accepts
 FORMATS = ("csv", *JSON_FORMATS, *CSV_FORMATS)
-
-_JSON_MATCH: dict[str, Callable[[set[str], str], bool]] = {
-    "trtllm_bench": lambda k, h: trtllm.matches(k),
-    "guidellm": guidellm.matches,
-    "llmperf": lambda k, h: llmperf.matches(k),
-    "inferencex_api": lambda k, h: inferencex.matches_api(k),
-    "inferencex_agg": lambda k, h: inferencex.matches_agg(k),
-    "aiperf": lambda k, h: perf.matches_aiperf(k),
-    "genai_perf": lambda k, h: perf.matches_genai_perf(k),
-    "vllm": lambda k, h: vllm.matches(k),
-    "sglang": lambda k, h: sglang.matches(k),
-}
-_JSON_PARSE = {
-    "trtllm_bench": trtllm.parse, "guidellm": guidellm.parse, "llmperf": llmperf.parse,
-    "inferencex_api": inferencex.parse_api, "inferencex_agg": inferencex.parse_agg, "aiperf": perf.parse_aiperf,
-    "genai_perf": perf.parse_genai_perf, "vllm": vllm.parse, "sglang": sglang.parse,
-}
-_CSV_PARSE = {"aiperf_csv": perf.parse_aiperf_csv, "genai_perf_csv": perf.parse_genai_perf_csv}
 
 
 def detect(path: Path, name: str) -> str:
@@ -75,20 +72,27 @@ def detect(path: Path, name: str) -> str:
         for JSON no importer recognises and for delimited text whose header
         names no known column; the message lists the formats tried.
     """
-    head = read_head(Path(path))
+    return detect_with_header(path, name)[0]
+
+
+def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str] | None]:
+    """:func:`detect`, plus the CSV header and delimiter it read (``None`` for JSON or an unreadable
+    header), so the canonical CSV reader need not read them again."""
+    path = Path(path)
+    head = read_head(path)
     start = head.lstrip(" \t\r\n")[:1]
     if start in ("{", "["):
         keys = head_keys(head)
-        for fmt in JSON_FORMATS:
-            if _JSON_MATCH[fmt](keys, head):
-                return fmt
-        if Path(path).stat().st_size <= HEAD_BYTES:
-            load_json(Path(path), name)  # invalid JSON: say so, naming the line, before "unknown format"
+        for fmt in REGISTRY:
+            if fmt.container == "json" and fmt.matches(keys, head):
+                return fmt.name, None
+        if path.stat().st_size <= HEAD_BYTES:
+            load_json(path, name)  # invalid JSON: say so, naming the line, before "unknown format"
         seen = ", ".join(sorted(keys)[:12]) or "none"
         raise IngestError(name, f"unrecognised JSON: tried formats {', '.join(JSON_FORMATS)}; "
                           f"none matched (keys seen: {seen})")
-    _refuse_json_scalar(Path(path), name, head)
-    return _detect_delimited(Path(path), name, head)
+    _refuse_json_scalar(path, name, head)
+    return _detect_delimited(path, name, head)
 
 
 def _refuse_json_scalar(path: Path, name: str, head: str) -> None:
@@ -107,23 +111,18 @@ def _refuse_json_scalar(path: Path, name: str, head: str) -> None:
                           "a JSON object or array of results, or a CSV with a header row", line=1)
 
 
-def _detect_delimited(path: Path, name: str, head: str) -> str:
-    from model.columns import normalise_header, resolve_column
-    from model.ingest import _csv_kind, _read_header
-
+def _detect_delimited(path: Path, name: str, head: str) -> tuple[str, tuple[list[str], str] | None]:
     try:
-        headers, _ = _read_header(path, name)
+        header = canonical_csv.read_header(path, name)
     except IngestError:
-        return "csv"  # empty / binary / UTF-16: the CSV reader says what is wrong
-    flavour = perf.csv_flavour(headers, head)
-    if flavour:
-        return flavour
-    if len(headers) < 2:
-        return "csv"  # the CSV reader explains the one-column case
-    keys = {normalise_header(h) for h in headers}
-    if any(resolve_column(h) is not None for h in headers) or _csv_kind(keys) != "points":
-        return "csv"
-    shown = ", ".join(h[:30] for h in headers[:8])
+        return "csv", None  # empty / binary / UTF-16: the CSV reader says what is wrong
+    cells = header[0]
+    for fmt in REGISTRY:
+        if fmt.container == "csv" and fmt.name != "csv" and fmt.matches(cells, head):
+            return fmt.name, header
+    if len(cells) < 2 or canonical_csv.matches(cells, head):
+        return "csv", header  # the CSV reader explains the one-column case
+    shown = ", ".join(h[:30] for h in cells[:8])
     raise IngestError(name, f"unrecognised CSV: tried formats csv (no column is a known field; see "
                       f"model/columns.py), {', '.join(CSV_FORMATS)}; header: {shown}", line=1)
 
@@ -160,12 +159,13 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
         not of ``fmt``.
     """
     path = Path(path)
-    if fmt in _JSON_PARSE:
-        rows, notes = _JSON_PARSE[fmt](load_json(path, name), name)
-    elif fmt in _CSV_PARSE:
-        rows, notes = _CSV_PARSE[fmt](path, name)
-    else:
+    entry = _BY_NAME.get(fmt)
+    if entry is None or entry.read is None:
         raise IngestError(name, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if entry.container == "json":
+        rows, notes = entry.read(load_json(path, name), name)
+    else:
+        rows, notes = entry.read(path, name)
     if not rows:
         raise IngestError(name, f"no benchmark rows found in this {fmt} file")
     return to_frame(rows), fmt, "; ".join(notes) or None

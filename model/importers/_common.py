@@ -19,7 +19,7 @@ import pandas as pd
 
 from model.columns import resolve_column
 from model.hardware import canonical_hardware
-from model.ingest import IngestError
+from model.importers.base import IngestError
 from model.schema import POINT_FIELDS, SQL_TYPES, canonical_precision, canonical_spec_decoding
 
 __all__ = [
@@ -85,8 +85,7 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
         try:
             value, idx = decoder.raw_decode(text, idx)
         except json.JSONDecodeError as exc:
-            raise IngestError(name, f"invalid JSON: {exc.msg} (column {exc.colno}); "
-                              "the file may be truncated", line=exc.lineno) from None
+            raise _json_error(name, text, idx, line, exc, bool(docs)) from None
         except RecursionError:
             raise IngestError(name, "JSON nested too deeply to read", line=line) from None
         docs.append((line, value))
@@ -95,6 +94,29 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
     if len(docs) == 1 and isinstance(docs[0][1], list):
         return [(i + 1, value) for i, value in enumerate(docs[0][1])]
     return docs
+
+
+def _json_error(name: str, text: str, start: int, line: int, exc: json.JSONDecodeError,
+                after_values: bool) -> IngestError:
+    """The error for a value starting at ``start`` (on ``line``) that does not parse.
+
+    In JSON Lines a broken line makes the decoder read on into the next one and fail there.
+    When the file looks like JSON Lines (values before this one, or the next line starts a new
+    value at its first column) and the value's own line is not JSON by itself, that line is named.
+    """
+    end = text.find("\n", start)
+    following = "" if end < 0 else text[end + 1:end + 2]
+    if exc.lineno != line and (after_values or following in ("{", "[")):
+        own = text[start:] if end < 0 else text[start:end]
+        try:
+            json.loads(own)
+        except json.JSONDecodeError as own_exc:
+            return IngestError(name, f"invalid JSON: {own_exc.msg} (column {own_exc.colno}); the line is "
+                               "incomplete or the file truncated", line=line)
+        except RecursionError:
+            pass
+    return IngestError(name, f"invalid JSON: {exc.msg} (column {exc.colno}); the file may be truncated",
+                       line=exc.lineno)
 
 
 def objects(records: list[tuple[int, Any]], name: str, fmt: str) -> list[tuple[int, dict]]:

@@ -10,6 +10,15 @@ output only. The *successful* distribution is read. v0.4+ keeps the strategy in
 ``args.strategy`` and a top-level ``request_totals``, with no ``p50`` percentile
 (``median`` is used for both).
 
+Throughput: where the benchmark has token totals (``prompt_token_count`` /
+``output_token_count``, ``successful.total_sum``, v0.4+) and a wall time (the
+measurement window ``scheduler_metrics.measure_end_time - measure_start_time``, else
+``duration``), input and output tok/s are those totals over that wall time and total =
+input + output. Otherwise the mean of the successful ``tokens_per_second`` and
+``output_tokens_per_second`` distributions is used, and input is left empty:
+``prompt_tokens_per_second`` is a rate over each request's prefill instant (a spike),
+not a system throughput.
+
 TPOT is the median ``inter_token_latency_ms`` (decode gaps, first token
 excluded: the vLLM TPOT definition); ``time_per_output_token_ms`` is the fallback.
 """
@@ -20,9 +29,9 @@ import re
 from typing import Any
 
 from model.importers._common import Rows, first, integer, iso_date, num
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _TYPE_RE = re.compile(r'"type_"\s*:\s*"generative_benchmark"')
 
@@ -68,7 +77,34 @@ def _load(strategy: dict) -> dict[str, Any]:
     return out
 
 
-def _row(index: int, bench: dict, report: dict) -> dict[str, Any]:
+def _wall_time(bench: dict) -> float | None:
+    """The measured window of one benchmark [s]: scheduler measure window, else ``duration``."""
+    sched = _d(bench, "scheduler_metrics")
+    start, end = num(sched.get("measure_start_time")), num(sched.get("measure_end_time"))
+    if start is not None and end is not None and end > start:
+        return end - start
+    duration = num(bench.get("duration"))
+    return duration if duration and duration > 0 else None
+
+
+def _rates(metrics: dict, bench: dict, notes: set[str]) -> dict[str, float | None]:
+    """System tok/s: token totals over wall time where stated, else the distribution means (no input)."""
+    prompt = num(_d(_d(metrics, "prompt_token_count"), "successful").get("total_sum"))
+    output = num(_d(_d(metrics, "output_token_count"), "successful").get("total_sum"))
+    wall = _wall_time(bench)
+    if prompt is not None and output is not None and wall:
+        notes.add("input/output tok/s = successful prompt/output token totals / measured wall time; "
+                  "total = input + output")
+        return {"input_tokens_per_second": prompt / wall, "output_tokens_per_second": output / wall,
+                "total_tokens_per_second": (prompt + output) / wall}
+    notes.add("no token totals: total and output tok/s = means of tokens_per_second and "
+              "output_tokens_per_second; input tok/s left empty (prompt_tokens_per_second is per request)")
+    return {"total_tokens_per_second": _dist(metrics, "tokens_per_second", "mean"),
+            "output_tokens_per_second": _dist(metrics, "output_tokens_per_second", "mean"),
+            "input_tokens_per_second": None}
+
+
+def _row(index: int, bench: dict, report: dict, notes: set[str]) -> dict[str, Any]:
     metrics = _d(bench, "metrics")
     config, args = _d(bench, "config"), _d(bench, "args")
     strategy = first(_d(config, "strategy") or None, _d(args, "strategy") or None) or {}
@@ -89,9 +125,7 @@ def _row(index: int, bench: dict, report: dict) -> dict[str, Any]:
         "isl": isl,
         "osl": osl,
         **_load(strategy),
-        "total_tokens_per_second": _dist(metrics, "tokens_per_second", "mean"),
-        "output_tokens_per_second": _dist(metrics, "output_tokens_per_second", "mean"),
-        "input_tokens_per_second": _dist(metrics, "prompt_tokens_per_second", "mean"),
+        **_rates(metrics, bench, notes),
         "ttft_p50_s": first(ttft("p50"), ttft("median")),
         "ttft_p90_s": ttft("p90"),
         "ttft_p95_s": ttft("p95"),
@@ -103,6 +137,7 @@ def _row(index: int, bench: dict, report: dict) -> dict[str, Any]:
         "success_rate": ok / (ok + errored) if ok is not None and errored is not None and ok + errored else None,
         "run_date": iso_date(first(bench.get("start_time"), _d(bench, "run_stats").get("start_time"))),
         "requests_per_second_mean": _dist(metrics, "requests_per_second", "mean"),
+        "prompt_tokens_per_second_mean": _dist(metrics, "prompt_tokens_per_second", "mean"),
         "requests_incomplete": integer(totals.get("incomplete")),
         "duration_s": num(bench.get("duration")),
         "benchmark_id": bench.get("id_"),
@@ -131,8 +166,11 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         for i, bench in enumerate(benches, start=1):
             if not isinstance(bench, dict) or bench.get("type_") != "generative_benchmark":
                 raise IngestError(name, f"benchmarks[{i - 1}] is not a generative benchmark", line=line)
-            row = _row(len(rows) + 1, bench, report)
+            row = _row(len(rows) + 1, bench, report, notes)
             if row["total_tokens_per_second"] is None and row["output_tokens_per_second"] is not None:
                 notes.add("no tokens_per_second (total) in this version: only output tok/s")
             rows.append(row)
     return rows, sorted(notes)
+
+
+FORMATS = (Format("guidellm", "json", matches, parse),)

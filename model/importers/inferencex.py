@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, first, integer, iso_date, num, objects, scalar_extras
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches_agg", "matches_api", "parse_agg", "parse_api"]
+__all__ = ["FORMATS", "matches_agg", "matches_api", "parse_agg", "parse_api"]
 
 #: agg keys read into fields (the rest of the scalars go to extra)
 _AGG_CONSUMED = {
@@ -161,3 +161,9 @@ def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
             raise IngestError(name, "not an InferenceX API row: no hardware/metrics", line=line, field="metrics")
         rows.append(_api_row(line, obj))
     return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+
+
+FORMATS = (
+    Format("inferencex_api", "json", lambda keys, head: matches_api(keys), parse_api),
+    Format("inferencex_agg", "json", lambda keys, head: matches_agg(keys), parse_agg),
+)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, integer, iso_date, num, objects
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 
 def matches(keys: set[str]) -> bool:
@@ -37,6 +37,9 @@ def _row(line: int, obj: dict) -> dict[str, Any]:
     inp = mean_in * per_min / 60.0 if mean_in is not None and per_min is not None else None
     itl = r("inter_token_latency_s", "quantiles_p50")
     error_rate = num(obj.get("results_error_rate"))
+    completed, errors = integer(obj.get("results_num_completed_requests")), integer(obj.get("results_number_errors"))
+    if error_rate is None and completed is not None and errors is not None and completed + errors > 0:
+        error_rate = errors / (completed + errors)  # the same ratio LLMPerf writes as results_error_rate
     return {
         "source_line": line,
         "model": obj.get("model"),
@@ -52,8 +55,8 @@ def _row(line: int, obj: dict) -> dict[str, Any]:
         "ttft_p99_s": r("ttft_s", "quantiles_p99"),
         "tpot_median_ms": None if itl is None else itl * 1000.0,
         "e2e_latency_median_s": r("end_to_end_latency_s", "quantiles_p50"),
-        "requests_completed": integer(obj.get("results_num_completed_requests")),
-        "requests_failed": integer(obj.get("results_number_errors")),
+        "requests_completed": completed,
+        "requests_failed": errors,
         "success_rate": None if error_rate is None else 1.0 - error_rate,
         "run_date": iso_date(obj.get("timestamp")),
         "ttft_mean_s": r("ttft_s", "mean"),
@@ -82,3 +85,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         rows.append(_row(line, obj))
     return rows, ["LLMPerf inter-token latency includes TTFT spread over the output tokens",
                   "input tok/s = mean input tokens x completed requests/s"]
+
+
+FORMATS = (Format("llmperf", "json", lambda keys, head: matches(keys), parse),)

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from model.importers._common import Rows, first, integer, iso_date, num, objects, seconds
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
+__all__ = ["FORMATS", "matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
            "parse_genai_perf_csv", "csv_flavour"]
 
 _METRIC_MARKERS = {"time_to_first_token", "request_latency", "inter_token_latency", "output_token_throughput"}
@@ -82,23 +82,27 @@ def _point(metrics: dict, notes: set[str]) -> dict[str, Any]:
     """Canonical fields from ``{metric: {unit, avg, p50, ...}}`` (either tool, JSON or CSV)."""
     output = _stat(metrics, "output_token_throughput", "avg")
     total = _stat(metrics, "total_token_throughput", "avg")
-    inp = None
-    if total is None:
+    inp = _stat(metrics, "input_token_throughput", "avg")  # AIPerf states it (total ISL / duration)
+    if inp is None:
         total_isl, duration = _stat(metrics, "total_isl", "avg"), _stat(metrics, "benchmark_duration", "avg")
         mean_isl, req_rate = _stat(metrics, "input_sequence_length", "avg"), _stat(metrics, "request_throughput", "avg")
         if total_isl is not None and duration:
             inp = total_isl / duration
-            notes.add("input tok/s = total ISL / benchmark duration; total = input + output")
+            notes.add("input tok/s = total ISL / benchmark duration (not stated)")
         elif mean_isl is not None and req_rate is not None:
             inp = mean_isl * req_rate
-            notes.add("input tok/s = mean ISL x request throughput; total = input + output")
-        total = inp + output if inp is not None and output is not None else None
+            notes.add("input tok/s = mean ISL x request throughput (not stated)")
+    if total is None and inp is not None and output is not None:
+        total = inp + output
+        notes.add("total tok/s = input + output (not stated)")
+    hit_rate = _prefix_cache_hit_rate(metrics, notes)
     completed = integer(_stat(metrics, "request_count", "avg"))
     failed = integer(_stat(metrics, "error_request_count", "avg"))
     return {
         "total_tokens_per_second": total,
         "output_tokens_per_second": output,
         "input_tokens_per_second": inp,
+        "prefix_cache_hit_rate": hit_rate,
         "ttft_p50_s": _time(metrics, "time_to_first_token", "p50"),
         "ttft_p90_s": _time(metrics, "time_to_first_token", "p90"),
         "ttft_p95_s": _time(metrics, "time_to_first_token", "p95"),
@@ -116,6 +120,29 @@ def _point(metrics: dict, notes: set[str]) -> dict[str, Any]:
         "mean_output_tokens": _stat(metrics, "output_sequence_length", "avg"),
         "benchmark_duration_s": _stat(metrics, "benchmark_duration", "avg"),
     }
+
+
+def _prefix_cache_hit_rate(metrics: dict, notes: set[str]) -> float | None:
+    """The prefix-cache hit rate [fraction] a run states: a measured ``*prefix_cache_hit*`` metric,
+    else AIPerf's ``theoretical_prefix_cache_hit`` (the trace's hit rate with an unbounded cache).
+
+    AIPerf writes both in percent (unit ``%``); a record whose unit says ``ratio``/``fraction`` is read as is.
+    """
+    tags = sorted(t for t in metrics if "prefix_cache_hit" in t)
+    measured = [t for t in tags if not t.startswith("theoretical")]
+    for tag in (*measured, *(t for t in tags if t.startswith("theoretical"))):
+        value = _stat(metrics, tag, "avg")
+        if value is None:
+            continue
+        unit = str(metrics[tag].get("unit") or "%").strip().lower()
+        fraction = value if unit in ("ratio", "fraction") else value / 100.0
+        if tag.startswith("theoretical"):
+            notes.add("prefix-cache hit rate = AIPerf theoretical_prefix_cache_hit (the trace's reuse with an "
+                      "unbounded cache), % / 100")
+        else:
+            notes.add(f"prefix-cache hit rate = {tag} as stated")
+        return fraction
+    return None
 
 
 def _finish(row: dict[str, Any]) -> dict[str, Any]:
@@ -275,3 +302,12 @@ def parse_aiperf_csv(path: Path, name: str) -> tuple[Rows, list[str]]:
 def parse_genai_perf_csv(path: Path, name: str) -> tuple[Rows, list[str]]:
     """One row from ``profile_export_genai_perf.csv``; ``"1,234.56"`` and ``N/A`` are read as numbers / empty."""
     return _csv_point(path, name, "GenAI-Perf")
+
+
+FORMATS = (
+    Format("aiperf", "json", lambda keys, head: matches_aiperf(keys), parse_aiperf),
+    Format("genai_perf", "json", lambda keys, head: matches_genai_perf(keys), parse_genai_perf),
+    Format("aiperf_csv", "csv", lambda header, head: csv_flavour(header, head) == "aiperf_csv", parse_aiperf_csv),
+    Format("genai_perf_csv", "csv", lambda header, head: csv_flavour(header, head) == "genai_perf_csv",
+           parse_genai_perf_csv),
+)

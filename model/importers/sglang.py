@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, first, integer, num, objects, scalar_extras
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _REQUIRED = ("completed", "output_throughput")
 _CONSUMED = {
@@ -34,8 +34,11 @@ _QUANT = {"fp8": "fp8", "w8a8_fp8": "fp8", "modelopt": "fp8", "modelopt_fp4": "f
 
 
 def matches(keys: set[str]) -> bool:
-    """An SGLang line: ``dataset_name`` with ``e2e_latency_ms`` stats or ``input_throughput`` + ``concurrency``."""
+    """An SGLang line: ``dataset_name`` with ``e2e_latency_ms`` stats or ``input_throughput`` + ``concurrency``;
+    or a 2024 line (no ``dataset_name``): ``total_output_tokens_retokenized`` beside ``median_e2e_latency_ms``."""
     e2e = any(k.endswith("_e2e_latency_ms") for k in keys)
+    if {"completed", "total_output_tokens_retokenized", "median_e2e_latency_ms"} <= keys:
+        return True
     return "dataset_name" in keys and "completed" in keys and (
         e2e or {"input_throughput", "concurrency"} <= keys)
 
@@ -65,7 +68,16 @@ def _server(info: Any) -> dict[str, Any]:
 def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
     completed = integer(obj.get("completed"))
     inp, out = num(obj.get("input_throughput")), num(obj.get("output_throughput"))
+    duration, total_in = num(obj.get("duration")), num(obj.get("total_input_tokens"))
+    if inp is None and total_in is not None and duration:
+        inp = total_in / duration
+        notes.add("input tok/s = total_input_tokens / duration (no input_throughput in these lines)")
     total = first(num(obj.get("total_throughput")), inp + out if inp is not None and out is not None else None)
+    tpot = num(obj.get("median_tpot_ms"))
+    if tpot is None and num(obj.get("median_itl_ms")) is not None:
+        tpot = num(obj.get("median_itl_ms"))
+        notes.add("TPOT = median_itl_ms (these lines have no median_tpot_ms; ITL is the same decode gap "
+                  "measured per token rather than per request)")
     rate = obj.get("request_rate")
     if num(rate) is None and rate is not None:
         notes.add(f"request_rate {rate!r} means unbounded (or trace-driven): request_rate_rps left empty")
@@ -88,7 +100,7 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "ttft_p90_s": _s(obj.get("p90_ttft_ms")),
         "ttft_p95_s": _s(obj.get("p95_ttft_ms")),
         "ttft_p99_s": _s(obj.get("p99_ttft_ms")),
-        "tpot_median_ms": num(obj.get("median_tpot_ms")),
+        "tpot_median_ms": tpot,
         "e2e_latency_median_s": _s(obj.get("median_e2e_latency_ms")),
         "requests_completed": completed,
         "tags": obj.get("tag") if isinstance(obj.get("tag"), str) else None,
@@ -124,3 +136,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
                               field=missing[0])
         rows.append(_row(line, obj, notes))
     return rows, sorted(notes)
+
+
+FORMATS = (Format("sglang", "json", lambda keys, head: matches(keys), parse),)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from model.importers._common import Rows, first, integer, num, objects, seconds
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _QUANT = {"fp8": "fp8", "fp8_block_scales": "fp8", "nvfp4": "fp4", "fp4": "fp4", "w4a8_mxfp4_fp8": "mxfp4"}
 
@@ -98,3 +98,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         rows.append(_row(line, obj))
     notes.add("gpus = world_info.world_size")
     return rows, sorted(notes)
+
+
+FORMATS = (Format("trtllm_bench", "json", lambda keys, head: matches(keys), parse),)

@@ -15,9 +15,9 @@ from typing import Any
 
 from model.columns import resolve_column
 from model.importers._common import Rows, first, integer, iso_date, num, objects
-from model.ingest import IngestError
+from model.importers.base import Format, IngestError
 
-__all__ = ["matches", "parse"]
+__all__ = ["FORMATS", "matches", "parse"]
 
 _STAT_RE = re.compile(r"^(mean|median|std|p[\d.]+)_(ttft|tpot|itl|e2el)(_ms)?$")
 _REQUIRED = ("duration", "completed", "request_throughput")
@@ -152,3 +152,6 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
             raise IngestError(name, f"not a vLLM result: no {', '.join(missing)}", line=line, field=missing[0])
         rows.append(_row(line, obj, notes))
     return rows, sorted(notes)
+
+
+FORMATS = (Format("vllm", "json", lambda keys, head: matches(keys), parse),)
