@@ -51,6 +51,7 @@ __all__ = [
     "build_up",
     "onprem_inputs",
     "CostProfile",
+    "cost_profile",
     "profile_rates",
     "hardware_rates",
     "relabel_by_profile",
@@ -94,8 +95,8 @@ def capital_recovery_factor(rate, years):
     if np.any(r < 0) or np.any(n <= 0):
         raise TcoInputError("capital recovery factor needs a cost of capital >= 0 and years > 0")
     with np.errstate(divide="ignore", invalid="ignore"):
-        growth = np.power(1.0 + r, n)
-        out = np.where(r > 0, r * growth / (growth - 1.0), 1.0 / n)
+        log_growth = n * np.log1p(r)  # exact for tiny r, where (1+r)^n − 1 would round to 0
+        out = np.where(r > 0, r * np.exp(log_growth) / np.expm1(log_growth), 1.0 / n)
     return out if out.ndim else float(out)
 
 
@@ -386,6 +387,11 @@ class CostProfile(BaseModel):
         return value if math.isfinite(value) else None
 
 
+def cost_profile(**values) -> CostProfile:
+    """:class:`CostProfile` from keyword values, raising :class:`TcoInputError` with readable messages."""
+    return _profile(values, f"cost profile {values.get('name')!r}")
+
+
 def _profile(values: dict, what: str) -> CostProfile:
     try:
         return CostProfile(**values)
@@ -591,6 +597,8 @@ def profiles_from_text(text: str | None) -> list[CostProfile]:
         raw = inflater.decompress(packed, _MAX_JSON_BYTES)
         if inflater.unconsumed_tail:
             raise ValueError("too large")
+        if not inflater.eof or inflater.unused_data:
+            raise ValueError("truncated or padded")
         items = json.loads(raw.decode("utf-8"))
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise ValueError("not a list of profiles")
