@@ -25,7 +25,14 @@ import pandas as pd
 
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS
 from model.cost import RateError, load_presets, resolve_rates
-from model.fleet import TOKEN_BASES, demand, node_capacity, size_for_budget, size_for_demand
+from model.fleet import (
+    TOKEN_BASES,
+    demand,
+    node_capacity,
+    preset_kw_per_gpu,
+    size_for_budget,
+    size_for_demand,
+)
 from model.hardware import canonical_hardware
 from model.profiles import load_profiles, profiles_table, save_profiles
 from model.store import load_points, stored_rates
@@ -214,11 +221,7 @@ def _pricing(args, con, hardware: list[str]) -> list[dict]:
     from model.cli import UsageError, _pairs
 
     presets = load_presets(stored_rates(con))
-    kw_preset = {}
-    for hw in hardware:
-        rows = presets[(presets["hardware"] == hw) & (presets["price_set"] == args.price_set)]
-        if not rows.empty and pd.notna(rows.iloc[0]["all_in_kw_per_gpu"]):
-            kw_preset[hw] = float(rows.iloc[0]["all_in_kw_per_gpu"])
+    kw_preset = preset_kw_per_gpu(presets, args.price_set)
     if args.profile:
         if args.rate:
             raise UsageError("give --rate or --profile, not both")
@@ -300,7 +303,7 @@ def _size(args, con) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"SLA: {sla.describe()}; " + (f"demand: {need.describe()}" if need is not None else
-                                         f"budget: {args.budget_mw or '-'} MW, ${args.budget_usd_month or '-'}/month"))
+                                         f"budget: {args.budget_mw or 0:g} MW, ${args.budget_usd_month or 0:,.0f}/month"))
     if frame.empty:
         print("no series to size in this selection")
         return 0

@@ -55,6 +55,7 @@ __all__ = [
     "fleet_costs",
     "energy_per_token",
     "tokens_per_second_at",
+    "preset_kw_per_gpu",
     "tornado",
     "BreakEven",
     "break_even",
@@ -462,6 +463,12 @@ def energy_per_token(frame: pd.DataFrame, kw_per_gpu: dict[str, float] | float |
         joules = np.where((tps > 0) & (kw > 0), kw * pue * 1000.0 / tps, np.nan)
     return frame.assign(power_kw_per_gpu=kw, power_from=pd.array(source, dtype="string"),
                         tokens_per_second_per_mw=per_mw, joules_per_token=joules)
+
+
+def preset_kw_per_gpu(presets: pd.DataFrame, price_set: str) -> dict[str, float]:
+    """{hardware: all-in kW per GPU} of one preset price set (``presets`` as :func:`model.cost.load_presets`)."""
+    rows = presets[(presets["price_set"] == price_set) & presets["all_in_kw_per_gpu"].notna()]
+    return {str(hw): float(kw) for hw, kw in zip(rows["hardware"], rows["all_in_kw_per_gpu"])}
 
 
 def tokens_per_second_at(frontier: pd.DataFrame, series: str, interactivity: float,
