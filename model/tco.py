@@ -57,6 +57,7 @@ __all__ = [
     "relabel_by_profile",
     "preset_profiles",
     "profiles_frame",
+    "breakdown_frame",
     "profiles_from_frame",
     "profiles_to_text",
     "profiles_from_text",
@@ -502,6 +503,29 @@ def profiles_frame(profiles) -> pd.DataFrame:
             row[f] = getattr(p.onprem, f) if p.onprem is not None else None
         rows.append(row)
     return pd.DataFrame(rows, columns=list(PROFILE_COLUMNS))
+
+
+def breakdown_frame(profiles) -> pd.DataFrame:
+    """One row per profile for a stacked bar of the breakdown [$/GPU-hour].
+
+    Columns: ``profile``, ``hardware``, ``kind``, the four :data:`PARTS` (at full use; NaN for a plain
+    rate, whose parts are unknown), ``usd_per_gpu_hour_full_use``, ``utilization`` and
+    ``usd_per_gpu_hour`` (effective: what prices tokens; NaN when unpriced).
+    """
+    rows = []
+    for p in _unique(profiles):
+        row: dict[str, object] = {"profile": p.name, "hardware": p.hardware, "kind": p.kind}
+        b = p.breakdown()
+        if b is not None:
+            row.update(b.parts(), usd_per_gpu_hour_full_use=b.usd_per_gpu_hour_full_use, utilization=b.utilization,
+                       usd_per_gpu_hour=b.usd_per_gpu_hour)
+        else:
+            rate = p.usd_per_gpu_hour if p.usd_per_gpu_hour is not None else math.nan
+            row.update(dict.fromkeys(PARTS, math.nan), usd_per_gpu_hour_full_use=rate, utilization=1.0,
+                       usd_per_gpu_hour=rate)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["profile", "hardware", "kind", *PARTS, "usd_per_gpu_hour_full_use",
+                                       "utilization", "usd_per_gpu_hour"])
 
 
 def _cell(value):

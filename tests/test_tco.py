@@ -34,6 +34,7 @@ from model.tco import (
     CostProfile,
     OnPremInputs,
     TcoInputError,
+    breakdown_frame,
     build_up,
     capital_recovery_factor,
     cost_profile,
@@ -331,3 +332,11 @@ def test_reference_table_cites_every_value():
     servers = ref[ref["key"] == "server_usd"]
     assert servers["value"].isna().all()  # no reliable public server price: left empty
     assert onprem_defaults("B200")["server_usd"][0] is None
+
+
+def test_breakdown_frame_for_the_stacked_bar():
+    profiles = [CostProfile(name="H200 on-prem 5y", hardware="H200", onprem=onprem_inputs(**WORKED)),
+                CostProfile(name="H200 cloud", hardware="H200", usd_per_gpu_hour=2.9)]
+    frame = breakdown_frame(profiles).set_index("profile")
+    check_worked({**frame.loc["H200 on-prem 5y"].to_dict(), "capital_per_gpu": 43_125, "crf": 0.263797})
+    assert frame.loc["H200 cloud", "usd_per_gpu_hour"] == 2.9 and math.isnan(frame.loc["H200 cloud", "capital"])
