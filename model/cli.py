@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import ValidationError
 
+from model import cli_tco  # issue 13: tco and size
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
 from model.columns import resolve_column
@@ -110,6 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("file")
     rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
     rem.add_argument("source_id", type=int)
+    cli_tco.add_parsers(sub)
     return parser
 
 
@@ -393,6 +395,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
+        if (done := cli_tco.run(args, con)) is not None:
+            return done
         if args.command == "ingest":
             return _ingest(args, con)
         if args.command == "load-samples":

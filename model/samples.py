@@ -28,8 +28,12 @@ SAMPLE_METADATA: dict[str, dict[str, object]] = {
 }
 
 
+#: bundled files that are read where they lie, not ingested (model.tco.REFERENCE_CSV)
+NOT_INGESTED = ("tco_reference_values.csv",)
+
+
 def sample_files() -> list[Path]:
-    return sorted(SAMPLE_DIR.glob("*.csv"))
+    return sorted(p for p in SAMPLE_DIR.glob("*.csv") if p.name not in NOT_INGESTED)
 
 
 def load_samples(con: duckdb.DuckDBPyConnection) -> list[IngestResult]:

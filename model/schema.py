@@ -21,6 +21,7 @@ __all__ = [
     "SQL_TYPES",
     "POINTS_DDL",
     "SOURCES_DDL",
+    "COST_PROFILES_DDL",
     "SCHEMA_VERSION",
     "canonical_spec_decoding",
     "canonical_precision",
@@ -220,6 +221,19 @@ CREATE TABLE IF NOT EXISTS sources (
     ingested_at   TIMESTAMP NOT NULL,
     notes         VARCHAR,
     set_fields    VARCHAR                -- JSON of --set key=value given at ingest
+)
+"""
+
+COST_PROFILES_DDL = """
+CREATE TABLE IF NOT EXISTS cost_profiles (
+    name              VARCHAR PRIMARY KEY,   -- unique profile name; series are priced by it
+    hardware          VARCHAR NOT NULL,      -- canonical GPU name
+    kind              VARCHAR NOT NULL,      -- rate | on-prem
+    usd_per_gpu_hour  DOUBLE,                -- effective $/GPU-hour when saved; NULL = unpriced
+    inputs            VARCHAR NOT NULL,      -- JSON of the whole profile (model.tco.CostProfile)
+    source            VARCHAR,               -- provenance of the numbers
+    saved_by          VARCHAR NOT NULL,      -- cli | dashboard | ...
+    saved_at          TIMESTAMP NOT NULL     -- UTC
 )
 """
 
