@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from model import cli_report
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
 from model.cost import RateError, load_presets, resolve_rates
@@ -104,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("file")
     rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
     rem.add_argument("source_id", type=int)
+    cli_report.add_parsers(sub)
     return parser
 
 
@@ -317,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             for result in load_samples(con):
                 print(result.summary)
             return 0
+        if (code := cli_report.run(args, con)) is not None:
+            return code
         if args.command in ("frontier", "iso", "crossover"):
             return _query(args, con)
         if args.command in ("capacity", "compare"):
