@@ -25,9 +25,9 @@ OUTPUTS = {".html": "the report (one self-contained file)", ".pdf": "the report 
 def add_parsers(sub) -> None:
     """Add ``report`` to the subcommands, with exactly the options ``iso`` takes (its parser is the parent)."""
     iso = sub.choices["iso"]
-    rep = sub.add_parser("report", parents=[iso], add_help=False, conflict_handler="resolve",
+    # iso's -h comes along with its options (argparse shares the actions; none is changed here)
+    rep = sub.add_parser("report", parents=[iso], add_help=False,
                          help="the proposal of a view: HTML, PDF, or its tables as XLSX/CSV zip")
-    rep.add_argument("-h", "--help", action="help", help="show this help message and exit")
     rep.add_argument("--out", required=True, metavar="FILE",
                      help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
     rep.add_argument("--x", type=float, metavar="TOK_S_USER",

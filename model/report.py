@@ -684,6 +684,9 @@ def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = 
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise ReportError(f"Chromium did not finish printing the PDF within {timeout_s:g} s") from None
+        except OSError as exc:
+            raise ReportError(f"Chromium could not be started ({exc.strerror or exc}); install Debian's chromium "
+                              "or set COSTFRONTIER_CHROMIUM to its path") from None
         if done.returncode != 0 or not printed.exists() or printed.stat().st_size == 0:
             tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
             raise ReportError(f"Chromium could not print the PDF (exit {done.returncode}): {tail[0][:200]}")
