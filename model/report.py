@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -189,13 +189,16 @@ def _table_frames(frame: pd.DataFrame, spec: list[tuple[str, str, str]]) -> tupl
     return shown, rounded
 
 
-def _html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]]) -> str:
+def _html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]], grouped: bool = False) -> str:
+    """An HTML table of the shown text; ``grouped`` rules a line where the first column's value changes."""
     numeric = [k not in ("text",) for _, _, k in spec]
     head = "".join(f"<th{' class=num' if n else ''}>{html.escape(str(h))}</th>" for h, n in zip(shown.columns, numeric))
-    rows = []
+    rows, previous = [], None
     for values in shown.itertuples(index=False):
         cells = "".join(f"<td{' class=num' if n else ''}>{html.escape(str(v))}</td>" for v, n in zip(values, numeric))
-        rows.append(f"<tr>{cells}</tr>")
+        group = grouped and previous is not None and values[0] != previous
+        previous = values[0]
+        rows.append(f"<tr class=group>{cells}</tr>" if group else f"<tr>{cells}</tr>")
     return (f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
             if rows else '<p class="muted">None.</p>')
 
@@ -440,21 +443,23 @@ def view_link(scenario: Scenario, where: dict[str, list], base_url: str = DEFAUL
 
 # --------------------------------------------------------------------------- figures
 
-def _decorate(fig: go.Figure, title: str, subtitle: str, width: int | None) -> go.Figure:
+def _decorate(fig: go.Figure, title: str, subtitle: str) -> go.Figure:
     """Title, a subtitle with workload and rates, and the legend under the plot (figures.py stays as is)."""
     fig = go.Figure(fig)
     fig.update_layout(
         title=dict(text=html.escape(title), subtitle=dict(text="<br>".join(map(html.escape, subtitle.split("<br>")))), x=0, xanchor="left",
                    font=dict(size=16)),
-        margin=dict(l=70, r=20, t=95, b=40), height=500, width=width, autosize=width is None,
+        margin=dict(l=70, r=20, t=95, b=40), height=500, autosize=True,
         legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0),
         font=dict(family="Helvetica, Arial, sans-serif", size=12),
     )
     return fig
 
 
-def _figure_html(fig: go.Figure, div_id: str) -> str:
+def _figure_html(fig: go.Figure, div_id: str, width: int | None) -> str:
+    """The chart's div and script; ``width`` [CSS px] fixes its size for print, else it fills the page."""
     return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                       default_width=f"{width}px" if width else "100%", default_height=f"{fig.layout.height or 500}px",
                        config={"displaylogo": False, "responsive": True,
                                "toImageButtonOptions": {"format": "png", "scale": 2}})
 
@@ -509,8 +514,9 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
     result = analyse(points, scenario, presets, with_points=True)
     names = sorted(result.curves)
     baseline = scenario.baseline if scenario.baseline in result.curves else (names[0] if names else None)
-    if baseline != scenario.baseline:
-        result = analyse(points, scenario.model_copy(update={"baseline": baseline}), presets, with_points=True)
+    if baseline != scenario.baseline:   # ratios need a baseline: the first series, as the dashboard's default
+        result = replace(result, scenario=scenario.model_copy(update={"baseline": baseline}),
+                         iso=iso_table(result.curves, result.targets, scenario.method, baseline))
     x = _answer_x(result, headline_x)
     notes = list(result.notes)
     if link is None:
@@ -529,7 +535,7 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
     iso_spec = [(f"Ratio to {baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k) for h, c, k in _ISO_SPEC]
     tables: dict[str, tuple[pd.DataFrame, list]] = {
         "Cost at matched interactivity": (iso, iso_spec),
-        "Crossovers": (result.crossovers, _CROSS_SPEC),
+        "Crossovers": (result.crossovers.sort_values("interactivity", kind="stable"), _CROSS_SPEC),
         "Frontier points": (result.frontier.sort_values(["series", "interactivity"]) if not result.frontier.empty
                             else result.frontier, _FRONTIER_SPEC),
     }
@@ -541,13 +547,16 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
     rendered = {name: _table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 
+    cost = _decorate(figures.crossover_figure(result.curves, result.crossovers, result.reach, scenario.method),
+                     "Cost per million tokens against interactivity, crossovers marked", subtitle)
+    frontier = _decorate(figures.frontier_figure(result.points, result.frontier, "throughput"),
+                         "Pareto frontier: throughput per GPU against interactivity", subtitle)
+    sections = [replace(s, figures=tuple(go.Figure(f) for f in s.figures)) for s in sections]
+
     def page(width: int | None) -> str:
-        cost = _decorate(figures.crossover_figure(result.curves, result.crossovers, result.reach, scenario.method),
-                         "Cost per million tokens against interactivity, crossovers marked", subtitle, width)
-        frontier = _decorate(figures.frontier_figure(result.points, result.frontier, "throughput"),
-                             "Pareto frontier: throughput per GPU against interactivity", subtitle, width)
         body = _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, assumptions,
-                     link, notes + list(link_notes or []), version, made_at, width)
+                     link, notes + list(link_notes or []), version, made_at, width,
+                     ", ".join(f"{hw} {figures.usd(r, '/GPU-hour')}" for hw, r in sorted(result.usd_per_gpu_hour.items())))
         return _page(title, body, width)
 
     return Report(title=title, html=page(None), print_html=page(PRINT_WIDTH_PX), tables=downloads,
@@ -562,7 +571,7 @@ def _version() -> str:
 
 
 def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, assumptions, link, notes,
-          version, made_at, width) -> str:
+          version, made_at, width, rates_text) -> str:
     esc = html.escape
     iso_shown, _ = rendered["Cost at matched interactivity"]
     parts = [
@@ -570,9 +579,11 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
         f"{esc(version)} · <a href=\"{esc(link, quote=True)}\">reopen this view</a></p></header>",
         "<section id=answer><h2>The answer</h2><p class=answer>"
         + esc(headline(result, x) if x is not None else
-              "No series in this view has both interactivity and throughput, so there is nothing to price.")
+              "No benchmark rows match this view's filters." if result.points.empty and result.frontier.empty else
+              "No series in this view has both interactivity and a priced throughput, so there is nothing to price.")
+        + (f" Priced at {esc(rates_text)}; every assumption is listed at the end." if rates_text else "")
         + "</p>" + "".join(f"<p class=note>Note: {esc(n)}</p>" for n in notes) + "</section>",
-        "<section id=cost><h2>Cost curves</h2>" + _figure_html(cost, "cost-chart")
+        "<section id=cost><h2>Cost curves</h2>" + _figure_html(cost, "cost-chart", width)
         + "<p class=caption>Each line is a series' Pareto frontier priced at its $/GPU-hour; × marks where two "
           "curves cross, a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
         "<section id=iso-section class=break><h2>Cost at matched interactivity</h2>"
@@ -580,10 +591,10 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
         f"interactivity; ratio = this series' $/M over {esc(baseline or '—')}'s (above 1: dearer). Break-even "
         "$/GPU-hour: the rate at which the series would cost what the cheapest does there. Value: measured "
         "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach.</p>"
-        + _html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1]) + "</section>",
+        + _html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result)
         + _html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + "</section>",
-        "<section id=frontier-section><h2>Frontier</h2>" + _figure_html(frontier, "frontier-chart")
+        "<section id=frontier-section><h2>Frontier</h2>" + _figure_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
           "other configuration beats on both axes). The frontier points are listed in the tables download.</p>"
           "</section>",
@@ -593,7 +604,7 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
         if section.text:
             block.append(f"<p>{esc(section.text)}</p>")
         for j, fig in enumerate(section.figures):
-            block.append(_figure_html(_fit(fig, width), f"extra-{i}-{j}"))
+            block.append(_figure_html(fig, f"extra-{i}-{j}", width))
         for name in section.tables:
             block.append(f"<h3>{esc(name)}</h3>"
                          + _html_table(rendered[name][0], f"extra-{_file_name(name)}", tables[name][1]))
@@ -612,18 +623,12 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
     return "\n".join(parts)
 
 
-def _fit(fig: go.Figure, width: int | None) -> go.Figure:
-    if width is None:
-        return fig
-    return go.Figure(fig).update_layout(width=width, autosize=False)
-
-
 def _crossover_list(result: Analysis) -> str:
     if result.crossovers.empty:
         return "<p>No two cost curves cross inside their common range: the cheaper series stays cheaper.</p>"
     items = "".join(f"<li><b>{html.escape(figures.crossover_label(r))}</b> (than {html.escape(r['cheaper_above'])}, "
                     f"{html.escape(figures.usd(r['usd_per_mtok']))} at the crossing)</li>"
-                    for _, r in result.crossovers.iterrows())
+                    for _, r in result.crossovers.sort_values("interactivity", kind="stable").iterrows())
     return f"<ul>{items}</ul>"
 
 
@@ -633,7 +638,8 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 h3{font-size:15px;margin:16px 0 6px}.muted,.caption{color:#57606a;font-size:13px}.answer{font-size:16px}
 .note{color:#9a6700;font-size:13px}table{border-collapse:collapse;width:100%;font-size:12.5px;margin:8px 0}
 th,td{border-bottom:1px solid #d8dee4;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.num,th.num{text-align:right;white-space:nowrap}
+th{background:#f6f8fa;font-weight:600}td.num,th.num{text-align:right}td.num{white-space:nowrap}
+tr.group td{border-top:2px solid #57606a}#iso td:nth-child(2){white-space:nowrap}
 #provenance td:nth-child(4){font-family:monospace;font-size:10.5px;word-break:break-all}
 a{color:#0969da;word-break:break-all}
 @page{size:A4;margin:14mm}
