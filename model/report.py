@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +34,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from model import figures
 from model.analysis import Analysis, Scenario, analyse
@@ -242,11 +244,13 @@ def headline(result: Analysis, x: float, method: str | None = None) -> str:
         if not cross.empty else cross
     if not mine.empty:
         changes = []
-        for _, row in mine.sort_values("interactivity").iterrows():
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()[:3]]   # the three closest to x
+        for _, row in nearest.sort_values("interactivity").iterrows():
             other = row["series_b"] if row["series_a"] == best["series"] else row["series_a"]
             side = "above" if row["cheaper_above"] == other else "below"
             changes.append(f"{other} is cheaper {side} {row['interactivity']:.1f} tok/s/user")
-        text += " That changes where the cost curves cross: " + "; ".join(changes) + "."
+        more = f" ({len(mine) - len(nearest)} more crossings in the list below)" if len(mine) > len(nearest) else ""
+        text += " That changes where the cost curves cross: " + "; ".join(changes) + more + "."
     else:
         text += f" No other series' cost curve crosses {best['series']}'s in this view."
     if len(at) > 1:
@@ -443,25 +447,44 @@ def view_link(scenario: Scenario, where: dict[str, list], base_url: str = DEFAUL
 
 # --------------------------------------------------------------------------- figures
 
-def _decorate(fig: go.Figure, title: str, subtitle: str) -> go.Figure:
-    """Title, a subtitle with workload and rates, and the legend under the plot (figures.py stays as is)."""
-    fig = go.Figure(fig)
-    fig.update_layout(
-        title=dict(text=html.escape(title), subtitle=dict(text="<br>".join(map(html.escape, subtitle.split("<br>")))), x=0, xanchor="left",
-                   font=dict(size=16)),
-        margin=dict(l=70, r=20, t=95, b=40), height=500, autosize=True,
-        legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0),
-        font=dict(family="Helvetica, Arial, sans-serif", size=12),
-    )
-    return fig
+@dataclass(frozen=True)
+class _Chart:
+    """A figure as Plotly JSON (encoded once, drawn in both the screen and the print page)."""
+
+    spec: str
+    height_px: int
 
 
-def _figure_html(fig: go.Figure, div_id: str, width: int | None) -> str:
+def _chart(fig: go.Figure, title: str | None = None, subtitle: str = "") -> _Chart:
+    """The figure's JSON with a title, a subtitle (workload, basis, rates, date) and the legend under
+    the plot; figures.py's own figures are left as they are (they are built unvalidated, so the
+    template named by string is resolved here, and nothing is validated twice)."""
+    spec = fig.to_dict()
+    layout = spec.setdefault("layout", {})
+    if isinstance(layout.get("template"), str):
+        layout["template"] = pio.templates[layout["template"]].to_plotly_json()
+    if title is not None:
+        layout.update(
+            title=dict(text=html.escape(title), x=0, xanchor="left", font=dict(size=16),
+                       subtitle=dict(text="<br>".join(html.escape(line) for line in subtitle.split("\n")))),
+            margin=dict(l=70, r=20, t=95, b=40), height=500,
+            legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0),
+            font=dict(family="Helvetica, Arial, sans-serif", size=12))
+    layout.pop("width", None)
+    layout["autosize"] = True
+    # "</" cannot end the <script> it sits in ("<\/" is the same JSON string)
+    return _Chart(pio.json.to_json_plotly(spec).replace("</", "<\\/"), int(layout.get("height") or 500))
+
+
+_CONFIG = json.dumps({"displaylogo": False, "responsive": True, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def _chart_html(chart: _Chart, div_id: str, width: int | None) -> str:
     """The chart's div and script; ``width`` [CSS px] fixes its size for print, else it fills the page."""
-    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                       default_width=f"{width}px" if width else "100%", default_height=f"{fig.layout.height or 500}px",
-                       config={"displaylogo": False, "responsive": True,
-                               "toImageButtonOptions": {"format": "png", "scale": 2}})
+    size = f"width:{width}px" if width else "width:100%"
+    return (f'<div id="{div_id}" class="chart" style="{size};height:{chart.height_px}px"></div>'
+            f"<script>(function(){{var f={chart.spec};"
+            f'Plotly.newPlot("{div_id}",f.data,f.layout,{_CONFIG});}})();</script>')
 
 
 # --------------------------------------------------------------------------- the report
@@ -526,7 +549,7 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
 
     workload = _priced_workload(result, points)
     rates_text = ", ".join(f"{hw} {figures.usd(r, '/GPU-h')}" for hw, r in sorted(result.usd_per_gpu_hour.items()))
-    subtitle = f"{workload}<br>{scenario.basis} tokens · {rates_text or 'no rates'} · {made_at:%Y-%m-%d}"
+    subtitle = f"{workload}\n{scenario.basis} tokens · {rates_text or 'no rates'} · {made_at:%Y-%m-%d}"
     many = workload.count("; ") + 1
     title = f"Cost per million tokens: {workload if many == 1 else f'{many} workloads'}"
     version = _version()
@@ -547,14 +570,14 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
     rendered = {name: _table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 
-    cost = _decorate(figures.crossover_figure(result.curves, result.crossovers, result.reach, scenario.method),
-                     "Cost per million tokens against interactivity, crossovers marked", subtitle)
-    frontier = _decorate(figures.frontier_figure(result.points, result.frontier, "throughput"),
-                         "Pareto frontier: throughput per GPU against interactivity", subtitle)
-    sections = [replace(s, figures=tuple(go.Figure(f) for f in s.figures)) for s in sections]
+    cost = _chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, scenario.method),
+                  "Cost per million tokens against interactivity, crossovers marked", subtitle)
+    frontier = _chart(figures.frontier_figure(result.points, result.frontier, "throughput"),
+                      "Pareto frontier: throughput per GPU against interactivity", subtitle)
+    section_charts = [[_chart(f) for f in section.figures] for section in sections]
 
     def page(width: int | None) -> str:
-        body = _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, assumptions,
+        body = _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, section_charts, assumptions,
                      link, notes + list(link_notes or []), version, made_at, width,
                      ", ".join(f"{hw} {figures.usd(r, '/GPU-hour')}" for hw, r in sorted(result.usd_per_gpu_hour.items())))
         return _page(title, body, width)
@@ -570,7 +593,8 @@ def _version() -> str:
         return "unknown"
 
 
-def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, assumptions, link, notes,
+def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections, section_charts, assumptions,
+          link, notes,
           version, made_at, width, rates_text) -> str:
     esc = html.escape
     iso_shown, _ = rendered["Cost at matched interactivity"]
@@ -583,7 +607,7 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
               "No series in this view has both interactivity and a priced throughput, so there is nothing to price.")
         + (f" Priced at {esc(rates_text)}; every assumption is listed at the end." if rates_text else "")
         + "</p>" + "".join(f"<p class=note>Note: {esc(n)}</p>" for n in notes) + "</section>",
-        "<section id=cost><h2>Cost curves</h2>" + _figure_html(cost, "cost-chart", width)
+        "<section id=cost><h2>Cost curves</h2>" + _chart_html(cost, "cost-chart", width)
         + "<p class=caption>Each line is a series' Pareto frontier priced at its $/GPU-hour; × marks where two "
           "curves cross, a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
         "<section id=iso-section class=break><h2>Cost at matched interactivity</h2>"
@@ -594,7 +618,7 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
         + _html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result)
         + _html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + "</section>",
-        "<section id=frontier-section><h2>Frontier</h2>" + _figure_html(frontier, "frontier-chart", width)
+        "<section id=frontier-section><h2>Frontier</h2>" + _chart_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
           "other configuration beats on both axes). The frontier points are listed in the tables download.</p>"
           "</section>",
@@ -603,8 +627,8 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
         block = [f"<section class='extra break'><h2>{esc(section.title)}</h2>"]
         if section.text:
             block.append(f"<p>{esc(section.text)}</p>")
-        for j, fig in enumerate(section.figures):
-            block.append(_figure_html(fig, f"extra-{i}-{j}", width))
+        for j, chart in enumerate(section_charts[i]):
+            block.append(_chart_html(chart, f"extra-{i}-{j}", width))
         for name in section.tables:
             block.append(f"<h3>{esc(name)}</h3>"
                          + _html_table(rendered[name][0], f"extra-{_file_name(name)}", tables[name][1]))
@@ -623,9 +647,15 @@ def _body(title, x, result, baseline, rendered, tables, cost, frontier, sections
     return "\n".join(parts)
 
 
+#: up to this many crossovers are also written out as sentences above their table
+CROSSOVER_SENTENCES = 12
+
+
 def _crossover_list(result: Analysis) -> str:
     if result.crossovers.empty:
         return "<p>No two cost curves cross inside their common range: the cheaper series stays cheaper.</p>"
+    if len(result.crossovers) > CROSSOVER_SENTENCES:
+        return f"<p>{len(result.crossovers)} crossovers, by interactivity:</p>"
     items = "".join(f"<li><b>{html.escape(figures.crossover_label(r))}</b> (than {html.escape(r['cheaper_above'])}, "
                     f"{html.escape(figures.usd(r['usd_per_mtok']))} at the crossing)</li>"
                     for _, r in result.crossovers.sort_values("interactivity", kind="stable").iterrows())

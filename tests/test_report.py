@@ -357,3 +357,19 @@ def test_html_opens_offline_without_console_errors(html_report, tmp_path):
         browser.close()
     assert errors == [] and requests == []
     assert curves >= 2
+
+
+def test_text_from_files_cannot_inject_markup(tmp_path):
+    con = connect(tmp_path / "x.duckdb")
+    csv = tmp_path / "x.csv"
+    evil = "</script><script>alert(1)</script>"
+    csv.write_text("hardware,framework,precision,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
+                   f"B200,{evil},fp8,8,1024,1024,4,1000,50\nB200,{evil},fp8,8,1024,1024,8,1500,30\n", encoding="utf-8")
+    from model.ingest import ingest_file
+
+    ingest_file(con, csv, [])
+    report = build_report(con, Scenario(by=("framework",)), {})
+    con.close()
+    assert "<script>alert(1)" not in report.html.lower() and "<script>alert(1)" not in report.print_html.lower()
+    # shown as typed in the tables (the series label is the framework, lower-cased by the importer)
+    assert [r["Series"] for r in parse(report.html).tables["iso"]][0] == evil.lower()
