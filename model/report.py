@@ -104,6 +104,11 @@ class Report:
         """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path."""
         return html_to_pdf(self.print_html, path, chromium, timeout_s)
 
+    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180) -> bytes:
+        """The PDF as bytes (for a download button); see :meth:`to_pdf`."""
+        with tempfile.TemporaryDirectory(prefix="costfrontier-pdf-") as tmp:
+            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s).read_bytes()
+
     def tables_csv(self) -> bytes:
         """A zip of one formula-safe CSV per table, plus ``assumptions.csv``."""
         buffer = io.BytesIO()
@@ -281,7 +286,8 @@ def _workload(points: pd.DataFrame) -> str:
     if points.empty:
         return "no rows"
     parts = []
-    for (model, isl, osl), _ in points.groupby(["model", "isl", "osl"], dropna=False, sort=True):
+    combos = points[["model", "isl", "osl"]].drop_duplicates().astype(object)
+    for model, isl, osl in sorted(combos.itertuples(index=False, name=None), key=str):
         text = str(model) if pd.notna(model) else "model not stated"
         if pd.notna(isl) or pd.notna(osl):
             text += f", ISL {_int_or(isl)} / OSL {_int_or(osl)} tokens"
@@ -501,6 +507,9 @@ _FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "
                   ("DP", "dp", "int"), ("PP", "pp", "int"), ("Concurrency", "concurrency", "int"),
                   ("Run date", "run_date", "text"), ("Source file", "source_file", "text"),
                   ("Line", "source_line", "int")]
+_FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
+                   "precision", "spec_decoding", "tp", "ep", "dp", "pp", "concurrency", "run_date", "source_file",
+                   "source_line")
 _TEXT_SPEC = lambda frame: [(c, c, "text") for c in frame.columns]  # noqa: E731
 
 
@@ -572,7 +581,9 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
 
     cost = _chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, scenario.method),
                   "Cost per million tokens against interactivity, crossovers marked", subtitle)
-    frontier = _chart(figures.frontier_figure(result.points, result.frontier, "throughput"),
+    # only the columns the figure reads: it slices the points per series, and 16 columns slice faster than 50
+    slim = [c for c in _FIGURE_COLUMNS if c in result.points.columns]
+    frontier = _chart(figures.frontier_figure(result.points[slim], result.frontier, "throughput"),
                       "Pareto frontier: throughput per GPU against interactivity", subtitle)
     section_charts = [[_chart(f) for f in section.figures] for section in sections]
 

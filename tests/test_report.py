@@ -328,6 +328,18 @@ def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
 
 @pytest.mark.slow
 @needs_chromium
+def test_pdf_bytes_for_a_download_button(db):
+    con = connect(db, read_only=True)
+    try:
+        report = build_report(con, Scenario(by=("hardware",)), {"spec_decoding": ["mtp"]})
+    finally:
+        con.close()
+    data = report.pdf_bytes()
+    assert data.startswith(b"%PDF") and b"%%EOF" in data[-64:]
+
+
+@pytest.mark.slow
+@needs_chromium
 def test_html_opens_offline_without_console_errors(html_report, tmp_path):
     from playwright.sync_api import sync_playwright
 
