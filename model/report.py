@@ -118,14 +118,16 @@ class Report:
         return buffer.getvalue()
 
     def tables_xlsx(self) -> bytes:
-        """One workbook: a sheet per table (a header block names the view), then Assumptions."""
+        """One workbook: the iso table, the assumptions on the second sheet, then a sheet per other table;
+        each sheet opens with a header block naming the report and the date."""
         from openpyxl import Workbook
         from openpyxl.styles import Font
 
         book = Workbook()
         book.remove(book.active)
         header = [self.title, f"Made {self.made_at:%Y-%m-%d %H:%M} UTC; assumptions on the 'Assumptions' sheet"]
-        for name, frame in {**self.tables, "Assumptions": self.assumptions}.items():
+        first, *rest = self.tables.items()
+        for name, frame in dict([first, ("Assumptions", self.assumptions), *rest]).items():
             sheet = book.create_sheet(_sheet_name(name))
             sheet.append([neutralise_formula(header[0])])
             sheet["A1"].font = Font(bold=True, size=13)

@@ -223,8 +223,8 @@ def test_xlsx_tables_are_rounded_numbers_with_assumptions_sheet(db, tmp_path, ca
     capsys.readouterr()
     iso = cli_json(capsys, db, "iso", *VIEW)["rows"]
     book = load_workbook(out)
-    assert book.sheetnames == ["Cost at matched interactivity", "Crossovers", "Frontier points", "Provenance",
-                               "Assumptions"]
+    assert book.sheetnames == ["Cost at matched interactivity", "Assumptions", "Crossovers", "Frontier points",
+                               "Provenance"]
     frame = pd.read_excel(out, sheet_name="Cost at matched interactivity", header=3)
     got = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in frame.to_dict("records")}
     for row in iso:
