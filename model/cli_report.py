@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 __all__ = ["add_parsers", "run", "OUTPUTS"]
 
 #: file suffix -> what is written
-OUTPUTS = {".html": "the report (one self-contained file)", ".pdf": "the report as PDF (needs Chromium)",
+OUTPUTS = {".html": "the report, one self-contained file", ".pdf": "the report as PDF, printed by Chromium",
            ".xlsx": "the tables as a workbook", ".zip": "the tables as CSV files"}
 
 

@@ -552,7 +552,9 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
         result = replace(result, scenario=scenario.model_copy(update={"baseline": baseline}),
                          iso=iso_table(result.curves, result.targets, scenario.method, baseline))
     x = _answer_x(result, headline_x)
-    notes = list(result.notes)
+    notes = [n for n in result.notes if not n.startswith("baseline ")]
+    if scenario.baseline and baseline != scenario.baseline:
+        notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios are to {baseline}")
     if link is None:
         link, more = view_link(scenario, where, base_url, headline_x)
         notes.extend(more)

@@ -385,3 +385,14 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
     assert "<script>alert(1)" not in report.html.lower() and "<script>alert(1)" not in report.print_html.lower()
     # shown as typed in the tables (the series label is the framework, lower-cased by the importer)
     assert [r["Series"] for r in parse(report.html).tables["iso"]][0] == evil.lower()
+
+
+def test_unknown_baseline_falls_back_to_the_first_series_and_says_so(db):
+    con = connect(db, read_only=True)
+    try:
+        report = build_report(con, Scenario(by=("hardware",), baseline="H100"), {"spec_decoding": ["mtp"]})
+    finally:
+        con.close()
+    assert "baseline &#x27;H100&#x27; is not among the series shown; ratios are to B200" in report.html
+    ratios = {r["Series"]: r["Ratio to B200"] for r in parse(report.html).tables["iso"]}
+    assert ratios["B200"] == "1.00x"
