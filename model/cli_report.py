@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -38,11 +39,10 @@ def add_parsers(sub) -> None:
 
 
 def view_of_link(url: str):
-    """(Scenario, where, headline_x, notices) of a share link's query string."""
+    """(ViewState, notices) of a share link's query string, read as the dashboard reads it."""
     from model.viewstate import parse_query
 
-    state, notices = parse_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
-    return state.scenario(), state.where(), state.headline_x, notices
+    return parse_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
 
 
 def run(args: argparse.Namespace, con) -> int | None:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.command != "report":
         return None
     from model.cli import _scenario
-    from model.report import DEFAULT_BASE_URL, ReportError, build_report
+    from model.report import DEFAULT_BASE_URL, ReportError, build_report, report_of_view
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:
@@ -58,25 +58,25 @@ def run(args: argparse.Namespace, con) -> int | None:
         return 2
     notices: list[str] = []
     if args.link:
-        scenario, where, x, notices = view_of_link(args.link)
-        x = args.x or x
+        state, notices = view_of_link(args.link)
         for notice in notices:
             print(f"note: {notice}", file=sys.stderr)
+        report = report_of_view(con, state, args.link, link_notes=notices,
+                                **({"headline_x": args.x} if args.x else {}))
     else:
         scenario, where = _scenario(args)
-        x = args.x
-    report = build_report(con, scenario, where, args.link, headline_x=x, base_url=args.base_url or DEFAULT_BASE_URL,
-                          link_notes=notices)
+        report = build_report(con, scenario, where, None, headline_x=args.x,
+                              base_url=args.base_url or DEFAULT_BASE_URL)
     out = Path(args.out)
     try:
-        if suffix == ".html":
-            out.write_text(report.html, encoding="utf-8")
-        elif suffix == ".pdf":
-            report.to_pdf(out)
-        elif suffix == ".xlsx":
-            out.write_bytes(report.tables_xlsx())
+        if suffix == ".pdf":
+            report.to_pdf(out)          # written whole or not at all
         else:
-            out.write_bytes(report.tables_csv())
+            data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
+                    ".zip": report.tables_csv}[suffix]()
+            partial = out.with_name(f".{out.name}.partial")
+            partial.write_bytes(data)
+            os.replace(partial, out)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

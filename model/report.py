@@ -44,7 +44,7 @@ from model.export import neutralise_formula, safe_csv
 from model.iso import break_even_rates, iso_table
 from model.store import list_sources, load_points, stored_rates
 
-__all__ = ["Report", "ReportSection", "ReportError", "build_report", "headline", "view_link", "html_to_pdf",
+__all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_of_view", "headline", "view_link", "html_to_pdf",
            "chromium_path", "KINDS"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
@@ -599,6 +599,13 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
 
     return Report(title=title, html=page(None), print_html=page(PRINT_WIDTH_PX), tables=downloads,
                   assumptions=assumptions, made_at=made_at)
+
+
+def report_of_view(con, state, link: str | None = None, **extras) -> Report:
+    """The report of a dashboard view (a :class:`model.viewstate.ViewState`): its scenario, filters and
+    answer interactivity; ``extras`` go to :func:`build_report` (``tco=``, ``fleet=``, ``link_notes=``...)."""
+    extras.setdefault("headline_x", state.headline_x)
+    return build_report(con, state.scenario(), state.where(), link, **extras)
 
 
 def _version() -> str:

@@ -195,9 +195,9 @@ def test_view_link_round_trips_scenario_and_filters():
                         targets=(30.0, 60.0), sla="ttft_p95=2", w_input=0.5)
     where = {"model": ["GLM-5"], "isl": ["8192"], "osl": ["1024"], "hardware": ["B200", "MI355X"], "tp": ["8"]}
     link, notes = view_link(scenario, where, "https://cf.example/")
-    back, back_where, x, notices = view_of_link(link)
-    assert back == scenario and notices == [] and x is None
-    assert back_where == {k: v for k, v in where.items() if k != "tp"}
+    state, notices = view_of_link(link)
+    assert state.scenario() == scenario and notices == [] and state.headline_x is None
+    assert state.where() == {k: v for k, v in where.items() if k != "tp"}
     assert notes == ["the filter tp = 8 has no link parameter; the link shows more rows"]
 
 
