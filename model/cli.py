@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import ValidationError
 
-from model import cli_tco  # issue 13: tco and size
+from model import cli_report, cli_tco
 from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
 from model.columns import resolve_column
@@ -112,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
     rem.add_argument("source_id", type=int)
     cli_tco.add_parsers(sub)
+    cli_report.add_parsers(sub)
     return parser
 
 
@@ -233,16 +234,20 @@ _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "us
                      "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
 
 
+def split_workloads(scenario: Scenario, points: pd.DataFrame, mix: bool = False) -> tuple[Scenario, list[str]]:
+    """The scenario with the workload keys that vary among the measured ``points`` added to its
+    grouping (unless ``mix``), and the note saying so: one rule for every query command and the report."""
+    if mix or points.empty:
+        return scenario, []
+    measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()]
+    by, note = workload_split(measured, scenario.by)
+    return (scenario.model_copy(update={"by": by}), [note]) if note else (scenario, [])
+
+
 def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
-    notes = []
-    if not args.mix_workloads:
-        measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()]
-        by, note = workload_split(measured, scenario.by)
-        if note:
-            scenario = scenario.model_copy(update={"by": by})
-            notes.append(note)
+    scenario, notes = split_workloads(scenario, points, args.mix_workloads)
     result = analyse(points, scenario, load_presets(stored_rates(con)))
     notes.extend(result.notes)
     if args.command == "frontier":
@@ -405,6 +410,8 @@ def _main(argv: list[str] | None) -> int:
             for result in load_samples(con):
                 print(result.summary)
             return 0
+        if (code := cli_report.run(args, con)) is not None:
+            return code
         if args.command in ("frontier", "iso", "crossover"):
             return _query(args, con)
         if args.command in ("capacity", "compare"):

@@ -1,0 +1,398 @@
+"""The proposal report: its numbers are the CLI's, its sources are named, it opens offline.
+
+Every number read back from the HTML, the PDF or the XLSX is compared with what ``costfrontier
+iso --json`` / ``crossover --json`` print for the same view, formatted by the report's rule
+(money 2 decimals, 3 below $0.10; interactivity 1 decimal; ratios ``1.41x``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from model.analysis import Scenario
+from model.cli import main
+from model.cli_report import view_of_link
+from model.figures import usd
+from model.report import ReportError, ReportSection, build_report, html_to_pdf, round_usd, view_link
+from model.store import connect, list_sources, load_points
+from model.viewstate import parse_query
+
+CHROMIUM = "/usr/bin/chromium"
+needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None,
+                                   reason="needs poppler-utils (apt-get install poppler-utils; .ci/run installs it)")
+
+VIEW = ["--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.60", "--baseline", "MI355X",
+        "--at", "20,24.5,35,55,77,90"]
+
+
+class _Tables(HTMLParser):
+    """``<table id=...>`` -> list of rows (dict header -> cell text); also every ``<a href>``."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[dict[str, str]]] = {}
+        self.links: list[str] = []
+        self._id = None
+        self._headers: list[str] = []
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self._id, self._headers = attrs.get("id"), []
+            self.tables[self._id] = []
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "a":
+            self.links.append(attrs.get("href", ""))
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if not self._headers:
+                self._headers = self._row
+            else:
+                self.tables[self._id].append(dict(zip(self._headers, self._row)))
+            self._row = None
+
+
+def parse(html: str) -> _Tables:
+    parser = _Tables()
+    parser.feed(html)
+    return parser
+
+
+def cli_json(capsys, db: Path, command: str, *argv) -> dict:
+    assert main(["--db", str(db), command, *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def db(samples_template, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "samples.duckdb"
+    shutil.copy(samples_template, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def html_report(db, tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("html") / "proposal.html"
+    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def test_html_iso_table_equals_cli_json(db, html_report, capsys):
+    iso = cli_json(capsys, db, "iso", *VIEW)
+    shown = parse(html_report).tables["iso"]
+    assert len(shown) == len(iso["rows"]) == 12
+    by_key = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in shown}
+    for row in iso["rows"]:
+        cell = by_key[(f"{row['interactivity']:.1f}", row["series"])]
+        assert cell["$/M tokens"] == (usd(row["usd_per_mtok"], "") if row["usd_per_mtok"] is not None else "—")
+        assert cell["Ratio to MI355X"] == (f"{row['ratio_to_baseline']:.2f}x"
+                                           if row["ratio_to_baseline"] is not None else "—")
+        assert cell["$/GPU-hour"] == usd(row["usd_per_gpu_hour"], "")
+    # the override is in force: B200 priced at $1.60, not its $1.95 preset
+    assert {r["$/GPU-hour"] for r in shown if r["Series"] == "B200"} == {"$1.60"}
+    # 24.5 falls between two MI355X frontier points, so it is interpolated
+    assert by_key[("24.5", "MI355X")]["Value"] == "interpolated"
+
+
+def test_html_crossovers_equal_cli_json(db, html_report, capsys):
+    cross = cli_json(capsys, db, "crossover", *VIEW)
+    shown = parse(html_report).tables["crossovers"]
+    assert len(shown) == len(cross["rows"]) >= 1
+    for cell, row in zip(shown, sorted(cross["rows"], key=lambda r: r["interactivity"])):
+        assert cell["Interactivity [tok/s/user]"] == f"{row['interactivity']:.1f}"
+        assert cell["$/M tokens at the crossing"] == usd(row["usd_per_mtok"], "")
+        assert (cell["Cheaper below"], cell["Cheaper above"]) == (row["cheaper_below"], row["cheaper_above"])
+
+
+def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", *VIEW, "--x", "55", "--out", str(out)]) == 0
+    capsys.readouterr()
+    at = sorted(cli_json(capsys, db, "iso", *VIEW)["rows"], key=lambda r: r["usd_per_mtok"] or 1e9)
+    at = [r for r in at if r["interactivity"] == 55.0]
+    best, second = at[0], at[1]
+    html = out.read_text(encoding="utf-8")
+    answer = html.split("class=answer>")[1].split("</p>")[0]
+    assert f"At 55.0 tok/s/user, {best['series']} is the cheapest" in answer
+    assert usd(best["usd_per_mtok"]) in answer and usd(second["usd_per_mtok"]) in answer
+    assert f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x" in answer
+    # break-even: the runner-up's rate scaled by the cost ratio (cost is proportional to the rate)
+    needed = second["usd_per_gpu_hour"] * best["usd_per_mtok"] / second["usd_per_mtok"]
+    assert usd(needed, "/GPU-hour") in answer
+
+
+def test_assumptions_name_every_rate_and_where_it_came_from(html_report):
+    rows = {r["Item"]: r for r in parse(html_report).tables["assumptions"]}
+    assert rows["$/GPU-hour, B200"]["Value"] == "$1.60"
+    assert rows["$/GPU-hour, B200"]["Where it came from"] == "user override (preset $1.95)"
+    # MI355X keeps the 2025-08 owning_hyperscaler preset ($1.48, the rate the InferenceX tables use)
+    assert rows["$/GPU-hour, MI355X"]["Value"] == "$1.48"
+    assert "price set 2025-08, tier owning_hyperscaler" in rows["$/GPU-hour, MI355X"]["Where it came from"]
+    assert rows["Workload"]["Value"] == "GLM-5, ISL 8192 / OSL 1024 tokens"
+    assert rows["Filters"]["Value"] == "model = GLM-5; spec_decoding = mtp"
+    assert rows["Interpolation"]["Value"].startswith("linear")
+    assert rows["Token basis"]["Value"] == "total tokens (input + output)"
+    assert rows["Interactivity targets [tok/s/user]"]["Value"] == "20.0, 24.5, 35.0, 55.0, 77.0, 90.0"
+
+
+def test_provenance_lists_every_source_with_its_sha256(db, html_report):
+    con = connect(db, read_only=True)
+    try:
+        sources = list_sources(con)
+        used_ids = set(load_points(con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})["source_id"])
+    finally:
+        con.close()
+    rows = {r["File"]: r for r in parse(html_report).tables["provenance"]}
+    used = sources[sources["source_id"].isin(used_ids) | (sources["kind"] == "tco_rates")]
+    assert set(rows) == set(used["file_name"])
+    for source in used.itertuples():
+        assert rows[source.file_name]["SHA-256"] == source.sha256
+        assert rows[source.file_name]["Rows in file"] == str(source.rows)
+    # the SHA-256 is the file's own: recompute it from the bundled sample
+    sample = Path(__file__).resolve().parent.parent / "data" / "samples" / "inferencex_glm5_fp8_2026-05-20.csv"
+    assert rows[sample.name]["SHA-256"] == hashlib.sha256(sample.read_bytes()).hexdigest()
+    assert rows[sample.name]["Run date"] == "2026-05-20"
+    # MTP rows only: the sample holds 15 of its 29 rows with MTP
+    assert rows[sample.name]["Rows in view"] == "15"
+
+
+def test_share_link_reopens_the_same_view(html_report):
+    link = next(a for a in parse(html_report).links if "?" in a)
+    state, notices = parse_query(parse_qs(urlsplit(link).query))
+    assert notices == []
+    assert state.rates == (("B200", 1.6),) and state.by == ("hardware",) and state.spec_decoding == ("mtp",)
+    assert state.targets == (20.0, 24.5, 35.0, 55.0, 77.0, 90.0) and state.baseline == "MI355X"
+
+
+def test_view_link_round_trips_scenario_and_filters():
+    scenario = Scenario(by=("hardware", "spec_decoding"), basis="blended", method="monotone", rates=(("B200", 2.5),),
+                        targets=(30.0, 60.0), sla="ttft_p95=2", w_input=0.5)
+    where = {"model": ["GLM-5"], "isl": ["8192"], "osl": ["1024"], "hardware": ["B200", "MI355X"], "tp": ["8"]}
+    link, notes = view_link(scenario, where, "https://cf.example/")
+    state, notices = view_of_link(link)
+    assert state.scenario() == scenario and notices == [] and state.headline_x is None
+    assert state.where() == {k: v for k, v in where.items() if k != "tp"}
+    assert notes == ["the filter tp = 8 has no link parameter; the link shows more rows"]
+
+
+def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
+    link = "http://cf.example:8501/Crossovers?spec=mtp&by=hardware&r=MI355X:2&x=40&bogus=1"
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "--link", link, "--out", str(out)]) == 0
+    assert "ignored unknown link parameter 'bogus'" in capsys.readouterr().err
+    tables = parse(out.read_text(encoding="utf-8"))
+    rows = {r["Item"]: r for r in tables.tables["assumptions"]}
+    assert rows["$/GPU-hour, MI355X"]["Value"] == "$2.00"
+    assert rows["$/GPU-hour, MI355X"]["Where it came from"].startswith("user override")
+    assert rows["Answer given at [tok/s/user]"]["Value"] == "40.0"
+    assert rows["Filters"]["Value"] == "spec_decoding = mtp"
+    assert link in tables.links
+
+
+def test_xlsx_tables_are_rounded_numbers_with_assumptions_sheet(db, tmp_path, capsys):
+    from openpyxl import load_workbook
+
+    out = tmp_path / "tables.xlsx"
+    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
+    capsys.readouterr()
+    iso = cli_json(capsys, db, "iso", *VIEW)["rows"]
+    book = load_workbook(out)
+    assert book.sheetnames == ["Cost at matched interactivity", "Assumptions", "Crossovers", "Frontier points",
+                               "Provenance"]
+    frame = pd.read_excel(out, sheet_name="Cost at matched interactivity", header=3)
+    got = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in frame.to_dict("records")}
+    for row in iso:
+        cell = got[(round(row["interactivity"], 1), row["series"])]
+        assert cell["$/M tokens"] == round_usd(row["usd_per_mtok"])
+        assert cell["Ratio to MI355X"] == round(row["ratio_to_baseline"], 2)
+        assert cell["tok/s/GPU"] == round(row["tokens_per_second_per_gpu"], 1)
+    assumptions = pd.read_excel(out, sheet_name="Assumptions", header=3)
+    assert "user override (preset $1.95)" in set(assumptions["Where it came from"])
+    frontier = pd.read_excel(out, sheet_name="Frontier points", header=3)
+    assert {"$/M tokens", "tok/s/GPU", "Source file", "Line"} <= set(frontier.columns)
+    assert frontier["$/M tokens"].notna().all()
+
+
+def test_downloads_are_formula_safe(tmp_path):
+    con = connect(tmp_path / "f.duckdb")
+    csv = tmp_path / "evil.csv"
+    csv.write_text("hardware,framework,precision,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
+                   "B200,=HYPERLINK(\"http://x\"),fp8,8,1024,1024,4,1000,50\n"
+                   "B200,=HYPERLINK(\"http://x\"),fp8,8,1024,1024,8,1500,30\n", encoding="utf-8")
+    from model.ingest import ingest_file
+
+    ingest_file(con, csv, [])
+    # grouped by framework alone, the series label itself starts with "="
+    report = build_report(con, Scenario(by=("framework",)), {})
+    con.close()
+    with zipfile.ZipFile(io.BytesIO(report.tables_csv())) as archive:
+        frontier = archive.read("frontier_points.csv").decode()
+        assert "assumptions.csv" in archive.namelist()
+    assert "'=hyperlink" in frontier.lower() and ",=hyperlink" not in frontier.lower()
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(report.tables_xlsx()))
+    texts = [c.value for row in book["Frontier points"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.lower().startswith("'=hyperlink") for t in texts)
+    assert not any(c.data_type == "f" for ws in book for row in ws.iter_rows() for c in row)
+
+
+def test_optional_sections_render_and_download(db):
+    breakdown = pd.DataFrame({"item": ["capex", "power"], "usd_per_gpu_hour": [1.2345, 0.0456]})
+    fig = go.Figure(go.Bar(x=[0.2, -0.1], y=["power price", "utilisation"], orientation="h"))
+    tco = ReportSection("On-prem TCO: B200", "Build-up of the all-in rate.",
+                        {"TCO breakdown": (breakdown, [("Item", "item", "text"), ("$/GPU-hour", "usd_per_gpu_hour",
+                                                                                       "usd")])},
+                        (fig,), (("Power price", "$0.08/kWh", "profile default (EIA 2025)"),))
+    con = connect(db, read_only=True)
+    try:
+        report = build_report(con, Scenario(by=("hardware",)), {"spec_decoding": ["mtp"]}, tco=tco)
+    finally:
+        con.close()
+    tables = parse(report.html).tables
+    assert tables["extra-tco_breakdown"] == [{"Item": "capex", "$/GPU-hour": "$1.23"},
+                                             {"Item": "power", "$/GPU-hour": "$0.046"}]
+    assert {"Item": "Power price", "Value": "$0.08/kWh", "Where it came from": "profile default (EIA 2025)"} \
+        in tables["assumptions"]
+    assert report.tables["TCO breakdown"]["$/GPU-hour"].tolist() == [1.23, 0.046]
+    order = [report.html.index(s) for s in ("id=frontier-section", "On-prem TCO: B200", "id=assumptions-section")]
+    assert order == sorted(order)
+
+
+def test_bad_out_suffix_is_refused(db, tmp_path, capsys):
+    assert main(["--db", str(db), "report", "--out", str(tmp_path / "r.docx")]) == 2
+    assert "--out must end in .html, .pdf, .xlsx, .zip" in capsys.readouterr().err
+    assert not (tmp_path / "r.docx").exists()
+
+
+def test_missing_chromium_is_a_clear_error(tmp_path):
+    with pytest.raises(ReportError, match="Chromium could not be started"):
+        html_to_pdf("<p>x</p>", tmp_path / "r.pdf", chromium=str(tmp_path / "no-chromium"))
+    assert not (tmp_path / "r.pdf").exists()
+
+
+@pytest.mark.slow
+@needs_chromium
+@needs_poppler
+def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
+    out = tmp_path / "proposal.pdf"
+    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert out.read_bytes().startswith(b"%PDF")
+    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    iso = cli_json(capsys, db, "iso", *VIEW)["rows"]
+    for row in iso:
+        expected = (f"{row['interactivity']:.1f} {row['series']} {usd(row['usd_per_mtok'], '')} "
+                    f"{row['ratio_to_baseline']:.2f}x {usd(row['usd_per_gpu_hour'], '')}")
+        assert any(line.startswith(expected) for line in lines), expected
+    for row in cli_json(capsys, db, "crossover", *VIEW)["rows"]:
+        assert f"{row['cheaper_below']} cheaper below {row['interactivity']:.1f} tok/s/user" in text
+    # the charts were drawn before printing: their axis titles are text in the PDF
+    assert text.count("Interactivity [tok/s/user]") >= 3 and "Throughput [tok/s/GPU]" in text
+    flat = "".join(text.split())
+    con = connect(db, read_only=True)
+    try:
+        sources = list_sources(con)
+    finally:
+        con.close()
+    inferencex = sources.loc[sources["file_name"] == "inferencex_glm5_fp8_2026-05-20.csv", "sha256"].iloc[0]
+    assert inferencex[:16] in flat
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_pdf_bytes_for_a_download_button(db):
+    con = connect(db, read_only=True)
+    try:
+        report = build_report(con, Scenario(by=("hardware",)), {"spec_decoding": ["mtp"]})
+    finally:
+        con.close()
+    data = report.pdf_bytes()
+    assert data.startswith(b"%PDF") and b"%%EOF" in data[-64:]
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_html_opens_offline_without_console_errors(html_report, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    path = tmp_path / "proposal.html"
+    path.write_text(html_report, encoding="utf-8")
+    errors, requests = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        def offline(route):
+            if route.request.url.startswith("file://"):
+                route.continue_()
+            else:
+                requests.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", offline)
+        page.goto(path.as_uri())
+        page.wait_for_selector("#cost-chart .main-svg", timeout=20_000)
+        page.wait_for_selector("#frontier-chart .main-svg", timeout=20_000)
+        curves = page.locator("#cost-chart .scatterlayer .trace").count()
+        browser.close()
+    assert errors == [] and requests == []
+    assert curves >= 2
+
+
+def test_text_from_files_cannot_inject_markup(tmp_path):
+    con = connect(tmp_path / "x.duckdb")
+    csv = tmp_path / "x.csv"
+    evil = "</script><script>alert(1)</script>"
+    csv.write_text("hardware,framework,precision,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
+                   f"B200,{evil},fp8,8,1024,1024,4,1000,50\nB200,{evil},fp8,8,1024,1024,8,1500,30\n", encoding="utf-8")
+    from model.ingest import ingest_file
+
+    ingest_file(con, csv, [])
+    report = build_report(con, Scenario(by=("framework",)), {})
+    con.close()
+    assert "<script>alert(1)" not in report.html.lower() and "<script>alert(1)" not in report.print_html.lower()
+    # shown as typed in the tables (the series label is the framework, lower-cased by the importer)
+    assert [r["Series"] for r in parse(report.html).tables["iso"]][0] == evil.lower()
+
+
+def test_unknown_baseline_falls_back_to_the_first_series_and_says_so(db):
+    con = connect(db, read_only=True)
+    try:
+        report = build_report(con, Scenario(by=("hardware",), baseline="H100"), {"spec_decoding": ["mtp"]})
+    finally:
+        con.close()
+    assert "baseline &#x27;H100&#x27; is not among the series shown; ratios are to B200" in report.html
+    ratios = {r["Series"]: r["Ratio to B200"] for r in parse(report.html).tables["iso"]}
+    assert ratios["B200"] == "1.00x"
