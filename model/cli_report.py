@@ -50,8 +50,8 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.command != "report":
         return None
     from model.cli import _scenario, split_workloads
-    from model.store import load_points
     from model.report import DEFAULT_BASE_URL, ReportError, build_report, report_of_view
+    from model.store import load_points
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:
