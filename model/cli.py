@@ -33,6 +33,7 @@ from model.cost import load_presets, resolve_rates
 from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
 from model.hardware import canonical_hardware
 from model.ingest import IngestError, ingest_file
+from model.profiles import load_profiles
 from model.samples import SAMPLE_DIR, load_samples
 from model.store import (
     StoreError,
@@ -43,6 +44,7 @@ from model.store import (
     remove_source,
     stored_rates,
 )
+from model.tco import price_with_profiles
 
 __all__ = ["main"]
 
@@ -89,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--method", default="linear", choices=("linear", "monotone"))
         q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
         q.add_argument("--baseline", help="series the iso ratios divide by")
+        q.add_argument("--profile", action="append", default=[], metavar="NAME",
+                       help="price by a stored cost profile (costfrontier tco ... --save); two profiles of one "
+                            "hardware are shown side by side")
         q.add_argument("--json", action="store_true")
 
     for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
@@ -248,6 +253,10 @@ def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
     scenario, notes = split_workloads(scenario, points, args.mix_workloads)
+    if getattr(args, "profile", None):
+        points, overrides, priced = price_with_profiles(points, dict(scenario.rates), load_profiles(con), args.profile)
+        scenario = scenario.model_copy(update={"rates": tuple(sorted(overrides.items()))})
+        notes.extend(priced)
     result = analyse(points, scenario, load_presets(stored_rates(con)))
     notes.extend(result.notes)
     if args.command == "frontier":

@@ -43,7 +43,7 @@ def throughput_column(basis: str) -> str:
 
 def _label_part(key: str, value: object) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
-        return {"spec_decoding": "spec ?", "precision": "precision ?"}.get(key, f"{key} ?")
+        return ""      # a field the rows do not state is left out of the label, not shown as "?"
     if key in ("isl", "osl"):
         return f"{key.upper()} {int(value)}"
     if key == "spec_decoding":
@@ -56,7 +56,11 @@ def _label_part(key: str, value: object) -> str:
 
 
 def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd.Series:
-    """One readable label per row, e.g. ``"MI355X · sglang · fp8 · mtp"``; ``"B200"`` for ``keys=("hardware",)``."""
+    """One readable label per row, e.g. ``"MI355X · sglang · fp8 · mtp"``; ``"B200"`` for ``keys=("hardware",)``.
+
+    Fields a row does not state are left out (``"B200 · sglang"`` when precision and speculative
+    decoding are not stated).
+    """
     keys = list(keys)
     for key in keys:
         if key not in SERIES_KEY_CHOICES:
@@ -67,7 +71,7 @@ def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd
         return pd.Series("all", index=points.index, dtype="string")
     codes = points.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
     firsts = points[keys].iloc[_first_index(codes)].astype("object")
-    names = [" · ".join(_label_part(k, v) for k, v in zip(keys, row))
+    names = [" · ".join(part for k, v in zip(keys, row) if (part := _label_part(k, v))) or "not stated"
              for row in firsts.itertuples(index=False, name=None)]
     return pd.Series(pd.array(names, dtype="string")[codes], index=points.index)
 

@@ -28,6 +28,7 @@ from model.store import (
     stored_rates,
     workloads,
 )
+from model.tco import price_with_profiles
 from model.viewstate import ViewState
 
 __all__ = ["Ctx", "db_path", "connection", "cursor", "version", "options", "presets", "points", "export_csv",
@@ -164,20 +165,34 @@ class Ctx:
     def empty(self) -> bool:
         return not self.options["workloads"]
 
+    def priced(self) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
+        """The rows in view and the rate overrides once the view's chosen cost profiles price them
+        (:func:`model.tco.price_with_profiles`: the one rule the CLI's ``--profile`` uses too)."""
+        if "priced" not in self.memo:
+            self.memo["priced"] = price_with_profiles(self.points, dict(self.state.rates),
+                                                      self.state.cost_profiles(), self.state.priced_by)
+        return self.memo["priced"]
+
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (:func:`model.cost.resolve_rates`)."""
-        hardware = sorted(self.points["hardware"].dropna().unique()) if not self.points.empty else []
-        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, dict(self.state.rates))
+        points, overrides, _ = self.priced()
+        hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, overrides)
 
     def analysis(self, with_points: bool = False, **changes) -> Analysis:
         """The answer for the current state (with scenario ``changes``, e.g. a page's default
         baseline, applied without touching the view); memoised per scenario within one rerun."""
-        scenario = self.state.scenario().model_copy(update=changes)
+        points, overrides, notes = self.priced()
+        scenario = self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())), **changes})
         key = (scenario, _where_key(self.state), with_points)
         if key not in self.memo:
-            # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
-            rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
-            frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by, self.state.basis,
-                                 rates, self.state.sla, (self.state.w_input, self.state.w_cached))
-            self.memo[key] = analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
+            frontier = None
+            if points is self.points:   # not relabelled by profiles: the cached frontier fits
+                # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
+                rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
+                frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by,
+                                     self.state.basis, rates, self.state.sla, (self.state.w_input, self.state.w_cached))
+            result = analyse(points, scenario, self.presets, frontier=frontier, with_points=with_points)
+            result.notes[:0] = notes
+            self.memo[key] = result
         return self.memo[key]

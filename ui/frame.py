@@ -23,6 +23,8 @@ PAGES = (
     ("pages/3_Crossovers.py", "Crossovers", "Crossovers", ":material/compare_arrows:"),
     ("pages/4_Ramps.py", "Load ramps and capacity", "Ramps", ":material/speed:"),
     ("pages/5_TCO_rates.py", "TCO rates", "TCO_rates", ":material/tune:"),
+    ("pages/7_TCO_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
+    ("pages/8_Fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
     ("pages/6_Data.py", "Data", "Data", ":material/database:"),
 )
 URL_PATHS = tuple(p[2] for p in PAGES)
