@@ -29,9 +29,9 @@ from model.cost import RateError, load_presets, resolve_rates
 from model.frontier import BASES, DEFAULT_SERIES_KEYS
 from model.ingest import IngestError, ingest_file
 from model.samples import SAMPLE_DIR, load_samples
+from model.snapshot import run_command
 from model.store import (
     StoreError,
-    connect,
     default_db_path,
     list_sources,
     load_points,
@@ -303,11 +303,17 @@ def _ingest(args, con) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        con = connect(args.db or default_db_path())
+    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.snapshot)
+        return run_command(args.db or default_db_path(), args.command in _WRITES, lambda con: _run(args, con))
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+_WRITES = ("ingest", "load-samples", "remove")
+
+
+def _run(args, con) -> int:
     try:
         if args.command == "ingest":
             return _ingest(args, con)
@@ -337,8 +343,6 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        con.close()
     return 2
 
 
