@@ -58,6 +58,7 @@ __all__ = [
     "READ_ONLY_ENV",
     "DEFAULT_WAIT_S",
     "StoreBusy",
+    "write_memory",
     "Snapshot",
     "Reader",
     "LiveConnection",
@@ -77,6 +78,11 @@ DEFAULT_GRACE_S = 120.0
 _WRITING = ".writing-"
 
 T = TypeVar("T")
+
+
+def write_memory() -> str:
+    """DuckDB's memory cap for one write: ``$COSTFRONTIER_WRITE_MEMORY`` (e.g. ``2GB``), else 1GB."""
+    return os.environ.get("COSTFRONTIER_WRITE_MEMORY", "").strip() or "1GB"
 
 
 class StoreBusy(StoreError):
@@ -349,8 +355,8 @@ def writing(path: str | os.PathLike | None = None,
         if not live.stat().st_mode & 0o222:
             raise permission_denied(str(live))
     with _writer_lock(live, timeout_s):
-        for stale in live.parent.glob(f".{live.name}{_WRITING}*"):  # copies of writers that were killed
-            stale.unlink(missing_ok=True)
+        for stale in live.parent.glob(f".{live.name}{_WRITING}*"):  # copies (and spill folders) of killed writers
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
         if _wal(live).exists():
             _absorb_leftover_wal(live)
         copy = live.with_name(f".{live.name}{_WRITING}{secrets.token_hex(6)}")
@@ -369,6 +375,7 @@ def writing(path: str | os.PathLike | None = None,
             try:
                 # one checkpoint at the end, not one per 16 MB of WAL: and a WAL left means "changed"
                 con.execute("SET checkpoint_threshold = '1TB'")
+                con.execute("SET memory_limit = ?", [write_memory()])  # spills to disk past it
                 yield con
                 changed = not _unchanged(copy, before)
                 if changed:
@@ -384,6 +391,7 @@ def writing(path: str | os.PathLike | None = None,
         finally:
             for leftover in (copy, _wal(copy)):
                 leftover.unlink(missing_ok=True)
+            shutil.rmtree(copy.with_name(copy.name + ".tmp"), ignore_errors=True)
 
 
 def write(path: str | os.PathLike | None, fn: Callable[[duckdb.DuckDBPyConnection], T],
