@@ -68,6 +68,7 @@ __all__ = [
     "writing",
     "write",
     "run_command",
+    "changed_text",
 ]
 
 READ_ONLY_ENV = "COSTFRONTIER_READ_ONLY"
@@ -238,6 +239,29 @@ class Reader:
             if self._snap is not None:
                 self._snap.con.close()
                 self._snap = None
+
+
+def changed_text(changed_at: datetime | None, now: datetime | None = None) -> str:
+    """What the page says about the data's age, e.g. ``"Data last changed 2026-05-20 14:03 UTC (3 min ago)"``.
+
+    Parameters
+    ----------
+    changed_at : datetime or None
+        :attr:`Snapshot.changed_at` (UTC); None when there is no database yet.
+    now : datetime, optional
+        The time to measure from (UTC); default: now.
+    """
+    if changed_at is None:
+        return "No data yet"
+    seconds = max(0.0, ((now or datetime.now(timezone.utc)) - changed_at).total_seconds())
+    for size, unit in ((86400, "day"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            count = int(seconds // size)
+            ago = f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''} ago"
+            break
+    else:
+        ago = "just now"
+    return f"Data last changed {changed_at:%Y-%m-%d %H:%M} UTC ({ago})"
 
 
 def open_reader(path: str | os.PathLike | None = None, grace_s: float = DEFAULT_GRACE_S) -> Reader:

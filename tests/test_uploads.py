@@ -76,3 +76,16 @@ def test_the_preview_checks_a_bounded_sample_as_the_ingest_would(tmp_path):
     assert not refused.ok and "line 3" in refused.error and "greater than 0" in refused.error
     whole = preview(tmp_path / "big.csv", sample_rows=rows)
     assert whole.ok and not whole.sampled and whole.records == rows
+
+
+def test_the_data_age_text():
+    from datetime import datetime, timedelta, timezone
+
+    from model.snapshot import changed_text
+
+    at = datetime(2026, 5, 20, 14, 3, tzinfo=timezone.utc)
+    assert changed_text(at, at + timedelta(seconds=30)) == "Data last changed 2026-05-20 14:03 UTC (just now)"
+    assert changed_text(at, at + timedelta(minutes=3, seconds=59)).endswith("(3 min ago)")
+    assert changed_text(at, at + timedelta(hours=5)).endswith("(5 h ago)")
+    assert changed_text(at, at + timedelta(days=2, hours=1)).endswith("(2 days ago)")
+    assert changed_text(None) == "No data yet"
