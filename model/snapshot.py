@@ -400,6 +400,7 @@ def writing(path: str | os.PathLike | None = None,
                 # one checkpoint at the end, not one per 16 MB of WAL: and a WAL left means "changed"
                 con.execute("SET checkpoint_threshold = '1TB'")
                 con.execute("SET memory_limit = ?", [write_memory()])  # spills to disk past it
+                con.execute("SET enable_progress_bar = false")  # it would land in the CLI's --json output
                 yield con
                 changed = not _unchanged(copy, before)
                 if changed:

@@ -43,7 +43,7 @@ PREVIEW_ROWS = 2000
 #: DuckDB memory cap of one preview (it spills to a temp directory past it)
 PREVIEW_MEMORY = "256MB"
 #: a header line longer than this is refused without being parsed [bytes]
-_MAX_HEADER_BYTES = 1 << 20
+_MAX_HEADER_BYTES = 4 << 20
 
 
 def max_columns() -> int:
@@ -70,7 +70,7 @@ def _first_line(path: Path) -> bytes | None:
 def check_upload_shape(path: str | os.PathLike, name: str | None = None, limit: int | None = None) -> int:
     """Refuse a delimited file with more than ``limit`` columns; return its column count (0 for JSON).
 
-    Reads only the first line (at most 1 MiB). Raises :class:`model.ingest.IngestError` naming the
+    Reads only the first line (at most 4 MiB). Raises :class:`model.ingest.IngestError` naming the
     file, line 1 and the limit's setting.
     """
     from model.ingest import IngestError
