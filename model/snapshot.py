@@ -324,6 +324,30 @@ def _writer_lock(live: Path, timeout_s: float) -> Iterator[None]:
         os.close(fd)  # releases the lock; the lock file stays (removing it would race other writers)
 
 
+def _wait_for_direct_writers(live: Path, timeout_s: float) -> None:
+    """Wait while another process has the live file open read-write (DuckDB's exclusive lock: a
+    dashboard of an older version, a DuckDB shell). Publishing then would drop what it writes."""
+    if not live.exists():
+        return
+    deadline = time.monotonic() + timeout_s
+    while True:
+        fd = os.open(live, os.O_RDONLY)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # readers' shared locks do not conflict
+            return
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise StoreBusy(
+                    f"{live}: another program has this database open for writing (an older Cost Frontier "
+                    f"dashboard, or a DuckDB shell) and did not close it within {timeout_s:g} s; nothing was "
+                    "changed. Close it, or serve it read-only (COSTFRONTIER_READ_ONLY=1), then try again",
+                    public="The data store is held by another program; nothing was changed. Try again later.") \
+                    from None
+        finally:
+            os.close(fd)
+        time.sleep(0.05)
+
+
 def _fsync(path: Path, directory: bool = False) -> None:
     fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
     try:
@@ -381,6 +405,7 @@ def writing(path: str | os.PathLike | None = None,
     with _writer_lock(live, timeout_s):
         for stale in live.parent.glob(f".{live.name}{_WRITING}*"):  # copies (and spill folders) of killed writers
             shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+        _wait_for_direct_writers(live, timeout_s)
         if _wal(live).exists():
             _absorb_leftover_wal(live)
         copy = live.with_name(f".{live.name}{_WRITING}{secrets.token_hex(6)}")

@@ -244,3 +244,21 @@ with writing(sys.argv[1], timeout_s=5):
     print("locked", flush=True)
     time.sleep(60)
 """
+
+
+def test_a_write_waits_for_a_program_holding_the_file_read_write_then_says_so(sample_db):
+    """A DuckDB connection in another process (an older dashboard) holds the file read-write: publishing
+    over it would drop what it writes, so a write waits its timeout and changes nothing."""
+    code = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('open', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(sample_db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        before = sample_db.read_bytes()
+        with pytest.raises(StoreBusy, match="open for writing") as err:
+            write(sample_db, lambda con: remove_source(con, 1), timeout_s=0.5)
+        assert "held by another program" in err.value.public and str(sample_db) not in err.value.public
+        assert sample_db.read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    assert write(sample_db, lambda con: remove_source(con, 1), timeout_s=5) > 0
