@@ -134,13 +134,17 @@ print(f"{time.perf_counter() - t:.1f}\t{outcome}")
 
 def _peak(mode: str, path: Path, db: Path) -> tuple[float, float, str]:
     """(peak RSS [MB], seconds, outcome) of a fresh process doing ``mode`` with ``path``."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(path), str(db)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read().strip()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode or "\t" not in out.splitlines()[-1]:
-        return usage.ru_maxrss / 1024, float("nan"), f"failed ({proc.returncode}): {proc.stderr.read()[-300:]}"
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        # files, not pipes: a child blocked on a full pipe would never exit
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(path), str(db)], cwd=ROOT,
+                                stdout=out_file, stderr=err_file, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read().strip(), err_file.read()
+    if proc.returncode or not out or "\t" not in out.splitlines()[-1]:
+        return usage.ru_maxrss / 1024, float("nan"), f"failed ({proc.returncode}): {err[-300:]}"
     seconds, outcome = out.splitlines()[-1].split("\t", 1)
     return usage.ru_maxrss / 1024, float(seconds), outcome
 
