@@ -21,7 +21,7 @@ Read-only mode (``COSTFRONTIER_READ_ONLY=1``) writes nothing, ever: no file, loc
 WAL checkpoint. A missing database is served as an empty store (``Snapshot.changed_at is None``);
 an older schema is refused with advice (:class:`model.store.StoreNeedsMigration`), not migrated.
 What each costs: a read is a plain DuckDB query; a write copies the whole file once (about
-0.3 s per 100 MB on local disk) plus the ingest itself; a new snapshot costs each reader process
+0.2 s per 100 MB on local disk, fsync included) plus the ingest itself; a new snapshot costs each reader process
 one re-open (a checksum scan of every table, about 0.05 s per 300,000 points).
 """
 
