@@ -35,9 +35,9 @@ from model.hardware import canonical_hardware
 from model.ingest import IngestError, ingest_file
 from model.profiles import load_profiles
 from model.samples import SAMPLE_DIR, load_samples
+from model.snapshot import empty_store, run_command
 from model.store import (
     StoreError,
-    connect,
     default_db_path,
     list_sources,
     load_points,
@@ -403,11 +403,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _db_everywhere(_parser()).parse_args(argv)
-    try:
-        con = connect(args.db or default_db_path())
+    writes = args.command in _WRITES or (args.command == "tco" and getattr(args, "save", False))
+    db = Path(args.db or default_db_path())
+    if args.command == "tco" and not writes and not args.list and not db.exists():
+        # a build-up needs no data: price it against the built-in presets, creating no database
+        return _run(args, empty_store())
+    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.snapshot)
+        return run_command(db, writes, lambda con: _run(args, con))
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+_WRITES = ("ingest", "load-samples", "remove")
+
+
+def _run(args, con) -> int:
     try:
         if (done := cli_tco.run(args, con)) is not None:
             return done
@@ -444,8 +455,6 @@ def _main(argv: list[str] | None) -> int:
     except (UsageError, ValueError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        con.close()
     return 2
 
 

@@ -97,7 +97,8 @@ def capital_recovery_factor(rate, years):
         raise TcoInputError("capital recovery factor needs a cost of capital >= 0 and years > 0")
     with np.errstate(divide="ignore", invalid="ignore"):
         log_growth = n * np.log1p(r)  # exact for tiny r, where (1+r)^n − 1 would round to 0
-        out = np.where(r > 0, r * np.exp(log_growth) / np.expm1(log_growth), 1.0 / n)
+        # below 1e-12 the annuity differs from 1/n by under 1e-12 relative, and subnormal rates lose digits
+        out = np.where(r > 1e-12, r * np.exp(log_growth) / np.expm1(log_growth), 1.0 / n)
     return out if out.ndim else float(out)
 
 

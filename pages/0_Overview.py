@@ -14,14 +14,13 @@ st.title("Cost Frontier")
 st.caption("What does a million tokens cost on this hardware, at this speed?")
 if ctx.empty:
     st.subheader("No benchmark data loaded")
-    st.markdown("Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
-                "MXFP4 ramp, TCO price sets)" + ("." if data.read_only() else
-                                                 ", or upload your own files on the **Data** page."))
+    st.markdown("This is a read-only deployment and its database holds no benchmark data yet: ask whoever runs "
+                "it to load data with `costfrontier ingest` or `costfrontier load-samples`." if data.read_only() else
+                "Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
+                "MXFP4 ramp, TCO price sets), or upload your own files on the **Data** page.")
     if not data.read_only() and st.button("Load the bundled samples", key="load_samples", type="primary"):
-        results = load_samples(data.cursor())
-        data.clear()
-        st.success(f"Loaded {fmt.count(sum(r.rows_added for r in results), 'row')} from {len(results)} files.")
-        st.rerun()
+        if data.write(load_samples, "load the samples") is not None:
+            st.rerun()
     st.stop()
 
 sources = list_sources(data.cursor())

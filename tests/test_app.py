@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.samples import load_samples
 from model.store import connect
-from tests.conftest import ROOT
+from tests.conftest import ROOT, reading
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 OVERVIEW = "pages/0_Overview.py"
@@ -69,11 +69,8 @@ def _analysis(db: str, where: dict, **scenario):
     from model.analysis import Scenario, analyse
     from model.store import load_points
 
-    con = connect(db)
-    try:
+    with reading(db) as con:
         return analyse(load_points(con, where), Scenario(**scenario))
-    finally:
-        con.close()
 
 
 def _unescape(text: str) -> str:

@@ -103,5 +103,6 @@ def team_store(profiles, read_only: bool) -> None:
             st.rerun()
         if not read_only and st.button("Save this view's profiles for the team", key="save_profiles",
                                        disabled=not profiles):
-            count = save_profiles(data.cursor(), profiles, saved_by="dashboard")
-            st.success(f"Saved {count} cost profile{'s' if count != 1 else ''}.")
+            count = data.write(lambda con: save_profiles(con, profiles, saved_by="dashboard"), "save the profiles")
+            if count is not None:
+                st.success(f"Saved {count} cost profile{'s' if count != 1 else ''}.")
