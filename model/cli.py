@@ -175,7 +175,8 @@ _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "us
 def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
-    result = analyse(points, scenario, load_presets(stored_rates(con)))
+    result = analyse(points, scenario, load_presets(stored_rates(con)),
+                     crossovers="auto" if args.command == "crossover" else "none")
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
     elif args.command == "iso":
@@ -190,6 +191,8 @@ def _query(args, con) -> int:
         }
         if args.command == "crossover":
             payload["reach"] = _records(result.reach)
+            payload["envelope"] = {"changes": _records(result.envelope.changes),
+                                   "segments": _records(result.envelope.segments)}
         print(json.dumps(payload, indent=2))
         return 0
     for note in result.notes:
@@ -201,6 +204,9 @@ def _query(args, con) -> int:
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
                            "display.float_format", "{:.4g}".format):
         print(frame.to_string(index=False))
+    if args.command == "crossover" and not result.envelope.changes.empty:
+        print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
+        print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
     if args.command == "crossover" and not result.reach.empty:
         print("\nreach [tok/s/user]:")
         with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
