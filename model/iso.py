@@ -373,7 +373,8 @@ def _split_at_stationary_points(packed: _Packed, out: dict[str, np.ndarray], bot
         s1 = np.where(quad, half / a, -k / b)
         s2 = np.where(quad, k / half, np.nan)
     cuts = np.stack([s1, s2], axis=1)
-    cuts = np.where((cuts > 0) & (cuts < w[:, None]), cuts, np.nan)
+    # a cut within 1e-6 of an end separates nothing measurable, and its rounded gap (often 0) would hide a sign
+    cuts = np.where((cuts > 1e-6 * w[:, None]) & (cuts < (1 - 1e-6) * w[:, None]), cuts, np.nan)
     if np.isnan(cuts).all():
         return out
     cuts.sort(axis=1)                                            # NaN last
