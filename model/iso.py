@@ -256,6 +256,7 @@ class _Packed:
         self.x = np.concatenate([c.x for c in ordered]) if ordered else np.empty(0)
         cost = np.concatenate([c.usd_per_mtok for c in ordered]) if ordered else np.empty(0)
         owner = np.repeat(np.arange(len(ordered)), self.count)
+        self.owner = owner
         coef = np.zeros((len(self.x), 4))
         if method == "linear":
             coef[:, 3] = cost
@@ -285,15 +286,20 @@ class _Packed:
         """q of each owner at x, the same however x was reached (exact at breakpoints for ``linear``)."""
         return self.q(self.row(owner, x), x)
 
+    def q_piece(self, row: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """q on segment ``row`` at x; at the segment's far breakpoint, that breakpoint's own value (as q_at)."""
+        nxt = np.minimum(row + 1, len(self.x) - 1)
+        return self.q(np.where((self.x[nxt] == x) & (self.owner[nxt] == self.owner[row]), nxt, row), x)
+
     def cost(self, q: np.ndarray) -> np.ndarray:
         """$/M from q."""
         return q if self.method == "linear" else -1e6 / q
 
     def segment_pieces(self, owners: np.ndarray, jobs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Pieces (job, x0, x1, owner): one per segment between neighbouring breakpoints of each owner."""
+        """Pieces (job, x0, x1, row): one per segment between neighbouring breakpoints of each owner."""
         segs = np.maximum(self.count[owners] - 1, 0)
         rows = _ragged(self.start[owners], segs)
-        return np.repeat(jobs, segs), self.x[rows], self.x[rows + 1], np.repeat(owners, segs)
+        return np.repeat(jobs, segs), self.x[rows], self.x[rows + 1], rows
 
 
 def _ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -305,55 +311,53 @@ def _ragged(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return offsets + np.arange(total)
 
 
-def _cover(key, job, x0, x1, owner, ejob, e0, e1) -> np.ndarray:
-    """Owner of the piece covering each elementary interval [e0, e1] of job ``ejob``, -1 where none."""
-    if len(job) == 0:
-        return np.full(len(ejob), -1, dtype=np.int64)
-    keys = key(job, x0)
-    order = np.argsort(keys, kind="stable")
-    pos = np.searchsorted(keys[order], key(ejob, e0), side="right") - 1
-    cand = order[np.maximum(pos, 0)]
-    ok = (pos >= 0) & (job[cand] == ejob) & (x1[cand] >= e1)
-    return np.where(ok, owner[cand], -1)
-
-
 def _overlay(packed: _Packed, a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
-    """Lay pieces ``a`` and ``b`` (job, x0, x1, owner) over the union of their endpoints, per job.
+    """Lay pieces ``a`` and ``b`` (job, x0, x1, row) over the union of their endpoints, per job.
 
-    Returns per elementary (sub)interval: job, x0, x1, owner_a, owner_b (-1 where none) and,
-    where both exist, d0 and d1, q_a - q_b at its ends (positive: ``a`` is dearer). For
-    ``monotone`` the intervals are cut at the stationary points of q_a - q_b, so between
-    ends of one sign the two curves do not cross.
+    A piece's ``row`` is its owner's segment that holds it. Returns per elementary (sub)interval:
+    job, x0, x1, row_a, row_b (-1 where none) and, where both exist, d0 and d1, q_a - q_b at its
+    ends (positive: ``a`` is dearer). For ``monotone`` the intervals are cut at the stationary
+    points of q_a - q_b, so between ends of one sign the two curves do not cross.
     """
-    jobs = np.concatenate([a[0], a[0], b[0], b[0]])
-    xs = np.concatenate([a[1], a[2], b[1], b[2]])
+    ja, a0, a1, ra = a
+    jb, b0, b1, rb = b
+    na, nb = len(ja), len(jb)
+    jobs = np.concatenate([ja, jb, ja, jb])
+    xs = np.concatenate([a0, b0, a1, b1])
+    kind = np.repeat(np.array([0, 1, 2, 2], dtype=np.int8), [na, nb, na, nb])   # a starts, b starts, ends
+    piece = np.concatenate([np.arange(na), np.arange(nb), np.zeros(na + nb, dtype=np.int64)])
     order = np.lexsort((xs, jobs))
-    jobs, xs = jobs[order], xs[order]
-    first = np.r_[True, (jobs[1:] != jobs[:-1]) | (xs[1:] != xs[:-1])]
-    jobs, xs = jobs[first], xs[first]
-    inner = jobs[1:] == jobs[:-1]
-    job, x0, x1 = jobs[:-1][inner], xs[:-1][inner], xs[1:][inner]
-    values = np.unique(xs)
-    width = len(values) + 1
+    jobs, xs, kind, piece = jobs[order], xs[order], kind[order], piece[order]
+    position = np.arange(len(xs))
+    # one point per distinct (job, x): its last event, which has seen every piece starting there
+    last = np.flatnonzero(np.r_[(jobs[1:] != jobs[:-1]) | (xs[1:] != xs[:-1]), True])
+    pj, px = jobs[last], xs[last]
+    inner = pj[1:] == pj[:-1]
+    at, job, x0, x1 = last[:-1][inner], pj[:-1][inner], px[:-1][inner], px[1:][inner]
 
-    def key(j, x):
-        return j * width + np.searchsorted(values, x)
+    def cover(which: int, pieces_job, pieces_x1, rows) -> np.ndarray:
+        """Row of the piece covering each interval: the last one of that side to start at or before it."""
+        if len(rows) == 0:
+            return np.full(len(job), -1, dtype=np.int64)
+        started = np.maximum.accumulate(np.where(kind == which, position, -1))[at]
+        cand = np.where(started >= 0, piece[np.maximum(started, 0)], 0)
+        ok = (started >= 0) & (pieces_job[cand] == job) & (pieces_x1[cand] >= x1)
+        return np.where(ok, rows[cand], -1)
 
-    oa, ob = _cover(key, *a, job, x0, x1), _cover(key, *b, job, x0, x1)
-    out = {"job": job, "x0": x0, "x1": x1, "owner_a": oa, "owner_b": ob}
-    both = (oa >= 0) & (ob >= 0)
+    row_a, row_b = cover(0, ja, a1, ra), cover(1, jb, b1, rb)
+    out = {"job": job, "x0": x0, "x1": x1, "row_a": row_a, "row_b": row_b}
+    both = (row_a >= 0) & (row_b >= 0)
     d0, d1 = np.full(len(job), np.nan), np.full(len(job), np.nan)
-    d0[both] = packed.q_at(oa[both], x0[both]) - packed.q_at(ob[both], x0[both])
-    d1[both] = packed.q_at(oa[both], x1[both]) - packed.q_at(ob[both], x1[both])
+    d0[both] = packed.q_piece(row_a[both], x0[both]) - packed.q_piece(row_b[both], x0[both])
+    d1[both] = packed.q_piece(row_a[both], x1[both]) - packed.q_piece(row_b[both], x1[both])
     out["d0"], out["d1"] = d0, d1
     if packed.method == "monotone" and both.any():
         out = _split_at_stationary_points(packed, out, np.flatnonzero(both))
     return out
 
 
-def _shifted(packed: _Packed, owner: np.ndarray, x0: np.ndarray) -> np.ndarray:
-    """Cubic coefficients (a3, a2, a1) of q of ``owner`` in s = x - x0 on the segment at x0."""
-    row = packed.row(owner, x0)
+def _shifted(packed: _Packed, row: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    """Cubic coefficients (a3, a2, a1) of q on segment ``row`` in s = x - x0."""
     c = packed.coef[row]
     e = x0 - packed.x[row]
     return np.stack([c[:, 0], 3 * c[:, 0] * e + c[:, 1], (3 * c[:, 0] * e + 2 * c[:, 1]) * e + c[:, 2]], axis=1)
@@ -362,8 +366,7 @@ def _shifted(packed: _Packed, owner: np.ndarray, x0: np.ndarray) -> np.ndarray:
 def _split_at_stationary_points(packed: _Packed, out: dict[str, np.ndarray], both: np.ndarray) -> dict[str, np.ndarray]:
     """Cut each interval where both curves exist at the stationary points of q_a - q_b inside it."""
     x0, x1 = out["x0"][both], out["x1"][both]
-    oa, ob = out["owner_a"][both], out["owner_b"][both]
-    c = _shifted(packed, oa, x0) - _shifted(packed, ob, x0)
+    c = _shifted(packed, out["row_a"][both], x0) - _shifted(packed, out["row_b"][both], x0)
     a, b, k = 3 * c[:, 0], 2 * c[:, 1], c[:, 2]                  # derivative a s^2 + b s + k
     w = x1 - x0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -396,8 +399,7 @@ def _split_at_stationary_points(packed: _Packed, out: dict[str, np.ndarray], bot
     new_x0 = np.where(pos == 0, new["x0"], base + lo_s)
     new_x1 = np.where(np.isnan(hi_s), new["x1"], base + hi_s)
     # q_a - q_b at the new interior ends, from the parent's own polynomials
-    row_a = packed.row(new["owner_a"][split], base[split])
-    row_b = packed.row(new["owner_b"][split], base[split])
+    row_a, row_b = new["row_a"][split], new["row_b"][split]
     d_lo = packed.q(row_a, new_x0[split]) - packed.q(row_b, new_x0[split])
     d_hi = packed.q(row_a, new_x1[split]) - packed.q(row_b, new_x1[split])
     new["d0"][split] = np.where(pos[split] == 0, new["d0"][split], d_lo)
@@ -414,13 +416,12 @@ def _roots(packed: _Packed, ov: dict[str, np.ndarray], idx: np.ndarray) -> tuple
     for ``monotone`` (q_a - q_b is monotone between the cuts).
     """
     x0, x1, d0, d1 = ov["x0"][idx], ov["x1"][idx], ov["d0"][idx], ov["d1"][idx]
-    oa = ov["owner_a"][idx]
+    row_a, row_b = ov["row_a"][idx], ov["row_b"][idx]
     if packed.method == "linear":
         t = d0 / (d0 - d1)
-        qa0 = packed.q_at(oa, x0)
-        qa1 = packed.q_at(oa, x1)
+        qa0 = packed.q_piece(row_a, x0)
+        qa1 = packed.q_piece(row_a, x1)
         return x0 + t * (x1 - x0), packed.cost(qa0 + t * (qa1 - qa0))
-    row_a, row_b = packed.row(oa, x0), packed.row(ov["owner_b"][idx], x0)
     lo, hi = x0.copy(), x1.copy()
     rising = d0 < 0
     for _ in range(64):
@@ -509,7 +510,7 @@ def _pair_crossings(packed: _Packed, ia: np.ndarray, ib: np.ndarray) -> pd.DataF
         & (((d0[:-1] < 0) & (d1[nxt] > 0)) | ((d0[:-1] > 0) & (d1[nxt] < 0)))
     left = np.flatnonzero(touch)
     x_touch = ov["x1"][left]
-    cost_touch = packed.cost(packed.q_at(ov["owner_a"][left], x_touch))
+    cost_touch = packed.cost(packed.q_piece(ov["row_a"][left], x_touch))
     job = np.r_[ov["job"][hit], ov["job"][left]]
     a_below = np.r_[d0[hit] < 0, d0[left] < 0]
     names = np.array(packed.names, dtype=object)
@@ -555,25 +556,25 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
         seen[int(g)] = slot[i] + 1
     span = int(slot.max()) + 1
     owners = np.arange(len(labels), dtype=np.int64)
-    job, x0, x1, owner = packed.segment_pieces(owners, gcode * span + slot)
+    job, x0, x1, row = packed.segment_pieces(owners, gcode * span + slot)
     while span > 1:
         grp, pos = job // span, job % span
         half = (span + 1) // 2
         pair_job = grp * half + pos // 2
         odd = pos % 2 == 1
-        a = (pair_job[~odd], x0[~odd], x1[~odd], owner[~odd])
-        b = (pair_job[odd], x0[odd], x1[odd], owner[odd])
-        job, x0, x1, owner = _merge(packed, a, b)
+        a = (pair_job[~odd], x0[~odd], x1[~odd], row[~odd])
+        b = (pair_job[odd], x0[odd], x1[odd], row[odd])
+        job, x0, x1, row = _merge(packed, a, b)
         span = half
-    return _envelope_frames(packed, job, x0, x1, owner, gcode, group_keys)
+    return _envelope_frames(packed, job, x0, x1, packed.owner[row], gcode, group_keys)
 
 
 def _merge(packed: _Packed, a, b) -> tuple[np.ndarray, ...]:
-    """Pointwise cheaper of two envelopes per job, as pieces (job, x0, x1, owner)."""
+    """Pointwise cheaper of two envelopes per job, as pieces (job, x0, x1, row)."""
     if len(b[0]) == 0:
         return a
     ov = _overlay(packed, a, b)
-    oa, ob, d0, d1 = ov["owner_a"], ov["owner_b"], ov["d0"], ov["d1"]
+    oa, ob, d0, d1 = ov["row_a"], ov["row_b"], ov["d0"], ov["d1"]
     both = (oa >= 0) & (ob >= 0)
     cross = both & (((d0 < 0) & (d1 > 0)) | ((d0 > 0) & (d1 < 0)))
     tie = (d0 == 0) & (d1 == 0)
