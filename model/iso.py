@@ -173,26 +173,45 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
                "usd_per_gpu_hour", "tokens_per_second_per_gpu", "ratio_to_baseline"]
     if not curves:
         return pd.DataFrame(columns=columns)
-    base_values = evaluate(curves[baseline], targets, method)[0] if baseline else None
     n, k = len(curves), len(targets)
-    values, statuses, rates, hardware = np.empty((n, k)), np.empty((n, k), dtype=object), np.empty((n, k)), []
-    for i, curve in enumerate(curves.values()):
-        values[i], statuses[i] = evaluate(curve, targets, method)
-        mixed = len(set(curve.hardware)) > 1
-        rates[i] = np.interp(np.clip(targets, curve.x_min, curve.x_max), curve.x, curve.usd_per_gpu_hour) \
-            if mixed else curve.usd_per_gpu_hour[0]
-        hardware.append("mixed" if mixed else curve.hardware[0])
-    flat = values.ravel()
+    packed = _Packed(curves, method)
+    index = {name: i for i, name in enumerate(packed.names)}
+    owner = np.repeat([index[name] for name in curves], k)
+    x = np.tile(targets, n)
+    first, last = packed.start[owner], packed.start[owner] + packed.count[owner] - 1
+    lo, hi = packed.x[first], packed.x[last]
+    # as evaluate(), for every (series, target) at once
+    values = np.full(n * k, np.nan)
+    within = (x >= lo) & (x <= hi)
+    values[within] = packed.cost(packed.q_at(owner[within], x[within]))
+    status = np.where(within, "ok", "").astype(object)
+    clamp_hi = (x > hi) & (x <= hi * (1 + CLAMP_TOLERANCE))
+    clamp_lo = (x < lo) & (x >= lo * (1 - CLAMP_TOLERANCE))
+    values[clamp_hi] = packed.cost(packed.coef[last[clamp_hi], 3])
+    values[clamp_lo] = packed.cost(packed.coef[first[clamp_lo], 3])
+    status[clamp_hi | clamp_lo] = "clamped"
+    status[(x > hi) & ~clamp_hi] = "above reach"
+    status[(x < lo) & ~clamp_lo] = "below reach"
+    # $/GPU-hour: constant for one hardware; for mixed series linear between points, held past the ends
+    clipped = np.clip(x, lo, hi)
+    row = packed.row(owner, clipped)
+    nxt = np.minimum(row + 1, last)
+    step = packed.x[nxt] - packed.x[row]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(nxt > row, (packed.rate[nxt] - packed.rate[row]) / step, 0.0)
+    rates = slope * (clipped - packed.x[row]) + packed.rate[row]
+    hardware = ["mixed" if len(set(c.hardware)) > 1 else c.hardware[0] for c in curves.values()]
+    base_values = values.reshape(n, k)[list(curves).index(baseline)] if baseline else None
     return pd.DataFrame({
         "series": np.repeat(list(curves), k),
-        "interactivity": np.tile(targets, n),
-        "usd_per_mtok": flat,
-        "clamped": statuses.ravel() == "clamped",
-        "status": statuses.ravel().astype(str),
+        "interactivity": x,
+        "usd_per_mtok": values,
+        "clamped": status == "clamped",
+        "status": status.astype(str),
         "hardware": np.repeat(hardware, k),
-        "usd_per_gpu_hour": rates.ravel(),
-        "tokens_per_second_per_gpu": rates.ravel() / (flat * 3600 / 1e6),
-        "ratio_to_baseline": (values / base_values).ravel() if base_values is not None else np.nan,
+        "usd_per_gpu_hour": rates,
+        "tokens_per_second_per_gpu": rates / (values * 3600 / 1e6),
+        "ratio_to_baseline": (values.reshape(n, k) / base_values).ravel() if base_values is not None else np.nan,
     }, columns=columns)
 
 
@@ -257,6 +276,7 @@ class _Packed:
         cost = np.concatenate([c.usd_per_mtok for c in ordered]) if ordered else np.empty(0)
         owner = np.repeat(np.arange(len(ordered)), self.count)
         self.owner = owner
+        self.rate = np.concatenate([c.usd_per_gpu_hour for c in ordered]) if ordered else np.empty(0)
         coef = np.zeros((len(self.x), 4))
         if method == "linear":
             coef[:, 3] = cost
