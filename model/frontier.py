@@ -105,7 +105,7 @@ def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) 
     g = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     # group, then x descending, then y descending: a point is on the frontier when its y
     # beats every y seen before it in its group (all of which have x >= its x)
-    order = np.lexsort((-y, -x, g))
+    order = _lexsort3(g, x, y)
     ys, gs = y[order], g[order]
     starts = np.r_[True, gs[1:] != gs[:-1]]
     # running max within each group: offset each group so maxima never leak across groups
@@ -118,6 +118,17 @@ def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) 
     mask = np.zeros(n, dtype=bool)
     mask[order] = keep_sorted
     return mask
+
+
+def _lexsort3(g: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.lexsort((-y, -x, g))``, about twice as fast at 1M points: an unstable sort for the last
+    key, then stable passes (radix for small group codes) for the others."""
+    order = np.argsort(-y)
+    order = order[np.argsort(-x[order], kind="stable")]
+    codes = g[order]
+    if codes.size and 0 <= codes.min() and codes.max() < 2 ** 15:
+        codes = codes.astype(np.int16)                  # numpy's stable sort is a radix sort for 16-bit ints
+    return order[np.argsort(codes, kind="stable")]
 
 
 def pareto_mask_naive(x: np.ndarray, y: np.ndarray) -> np.ndarray:
