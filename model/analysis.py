@@ -242,7 +242,8 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     if frontier is None:
         frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     column = throughput_column(scenario.basis)
-    usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
+    has_both = points["interactivity"].notna() & points[column].notna() if not points.empty else None
+    usable = points if has_both is None or has_both.all() else points[has_both]   # no copy of 1M rows for nothing
     if with_points and not usable.empty:
         usable = price_points(usable.assign(series=series_labels(usable, scenario.by),
                                             tokens_per_second_per_gpu=usable[column]), scenario.basis, rates)

@@ -172,12 +172,14 @@ def fit_frontiers(points: pd.DataFrame, keys=DEFAULT_SERIES_KEYS, basis: str = "
         rate = points["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float, na_value=np.nan)
         y = y / rate
         ok &= np.isfinite(y)
-    usable = points[ok]
-    if usable.empty:
-        return usable.assign(series=pd.Series(dtype="string"), tokens_per_second_per_gpu=pd.Series(dtype=float))
-    codes = _group_codes(usable, keys)
+    rows = np.flatnonzero(ok)
+    if rows.size == 0:
+        return points.iloc[rows].assign(series=pd.Series(dtype="string"),
+                                        tokens_per_second_per_gpu=pd.Series(dtype=float))
+    # group codes from the key columns only: copying every column of every usable row costs more than the fit
+    codes = _group_codes(points[list(keys)], keys)[rows]
     mask = pareto_mask(x[ok], y[ok], codes)
-    frontier = usable[mask]
+    frontier = points.iloc[rows[mask]]
     # label only the frontier rows: labelling every point costs more than the fit
     frontier = frontier.assign(series=series_labels(frontier, keys), tokens_per_second_per_gpu=frontier[column])
     return frontier.sort_values(["series", "interactivity"], kind="stable").reset_index(drop=True)
