@@ -145,8 +145,13 @@ def main() -> None:
         normalised_rows(con, csv)
         every = ", ".join(POINT_FIELDS)
         hot = ", ".join(HOT)
+        counts = con.execute("SELECT " + ", ".join(f"count({f})" for f in POINT_FIELDS) + " FROM staged").fetchone()
+        present = [f for f, n in zip(POINT_FIELDS, counts) if n]
         shapes = {
             "45 fields (today's points)": (ddl("t", POINT_FIELDS), f"SELECT 1, 1, {every} FROM staged"),
+            f"45 fields, INSERT only the {len(present)} present": (
+                ddl("t", POINT_FIELDS), f"(point_id, source_id, {', '.join(present)}) SELECT 1, 1, "
+                f"{', '.join(present)} FROM staged"),
             f"hot {len(HOT)} fields only": (ddl("t", HOT), f"SELECT 1, 1, {hot} FROM staged"),
             f"hot + STRUCT of {len(COLD)} rare": (ddl("t", HOT, ", rare STRUCT(" + ", ".join(
                 f"{f} {SQL_TYPES[f]}" for f in COLD) + ")"), f"SELECT 1, 1, {hot}, struct_pack({', '.join(COLD)}) "
