@@ -200,10 +200,12 @@ def _query(args, con) -> int:
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
-        return 0
-    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
-                           "display.float_format", "{:.4g}".format):
-        print(frame.to_string(index=False))
+        if args.command != "crossover" or result.envelope.changes.empty:
+            return 0
+    else:
+        with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
+                               "display.float_format", "{:.4g}".format):
+            print(frame.to_string(index=False))
     if args.command == "crossover" and not result.envelope.changes.empty:
         print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
         print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
