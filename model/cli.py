@@ -257,7 +257,8 @@ def _query(args, con) -> int:
         points, overrides, priced = price_with_profiles(points, dict(scenario.rates), load_profiles(con), args.profile)
         scenario = scenario.model_copy(update={"rates": tuple(sorted(overrides.items()))})
         notes.extend(priced)
-    result = analyse(points, scenario, load_presets(stored_rates(con)))
+    result = analyse(points, scenario, load_presets(stored_rates(con)),
+                     crossovers="auto" if args.command == "crossover" else "none")
     notes.extend(result.notes)
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
@@ -273,6 +274,8 @@ def _query(args, con) -> int:
         }
         if args.command == "crossover":
             payload["reach"] = _records(result.reach)
+            payload["envelope"] = {"changes": _records(result.envelope.changes),
+                                   "segments": _records(result.envelope.segments)}
         print(json.dumps(payload, indent=2))
         return 0
     for note in notes:
@@ -280,10 +283,15 @@ def _query(args, con) -> int:
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
-        return 0
-    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
-                           "display.float_format", "{:.4g}".format):
-        print(frame.to_string(index=False))
+        if args.command != "crossover" or result.envelope.changes.empty:
+            return 0
+    else:
+        with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
+                               "display.float_format", "{:.4g}".format):
+            print(frame.to_string(index=False))
+    if args.command == "crossover" and not result.envelope.changes.empty:
+        print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
+        print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
     if args.command == "crossover" and not result.reach.empty:
         print("\nreach [tok/s/user]:")
         with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):

@@ -230,12 +230,14 @@ class Ctx:
         hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
         return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, overrides)
 
-    def analysis(self, with_points: bool = False, **changes) -> Analysis:
+    def analysis(self, with_points: bool = False, crossovers: str = "none", **changes) -> Analysis:
         """The answer for the current state (with scenario ``changes``, e.g. a page's default
-        baseline, applied without touching the view); memoised per scenario within one rerun."""
+        baseline, applied without touching the view); memoised per scenario within one rerun.
+        ``crossovers``: what the page shows of them (:data:`model.analysis.CROSSOVERS`); only the
+        pages that show crossovers ask for them."""
         points, overrides, notes = self.priced()
         scenario = self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())), **changes})
-        key = (scenario, _where_key(self.state), with_points)
+        key = (scenario, _where_key(self.state), with_points, crossovers)
         if key not in self.memo:
             frontier = None
             if points is self.points:   # not relabelled by profiles: the cached frontier fits
@@ -243,7 +245,8 @@ class Ctx:
                 rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
                 frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by,
                                      self.state.basis, rates, self.state.sla, (self.state.w_input, self.state.w_cached))
-            result = analyse(points, scenario, self.presets, frontier=frontier, with_points=with_points)
+            result = analyse(points, scenario, self.presets, frontier=frontier, with_points=with_points,
+                             crossovers=crossovers)
             result.notes[:0] = notes
             self.memo[key] = result
         return self.memo[key]
