@@ -32,8 +32,11 @@ points, _, _ = ctx.priced()
 capacity = node_capacity(points, sla, ctx.state.by, interactivity_min=ctx.state.headline_x)
 chosen = [p for p in ctx.state.cost_profiles() if p.name in ctx.state.priced_by]
 options = pricing_options(sorted(capacity["hardware"].dropna().unique()) if not capacity.empty else [], ctx.rates(),
-                          preset_kw_per_gpu(ctx.presets, ctx.state.price_set), chosen,
-                          rate_label=f"rate ({ctx.state.price_set} / {ctx.state.tier} unless set by hand)")
+                          preset_kw_per_gpu(ctx.presets, ctx.state.price_set), chosen)
+by_hand = {hw.lower() for hw, _ in ctx.state.rates}
+options = [{**o, "pricing": ("your rate" if o["hardware"].lower() in by_hand else
+                             f"preset {ctx.state.price_set} / {ctx.state.tier}")} if o["pricing"] == "rate" else o
+           for o in options]
 try:
     need = demand(requests_per_second=ctx.state.demand_rps, headroom=ctx.state.headroom,
                   spares=ctx.state.spares) if way == "a demand" and ctx.state.demand_rps else None
@@ -56,6 +59,9 @@ if sized is None:
 columns = (["series", "pricing", "per_node_rps", "nodes", "gpus", "kw", "usd_per_gpu_hour", "usd_per_month", "note"]
            if need else ["series", "pricing", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second",
                          "tokens_per_second", "users", "note"])
+for row in sized[sized["nodes"].notna() & (sized["nodes"] > 0)].to_dict("records") if need else []:
+    st.markdown(f"**{plain(row['series'])}** ({plain(row['pricing'])}): " + plain(
+        f"{row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month"))
 widgets.table(sized[columns], key="fleet_table")
 for series, method, text in sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]] \
         .itertuples(index=False):
