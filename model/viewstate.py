@@ -35,7 +35,7 @@ KEYS = {
     "at": "targets", "base": "baseline", "x": "headline_x", "y": "frontier_y", "opt": "optimal_only",
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
-    "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
+    "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
 }
 
 
@@ -60,6 +60,7 @@ class ViewState(BaseModel):
     headline_x: float | None = None             # [tok/s/user]
     frontier_y: str = "throughput"              # or "cost"
     optimal_only: bool = False
+    all_points: bool = False                    # draw every measured point (else a sample past CLOUD_LIMIT)
     pair: str | None = None                     # "A||B" for the break-even chart
     sla: str = ""                               # "ttft_p95=2,tpot=50" (model.capacity.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
@@ -238,7 +239,7 @@ def _coerce(field: str, text: str) -> Any:
         return float(text)
     if field == "spares":
         return int(text)
-    if field in ("optimal_only", "compare_peaks"):
+    if field in ("optimal_only", "compare_peaks", "all_points"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")

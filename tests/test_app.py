@@ -271,3 +271,40 @@ def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
     assert "GLM" not in at.subheader[0].value and "H100" in at.subheader[0].value
     at.switch_page("pages/6_Data.py").run()      # the Data page's download covers the same rows
     assert not at.exception and any(b.label.startswith("Download") for b in at.get("download_button"))
+
+
+def test_frontier_page_draws_a_sample_of_a_big_cloud_until_asked_for_all(app, tmp_path):
+    import json
+    import os
+
+    from model.ingest import ingest_file
+
+    at = app(samples=False, run=False)
+    rows = ["hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl"]
+    rows += [f"H100,8,{900 - i * 0.1:.1f},{10 + i * 0.01:.2f},M,1000,100" for i in range(6_000)]
+    path = tmp_path / "cloud.csv"
+    path.write_text("\n".join(rows) + "\n")
+    con = connect(os.environ["COSTFRONTIER_DB"])
+    ingest_file(con, path, ["framework=vllm"])
+    con.close()
+    at.query_params["r"] = "H100:2"
+    at.run()
+    at.switch_page("pages/1_Frontier.py").run()
+
+    def measured() -> int:
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        return sum(_count(t["x"]) for t in spec["data"] if t.get("meta", {}).get("kind") == "points")
+
+    assert measured() == 3_000           # every 2nd of the 6,000 (the step is ceil(6000 / 5000) = 2)
+    at.toggle(key="all").set_value(True).run()
+    assert measured() == 6_000 and at.query_params["all"] == "1"
+
+
+def _count(values) -> int:
+    """Length of a plotly array, plain or typed (base64 ``bdata``)."""
+    if isinstance(values, dict):
+        import base64
+
+        import numpy as np
+        return len(np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"])))
+    return len(values)
