@@ -55,11 +55,12 @@ def bench_rerun(db: Path, workload: str, hardware: str, repeats: int = 15) -> No
     from streamlit.testing.v1 import AppTest
 
     os.environ["COSTFRONTIER_DB"] = str(db)
-    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)   # the frame, then the page
     at.query_params["wl"] = workload
     at.query_params["at"] = "20,40,60"
     start = time.perf_counter()
     at.run()
+    at.switch_page(PAGE).run()
     cold = time.perf_counter() - start
     assert not at.exception, at.exception
     slider = at.slider(key=f"rate::{hardware}")

@@ -518,12 +518,18 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dic
 def _pair_crossings(packed: _Packed, ia: np.ndarray, ib: np.ndarray) -> pd.DataFrame:
     jobs = np.arange(len(ia), dtype=np.int64)
     ov = _overlay(packed, packed.segment_pieces(ia, jobs), packed.segment_pieces(ib, jobs))
-    d0, d1 = ov["d0"], ov["d1"]
+    # a gap within rounding of zero is zero: two monotone curves through one shared point differ there
+    # by ~1e-16 after evaluation, which must read as touching, not as a sign that hides the crossing
+    d0, d1 = (np.where(np.abs(d) <= 1e-12, 0.0, d) for d in (ov["d0"], ov["d1"]))   # [$/M]
     strict = ((d0 < 0) & (d1 > 0)) | ((d0 > 0) & (d1 < 0))
     x_root, cost_root = np.empty(0), np.empty(0)
     hit = np.flatnonzero(strict)
     if hit.size:
         x_root, cost_root = _roots(packed, ov, hit)
+        if packed.method != "linear":   # keep only true roots: an interval ~1e-14 wide cannot be bisected
+            other = packed.cost(packed.q_piece(ov["row_b"][hit], x_root))
+            real = np.abs(other - cost_root) <= 1e-7 * np.maximum(1.0, np.abs(cost_root))
+            hit, x_root, cost_root = hit[real], x_root[real], cost_root[real]
     # touching zero exactly at an interval end, with opposite signs either side
     nxt = np.arange(1, len(d0))
     touch = (ov["job"][1:] == ov["job"][:-1]) & (ov["x1"][:-1] == ov["x0"][1:]) & (d1[:-1] == 0) \
