@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from model.store import StoreError
-from ui import data, sidebar
+from ui import data, report, sidebar
 from ui.state import mirror_to_url, plain, pop_notices, share_link
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "start", "context"]
@@ -56,6 +56,7 @@ def start(url_path: str) -> data.Ctx:
         st.header("Share this view")
         st.code(link, language=None, wrap_lines=True)
         st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
+    report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     run = get_script_run_ctx()
     st.session_state[_RUN] = run.cursors if run is not None else None   # marks this run as framed

@@ -1,0 +1,106 @@
+"""The report box in the sidebar: the view on screen as a proposal (HTML, PDF) and its tables (XLSX).
+
+One :class:`~model.report.Report` per (view, data version, share link) is built when a download is
+first clicked (a deferred download: the button costs a rerun nothing) and cached, so the HTML and the
+XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
+("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime, timezone
+
+import streamlit as st
+
+from model.report import Report, ReportError, chromium_path, report_of_view
+from model.viewstate import ViewState
+from ui import data
+
+__all__ = ["report_box", "report_of", "file_stem", "pdf_problem"]
+
+_PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
+PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (README, Reports)
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+_LOG = logging.getLogger(__name__)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
+def _report(path: str, ver: tuple, view_json: str, link: str) -> Report:
+    return report_of_view(data.connection(path).cursor(), ViewState.model_validate_json(view_json), link)
+
+
+def report_of(state: ViewState, ver: tuple, link: str) -> Report:
+    """The report of ``state`` on data version ``ver``, reopened by ``link`` (cached; what the buttons download)."""
+    return _report(data.db_path(), ver, state.model_dump_json(), link)
+
+
+def file_stem(state: ViewState, models: list[str], day: datetime | None = None) -> str:
+    """``cost-frontier-GLM-5-2026-11-22``: the model in view (or how many), then the date [UTC]."""
+    what = models[0] if len(models) == 1 else f"{len(models)}-models" if models else "no-data"
+    what = re.sub(r"[^A-Za-z0-9._-]+", "-", str(what)).strip("-.") or "model"
+    return f"cost-frontier-{what[:60]}-{(day or datetime.now(timezone.utc)):%Y-%m-%d}"
+
+
+def pdf_problem(exc: Exception | None) -> str:
+    """What a viewer is told when the PDF cannot be made: what happened and what to do, no server detail."""
+    if exc is None:
+        return ("This server cannot print PDFs: Chromium is not installed on it (its administrator can install "
+                "Debian's chromium). The HTML report has the same content; open it and print it from your browser.")
+    if isinstance(exc, ReportError) and "did not finish" in str(exc):
+        return (f"Printing the PDF took longer than {PDF_TIMEOUT_S} s and was stopped. Narrow the view (fewer "
+                "series), or open the HTML report and print it from your browser.")
+    return ("The PDF could not be printed on this server. The HTML report has the same content; open it and "
+            "print it from your browser.")
+
+
+def _prepare_pdf(key: tuple, make: callable) -> str | None:
+    """Print the PDF into the session under ``key``; the problem to show if it cannot be printed."""
+    if chromium_path() is None:
+        return pdf_problem(None)
+    try:
+        st.session_state[_PDF] = (key, make().pdf_bytes(timeout_s=PDF_TIMEOUT_S))
+    except Exception as exc:   # anything: the viewer gets a plain sentence, the log gets the detail
+        _LOG.warning("report PDF failed: %s", exc)
+        return pdf_problem(exc)
+    return None
+
+
+def report_box(ctx: data.Ctx, link: str) -> None:
+    """Draw "Report of this view" in the sidebar: HTML report, Tables (XLSX), and Prepare PDF / PDF."""
+    sb = st.sidebar
+    sb.header("Report of this view")
+    if ctx.empty:
+        sb.caption("Load benchmark data to make a report.")
+        return
+    state, ver = ctx.state, ctx.version
+    key = (state.model_dump_json(), ver, link)
+    models = sorted(map(str, ctx.points["model"].dropna().unique())) if not ctx.points.empty else []
+    stem = file_stem(state, models)
+
+    def make() -> Report:
+        return report_of(state, ver, link)
+
+    c1, c2 = sb.columns(2)
+    c1.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
+                       on_click="ignore", icon=":material/description:",
+                       help="One file with every chart, table, assumption and source; opens offline.")
+    c2.download_button("Tables (XLSX)", lambda: make().tables_xlsx(), f"{stem}.xlsx", XLSX, key="report_xlsx",
+                       on_click="ignore", icon=":material/table:",
+                       help="The report's tables, rounded for people; the assumptions on the second sheet.")
+    slot = sb.empty()
+    kept = st.session_state.get(_PDF)
+    if not (kept and kept[0] == key) and slot.button("Prepare PDF", key="report_prepare_pdf",
+                                                     icon=":material/picture_as_pdf:",
+                                                     help="Prints the report with Chromium: a few seconds."):
+        with slot, st.spinner("Printing the PDF…"):
+            problem = _prepare_pdf(key, make)
+        if problem:
+            slot.error(problem)
+            return
+        kept = st.session_state[_PDF]
+    if kept and kept[0] == key:
+        slot.download_button("PDF", kept[1], f"{stem}.pdf", "application/pdf", key="report_pdf", on_click="ignore",
+                             icon=":material/picture_as_pdf:", type="primary")
+    sb.caption("Made from this view, with its rates, filters and targets, the assumptions and every source.")
