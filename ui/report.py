@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import datetime, timezone
+from typing import Callable
 
 import streamlit as st
 
@@ -36,7 +37,7 @@ def report_of(state: ViewState, ver: tuple, link: str) -> Report:
     return _report(data.db_path(), ver, state.model_dump_json(), link)
 
 
-def file_stem(state: ViewState, models: list[str], day: datetime | None = None) -> str:
+def file_stem(models: list[str], day: datetime | None = None) -> str:
     """``cost-frontier-GLM-5-2026-11-22``: the model in view (or how many), then the date [UTC]."""
     what = models[0] if len(models) == 1 else f"{len(models)}-models" if models else "no-data"
     what = re.sub(r"[^A-Za-z0-9._-]+", "-", str(what)).strip("-.") or "model"
@@ -55,7 +56,7 @@ def pdf_problem(exc: Exception | None) -> str:
             "print it from your browser.")
 
 
-def _prepare_pdf(key: tuple, make: callable) -> str | None:
+def _prepare_pdf(key: tuple, make: Callable[[], Report]) -> str | None:
     """Print the PDF into the session under ``key``; the problem to show if it cannot be printed."""
     if chromium_path() is None:
         return pdf_problem(None)
@@ -77,30 +78,29 @@ def report_box(ctx: data.Ctx, link: str) -> None:
     state, ver = ctx.state, ctx.version
     key = (state.model_dump_json(), ver, link)
     models = sorted(map(str, ctx.points["model"].dropna().unique())) if not ctx.points.empty else []
-    stem = file_stem(state, models)
+    stem = file_stem(models)
 
     def make() -> Report:
         return report_of(state, ver, link)
 
-    c1, c2 = sb.columns(2)
-    c1.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
-                       on_click="ignore", icon=":material/description:",
+    sb.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
+                       on_click="ignore", icon=":material/description:", width="stretch",
                        help="One file with every chart, table, assumption and source; opens offline.")
-    c2.download_button("Tables (XLSX)", lambda: make().tables_xlsx(), f"{stem}.xlsx", XLSX, key="report_xlsx",
-                       on_click="ignore", icon=":material/table:",
+    sb.download_button("Tables (XLSX)", lambda: make().tables_xlsx(), f"{stem}.xlsx", XLSX, key="report_xlsx",
+                       on_click="ignore", icon=":material/table:", width="stretch",
                        help="The report's tables, rounded for people; the assumptions on the second sheet.")
     slot = sb.empty()
     kept = st.session_state.get(_PDF)
     if not (kept and kept[0] == key) and slot.button("Prepare PDF", key="report_prepare_pdf",
-                                                     icon=":material/picture_as_pdf:",
+                                                     icon=":material/picture_as_pdf:", width="stretch",
                                                      help="Prints the report with Chromium: a few seconds."):
-        with slot, st.spinner("Printing the PDF…"):
-            problem = _prepare_pdf(key, make)
+        slot.info("Printing the PDF…", icon="spinner")     # in the button's place until the PDF is ready
+        problem = _prepare_pdf(key, make)
         if problem:
             slot.error(problem)
             return
         kept = st.session_state[_PDF]
     if kept and kept[0] == key:
         slot.download_button("PDF", kept[1], f"{stem}.pdf", "application/pdf", key="report_pdf", on_click="ignore",
-                             icon=":material/picture_as_pdf:", type="primary")
+                             icon=":material/picture_as_pdf:", type="primary", width="stretch")
     sb.caption("Made from this view, with its rates, filters and targets, the assumptions and every source.")
