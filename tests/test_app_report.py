@@ -43,9 +43,37 @@ def app(tmp_path, monkeypatch):
     return make
 
 
-def _usd(value) -> str:
-    """The report's money rule (model.figures.usd) or its dash for a value out of reach."""
-    return "—" if value is None else usd(value, "")
+def money(row: dict) -> str:
+    """A CLI iso row's $/M by the report's rule (model.figures.usd), or its dash when out of reach."""
+    return "—" if row["usd_per_mtok"] is None else usd(row["usd_per_mtok"], "")
+
+
+def ratio(row: dict) -> str:
+    """A CLI iso row's ratio to the baseline as the report shows it ("—" where either is out of reach)."""
+    return "—" if row["ratio_to_baseline"] is None else f"{row['ratio_to_baseline']:.2f}x"
+
+
+def check_report(html: str, iso: list[dict]):
+    """The report of :data:`QUERY`'s view: its assumptions name the view's rates, filters, targets,
+    baseline and SLA, and its iso table holds the CLI's $/M and ratios (``iso``: CLI JSON rows).
+    Returns the parsed report (tables and links)."""
+    report = parse(html)
+    rows = {r["Item"]: (r["Value"], r["Where it came from"]) for r in report.tables["assumptions"]}
+    assert rows["$/GPU-hour, B200"] == ("$1.60", "user override (preset $1.95)")
+    assert rows["$/GPU-hour, MI355X"] == ("$1.30", "user override (preset $1.48)")
+    assert rows["Filters"][0] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
+    assert rows["Series grouped by"][0] == "hardware"
+    assert rows["Latency SLA"][0] == "interactivity >= 20 tok/s/user"
+    assert rows["Interactivity targets [tok/s/user]"][0] == "24.0, 55.0"
+    assert rows["Ratios relative to"] == ("MI355X", "the view")
+    shown = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in report.tables["iso"]}
+    assert len(shown) == len(iso) == 4
+    for row in iso:
+        cell = shown[(f"{row['interactivity']:.1f}", row["series"])]
+        assert (cell["$/M tokens"], cell["Ratio to MI355X"]) == (money(row), ratio(row)), (cell, row)
+    # the SLA (interactivity >= 20) moves MI355X's frontier past 24 tok/s/user: not priced there
+    assert shown[("24.0", "MI355X")]["$/M tokens"] == "—" and shown[("24.0", "MI355X")]["Value"] == "out of reach"
+    return report
 
 
 def _downloads(at) -> dict:
@@ -90,23 +118,7 @@ def test_html_report_is_the_view_on_screen(app, tmp_path):
     at = app("pages/2_Matched_interactivity.py", query=QUERY)
     assert not at.exception
     assert "report_html" in _downloads(at)
-    report = parse(_report_html(at))
-    rows = {r["Item"]: (r["Value"], r["Where it came from"]) for r in report.tables["assumptions"]}
-    assert rows["$/GPU-hour, B200"] == ("$1.60", "user override (preset $1.95)")
-    assert rows["$/GPU-hour, MI355X"] == ("$1.30", "user override (preset $1.48)")
-    assert rows["Filters"][0] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
-    assert rows["Interactivity targets [tok/s/user]"][0] == "24.0, 55.0"
-    assert rows["Ratios relative to"][0] == "MI355X"
-    assert rows["Latency SLA"][0] == "interactivity >= 20 tok/s/user"
-    iso = _cli_iso(tmp_path)
-    shown = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in report.tables["iso"]}
-    assert len(shown) == len(iso) == 4
-    for row in iso:
-        cell = shown[(f"{row['interactivity']:.1f}", row["series"])]
-        assert cell["$/M tokens"] == _usd(row["usd_per_mtok"])
-        assert cell["Ratio to MI355X"] == ("—" if row["ratio_to_baseline"] is None else f"{row['ratio_to_baseline']:.2f}x")
-    # the SLA (interactivity >= 20) moves MI355X's frontier past 24 tok/s/user: not priced there
-    assert shown[("24.0", "MI355X")]["$/M tokens"] == "—" and shown[("24.0", "MI355X")]["Value"] == "out of reach"
+    report = check_report(_report_html(at), _cli_iso(tmp_path))
     link = at.sidebar.code[0].value                     # the report reopens the view: the share box's link
     assert report.links[-1] == link and link.startswith("http://localhost:8501/Matched_interactivity?")
     assert {k: v[0] for k, v in parse_qs(urlsplit(link).query).items()} == {**QUERY, "wl": "GLM-5|8192|1024"}
@@ -127,7 +139,7 @@ def test_prepare_pdf_then_a_changed_view_drops_it(app, tmp_path):
     priced = [row for row in _cli_iso(tmp_path) if row["usd_per_mtok"] is not None]
     assert len(priced) == 3
     for row in priced:
-        assert f"{row['interactivity']:.1f} {row['series']} {_usd(row['usd_per_mtok'])}" in text, row
+        assert f"{row['interactivity']:.1f} {row['series']} {money(row)}" in text, row
     at.slider(key="rate::B200").set_value(2.5).run()      # another view: the PDF of the last one is not offered
     assert "report_pdf" not in _downloads(at)
     assert at.button(key="report_prepare_pdf").label == "Prepare PDF"

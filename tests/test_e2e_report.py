@@ -18,8 +18,8 @@ import pytest
 
 from model.figures import usd
 from tests import test_e2e
+from tests.test_app_report import CLI_VIEW, check_report, money, ratio
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _settle, _type_rate
-from tests.test_report import parse
 
 pytestmark = [
     pytest.mark.e2e,
@@ -29,8 +29,6 @@ pytestmark = [
 PATH = "Matched_interactivity"
 #: the view: MTP only, series by hardware, both rates overridden, two targets, MI355X the baseline, an SLA
 LINK = "spec=mtp&by=hardware&r=B200:1.6,MI355X:1.3&at=24,55&base=MI355X&sla=interactivity=20"
-CLI_VIEW = ("--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.6",
-            "--rate", "MI355X=1.3", "--sla", "interactivity=20", "--at", "24,55", "--baseline", "MI355X")
 server, browser = test_e2e.server, test_e2e.browser   # module-scoped fixtures: this module's own server
 NAME = re.compile(r"cost-frontier-GLM-5-\d{4}-\d{2}-\d{2}\.(html|xlsx|pdf)")
 
@@ -51,35 +49,12 @@ def _download(page, label: str, folder: Path) -> Path:
     return path
 
 
-def _money(row: dict) -> str:
-    return "—" if row["usd_per_mtok"] is None else usd(row["usd_per_mtok"], "")
-
-
-def _ratio(row: dict) -> str:
-    """Out of reach for the baseline (MI355X's frontier starts above 24 tok/s/user under the SLA): no ratio."""
-    return "—" if row["ratio_to_baseline"] is None else f"{row['ratio_to_baseline']:.2f}x"
-
-
 def test_html_report_button_downloads_the_view(server, browser, tmp_path):
     base, db = server
     page = _open(browser, f"{base}/{PATH}?{LINK}")
     html = _download(page, "HTML report", tmp_path).read_text(encoding="utf-8")
-    report = parse(html)
-    rows = {r["Item"]: (r["Value"], r["Where it came from"]) for r in report.tables["assumptions"]}
-    assert rows["$/GPU-hour, B200"] == ("$1.60", "user override (preset $1.95)")
-    assert rows["$/GPU-hour, MI355X"] == ("$1.30", "user override (preset $1.48)")
-    assert rows["Filters"][0] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
-    assert rows["Series grouped by"][0] == "hardware"
-    assert rows["Latency SLA"][0] == "interactivity >= 20 tok/s/user"
-    assert rows["Interactivity targets [tok/s/user]"][0] == "24.0, 55.0"
-    assert rows["Ratios relative to"] == ("MI355X", "the view")
     iso = _cli(db, "iso", *CLI_VIEW)["rows"]
-    shown = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in report.tables["iso"]}
-    assert len(shown) == len(iso) == 4
-    for row in iso:
-        cell = shown[(f"{row['interactivity']:.1f}", row["series"])]
-        assert cell["$/M tokens"] == _money(row), (cell, row)
-        assert cell["Ratio to MI355X"] == _ratio(row), (cell, row)
+    report = check_report(html, iso)
     # the report reopens this view: the share box's link, served by this server
     link = report.links[-1]
     assert link == page.locator("[data-testid=stSidebar] [data-testid=stCode]").inner_text().strip()
@@ -96,7 +71,8 @@ def test_html_report_button_downloads_the_view(server, browser, tmp_path):
     cells = {(r[header.index("Interactivity [tok/s/user]")], r[header.index("Series")]): r[header.index("$/M tokens")]
              for r in sheet.iter_rows(min_row=5, values_only=True)}
     for row in iso:   # rounded for people: 2 decimals (3 below $0.10), by the report's rule
-        expected = None if row["usd_per_mtok"] is None else round(row["usd_per_mtok"], 2)
+        value = row["usd_per_mtok"]
+        expected = None if value is None else round(value, 2 if value >= 0.1 else 3)
         assert cells[(row["interactivity"], row["series"])] == expected, row
     page.close()
 
@@ -118,7 +94,7 @@ def test_prepare_pdf_downloads_the_view_and_a_new_view_drops_it(server, browser,
     priced = [row for row in _cli(db, "iso", *CLI_VIEW)["rows"] if row["usd_per_mtok"] is not None]
     assert len(priced) == 3
     for row in priced:
-        expected = f"{row['interactivity']:.1f} {row['series']} {_money(row)} {_ratio(row)} {usd(row['usd_per_gpu_hour'], '')}"
+        expected = f"{row['interactivity']:.1f} {row['series']} {money(row)} {ratio(row)} {usd(row['usd_per_gpu_hour'], '')}"
         assert any(line.startswith(expected) for line in lines), expected
     # another rate is another view: its PDF has to be prepared again, the old one is not offered
     _type_rate(page, "B200", "2.5")
