@@ -6,7 +6,7 @@ import streamlit as st
 from model import figures, fmt
 from model.answers import break_even_answer, cheapest_at, common_range, default_pair
 from model.iso import break_even_rates
-from ui import frame, widgets
+from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
 ctx = frame.context(__file__)
@@ -24,6 +24,7 @@ else:
         f"{i}. **{plain(figures.crossover_label(row))}** (against {plain(row['cheaper_above'])}, "
         f"{plain(fmt.usd(row['usd_per_mtok']))} at the crossing)"
         for i, (_, row) in enumerate(result.crossovers.iterrows(), start=1)))
+    report.table_download(ctx, "Crossovers")
 st.markdown("**Reach**: the interactivity range of each frontier")
 widgets.table(result.reach, key="reach_table")
 

@@ -159,3 +159,35 @@ def test_a_failed_print_is_told_plainly(app, tmp_path, monkeypatch):
     assert message.startswith("The PDF could not be printed on this server.") and "HTML report" in message
     assert not re.search(r"/(tmp|srv|usr|home|work|root)\b", message) and str(tmp_path) not in message
     assert "report_pdf" not in _downloads(at)
+
+
+@pytest.mark.parametrize("page,name", [("pages/1_Frontier.py", "Frontier points"),
+                                       ("pages/2_Matched_interactivity.py", "Cost at matched interactivity"),
+                                       ("pages/3_Crossovers.py", "Crossovers")])
+def test_pages_offer_their_table_as_csv(app, page, name):
+    at = app(page, query=QUERY)
+    assert not at.exception
+    assert at.get("download_button")  # the page's own button, besides the sidebar's
+    assert [b.label for b in at.main.get("download_button")] == [f"{name} (CSV)"]
+
+
+def test_crossovers_csv_is_the_cli_crossovers_rounded(app, tmp_path):
+    import io
+
+    import pandas as pd
+
+    from model.export import safe_csv
+    from ui import data
+    from ui.report import report_of
+
+    at = app("pages/3_Crossovers.py", query=QUERY)
+    csv = safe_csv(report_of(at.session_state["_view"], data.version(), at.sidebar.code[0].value).tables["Crossovers"])
+    shown = pd.read_csv(io.StringIO(csv))
+    copy = tmp_path / "cli.duckdb"
+    shutil.copy(os.environ["COSTFRONTIER_DB"], copy)
+    rows = sorted(cli_json(copy, "crossover", *CLI_VIEW[:-4])["rows"], key=lambda r: r["interactivity"])
+    assert len(shown) == len(rows) >= 1
+    for (_, cell), row in zip(shown.iterrows(), rows):
+        assert cell["Interactivity [tok/s/user]"] == round(row["interactivity"], 1)
+        assert cell["$/M tokens at the crossing"] == round(row["usd_per_mtok"], 2 if row["usd_per_mtok"] >= 0.1 else 3)
+        assert (cell["Cheaper below"], cell["Cheaper above"]) == (row["cheaper_below"], row["cheaper_above"])

@@ -15,13 +15,15 @@ from typing import Callable
 
 import streamlit as st
 
+from model.export import safe_csv
 from model.report import Report, ReportError, chromium_path, report_of_view
 from model.viewstate import ViewState
 from ui import data
 
-__all__ = ["report_box", "report_of", "file_stem", "pdf_problem"]
+__all__ = ["report_box", "table_download", "report_of", "file_stem", "pdf_problem"]
 
 _PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
+_LINK = "_report_link"            # session state: this rerun's share link, for the pages' table downloads
 PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (README, Reports)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _LOG = logging.getLogger(__name__)
@@ -42,6 +44,10 @@ def file_stem(models: list[str], day: datetime | None = None) -> str:
     what = models[0] if len(models) == 1 else f"{len(models)}-models" if models else "no-data"
     what = re.sub(r"[^A-Za-z0-9._-]+", "-", str(what)).strip("-.") or "model"
     return f"cost-frontier-{what[:60]}-{(day or datetime.now(timezone.utc)):%Y-%m-%d}"
+
+
+def _stem(ctx: data.Ctx) -> str:
+    return file_stem(sorted(map(str, ctx.points["model"].dropna().unique())) if not ctx.points.empty else [])
 
 
 def pdf_problem(exc: Exception | None) -> str:
@@ -76,9 +82,9 @@ def report_box(ctx: data.Ctx, link: str) -> None:
         sb.caption("Load benchmark data to make a report.")
         return
     state, ver = ctx.state, ctx.version
+    st.session_state[_LINK] = link
     key = (state.model_dump_json(), ver, link)
-    models = sorted(map(str, ctx.points["model"].dropna().unique())) if not ctx.points.empty else []
-    stem = file_stem(models)
+    stem = _stem(ctx)
 
     def make() -> Report:
         return report_of(state, ver, link)
@@ -104,3 +110,15 @@ def report_box(ctx: data.Ctx, link: str) -> None:
         slot.download_button("PDF", kept[1], f"{stem}.pdf", "application/pdf", key="report_pdf", on_click="ignore",
                              icon=":material/picture_as_pdf:", type="primary", width="stretch")
     sb.caption("Made from this view, with its rates, filters and targets, the assumptions and every source.")
+
+
+def table_download(ctx: data.Ctx, name: str) -> None:
+    """A CSV download of the report's table ``name`` (e.g. "Crossovers") under a page's table: the same
+    rounded, formula-safe numbers as the report's downloads, made when clicked."""
+    if ctx.empty or ctx.points.empty:
+        return
+    state, ver, link = ctx.state, ctx.version, st.session_state.get(_LINK, "")
+    stem = _stem(ctx)
+    st.download_button(f"{name} (CSV)", lambda: safe_csv(report_of(state, ver, link).tables[name]),
+                       f"{stem}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.csv", "text/csv",
+                       key=f"csv::{name}", on_click="ignore", icon=":material/download:")
