@@ -2,7 +2,8 @@
 
 A :class:`Scenario` (pydantic, frozen: it hashes and keys caches) says which rows,
 how to group them, which rates, basis and method; :func:`analyse` turns the rows
-into frontiers, cost curves, an iso table, crossovers and reach limits.
+into frontiers, cost curves, an iso table, reach limits and, when asked (``crossovers=``),
+the lower envelope of the cost curves and the crossovers of the pairs in view.
 The expensive part (:func:`frontiers_for`) does not depend on rates when series
 are per hardware, so a rate change only re-prices the cached frontier.
 """
@@ -31,11 +32,31 @@ from model.frontier import (
     series_labels,
     throughput_column,
 )
-from model.iso import METHODS, CostCurve, cost_curves, crossovers, default_targets, iso_table, reach
+from model.iso import (
+    CROSSOVER_COLUMNS,
+    METHODS,
+    CostCurve,
+    Envelope,
+    cost_curves,
+    default_targets,
+    iso_table,
+    lower_envelope,
+    reach,
+)
+from model.iso import crossovers as _crossovers
 
-__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "prepare", "frontiers_for", "analyse", "price_points"]
+__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
+           "analyse", "price_points", "crossover_pairs"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
+#: what :func:`analyse` computes beyond the iso table (``crossovers=``):
+#: ``none`` nothing; ``envelope`` the lower envelope only; ``pairs`` the envelope and the
+#: crossovers of the pairs in view (all pairs of ``selected``, else each series against the
+#: baseline); ``all`` the envelope and every pair of a workload (quadratic in series);
+#: ``auto`` is ``all`` while no workload has more than :data:`ALL_PAIRS_LIMIT` series, else ``pairs``.
+CROSSOVERS = ("none", "envelope", "pairs", "all", "auto")
+#: above this many series in one workload, ``auto`` crosses only the pairs in view
+ALL_PAIRS_LIMIT = 8
 
 
 class Scenario(BaseModel):
@@ -118,9 +139,11 @@ class Analysis:
     curves: dict[str, CostCurve]
     targets: list[float]
     iso: pd.DataFrame
-    crossovers: pd.DataFrame
+    crossovers: pd.DataFrame              # pairwise crossings (empty unless asked for)
     reach: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    envelope: Envelope | None = None      # cheapest series and where it changes (None unless asked for)
+    crossover_pairs: str = "none"         # which pairs ``crossovers`` holds: none, selected, baseline or all
 
 
 def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: float = 0.25,
@@ -171,13 +194,45 @@ def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | 
     return {series: "|".join(values) for series, *values in zip(first["series"], *columns)}
 
 
+def crossover_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | None, mode: str,
+                    selected: tuple[str, ...] | None = None, baseline: str | None = None
+                    ) -> tuple[str, list[tuple[str, str]] | None]:
+    """Which pairs of series to cross for a ``crossovers=`` mode (see :data:`CROSSOVERS`).
+
+    Returns what they are (``none``, ``selected``, ``baseline`` or ``all``) and the pairs
+    (None for every pair of a workload).
+    """
+    if mode not in CROSSOVERS:
+        raise ValueError(f"crossovers must be one of {', '.join(CROSSOVERS)}, got {mode!r}")
+    if mode in ("none", "envelope"):
+        return "none", []
+    if mode == "auto":
+        sizes: dict[object, int] = {}
+        for name in curves:
+            key = (groups or {}).get(name)
+            sizes[key] = sizes.get(key, 0) + 1
+        mode = "all" if max(sizes.values(), default=0) <= ALL_PAIRS_LIMIT else "pairs"
+    if mode == "all":
+        return "all", None
+    if selected:
+        chosen = [s for s in dict.fromkeys(selected) if s in curves]
+        return "selected", [(a, b) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
+    if baseline in curves:
+        return "baseline", [(baseline, s) for s in curves if s != baseline]
+    return "none", []
+
+
 def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
-            frontier: pd.DataFrame | None = None, with_points: bool = False) -> Analysis:
-    """Price, interpolate and cross every series of ``points`` under ``scenario``.
+            frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
+            selected: tuple[str, ...] | None = None) -> Analysis:
+    """Price, interpolate and (when asked) cross every series of ``points`` under ``scenario``.
 
     Pass ``frontier`` (from :func:`frontiers_for`) to skip the fit, e.g. from a cache.
     ``with_points`` labels and prices every usable point too (for plotting them);
     otherwise ``Analysis.points`` holds the usable rows as they are.
+    ``crossovers`` (one of :data:`CROSSOVERS`) says what to compute beyond the iso table:
+    pass ``"none"`` where nothing shows crossovers (they cost most at many series);
+    ``selected`` names the series in view for ``pairs``/``auto``.
     Hardware without a rate is reported in ``missing_rates`` and left unpriced.
     """
     presets = load_presets() if presets is None else presets
@@ -194,7 +249,8 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     if frontier is None:
         frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     column = throughput_column(scenario.basis)
-    usable = points[points["interactivity"].notna() & points[column].notna()] if not points.empty else points
+    has_both = points["interactivity"].notna() & points[column].notna() if not points.empty else None
+    usable = points if has_both is None or has_both.all() else points[has_both]   # no copy of 1M rows for nothing
     if with_points and not usable.empty:
         usable = price_points(usable.assign(series=series_labels(usable, scenario.by),
                                             tokens_per_second_per_gpu=usable[column]), scenario.basis, rates)
@@ -207,5 +263,13 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     if scenario.baseline and baseline is None:
         notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted")
     iso = iso_table(curves, targets, scenario.method, baseline)
-    cross = crossovers(curves, scenario.method, _groups(frontier, scenario.by))
-    return Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso, cross, reach(curves), notes)
+    groups = _groups(frontier, scenario.by)
+    which, pairs = crossover_pairs(curves, groups, crossovers, selected, baseline)
+    envelope = lower_envelope(curves, scenario.method, groups) if crossovers != "none" else None
+    cross = _crossovers(curves, scenario.method, groups, pairs) if which != "none" else \
+        pd.DataFrame(columns=CROSSOVER_COLUMNS)
+    if crossovers in ("pairs", "auto") and which == "none" and len(curves) > 1:
+        notes.append(f"{len(curves)} series: crossovers are shown for the cheapest series (the envelope); "
+                     "choose a baseline or select series to see where two of them cross")
+    return Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso, cross, reach(curves), notes,
+                    envelope, which)

@@ -12,7 +12,7 @@ import pandas as pd
 from model import fmt
 from model.iso import CostCurve, break_even_rates, iso_table
 
-__all__ = ["parse_targets", "headline", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
+__all__ = ["parse_targets", "changes_of", "headline", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
            "workload_label", "status_text"]
 
 
@@ -51,6 +51,18 @@ def cheapest_at(curves: dict[str, CostCurve], x: float, method: str = "linear") 
     """The iso rows at one interactivity ``x`` [tok/s/user], cheapest first (unreachable last)."""
     return iso_table(curves, [x], method).sort_values("usd_per_mtok", na_position="last", kind="stable",
                                                       ignore_index=True)
+
+
+def changes_of(result) -> pd.DataFrame:
+    """Where the cheapest series changes, as crossover rows (``series_a``, ``series_b``, ``interactivity``):
+    every crossing while few series are in view, else the lower envelope's crossings (which cover the
+    cheapest series, the one a headline names, without crossing every pair)."""
+    envelope = getattr(result, "envelope", None)
+    if envelope is None or not len(result.crossovers) or len(result.curves) <= 8:
+        return result.crossovers
+    changes = envelope.changes[envelope.changes["kind"] == "crossover"]
+    return pd.DataFrame({"series_a": changes["from_series"], "series_b": changes["to_series"],
+                         "interactivity": changes["interactivity"]})
 
 
 def headline(at_x: pd.DataFrame, crossovers: pd.DataFrame, x: float) -> str:

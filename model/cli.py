@@ -33,16 +33,18 @@ from model.cost import load_presets, resolve_rates
 from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
 from model.hardware import canonical_hardware
 from model.ingest import IngestError, ingest_file
+from model.profiles import load_profiles
 from model.samples import SAMPLE_DIR, load_samples
+from model.snapshot import empty_store, run_command
 from model.store import (
     StoreError,
-    connect,
     default_db_path,
     list_sources,
     load_points,
     remove_source,
     stored_rates,
 )
+from model.tco import price_with_profiles
 
 __all__ = ["main"]
 
@@ -89,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--method", default="linear", choices=("linear", "monotone"))
         q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
         q.add_argument("--baseline", help="series the iso ratios divide by")
+        q.add_argument("--profile", action="append", default=[], metavar="NAME",
+                       help="price by a stored cost profile (costfrontier tco ... --save); two profiles of one "
+                            "hardware are shown side by side")
         q.add_argument("--json", action="store_true")
 
     for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
@@ -248,7 +253,12 @@ def _query(args, con) -> int:
     scenario, where = _scenario(args)
     points = load_points(con, where)
     scenario, notes = split_workloads(scenario, points, args.mix_workloads)
-    result = analyse(points, scenario, load_presets(stored_rates(con)))
+    if getattr(args, "profile", None):
+        points, overrides, priced = price_with_profiles(points, dict(scenario.rates), load_profiles(con), args.profile)
+        scenario = scenario.model_copy(update={"rates": tuple(sorted(overrides.items()))})
+        notes.extend(priced)
+    result = analyse(points, scenario, load_presets(stored_rates(con)),
+                     crossovers="auto" if args.command == "crossover" else "none")
     notes.extend(result.notes)
     if args.command == "frontier":
         frame = result.frontier[[c for c in _FRONTIER_COLUMNS if c in result.frontier.columns]]
@@ -264,6 +274,8 @@ def _query(args, con) -> int:
         }
         if args.command == "crossover":
             payload["reach"] = _records(result.reach)
+            payload["envelope"] = {"changes": _records(result.envelope.changes),
+                                   "segments": _records(result.envelope.segments)}
         print(json.dumps(payload, indent=2))
         return 0
     for note in notes:
@@ -271,10 +283,15 @@ def _query(args, con) -> int:
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
-        return 0
-    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
-                           "display.float_format", "{:.4g}".format):
-        print(frame.to_string(index=False))
+        if args.command != "crossover" or result.envelope.changes.empty:
+            return 0
+    else:
+        with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
+                               "display.float_format", "{:.4g}".format):
+            print(frame.to_string(index=False))
+    if args.command == "crossover" and not result.envelope.changes.empty:
+        print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
+        print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
     if args.command == "crossover" and not result.reach.empty:
         print("\nreach [tok/s/user]:")
         with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
@@ -394,11 +411,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _db_everywhere(_parser()).parse_args(argv)
-    try:
-        con = connect(args.db or default_db_path())
+    writes = args.command in _WRITES or (args.command == "tco" and getattr(args, "save", False))
+    db = Path(args.db or default_db_path())
+    if args.command == "tco" and not writes and not args.list and not db.exists():
+        # a build-up needs no data: price it against the built-in presets, creating no database
+        return _run(args, empty_store())
+    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.snapshot)
+        return run_command(db, writes, lambda con: _run(args, con))
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+_WRITES = ("ingest", "load-samples", "remove")
+
+
+def _run(args, con) -> int:
     try:
         if (done := cli_tco.run(args, con)) is not None:
             return done
@@ -435,8 +463,6 @@ def _main(argv: list[str] | None) -> int:
     except (UsageError, ValueError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        con.close()
     return 2
 
 

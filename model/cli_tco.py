@@ -24,14 +24,14 @@ import sys
 import pandas as pd
 
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS
-from model.cost import RateError, load_presets, resolve_rates
+from model.cost import load_presets, resolve_rates
 from model.fleet import (
     TOKEN_BASES,
     demand,
     node_capacity,
     preset_kw_per_gpu,
-    size_for_budget,
-    size_for_demand,
+    pricing_options,
+    size_fleet,
 )
 from model.hardware import canonical_hardware
 from model.profiles import load_profiles, profiles_table, save_profiles
@@ -226,31 +226,21 @@ def _pricing(args, con, hardware: list[str]) -> list[dict]:
         if args.rate:
             raise UsageError("give --rate or --profile, not both")
         stored = {p.name: p for p in load_profiles(con)}
-        options = []
         for name in args.profile:
             if name not in stored:
                 raise UsageError(f"no stored cost profile {name!r}; known: {', '.join(stored) or 'none'} "
                                  "(save one with costfrontier tco ... --name NAME --save)")
-            p = stored[name]
-            rate = p.paid_rate()
-            options.append({"hardware": p.hardware, "pricing": f"profile {p.name}",
-                            "usd_per_gpu_hour": rate if rate is not None else math.nan,
-                            "kw_per_gpu": args.kw_per_gpu or (p.onprem.kw_per_gpu if p.onprem else kw_preset.get(p.hardware)),
-                            "pue": args.pue or (p.onprem.pue if p.onprem else 1.0)})
-        return options
+        chosen = [stored[name] for name in args.profile]
+        return pricing_options(sorted({p.hardware for p in chosen}), {}, kw_preset, chosen, args.kw_per_gpu, args.pue)
     overrides = {}
     for hw, value in _pairs(args.rate, "--rate"):
         try:
             overrides[canonical_hardware(hw)] = float(value)
         except ValueError:
             raise UsageError(f"--rate {hw}={value}: not a number") from None
-    try:
-        rates = resolve_rates(hardware, presets, args.price_set, args.tier, overrides)
-    except RateError:
-        rates = {hw: r for hw, r in overrides.items() if hw in hardware}
-    return [{"hardware": hw, "pricing": "--rate" if hw in overrides else f"preset {args.price_set}/{args.tier}",
-             "usd_per_gpu_hour": rates.get(hw, math.nan), "kw_per_gpu": args.kw_per_gpu or kw_preset.get(hw),
-             "pue": args.pue or 1.0} for hw in hardware]
+    rates = resolve_rates(hardware, presets, args.price_set, args.tier, overrides)
+    return [{**option, "pricing": "--rate" if option["hardware"] in overrides else f"preset {args.price_set}/{args.tier}"}
+            for option in pricing_options(hardware, rates, kw_preset, (), args.kw_per_gpu, args.pue)]
 
 
 def _size(args, con) -> int:
@@ -271,22 +261,10 @@ def _size(args, con) -> int:
     need = demand(requests_per_second=args.demand_rps, tokens_per_day=args.tokens_per_day,
                   peak_to_average=args.peak_to_average, token_basis=args.token_basis, headroom=args.headroom,
                   spares=args.spares) if wants_demand else None
-    frames = []
-    for option in _pricing(args, con, hardware):
-        part = capacity[capacity["hardware"] == option["hardware"]]
-        if part.empty:
-            continue
-        hw = option["hardware"]
-        rate, kw, pue = {hw: option["usd_per_gpu_hour"]}, {hw: option["kw_per_gpu"]}, option["pue"]
-        if need is not None:
-            sized = size_for_demand(part, need, rate, kw, pue, args.rack_kw)
-        else:
-            sized = size_for_budget(part, args.budget_mw, args.budget_usd_month, rate, kw, pue)
-        frames.append(sized.assign(method=part["method"].to_numpy(), pricing=option["pricing"], pue=pue,
-                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan))
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    options = _pricing(args, con, hardware)
+    frame = size_fleet(capacity, options, need, args.budget_mw, args.budget_usd_month, args.rack_kw)
     notes = []
-    unmatched = sorted({o["hardware"] for o in _pricing(args, con, hardware) if o["hardware"] not in hardware}) \
+    unmatched = sorted({o["hardware"] for o in options if o["hardware"] not in hardware}) \
         if args.profile else []
     if unmatched:
         notes.append(f"no {', '.join(unmatched)} series in this selection to size with the chosen profiles")

@@ -79,6 +79,15 @@ def _customdata(frame: pd.DataFrame, value_col: str) -> np.ndarray:
 #: above this many measured points, they hover with series and values only (full detail stays on
 #: frontier points): 100,000 points with full hover text make a 14 MB figure and a 4.7 s rerun
 DETAIL_LIMIT = 20_000
+#: measured points drawn by default; past this an even sample is drawn (frontier points are always drawn)
+CLOUD_LIMIT = 5_000
+
+
+def thin_cloud(points: pd.DataFrame, limit: int = CLOUD_LIMIT) -> pd.DataFrame:
+    """Every ``k``-th measured point (in row order), ``k`` the smallest step that keeps at most ``limit``:
+    the cloud's shape for the browser at a fraction of its weight. ``points`` as it is when small enough."""
+    step = -(-len(points) // limit)
+    return points if step <= 1 else points.iloc[::step]
 
 
 def frontier_figure(points: pd.DataFrame, frontier: pd.DataFrame, y: str = "throughput",

@@ -589,3 +589,54 @@ def break_even(inputs: OnPremInputs, target_usd_per_gpu_hour: float, solve_for: 
         return BreakEven(solve_for, math.nan, target,
                          f"even with {what} the on-prem rate is above ${target:.4g}/GPU-hour")
     return BreakEven(solve_for, float(value), target)
+
+
+def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, float], profiles=(),
+                    kw_override: float | None = None, pue_override: float | None = None,
+                    rate_label: str = "rate") -> list[dict]:
+    """One way to pay per (hardware, chosen cost profile) for sizing: what a GPU-hour costs when
+    every hour is paid for, and its power.
+
+    A hardware a chosen profile names is priced by each such profile (its full-use rate, kW and PUE
+    from its build-up); the others by ``rates`` [$/GPU-hour] and the preset ``kw_per_gpu`` [kW].
+
+    Returns
+    -------
+    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``.
+    """
+    options = []
+    for hw in hardware:
+        mine = [p for p in profiles if p.hardware.lower() == str(hw).lower()]
+        for p in mine:
+            rate = p.paid_rate()
+            options.append({"hardware": hw, "pricing": f"profile {p.name}",
+                            "usd_per_gpu_hour": rate if rate is not None else math.nan,
+                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else _lookup(kw_per_gpu, hw,
+                                                                                                       None)),
+                            "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
+        if not mine:
+            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": _lookup(rates, hw),
+                            "kw_per_gpu": kw_override or _lookup(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+    return options
+
+
+def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None = None,
+               budget_mw: float | None = None, budget_usd_per_month: float | None = None,
+               rack_kw: float | None = None) -> pd.DataFrame:
+    """Size every series of ``capacity`` under every pricing option of its hardware
+    (:func:`pricing_options`): for a demand (:func:`size_for_demand`) or else a budget
+    (:func:`size_for_budget`). The one sizing table the CLI's ``size`` and the Fleet page show."""
+    frames = []
+    for option in options:
+        part = capacity[capacity["hardware"] == option["hardware"]]
+        if part.empty:
+            continue
+        hw = option["hardware"]
+        rate, kw, pue = {hw: option["usd_per_gpu_hour"]}, {hw: option["kw_per_gpu"]}, option["pue"]
+        if need is not None:
+            sized = size_for_demand(part, need, rate, kw, pue, rack_kw)
+        else:
+            sized = size_for_budget(part, budget_mw, budget_usd_per_month, rate, kw, pue)
+        frames.append(sized.assign(method=part["method"].to_numpy(), pricing=option["pricing"], pue=pue,
+                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -80,11 +80,20 @@ COLUMN_LABELS = {
     "eval": "Evaluation", "setting": "Setting", "score": "Score", "stderr": "Std. error", "drop": "Drop",
     "flagged": "Flagged", "reason": "Why", "price_set": "Price set", "tier": "Tier",
     "all_in_kw_per_gpu": "All-in power [kW/GPU]", "source": "Source", "gpus": "GPUs",
-    "usd_per_gpu_hour_preset": "Preset [$/GPU-hour]",
+    "usd_per_gpu_hour_preset": "Preset [$/GPU-hour]", "pricing": "Priced by", "per_node_rps": "Per node [req/s]",
+    "nodes": "Nodes", "kw": "IT power [kW]", "usd_per_month": "$ per month", "usd_per_year": "$ per year",
+    "note": "Note", "limit": "Budget that binds", "requests_per_second": "Serves [req/s]",
+    "tokens_per_second": "Serves [tok/s]", "users": "Users at the interactivity", "method": "Capacity from",
+    "capacity_from": "Measured point", "profile": "Profile", "capital": "Capital [$/GPU-hour]",
+    "power": "Power [$/GPU-hour]", "facility": "Facility [$/GPU-hour]", "operations": "Operations [$/GPU-hour]",
+    "usd_per_gpu_hour_full_use": "At full use [$/GPU-hour]", "utilization": "Utilisation",
 }
 
 _MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max")
-_RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset")
+_RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset", "capital", "power", "facility", "operations",
+          "usd_per_gpu_hour_full_use")
+_DOLLARS = ("usd_per_month", "usd_per_year")
+_COUNTS = ("nodes", "gpus", "users", "spares")
 _X = ("interactivity", "min_interactivity", "max_interactivity")
 _DATES = ("ingested_at", "first_run_date", "last_run_date", "run_date")
 
@@ -99,6 +108,10 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
             text = values.map(usd)
         elif column in _RATES:
             text = values.map(lambda v: usd(v, "/h"))
+        elif column in _DOLLARS:
+            text = values.map(lambda v: "—" if _missing(v) else f"${float(v):,.0f}")
+        elif column in _COUNTS:
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.0f}")
         elif column in _X:
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
         elif column in _DATES:

@@ -43,7 +43,7 @@ def throughput_column(basis: str) -> str:
 
 def _label_part(key: str, value: object) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
-        return {"spec_decoding": "spec ?", "precision": "precision ?"}.get(key, f"{key} ?")
+        return ""      # a field the rows do not state is left out of the label, not shown as "?"
     if key in ("isl", "osl"):
         return f"{key.upper()} {int(value)}"
     if key == "spec_decoding":
@@ -56,7 +56,11 @@ def _label_part(key: str, value: object) -> str:
 
 
 def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd.Series:
-    """One readable label per row, e.g. ``"MI355X · sglang · fp8 · mtp"``; ``"B200"`` for ``keys=("hardware",)``."""
+    """One readable label per row, e.g. ``"MI355X · sglang · fp8 · mtp"``; ``"B200"`` for ``keys=("hardware",)``.
+
+    Fields a row does not state are left out (``"B200 · sglang"`` when precision and speculative
+    decoding are not stated).
+    """
     keys = list(keys)
     for key in keys:
         if key not in SERIES_KEY_CHOICES:
@@ -67,7 +71,7 @@ def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd
         return pd.Series("all", index=points.index, dtype="string")
     codes = points.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
     firsts = points[keys].iloc[_first_index(codes)].astype("object")
-    names = [" · ".join(_label_part(k, v) for k, v in zip(keys, row))
+    names = [" · ".join(part for k, v in zip(keys, row) if (part := _label_part(k, v))) or "not stated"
              for row in firsts.itertuples(index=False, name=None)]
     return pd.Series(pd.array(names, dtype="string")[codes], index=points.index)
 
@@ -105,7 +109,7 @@ def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) 
     g = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     # group, then x descending, then y descending: a point is on the frontier when its y
     # beats every y seen before it in its group (all of which have x >= its x)
-    order = np.lexsort((-y, -x, g))
+    order = _lexsort3(g, x, y)
     ys, gs = y[order], g[order]
     starts = np.r_[True, gs[1:] != gs[:-1]]
     # running max within each group: offset each group so maxima never leak across groups
@@ -118,6 +122,17 @@ def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) 
     mask = np.zeros(n, dtype=bool)
     mask[order] = keep_sorted
     return mask
+
+
+def _lexsort3(g: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.lexsort((-y, -x, g))``, about twice as fast at 1M points: an unstable sort for the last
+    key, then stable passes (radix for small group codes) for the others."""
+    order = np.argsort(-y)
+    order = order[np.argsort(-x[order], kind="stable")]
+    codes = g[order]
+    if codes.size and 0 <= codes.min() and codes.max() < 2 ** 15:
+        codes = codes.astype(np.int16)                  # numpy's stable sort is a radix sort for 16-bit ints
+    return order[np.argsort(codes, kind="stable")]
 
 
 def pareto_mask_naive(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -161,12 +176,14 @@ def fit_frontiers(points: pd.DataFrame, keys=DEFAULT_SERIES_KEYS, basis: str = "
         rate = points["hardware"].map(usd_per_gpu_hour).to_numpy(dtype=float, na_value=np.nan)
         y = y / rate
         ok &= np.isfinite(y)
-    usable = points[ok]
-    if usable.empty:
-        return usable.assign(series=pd.Series(dtype="string"), tokens_per_second_per_gpu=pd.Series(dtype=float))
-    codes = _group_codes(usable, keys)
+    rows = np.flatnonzero(ok)
+    if rows.size == 0:
+        return points.iloc[rows].assign(series=pd.Series(dtype="string"),
+                                        tokens_per_second_per_gpu=pd.Series(dtype=float))
+    # group codes from the key columns only: copying every column of every usable row costs more than the fit
+    codes = _group_codes(points[list(keys)], keys)[rows]
     mask = pareto_mask(x[ok], y[ok], codes)
-    frontier = usable[mask]
+    frontier = points.iloc[rows[mask]]
     # label only the frontier rows: labelling every point costs more than the fit
     frontier = frontier.assign(series=series_labels(frontier, keys), tokens_per_second_per_gpu=frontier[column])
     return frontier.sort_values(["series", "interactivity"], kind="stable").reset_index(drop=True)

@@ -781,9 +781,11 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: di
     Every failure is an :class:`IngestError` (never another exception), and a
     file over :func:`max_file_mb` is refused before it is read.
     """
+    from model.uploads import utf8_name, utf8_path  # non-UTF-8 file names are not refused (issue 11)
+
     path = Path(path)
-    name = display_name or path.name
-    with _clear_errors(name):
+    name = display_name or utf8_name(path)
+    with _clear_errors(name), utf8_path(path) as path:
         return _ingest_file(con, path, name, set_fields, fmt)
 
 
@@ -806,6 +808,9 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
         frame, real_fmt, notes = importers.parse(path, name, detected)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
 
+    from model.uploads import check_upload_shape  # the column limit (issue 11)
+
+    check_upload_shape(path, name)
     headers, delim = header or importers.canonical_csv.read_header(path, name)
     keys = {normalise_header(h) for h in headers}
     if len(headers) < 2:

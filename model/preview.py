@@ -7,13 +7,11 @@ Used by the Data page before its "Ingest" button; the messages speak the form's 
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from model.ingest import IngestError, ingest_file
-from model.store import connect, load_points, workloads
+from model.uploads import preview
 
 __all__ = ["FORM_FIELDS", "form_pairs", "for_form", "dry_run"]
 
@@ -42,26 +40,27 @@ def for_form(message: str) -> str:
     return re.sub(r"--set (\w+)=\S+", field, message)
 
 
-def dry_run(name: str, content: bytes, set_fields: tuple[str, ...], rows: int = 20) -> dict:
-    """Ingest ``content`` into a throw-away in-memory database and report what would be stored.
+def dry_run(path: str | Path, set_fields: tuple[str, ...], display_name: str | None = None) -> dict:
+    """Check an uploaded file exactly as the ingest will, on a bounded sample, and report what would be
+    stored (:func:`model.uploads.preview`: the header and the first rows of a CSV, in a memory-capped
+    in-memory database; nothing is stored).
 
-    Returns ``ok``; then either ``error`` (a form-worded message) or ``summary``, ``kind``,
-    ``format``, ``rows``, ``warnings``, ``preview`` (first ``rows`` rows, the columns that have
-    values) and ``workloads`` (``model|isl|osl`` keys the file adds).
+    Returns ``ok``; then either ``error`` (a form-worded message) or ``summary``, ``kind``, ``format``,
+    ``rows`` (the file's records when known, else those checked), ``sampled``, ``warnings``,
+    ``preview`` (first rows, the columns that have values) and ``workloads`` (``model|isl|osl`` keys of
+    the rows checked).
     """
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / (Path(name).name or "upload")
-        path.write_bytes(content)
-        con = connect(":memory:")
-        try:
-            result = ingest_file(con, path, list(set_fields), display_name=name)
-            frame = load_points(con, full=True).head(rows) if result.kind == "points" else pd.DataFrame()
-            keys = ["|".join(w[:3]) for w in workloads(con)] if result.kind == "points" else []
-        except IngestError as exc:
-            return {"ok": False, "error": for_form(str(exc))}
-        finally:
-            con.close()
+    checked = preview(Path(path), list(set_fields), display_name=display_name)
+    if not checked.ok:
+        return {"ok": False, "error": for_form(checked.error or checked.summary)}
+    frame = checked.points
+    keys = []
+    if not frame.empty:
+        parts = [frame[c].astype("string").fillna("") if c in frame else pd.Series("", index=frame.index)
+                 for c in ("model", "isl", "osl")]
+        keys = list(dict.fromkeys(parts[0] + "|" + parts[1] + "|" + parts[2]))
     columns = [c for c in _PREVIEW_COLUMNS if c in frame and frame[c].notna().any()]
-    return {"ok": True, "summary": result.summary, "kind": result.kind, "format": result.format,
-            "rows": result.rows_added, "warnings": [for_form(w) for w in result.warnings],
-            "preview": frame[columns], "workloads": keys}
+    return {"ok": True, "summary": checked.summary, "kind": checked.kind, "format": checked.format,
+            "rows": checked.records if checked.records is not None else checked.rows_checked,
+            "sampled": checked.sampled, "warnings": [for_form(w) for w in checked.warnings],
+            "preview": frame[columns] if columns else frame, "workloads": keys}

@@ -604,8 +604,22 @@ def build_report(con, scenario: Scenario, where: dict[str, list] | None = None, 
 def report_of_view(con, state, link: str | None = None, **extras) -> Report:
     """The report of a dashboard view (a :class:`model.viewstate.ViewState`): its scenario, filters and
     answer interactivity; ``extras`` go to :func:`build_report` (``tco=``, ``fleet=``, ``link_notes=``...)."""
+    from model.store import workloads
+    from model.tco import TcoInputError, hardware_rates
+
     extras.setdefault("headline_x", state.headline_x)
-    return build_report(con, state.scenario(), state.where(), link, **extras)
+    if state.workload is None:      # as the dashboard does: a link without a workload opens the first one
+        keys = ["|".join(row[:3]) for row in workloads(con)]
+        if keys:
+            state = state.replace(workload=keys[0])
+    scenario = state.scenario()
+    if state.priced_by:             # the view's cost profiles price their hardware, as on every page
+        try:
+            rates = {**dict(scenario.rates), **hardware_rates(state.cost_profiles(), state.priced_by)}
+            scenario = scenario.model_copy(update={"rates": tuple(sorted(rates.items()))})
+        except TcoInputError as exc:
+            extras["link_notes"] = [*extras.get("link_notes", []), f"cost profiles not applied: {exc}"]
+    return build_report(con, scenario, state.where(), link, **extras)
 
 
 def _version() -> str:

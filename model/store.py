@@ -25,6 +25,7 @@ from model.schema import POINT_FIELDS, POINTS_DDL, SCHEMA_VERSION, SOURCES_DDL
 
 __all__ = [
     "StoreError",
+    "StoreNeedsMigration",
     "DEFAULT_DB",
     "default_db_path",
     "connect",
@@ -64,7 +65,19 @@ _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 
 
 class StoreError(Exception):
-    """The database file cannot be used (not ours, damaged, locked, or too new)."""
+    """The database file cannot be used (not ours, damaged, locked, or too new).
+
+    ``str(exc)`` is for the operator (it may name the file); ``exc.public`` is the same news for
+    dashboard viewers, naming no server path, interpreter or process id.
+    """
+
+    def __init__(self, message: str, public: str | None = None):
+        super().__init__(message)
+        self.public = public or "The data store cannot be opened right now; the administrator has the details."
+
+
+class StoreNeedsMigration(StoreError):
+    """An older-schema database opened read-only: it would have to be migrated (written) first."""
 
 
 def default_db_path() -> Path:
@@ -85,18 +98,28 @@ def connect(path: str | os.PathLike | None = None, read_only: bool = False) -> d
     damaged database (a table that cannot be read back) are refused with
     :class:`StoreError` and left byte-identical. A database from an older schema
     version is migrated in place (see :func:`_migrate`), in one transaction.
+
+    With ``COSTFRONTIER_READ_ONLY=1`` a file path (not ``:memory:``) opened without ``read_only``
+    gives a :class:`model.snapshot.LiveConnection` instead: read-only, following each newly
+    published snapshot, creating and writing nothing (see :mod:`model.snapshot`).
     """
     target = str(path) if path is not None else str(default_db_path())
+    if target != ":memory:" and not read_only:
+        from model.snapshot import LiveConnection, open_reader, read_only_mode
+
+        if read_only_mode():
+            return LiveConnection(open_reader(target))
     if target != ":memory:":
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        _check_file_kind(Path(target))
+        try:
+            if not read_only:
+                Path(target).parent.mkdir(parents=True, exist_ok=True)
+            _check_file_kind(Path(target))
+        except PermissionError as exc:
+            raise permission_denied(target) from exc
     try:
         con = duckdb.connect(target, read_only=read_only, config=dict(_CONFIG))
     except duckdb.IOException as exc:
-        msg = str(exc)
-        if "lock" in msg.lower():
-            raise StoreError(f"{target}: the database is in use by another process ({msg.splitlines()[0]})") from exc
-        raise StoreError(f"{target}: not a Cost Frontier database, or damaged: {msg.splitlines()[0]}") from exc
+        raise io_error(target, exc) from exc
     except duckdb.Error as exc:
         raise StoreError(f"{target}: damaged or unreadable, so it was not opened (the file is unchanged): "
                          f"{str(exc).splitlines()[0]}") from exc
@@ -113,6 +136,25 @@ def connect(path: str | os.PathLike | None = None, read_only: bool = False) -> d
         con.close()
         raise
     return con
+
+
+def permission_denied(target: str) -> StoreError:
+    """The error for a file or directory this process may not read or write."""
+    return StoreError(f"{target}: permission denied (the file or its directory is not writable, or not readable, "
+                      "by this user); nothing was changed. Serve it read-only (COSTFRONTIER_READ_ONLY=1), or fix "
+                      "its owner or mode", public="The data store cannot be opened: permission denied.")
+
+
+def io_error(target: str, exc: Exception) -> StoreError:
+    """A DuckDB I/O error opening ``target``, named for what it is."""
+    msg = str(exc)
+    first = msg.splitlines()[0] if msg else type(exc).__name__
+    if "permission denied" in msg.lower():
+        return permission_denied(target)
+    if "lock" in msg.lower():
+        return StoreError(f"{target}: the database is in use by another process ({first})",
+                          public="The data store is busy with another program; try again in a moment.")
+    return StoreError(f"{target}: not a Cost Frontier database, or damaged: {first}")
 
 
 def _check_file_kind(path: Path) -> None:
@@ -180,9 +222,12 @@ def _check_or_init(con: duckdb.DuckDBPyConnection, read_only: bool, target: str 
         if version is None:
             raise StoreError(f"{where}: the database is empty and was opened read-only; ingest something first "
                              "(costfrontier load-samples)")
-        raise StoreError(f"{where}: written by schema version {version} and needs a migration to "
-                         f"{SCHEMA_VERSION}, but it was opened read-only; open it once read-write "
-                         f"(costfrontier --db {where} sources) to migrate it")
+        raise StoreNeedsMigration(
+            f"{where}: written by schema version {version} and needs a migration to {SCHEMA_VERSION}, but it was "
+            f"opened read-only, and read-only access never changes a file; migrate it once from the writer, "
+            f"without COSTFRONTIER_READ_ONLY (costfrontier --db {where} sources)",
+            public=f"The data store was written by an older version (schema {version}) and needs a one-time "
+                   "upgrade by its administrator before this read-only dashboard can show it.")
     if version is not None:
         _verify_readable(con, where)
     con.execute("BEGIN")

@@ -97,7 +97,8 @@ def capital_recovery_factor(rate, years):
         raise TcoInputError("capital recovery factor needs a cost of capital >= 0 and years > 0")
     with np.errstate(divide="ignore", invalid="ignore"):
         log_growth = n * np.log1p(r)  # exact for tiny r, where (1+r)^n − 1 would round to 0
-        out = np.where(r > 0, r * np.exp(log_growth) / np.expm1(log_growth), 1.0 / n)
+        # below 1e-12 the annuity differs from 1/n by under 1e-12 relative, and subnormal rates lose digits
+        out = np.where(r > 1e-12, r * np.exp(log_growth) / np.expm1(log_growth), 1.0 / n)
     return out if out.ndim else float(out)
 
 
@@ -689,3 +690,59 @@ def onprem_defaults(hardware: str, presets: pd.DataFrame | None = None,
             out["kw_per_gpu"] = (float(row["all_in_kw_per_gpu"]),
                                  f"all-in kW per GPU, {row['source']} (price set {row['price_set']})")
     return out
+
+
+def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profiles,
+                        names) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
+    """Price ``points`` by the chosen cost profiles: the one rule the dashboard and the CLI share.
+
+    A hardware one chosen profile names is priced at that profile's effective rate (it wins over a
+    rate set by hand, and the note says so). A hardware two or more chosen profiles name is shown
+    side by side: its rows are repeated once per profile (:func:`relabel_by_profile`), each copy
+    named and priced by its profile.
+
+    Parameters
+    ----------
+    points : DataFrame  benchmark rows with ``hardware``
+    overrides : dict  hardware -> $/GPU-hour set by hand [$/GPU/h]
+    profiles : iterable of CostProfile  every profile known (the view's or the store's)
+    names : iterable of str  the profiles chosen to price series
+
+    Returns
+    -------
+    (points, overrides, notes): the rows to analyse, the rates for ``Scenario.rates`` and what was done.
+    """
+    names = list(dict.fromkeys(names))
+    if not names:
+        return points, dict(overrides), []
+    by_name = {p.name: p for p in _unique(profiles)}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")
+    per_hw: dict[str, list[str]] = {}
+    for name in names:
+        per_hw.setdefault(by_name[name].hardware.lower(), []).append(name)
+    rates, notes = dict(overrides), []
+    side_by_side = [n for group in per_hw.values() if len(group) > 1 for n in group]
+    for group in per_hw.values():
+        if len(group) == 1:
+            profile = by_name[group[0]]
+            same = [hw for hw in rates if hw.lower() == profile.hardware.lower()]
+            for hw in same:
+                del rates[hw]
+            if profile.rate() is not None:
+                rates[profile.hardware] = profile.rate()
+                notes.append(f"{profile.hardware} is priced by cost profile {profile.name!r} "
+                             f"(${profile.rate():.4g}/GPU-hour)" + (" instead of the rate set by hand" if same else ""))
+            else:
+                notes.append(f"cost profile {profile.name!r} has no price yet, so {profile.hardware} is unpriced")
+    if side_by_side:
+        hardware = {by_name[n].hardware.lower() for n in side_by_side}
+        lower = points["hardware"].astype(str).str.lower()
+        copies, named = relabel_by_profile(points.assign(hardware=points["hardware"].where(
+            ~lower.isin(hardware), lower.map({h: by_name[per_hw[h][0]].hardware for h in hardware}))),
+            profiles, side_by_side)
+        points = pd.concat([points[~lower.isin(hardware)], copies], ignore_index=True)
+        rates.update(named)
+        notes.append("side by side: " + ", ".join(side_by_side))
+    return points, rates, notes

@@ -17,6 +17,7 @@ from model.analysis import Scenario
 from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
 from model.frontier import DEFAULT_SERIES_KEYS
 from model.hardware import canonical_hardware
+from model.tco import profiles_from_text
 
 __all__ = ["ViewState", "parse_query", "reconcile", "MAX_VALUE_LENGTH"]
 
@@ -33,7 +34,8 @@ KEYS = {
     "by": "by", "basis": "basis", "method": "method", "ps": "price_set", "tier": "tier", "r": "rates",
     "at": "targets", "base": "baseline", "x": "headline_x", "y": "frontier_y", "opt": "optimal_only",
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
-    "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks",
+    "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
+    "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
 }
 
 
@@ -58,6 +60,7 @@ class ViewState(BaseModel):
     headline_x: float | None = None             # [tok/s/user]
     frontier_y: str = "throughput"              # or "cost"
     optimal_only: bool = False
+    all_points: bool = False                    # draw every measured point (else a sample past CLOUD_LIMIT)
     pair: str | None = None                     # "A||B" for the break-even chart
     sla: str = ""                               # "ttft_p95=2,tpot=50" (model.capacity.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
@@ -66,6 +69,13 @@ class ViewState(BaseModel):
     compare: tuple[str, ...] = ()               # ramp series compared on tokens per dollar
     compare_base: str | None = None
     compare_peaks: bool = False                 # compare peaks, ignoring the SLA
+    profiles: str = ""                          # cost profiles, model.tco.profiles_to_text form
+    priced_by: tuple[str, ...] = ()             # names of the profiles that price series
+    demand_rps: float | None = None             # fleet sizing: peak demand [req/s]
+    headroom: float = 1.0                       # capacity bought / peak demand [-]
+    spares: int = 0                             # whole spare nodes
+    budget_mw: float | None = None              # fleet sizing the other way: facility power [MW]
+    budget_usd_month: float | None = None       # ... or money [$/month]
 
     @field_validator("eval_tolerance")
     @classmethod
@@ -106,7 +116,7 @@ class ViewState(BaseModel):
             raise ValueError("interactivity must be in (0, 100000) tok/s/user")
         return v
 
-    @field_validator("hardware", "framework", "precision", "spec_decoding", "compare")
+    @field_validator("hardware", "framework", "precision", "spec_decoding", "compare", "priced_by")
     @classmethod
     def _names(cls, v):
         for name in v:
@@ -121,6 +131,45 @@ class ViewState(BaseModel):
             if not NAME.fullmatch(hw):
                 raise ValueError(f"{_short(hw)!r} is not a hardware name")
         return v
+
+    @field_validator("demand_rps", "budget_mw", "budget_usd_month")
+    @classmethod
+    def _positive(cls, v):
+        if v is not None and not (0 < v < 1e12):
+            raise ValueError("must be a positive number")
+        return v
+
+    @field_validator("headroom")
+    @classmethod
+    def _headroom(cls, v):
+        if not (1 <= v <= 100):
+            raise ValueError("headroom must be between 1 and 100")
+        return v
+
+    @field_validator("spares")
+    @classmethod
+    def _spares(cls, v):
+        if not (0 <= v <= 100_000):
+            raise ValueError("spares must be between 0 and 100,000 nodes")
+        return v
+
+    @field_validator("profiles")
+    @classmethod
+    def _profiles(cls, v):
+        profiles_from_text(v)          # raises TcoInputError (a ValueError) naming what is wrong
+        return v
+
+    @model_validator(mode="after")
+    def _priced_by_known(self) -> "ViewState":
+        known = {p.name for p in self.cost_profiles()}
+        unknown = [n for n in self.priced_by if n not in known]
+        if unknown:
+            raise ValueError(f"no cost profile named {_short(unknown[0])!r} in this view")
+        return self
+
+    def cost_profiles(self) -> list:
+        """The view's cost profiles (:class:`model.tco.CostProfile`)."""
+        return profiles_from_text(self.profiles)
 
     def replace(self, **changes) -> "ViewState":
         """A validated copy with ``changes`` (``model_copy`` would skip validation)."""
@@ -155,7 +204,7 @@ class ViewState(BaseModel):
                 out[key] = ",".join(f"{hw}:{rate:.10g}" for hw, rate in value)   # as typed
             elif field in ("targets",):
                 out[key] = ",".join(f"{x:g}" for x in value)
-            elif field == "compare":
+            elif field in ("compare", "priced_by"):
                 out[key] = "||".join(value)
             elif isinstance(value, tuple):
                 out[key] = ",".join(str(v) for v in value)
@@ -181,13 +230,16 @@ def _coerce(field: str, text: str) -> Any:
         return tuple(float(x) for x in text.split(",") if x.strip())
     if field in ("hardware",):
         return tuple(canonical_hardware(x) for x in text.split(",") if x.strip())
-    if field == "compare":
+    if field in ("compare", "priced_by"):
         return tuple(x.strip() for x in text.split("||") if x.strip())
     if field in ("framework", "precision", "spec_decoding", "by"):
         return tuple(x.strip() for x in text.split(",") if x.strip())
-    if field in ("headline_x", "w_input", "w_cached", "eval_tolerance"):
+    if field in ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
+                 "budget_usd_month"):
         return float(text)
-    if field in ("optimal_only", "compare_peaks"):
+    if field == "spares":
+        return int(text)
+    if field in ("optimal_only", "compare_peaks", "all_points"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")
@@ -198,7 +250,8 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
     """A :class:`ViewState` from query parameters, and a notice for each value ignored."""
     values: dict[str, Any] = {}
     notices: list[str] = []
-    for key, raw in params.items():
+    order = list(KEYS)   # known keys in KEYS order (cost profiles before the names that choose them)
+    for key, raw in sorted(params.items(), key=lambda kv: order.index(kv[0]) if kv[0] in KEYS else -1):
         if key not in KEYS:
             notices.append(f"ignored unknown link parameter {_short(key)!r}")
             continue
@@ -210,7 +263,7 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
             continue
         try:
             candidate = _coerce(field, text)
-            ViewState(**{field: candidate})
+            ViewState(**{"profiles": values.get("profiles", ""), field: candidate})
         except (ValueError, ValidationError, TypeError) as exc:
             reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
             reason = reason.removeprefix("Value error, ")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model import fmt
-from model.answers import cheapest_at, headline
+from model.answers import changes_of, cheapest_at, headline
 from model.samples import load_samples
 from model.store import list_sources
 from ui import data, frame, widgets
@@ -14,14 +14,13 @@ st.title("Cost Frontier")
 st.caption("What does a million tokens cost on this hardware, at this speed?")
 if ctx.empty:
     st.subheader("No benchmark data loaded")
-    st.markdown("Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
-                "MXFP4 ramp, TCO price sets)" + ("." if data.read_only() else
-                                                 ", or upload your own files on the **Data** page."))
+    st.markdown("This is a read-only deployment and its database holds no benchmark data yet: ask whoever runs "
+                "it to load data with `costfrontier ingest` or `costfrontier load-samples`." if data.read_only() else
+                "Load the bundled samples (SemiAnalysis InferenceX GLM-5 FP8 on B200 and MI355X, Wafer's GLM-5.2 "
+                "MXFP4 ramp, TCO price sets), or upload your own files on the **Data** page.")
     if not data.read_only() and st.button("Load the bundled samples", key="load_samples", type="primary"):
-        results = load_samples(data.cursor())
-        data.clear()
-        st.success(f"Loaded {fmt.count(sum(r.rows_added for r in results), 'row')} from {len(results)} files.")
-        st.rerun()
+        if data.write(load_samples, "load the samples") is not None:
+            st.rerun()
     st.stop()
 
 sources = list_sources(data.cursor())
@@ -37,7 +36,7 @@ if len(dates) and min(dates) != max(dates):
     c4.caption(f"earliest {fmt.date(min(dates))}")
 if widgets.no_data(ctx):
     st.stop()
-result = ctx.analysis()
+result = ctx.analysis(crossovers="auto")
 widgets.notes(result)
 if not result.curves:
     st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
@@ -49,7 +48,7 @@ x = bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user
          max_value=round(hi * 1.5, 1), step=1.0, format="%.1f",
          to_widget=lambda v: float(min(max(v or middle, lo * 0.5), hi * 1.5)))
 at_x = cheapest_at(result.curves, x, ctx.state.method)
-st.subheader(plain(headline(at_x, result.crossovers, x)))
+st.subheader(plain(headline(at_x, changes_of(result), x)))
 widgets.table(at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
               key="headline_table")
 with st.expander("Sources loaded", expanded=False):

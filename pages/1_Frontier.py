@@ -17,7 +17,14 @@ y = bind(c1.radio, "y", "frontier_y", "Y axis", ("throughput", "cost"), horizont
 optimal = bind(c2.toggle, "opt", "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
 result = ctx.analysis(with_points=True)
 widgets.notes(result)
-st.plotly_chart(figures.frontier_figure(result.points, result.frontier, y, optimal), width="stretch",
+cloud = result.points
+if len(cloud) > figures.CLOUD_LIMIT and not optimal:
+    if not bind(st.toggle, "all", "all_points", f"Draw all {len(cloud):,} measured points",
+                help="Off: an even sample of them, so the page opens fast; frontiers are always complete."):
+        cloud = figures.thin_cloud(cloud)
+        st.caption(f"Showing {len(cloud):,} of {len(result.points):,} measured points (every "
+                   f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")
+st.plotly_chart(figures.frontier_figure(cloud, result.frontier, y, optimal), width="stretch",
                 key="frontier_chart")
 if not optimal and len(result.points) > figures.DETAIL_LIMIT:
     st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from model import figures, fmt
+from model.analysis import ALL_PAIRS_LIMIT
 from model.answers import break_even_answer, cheapest_at, common_range, default_pair
 from model.iso import break_even_rates
 from ui import frame, report, widgets
@@ -13,7 +14,7 @@ ctx = frame.context(__file__)
 st.title("Crossovers")
 if widgets.no_data(ctx):
     st.stop()
-result = ctx.analysis()
+result = ctx.analysis(crossovers="auto")
 widgets.notes(result)
 st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, ctx.state.method),
                 width="stretch", key="crossover_chart")
@@ -25,6 +26,12 @@ else:
         f"{plain(fmt.usd(row['usd_per_mtok']))} at the crossing)"
         for i, (_, row) in enumerate(result.crossovers.iterrows(), start=1)))
     report.table_download(ctx, "Crossovers")
+if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
+    st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
+                "of their cost curves; the crossings above are " + plain(
+                    {"baseline": "each series against the baseline", "selected": "the selected series"}.get(
+                        result.crossover_pairs, result.crossover_pairs)) + ")")
+    widgets.table(result.envelope.changes, key="envelope_table")
 st.markdown("**Reach**: the interactivity range of each frontier")
 widgets.table(result.reach, key="reach_table")
 

@@ -1,14 +1,12 @@
 """Data: upload benchmark files (previewed before anything is stored), list and delete sources, download rows."""
 
-import tempfile
-from pathlib import Path
-
 import streamlit as st
 
 from model import fmt
 from model.ingest import IngestError, ingest_file
 from model.preview import FORM_FIELDS, for_form, form_pairs
-from model.store import list_sources, remove_source
+from model.snapshot import write as store_write
+from model.store import StoreError, list_sources, remove_source
 from ui import data, frame, widgets
 from ui.state import commit, plain
 
@@ -39,12 +37,14 @@ else:
             st.error(plain(f"{upload.name}: {upload.size / 1e6:.0f} MB is over the upload limit of "
                            f"{MAX_UPLOAD_MB:g} MB."))
             continue
-        dry = data.preview(upload.name, upload.getvalue(), set_fields)
+        dry, spool = data.preview(upload, set_fields)
         if not dry["ok"]:
             st.error(plain(dry["error"]))
             continue
-        ready.append((upload, dry))
-        st.success(plain(f"{upload.name}: {dry['format']} → {fmt.count(dry['rows'], dry['kind'] + ' row')}"))
+        ready.append((upload, dry, spool))
+        checked = f" (the first {fmt.count(dry['rows'], 'row')} checked)" if dry["sampled"] else ""
+        st.success(plain(f"{upload.name}: {dry['format']} → "
+                         f"{fmt.count(dry['rows'], dry['kind'] + ' row')}{checked}"))
         for warning in dry["warnings"]:
             st.warning(plain(f"{upload.name}: {warning}"))
         if not dry["preview"].empty:
@@ -52,20 +52,22 @@ else:
     if ready and st.button(f"Ingest {fmt.count(len(ready), 'file')}", key="ingest", type="primary"):
         report, new_workloads = [], []
         progress = st.progress(0.0, text="Ingesting…")
-        for i, (upload, dry) in enumerate(ready):
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / (Path(upload.name).name or "upload")
-                path.write_bytes(upload.getvalue())
-                try:
-                    result = ingest_file(data.cursor(), path, list(set_fields), display_name=upload.name)
-                except IngestError as exc:
-                    report.append(("error", for_form(str(exc))))
-                    continue
+        for i, (upload, dry, spool) in enumerate(ready):
+            try:
+                result = store_write(data.db_path(), lambda con, spool=spool, name=upload.name: ingest_file(
+                    con, spool, list(set_fields), display_name=name))
+            except IngestError as exc:
+                report.append(("error", for_form(str(exc))))
+                continue
+            except StoreError as exc:
+                report.append(("error", f"{upload.name}: not stored: {exc.public}"))
+                continue
             report.append(("ok", result.summary))
             report.extend(("warning", f"{upload.name}: {for_form(w)}") for w in result.warnings)
             new_workloads.extend(dry["workloads"] if result.rows_added else [])
             progress.progress((i + 1) / len(ready), text=f"{i + 1} of {len(ready)} files")
         data.clear()
+        data.drop_previews()
         if new_workloads:   # show what was just added
             commit(workload=new_workloads[0])
         st.session_state["_ingest_report"] = report
@@ -84,7 +86,8 @@ if not data.read_only() and not sources.empty:
         choice = st.selectbox("Source", list(names), key="delete_choice", format_func=lambda i: f"#{i} {names[i]}")
         sure = st.checkbox("I have downloaded what I need; delete it", key="delete_confirm")
         if st.button("Delete", key="delete", disabled=not sure):
-            removed = remove_source(data.cursor(), int(choice))
-            data.clear()
-            st.session_state["_ingest_report"] = [("ok", f"Deleted source #{choice} ({fmt.count(removed, 'row')}).")]
-            st.rerun()
+            removed = data.write(lambda con: remove_source(con, int(choice)), "delete the source")
+            if removed is not None:
+                st.session_state["_ingest_report"] = [("ok", f"Deleted source #{choice} "
+                                                              f"({fmt.count(removed, 'row')}).")]
+                st.rerun()

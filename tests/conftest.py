@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,18 @@ def sample_db(samples_template, tmp_path) -> Path:
     path = tmp_path / "samples.duckdb"
     shutil.copy(samples_template, path)
     return path
+
+
+@contextlib.contextmanager
+def reading(path) -> Iterator:
+    """A connection to a copy of the database at ``path``, for a test that checks what is stored while a
+    dashboard in this same process (AppTest) has the live file attached: DuckDB lets one process attach
+    a file once, and the dashboard only ever reads through its snapshot reader."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / Path(path).name
+        shutil.copy(path, copy)
+        connection = connect(copy)
+        try:
+            yield connection
+        finally:
+            connection.close()

@@ -156,11 +156,15 @@ def test_an_empty_workload_field_matches_only_rows_without_it(sample_con, tmp_pa
     assert len(load_points(sample_con, ViewState(workload="GLM-5|8192|1024").where())) == 29
 
 
-def test_preview_speaks_the_forms_language():
+def test_preview_speaks_the_forms_language(tmp_path):
     assert for_form("missing: name the accelerator in a 'hardware' column or with --set hardware=NAME") == \
         "missing: name the accelerator in a 'hardware' column or with the form's 'Hardware' field"
-    dry = dry_run("x.csv", b"hardware,tput_per_gpu,tok_s_user\nB200,12x,40\n", ())
+    bad = tmp_path / "x.csv"
+    bad.write_bytes(b"hardware,tput_per_gpu,tok_s_user\nB200,12x,40\n")
+    dry = dry_run(bad, ())
     assert not dry["ok"] and "line 2" in dry["error"]
-    ok = dry_run("y.csv", b"tput_per_gpu,tok_s_user,isl,osl\n900,30,8192,1024\n", ("hardware=H100", "gpus=8"))
-    assert ok["ok"] and ok["rows"] == 1 and ok["workloads"] == ["|8192|1024"]
+    good = tmp_path / "y.csv"
+    good.write_bytes(b"tput_per_gpu,tok_s_user,isl,osl\n900,30,8192,1024\n")
+    ok = dry_run(good, ("hardware=H100", "gpus=8"), display_name="y.csv")
+    assert ok["ok"] and ok["rows"] == 1 and ok["workloads"] == ["|8192|1024"] and not ok["sampled"]
     assert ok["preview"]["hardware"].tolist() == ["H100"]

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.samples import load_samples
 from model.store import connect
-from tests.conftest import ROOT
+from tests.conftest import ROOT, reading
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 OVERVIEW = "pages/0_Overview.py"
@@ -61,7 +61,7 @@ def app(tmp_path, monkeypatch):
 def test_every_page_runs(app, page, samples):
     at = app(page, samples)
     assert not at.exception, at.exception
-    if not samples and page not in (OVERVIEW, "pages/6_Data.py", "pages/5_TCO_rates.py"):
+    if not samples and page not in (OVERVIEW, "pages/6_Data.py", "pages/5_TCO_rates.py", "pages/7_TCO_builder.py"):
         assert any("No benchmark data" in i.value for i in at.info)
 
 
@@ -69,11 +69,8 @@ def _analysis(db: str, where: dict, **scenario):
     from model.analysis import Scenario, analyse
     from model.store import load_points
 
-    con = connect(db)
-    try:
+    with reading(db) as con:
         return analyse(load_points(con, where), Scenario(**scenario))
-    finally:
-        con.close()
 
 
 def _unescape(text: str) -> str:
@@ -178,7 +175,7 @@ def test_ramps_page_reproduces_the_published_knee_from_a_link(app):
 
 def test_tokens_per_dollar_comparison_and_break_even(app):
     # published claim (Wafer): MI355X at 82% of B200's node throughput; at 2.75x cheaper per GPU ~2.3x better
-    query = {"wl": "GLM-5.2|20000|1000", "peak": "1", "r": f"B200:{1.48 * 2.75:.2f}", "cmpb": "B200 · sglang · precision ? · spec ?"}
+    query = {"wl": "GLM-5.2|20000|1000", "peak": "1", "r": f"B200:{1.48 * 2.75:.2f}", "cmpb": "B200 · sglang"}
     at = app("pages/4_Ramps.py", query=query)
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
@@ -274,3 +271,40 @@ def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
     assert "GLM" not in at.subheader[0].value and "H100" in at.subheader[0].value
     at.switch_page("pages/6_Data.py").run()      # the Data page's download covers the same rows
     assert not at.exception and any(b.label.startswith("Download") for b in at.get("download_button"))
+
+
+def test_frontier_page_draws_a_sample_of_a_big_cloud_until_asked_for_all(app, tmp_path):
+    import json
+    import os
+
+    from model.ingest import ingest_file
+
+    at = app(samples=False, run=False)
+    rows = ["hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl"]
+    rows += [f"H100,8,{900 - i * 0.1:.1f},{10 + i * 0.01:.2f},M,1000,100" for i in range(6_000)]
+    path = tmp_path / "cloud.csv"
+    path.write_text("\n".join(rows) + "\n")
+    con = connect(os.environ["COSTFRONTIER_DB"])
+    ingest_file(con, path, ["framework=vllm"])
+    con.close()
+    at.query_params["r"] = "H100:2"
+    at.run()
+    at.switch_page("pages/1_Frontier.py").run()
+
+    def measured() -> int:
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        return sum(_count(t["x"]) for t in spec["data"] if t.get("meta", {}).get("kind") == "points")
+
+    assert measured() == 3_000           # every 2nd of the 6,000 (the step is ceil(6000 / 5000) = 2)
+    at.toggle(key="all").set_value(True).run()
+    assert measured() == 6_000 and at.query_params["all"] == "1"
+
+
+def _count(values) -> int:
+    """Length of a plotly array, plain or typed (base64 ``bdata``)."""
+    if isinstance(values, dict):
+        import base64
+
+        import numpy as np
+        return len(np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"])))
+    return len(values)

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from model.store import connect, list_sources, table_checksums
+from model.store import list_sources, table_checksums
 from model.viewstate import parse_query
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, reading
 from tests.test_app import PAGES, _db, open_page
 
 DATA = "pages/6_Data.py"
@@ -30,11 +30,8 @@ def data_page(tmp_path, monkeypatch):
 
 
 def _checksums(db: str):
-    con = connect(db)
-    try:
+    with reading(db) as con:
         return table_checksums(con)
-    finally:
-        con.close()
 
 
 def _raw(elements) -> str:
@@ -61,11 +58,8 @@ def test_every_format_uploads_with_the_form_and_a_preview(data_page, fixture):
     assert before == _checksums(db)                          # previewing stored nothing
     at.button(key="ingest").click().run()
     assert not at.exception and not at.error, _texts(at.error)
-    con = connect(db)
-    try:
+    with reading(db) as con:
         assert fixture.name in set(list_sources(con)["file_name"])
-    finally:
-        con.close()
 
 
 def test_missing_fields_are_asked_for_then_filled_by_the_form(data_page):
@@ -111,9 +105,10 @@ def test_file_names_render_as_text_not_markup(data_page):
     assert "\\<img src=x onerror=alert\\(1\\)\\>" in _raw(at.error)
 
 
-def test_read_only_mode_hides_uploads_and_deletes(data_page, monkeypatch):
+def test_read_only_mode_hides_uploads_and_deletes(tmp_path, monkeypatch):
+    monkeypatch.setenv("COSTFRONTIER_DB", str(_db(tmp_path, True)))  # built first: read-only mode writes nothing
     monkeypatch.setenv("COSTFRONTIER_READ_ONLY", "1")
-    at, _ = data_page()
+    at = open_page(DATA)
     assert not at.exception
     assert "read-only" in _texts(at.info)
     assert not any(getattr(w, "key", None) in ("upload", "delete") for w in at.button) and not at.get("file_uploader")

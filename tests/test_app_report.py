@@ -82,10 +82,9 @@ def _downloads(at) -> dict:
 
 def _report_html(at) -> str:
     """What the HTML button downloads: the same function, on the view, data version and link on screen."""
-    from ui import data
     from ui.report import report_of
 
-    return report_of(at.session_state["_view"], data.version(), at.sidebar.code[0].value).html
+    return report_of(at.session_state["_view"], at.sidebar.code[0].value).html
 
 
 def _cli_iso(tmp_path: Path) -> list[dict]:
@@ -177,11 +176,10 @@ def test_crossovers_csv_is_the_cli_crossovers_rounded(app, tmp_path):
     import pandas as pd
 
     from model.export import safe_csv
-    from ui import data
     from ui.report import report_of
 
     at = app("pages/3_Crossovers.py", query=QUERY)
-    csv = safe_csv(report_of(at.session_state["_view"], data.version(), at.sidebar.code[0].value).tables["Crossovers"])
+    csv = safe_csv(report_of(at.session_state["_view"], at.sidebar.code[0].value).tables["Crossovers"])
     shown = pd.read_csv(io.StringIO(csv))
     copy = tmp_path / "cli.duckdb"
     shutil.copy(os.environ["COSTFRONTIER_DB"], copy)

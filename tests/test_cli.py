@@ -107,8 +107,11 @@ def test_db_is_accepted_after_the_subcommand(tmp_path, capsys):
     capsys.readouterr()
     out = run_json(capsys, "frontier", "--json", "--db", str(db))
     assert len(out["rows"]) == 2
+    # a read on a path with no database says so and creates nothing (issue 11)
     other = tmp_path / "other.duckdb"
-    assert main(["--db", str(other), "sources"]) == 0 and other.exists()
+    capsys.readouterr()
+    assert main(["--db", str(other), "sources"]) == 2 and not other.exists()
+    assert "no database there" in capsys.readouterr().err
 
 
 def test_by_and_where_take_the_header_aliases(sample_db, capsys):

@@ -1,6 +1,7 @@
 """SIGKILL the ingest of a large file at random moments: the database holds all of it or none of it.
 
-The process killed runs exactly what ``costfrontier --db DB ingest BIG.csv`` runs (``model.cli.main``).
+The process killed runs exactly what ``costfrontier --db DB ingest BIG.csv`` runs (``model.cli.main``):
+the write path of model.snapshot, which ingests into a private copy and renames it over the database.
 To keep 20 kills inside ~30 s, a driver imports the package once and forks one child per run (the
 import alone takes longer than the ingest); two further kills hit a freshly started
 ``python -m model.cli`` process. Each run starts from a copy of a database holding the samples.
@@ -152,12 +153,15 @@ def test_sigkill_during_ingest_keeps_all_or_nothing(setup):
     # the kills really land while the ingest runs, before and after its commit
     assert len(killed_mid_run) >= KILLS // 2, outcomes
     assert "none" in killed_mid_run, outcomes
-    # a database that survived a kill takes the file afterwards
-    con = connect(db)
+    # a database that survived a kill takes the file afterwards, through the same write path, which
+    # also clears the private copy a killed writer left beside it
     from model.ingest import ingest_file
+    from model.snapshot import write
 
-    result = ingest_file(con, big)
+    result = write(db, lambda con: ingest_file(con, big))
     assert result.rows_added == ROWS or result.duplicate_of is not None
+    assert not list(db.parent.glob(f".{db.name}.writing-*"))
+    con = connect(db)
     assert big_rows(con, big.name) == (1, ROWS)
     con.close()
     print(f"\n{KILLS} kills over a {duration:.2f} s ingest of {ROWS} rows: {len(killed_mid_run)} mid-run "

@@ -6,6 +6,7 @@ final check round-trips each through plotly's validating constructor.
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -121,3 +122,12 @@ def test_many_points_hover_lightly_but_frontier_points_keep_their_detail():
     assert measured.type == "scattergl" and measured.customdata is None and len(measured.x) == n
     line = next(t for t in fig.data if t.meta["kind"] == "frontier")
     assert line.customdata[0][6] == "f.csv:2"
+
+
+def test_thin_cloud_keeps_at_most_the_limit_and_small_clouds_whole():
+    from model.figures import thin_cloud
+
+    frame = pd.DataFrame({"x": range(12_001)})
+    thinned = thin_cloud(frame, 5_000)
+    assert len(thinned) == 4_001 and thinned["x"].iloc[1] == 3      # every 3rd row: ceil(12001 / 5000) = 3
+    assert thin_cloud(frame.head(5_000), 5_000) is not None and len(thin_cloud(frame.head(5_000), 5_000)) == 5_000

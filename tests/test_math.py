@@ -187,3 +187,14 @@ def test_crossovers_respect_comparison_groups():
 def test_no_rate_for_any_hardware_means_no_curves_not_a_crash():
     frontier = fit_frontiers(_frame([(10, 1000), (20, 500)], "H20"))
     assert cost_curves(frontier, {}) == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), S.coarse_x, S.coarse_y), min_size=1, max_size=80))
+def test_frontier_sort_orders_as_lexsort(rows):
+    # oracle: np.lexsort((-y, -x, g)); the fast sort may break exact ties differently, never the order of keys
+    from model.frontier import _lexsort3
+    g, x, y = (np.array(c) for c in zip(*rows))
+    fast, slow = _lexsort3(g.astype(np.int64), x, y), np.lexsort((-y, -x, g))
+    for key in (g, x, y):
+        assert np.array_equal(key[fast], key[slow])

@@ -211,7 +211,8 @@ def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
     assert rows["$/GPU-hour, MI355X"]["Value"] == "$2.00"
     assert rows["$/GPU-hour, MI355X"]["Where it came from"].startswith("user override")
     assert rows["Answer given at [tok/s/user]"]["Value"] == "40.0"
-    assert rows["Filters"]["Value"] == "spec_decoding = mtp"
+    # a link without a workload opens the first one, on the dashboard and in its report
+    assert rows["Filters"]["Value"] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
     assert link in tables.links
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -11,7 +16,18 @@ from model.cli import main
 from model.export import safe_csv
 from model.ingest import ingest_file
 from model.schema import POINT_FIELDS, SCHEMA_VERSION
-from model.store import StoreError, connect, list_sources, load_points, remove_source, table_checksums
+from model.snapshot import open_reader, open_snapshot
+from model.store import (
+    StoreError,
+    StoreNeedsMigration,
+    connect,
+    list_sources,
+    load_points,
+    point_count,
+    remove_source,
+    table_checksums,
+)
+from tests.conftest import ROOT
 
 
 @pytest.fixture
@@ -97,6 +113,9 @@ def test_an_old_version_opened_read_only_says_what_to_do(db):
     raw(db, "UPDATE costfrontier_meta SET value = '0'")
     message = refused(db, "needs a migration", read_only=True)
     assert f"costfrontier --db {db} sources" in message
+    # which is what that command does, through the write path: migrated once, then read
+    assert main(["--db", str(db), "sources"]) == 0
+    assert version_of(db) == SCHEMA_VERSION
 
 
 def test_an_old_layout_that_cannot_be_migrated_is_refused_untouched(db):
@@ -210,3 +229,137 @@ def test_export_remove_reingest_round_trips_the_rows(db, tmp_path, capsys):
     # the export of the re-ingested rows is the same CSV apart from provenance
     drop = [c for c in _PROVENANCE if c in before.columns]
     assert safe_csv(canonical(before.drop(columns=drop))) == safe_csv(canonical(after.drop(columns=drop)))
+
+
+# --------------------------------------------------------------------------- read-only mode writes nothing
+
+def folder_state(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file in the folder (hidden ones too): its bytes and mode."""
+    return {p.name: (p.read_bytes(), p.stat().st_mode) for p in sorted(folder.iterdir())}
+
+
+def _leftover_wal(db: Path, csv: Path) -> None:
+    """Ingest ``csv`` and die before the checkpoint: the rows are only in ``db.wal`` (what a killed
+    writer of an older version leaves)."""
+    code = ("import os, sys; from model.store import connect; from model.ingest import ingest_file\n"
+            "con = connect(sys.argv[1]); con.execute(\"SET checkpoint_threshold = '1TB'\")\n"
+            "ingest_file(con, sys.argv[2], ['model=GLM-5']); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code, str(db), str(csv)], cwd=ROOT, check=True)
+    assert Path(str(db) + ".wal").stat().st_size > 0
+
+
+def _points_csv(path: Path) -> Path:
+    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user\nB200,8,1000,50\nB200,8,900,60\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", ["missing", "older_schema", "leftover_wal", "chmod_444"])
+def test_read_only_mode_writes_nothing(case, template, tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "store"
+    folder.mkdir()
+    db = folder / "costfrontier.duckdb"
+    sample_points = 39  # every points row of data/samples (29 InferenceX + 7 + 3 Wafer)
+    expect = {"missing": 0, "older_schema": None, "leftover_wal": sample_points + 2, "chmod_444": sample_points}[case]
+    if case != "missing":
+        shutil.copy(template, db)
+    if case == "older_schema":
+        raw(db, "DROP TABLE costfrontier_meta", "DROP TABLE published_iso")
+    if case == "leftover_wal":
+        _leftover_wal(db, _points_csv(tmp_path / "in_wal.csv"))
+    if case == "chmod_444":
+        db.chmod(0o444)
+    before = folder_state(folder)
+    monkeypatch.setenv("COSTFRONTIER_READ_ONLY", "1")
+    monkeypatch.setenv("COSTFRONTIER_DB", str(db))
+
+    # the dashboard's way in: a Reader, and connect() (which gives a read-only live connection in this mode)
+    reader = open_reader(db)
+    if expect is None:
+        with pytest.raises(StoreNeedsMigration, match="needs a migration") as err:
+            reader.current()
+        assert "upgrade" in err.value.public and str(folder) not in err.value.public
+    else:
+        snap = reader.current()
+        assert (snap.changed_at is None) == (case == "missing")
+        assert point_count(snap.con.cursor()) == expect
+        assert point_count(connect(db).cursor()) == expect
+    reader.close()
+
+    # the command line: read commands read (or say why not), write commands refuse
+    code = main(["--db", str(db), "sources"])
+    err = capsys.readouterr().err
+    if case == "missing":
+        assert code == 2 and "no database there, and a read does not create one" in err
+    elif case == "older_schema":
+        assert code == 2 and "needs a migration" in err and "without COSTFRONTIER_READ_ONLY" in err
+    else:
+        assert code == 0, err
+    assert main(["--db", str(db), "ingest", str(_points_csv(tmp_path / "new.csv"))]) == 2
+    assert "COSTFRONTIER_READ_ONLY is set, so this command, which writes, was refused" in capsys.readouterr().err
+    assert main(["--db", str(db), "remove", "1"]) == 2
+
+    assert folder_state(folder) == before, "read-only mode must leave the database and its folder byte-identical"
+
+
+def test_read_only_dashboard_serves_a_chmod_444_database_and_explains_a_missing_one(template, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "ro.duckdb"
+    shutil.copy(template, db)
+    db.chmod(0o444)
+    before = folder_state(tmp_path)
+    monkeypatch.setenv("COSTFRONTIER_READ_ONLY", "1")
+    monkeypatch.setenv("COSTFRONTIER_DB", str(db))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows in view"] == "29"  # the InferenceX table: 29 rows in the default workload
+    monkeypatch.setenv("COSTFRONTIER_DB", str(tmp_path / "nothing_here.duckdb"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception and "Rows in view" not in {m.label for m in at.metric}
+    assert folder_state(tmp_path) == before
+
+
+def test_a_writer_absorbs_a_leftover_wal_and_publishes_one_file(template, tmp_path):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(template, db)
+    _leftover_wal(db, _points_csv(tmp_path / "in_wal.csv"))
+    other = tmp_path / "other.csv"
+    other.write_text("hardware,gpus,tput_per_gpu,tok_s_user\nMI355X,8,1100,40\n", encoding="utf-8")
+    assert main(["--db", str(db), "ingest", str(other)]) == 0
+    assert not Path(str(db) + ".wal").exists()
+    con = open_snapshot(db)
+    assert point_count(con) == 39 + 2 + 1
+    con.close()
+
+
+def test_permission_denied_is_called_that(template):
+    """An unreadable file, and a read-only file in a folder this user cannot write: "permission denied",
+    never "damaged". As root (who may read anything) the command runs as nobody."""
+    folder = Path(tempfile.mkdtemp(prefix="cf-perm-"))
+    try:
+        folder.chmod(0o755)
+        db = folder / "costfrontier.duckdb"
+        shutil.copy(template, db)
+        as_other = os.geteuid() == 0
+        if as_other and not shutil.which("setpriv"):
+            pytest.skip("running as root and util-linux's setpriv is missing: cannot run as another user")
+        db.chmod(0o600 if as_other else 0o000)
+
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if as_other else []
+
+        def run(*argv: str) -> subprocess.CompletedProcess:
+            return subprocess.run([*nobody, sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=ROOT,
+                                  text=True, capture_output=True, env={**os.environ, "HOME": str(folder)})
+
+        unreadable = run("sources")
+        assert unreadable.returncode == 2 and "permission denied" in unreadable.stderr, unreadable.stderr
+        assert "damaged" not in unreadable.stderr
+        db.chmod(0o444)
+        served = run("sources")
+        assert served.returncode == 0 and "inferencex_glm5_fp8_2026-05-20.csv" in served.stdout, served.stderr
+        refused_write = run("remove", "1")
+        assert refused_write.returncode == 2 and "permission denied" in refused_write.stderr
+        assert sorted(p.name for p in folder.iterdir()) == ["costfrontier.duckdb"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

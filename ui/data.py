@@ -8,7 +8,10 @@ holds the data version read once per rerun, so one rerun never mixes two version
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -19,19 +22,24 @@ from model.cost import load_presets, price_sets, resolve_rates, tiers
 from model.evals import load_evals
 from model.export import safe_csv
 from model.preview import dry_run
+from model.snapshot import Snapshot, open_reader
+from model.snapshot import write as store_write
 from model.store import (
-    connect,
-    data_version,
+    StoreError,
     default_db_path,
     distinct_values,
     load_points,
     stored_rates,
     workloads,
 )
+from model.tco import price_with_profiles
 from model.viewstate import ViewState
 
-__all__ = ["Ctx", "db_path", "connection", "cursor", "version", "options", "presets", "points", "export_csv",
-           "evals", "read_only", "max_upload_mb", "preview", "clear"]
+__all__ = ["Ctx", "db_path", "reader", "begin", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
+           "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
+
+
+_SNAP = "_snapshot"
 
 
 def db_path() -> str:
@@ -39,17 +47,43 @@ def db_path() -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def connection(path: str):
-    return connect(path)
+def reader(path: str):
+    """One reader per process: follows the live database, holds nothing a writer waits for."""
+    return open_reader(path)
+
+
+def begin() -> Snapshot:
+    """Once per rerun (the frame): the newest published snapshot, which every read in this rerun uses.
+    Raises :class:`model.store.StoreError` (show ``.public``) when the file cannot be served."""
+    snap = reader(db_path()).current()
+    st.session_state[_SNAP] = snap
+    return snap
+
+
+def snapshot() -> Snapshot:
+    return st.session_state[_SNAP] if _SNAP in st.session_state else begin()
 
 
 def cursor():
-    return connection(db_path()).cursor()
+    """A cursor on this rerun's snapshot (read-only)."""
+    return snapshot().con.cursor()
 
 
 def version() -> tuple:
-    """Changes whenever a source is added or removed: part of every data cache key."""
-    return data_version(cursor())
+    """Changes whenever a new snapshot is published: part of every data cache key."""
+    return snapshot().version
+
+
+def write(fn, what: str):
+    """Run ``fn(con)`` as one write (a new snapshot is published when it returns); a busy or refused
+    write shows a message naming no path or process, and returns None."""
+    try:
+        result = store_write(db_path(), fn)
+    except StoreError as exc:
+        st.error(f"Could not {what}: {exc.public}")
+        return None
+    clear()
+    return result
 
 
 def read_only() -> bool:
@@ -76,7 +110,7 @@ def _where_key(state: ViewState) -> tuple:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _points(path: str, ver: tuple, where: tuple) -> pd.DataFrame:
-    return load_points(connection(path).cursor(), {k: list(v) for k, v in where})
+    return load_points(cursor(), {k: list(v) for k, v in where})
 
 
 def points(state: ViewState, ver: tuple) -> pd.DataFrame:
@@ -91,7 +125,7 @@ def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _export_csv(path: str, ver: tuple, where: tuple) -> str:
-    return safe_csv(load_points(connection(path).cursor(), {k: list(v) for k, v in where}, full=True))
+    return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
 
 
 def export_csv(state: ViewState, ver: tuple) -> str:
@@ -101,7 +135,7 @@ def export_csv(state: ViewState, ver: tuple) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _options(path: str, ver: tuple) -> dict:
-    cur = connection(path).cursor()
+    cur = cursor()
     out = {name: distinct_values(cur, name) for name in ("hardware", "framework", "precision", "spec_decoding")}
     rows = workloads(cur)
     out["workloads"] = ["|".join(row[:3]) for row in rows]
@@ -111,7 +145,7 @@ def _options(path: str, ver: tuple) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _presets(path: str, ver: tuple) -> pd.DataFrame:
-    return load_presets(stored_rates(connection(path).cursor()))
+    return load_presets(stored_rates(cursor()))
 
 
 def presets(ver: tuple) -> pd.DataFrame:
@@ -129,17 +163,35 @@ def options(ver: tuple) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _evals(path: str, ver: tuple) -> pd.DataFrame:
-    return load_evals(connection(path).cursor())
+    return load_evals(cursor())
 
 
 def evals(ver: tuple) -> pd.DataFrame:
     return _evals(db_path(), ver)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def preview(name: str, content: bytes, set_fields: tuple[str, ...]) -> dict:
-    """The upload preview (:func:`model.preview.dry_run`), cached while the user types in the form."""
-    return dry_run(name, content, set_fields)
+def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:
+    """The upload preview (:func:`model.preview.dry_run` on a bounded sample), kept per upload and form
+    values while the user types; the upload is copied to a temporary file once, without reading it
+    into memory."""
+    store = st.session_state.setdefault("_previews", {})
+    key = (upload.file_id, set_fields)
+    if key not in store:
+        spool = Path(tempfile.mkdtemp(prefix="costfrontier-upload-")) / (Path(upload.name).name or "upload")
+        upload.seek(0)
+        with open(spool, "wb") as out:
+            shutil.copyfileobj(upload, out)
+        while len(store) >= 16:            # the oldest previews go, with their copies
+            _, old = store.pop(next(iter(store)))
+            shutil.rmtree(old.parent, ignore_errors=True)
+        store[key] = (dry_run(spool, set_fields, display_name=upload.name), spool)
+    return store[key]
+
+
+def drop_previews() -> None:
+    """After an ingest: the previews and their temporary copies go."""
+    for _, spool in st.session_state.pop("_previews", {}).values():
+        shutil.rmtree(spool.parent, ignore_errors=True)
 
 
 def clear() -> None:
@@ -164,20 +216,37 @@ class Ctx:
     def empty(self) -> bool:
         return not self.options["workloads"]
 
+    def priced(self) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
+        """The rows in view and the rate overrides once the view's chosen cost profiles price them
+        (:func:`model.tco.price_with_profiles`: the one rule the CLI's ``--profile`` uses too)."""
+        if "priced" not in self.memo:
+            self.memo["priced"] = price_with_profiles(self.points, dict(self.state.rates),
+                                                      self.state.cost_profiles(), self.state.priced_by)
+        return self.memo["priced"]
+
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (:func:`model.cost.resolve_rates`)."""
-        hardware = sorted(self.points["hardware"].dropna().unique()) if not self.points.empty else []
-        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, dict(self.state.rates))
+        points, overrides, _ = self.priced()
+        hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, overrides)
 
-    def analysis(self, with_points: bool = False, **changes) -> Analysis:
+    def analysis(self, with_points: bool = False, crossovers: str = "none", **changes) -> Analysis:
         """The answer for the current state (with scenario ``changes``, e.g. a page's default
-        baseline, applied without touching the view); memoised per scenario within one rerun."""
-        scenario = self.state.scenario().model_copy(update=changes)
-        key = (scenario, _where_key(self.state), with_points)
+        baseline, applied without touching the view); memoised per scenario within one rerun.
+        ``crossovers``: what the page shows of them (:data:`model.analysis.CROSSOVERS`); only the
+        pages that show crossovers ask for them."""
+        points, overrides, notes = self.priced()
+        scenario = self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())), **changes})
+        key = (scenario, _where_key(self.state), with_points, crossovers)
         if key not in self.memo:
-            # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
-            rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
-            frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by, self.state.basis,
-                                 rates, self.state.sla, (self.state.w_input, self.state.w_cached))
-            self.memo[key] = analyse(self.points, scenario, self.presets, frontier=frontier, with_points=with_points)
+            frontier = None
+            if points is self.points:   # not relabelled by profiles: the cached frontier fits
+                # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
+                rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
+                frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by,
+                                     self.state.basis, rates, self.state.sla, (self.state.w_input, self.state.w_cached))
+            result = analyse(points, scenario, self.presets, frontier=frontier, with_points=with_points,
+                             crossovers=crossovers)
+            result.notes[:0] = notes
+            self.memo[key] = result
         return self.memo[key]

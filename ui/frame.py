@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from model.snapshot import changed_text
 from model.store import StoreError
 from ui import data, report, sidebar
 from ui.state import mirror_to_url, plain, pop_notices, share_link
@@ -23,6 +24,8 @@ PAGES = (
     ("pages/3_Crossovers.py", "Crossovers", "Crossovers", ":material/compare_arrows:"),
     ("pages/4_Ramps.py", "Load ramps and capacity", "Ramps", ":material/speed:"),
     ("pages/5_TCO_rates.py", "TCO rates", "TCO_rates", ":material/tune:"),
+    ("pages/7_TCO_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
+    ("pages/8_Fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
     ("pages/6_Data.py", "Data", "Data", ":material/database:"),
 )
 URL_PATHS = tuple(p[2] for p in PAGES)
@@ -43,9 +46,9 @@ def start(url_path: str) -> data.Ctx:
     ``on_change`` callback, which Streamlit runs before the rerun starts.
     """
     try:
-        data.connection(data.db_path())
+        snap = data.begin()
     except StoreError as exc:
-        st.error(plain(f"Cannot open the database: {exc}"))
+        st.error(plain(f"Cannot open the data: {exc.public}"))
         st.stop()
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
@@ -56,6 +59,7 @@ def start(url_path: str) -> data.Ctx:
         st.header("Share this view")
         st.code(link, language=None, wrap_lines=True)
         st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
+        st.caption(changed_text(snap.changed_at))
     report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     run = get_script_run_ctx()

@@ -1,8 +1,8 @@
 """The report box in the sidebar: the view on screen as a proposal (HTML, PDF) and its tables (XLSX).
 
 One :class:`~model.report.Report` per (view, data version, share link) is built when a download is
-first clicked (a deferred download: the button costs a rerun nothing) and cached, so the HTML and the
-XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
+first clicked (a deferred download: the button costs a rerun nothing) on the newest published snapshot,
+and cached, so the HTML and the XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
 """
 
@@ -30,13 +30,15 @@ _LOG = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
-def _report(path: str, ver: tuple, view_json: str, link: str) -> Report:
-    return report_of_view(data.connection(path).cursor(), ViewState.model_validate_json(view_json), link)
+def _report(path: str, ver: tuple, view_json: str, link: str, _con) -> Report:
+    return report_of_view(_con.cursor(), ViewState.model_validate_json(view_json), link)
 
 
-def report_of(state: ViewState, ver: tuple, link: str) -> Report:
-    """The report of ``state`` on data version ``ver``, reopened by ``link`` (cached; what the buttons download)."""
-    return _report(data.db_path(), ver, state.model_dump_json(), link)
+def report_of(state: ViewState, link: str, snap=None) -> Report:
+    """The report of ``state``, reopened by ``link``, on the snapshot ``snap`` (default: the newest
+    published one; a deferred download runs outside the rerun). Cached per data version."""
+    snap = snap or data.reader(data.db_path()).current()
+    return _report(data.db_path(), snap.version, state.model_dump_json(), link, snap.con)
 
 
 def file_stem(models: list[str], day: datetime | None = None) -> str:
@@ -81,13 +83,13 @@ def report_box(ctx: data.Ctx, link: str) -> None:
     if ctx.empty:
         sb.caption("Load benchmark data to make a report.")
         return
-    state, ver = ctx.state, ctx.version
+    state = ctx.state
     st.session_state[_LINK] = link
-    key = (state.model_dump_json(), ver, link)
+    key = (state.model_dump_json(), ctx.version, link)
     stem = _stem(ctx)
 
     def make() -> Report:
-        return report_of(state, ver, link)
+        return report_of(state, link)
 
     sb.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
                        on_click="ignore", icon=":material/description:", width="stretch",
@@ -117,8 +119,8 @@ def table_download(ctx: data.Ctx, name: str) -> None:
     rounded, formula-safe numbers as the report's downloads, made when clicked."""
     if ctx.empty or ctx.points.empty:
         return
-    state, ver, link = ctx.state, ctx.version, st.session_state.get(_LINK, "")
+    state, link = ctx.state, st.session_state.get(_LINK, "")
     stem = _stem(ctx)
-    st.download_button(f"{name} (CSV)", lambda: safe_csv(report_of(state, ver, link).tables[name]),
+    st.download_button(f"{name} (CSV)", lambda: safe_csv(report_of(state, link).tables[name]),
                        f"{stem}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.csv", "text/csv",
                        key=f"csv::{name}", on_click="ignore", icon=":material/download:")

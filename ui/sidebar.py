@@ -167,7 +167,16 @@ def _rates(sb, ctx_points, presets) -> None:
     in_view = sorted(ctx_points["hardware"].dropna().unique()) if not ctx_points.empty else []
     preset = resolve_rates(in_view, presets, state.price_set, state.tier)
     overrides = {hw.lower(): rate for hw, rate in state.rates}
+    profiles = {p.name: p for p in state.cost_profiles()}
+    by_profile: dict[str, list] = {}
+    for name in state.priced_by:
+        by_profile.setdefault(profiles[name].hardware.lower(), []).append(profiles[name])
     for hw in in_view:
+        if hw.lower() in by_profile:   # a cost profile prices it (set on the TCO builder page)
+            sb.caption(plain(f"{hw}: " + "; ".join(
+                f"cost profile '{p.name}' " + (f"${p.rate():,.2f}/GPU-hour" if p.rate() else "(no price yet)")
+                for p in by_profile[hw.lower()])))
+            continue
         rate = overrides.get(hw.lower(), preset.get(hw))
         exact_key, slider_key = f"rate_exact::{hw}", f"rate::{hw}"
         if rate is None:   # no preset and no rate given: ask, never invent one (unpriced until set)

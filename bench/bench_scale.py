@@ -1,0 +1,249 @@
+"""Scale benchmark (issue 12): 900 series in ONE workload, as InferenceX's own data is shaped.
+
+    python bench/bench_scale.py [--rows 1000800] [--series 900] [--no-scaling]
+
+Every series is hardware x framework x precision x speculative decoding of one model at
+ISL 8192 / OSL 1024, each a concurrency sweep over parallelism configs and run dates.
+Prints figures against baselines measured in the same run; asserts nothing:
+
+- ingest vs bare DuckDB ``CREATE TABLE AS SELECT * FROM read_csv`` of the same file, with
+  the peak RSS of each (each in its own process);
+- ``iso`` (no crossovers) and ``crossover`` (envelope + each series against a baseline) over
+  all rows: query, frontier and analysis in a fresh process, against a bare DuckDB scan of
+  the same rows plus a numpy sort of them; peak RSS; and the CLI end to end minus its start-up;
+- pairwise crossovers of 20 selected series among the 900;
+- the same at the current spread shape (bench_core: 1,000 series over 50 workloads);
+- scaling: 10k / 100k / 1M rows at 900 series, and 10 / 100 / 900 series at 1M rows.
+
+Targets (issue 12): iso and crossover under 1 s beyond start-up; 20-pair crossovers under 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import itertools
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+HARDWARE = ["H100", "H200", "B200", "B300", "GB200", "GB300", "MI300X", "MI325X", "MI355X"]
+FRAMEWORKS = ["sglang", "vllm", "trtllm", "dynamo-sglang", "dynamo-trtllm"]
+PRECISIONS = ["fp8", "fp4", "mxfp4", "bf16", "int4"]
+SPECS = ["none", "mtp", "eagle3", "ngram"]
+BY = "hardware,framework,precision,spec_decoding"
+
+
+def inferencex_rows(rows: int, series: int, seed: int = 11) -> pd.DataFrame:
+    """``rows`` rows in ``series`` series of one workload (GLM-5, ISL 8192 / OSL 1024)."""
+    rng = np.random.default_rng(seed)
+    combos = list(itertools.product(SPECS, PRECISIONS, FRAMEWORKS, HARDWARE))[:series]   # hardware varies fastest
+    sid = np.sort(np.arange(rows) % series)
+    spec, precision, framework, hardware = (np.array(c, dtype=object)[sid] for c in zip(*combos))
+    hw = sid % len(HARDWARE)
+    conc = 2.0 ** rng.integers(0, 11, rows)
+    tp = 2 ** rng.integers(0, 4, rows)
+    quality = 1 + 0.3 * np.sin(sid * 1.7)                  # every series its own curve, so they cross
+    peak = (700 + 160 * hw + 35 * tp) * quality
+    tput = peak * conc / (conc + 24 + 8 * np.cos(sid)) * rng.lognormal(0, 0.08, rows)
+    speed = (55 + 9 * (hw % 7) + 25 * (spec != "none")) * (2 - quality)
+    intvty = speed / (1 + conc / (30 + 10 * (sid % 5))) * rng.lognormal(0, 0.08, rows)
+    return pd.DataFrame({
+        "hardware": hardware, "framework": framework, "precision": precision, "spec_decode": spec,
+        "model": "GLM-5", "isl": 8192, "osl": 1024, "tp": tp, "gpus": tp, "conc": conc.astype(int),
+        "tput_per_gpu": tput.round(2), "output_tput_per_gpu": (tput / 9).round(2), "tok_s_user": intvty.round(3),
+        "tpot_ms": (1000 / intvty).round(3), "ttft_p50_s": (0.2 + conc / 200).round(3),
+        "date": np.datetime64("2026-01-01") + rng.integers(0, 300, rows).astype("timedelta64[D]"),
+    })
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def best(fn, repeat: int = 3):
+    took, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        took = min(took, time.perf_counter() - start)
+    return took, result
+
+
+# ----------------------------------------------------------------------------- child phases (fresh processes)
+
+def phase_ingest(csv: str, db: str) -> dict:
+    from model.ingest import ingest_file
+    from model.store import connect
+
+    start = time.perf_counter()
+    con = connect(Path(db))
+    result = ingest_file(con, Path(csv))
+    con.close()
+    return {"seconds": time.perf_counter() - start, "rows": result.rows_added, "rss_mib": peak_rss_mib()}
+
+
+def phase_bare(csv: str, db: str) -> dict:
+    import duckdb
+
+    start = time.perf_counter()
+    con = duckdb.connect(db)
+    con.execute("CREATE TABLE t AS SELECT * FROM read_csv(?)", [csv])
+    con.close()
+    return {"seconds": time.perf_counter() - start, "rss_mib": peak_rss_mib()}
+
+
+def phase_analyse(db: str, by: str, repeat: int) -> dict:
+    from model.analysis import Scenario, analyse, frontiers_for
+    from model.iso import crossovers
+    from model.store import connect, load_points
+
+    con = connect(Path(db), read_only=True)
+    keys = tuple(by.split(","))
+    out: dict = {}
+    # baseline: a bare DuckDB scan of what the analysis needs (series, x, y) and a numpy sort of it
+    def bare():
+        cols = con.cursor().execute(f"SELECT hash({', '.join(keys)}) AS series, interactivity, "
+                                    "total_tokens_per_second_per_gpu FROM points").fetchnumpy()
+        return np.lexsort((cols["total_tokens_per_second_per_gpu"], cols["interactivity"], cols["series"]))
+
+    out["baseline"], _ = best(bare, repeat)
+    out["load"], points = best(lambda: load_points(con), repeat)
+    scenario = Scenario(by=keys, targets=(10.0, 20.0, 50.0))
+    out["frontier"], frontier = best(lambda: frontiers_for(points, keys, "total"), repeat)
+    out["iso"], result = best(lambda: analyse(points, scenario, frontier=frontier, crossovers="none"), repeat)
+    names = sorted(result.curves)
+    out["series"], out["frontier_points"], out["rows"] = len(names), len(frontier), len(points)
+    baseline = names[len(names) // 2]
+    with_base = scenario.model_copy(update={"baseline": baseline})
+    out["crossover"], cross = best(lambda: analyse(points, with_base, frontier=frontier, crossovers="auto"), repeat)
+    out["crossover_pairs"], out["crossings"] = cross.crossover_pairs, len(cross.crossovers)
+    out["envelope_changes"] = len(cross.envelope.changes)
+    selected = tuple(names[:: max(1, len(names) // 20)][:20])
+    out["pairs20"], twenty = best(lambda: analyse(points, scenario, frontier=frontier, crossovers="pairs",
+                                                  selected=selected), repeat)
+    out["pairs20_crossings"] = len(twenty.crossovers)
+    pairs = [(a, b) for i, a in enumerate(selected) for b in selected[i + 1:]]
+    out["pairs20_only"], _ = best(lambda: crossovers(result.curves, scenario.method, None, pairs), repeat)
+    out["baseline_series"] = baseline
+    out["rss_mib"] = peak_rss_mib()
+    return out
+
+
+def child(phase: str, *args) -> dict:
+    done = subprocess.run([sys.executable, __file__, "--phase", phase, *map(str, args)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def wall(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+# ----------------------------------------------------------------------------- report
+
+def ingest_pair(tmp: Path, frame: pd.DataFrame, name: str) -> tuple[Path, dict, dict]:
+    csv = tmp / f"{name}.csv"
+    frame.to_csv(csv, index=False)
+    runs = []
+    for i in range(2):                                     # best of two, alternating
+        bare = child("bare", csv, tmp / f"{name}_bare{i}.duckdb")
+        ours = child("ingest", csv, tmp / f"{name}_ours{i}.duckdb")
+        runs.append((bare, ours))
+    bare = min((r[0] for r in runs), key=lambda r: r["seconds"])
+    ours = min((r[1] for r in runs), key=lambda r: r["seconds"])
+    return tmp / f"{name}_ours0.duckdb", bare, ours
+
+
+def report_analysis(label: str, a: dict) -> None:
+    total_iso = a["load"] + a["frontier"] + a["iso"]
+    total_cross = a["load"] + a["frontier"] + a["crossover"]
+    print(f"  {label}: {a['rows']:,} rows, {a['series']} series, {a['frontier_points']:,} frontier points")
+    print(f"    baseline (bare DuckDB scan of series hash, x, y + numpy lexsort of them): {a['baseline']:.3f} s")
+    print(f"    load_points {a['load']:.3f} s | frontier {a['frontier']:.3f} s | iso table {a['iso']:.3f} s | "
+          f"envelope + {a['crossover_pairs']} pairs {a['crossover']:.3f} s "
+          f"({a['envelope_changes']} envelope changes, {a['crossings']} crossings)")
+    print(f"    iso total {total_iso:.3f} s ({total_iso / a['baseline']:.1f}x baseline; target < 1 s) | "
+          f"crossover total {total_cross:.3f} s ({total_cross / a['baseline']:.1f}x baseline; target < 1 s)")
+    print(f"    pairwise crossovers of 20 selected series: {a['pairs20_only']:.3f} s for the 190 pairs alone, "
+          f"{a['pairs20']:.3f} s for analyse(crossovers='pairs', selected=...) with the iso table and envelope "
+          f"({a['pairs20_crossings']} crossings; target < 0.5 s)")
+    print(f"    peak RSS of the analysis process: {a['rss_mib']:.0f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_800)
+    parser.add_argument("--series", type=int, default=900)
+    parser.add_argument("--no-scaling", action="store_true")
+    parser.add_argument("--phase")
+    parser.add_argument("args", nargs="*")
+    args = parser.parse_args()
+    if args.phase:
+        fn = {"ingest": phase_ingest, "bare": phase_bare, "analyse": phase_analyse}[args.phase]
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = fn(*args.args[:2], *([int(a) for a in args.args[2:]]))
+        print(json.dumps(result))
+        return
+    exe = str(Path(sys.executable).parent / "costfrontier")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        frame = inferencex_rows(args.rows, args.series)
+        print(f"InferenceX shape: {len(frame):,} rows, {args.series} series in one workload (GLM-5, ISL 8192/OSL 1024)")
+        db, bare, ours = ingest_pair(tmp, frame, "ix")
+        del frame
+        print(f"  ingest: bare read_csv {bare['seconds']:.2f} s (peak RSS {bare['rss_mib']:.0f} MiB), costfrontier "
+              f"{ours['seconds']:.2f} s (peak RSS {ours['rss_mib']:.0f} MiB): {ours['seconds'] / bare['seconds']:.2f}x "
+              "(target <= 1.5x)")
+        analysis = child("analyse", db, BY, 3)
+        report_analysis("analysis in one process", analysis)
+        start_up = min(wall([sys.executable, "-c", "import model.cli, model.analysis, model.store"]) for _ in range(3))
+        iso_cli = min(wall([exe, "--db", str(db), "iso", "--by", BY, "--at", "10,20,50", "--json"]) for _ in range(2))
+        cross_cli = min(wall([exe, "--db", str(db), "crossover", "--by", BY, "--baseline",
+                              analysis["baseline_series"], "--json"]) for _ in range(2))
+        print(f"  CLI end to end: start-up (python + imports) {start_up:.2f} s; iso {iso_cli:.2f} s "
+              f"({iso_cli - start_up:.2f} s beyond start-up); crossover --baseline {cross_cli:.2f} s "
+              f"({cross_cli - start_up:.2f} s beyond start-up); target < 1 s beyond start-up")
+
+        from bench.bench_core import make_rows
+        spread = make_rows(1_000_000, 1_000)
+        sdb, sbare, sours = ingest_pair(tmp, spread, "spread")
+        del spread
+        print("Spread shape (bench_core): 1,000,000 rows, 1,000 series over 50 workloads")
+        print(f"  ingest: bare read_csv {sbare['seconds']:.2f} s, costfrontier {sours['seconds']:.2f} s: "
+              f"{sours['seconds'] / sbare['seconds']:.2f}x")
+        report_analysis("analysis", child("analyse", sdb, BY + ",model,isl,osl", 2))
+        if args.no_scaling:
+            return
+        print("Scaling (InferenceX shape; times in s; ratio = total / baseline of the same size)")
+        print(f"  {'rows':>10} {'series':>6} {'baseline':>9} {'load':>6} {'frontier':>8} {'iso':>6} "
+              f"{'cross':>6} {'iso tot':>7} {'ratio':>6}")
+        for rows, series in ((10_000, 900), (100_000, 900), (args.rows, 900), (args.rows, 100), (args.rows, 10)):
+            if (rows, series) == (args.rows, args.series):
+                a, path = analysis, db
+            else:
+                path = tmp / f"scale_{rows}_{series}.csv"
+                inferencex_rows(rows, series).to_csv(path, index=False)
+                child("ingest", path, tmp / f"scale_{rows}_{series}.duckdb")
+                path.unlink()
+                a = child("analyse", tmp / f"scale_{rows}_{series}.duckdb", BY, 3)
+            total = a["load"] + a["frontier"] + a["iso"]
+            print(f"  {a['rows']:>10,} {a['series']:>6} {a['baseline']:>9.3f} {a['load']:>6.3f} {a['frontier']:>8.3f} "
+                  f"{a['iso']:>6.3f} {a['crossover']:>6.3f} {total:>7.3f} {total / a['baseline']:>6.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""Run N Cost Frontier replicas of one store behind nginx (sticky sessions, WebSocket upgrade).
+
+    python deploy/serve.py [--replicas 2] [--port 8080] [--db data/costfrontier.duckdb] [--writer]
+
+Every replica is ``streamlit run app.py`` on a loopback port with ``COSTFRONTIER_READ_ONLY=1``
+(``--writer`` leaves the first one upload-enabled); nginx runs as this user from a private prefix
+(``deploy/nginx.conf.template``). Writes go through the CLI meanwhile
+(``costfrontier --db DB ingest FILE``): each dashboard shows the new data on its next interaction.
+Ctrl-C stops everything. The tests and ``bench/bench_serve.py`` start the same processes with the
+functions below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
+NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (loopback)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def nginx_binary() -> str | None:
+    """Debian's nginx, if installed (``.ci/run`` installs it)."""
+    for name in NGINX_CANDIDATES:
+        found = shutil.which(name) or (name if os.access(name, os.X_OK) else None)
+        if found:
+            return found
+    return None
+
+
+def wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 90.0) -> None:
+    """Wait until ``base/_stcore/health`` answers ok; raise with the process's output otherwise."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    out = ""
+    if proc.poll() is not None and proc.stdout is not None:
+        out = proc.stdout.read().decode(errors="replace")[-2000:]
+    raise RuntimeError(f"{base} did not become healthy within {timeout_s:g} s {out}")
+
+
+def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None = None) -> subprocess.Popen:
+    """``streamlit run app.py`` on 127.0.0.1:port serving ``db`` (read-only unless told otherwise)."""
+    environ = {**os.environ, **(env or {}), "COSTFRONTIER_DB": str(db)}
+    if read_only:
+        environ["COSTFRONTIER_READ_ONLY"] = "1"
+    else:
+        environ.pop("COSTFRONTIER_READ_ONLY", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def nginx_config(prefix: Path, listen_port: int, upstream_ports: list[int]) -> str:
+    """deploy/nginx.conf.template filled in: nginx on 127.0.0.1:listen_port in front of the replicas."""
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in upstream_ports)
+    user = "user root;" if os.geteuid() == 0 else ""  # as root, workers would otherwise drop to nobody
+    return (TEMPLATE.read_text(encoding="utf-8").replace("@PREFIX@", str(prefix)).replace("@SERVERS@", servers)
+            .replace("@LISTEN@", f"127.0.0.1:{listen_port}").replace("@USER@", user))
+
+
+def start_nginx(prefix: Path, listen_port: int, upstream_ports: list[int]) -> subprocess.Popen:
+    """nginx in the foreground from ``prefix`` (config, logs, temp files all there)."""
+    binary = nginx_binary()
+    if binary is None:
+        raise RuntimeError("nginx is not installed (apt-get install nginx)")
+    prefix.mkdir(parents=True, exist_ok=True)
+    conf = prefix / "nginx.conf"
+    conf.write_text(nginx_config(prefix, listen_port, upstream_ports), encoding="utf-8")
+    check = subprocess.run([binary, "-t", "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf)],
+                           capture_output=True, text=True)
+    if check.returncode:
+        raise RuntimeError(f"nginx -t refused the config: {check.stderr}")
+    return subprocess.Popen([binary, "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf),
+                             "-g", "daemon off;"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def stop(*procs: subprocess.Popen | None) -> None:
+    """Terminate, then kill what does not exit within 15 s."""
+    for proc in procs:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        if proc is None:
+            continue
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--db", default=os.environ.get("COSTFRONTIER_DB") or str(ROOT / "data" / "costfrontier.duckdb"))
+    parser.add_argument("--writer", action="store_true", help="leave the first replica upload-enabled")
+    args = parser.parse_args(argv)
+    db = Path(args.db).absolute()
+    ports = [free_port() for _ in range(args.replicas)]
+    replicas = [start_replica(db, port, read_only=not (args.writer and i == 0)) for i, port in enumerate(ports)]
+    prefix = Path(tempfile.mkdtemp(prefix="costfrontier-nginx-"))
+    proxy = None
+    try:
+        for port, proc in zip(ports, replicas):
+            wait_healthy(f"http://127.0.0.1:{port}", proc)
+        proxy = start_nginx(prefix, args.port, ports)
+        wait_healthy(f"http://127.0.0.1:{args.port}", proxy)
+        print(f"Cost Frontier: http://127.0.0.1:{args.port} -> {args.replicas} replicas on ports "
+              f"{', '.join(map(str, ports))}, serving {db}", flush=True)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop(proxy, *replicas)
+        shutil.rmtree(prefix, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""The TCO builder and Fleet pages under AppTest: an on-prem profile built on the page prices every
+page exactly as the CLI prices the same rate, and the fleet size on the page equals `costfrontier size`."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from model.cli import main
+from tests.test_app import open_page
+
+
+@pytest.fixture
+def db(sample_db, monkeypatch):
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    return sample_db
+
+
+def _cli(capsys, *argv) -> dict:
+    assert main(["--db", os.environ["COSTFRONTIER_DB"], *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _submit(at, label: str):
+    return next(b for b in at.button if b.label == label).click().run()
+
+
+def test_an_onprem_profile_prices_every_page(db, capsys):
+    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware", "at": "50"})
+    # the issue's worked example, on B200: $300,000 per 8-GPU node, 15 % network, 5 years at 10 %,
+    # 1.37 kW/GPU, PUE 1.3, $0.08/kWh, colocation $184/kW-month, 3 % maintenance, 70 % utilisation
+    at.selectbox(key="tco_hw").set_value("B200")
+    at.text_input(key="tco_name").input("B200 on-prem 5y")
+    for key, value in (("server_usd", 300000.0), ("network_pct", 15.0), ("years", 5.0), ("rate_pct", 10.0),
+                       ("kw_per_gpu", 1.37), ("pue", 1.3), ("usd_per_kwh", 0.08), ("colo_usd_per_kw_month", 184.0),
+                       ("maintenance_pct", 3.0), ("utilization", 70.0)):
+        at.number_input(key=f"tco_{key}").set_value(value)
+    _submit(at, "Add to this view and price with it")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    cli = _cli(capsys, "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
+               "--network-pct", "15", "--install-usd", "0", "--years", "5", "--rate-pct", "10", "--kw-per-gpu",
+               "1.37", "--pue", "1.3", "--usd-per-kwh", "0.08", "--colo-usd-per-kw-month", "184",
+               "--maintenance-pct", "3", "--utilization", "0.7")
+    rate = cli["rows"][0]["usd_per_gpu_hour"]
+    assert rate == pytest.approx(2.7630, abs=1e-4)        # the issue's hand calculation
+    assert at.query_params["use"] == "B200 on-prem 5y" and at.query_params["prof"].startswith("p1.")
+    assert any("B200: cost profile 'B200 on-prem 5y' $2.76/GPU-hour" in c.value.replace("\\", "")
+               for c in at.sidebar.caption)
+    at.switch_page("pages/2_Matched_interactivity.py").run()
+    assert not at.exception
+    iso = _cli(capsys, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
+               "--rate", f"B200={rate!r}", "--at", "50")
+    shown = at.table[0].value
+    for row in iso["rows"]:
+        assert shown.loc[row["series"], "50.0 tok/s/user"].startswith(f"${row['usd_per_mtok']:.2f}/M"), row
+    # the CLI prices by the saved profile the same way
+    _cli(capsys, "tco", "--hardware", "B200", "--server-usd", "300000", "--network-pct", "15", "--years", "5",
+         "--rate-pct", "10", "--kw-per-gpu", "1.37", "--pue", "1.3", "--usd-per-kwh", "0.08",
+         "--colo-usd-per-kw-month", "184", "--maintenance-pct", "3", "--utilization", "0.7",
+         "--name", "B200 on-prem 5y", "--save")
+    by_profile = _cli(capsys, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
+                      "--profile", "B200 on-prem 5y", "--at", "50")
+    assert [r["usd_per_mtok"] for r in by_profile["rows"]] == pytest.approx([r["usd_per_mtok"] for r in iso["rows"]])
+
+
+def test_two_profiles_of_one_gpu_side_by_side(db):
+    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware"})
+    for name, rate in (("B200 cloud", 2.9), ("B200 reserved", 1.6)):
+        at.selectbox(key="quote_hw").set_value("B200")
+        at.text_input(key="quote_name").input(name)
+        at.number_input(key="quote_rate").set_value(rate)
+        _submit(at, "Add")
+    assert at.query_params["use"] == "B200 cloud||B200 reserved"
+    at.switch_page("pages/2_Matched_interactivity.py").run()
+    assert not at.exception
+    series = list(at.table[0].value.index)
+    assert series == ["B200 cloud", "B200 reserved", "MI355X"]
+    shown = at.table[0].value
+    first = shown.columns[0]
+    cloud, reserved = (float(shown.loc[s, first].split("/")[0].lstrip("$")) for s in ("B200 cloud", "B200 reserved"))
+    assert cloud / reserved == pytest.approx(2.9 / 1.6, rel=0.02)     # same throughput, cost linear in the rate
+
+
+def test_bad_build_up_input_is_refused_on_the_page(db):
+    at = open_page("pages/7_TCO_builder.py")
+    at.number_input(key="tco_server_usd").set_value(300000.0)
+    at.number_input(key="tco_pue").set_value(0.5)
+    _submit(at, "Add to this view and price with it")
+    assert not at.exception
+    assert any("pue" in e.value.lower() for e in at.error)
+    assert "prof" not in at.query_params
+
+
+def test_fleet_page_equals_the_cli(db, capsys):
+    # published (Wafer GLM-5.2 on MI355X): TTFT p95 <= 5 s gives 2.4 req/s per node, so 10 req/s needs 5 nodes,
+    # 40 GPUs, $43,216 a month at $1.48/GPU-hour (the issue's example)
+    at = open_page("pages/8_Fleet.py", {"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=5", "rps": "10"})
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("Series")
+    mi = table.loc["MI355X · sglang · mxfp4 · mtp"]
+    cli = _cli(capsys, "size", "--demand-rps", "10", "--sla", "ttft_p95=5", "--where", "model=GLM-5.2")
+    row = next(r for r in cli["rows"] if r["series"] == "MI355X · sglang · mxfp4 · mtp" and r["nodes"])
+    assert (row["nodes"], row["gpus"], round(row["usd_per_month"])) == (5, 40, 43216)
+    assert (mi["Nodes"], mi["GPUs"], mi["$ per month"]) == ("5", "40", "$43,216")
+    # the budget direction: $43,216 a month buys those 40 GPUs
+    at.radio(key="fleet_way").set_value("a budget").run()
+    at.number_input(key="bud").set_value(43216.0).run()
+    mi = at.dataframe[0].value.set_index("Series").loc["MI355X · sglang · mxfp4 · mtp"]
+    assert mi["GPUs"] == "40" and at.query_params["bud"] == "43216"
