@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model import figures
-from ui import frame, widgets
+from ui import frame, report, widgets
 from ui.state import bind
 
 ctx = frame.context(__file__)
@@ -32,3 +32,4 @@ if not optimal and len(result.points) > figures.DETAIL_LIMIT:
 st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
 widgets.table(result.frontier[["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep",
                                "dp", "pp", "concurrency", "source_file", "source_line"]], key="frontier_table")
+report.table_download(ctx, "Frontier points")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from model import figures, fmt
 from model.answers import iso_pivot, parse_targets
-from ui import frame, widgets
+from ui import frame, report, widgets
 from ui.state import bind, plain
 
 ctx = frame.context(__file__)
@@ -33,5 +33,6 @@ else:
     st.table(costs)
     st.markdown(f"**Cost relative to {plain(result.scenario.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
+    report.table_download(ctx, "Cost at matched interactivity")
 st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

@@ -7,7 +7,7 @@ from model import figures, fmt
 from model.analysis import ALL_PAIRS_LIMIT
 from model.answers import break_even_answer, cheapest_at, common_range, default_pair
 from model.iso import break_even_rates
-from ui import frame, widgets
+from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
 ctx = frame.context(__file__)
@@ -25,6 +25,7 @@ else:
         f"{i}. **{plain(figures.crossover_label(row))}** (against {plain(row['cheaper_above'])}, "
         f"{plain(fmt.usd(row['usd_per_mtok']))} at the crossing)"
         for i, (_, row) in enumerate(result.crossovers.iterrows(), start=1)))
+    report.table_download(ctx, "Crossovers")
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
                 "of their cost curves; the crossings above are " + plain(

@@ -10,7 +10,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from model.snapshot import changed_text
 from model.store import StoreError
-from ui import data, sidebar
+from ui import data, report, sidebar
 from ui.state import mirror_to_url, plain, pop_notices, share_link
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "start", "context"]
@@ -60,6 +60,7 @@ def start(url_path: str) -> data.Ctx:
         st.code(link, language=None, wrap_lines=True)
         st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
         st.caption(changed_text(snap.changed_at))
+    report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     run = get_script_run_ctx()
     st.session_state[_RUN] = run.cursors if run is not None else None   # marks this run as framed

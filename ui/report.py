@@ -1,0 +1,126 @@
+"""The report box in the sidebar: the view on screen as a proposal (HTML, PDF) and its tables (XLSX).
+
+One :class:`~model.report.Report` per (view, data version, share link) is built when a download is
+first clicked (a deferred download: the button costs a rerun nothing) on the newest published snapshot,
+and cached, so the HTML and the XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
+("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime, timezone
+from typing import Callable
+
+import streamlit as st
+
+from model.export import safe_csv
+from model.report import Report, ReportError, chromium_path, report_of_view
+from model.viewstate import ViewState
+from ui import data
+
+__all__ = ["report_box", "table_download", "report_of", "file_stem", "pdf_problem"]
+
+_PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
+_LINK = "_report_link"            # session state: this rerun's share link, for the pages' table downloads
+PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (README, Reports)
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+_LOG = logging.getLogger(__name__)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
+def _report(path: str, ver: tuple, view_json: str, link: str, _con) -> Report:
+    return report_of_view(_con.cursor(), ViewState.model_validate_json(view_json), link)
+
+
+def report_of(state: ViewState, link: str, snap=None) -> Report:
+    """The report of ``state``, reopened by ``link``, on the snapshot ``snap`` (default: the newest
+    published one; a deferred download runs outside the rerun). Cached per data version."""
+    snap = snap or data.reader(data.db_path()).current()
+    return _report(data.db_path(), snap.version, state.model_dump_json(), link, snap.con)
+
+
+def file_stem(models: list[str], day: datetime | None = None) -> str:
+    """``cost-frontier-GLM-5-2026-11-22``: the model in view (or how many), then the date [UTC]."""
+    what = models[0] if len(models) == 1 else f"{len(models)}-models" if models else "no-data"
+    what = re.sub(r"[^A-Za-z0-9._-]+", "-", str(what)).strip("-.") or "model"
+    return f"cost-frontier-{what[:60]}-{(day or datetime.now(timezone.utc)):%Y-%m-%d}"
+
+
+def _stem(ctx: data.Ctx) -> str:
+    return file_stem(sorted(map(str, ctx.points["model"].dropna().unique())) if not ctx.points.empty else [])
+
+
+def pdf_problem(exc: Exception | None) -> str:
+    """What a viewer is told when the PDF cannot be made: what happened and what to do, no server detail."""
+    if exc is None:
+        return ("This server cannot print PDFs: Chromium is not installed on it (its administrator can install "
+                "Debian's chromium). The HTML report has the same content; open it and print it from your browser.")
+    if isinstance(exc, ReportError) and "did not finish" in str(exc):
+        return (f"Printing the PDF took longer than {PDF_TIMEOUT_S} s and was stopped. Narrow the view (fewer "
+                "series), or open the HTML report and print it from your browser.")
+    return ("The PDF could not be printed on this server. The HTML report has the same content; open it and "
+            "print it from your browser.")
+
+
+def _prepare_pdf(key: tuple, make: Callable[[], Report]) -> str | None:
+    """Print the PDF into the session under ``key``; the problem to show if it cannot be printed."""
+    if chromium_path() is None:
+        return pdf_problem(None)
+    try:
+        st.session_state[_PDF] = (key, make().pdf_bytes(timeout_s=PDF_TIMEOUT_S))
+    except Exception as exc:   # anything: the viewer gets a plain sentence, the log gets the detail
+        _LOG.warning("report PDF failed: %s", exc)
+        return pdf_problem(exc)
+    return None
+
+
+def report_box(ctx: data.Ctx, link: str) -> None:
+    """Draw "Report of this view" in the sidebar: HTML report, Tables (XLSX), and Prepare PDF / PDF."""
+    sb = st.sidebar
+    sb.header("Report of this view")
+    if ctx.empty:
+        sb.caption("Load benchmark data to make a report.")
+        return
+    state = ctx.state
+    st.session_state[_LINK] = link
+    key = (state.model_dump_json(), ctx.version, link)
+    stem = _stem(ctx)
+
+    def make() -> Report:
+        return report_of(state, link)
+
+    sb.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
+                       on_click="ignore", icon=":material/description:", width="stretch",
+                       help="One file with every chart, table, assumption and source; opens offline.")
+    sb.download_button("Tables (XLSX)", lambda: make().tables_xlsx(), f"{stem}.xlsx", XLSX, key="report_xlsx",
+                       on_click="ignore", icon=":material/table:", width="stretch",
+                       help="The report's tables, rounded for people; the assumptions on the second sheet.")
+    slot = sb.empty()
+    kept = st.session_state.get(_PDF)
+    if not (kept and kept[0] == key) and slot.button("Prepare PDF", key="report_prepare_pdf",
+                                                     icon=":material/picture_as_pdf:", width="stretch",
+                                                     help="Prints the report with Chromium: a few seconds."):
+        slot.info("Printing the PDF…", icon="spinner")     # in the button's place until the PDF is ready
+        problem = _prepare_pdf(key, make)
+        if problem:
+            slot.error(problem)
+            return
+        kept = st.session_state[_PDF]
+    if kept and kept[0] == key:
+        slot.download_button("PDF", kept[1], f"{stem}.pdf", "application/pdf", key="report_pdf", on_click="ignore",
+                             icon=":material/picture_as_pdf:", type="primary", width="stretch")
+    sb.caption("Made from this view, with its rates, filters and targets, the assumptions and every source.")
+
+
+def table_download(ctx: data.Ctx, name: str) -> None:
+    """A CSV download of the report's table ``name`` (e.g. "Crossovers") under a page's table: the same
+    rounded, formula-safe numbers as the report's downloads, made when clicked."""
+    if ctx.empty or ctx.points.empty:
+        return
+    state, link = ctx.state, st.session_state.get(_LINK, "")
+    stem = _stem(ctx)
+    st.download_button(f"{name} (CSV)", lambda: safe_csv(report_of(state, link).tables[name]),
+                       f"{stem}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.csv", "text/csv",
+                       key=f"csv::{name}", on_click="ignore", icon=":material/download:")
