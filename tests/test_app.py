@@ -200,17 +200,25 @@ def test_sla_in_the_link_filters_the_frontier(app):
     assert table.loc["B200", "80.0 tok/s/user"] == "$0.88/M"
 
 
-def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path):
+def _ingest_before_opening(tmp_path, text: str, *set_fields: str) -> None:
+    """A CSV ingested into this test's database before the app opens it (the app then only reads)."""
     import os
 
-    at = app(run=False)
-    con = connect(os.environ["COSTFRONTIER_DB"])
-    path = tmp_path / "h20.csv"
-    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl\nH20,8,900,30,GLM-5,8192,1024\n"
-                    "H20,8,500,60,GLM-5,8192,1024\n")
     from model.ingest import ingest_file
-    ingest_file(con, path)
-    con.close()
+
+    path = tmp_path / "extra.csv"
+    path.write_text(text)
+    con = connect(os.environ["COSTFRONTIER_DB"])
+    try:
+        ingest_file(con, path, list(set_fields))
+    finally:
+        con.close()
+
+
+def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path):
+    at = app(run=False)
+    _ingest_before_opening(tmp_path, "hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl\n"
+                                     "H20,8,900,30,GLM-5,8192,1024\nH20,8,500,60,GLM-5,8192,1024\n")
     at.run()
     assert not at.exception
     assert any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
@@ -254,16 +262,9 @@ def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
 
 
 def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
-    import os
-
     at = app(run=False)
-    con = connect(os.environ["COSTFRONTIER_DB"])
-    path = tmp_path / "nomodel.csv"
-    path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,isl,osl\nH100,8,900,30,8192,1024\n"
-                    "H100,8,700,45,8192,1024\nH100,8,500,60,8192,1024\n")
-    from model.ingest import ingest_file
-    ingest_file(con, path)
-    con.close()
+    _ingest_before_opening(tmp_path, "hardware,gpus,tput_per_gpu,tok_s_user,isl,osl\nH100,8,900,30,8192,1024\n"
+                                     "H100,8,700,45,8192,1024\nH100,8,500,60,8192,1024\n")
     at.query_params["wl"] = "|8192|1024"
     at.run()
     assert not at.exception
@@ -275,18 +276,11 @@ def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
 
 def test_frontier_page_draws_a_sample_of_a_big_cloud_until_asked_for_all(app, tmp_path):
     import json
-    import os
-
-    from model.ingest import ingest_file
 
     at = app(samples=False, run=False)
     rows = ["hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl"]
     rows += [f"H100,8,{900 - i * 0.1:.1f},{10 + i * 0.01:.2f},M,1000,100" for i in range(6_000)]
-    path = tmp_path / "cloud.csv"
-    path.write_text("\n".join(rows) + "\n")
-    con = connect(os.environ["COSTFRONTIER_DB"])
-    ingest_file(con, path, ["framework=vllm"])
-    con.close()
+    _ingest_before_opening(tmp_path, "\n".join(rows) + "\n", "framework=vllm")
     at.query_params["r"] = "H100:2"
     at.run()
     at.switch_page("pages/1_Frontier.py").run()

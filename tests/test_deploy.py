@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from deploy.serve import free_port, nginx_binary, start_nginx, start_replica, stop, wait_healthy
+from tests import test_e2e
 from tests.conftest import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+CHROMIUM = test_e2e.CHROMIUM
+browser = test_e2e.browser   # the module-scoped Chromium fixture, with the project's launch flags
 #: points in the default view of the samples: the InferenceX GLM-5 8192/1024 table has 29 rows
 #: (data/samples/inferencex_glm5_fp8_2026-05-20.csv, one per line after the header)
 SAMPLE_ROWS_IN_VIEW = 29
@@ -65,14 +65,6 @@ def rerun_until(page, expected: int, timeout_s: float = 30) -> int:
     return seen
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -79,8 +79,10 @@ def context(page_file: str) -> data.Ctx:
     if run is None or st.session_state.get(_RUN) is not run.cursors or _CTX not in st.session_state:
         name = Path(page_file).name
         url_path = next((path for script, _, path, _ in PAGES[1:] if Path(script).name == name), "")
-        # drawn as app.py draws it (same widget identities), so the next, framed, run keeps its state
-        with run.run_with_active_hash(run.pages_manager.main_script_hash):
-            navigation()
+        if run is None:   # no Streamlit runtime: nothing to keep identities for
             start(url_path)
+        else:             # drawn as app.py draws it (same widget identities), so the next, framed, run keeps its state
+            with run.run_with_active_hash(run.pages_manager.main_script_hash):
+                navigation()
+                start(url_path)
     return st.session_state[_CTX]
