@@ -20,6 +20,7 @@ run: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT)
 
 test: $(BIN)/costfrontier
+	bash deploy/system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
