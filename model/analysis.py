@@ -10,7 +10,7 @@ are per hardware, so a rate change only re-prices the cached frontier.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -46,7 +46,7 @@ from model.iso import (
 from model.iso import crossovers as _crossovers
 
 __all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
-           "analyse", "price_points", "crossover_pairs"]
+           "analyse", "cross", "price_points", "crossover_pairs", "workload_split", "SPLIT_WORKLOAD_KEYS"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
 #: what :func:`analyse` computes beyond the iso table (``crossovers=``):
@@ -263,13 +263,49 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     if scenario.baseline and baseline is None:
         notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted")
     iso = iso_table(curves, targets, scenario.method, baseline)
-    groups = _groups(frontier, scenario.by)
+    result = Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso,
+                      pd.DataFrame(columns=CROSSOVER_COLUMNS), reach(curves), notes, None, "none")
+    return cross(result, crossovers, selected) if crossovers != "none" else result
+
+
+def cross(result: Analysis, crossovers: str = "auto", selected: tuple[str, ...] | None = None) -> Analysis:
+    """``result`` with its lower envelope and the crossovers of the pairs a ``crossovers=`` mode
+    (:data:`CROSSOVERS`) asks for, computed from its cost curves (nothing is refitted or repriced)."""
+    curves, scenario = result.curves, result.scenario
+    baseline = scenario.baseline if scenario.baseline in curves else None
+    groups = _groups(result.frontier, scenario.by)
     which, pairs = crossover_pairs(curves, groups, crossovers, selected, baseline)
     envelope = lower_envelope(curves, scenario.method, groups) if crossovers != "none" else None
-    cross = _crossovers(curves, scenario.method, groups, pairs) if which != "none" else \
+    found = _crossovers(curves, scenario.method, groups, pairs) if which != "none" else \
         pd.DataFrame(columns=CROSSOVER_COLUMNS)
+    notes = list(result.notes)
     if crossovers in ("pairs", "auto") and which == "none" and len(curves) > 1:
         notes.append(f"{len(curves)} series: crossovers are shown for the cheapest series (the envelope); "
                      "choose a baseline or select series to see where two of them cross")
-    return Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso, cross, reach(curves), notes,
-                    envelope, which)
+    return replace(result, crossovers=found, envelope=envelope, crossover_pairs=which, notes=notes)
+
+
+#: the workload keys a grouping gains when a selection mixes workloads
+SPLIT_WORKLOAD_KEYS = ("model", "isl", "osl")
+
+
+def workload_split(points: pd.DataFrame, by: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """``by`` plus the workload keys (model, ISL, OSL) that vary among the measured ``points``, and a
+    note saying so: series of different workloads are never compared, so a selection that mixes
+    workloads is split by them rather than pooled into one series. The one rule of every surface.
+
+    Returns the grouping keys (unchanged when the selection holds one workload) and the note (or None).
+    """
+    if points.empty:
+        return by, None
+    measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()] \
+        if "tpot_median_ms" in points.columns else points
+    varying = [k for k in SPLIT_WORKLOAD_KEYS
+               if k not in by and k in measured.columns and measured[k].nunique(dropna=False) > 1]
+    if not varying:
+        return by, None
+    keys = [k for k in SPLIT_WORKLOAD_KEYS if k in measured.columns]
+    count = len(measured[keys].drop_duplicates())
+    return (*by, *varying), (f"the selection holds {count} workloads: series are split by "
+                             f"{', '.join(varying)} and compared only within a workload "
+                             "(narrow the selection, or pool them with --mix-workloads)")

@@ -12,7 +12,7 @@ import pandas as pd
 from model import fmt
 from model.iso import CostCurve, break_even_rates, iso_table
 
-__all__ = ["parse_targets", "changes_of", "headline", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
+__all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
            "workload_label", "status_text"]
 
 
@@ -151,3 +151,49 @@ def workload_label(model: str, isl: str, osl: str, frontier_rows: int, rows: int
     sizes = f"ISL {isl or '?'} / OSL {osl or '?'}"
     kind = "" if frontier_rows else ", load ramp"
     return f"{name} · {sizes} · {fmt.count(rows, 'row')}{kind}"
+
+
+def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
+    """The report's answer paragraph: the cheapest series at ``x`` [tok/s/user], by how much, where that
+    changes (the three crossings nearest ``x``), and the runner-up's break-even $/GPU-hour.
+
+    ``result``: an analysis with its crossings (:func:`model.analysis.cross`); ``at_x``: :func:`cheapest_at`.
+    """
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    if at.empty:
+        return f"No series in this view reaches {x:.1f} tok/s/user, so none can be priced there."
+    best = at.iloc[0]
+    text = (f"At {x:.1f} tok/s/user, {best['series']} is the cheapest system in this view at "
+            f"{fmt.usd(best['usd_per_mtok'])} tokens")
+    if len(at) > 1:
+        second = at.iloc[1]
+        if fmt.usd(best["usd_per_mtok"]) == fmt.usd(second["usd_per_mtok"]):
+            text += f", level with {second['series']}"
+        else:
+            saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
+            text += (f", {fmt.percent(saving)} below {second['series']} ({fmt.usd(second['usd_per_mtok'])}; "
+                     f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x)")
+    text += "."
+    cross = result.crossovers
+    mine = cross[(cross["series_a"] == best["series"]) | (cross["series_b"] == best["series"])] \
+        if not cross.empty else cross
+    if not mine.empty:
+        changes = []
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()[:3]]   # the three closest to x
+        for _, row in nearest.sort_values("interactivity").iterrows():
+            other = row["series_b"] if row["series_a"] == best["series"] else row["series_a"]
+            side = "above" if row["cheaper_above"] == other else "below"
+            changes.append(f"{other} is cheaper {side} {row['interactivity']:.1f} tok/s/user")
+        more = f" ({len(mine) - len(nearest)} more crossings in the list below)" if len(mine) > len(nearest) else ""
+        text += " That changes where the cost curves cross: " + "; ".join(changes) + more + "."
+    elif len(result.curves) > 1:
+        text += f" No other series' cost curve crosses {best['series']}'s in this view."
+    if len(at) > 1:
+        second = at.iloc[1]
+        table = break_even_rates(result.curves, second["series"], best["series"], [x], method)
+        needed = float(table["break_even_usd_per_gpu_hour"].iloc[0])
+        now = float(table["usd_per_gpu_hour"].iloc[0])
+        if np.isfinite(needed):
+            text += (f" {second['series']} would have to cost {fmt.usd(needed, '/GPU-hour')} instead of "
+                     f"{fmt.usd(now, '/GPU-hour')} to match {best['series']} at this interactivity.")
+    return text

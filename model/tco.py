@@ -64,6 +64,7 @@ __all__ = [
     "REFERENCE_CSV",
     "reference_values",
     "onprem_defaults",
+    "ONPREM_LABELS",
 ]
 
 HOURS_PER_YEAR = 8760.0
@@ -304,6 +305,20 @@ def build_up(inputs: OnPremInputs) -> TcoBreakdown:
 
 
 # ------------------------------------------------------------------------------------------ profiles
+
+#: build-up input -> what it is, with its unit (the TCO builder's form, the report's inputs table)
+ONPREM_LABELS = {
+    "server_usd": "Server price per node [$]", "gpus_per_node": "GPUs per node",
+    "network_pct": "Network and storage [% of server]", "network_usd": "Network and storage per node [$]",
+    "install_usd": "Installation per node [$]", "years": "Depreciation [years]",
+    "rate_pct": "Cost of capital [%/year]", "kw_per_gpu": "All-in power per GPU [kW]", "pue": "PUE",
+    "usd_per_kwh": "Electricity [$/kWh]", "colo_usd_per_kw_month": "Colocation [$/kW-month]",
+    "colo_includes_power": "Colocation price includes electricity",
+    "rack_usd_per_month": "Rack space [$/rack-month]", "nodes_per_rack": "Nodes per rack",
+    "maintenance_pct": "Support and maintenance [% of capital/year]",
+    "licence_usd_per_gpu_year": "Software licences [$/GPU-year]", "staff_usd_per_year": "Staff [$/year, whole fleet]",
+    "fleet_gpus": "Fleet size for staff cost [GPUs]", "utilization": "Utilisation [fraction of hours billable]",
+}
 
 #: the on-prem input names, in form order
 ONPREM_FIELDS: tuple[str, ...] = tuple(OnPremInputs.model_fields)

@@ -36,7 +36,10 @@ KEYS = {
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
     "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
+    "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads",
 }
+#: the fields whose rows a filter field of the store holds (other filters go in ``filters``)
+_FILTER_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
 
 
 class ViewState(BaseModel):
@@ -76,6 +79,10 @@ class ViewState(BaseModel):
     spares: int = 0                             # whole spare nodes
     budget_mw: float | None = None              # fleet sizing the other way: facility power [MW]
     budget_usd_month: float | None = None       # ... or money [$/month]
+    tokens_per_day: float | None = None         # fleet sizing: average demand [total tokens/day], instead of req/s
+    peak_to_average: float = 1.0                # peak ÷ average load, with tokens_per_day [-]
+    filters: tuple[tuple[str, str], ...] = ()   # other store filters (field, value); a field given twice: either
+    mix_workloads: bool = False                 # workload "all": pool workloads instead of splitting series by them
 
     @field_validator("eval_tolerance")
     @classmethod
@@ -132,7 +139,7 @@ class ViewState(BaseModel):
                 raise ValueError(f"{_short(hw)!r} is not a hardware name")
         return v
 
-    @field_validator("demand_rps", "budget_mw", "budget_usd_month")
+    @field_validator("demand_rps", "budget_mw", "budget_usd_month", "tokens_per_day")
     @classmethod
     def _positive(cls, v):
         if v is not None and not (0 < v < 1e12):
@@ -145,6 +152,34 @@ class ViewState(BaseModel):
         if not (1 <= v <= 100):
             raise ValueError("headroom must be between 1 and 100")
         return v
+
+    @field_validator("peak_to_average")
+    @classmethod
+    def _peak(cls, v):
+        if not (1 <= v <= 1000):
+            raise ValueError("peak-to-average must be between 1 and 1000")
+        return v
+
+    @field_validator("filters")
+    @classmethod
+    def _filters(cls, v):
+        from model.columns import resolve_column
+
+        out = []
+        for name, value in v:
+            resolved = resolve_column(str(name))
+            if not isinstance(resolved, tuple):
+                raise ValueError(f"{_short(name)!r} is not a field rows can be filtered on")
+            if any(ord(c) < 32 for c in str(value)) or len(str(value)) > 120:
+                raise ValueError(f"{_short(value)!r} is not a value this product stores")
+            out.append((resolved[0], str(value)))
+        return tuple(dict.fromkeys(out))
+
+    @model_validator(mode="after")
+    def _one_demand(self) -> "ViewState":
+        if self.demand_rps is not None and self.tokens_per_day is not None:
+            raise ValueError("give demand as requests per second or as tokens per day, not both")
+        return self
 
     @field_validator("spares")
     @classmethod
@@ -187,9 +222,11 @@ class ViewState(BaseModel):
             # an empty part is a value to match (rows that do not state it), never a wildcard
             for name, value in zip(("model", "isl", "osl"), (self.workload.split("|") + ["", "", ""])[:3]):
                 out[name] = [value or None]
-        for field in ("hardware", "framework", "precision", "spec_decoding"):
+        for field in _FILTER_FIELDS:
             if getattr(self, field):
                 out[field] = list(getattr(self, field))
+        for name, value in self.filters:
+            out.setdefault(name, []).append(value or None)
         return out
 
     def to_query(self) -> dict[str, str]:
@@ -206,6 +243,8 @@ class ViewState(BaseModel):
                 out[key] = ",".join(f"{x:g}" for x in value)
             elif field in ("compare", "priced_by"):
                 out[key] = "||".join(value)
+            elif field == "filters":
+                out[key] = "||".join(f"{name}={v}" for name, v in value)
             elif isinstance(value, tuple):
                 out[key] = ",".join(str(v) for v in value)
             elif isinstance(value, bool):
@@ -232,14 +271,19 @@ def _coerce(field: str, text: str) -> Any:
         return tuple(canonical_hardware(x) for x in text.split(",") if x.strip())
     if field in ("compare", "priced_by"):
         return tuple(x.strip() for x in text.split("||") if x.strip())
+    if field == "filters":
+        pairs = [item.partition("=") for item in text.split("||") if item.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise ValueError("expected field=value items")
+        return tuple((name.strip(), value.strip()) for name, _, value in pairs)
     if field in ("framework", "precision", "spec_decoding", "by"):
         return tuple(x.strip() for x in text.split(",") if x.strip())
     if field in ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
-                 "budget_usd_month"):
+                 "budget_usd_month", "tokens_per_day", "peak_to_average"):
         return float(text)
     if field == "spares":
         return int(text)
-    if field in ("optimal_only", "compare_peaks", "all_points"):
+    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")

@@ -3,7 +3,6 @@
 import streamlit as st
 
 from model import fmt
-from model.answers import changes_of, cheapest_at, headline
 from model.samples import load_samples
 from model.store import list_sources
 from ui import data, frame, widgets
@@ -36,20 +35,19 @@ if len(dates) and min(dates) != max(dates):
     c4.caption(f"earliest {fmt.date(min(dates))}")
 if widgets.no_data(ctx):
     st.stop()
-result = ctx.analysis(crossovers="auto")
+answer = ctx.answer
+result = answer.crossed
 widgets.notes(result)
 if not result.curves:
     st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
     st.stop()
-lo = min(c.x_min for c in result.curves.values())
-hi = max(c.x_max for c in result.curves.values())
-middle = result.targets[len(result.targets) // 2] if result.targets else lo
-x = bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=round(lo * 0.5, 1),
-         max_value=round(hi * 1.5, 1), step=1.0, format="%.1f",
-         to_widget=lambda v: float(min(max(v or middle, lo * 0.5), hi * 1.5)))
-at_x = cheapest_at(result.curves, x, ctx.state.method)
-st.subheader(plain(headline(at_x, changes_of(result), x)))
-widgets.table(at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
+lo, hi = answer.x_range
+bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
+     step=1.0, format="%.1f", to_widget=lambda v: answer.x,
+     help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
+st.subheader(plain(answer.headline))
+widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
               key="headline_table")
+widgets.rate_sources(answer)
 with st.expander("Sources loaded", expanded=False):
     widgets.table(sources.drop(columns=["sha256"]))

@@ -15,7 +15,7 @@ c1, c2 = st.columns([2, 1])
 y = bind(c1.radio, "y", "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
          format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
 optimal = bind(c2.toggle, "opt", "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
-result = ctx.analysis(with_points=True)
+result = ctx.answer.with_points
 widgets.notes(result)
 cloud = result.points
 if len(cloud) > figures.CLOUD_LIMIT and not optimal:

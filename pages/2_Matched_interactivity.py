@@ -11,27 +11,28 @@ ctx = frame.context(__file__)
 st.title("Cost at matched interactivity")
 if widgets.no_data(ctx):
     st.stop()
-defaults = ctx.analysis().targets if not ctx.state.targets else []
+answer = ctx.answer
+defaults = answer.analysis.targets if not ctx.state.targets else []
 bind(st.text_input, "at", "targets", "Interactivity targets [tok/s/user], comma-separated",
      to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets,
      help="Up to 20 positive numbers. Defaults are spread over the range every series reaches.")
-names = sorted(ctx.analysis().curves)
+names = sorted(answer.analysis.curves)
 if ctx.state.baseline and ctx.state.baseline not in names:
     st.warning(plain(f"Baseline {ctx.state.baseline!r} is not among the series shown; using {names[0]!r}.")
                if names else "No series to compare.")
 if names:
     bind(st.selectbox, "base", "baseline", "Baseline series for ratios", names,
          to_widget=lambda v: v if v in names else names[0])
-result = ctx.analysis(baseline=ctx.state.baseline if ctx.state.baseline in names else (names or [None])[0])
+result, iso = answer.analysis, answer.iso
 widgets.notes(result)
-st.plotly_chart(figures.cost_figure(result.curves, result.iso, ctx.state.method), width="stretch", key="cost_chart")
-if result.iso.empty:
+st.plotly_chart(figures.cost_figure(result.curves, iso, ctx.state.method), width="stretch", key="cost_chart")
+if iso.empty:
     st.info("No series to price.")
 else:
-    costs, ratios = iso_pivot(result.iso)
+    costs, ratios = iso_pivot(iso)
     st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end)")
     st.table(costs)
-    st.markdown(f"**Cost relative to {plain(result.scenario.baseline)}** (above 1.00x: dearer than the baseline)")
+    st.markdown(f"**Cost relative to {plain(answer.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
 st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "

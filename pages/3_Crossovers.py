@@ -5,7 +5,7 @@ import streamlit as st
 
 from model import figures, fmt
 from model.analysis import ALL_PAIRS_LIMIT
-from model.answers import break_even_answer, cheapest_at, common_range, default_pair
+from model.answers import common_range
 from model.iso import break_even_rates
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
@@ -14,7 +14,8 @@ ctx = frame.context(__file__)
 st.title("Crossovers")
 if widgets.no_data(ctx):
     st.stop()
-result = ctx.analysis(crossovers="auto")
+answer = ctx.answer
+result = answer.crossed
 widgets.notes(result)
 st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, ctx.state.method),
                 width="stretch", key="crossover_chart")
@@ -38,19 +39,15 @@ widgets.table(result.reach, key="reach_table")
 names = sorted(result.curves)
 if len(names) >= 2:
     st.subheader("Break-even $/GPU-hour")
-    lo = min(c.x_min for c in result.curves.values())
-    hi = max(c.x_max for c in result.curves.values())
-    middle = result.targets[len(result.targets) // 2] if result.targets else lo
+    lo, hi = answer.x_range
     c1, c2, c3 = st.columns(3)
-    x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=round(lo * 0.5, 1),
-             max_value=round(hi * 1.5, 1), step=1.0, format="%.1f",
-             to_widget=lambda v: float(min(max(v or middle, lo * 0.5), hi * 1.5)))
-    pair = tuple(ctx.state.pair.split("||")) if ctx.state.pair else ()
-    if pair and not set(pair) <= set(names):
-        st.warning(plain(f"The pair {' and '.join(pair)} from the link is not among the series shown; showing the "
-                         "two cheapest instead."))
-        pair = ()
-    a, b = pair or default_pair(cheapest_at(result.curves, x, ctx.state.method)) or names[:2]
+    x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
+             step=1.0, format="%.1f", to_widget=lambda v: answer.x,
+             help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
+    if ctx.state.pair and tuple(ctx.state.pair.split("||")) != answer.pair:
+        st.warning(plain(f"The pair {' and '.join(ctx.state.pair.split('||'))} from the link is not among the series "
+                         "shown; showing the two cheapest instead."))
+    a, b = answer.pair or names[:2]
 
     def _on_pair() -> None:
         chosen_a, chosen_b = st.session_state["pair_a"], st.session_state["pair_b"]
@@ -62,8 +59,7 @@ if len(names) >= 2:
     if a == b:
         st.info("Pick two different series.")
     else:
-        answer = break_even_answer(result.curves, a, b, x, ctx.state.method)
-        st.markdown(f"### {plain(answer['text'])}")
+        st.markdown(f"### {plain(answer.break_even['text'])}")
         span = common_range(result.curves, a, b)
         if span:
             table = break_even_rates(result.curves, a, b, np.linspace(*span, 60), ctx.state.method)

@@ -4,7 +4,6 @@ that price every page, with their breakdown and sensitivity."""
 import streamlit as st
 
 from model import fmt
-from model.fleet import break_even, tokens_per_second_at, tornado
 from model.hardware import CANONICAL_HARDWARE
 from model.tco import TcoInputError, breakdown_frame, onprem_defaults, profiles_frame, profiles_from_frame
 from model.tco_figures import breakdown_figure, tornado_figure
@@ -57,29 +56,19 @@ if profiles:
     st.plotly_chart(breakdown_figure(table), width="stretch", key="breakdown_chart")
     widgets.table(table.rename(columns={"profile": "series"}), key="breakdown_table")
 
-    onprem = [p for p in profiles if p.onprem is not None and p.rate() is not None]
-    if onprem:
+    answered = [pa for pa in ctx.answer.profiles if pa.tornado is not None]
+    if answered:
         st.subheader("Sensitivity: each input ±20 %")
         c1, c2 = st.columns(2)
-        chosen = c1.selectbox("Profile", [p.name for p in onprem], key="tornado_profile")
-        profile = next(p for p in onprem if p.name == chosen)
-        result = ctx.analysis()
-        series = [s for s, c in result.curves.items() if c.hardware[0].lower() in (profile.hardware.lower(),
-                                                                                   profile.name.lower())]
-        x = ctx.state.headline_x or (result.targets[len(result.targets) // 2] if result.targets else None)
-        tps = tokens_per_second_at(result.frontier, series[0], x) if series and x else float("nan")
-        swings = tornado(profile.onprem, tps)
-        unit = "usd_per_mtok" if tps == tps else "usd_per_gpu_hour"
-        c2.markdown(plain(f"$/M of {series[0]} at {fmt.interactivity(x)}" if unit == "usd_per_mtok" else
+        chosen = c1.selectbox("Profile", [pa.profile.name for pa in answered], key="tornado_profile")
+        pa = next(pa for pa in answered if pa.profile.name == chosen)
+        c2.markdown(plain(f"$/M of {pa.series} at {fmt.interactivity(ctx.answer.x)} (the interactivity you need)"
+                          if pa.tornado_unit == "usd_per_mtok" else
                           "$/GPU-hour (no series of this hardware is in view to price tokens)"))
-        st.plotly_chart(tornado_figure(swings, float(swings[f"{unit}_base"].iloc[0]), unit), width="stretch",
+        st.plotly_chart(tornado_figure(pa.tornado, pa.tornado_base, pa.tornado_unit), width="stretch",
                         key="tornado_chart")
-        rates = [p for p in profiles if p.onprem is None and p.rate() and p.hardware == profile.hardware]
-        for quote in rates:
-            server = break_even(profile.onprem, quote.rate(), "server_usd")
-            st.markdown(plain(f"{profile.name} matches {quote.name} (${quote.rate():.2f}/GPU-hour) at a server "
-                              f"price of " + (f"${server.value:,.0f} per node." if server.value == server.value
-                                              else server.note)))
+        for _, _, _, text in pa.break_even:
+            st.markdown(plain(text + "."))
     tco.team_store(profiles, read_only=data.read_only())
 else:
     tco.team_store([], read_only=data.read_only())

@@ -59,8 +59,8 @@ def check_report(html: str, iso: list[dict]):
     Returns the parsed report (tables and links)."""
     report = parse(html)
     rows = {r["Item"]: (r["Value"], r["Where it came from"]) for r in report.tables["assumptions"]}
-    assert rows["$/GPU-hour, B200"] == ("$1.60", "user override (preset $1.95)")
-    assert rows["$/GPU-hour, MI355X"] == ("$1.30", "user override (preset $1.48)")
+    assert rows["$/GPU-hour, B200"] == ("$1.60", "set in this view (typed, or from a link or --rate); preset $1.95/GPU-hour")
+    assert rows["$/GPU-hour, MI355X"] == ("$1.30", "set in this view (typed, or from a link or --rate); preset $1.48/GPU-hour")
     assert rows["Filters"][0] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
     assert rows["Series grouped by"][0] == "hardware"
     assert rows["Latency SLA"][0] == "interactivity >= 20 tok/s/user"

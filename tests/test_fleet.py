@@ -35,6 +35,8 @@ from model.store import load_points
 from model.tco import CostProfile, TcoInputError, build_up, onprem_inputs
 
 WAFER = "MI355X · sglang · mxfp4 · mtp"
+#: the CLI splits series of a selection that mixes workloads by the workload keys that vary
+WAFER_SPLIT = WAFER + " · GLM-5.2 · ISL 20000 · OSL 1000"
 WORKED = dict(server_usd=300_000, gpus_per_node=8, network_pct=15, years=5, rate_pct=10, kw_per_gpu=1.37, pue=1.3,
               usd_per_kwh=0.08, colo_usd_per_kw_month=184, maintenance_pct=3, utilization=0.7)
 
@@ -67,11 +69,11 @@ def test_wafer_ramp_sizing_by_cli(sample_db, capsys):
     assert main(["--db", str(sample_db), "size", "--demand-rps", "10", "--sla", "ttft_p95=5",
                  "--rate", "MI355X=1.48", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    rows = [r for r in payload["rows"] if r["series"] == WAFER and r["method"] == "ramp knee"]
+    rows = [r for r in payload["rows"] if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
     (row,) = rows
     assert (row["per_node_rps"], row["nodes"], row["gpus"]) == (2.4, 5, 40)
     assert row["usd_per_month"] == pytest.approx(43_216, abs=1e-6)
-    assert row["pricing"] == "--rate" and "wafer_glm52_mxfp4_ramp.csv line 7" in row["capacity_from"]
+    assert row["pricing"].startswith("set in this view") and "wafer_glm52_mxfp4_ramp.csv line 7" in row["capacity_from"]
     # the B200 peak row has no TTFT, so it cannot meet the SLA: said, not sized
     b200 = [r for r in payload["rows"] if r["hardware"] == "B200" and r["method"] == "ramp knee"]
     assert b200 and b200[0]["nodes"] is None and "no capacity" in b200[0]["note"]
@@ -84,8 +86,9 @@ def test_cli_sizes_with_a_stored_profile(sample_db, capsys):
     assert main(["--db", str(sample_db), "size", "--demand-rps", "10", "--sla", "ttft_p95=5",
                  "--profile", "MI355X preset", "--where", "hardware=MI355X", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    (row,) = [r for r in rows if r["series"] == WAFER and r["method"] == "ramp knee"]
-    assert row["pricing"] == "profile MI355X preset" and row["usd_per_month"] == pytest.approx(43_216)
+    (row,) = [r for r in rows if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
+    assert row["pricing"] == "cost profile 'MI355X preset' at $1.48/GPU-hour"
+    assert row["usd_per_month"] == pytest.approx(43_216)
 
 
 def test_headroom_and_spares_round_up_without_floating_noise(points):
@@ -173,7 +176,7 @@ def test_budget_cli(sample_db, capsys):
     assert main(["--db", str(sample_db), "size", "--budget-mw", "1", "--sla", "ttft_p95=5",
                  "--where", "hardware=MI355X", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    (row,) = [r for r in rows if r["series"] == WAFER and r["method"] == "ramp knee"]
+    (row,) = [r for r in rows if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
     # 2025-08 preset: MI355X all-in 2.65 kW/GPU, $1.48/GPU-hour
     assert (row["nodes"], row["gpus"]) == (47, 376) and row["usd_per_month"] == pytest.approx(376 * 1.48 * 730)
 

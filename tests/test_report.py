@@ -18,16 +18,15 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 
-from model.analysis import Scenario
 from model.cli import main
-from model.cli_report import view_of_link
+from model.cli.options import view_of_link
 from model.figures import usd
-from model.report import ReportError, ReportSection, build_report, html_to_pdf, round_usd, view_link
+from model.report import ReportError, html_to_pdf, report_of_view, view_link
+from model.report_output import round_usd
 from model.store import connect, list_sources, load_points
-from model.viewstate import parse_query
+from model.viewstate import ViewState, parse_query
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")
@@ -140,8 +139,12 @@ def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, 
     html = out.read_text(encoding="utf-8")
     answer = html.split("class=answer>")[1].split("</p>")[0]
     assert f"At 55.0 tok/s/user, {best['series']} is the cheapest" in answer
-    assert usd(best["usd_per_mtok"]) in answer and usd(second["usd_per_mtok"]) in answer
-    assert f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x" in answer
+    assert usd(best["usd_per_mtok"]) in answer
+    if usd(best["usd_per_mtok"]) == usd(second["usd_per_mtok"]):   # equal as shown: "level with", no percentage
+        assert f"level with {second['series']}" in answer
+    else:
+        assert usd(second["usd_per_mtok"]) in answer
+        assert f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x" in answer
     # break-even: the runner-up's rate scaled by the cost ratio (cost is proportional to the rate)
     needed = second["usd_per_gpu_hour"] * best["usd_per_mtok"] / second["usd_per_mtok"]
     assert usd(needed, "/GPU-hour") in answer
@@ -150,7 +153,8 @@ def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, 
 def test_assumptions_name_every_rate_and_where_it_came_from(html_report):
     rows = {r["Item"]: r for r in parse(html_report).tables["assumptions"]}
     assert rows["$/GPU-hour, B200"]["Value"] == "$1.60"
-    assert rows["$/GPU-hour, B200"]["Where it came from"] == "user override (preset $1.95)"
+    assert rows["$/GPU-hour, B200"]["Where it came from"] == \
+        "set in this view (typed, or from a link or --rate); preset $1.95/GPU-hour"
     # MI355X keeps the 2025-08 owning_hyperscaler preset ($1.48, the rate the InferenceX tables use)
     assert rows["$/GPU-hour, MI355X"]["Value"] == "$1.48"
     assert "price set 2025-08, tier owning_hyperscaler" in rows["$/GPU-hour, MI355X"]["Where it came from"]
@@ -190,15 +194,22 @@ def test_share_link_reopens_the_same_view(html_report):
     assert state.targets == (20.0, 24.5, 35.0, 55.0, 77.0, 90.0) and state.baseline == "MI355X"
 
 
-def test_view_link_round_trips_scenario_and_filters():
-    scenario = Scenario(by=("hardware", "spec_decoding"), basis="blended", method="monotone", rates=(("B200", 2.5),),
-                        targets=(30.0, 60.0), sla="ttft_p95=2", w_input=0.5)
-    where = {"model": ["GLM-5"], "isl": ["8192"], "osl": ["1024"], "hardware": ["B200", "MI355X"], "tp": ["8"]}
-    link, notes = view_link(scenario, where, "https://cf.example/")
-    state, notices = view_of_link(link)
-    assert state.scenario() == scenario and notices == [] and state.headline_x is None
-    assert state.where() == {k: v for k, v in where.items() if k != "tp"}
-    assert notes == ["the filter tp = 8 has no link parameter; the link shows more rows"]
+def test_view_link_round_trips_the_view_with_every_filter():
+    state = ViewState(by=("hardware", "spec_decoding"), basis="blended", method="monotone", rates=(("B200", 2.5),),
+                      targets=(30.0, 60.0), sla="ttft_p95=2", w_input=0.5, workload="GLM-5|8192|1024",
+                      hardware=("B200", "MI355X"), filters=(("tp", "8"),), demand_rps=12.0, headline_x=50.0)
+    link = view_link(state, "https://cf.example/")
+    back, notices = view_of_link(link)
+    assert back == state and notices == []
+    assert back.where() == {"model": ["GLM-5"], "isl": ["8192"], "osl": ["1024"], "hardware": ["B200", "MI355X"],
+                            "tp": ["8"]}
+
+
+def test_view_link_defaults_to_the_public_address(monkeypatch):
+    monkeypatch.setenv("COSTFRONTIER_PUBLIC_URL", "https://costs.example.com/team")
+    assert view_link(ViewState(headline_x=50.0)) == "https://costs.example.com/team/?x=50"
+    monkeypatch.delenv("COSTFRONTIER_PUBLIC_URL")
+    assert view_link(ViewState()) == "http://localhost:8501/"
 
 
 def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
@@ -209,8 +220,8 @@ def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
     tables = parse(out.read_text(encoding="utf-8"))
     rows = {r["Item"]: r for r in tables.tables["assumptions"]}
     assert rows["$/GPU-hour, MI355X"]["Value"] == "$2.00"
-    assert rows["$/GPU-hour, MI355X"]["Where it came from"].startswith("user override")
-    assert rows["Answer given at [tok/s/user]"]["Value"] == "40.0"
+    assert rows["$/GPU-hour, MI355X"]["Where it came from"].startswith("set in this view")
+    assert rows["Interactivity you need [tok/s/user]"]["Value"] == "40.0"
     # a link without a workload opens the first one, on the dashboard and in its report
     assert rows["Filters"]["Value"] == "isl = 8192; model = GLM-5; osl = 1024; spec_decoding = mtp"
     assert link in tables.links
@@ -234,7 +245,7 @@ def test_xlsx_tables_are_rounded_numbers_with_assumptions_sheet(db, tmp_path, ca
         assert cell["Ratio to MI355X"] == round(row["ratio_to_baseline"], 2)
         assert cell["tok/s/GPU"] == round(row["tokens_per_second_per_gpu"], 1)
     assumptions = pd.read_excel(out, sheet_name="Assumptions", header=3)
-    assert "user override (preset $1.95)" in set(assumptions["Where it came from"])
+    assert "set in this view (typed, or from a link or --rate); preset $1.95/GPU-hour" in set(assumptions["Where it came from"])
     frontier = pd.read_excel(out, sheet_name="Frontier points", header=3)
     assert {"$/M tokens", "tok/s/GPU", "Source file", "Line"} <= set(frontier.columns)
     assert frontier["$/M tokens"].notna().all()
@@ -250,7 +261,7 @@ def test_downloads_are_formula_safe(tmp_path):
 
     ingest_file(con, csv, [])
     # grouped by framework alone, the series label itself starts with "="
-    report = build_report(con, Scenario(by=("framework",)), {})
+    report = report_of_view(con, ViewState(by=("framework",)))
     con.close()
     with zipfile.ZipFile(io.BytesIO(report.tables_csv())) as archive:
         frontier = archive.read("frontier_points.csv").decode()
@@ -262,28 +273,6 @@ def test_downloads_are_formula_safe(tmp_path):
     texts = [c.value for row in book["Frontier points"].iter_rows() for c in row if isinstance(c.value, str)]
     assert any(t.lower().startswith("'=hyperlink") for t in texts)
     assert not any(c.data_type == "f" for ws in book for row in ws.iter_rows() for c in row)
-
-
-def test_optional_sections_render_and_download(db):
-    breakdown = pd.DataFrame({"item": ["capex", "power"], "usd_per_gpu_hour": [1.2345, 0.0456]})
-    fig = go.Figure(go.Bar(x=[0.2, -0.1], y=["power price", "utilisation"], orientation="h"))
-    tco = ReportSection("On-prem TCO: B200", "Build-up of the all-in rate.",
-                        {"TCO breakdown": (breakdown, [("Item", "item", "text"), ("$/GPU-hour", "usd_per_gpu_hour",
-                                                                                       "usd")])},
-                        (fig,), (("Power price", "$0.08/kWh", "profile default (EIA 2025)"),))
-    con = connect(db, read_only=True)
-    try:
-        report = build_report(con, Scenario(by=("hardware",)), {"spec_decoding": ["mtp"]}, tco=tco)
-    finally:
-        con.close()
-    tables = parse(report.html).tables
-    assert tables["extra-tco_breakdown"] == [{"Item": "capex", "$/GPU-hour": "$1.23"},
-                                             {"Item": "power", "$/GPU-hour": "$0.046"}]
-    assert {"Item": "Power price", "Value": "$0.08/kWh", "Where it came from": "profile default (EIA 2025)"} \
-        in tables["assumptions"]
-    assert report.tables["TCO breakdown"]["$/GPU-hour"].tolist() == [1.23, 0.046]
-    order = [report.html.index(s) for s in ("id=frontier-section", "On-prem TCO: B200", "id=assumptions-section")]
-    assert order == sorted(order)
 
 
 def test_bad_out_suffix_is_refused(db, tmp_path, capsys):
@@ -332,7 +321,7 @@ def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
 def test_pdf_bytes_for_a_download_button(db):
     con = connect(db, read_only=True)
     try:
-        report = build_report(con, Scenario(by=("hardware",)), {"spec_decoding": ["mtp"]})
+        report = report_of_view(con, ViewState(by=("hardware",), spec_decoding=("mtp",)))
     finally:
         con.close()
     data = report.pdf_bytes()
@@ -381,7 +370,7 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
     from model.ingest import ingest_file
 
     ingest_file(con, csv, [])
-    report = build_report(con, Scenario(by=("framework",)), {})
+    report = report_of_view(con, ViewState(by=("framework",)))
     con.close()
     assert "<script>alert(1)" not in report.html.lower() and "<script>alert(1)" not in report.print_html.lower()
     # shown as typed in the tables (the series label is the framework, lower-cased by the importer)
@@ -391,7 +380,7 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
 def test_unknown_baseline_falls_back_to_the_first_series_and_says_so(db):
     con = connect(db, read_only=True)
     try:
-        report = build_report(con, Scenario(by=("hardware",), baseline="H100"), {"spec_decoding": ["mtp"]})
+        report = report_of_view(con, ViewState(by=("hardware",), baseline="H100", spec_decoding=("mtp",)))
     finally:
         con.close()
     assert "baseline &#x27;H100&#x27; is not among the series shown; ratios are to B200" in report.html

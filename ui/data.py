@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from model.analysis import Analysis, analyse, frontiers_for
+from model.analysis import frontiers_for
 from model.answers import workload_label
 from model.cost import load_presets, price_sets, resolve_rates, tiers
 from model.evals import load_evals
@@ -32,7 +32,7 @@ from model.store import (
     stored_rates,
     workloads,
 )
-from model.tco import price_with_profiles
+from model.view_answer import ViewAnswer, answer_of_view
 from model.viewstate import ViewState
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
@@ -216,37 +216,25 @@ class Ctx:
     def empty(self) -> bool:
         return not self.options["workloads"]
 
-    def priced(self) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
-        """The rows in view and the rate overrides once the view's chosen cost profiles price them
-        (:func:`model.tco.price_with_profiles`: the one rule the CLI's ``--profile`` uses too)."""
-        if "priced" not in self.memo:
-            self.memo["priced"] = price_with_profiles(self.points, dict(self.state.rates),
-                                                      self.state.cost_profiles(), self.state.priced_by)
-        return self.memo["priced"]
+    @property
+    def answer(self) -> ViewAnswer:
+        """The answer of this view (:func:`model.view_answer.answer_of_view`), once per rerun, on the cached
+        rows and frontiers: every page renders parts of it."""
+        if "answer" not in self.memo:
+            self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
+                                                 fit=self._fit)
+        return self.memo["answer"]
+
+    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
+        # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
+        rates = ()
+        if "hardware" not in scenario.by:
+            hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+            rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
+                                               dict(scenario.rates)).items()))
+        return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
+                         scenario.sla, (scenario.w_input, scenario.w_cached))
 
     def rates(self) -> dict[str, float]:
-        """$/GPU-hour of every hardware in view, by the one rate rule (:func:`model.cost.resolve_rates`)."""
-        points, overrides, _ = self.priced()
-        hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
-        return resolve_rates(hardware, self.presets, self.state.price_set, self.state.tier, overrides)
-
-    def analysis(self, with_points: bool = False, crossovers: str = "none", **changes) -> Analysis:
-        """The answer for the current state (with scenario ``changes``, e.g. a page's default
-        baseline, applied without touching the view); memoised per scenario within one rerun.
-        ``crossovers``: what the page shows of them (:data:`model.analysis.CROSSOVERS`); only the
-        pages that show crossovers ask for them."""
-        points, overrides, notes = self.priced()
-        scenario = self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())), **changes})
-        key = (scenario, _where_key(self.state), with_points, crossovers)
-        if key not in self.memo:
-            frontier = None
-            if points is self.points:   # not relabelled by profiles: the cached frontier fits
-                # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
-                rates = tuple(sorted(self.rates().items())) if "hardware" not in self.state.by else ()
-                frontier = _frontier(db_path(), self.version, _where_key(self.state), self.state.by,
-                                     self.state.basis, rates, self.state.sla, (self.state.w_input, self.state.w_cached))
-            result = analyse(points, scenario, self.presets, frontier=frontier, with_points=with_points,
-                             crossovers=crossovers)
-            result.notes[:0] = notes
-            self.memo[key] = result
-        return self.memo[key]
+        """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""
+        return self.answer.usd_per_gpu_hour

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from pydantic import ValidationError
 
+from model.report import public_base_url
 from model.viewstate import ViewState, parse_query
 
 __all__ = ["view", "commit", "bind", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
@@ -102,9 +103,10 @@ def share_link(url_path: str, page_paths: tuple[str, ...]) -> str:
         url = str(st.context.url or "")
     except Exception:  # AppTest has no browser URL
         url = ""
-    root = (url.split("?")[0] or "http://localhost:8501/").rstrip("/")
+    public = public_base_url()          # the deployment's public address, when its operator set one
+    root = (public or url.split("?")[0] or "http://localhost:8501/").rstrip("/")
     last = root.rsplit("/", 1)[-1]
-    if root.count("/") > 2 and last in page_paths:
+    if not public and root.count("/") > 2 and last in page_paths:
         root = root[: -len(last) - 1]
     query = urlencode(view().to_query(), safe=":,|")
     return f"{root}/{url_path}" + (f"?{query}" if query else "")

@@ -10,7 +10,7 @@ from model.fmt import for_people
 from ui.data import Ctx
 from ui.state import plain
 
-__all__ = ["table", "notes", "no_data"]
+__all__ = ["table", "notes", "no_data", "rate_sources"]
 
 
 def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
@@ -33,3 +33,10 @@ def no_data(ctx: Ctx) -> bool:
         st.info("No rows match these filters. Clear a filter in the sidebar.")
         return True
     return False
+
+
+def rate_sources(answer) -> None:
+    """Where every $/GPU-hour in view comes from, in the one vocabulary the report and the CLI use."""
+    with st.expander("Where each rate comes from", expanded=False):
+        for row in answer.rates.to_dict("records"):
+            st.markdown(plain(f"{row['hardware']}: {row['detail']}"))

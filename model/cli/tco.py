@@ -7,8 +7,11 @@
     costfrontier tco --hardware H200 --usd-per-gpu-hour 2.9 --name "H200 cloud" --save   (a plain-rate profile)
     costfrontier tco --list [--json]
     costfrontier size --demand-rps R | --tokens-per-day T [--peak-to-average F] | --budget-mw M | --budget-usd-month B
-                      [--headroom 1.0] [--spares 0] [--sla K=V ...] [--where K=V ...] [--by k,k]
-                      [--rate HW=USD ... | --profile NAME ...] [--interactivity X] [--rack-kw KW] [--json]
+                      [--headroom 1.0] [--spares 0] [the view options of iso: --sla, --where, --by, --rate,
+                      --profile NAME ..., --interactivity X, --link URL] [--rack-kw KW] [--json]
+
+``size`` prints the fleet of the view's answer (:attr:`model.view_answer.ViewAnswer.fleet`): the same
+view options mean what they mean for ``iso`` and ``report``.
 
 Inputs left out of ``tco`` start from the cited reference values (``data/samples/tco_reference_values.csv``)
 and the preset's all-in kW per GPU; the output names each default and its source.
@@ -16,26 +19,19 @@ and the preset's all-in kW per GPU; the output names each default and its source
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 
 import pandas as pd
 
-from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS
-from model.cost import load_presets, resolve_rates
-from model.fleet import (
-    TOKEN_BASES,
-    demand,
-    node_capacity,
-    preset_kw_per_gpu,
-    pricing_options,
-    size_fleet,
-)
+from model.capacity import KNEE_RULES
+from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
+from model.cost import load_presets
+from model.fleet import TOKEN_BASES
 from model.hardware import canonical_hardware
-from model.profiles import load_profiles, profiles_table, save_profiles
-from model.store import load_points, stored_rates
+from model.profiles import profiles_table, save_profiles
+from model.store import stored_rates
 from model.tco import CostProfile, onprem_defaults, onprem_inputs
 
 __all__ = ["add_parsers", "run"]
@@ -66,8 +62,6 @@ _ONPREM_OPTIONS = (
 
 def add_parsers(sub) -> None:
     """Register ``tco`` and ``size`` on the ``costfrontier`` sub-command parser."""
-    from model.cli import _selection_args
-
     tco = sub.add_parser("tco", help="on-prem $/GPU-hour from a server quote and a power bill (cost profiles)")
     tco.add_argument("--hardware", help="GPU, e.g. H200")
     for option, dest, kind, text in _ONPREM_OPTIONS:
@@ -84,22 +78,10 @@ def add_parsers(sub) -> None:
     tco.add_argument("--json", action="store_true")
 
     size = sub.add_parser("size", help="fleet for a demand, or capacity for a power or money budget")
-    need = size.add_argument_group("demand or budget (one)")
-    need.add_argument("--demand-rps", type=float, help="peak demand [req/s]")
-    need.add_argument("--tokens-per-day", type=float, help="average demand [tokens/day] (see --token-basis)")
-    need.add_argument("--peak-to-average", type=float, help="peak ÷ average load, with --tokens-per-day (default 1)")
-    need.add_argument("--token-basis", default="total", choices=TOKEN_BASES, help="what --tokens-per-day counts")
-    need.add_argument("--budget-mw", type=float, help="facility power budget [MW]")
-    need.add_argument("--budget-usd-month", type=float, help="money budget [$/month]")
-    size.add_argument("--headroom", type=float, default=1.0, help="capacity ÷ peak demand (default 1.0)")
-    size.add_argument("--spares", type=int, default=0, help="whole spare nodes (N+1 = 1)")
-    size.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
-                      help=f"latency limit (repeat): {', '.join(SLA_KEYS)}; e.g. ttft_p95=5")
-    _selection_args(size)
-    size.add_argument("--profile", action="append", default=[], metavar="NAME",
-                      help="price with a stored cost profile (repeat to compare; see `tco --list`)")
-    size.add_argument("--interactivity", type=float, help="sweeps: target interactivity [tok/s/user]")
-    size.add_argument("--basis", default="auto", choices=CAPACITY_BASES)
+    selection_args(size)
+    view_args(size)
+    fleet_args(size)
+    size.add_argument("--token-basis", default="total", choices=TOKEN_BASES, help="what --tokens-per-day counts")
     size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
     size.add_argument("--gpus-per-node", type=int, help="GPUs per node (default 8)")
     size.add_argument("--kw-per-gpu", type=float, help="all-in IT power per GPU [kW] (default: the preset's)")
@@ -117,30 +99,15 @@ def run(args, con) -> int | None:
     return None
 
 
-def _jsonable(value):
-    """Nested dicts/lists with NaN and infinities as null (strict JSON), numpy scalars as Python numbers."""
-    from model.cli import _clean
-
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return _clean(value)
-
-
 def _print_json(payload) -> None:
-    print(json.dumps(_jsonable(payload), indent=2, allow_nan=False))
+    print(json.dumps(jsonable(payload), indent=2, allow_nan=False))
 
 
 def _tco(args, con) -> int:
-    from model.cli import UsageError
-
     if args.list:
         table = profiles_table(con)
         if args.json:
-            from model.cli import _records
-
-            _print_json({"command": "tco", "rows": _records(table)})
+            _print_json({"command": "tco", "rows": records(table)})
         elif table.empty:
             print("no stored cost profiles (costfrontier tco ... --name NAME --save)")
         else:
@@ -216,82 +183,48 @@ def _finish_tco(args, con, profile: CostProfile, used: dict, inputs) -> int:
     return 0
 
 
-def _pricing(args, con, hardware: list[str]) -> list[dict]:
-    """One pricing option per (hardware, profile): label, paid $/GPU-hour, kW per GPU, PUE."""
-    from model.cli import UsageError, _pairs
-
-    presets = load_presets(stored_rates(con))
-    kw_preset = preset_kw_per_gpu(presets, args.price_set)
-    if args.profile:
-        if args.rate:
-            raise UsageError("give --rate or --profile, not both")
-        stored = {p.name: p for p in load_profiles(con)}
-        for name in args.profile:
-            if name not in stored:
-                raise UsageError(f"no stored cost profile {name!r}; known: {', '.join(stored) or 'none'} "
-                                 "(save one with costfrontier tco ... --name NAME --save)")
-        chosen = [stored[name] for name in args.profile]
-        return pricing_options(sorted({p.hardware for p in chosen}), {}, kw_preset, chosen, args.kw_per_gpu, args.pue)
-    overrides = {}
-    for hw, value in _pairs(args.rate, "--rate"):
-        try:
-            overrides[canonical_hardware(hw)] = float(value)
-        except ValueError:
-            raise UsageError(f"--rate {hw}={value}: not a number") from None
-    rates = resolve_rates(hardware, presets, args.price_set, args.tier, overrides)
-    return [{**option, "pricing": "--rate" if option["hardware"] in overrides else f"preset {args.price_set}/{args.tier}"}
-            for option in pricing_options(hardware, rates, kw_preset, (), args.kw_per_gpu, args.pue)]
-
-
 def _size(args, con) -> int:
-    from model.cli import UsageError, _records, _scenario
+    from model.cli.query import answer_of_args
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None
     wants_budget = args.budget_mw is not None or args.budget_usd_month is not None
-    if wants_demand == wants_budget:
+    if not args.link and wants_demand == wants_budget:
         raise UsageError("size needs a demand (--demand-rps or --tokens-per-day) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
-    scenario, where = _scenario(argparse.Namespace(**{**vars(args), "basis": "total", "method": "linear", "at": "",
-                                                         "baseline": None, "rate": [], "w_input": None,
-                                                         "w_cached": None}))
-    sla = SLA.from_text(args.sla)
-    points = load_points(con, where)
-    capacity = node_capacity(points, sla, scenario.by, args.basis, args.rule, args.gpus_per_node, args.interactivity)
-    hardware = sorted(capacity["hardware"].dropna().unique())
-    need = demand(requests_per_second=args.demand_rps, tokens_per_day=args.tokens_per_day,
-                  peak_to_average=args.peak_to_average, token_basis=args.token_basis, headroom=args.headroom,
-                  spares=args.spares) if wants_demand else None
-    options = _pricing(args, con, hardware)
-    frame = size_fleet(capacity, options, need, args.budget_mw, args.budget_usd_month, args.rack_kw)
-    notes = []
-    unmatched = sorted({o["hardware"] for o in options if o["hardware"] not in hardware}) \
-        if args.profile else []
-    if unmatched:
-        notes.append(f"no {', '.join(unmatched)} series in this selection to size with the chosen profiles")
-    if capacity.empty:
-        notes.append("no load ramps or sweeps in this selection")
-    elif capacity["per_node_rps"].isna().all():
-        notes.append(f"no measured point meets the limits ({sla.describe()})")
+    answer = answer_of_args(args, con, fleet_options={
+        "token_basis": args.token_basis, "rule": args.rule, "gpus_per_node": args.gpus_per_node,
+        "kw_per_gpu": args.kw_per_gpu, "pue": args.pue, "rack_kw": args.rack_kw})
+    fleet = answer.fleet
+    if fleet is None:
+        raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
+                         "--budget-mw or --budget-usd-month")
+    frame = fleet.sized
+    state = answer.state
+    notes = list(fleet.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "the selection"))]
     if args.json:
-        _print_json({"command": "size", "sla": sla.to_text(), "sla_description": sla.describe(),
-                     "demand": need.describe() if need is not None else None,
-                     "budget_mw": args.budget_mw, "budget_usd_per_month": args.budget_usd_month,
-                     "where": where, "by": list(scenario.by), "notes": notes, "rows": _records(frame)})
+        _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
+                     "demand": fleet.need if fleet.kind == "demand" else None,
+                     "budget_mw": state.budget_mw, "budget_usd_per_month": state.budget_usd_month,
+                     "interactivity": fleet.x, "where": answer.where, "by": list(answer.scenario.by),
+                     "rate_sources": records(answer.rates), "notes": notes, "sentences": list(fleet.sentences),
+                     "rows": records(frame)})
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    print(f"SLA: {sla.describe()}; " + (f"demand: {need.describe()}" if need is not None else
-                                         f"budget: {args.budget_mw or 0:g} MW, ${args.budget_usd_month or 0:,.0f}/month"))
+    print(f"SLA: {fleet.sla}; " + (f"interactivity you need: {fleet.x:.1f} tok/s/user; " if fleet.x else "")
+          + (f"demand: {fleet.need}" if fleet.kind == "demand" else f"budget: {fleet.need}"))
     if frame.empty:
         print("no series to size in this selection")
         return 0
-    columns = (["series", "method", "pricing", "per_node_rps", "nodes", "gpus", "kw", "racks", "usd_per_gpu_hour",
-                "usd_per_month", "note"] if need is not None else
-               ["series", "method", "pricing", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second",
+    columns = (["series", "method", "per_node_rps", "nodes", "gpus", "kw", "racks", "usd_per_gpu_hour",
+                "usd_per_month", "note"] if fleet.kind == "demand" else
+               ["series", "method", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second",
                 "tokens_per_second", "tokens_per_month", "users", "note"])
     with pd.option_context("display.width", 250, "display.max_rows", 500, "display.max_columns", 30,
                            "display.max_colwidth", 50, "display.float_format", "{:,.6g}".format):
-        print(frame[columns].to_string(index=False))
+        print(frame[[c for c in columns if c in frame.columns]].to_string(index=False))
+    for sentence in fleet.sentences:
+        print(sentence)
     for series, method, text in frame.drop_duplicates(["series", "method"])[
             ["series", "method", "capacity_from"]].itertuples(index=False):
         print(f"{series} ({method}): {text}")

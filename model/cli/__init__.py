@@ -1,0 +1,149 @@
+"""``costfrontier``: the dashboard's questions, scriptable.
+
+    costfrontier ingest FILE|DIR... [--db PATH] [--set key=value ...] [--format NAME]
+    costfrontier frontier|iso|crossover|size|report [view options] [fleet options] [--json]
+        view options, the same for every one of these commands (and a share link's meaning):
+                 [--where key=value ...] [--by k,k] [--rate HW=USD ...] [--price-set ID] [--tier ID]
+                 [--basis total|output|input|blended] [--sla K=V ...] [--method linear|monotone]
+                 [--at X,Y,...] [--baseline SERIES] [--profile NAME ...] [--interactivity X] [--link URL]
+        fleet options: [--demand-rps R | --tokens-per-day T [--peak-to-average F]] [--headroom H] [--spares N]
+                 [--budget-mw M] [--budget-usd-month B]
+    costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
+                 [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
+                 [--gpus-per-node N] [--baseline SERIES] [--json]
+    costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
+
+The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
+Exit codes: 0 done, 1 a file refused, 2 a usage or database error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA_KEYS
+from model.cli import capacity, data, query, tco
+from model.cli import report as report_cli
+from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
+from model.samples import SAMPLE_DIR
+from model.snapshot import empty_store, run_command
+from model.store import StoreError, default_db_path
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="costfrontier", description=__doc__.split("\n")[0])
+    parser.add_argument("--db", help="database file (default: $COSTFRONTIER_DB or data/costfrontier.duckdb)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ing = sub.add_parser("ingest", help="load benchmark files (CSV/JSON) or directories of them")
+    ing.add_argument("paths", nargs="+")
+    ing.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="a field every row gets where the file lacks it, e.g. --set hardware=H200 --set gpus=4")
+    ing.add_argument("--format", dest="fmt", help="force a format instead of detecting it")
+    ing.add_argument("--json", action="store_true")
+
+    samples = sub.add_parser("load-samples", help=f"ingest the bundled samples from {SAMPLE_DIR.name}/")
+    samples.add_argument("--if-empty", action="store_true", help="only when the database has no sources yet")
+
+    for name, text in (("frontier", "Pareto frontier points of every series"),
+                       ("iso", "$/M of every series at matched interactivity"),
+                       ("crossover", "where one series becomes cheaper than another")):
+        q = sub.add_parser(name, help=text)
+        selection_args(q)
+        view_args(q)
+        fleet_args(q)
+        q.add_argument("--json", action="store_true")
+
+    for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
+                       ("compare", "tokens per dollar of ramp knees (or peaks, without --sla) against a baseline")):
+        q = sub.add_parser(name, help=text)
+        q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
+                       help=f"a limit (repeat, or comma-separate): {', '.join(SLA_KEYS)}; e.g. ttft_p95=5 success=0.99")
+        selection_args(q)
+        q.add_argument("--basis", default="auto", choices=CAPACITY_BASES,
+                       help="token basis; auto = total, else output, else input, as the rows have (and says which)")
+        q.add_argument("--w-input", type=float, help="blended basis: weight of an uncached input token")
+        q.add_argument("--w-cached", type=float, help="blended basis: weight of a cached input token")
+        q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES, help="how the knee is read off a ramp")
+        q.add_argument("--gpus-per-node", type=int, help="GPUs per node (default 8)")
+        q.add_argument("--baseline", help="compare: series or hardware the others are divided by")
+        q.add_argument("--json", action="store_true")
+
+    sub.add_parser("sources", help="list ingested files")
+    exp = sub.add_parser("export", help="write every point (with its source) to a CSV file")
+    exp.add_argument("file")
+    rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
+    rem.add_argument("source_id", type=int)
+    tco.add_parsers(sub)
+    report_cli.add_parsers(sub)
+    return parser
+
+
+def _db_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Accept ``--db`` after the subcommand too (``costfrontier ingest x.csv --db my.duckdb``)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command in sub.choices.values():
+        if not any("--db" in action.option_strings for action in command._actions):
+            command.add_argument("--db", default=argparse.SUPPRESS, help="database file (as before the command)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; the exit code is 0, 1 (a file refused) or 2 (a usage or database error).
+
+    Output cut short by its reader (``costfrontier iso | head``) ends quietly.
+    """
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away: point stdout at /dev/null so the interpreter's final flush is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
+    args = _db_everywhere(_parser()).parse_args(argv)
+    writes = args.command in data.WRITES or (args.command == "tco" and getattr(args, "save", False))
+    db = Path(args.db or default_db_path())
+    if args.command == "tco" and not writes and not args.list and not db.exists():
+        # a build-up needs no data: price it against the built-in presets, creating no database
+        return _run(args, empty_store())
+    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.snapshot)
+        return run_command(db, writes, lambda con: _run(args, con))
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args, con) -> int:
+    try:
+        if (done := tco.run(args, con)) is not None:
+            return done
+        if (done := data.run(args, con)) is not None:
+            return done
+        if (done := report_cli.run(args, con)) is not None:
+            return done
+        if args.command in ("frontier", "iso", "crossover"):
+            return query.run(args, con)
+        if args.command in ("capacity", "compare"):
+            return capacity.run(args, con)
+    except ValidationError as exc:
+        print(f"error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except (UsageError, ValueError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

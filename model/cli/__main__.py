@@ -1,0 +1,5 @@
+import sys
+
+from model.cli import main
+
+sys.exit(main())

@@ -1,0 +1,219 @@
+"""The options every view command shares, and the one way they fill a :class:`~model.viewstate.ViewState`.
+
+``frontier``, ``iso``, ``crossover``, ``size`` and ``report`` take the same selection, view and fleet
+options with the same meaning; ``--link URL`` is one more way to fill the view (a share link,
+read as the dashboard reads it). The view then goes to :func:`model.view_answer.answer_of_view`,
+whose answer the commands only print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from urllib.parse import parse_qs, urlsplit
+
+import pandas as pd
+from pydantic import ValidationError
+
+from model.analysis import Scenario
+from model.capacity import SLA_KEYS
+from model.columns import resolve_column
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.hardware import canonical_hardware
+
+__all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
+           "one_line", "records", "clean", "jsonable"]
+
+#: --where fields that have a field of their own in the view (the rest go to ViewState.filters)
+_OWN_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
+_WORKLOAD = ("model", "isl", "osl")
+
+
+class UsageError(Exception):
+    """A command line that cannot be run: printed as one ``error:`` line, exit 2."""
+
+
+def selection_args(q: argparse.ArgumentParser) -> None:
+    """Which rows, grouped how, priced at which rates."""
+    q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="keep rows whose field equals a value (repeat a key to allow several)")
+    q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
+    q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
+    q.add_argument("--price-set", default=Scenario().price_set)
+    q.add_argument("--tier", default=Scenario().tier)
+    q.add_argument("--mix-workloads", action="store_true",
+                   help="compare series across workloads (model, ISL, OSL) instead of splitting them")
+
+
+def view_args(q: argparse.ArgumentParser, basis_choices=BASES, basis_default: str = "total") -> None:
+    """Basis, SLA, method, targets, baseline, cost profiles, the interactivity you need and ``--link``."""
+    q.add_argument("--basis", default=basis_default, choices=basis_choices)
+    q.add_argument("--w-input", type=float, default=None,
+                   help="blended basis: weight of an uncached input token relative to an output token (default 0.25)")
+    q.add_argument("--w-cached", type=float, default=None,
+                   help="blended basis: weight of a cached input token relative to an output token (default 0.025)")
+    q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; e.g. ttft_p95=2")
+    q.add_argument("--method", default="linear", choices=("linear", "monotone"))
+    q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
+    q.add_argument("--baseline", help="series the iso ratios divide by (default: the first by name)")
+    q.add_argument("--profile", action="append", default=[], metavar="NAME",
+                   help="price by a stored cost profile (costfrontier tco ... --save); repeat for several; "
+                        "two profiles of one hardware are shown side by side")
+    q.add_argument("--interactivity", "--x", dest="x", type=float, metavar="TOK_S_USER",
+                   help="the interactivity you need [tok/s/user]: the answer, the break-even and fleet sizing use it "
+                        "(default: the middle target)")
+    q.add_argument("--link", metavar="URL", help="a share link: its view replaces the selection and view options")
+
+
+def fleet_args(q: argparse.ArgumentParser) -> None:
+    """A demand (req/s or tokens/day) or a budget to size a fleet for."""
+    need = q.add_argument_group("fleet: a demand or a budget")
+    need.add_argument("--demand-rps", type=float, help="peak demand [req/s]")
+    need.add_argument("--tokens-per-day", type=float, help="average demand [tokens/day]")
+    need.add_argument("--peak-to-average", type=float, help="peak ÷ average load, with --tokens-per-day (default 1)")
+    need.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
+    need.add_argument("--spares", type=int, help="whole spare nodes (N+1 = 1)")
+    need.add_argument("--budget-mw", type=float, help="facility power budget [MW]")
+    need.add_argument("--budget-usd-month", type=float, help="money budget [$/month]")
+
+
+def pairs(items: list[str], what: str) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"{what} expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> str:
+    """The field a name means, with the same aliases as file headers (``spec_decode`` -> ``spec_decoding``)."""
+    resolved = resolve_column(key)
+    if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
+        known = f"; choose from {', '.join(choices)}" if choices else " (see model/columns.py for the names)"
+        raise UsageError(f"{option}: unknown field {key!r}{known}")
+    return resolved[0]
+
+
+def one_line(exc: ValidationError) -> str:
+    """A pydantic error as one line: ``--by: value error, ...`` rather than the dump with a URL."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if not isinstance(part, int))
+    option = f"--{where.replace('_', '-')}: " if where else ""
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{option}{first.get('msg', 'invalid value').removeprefix('Value error, ')}{more}"
+
+
+def view_of_link(url: str):
+    """(ViewState, notices) of a share link's query string, read as the dashboard reads it."""
+    from model.viewstate import parse_query
+
+    return parse_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
+
+
+def _stored_profiles(con, names: list[str]) -> list:
+    from model.profiles import load_profiles
+
+    stored = {p.name: p for p in load_profiles(con)}
+    for name in names:
+        if name not in stored:
+            raise UsageError(f"no stored cost profile {name!r}; known: {', '.join(sorted(stored)) or 'none'} "
+                             "(save one with costfrontier tco ... --name NAME --save)")
+    return [stored[n] for n in dict.fromkeys(names)]
+
+
+def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
+    """The view the options describe (or ``--link``'s), and notices (link values ignored).
+
+    Raises :class:`UsageError` for an option that cannot be used (an unknown profile name, a bad number).
+    """
+    from model.tco import profiles_from_text, profiles_to_text
+    from model.viewstate import ViewState
+
+    link = getattr(args, "link", None)
+    if link:
+        state, notices = view_of_link(link)
+        changes = {}
+        if getattr(args, "x", None):
+            changes["headline_x"] = args.x
+        if getattr(args, "profile", None):
+            chosen = _stored_profiles(con, args.profile)
+            mine = [p for p in profiles_from_text(state.profiles) if p.name not in {c.name for c in chosen}]
+            changes.update(profiles=profiles_to_text([*mine, *chosen]),
+                           priced_by=tuple(dict.fromkeys([*state.priced_by, *(p.name for p in chosen)])))
+        try:
+            return (state.replace(**changes) if changes else state), notices
+        except (ValidationError, ValueError) as exc:
+            raise UsageError(one_line(exc) if isinstance(exc, ValidationError) else str(exc)) from None
+    fields: dict[str, object] = {}
+    where: dict[str, list[str]] = {}
+    for key, value in pairs(args.where, "--where"):
+        field = field_of(key, "--where")
+        where.setdefault(field, []).append(canonical_hardware(value) if field == "hardware" else value)
+    for field in _OWN_FIELDS:
+        if field in where:
+            fields[field] = tuple(where.pop(field))
+    if all(len(where.get(k, [])) == 1 for k in _WORKLOAD):
+        fields["workload"] = "|".join(where.pop(k)[0] for k in _WORKLOAD)
+    else:
+        fields["workload"] = "all"
+    fields["filters"] = tuple((k, v) for k, values in where.items() for v in values)
+    fields["by"] = tuple(field_of(k.strip(), "--by", SERIES_KEY_CHOICES) for k in args.by.split(",") if k.strip())
+    rates = []
+    for hw, value in pairs(args.rate, "--rate"):
+        try:
+            rates.append((canonical_hardware(hw), float(value)))
+        except ValueError:
+            raise UsageError(f"--rate {hw}={value}: not a number") from None
+    try:
+        targets = tuple(float(x) for x in args.at.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
+    fields.update(rates=tuple(rates), targets=targets, price_set=args.price_set, tier=args.tier,
+                  basis=args.basis if args.basis in BASES else "total", method=args.method, baseline=args.baseline,
+                  sla=",".join(args.sla), mix_workloads=bool(args.mix_workloads), headline_x=args.x)
+    for name in ("w_input", "w_cached"):
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    for name in ("demand_rps", "tokens_per_day", "peak_to_average", "headroom", "spares", "budget_mw",
+                 "budget_usd_month"):
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    if args.profile:
+        chosen = _stored_profiles(con, args.profile)
+        fields.update(profiles=profiles_to_text(chosen), priced_by=tuple(p.name for p in chosen))
+    try:
+        Scenario(**{k: v for k, v in fields.items() if k in Scenario.model_fields})   # names the option at fault
+        state = ViewState(**fields)
+    except ValidationError as exc:
+        raise UsageError(one_line(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return state, []
+
+
+def clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if hasattr(value, "item"):
+        return clean(value.item())
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def jsonable(value):
+    """Nested dicts/lists with NaN and infinities as null (strict JSON), numpy scalars as Python numbers."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return clean(value)

@@ -1,0 +1,76 @@
+"""``frontier``, ``iso`` and ``crossover``: print the answer of the view the options describe."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pandas as pd
+
+from model.cli.options import records, view_from_args
+
+__all__ = ["run", "answer_of_args", "FRONTIER_COLUMNS"]
+
+FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
+                    "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus",
+                    "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
+
+
+def answer_of_args(args, con, **options):
+    """The answer of the view the options (or ``--link``) describe; link notices printed to stderr."""
+    from model.view_answer import answer_of_view
+
+    state, notices = view_from_args(args, con)
+    for notice in notices:
+        print(f"note: {notice}", file=sys.stderr)
+    return answer_of_view(con, state, notes=[f"link: {n}" for n in notices], **options)
+
+
+def _payload(args, answer, frame: pd.DataFrame) -> dict:
+    result = answer.analysis
+    return {"command": args.command, "scenario": answer.scenario.model_dump(mode="json"), "where": answer.where,
+            "view": answer.state.to_query(), "interactivity_needed": answer.x,
+            "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
+            "rate_sources": records(answer.rates), "notes": answer.notes, "rows": records(frame)}
+
+
+def run(args, con) -> int:
+    answer = answer_of_args(args, con)
+    if args.command == "crossover":
+        result = answer.crossed
+        frame = result.crossovers
+    elif args.command == "frontier":
+        result = answer.analysis
+        frame = result.frontier[[c for c in FRONTIER_COLUMNS if c in result.frontier.columns]]
+    else:
+        result = answer.analysis
+        frame = answer.iso
+    if args.json:
+        payload = _payload(args, answer, frame)
+        if args.command == "crossover":
+            payload["notes"] = list(dict.fromkeys(answer.notes + result.notes))
+            payload["reach"] = records(result.reach)
+            payload["envelope"] = {"changes": records(result.envelope.changes),
+                                   "segments": records(result.envelope.segments)}
+        print(json.dumps(payload, indent=2))
+        return 0
+    notes = answer.notes if args.command != "crossover" else list(dict.fromkeys(answer.notes + result.notes))
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
+    if frame.empty:
+        print(f"no {args.command} rows for this selection")
+        if args.command != "crossover" or result.envelope.changes.empty:
+            return 0
+    else:
+        with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
+                               "display.float_format", "{:.4g}".format):
+            print(frame.to_string(index=False))
+    if args.command == "crossover" and not result.envelope.changes.empty:
+        print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
+        print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
+    if args.command == "crossover" and not result.reach.empty:
+        print("\nreach [tok/s/user]:")
+        with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+            print(result.reach.to_string(index=False))
+    return 0

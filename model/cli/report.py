@@ -1,0 +1,80 @@
+"""``costfrontier report``: the proposal of one view, headless.
+
+    costfrontier report --out proposal.html|proposal.pdf|tables.xlsx|tables.zip
+                 [the view and fleet options of ``iso``/``size``, or --link URL] [--base-url URL]
+
+The report renders the same answer ``iso``, ``crossover`` and ``size`` print for the same options
+(:func:`model.view_answer.answer_of_view`): cost profiles (``--profile NAME``) with their build-ups,
+and the fleet for ``--demand-rps``/``--tokens-per-day``/a budget, are sections of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from model.cli.options import fleet_args, selection_args, view_args
+
+__all__ = ["add_parsers", "run", "OUTPUTS"]
+
+#: file suffix -> what is written
+OUTPUTS = {".html": "the report, one self-contained file", ".pdf": "the report as PDF, printed by Chromium",
+           ".xlsx": "the tables as a workbook", ".zip": "the tables as CSV files"}
+
+
+def add_parsers(sub) -> None:
+    """Add ``report`` to the subcommands, with the options ``iso`` and ``size`` take."""
+    rep = sub.add_parser("report", help="the proposal of a view: HTML, PDF, or its tables as XLSX/CSV zip")
+    selection_args(rep)
+    view_args(rep)
+    fleet_args(rep)
+    rep.add_argument("--out", required=True, metavar="FILE",
+                     help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
+    rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
+                                        "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
+    rep.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace, con) -> int | None:
+    """Write the report; ``None`` when the command is not ``report``."""
+    if args.command != "report":
+        return None
+    from model.cli.query import answer_of_args
+    from model.report import ReportError, build_report
+
+    suffix = Path(args.out).suffix.lower()
+    if suffix not in OUTPUTS:
+        print(f"error: --out must end in {', '.join(OUTPUTS)} (got {args.out!r})", file=sys.stderr)
+        return 2
+    answer = answer_of_args(args, con)
+    for note in answer.notes:
+        if not note.startswith("link: "):
+            print(f"note: {note}", file=sys.stderr)
+    link = args.link if args.link and not args.profile and not args.x else None
+    report = build_report(answer, link, base_url=args.base_url)
+    out = Path(args.out)
+    try:
+        if suffix == ".pdf":
+            report.to_pdf(out)          # written whole or not at all
+        else:
+            data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
+                    ".zip": report.tables_csv}[suffix]()
+            partial = out.with_name(f".{out.name}.partial")
+            partial.write_bytes(data)
+            os.replace(partial, out)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: could not write {out.name}: {exc.strerror or 'write failed'}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"command": "report", "out": str(out), "what": OUTPUTS[suffix], "title": report.title,
+                          "tables": list(report.tables), "notices": [n for n in answer.notes if n.startswith("link: ")]},
+                         indent=2))
+    else:
+        print(f"wrote {out} ({OUTPUTS[suffix]}): {report.title}")
+    return 0
