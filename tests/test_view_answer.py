@@ -1,0 +1,136 @@
+"""One answer per view: the report, ``iso``, ``size`` and the answer object agree, because they are one.
+
+The proposal a sales engineer hands over must carry what they built (a cost profile, a demand) with the
+same numbers the CLI prints for the same options. Hand-checked values below come from the bundled
+samples (InferenceX GLM-5 FP8, 2026-05-20) and the on-prem build-up formula in model/tco.py.
+"""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from model.cli import main
+from model.cli.options import view_of_link
+from model.fmt import usd
+from model.store import connect
+from model.view_answer import answer_of_view
+from model.viewstate import ViewState
+
+PROFILE = "B200 on-prem quote"
+BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",
+         "--usd-per-kwh", "0.08", "--colo-usd-per-kw-month", "184", "--years", "5", "--utilization", "0.8",
+         "--name", PROFILE, "--save"]
+MTP = ["--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--where", "isl=8192", "--where", "osl=1024"]
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.text: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append(dict(attrs).get("href", ""))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _json(capsys, db, *argv) -> dict:
+    assert main(["--db", str(db), *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def db(sample_db, capsys):
+    assert main(["--db", str(sample_db), *BUILD]) == 0
+    capsys.readouterr()
+    return sample_db
+
+
+def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_path, capsys):
+    out = tmp_path / "proposal.html"
+    assert main(["--db", str(db), "report", "--profile", PROFILE, "--x", "50", "--demand-rps", "12", *MTP,
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    iso = _json(capsys, db, "iso", "--profile", PROFILE, "--at", "50", *MTP)
+    size = _json(capsys, db, "size", "--profile", PROFILE, "--demand-rps", "12", "--interactivity", "50", *MTP)
+    parser = _Text()
+    parser.feed(out.read_text(encoding="utf-8"))
+    text = " ".join(" ".join(parser.text).split())
+
+    # the profile by name, its effective and full-use rates and its parts
+    b200 = next(r for r in iso["rate_sources"] if r["hardware"] == "B200")
+    assert b200["source"] == "cost profile" and f"'{PROFILE}'" in b200["detail"]
+    assert f"Cost profile: {PROFILE}" in text and b200["detail"] in text
+    for part in ("Capital [$/GPU-hour]", "Power [$/GPU-hour]", "Facility [$/GPU-hour]", "Operations [$/GPU-hour]"):
+        assert part in text
+    assert "Server price per node [$]" in text and "400,000" in text
+    # B200's $/M at 50 tok/s/user: the report shows what iso prints
+    row = next(r for r in iso["rows"] if r["hardware"] == "B200")
+    assert usd(row["usd_per_mtok"]) in text
+    # ... and it is the build-up's effective rate: $/M = rate / (3600 × tok/s/GPU / 1e6)
+    assert row["usd_per_mtok"] == pytest.approx(b200["usd_per_gpu_hour"] / (3600 * row["tokens_per_second_per_gpu"] / 1e6))
+    # the fleet: size's nodes, GPUs and $/month, and the full-use rate said in the same sentence
+    fleet = next(r for r in size["rows"] if r["hardware"] == "B200" and r["nodes"])
+    sentence = next(s for s in size["sentences"] if s.startswith(fleet["series"]))
+    assert f"{fleet['nodes']:,.0f} nodes, {fleet['gpus']:,.0f} GPUs" in sentence
+    assert f"${fleet['usd_per_month']:,.0f} a month" in sentence and "full-use rate" in sentence
+    assert sentence in text
+    # the first page: the recommendation, the cost at the target, the fleet and its monthly cost
+    first = text.split("The answer")[0]
+    assert "Recommendation:" in first and "Fleet for 12 req/s at peak" in first
+    # its link reopens the same view, profile and demand included
+    link = next(a for a in parser.links if "?" in a)
+    state, notices = view_of_link(link)
+    assert notices == [] and state.priced_by == (PROFILE,) and state.demand_rps == 12 and state.headline_x == 50
+    assert [p.name for p in state.cost_profiles()] == [PROFILE]
+
+
+def test_the_size_and_iso_of_a_link_equal_the_options_they_came_from(db, capsys):
+    iso = _json(capsys, db, "iso", "--profile", PROFILE, "--at", "50", "--x", "50", *MTP)
+    link = "http://cf.example/?" + "&".join(f"{k}={v}" for k, v in iso["view"].items())
+    again = _json(capsys, db, "iso", "--link", link)
+    assert again["rows"] == iso["rows"] and again["rate_sources"] == iso["rate_sources"]
+
+
+def test_an_unknown_profile_is_an_error_naming_it(db, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    for command in (["report", "--out", str(out)], ["iso"], ["size", "--demand-rps", "3"]):
+        assert main(["--db", str(db), *command, "--profile", "no such profile"]) == 2
+        err = capsys.readouterr().err
+        assert "no stored cost profile 'no such profile'" in err and PROFILE in err
+    assert not out.exists()
+
+
+def test_one_interactivity_you_need_everywhere(sample_db):
+    """The view's interactivity prices the headline, the break-even and the fleet; unset, the middle target."""
+    con = connect(sample_db, read_only=True)
+    try:
+        answer = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=55.0,
+                                               demand_rps=10.0))
+        assert answer.x == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
+        assert answer.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
+        default = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",)))
+        targets = default.analysis.targets
+        assert default.x == targets[len(targets) // 2]
+    finally:
+        con.close()
+
+
+def test_every_rate_says_where_it_comes_from(sample_db):
+    con = connect(sample_db, read_only=True)
+    try:
+        answer = answer_of_view(con, ViewState(rates=(("B200", 1.6),)))
+        rates = answer.rates.set_index("hardware")
+        assert rates.loc["B200", "source"] == "set in this view"
+        assert rates.loc["B200", "detail"].endswith("preset $1.95/GPU-hour")
+        # the samples ingest the price set file: MI355X is priced by it, and it is named
+        assert rates.loc["MI355X", "source"] == "ingested price set"
+        assert "tco_presets_usd_per_gpu_hr.csv" in rates.loc["MI355X", "detail"]
+    finally:
+        con.close()
