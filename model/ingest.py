@@ -51,6 +51,7 @@ from model.schema import (
     canonical_precision,
     canonical_spec_decoding,
 )
+from model.uploads import check_upload_shape, utf8_name, utf8_path  # the column limit, non-UTF-8 names
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
            "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
@@ -781,7 +782,6 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: di
     Every failure is an :class:`IngestError` (never another exception), and a
     file over :func:`max_file_mb` is refused before it is read.
     """
-    from model.uploads import utf8_name, utf8_path  # non-UTF-8 file names are not refused (issue 11)
 
     path = Path(path)
     name = display_name or utf8_name(path)
@@ -808,7 +808,6 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
         frame, real_fmt, notes = importers.parse(path, name, detected)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
 
-    from model.uploads import check_upload_shape  # the column limit (issue 11)
 
     check_upload_shape(path, name)
     headers, delim = header or importers.canonical_csv.read_header(path, name)

@@ -6,14 +6,28 @@ Used by the Data page before its "Ingest" button; the messages speak the form's 
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from model.uploads import preview
+from model.ingest import ingest_file
+from model.store import connect, load_points
+from model.uploads import (
+    PREVIEW_MEMORY,
+    PREVIEW_ROWS,
+    IngestError,
+    check_upload_shape,
+    first_line,
+    utf8_name,
+    utf8_path,
+)
 
-__all__ = ["FORM_FIELDS", "form_pairs", "for_form", "dry_run"]
+__all__ = ["FORM_FIELDS", "form_pairs", "for_form", "dry_run", "Preview", "preview"]
 
 #: field -> label of the upload form's inputs (values fill only what a file leaves empty)
 FORM_FIELDS = {
@@ -64,3 +78,68 @@ def dry_run(path: str | Path, set_fields: tuple[str, ...], display_name: str | N
             "rows": checked.records if checked.records is not None else checked.rows_checked,
             "sampled": checked.sampled, "warnings": [for_form(w) for w in checked.warnings],
             "preview": frame[columns] if columns else frame, "workloads": keys}
+
+
+
+
+@dataclass
+class Preview:
+    """What the dashboard shows before an ingest: the checks on a bounded sample, nothing stored."""
+
+    ok: bool
+    #: the ingest's summary of the sample, or the refusal
+    summary: str
+    error: str | None = None
+    format: str = ""
+    kind: str = ""
+    #: records checked [rows]; ``records`` is the file's total when known
+    rows_checked: int = 0
+    records: int | None = None
+    sampled: bool = False
+    warnings: list[str] = field(default_factory=list)
+    #: the first points as stored (at most 20)
+    points: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def _sample_csv(path: Path, target: Path, rows: int) -> tuple[bool, int]:
+    """Copy the header and the first ``rows`` lines; (whether the file had more, lines copied)."""
+    copied = 0
+    with open(path, "rb") as src, open(target, "wb") as dst:
+        dst.write(src.readline())
+        for line in src:
+            if copied >= rows:
+                return True, copied
+            dst.write(line)
+            copied += 1
+    return False, copied
+
+
+def preview(path: str | os.PathLike, set_fields: list[str] | dict[str, Any] | None = None,
+            display_name: str | None = None, sample_rows: int = PREVIEW_ROWS) -> Preview:
+    """Dry-run an upload on a bounded sample: the exact checks of :func:`model.ingest.ingest_file` on the
+    header and the first ``sample_rows`` records of a CSV (all of a JSON file), in a memory-capped
+    in-memory DuckDB. Never raises for a bad file: ``Preview.ok`` is False and ``error`` says why.
+    """
+    path = Path(path)
+    name = display_name or utf8_name(path)
+    with tempfile.TemporaryDirectory(prefix="costfrontier-preview-") as tmp:
+        try:
+            check_upload_shape(path, name)
+            sampled, target = False, path
+            if first_line(path) is not None and not first_line(path).lstrip().startswith((b"{", b"[")):
+                target = Path(tmp) / ("sample" + utf8_name(Path("x" + path.suffix)).removeprefix("x"))
+                sampled, _ = _sample_csv(path, target, sample_rows)
+            con = connect(":memory:")
+            try:
+                con.execute(f"SET memory_limit = '{PREVIEW_MEMORY}'")  # a constant of ours
+                con.execute("SET temp_directory = '{}'".format(tmp.replace("'", "''")))  # our own temp dir
+                with utf8_path(target) as readable:
+                    result = ingest_file(con, readable, set_fields, display_name=name)
+                points = load_points(con, full=True).head(20) if result.kind == "points" else pd.DataFrame()
+            finally:
+                con.close()
+        except IngestError as exc:
+            return Preview(False, str(exc), error=str(exc))
+    records = None if sampled else result.rows_added
+    return Preview(True, result.summary, format=result.format, kind=result.kind, rows_checked=result.rows_added,
+                   records=records, sampled=sampled, warnings=list(result.warnings), points=points)

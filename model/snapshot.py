@@ -40,6 +40,7 @@ from typing import Callable, Iterator, NamedTuple, TypeVar
 
 import duckdb
 
+from model import store
 from model.store import (
     _CONFIG,
     _DDLS,
@@ -92,7 +93,7 @@ class StoreBusy(StoreError):
 
 def read_only_mode() -> bool:
     """True when ``COSTFRONTIER_READ_ONLY`` is 1, true or yes: nothing may be written."""
-    return os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes")
+    return store.read_only_mode()
 
 
 def _lock_path(live: Path) -> Path:
@@ -482,3 +483,10 @@ def run_command(path: str | os.PathLike, writes: bool, fn: Callable[[duckdb.Duck
         return fn(con)
     finally:
         con.close()
+
+
+def _open_live(target: str) -> "LiveConnection":
+    return LiveConnection(open_reader(target))
+
+
+store.READ_ONLY_OPENER = _open_live   # model.store.connect in read-only mode opens through this layer

@@ -80,6 +80,16 @@ class StoreNeedsMigration(StoreError):
     """An older-schema database opened read-only: it would have to be migrated (written) first."""
 
 
+#: opens the live database read-only, following new snapshots, for COSTFRONTIER_READ_ONLY=1
+#: (``model.snapshot`` registers it when imported: the store never imports the snapshot layer above it)
+READ_ONLY_OPENER = None
+
+
+def read_only_mode() -> bool:
+    """True when ``COSTFRONTIER_READ_ONLY`` is 1, true or yes: nothing may be written."""
+    return os.environ.get("COSTFRONTIER_READ_ONLY", "").strip().lower() in ("1", "true", "yes")
+
+
 def default_db_path() -> Path:
     """``$COSTFRONTIER_DB`` if set, else ``data/costfrontier.duckdb`` in the repo."""
     return Path(os.environ.get("COSTFRONTIER_DB") or DEFAULT_DB)
@@ -105,10 +115,10 @@ def connect(path: str | os.PathLike | None = None, read_only: bool = False) -> d
     """
     target = str(path) if path is not None else str(default_db_path())
     if target != ":memory:" and not read_only:
-        from model.snapshot import LiveConnection, open_reader, read_only_mode
-
         if read_only_mode():
-            return LiveConnection(open_reader(target))
+            if READ_ONLY_OPENER is None:
+                raise StoreError("read-only mode: open the store through model.snapshot (it follows new snapshots)")
+            return READ_ONLY_OPENER(target)
     if target != ":memory:":
         try:
             if not read_only:

@@ -19,11 +19,10 @@ import os
 import shutil
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-import pandas as pd
+from model.importers.base import IngestError
 
 __all__ = [
     "DEFAULT_MAX_COLUMNS",
@@ -31,8 +30,6 @@ __all__ = [
     "PREVIEW_MEMORY",
     "max_columns",
     "check_upload_shape",
-    "Preview",
-    "preview",
     "utf8_name",
     "utf8_path",
 ]
@@ -52,7 +49,7 @@ def max_columns() -> int:
     return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_MAX_COLUMNS
 
 
-def _first_line(path: Path) -> bytes | None:
+def first_line(path: Path) -> bytes | None:
     """The first line of a file, read in 64 KiB blocks; None when it runs past the header limit."""
     out = bytearray()
     with open(path, "rb") as handle:
@@ -73,12 +70,10 @@ def check_upload_shape(path: str | os.PathLike, name: str | None = None, limit: 
     Reads only the first line (at most 4 MiB). Raises :class:`model.ingest.IngestError` naming the
     file, line 1 and the limit's setting.
     """
-    from model.ingest import IngestError
-
     path = Path(path)
     name = name or utf8_name(path)
     limit = limit or max_columns()
-    line = _first_line(path)
+    line = first_line(path)
     if line is None:
         raise IngestError(name, f"the header line is longer than {_MAX_HEADER_BYTES // 1024:,} KiB; a benchmark "
                           f"file has at most {limit:,} columns (COSTFRONTIER_MAX_COLUMNS)", line=1)
@@ -118,69 +113,3 @@ def utf8_path(path: str | os.PathLike) -> Iterator[Path]:
             shutil.rmtree(folder, ignore_errors=True)
         return
     yield path
-
-
-@dataclass
-class Preview:
-    """What the dashboard shows before an ingest: the checks on a bounded sample, nothing stored."""
-
-    ok: bool
-    #: the ingest's summary of the sample, or the refusal
-    summary: str
-    error: str | None = None
-    format: str = ""
-    kind: str = ""
-    #: records checked [rows]; ``records`` is the file's total when known
-    rows_checked: int = 0
-    records: int | None = None
-    sampled: bool = False
-    warnings: list[str] = field(default_factory=list)
-    #: the first points as stored (at most 20)
-    points: pd.DataFrame = field(default_factory=pd.DataFrame)
-
-
-def _sample_csv(path: Path, target: Path, rows: int) -> tuple[bool, int]:
-    """Copy the header and the first ``rows`` lines; (whether the file had more, lines copied)."""
-    copied = 0
-    with open(path, "rb") as src, open(target, "wb") as dst:
-        dst.write(src.readline())
-        for line in src:
-            if copied >= rows:
-                return True, copied
-            dst.write(line)
-            copied += 1
-    return False, copied
-
-
-def preview(path: str | os.PathLike, set_fields: list[str] | dict[str, Any] | None = None,
-            display_name: str | None = None, sample_rows: int = PREVIEW_ROWS) -> Preview:
-    """Dry-run an upload on a bounded sample: the exact checks of :func:`model.ingest.ingest_file` on the
-    header and the first ``sample_rows`` records of a CSV (all of a JSON file), in a memory-capped
-    in-memory DuckDB. Never raises for a bad file: ``Preview.ok`` is False and ``error`` says why.
-    """
-    from model.ingest import IngestError, ingest_file
-    from model.store import connect, load_points
-
-    path = Path(path)
-    name = display_name or utf8_name(path)
-    with tempfile.TemporaryDirectory(prefix="costfrontier-preview-") as tmp:
-        try:
-            check_upload_shape(path, name)
-            sampled, target = False, path
-            if _first_line(path) is not None and not _first_line(path).lstrip().startswith((b"{", b"[")):
-                target = Path(tmp) / ("sample" + utf8_name(Path("x" + path.suffix)).removeprefix("x"))
-                sampled, _ = _sample_csv(path, target, sample_rows)
-            con = connect(":memory:")
-            try:
-                con.execute(f"SET memory_limit = '{PREVIEW_MEMORY}'")  # a constant of ours
-                con.execute("SET temp_directory = '{}'".format(tmp.replace("'", "''")))  # our own temp dir
-                with utf8_path(target) as readable:
-                    result = ingest_file(con, readable, set_fields, display_name=name)
-                points = load_points(con, full=True).head(20) if result.kind == "points" else pd.DataFrame()
-            finally:
-                con.close()
-        except IngestError as exc:
-            return Preview(False, str(exc), error=str(exc))
-    records = None if sampled else result.rows_added
-    return Preview(True, result.summary, format=result.format, kind=result.kind, rows_checked=result.rows_added,
-                   records=records, sampled=sampled, warnings=list(result.warnings), points=points)

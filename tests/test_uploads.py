@@ -9,8 +9,9 @@ import pytest
 
 from model.cli import main
 from model.ingest import IngestError
+from model.preview import preview
 from model.snapshot import open_snapshot
-from model.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape, preview
+from model.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape
 
 HEADER = "hardware,gpus,tput_per_gpu,tok_s_user"
 
