@@ -7,6 +7,7 @@ from model import figures, fmt
 from model.analysis import ALL_PAIRS_LIMIT
 from model.answers import break_even_answer, cheapest_at, common_range, default_pair
 from model.iso import break_even_rates
+from model.viewstate import pair_text
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
@@ -45,7 +46,7 @@ if len(names) >= 2:
     x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=round(lo * 0.5, 1),
              max_value=round(hi * 1.5, 1), step=1.0, format="%.1f",
              to_widget=lambda v: float(min(max(v or middle, lo * 0.5), hi * 1.5)))
-    pair = tuple(ctx.state.pair.split("||")) if ctx.state.pair else ()
+    pair = ctx.state.pair_names()
     if pair and not set(pair) <= set(names):
         st.warning(plain(f"The pair {' and '.join(pair)} from the link is not among the series shown; showing the "
                          "two cheapest instead."))
@@ -54,7 +55,7 @@ if len(names) >= 2:
 
     def _on_pair() -> None:
         chosen_a, chosen_b = st.session_state["pair_a"], st.session_state["pair_b"]
-        commit(pair=f"{chosen_a}||{chosen_b}" if chosen_a != chosen_b else None)
+        commit(pair=pair_text(chosen_a, chosen_b) if chosen_a != chosen_b else None)
 
     st.session_state["pair_a"], st.session_state["pair_b"] = a, b
     c2.selectbox("Price this series", names, key="pair_a", on_change=_on_pair)

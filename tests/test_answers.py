@@ -138,9 +138,15 @@ def test_reconcile_says_what_it_drops(sample_con):
 
 
 def test_hostile_names_are_refused_in_links():
+    # names are any printable text (issue 17): markup is text, which the data then does not hold
     state, notices = parse_query({"r": "TPU<script>:1.5", "hw": "<b>x</b>"})
-    assert state.rates == () and state.hardware == () and len(notices) == 2
-    assert "r=" not in "&".join(state.to_query())
+    assert notices == [] and state.rates == (("TPU<script>", 1.5),) and state.hardware == ("<b>x</b>",)
+    fixed, notices = reconcile(state, {"hardware": ["B200"]})
+    assert fixed.rates == () and fixed.hardware == () and len(notices) == 2
+    # control and invisible characters are refused in the link itself, each with a notice
+    state, notices = parse_query({"r": "TPU\x07:1.5", "hw": "x\u200by", "use": "a\nb"})
+    assert state.rates == () and state.hardware == () and state.priced_by == () and len(notices) == 3
+    assert all("control or invisible character" in n for n in notices)
 
 
 def test_an_empty_workload_field_matches_only_rows_without_it(sample_con, tmp_path):
