@@ -41,6 +41,7 @@ from model.analysis import Analysis, Scenario, analyse
 from model.capacity import SLA
 from model.cost import PRESETS_CSV, load_presets, preset_rates
 from model.export import neutralise_formula, safe_csv
+from model.fmt import usd_decimals
 from model.iso import break_even_rates, iso_table
 from model.store import list_sources, load_points, stored_rates
 
@@ -150,10 +151,10 @@ class Report:
 # --------------------------------------------------------------------------- formatting for people
 
 def round_usd(value: float) -> float:
-    """Money rounded for people: 2 decimals, 3 below $0.10 [$]. NaN stays NaN."""
+    """Money rounded for people as it is shown (:func:`model.fmt.usd_decimals`) [$]. NaN stays NaN."""
     if value is None or not np.isfinite(value):
         return np.nan
-    return round(float(value), 2 if abs(value) >= 0.1 else 3)
+    return round(float(value), usd_decimals(value))
 
 
 def _show(value, kind: str) -> str:

@@ -174,3 +174,25 @@ def test_preview_speaks_the_forms_language(tmp_path):
     ok = dry_run(good, ("hardware=H100", "gpus=8"), display_name="y.csv")
     assert ok["ok"] and ok["rows"] == 1 and ok["workloads"] == ["|8192|1024"] and not ok["sampled"]
     assert ok["preview"]["hardware"].tolist() == ["H100"]
+
+
+def test_money_keeps_two_significant_digits_below_ten_cents():
+    assert fmt.usd(0.000423) == "$0.00042/M" and fmt.usd(0.0612) == "$0.061/M" and fmt.usd(0.2194) == "$0.22/M"
+    assert fmt.usd(0.0) == "$0.00/M" and fmt.usd(0.00999) == "$0.0100/M" and fmt.usd(1234.5, "") == "$1,234.50"
+    assert fmt.usd(2e-7, "/h") == "$0.00000020/h"
+    from model import figures
+    from model.report import round_usd
+    assert figures.usd is fmt.usd and round_usd(0.000423) == 0.00042 and round_usd(0.2194) == 0.22
+
+
+def test_a_tenth_of_a_cent_per_gpu_hour_is_never_level_at_zero(sample_con):
+    points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
+    result = analyse(points, Scenario(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))))
+    at = cheapest_at(result.curves, 55.0)
+    text = headline(at, result.crossovers, 55.0)
+    best, second = at["usd_per_mtok"].iloc[0], at["usd_per_mtok"].iloc[1]
+    assert 0 < best < second < 0.001           # both far below a tenth of a cent per million tokens
+    assert "$0.000/M" not in text and "$0.00/M" not in text and "level with" not in text
+    first, runner = at["series"].iloc[0], at["series"].iloc[1]
+    assert f"{first} is cheapest at {fmt.usd(best)}, 8% below {runner} ({fmt.usd(second)})" in text
+    assert fmt.usd(best) == "$0.00028/M" and fmt.usd(second) == "$0.00031/M"   # 2 significant digits
