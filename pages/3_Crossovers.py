@@ -3,9 +3,9 @@
 import numpy as np
 import streamlit as st
 
-from model import figures, fmt
+from model import figures
 from model.analysis import ALL_PAIRS_LIMIT
-from model.answers import break_even_answer, cheapest_at, common_range, default_pair
+from model.answers import break_even_answer, cheapest_at, common_range, default_pair, pair_intervals
 from model.iso import break_even_rates
 from model.viewstate import pair_text
 from ui import frame, report, widgets
@@ -22,10 +22,10 @@ st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, resul
 if result.crossovers.empty:
     st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
 else:
-    st.markdown("\n".join(
-        f"{i}. **{plain(figures.crossover_label(row))}** (against {plain(row['cheaper_above'])}, "
-        f"{plain(fmt.usd(row['usd_per_mtok']))} at the crossing)"
-        for i, (_, row) in enumerate(result.crossovers.iterrows(), start=1)))
+    st.markdown("\n".join(   # one sentence per pair; the numbers are the chart's crossing markers
+        f"- **{plain(row['series_a'])} and {plain(row['series_b'])}** (crossing{'s' if len(row['crossings']) > 1 else ''}"
+        f" {', '.join(map(str, row['crossings']))}): {plain(row['text'])}"
+        for _, row in pair_intervals(result.crossovers, result.reach).iterrows()))
     report.table_download(ctx, "Crossovers")
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "

@@ -17,6 +17,7 @@ from model.answers import (
     default_pair,
     headline,
     iso_pivot,
+    pair_intervals,
     parse_targets,
     workload_label,
 )
@@ -196,3 +197,42 @@ def test_a_tenth_of_a_cent_per_gpu_hour_is_never_level_at_zero(sample_con):
     first, runner = at["series"].iloc[0], at["series"].iloc[1]
     assert f"{first} is cheapest at {fmt.usd(best)}, 8% below {runner} ({fmt.usd(second)})" in text
     assert fmt.usd(best) == "$0.00028/M" and fmt.usd(second) == "$0.00031/M"   # 2 significant digits
+
+
+def _crossings(*rows):
+    return pd.DataFrame([dict(zip(("series_a", "series_b", "interactivity", "cheaper_below", "cheaper_above"), r),
+                              usd_per_mtok=1.0) for r in rows])
+
+
+def test_pair_intervals_say_one_pairs_crossings_as_intervals():
+    crossings = _crossings(("B200", "MI355X", 50.6, "B200", "MI355X"), ("B200", "MI355X", 34.3, "MI355X", "B200"),
+                           ("B200", "H200", 40.0, "H200", "B200"), ("B200", "MI355X", 55.7, "MI355X", "B200"))
+    reach = pd.DataFrame({"series": ["B200", "MI355X", "H200"], "min_interactivity": [10.0, 18.1, 5.0],
+                          "max_interactivity": [89.4, 120.0, 60.0]})
+    out = pair_intervals(crossings, reach)
+    assert out[["series_a", "series_b", "crossings"]].values.tolist() == [["B200", "MI355X", (2, 1, 4)],
+                                                                          ["B200", "H200", (3,)]]
+    assert out["text"].tolist() == [
+        "MI355X cheaper from 18.1 to 34.3 and from 50.6 to 55.7 tok/s/user; "
+        "B200 cheaper from 34.3 to 50.6 and from 55.7 to 89.4 tok/s/user",
+        "H200 cheaper from 10.0 to 40.0 tok/s/user; B200 cheaper from 40.0 to 60.0 tok/s/user"]
+    # without the reach the ends are open; a touching crossing (the same series on both sides) is one interval
+    touching = _crossings(("A", "B", 20.0, "A", "B"), ("A", "B", 30.0, "B", "B"))
+    assert pair_intervals(touching, reach.iloc[0:0])["text"].tolist() == [
+        "A cheaper below 20.0 tok/s/user; B cheaper above 20.0 tok/s/user"]
+    assert pair_intervals(crossings.iloc[0:0], reach).empty
+
+
+def test_pair_intervals_agree_with_the_costs_on_the_samples(mtp):
+    out = pair_intervals(mtp.crossovers, mtp.reach)
+    assert len(out) == mtp.crossovers.groupby(["series_a", "series_b"]).ngroups >= 1
+    for _, row in out.iterrows():
+        for part in row["text"].split("; "):
+            owner = part.split(" cheaper ")[0]
+            other = row["series_b"] if owner == row["series_a"] else row["series_a"]
+            for span in part.split(" cheaper ")[1].removesuffix(" tok/s/user").replace(" and ", ", ").split(", "):
+                words = span.split()
+                x = (float(words[1]) + float(words[3])) / 2 if words[0] == "from" else \
+                    float(words[1]) * (0.9 if words[0] == "below" else 1.1)
+                costs = cheapest_at({k: mtp.curves[k] for k in (owner, other)}, x)
+                assert costs["series"].iloc[0] == owner, (row["text"], x)
