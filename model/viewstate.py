@@ -380,7 +380,11 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
             notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(reason, 160)}")
             continue
         values[field] = candidate
-    return ViewState(**values), notices
+    try:
+        return ViewState(**values), notices
+    except ValidationError as exc:   # values each valid alone but not together: never a crash
+        notices.append(f"ignored the link's view: {_short(validation_reason(exc.errors()[0]), 160)}")
+        return ViewState(), notices
 
 
 def _short(text: str, limit: int = 40) -> str:

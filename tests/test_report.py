@@ -217,6 +217,25 @@ def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
     assert link in tables.links
 
 
+def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(db, tmp_path, capsys):
+    from urllib.parse import urlencode
+
+    from model.tco import cost_profile, profiles_to_text
+    from model.viewstate import ViewState
+
+    name = 'B200, quote #2 $ % @ "é" || x'
+    state = ViewState(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
+                      profiles=profiles_to_text([cost_profile(name=name, hardware="B200", usd_per_gpu_hour=2.25)]))
+    link = "http://cf.example:8501/Crossovers?" + urlencode(state.to_query(), safe=":,|")   # as ui.state.share_link
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "--link", link, "--out", str(out)]) == 0
+    assert "not applied" not in capsys.readouterr().err
+    tables = parse(out.read_text(encoding="utf-8"))
+    rows = {r["Item"]: r for r in tables.tables["assumptions"]}
+    assert rows["$/GPU-hour, B200"]["Value"] == "$2.25"
+    assert link in tables.links and view_of_link(link) == (state, [])
+
+
 def test_xlsx_tables_are_rounded_numbers_with_assumptions_sheet(db, tmp_path, capsys):
     from openpyxl import load_workbook
 
