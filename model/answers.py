@@ -12,8 +12,8 @@ import pandas as pd
 from model import fmt
 from model.iso import CostCurve, break_even_rates, iso_table
 
-__all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range", "break_even_answer", "iso_pivot",
-           "workload_label", "status_text"]
+__all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range",
+           "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals"]
 
 
 def parse_targets(text: str) -> tuple[float, ...]:
@@ -90,6 +90,59 @@ def headline(at_x: pd.DataFrame, crossovers: pd.DataFrame, x: float) -> str:
         side = "above" if nearest["interactivity"] > x else "below"
         text += f"; {other} takes over {side} {fmt.interactivity(nearest['interactivity'])}"
     return text + "."
+
+
+def _spans(spans: list[tuple[float, float]]) -> str:
+    """``[(18.1, 34.3), (50.6, nan)]`` -> ``"from 18.1 to 34.3 and above 50.6"`` (NaN: an open end)."""
+    words = []
+    for lo, hi in spans:
+        if np.isnan(lo):
+            words.append(f"below {hi:.1f}")
+        elif np.isnan(hi):
+            words.append(f"above {lo:.1f}")
+        else:
+            words.append(f"from {lo:.1f} to {hi:.1f}")
+    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
+
+
+def pair_intervals(crossovers: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
+    """Each pair's crossings said once, as the intervals where each series of the pair is cheaper.
+
+    ``crossovers``: rows as :func:`model.iso.crossovers` (``series_a``, ``series_b``, ``interactivity``,
+    ``cheaper_below``, ``cheaper_above``); ``reach``: :func:`model.iso.reach` (``series``,
+    ``min_interactivity``, ``max_interactivity``). The pair's common range is [larger minimum, smaller
+    maximum]; an end the reach does not give is said "below"/"above" the crossing.
+
+    Returns one row per pair, in the order pairs first appear: ``series_a``, ``series_b``,
+    ``crossings`` (the 1-based positions of its rows in ``crossovers``, the chart's numbers) and
+    ``text``, e.g. "MI355X cheaper from 18.1 to 34.3 and from 50.6 to 55.7 tok/s/user; B200 cheaper
+    from 34.3 to 50.6 and from 55.7 to 89.4 tok/s/user".
+    """
+    columns = ["series_a", "series_b", "crossings", "text"]
+    if crossovers.empty:
+        return pd.DataFrame(columns=columns)
+    ends = reach.set_index("series")[["min_interactivity", "max_interactivity"]] if not reach.empty else None
+    numbered = crossovers.reset_index(drop=True).assign(number=lambda f: f.index + 1)
+    rows = []
+    for (a, b), group in numbered.groupby(["series_a", "series_b"], sort=False):
+        group = group.sort_values("interactivity", kind="stable")
+        known = ends is not None and a in ends.index and b in ends.index
+        lo = max(ends.loc[a, "min_interactivity"], ends.loc[b, "min_interactivity"]) if known else np.nan
+        hi = min(ends.loc[a, "max_interactivity"], ends.loc[b, "max_interactivity"]) if known else np.nan
+        xs = group["interactivity"].to_numpy(dtype=float)
+        bounds = [lo, *xs, hi]
+        owners = [group["cheaper_below"].iloc[0], *group["cheaper_above"]]
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for owner, start, stop in zip(owners, bounds[:-1], bounds[1:]):
+            mine = spans.setdefault(owner, [])
+            if mine and mine[-1][1] == start:        # a touching crossing: the same series stays cheaper
+                mine[-1] = (mine[-1][0], stop)
+            elif not (start == stop):                 # an empty interval (a crossing at the range's end) says nothing
+                mine.append((start, stop))
+        text = "; ".join(f"{owner} cheaper {_spans(s)} tok/s/user" for owner, s in spans.items() if s)
+        rows.append({"series_a": a, "series_b": b, "crossings": tuple(int(n) for n in group["number"]),
+                     "text": text})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def default_pair(at_x: pd.DataFrame) -> tuple[str, str] | None:

@@ -1,6 +1,7 @@
 """Numbers formatted for people: the one place the pages, the CLI and reports take text from.
 
-Money has two decimals (three below $0.10), interactivity one decimal, ratios read
+Money has two decimals, and below $0.10 at least two significant digits (never "$0.000" for a
+cost that is not zero), interactivity one decimal, ratios read
 "1.41x", dates are dates, and column names are words with units.
 """
 
@@ -10,7 +11,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["usd", "interactivity", "ratio", "percent", "date", "count", "COLUMN_LABELS", "for_people"]
+__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "date", "count", "COLUMN_LABELS", "for_people"]
 
 
 def _missing(value) -> bool:
@@ -22,12 +23,22 @@ def _missing(value) -> bool:
         return False
 
 
+def usd_decimals(value) -> int:
+    """Decimals money is shown with: 2 from $0.10 up (and for zero), else 3 or as many as give two
+    significant digits (``0.0612`` -> 3, ``0.00042`` -> 5). The one rule of :func:`usd` and the report's rounding."""
+    value = abs(float(value))
+    if value >= 0.1 or value == 0 or not math.isfinite(value):
+        return 2
+    return max(3, 1 - math.floor(math.log10(value)))
+
+
 def usd(value, per: str = "/M") -> str:
-    """``0.2194`` -> ``"$0.22/M"``; ``0.0612`` -> ``"$0.061/M"``; missing -> ``"—"``."""
+    """``0.2194`` -> ``"$0.22/M"``; ``0.0612`` -> ``"$0.061/M"``; ``0.000423`` -> ``"$0.00042/M"``;
+    missing -> ``"—"``. A cost that is not zero never reads ``$0.00``."""
     if _missing(value):
         return "—"
     value = float(value)
-    return f"${value:,.2f}{per}" if abs(value) >= 0.1 or value == 0 else f"${value:,.3f}{per}"
+    return f"${value:,.{usd_decimals(value)}f}{per}"
 
 
 def interactivity(value) -> str:

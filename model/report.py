@@ -478,7 +478,7 @@ def _crossover_list(result: Analysis) -> str:
         return "<p>No two cost curves cross inside their common range: the cheaper series stays cheaper.</p>"
     if len(result.crossovers) > CROSSOVER_SENTENCES:
         return f"<p>{len(result.crossovers)} crossovers, by interactivity:</p>"
-    items = "".join(f"<li><b>{html.escape(figures.crossover_label(r))}</b> (than {html.escape(r['cheaper_above'])}, "
-                    f"{html.escape(figures.usd(r['usd_per_mtok']))} at the crossing)</li>"
-                    for _, r in result.crossovers.sort_values("interactivity", kind="stable").iterrows())
+    from model.answers import pair_intervals  # one sentence per pair: where each series is cheaper
+    items = "".join(f"<li><b>{html.escape(r['series_a'])} and {html.escape(r['series_b'])}</b>: "
+                    f"{html.escape(r['text'])}</li>" for _, r in pair_intervals(result.crossovers, result.reach).iterrows())
     return f"<ul>{items}</ul>"

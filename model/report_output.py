@@ -26,6 +26,7 @@ import plotly.io as pio
 
 from model import figures
 from model.export import neutralise_formula, safe_csv
+from model.fmt import usd_decimals
 
 __all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "table_frames", "html_table", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
@@ -106,10 +107,10 @@ class Report:
 
 
 def round_usd(value: float) -> float:
-    """Money rounded for people: 2 decimals, 3 below $0.10 [$]. NaN stays NaN."""
+    """Money rounded for people as it is shown (:func:`model.fmt.usd_decimals`) [$]. NaN stays NaN."""
     if value is None or not np.isfinite(value):
         return np.nan
-    return round(float(value), 2 if abs(value) >= 0.1 else 3)
+    return round(float(value), usd_decimals(value))
 
 
 def _show(value, kind: str) -> str:

@@ -37,6 +37,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from model.hardware import canonical_hardware
+from model.names import MAX_NAME_LENGTH, name_problem, validation_reason
 
 __all__ = [
     "HOURS_PER_YEAR",
@@ -179,7 +180,7 @@ def _explain(exc: ValidationError, what: str) -> TcoInputError:
         loc = ".".join(str(p) for p in error["loc"] if p != "onprem") or "inputs"
         info = fields.get(str(error["loc"][-1])) if error["loc"] else None
         label = f"{loc} ({info.description})" if info is not None and info.description else loc
-        message = error["msg"].removeprefix("Value error, ")
+        message = validation_reason(error)
         got = error.get("input")
         shown = "" if isinstance(got, dict) or got is None or error["type"] == "value_error" else f" (got {got!r})"
         lines.append(f"{label}: {message}{shown}")
@@ -341,18 +342,28 @@ class CostProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="profile name", min_length=1, max_length=80)
+    name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
     hardware: str = Field(description="GPU (canonical name)")
     usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=1000)
     onprem: OnPremInputs | None = None
     source: str = Field("", description="provenance of the numbers", max_length=300)
 
-    @field_validator("name", "source", mode="before")
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, value):
+        if isinstance(value, str):
+            problem = name_problem(value)
+            if problem:
+                raise ValueError(problem)
+            value = " ".join(value.split())   # runs of spaces (a non-breaking one too) become one
+        return value
+
+    @field_validator("source", mode="before")
     @classmethod
     def _text(cls, value):
         if isinstance(value, str):
-            value = " ".join(value.split())
-            if any(ord(c) < 32 for c in value):
+            value = " ".join(value.split())   # provenance may be pasted over several lines
+            if not value.isprintable():
                 raise ValueError("must not hold control characters")
         return value
 
@@ -596,6 +607,8 @@ _LONG = {v: k for k, v in _SHORT.items()}
 _LINK_PREFIX = "p1."
 _MAX_LINK_CHARS = 16_000
 _MAX_JSON_BYTES = 200_000
+#: profiles nest 3 deep (list, profile, build-up); anything much deeper is not a profile list
+_MAX_JSON_DEPTH = 8
 
 
 def profiles_to_text(profiles) -> str:
@@ -620,36 +633,77 @@ def profiles_to_text(profiles) -> str:
     return _LINK_PREFIX + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
 
 
+def _nesting_depth(text: str) -> int:
+    """The deepest ``[``/``{`` nesting of JSON ``text``, counted without recursion (brackets inside strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _link_items(body: str) -> list:
+    """The JSON list a link's cost profiles part holds; TcoInputError in the product's words otherwise."""
+    damaged = TcoInputError("share link: the cost profiles part is damaged or cut short")
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, _MAX_JSON_BYTES)   # never more than this, however it was packed
+    except (ValueError, zlib.error):
+        raise damaged from None
+    if inflater.unconsumed_tail:
+        raise TcoInputError(f"share link: the cost profiles part unpacks to more than {_MAX_JSON_BYTES:,} bytes")
+    if not inflater.eof or inflater.unused_data:
+        raise damaged
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise damaged from None
+    if _nesting_depth(text) > _MAX_JSON_DEPTH:
+        raise TcoInputError("share link: the cost profiles part is nested deeper than cost profiles are")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise damaged from None
+
+
 def profiles_from_text(text: str | None) -> list[CostProfile]:
     """The profiles a :func:`profiles_to_text` text holds; ``[]`` for an empty text.
 
-    A damaged or foreign text raises :class:`TcoInputError` ("share link: ..."), never a partial list.
+    A damaged, foreign, oversized (more than 200,000 bytes unpacked) or deeply nested text raises
+    :class:`TcoInputError` ("share link: ..."), never a partial list and never another exception.
     """
     text = (text or "").strip()
     if not text:
         return []
     if not text.startswith(_LINK_PREFIX) or len(text) > _MAX_LINK_CHARS:
         raise TcoInputError("share link: the cost profiles part is not one this version wrote")
-    body = text[len(_LINK_PREFIX):]
-    try:
-        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-        inflater = zlib.decompressobj()
-        raw = inflater.decompress(packed, _MAX_JSON_BYTES)
-        if inflater.unconsumed_tail:
-            raise ValueError("too large")
-        if not inflater.eof or inflater.unused_data:
-            raise ValueError("truncated or padded")
-        items = json.loads(raw.decode("utf-8"))
-        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-            raise ValueError("not a list of profiles")
-        long = []
-        for item in items:
+    items = _link_items(text[len(_LINK_PREFIX):])
+    foreign = TcoInputError("share link: the cost profiles part holds something other than cost profiles")
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise foreign
+    long = []
+    for item in items:
+        try:
             values = {_LONG[k]: v for k, v in item.items()}
             if isinstance(values.get("onprem"), dict):
                 values["onprem"] = {_LONG[k]: v for k, v in values["onprem"].items()}
-            long.append(values)
-    except (ValueError, KeyError, zlib.error, UnicodeDecodeError) as exc:
-        raise TcoInputError(f"share link: the cost profiles could not be read ({exc.__class__.__name__})") from None
+        except KeyError:
+            raise foreign from None
+        long.append(values)
     return _unique(_profile(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
 
 

@@ -262,7 +262,7 @@ class ViewAnswer:
     def pair(self) -> tuple[str, str] | None:
         """The pair the break-even answer prices: the view's, else the runner-up against the cheapest at x."""
         names = sorted(self.analysis.curves)
-        chosen = tuple(self.state.pair.split("||")) if self.state.pair else ()
+        chosen = self.state.pair_names()
         if len(chosen) == 2 and set(chosen) <= set(names) and chosen[0] != chosen[1]:
             return chosen
         return default_pair(self.at_x) if self.x is not None else None

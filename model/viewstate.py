@@ -8,8 +8,7 @@ stay short.
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
@@ -17,13 +16,20 @@ from model.analysis import Scenario
 from model.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
 from model.frontier import DEFAULT_SERIES_KEYS
 from model.hardware import canonical_hardware
-from model.tco import profiles_from_text
+from model.names import (
+    decode_name,
+    encode_name,
+    join_names,
+    name_problem,
+    number,
+    split_names,
+    validation_reason,
+)
+from model.tco import profiles_from_text, profiles_to_text
 
-__all__ = ["ViewState", "parse_query", "reconcile", "MAX_VALUE_LENGTH"]
+__all__ = ["ViewState", "parse_query", "reconcile", "pair_text", "MAX_VALUE_LENGTH"]
 
 MAX_VALUE_LENGTH = 2000
-#: what a hardware, framework, precision or series name may look like in a link
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+/()\-·=?]{0,119}")
 _SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
                     "w_cached")
 _LISTS = ("hw", "fw", "prec", "spec", "by", "at")
@@ -111,7 +117,7 @@ class ViewState(BaseModel):
         try:
             scenario = self.scenario()
         except ValidationError as exc:
-            raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+            raise ValueError(validation_reason(exc.errors()[0])) from None
         for name in _SCENARIO_FIELDS:
             object.__setattr__(self, name, getattr(scenario, name))   # frozen: normalised values
         return self
@@ -127,16 +133,18 @@ class ViewState(BaseModel):
     @classmethod
     def _names(cls, v):
         for name in v:
-            if not NAME.fullmatch(name):
-                raise ValueError(f"{_short(name)!r} is not a name this product stores")
+            problem = name_problem(name)
+            if problem:
+                raise ValueError(f"the name {_short(name)!r} {problem}")
         return v
 
     @field_validator("rates")
     @classmethod
     def _rate_names(cls, v):
         for hw, _ in v:
-            if not NAME.fullmatch(hw):
-                raise ValueError(f"{_short(hw)!r} is not a hardware name")
+            problem = name_problem(hw)
+            if problem:
+                raise ValueError(f"the hardware name {_short(hw)!r} {problem}")
         return v
 
     @field_validator("demand_rps", "budget_mw", "budget_usd_month", "tokens_per_day")
@@ -202,6 +210,10 @@ class ViewState(BaseModel):
             raise ValueError(f"no cost profile named {_short(unknown[0])!r} in this view")
         return self
 
+    def pair_names(self) -> tuple[str, ...]:
+        """The two series of :attr:`pair` (``()`` when none is chosen); names may hold any printable text."""
+        return split_names(self.pair, "||")
+
     def cost_profiles(self) -> list:
         """The view's cost profiles (:class:`model.tco.CostProfile`)."""
         return profiles_from_text(self.profiles)
@@ -238,15 +250,15 @@ class ViewState(BaseModel):
             if value == getattr(default, field):
                 continue
             if field == "rates":
-                out[key] = ",".join(f"{hw}:{rate:.10g}" for hw, rate in value)   # as typed
+                out[key] = ",".join(f"{encode_name(hw)}:{rate:.10g}" for hw, rate in value)   # as typed
             elif field in ("targets",):
                 out[key] = ",".join(f"{x:g}" for x in value)
             elif field in ("compare", "priced_by"):
-                out[key] = "||".join(value)
+                out[key] = join_names(value, "||")
             elif field == "filters":
-                out[key] = "||".join(f"{name}={v}" for name, v in value)
+                out[key] = join_names([f"{name}={v}" for name, v in value], "||")
             elif isinstance(value, tuple):
-                out[key] = ",".join(str(v) for v in value)
+                out[key] = join_names(value)
             elif isinstance(value, bool):
                 out[key] = "1" if value else "0"
             elif isinstance(value, float):
@@ -256,33 +268,60 @@ class ViewState(BaseModel):
         return out
 
 
+_NUMBERS = ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
+            "budget_usd_month", "tokens_per_day", "peak_to_average")
+#: keys whose values add up when a link repeats them (``?r=B200:1.7&r=MI355X:1.6``)
+_MERGED = ("hw", "fw", "prec", "spec", "by", "at", "r", "cmp", "use", "prof")
+
+
+def pair_text(a: str, b: str) -> str:
+    """The :attr:`ViewState.pair` value for series ``a`` and ``b`` (read back by :meth:`ViewState.pair_names`)."""
+    return join_names((a, b), "||")
+
+
+def _rate_pairs(text: str) -> tuple[tuple[str, float], ...]:
+    pairs = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        hw, sep, rate = item.rpartition(":")
+        if not sep or not hw.strip():
+            raise ValueError(f"{_short(item)!r} is not HARDWARE:RATE, e.g. B200:1.7")
+        pairs.append((_hardware(decode_name(hw.strip())), number(rate, f"a $/GPU-hour for {_short(hw)}")))
+    return tuple(pairs)
+
+
+def _hardware(name: str) -> str:
+    """The canonical GPU name of a name typed in a link (checked first: canonical names drop text)."""
+    problem = name_problem(name)
+    if problem:
+        raise ValueError(f"the hardware name {_short(name)!r} {problem}")
+    return canonical_hardware(name)
+
+
 def _coerce(field: str, text: str) -> Any:
     if field == "rates":
-        pairs = []
-        for item in text.split(","):
-            if not item.strip():
-                continue
-            hw, _, rate = item.partition(":")
-            pairs.append((canonical_hardware(hw), float(rate)))
-        return tuple(pairs)
+        return _rate_pairs(text)
     if field == "targets":
-        return tuple(float(x) for x in text.split(",") if x.strip())
+        return tuple(number(x, f"an interactivity ({_short(x.strip())!r})") for x in text.split(",") if x.strip())
     if field in ("hardware",):
-        return tuple(canonical_hardware(x) for x in text.split(",") if x.strip())
+        return tuple(_hardware(x) for x in split_names(text))
     if field in ("compare", "priced_by"):
-        return tuple(x.strip() for x in text.split("||") if x.strip())
+        return split_names(text, "||")
     if field == "filters":
-        pairs = [item.partition("=") for item in text.split("||") if item.strip()]
+        pairs = [item.partition("=") for item in split_names(text, "||")]
         if any(not sep for _, sep, _ in pairs):
             raise ValueError("expected field=value items")
         return tuple((name.strip(), value.strip()) for name, _, value in pairs)
     if field in ("framework", "precision", "spec_decoding", "by"):
-        return tuple(x.strip() for x in text.split(",") if x.strip())
-    if field in ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
-                 "budget_usd_month", "tokens_per_day", "peak_to_average"):
-        return float(text)
+        return split_names(text)
+    if field in _NUMBERS:
+        return number(text)
     if field == "spares":
-        return int(text)
+        value = number(text, "a whole number")
+        if not value.is_integer():
+            raise ValueError("not a whole number")
+        return int(value)
     if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
@@ -290,8 +329,77 @@ def _coerce(field: str, text: str) -> Any:
     return text
 
 
+def _values(raw: Any) -> list[str]:
+    values = list(raw) if isinstance(raw, (list, tuple)) else [raw]
+    return ["" if v is None else str(v) for v in values]
+
+
+def _merge(key: str, texts: list[str], notices: list[str], read: Callable[[str], Any],
+           name_of: Callable[[Any], str], clash: Callable[[Any, Any], str]) -> list:
+    """The items every value of a repeated ``key`` holds, in order; a name given twice with different
+    contents is refused (both), with the notice ``clash(first, second)``; an unreadable value gets a notice."""
+    kept: dict[str, Any] = {}
+    refused: set[str] = set()
+    for text in texts:
+        try:
+            items = read(text)
+        except ValueError as exc:   # our own messages (_rate_pairs, TcoInputError)
+            notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(str(exc), 160)}")
+            continue
+        for item in items:
+            name = name_of(item)
+            if name in kept and kept[name] != item and name not in refused:
+                refused.add(name)
+                notices.append(clash(kept[name], item))
+            kept.setdefault(name, item)
+    return [item for name, item in kept.items() if name not in refused]
+
+
+def _merge_rates(key: str, texts: list[str], notices: list[str]) -> str:
+    """Every ``r=`` value as one; a hardware given two different rates is refused, naming it."""
+    pairs = _merge(key, texts, notices, _rate_pairs, lambda pair: pair[0],
+                   lambda a, b: f"ignored the rates for {_short(a[0])!r} from the link: given twice, "
+                                f"${a[1]:g} and ${b[1]:g} per GPU-hour")
+    return ",".join(f"{encode_name(hw)}:{rate:.10g}" for hw, rate in pairs)
+
+
+def _merge_profiles(key: str, texts: list[str], notices: list[str]) -> str:
+    """Every ``prof=`` value as one; two different profiles of one name are refused, naming it."""
+    profiles = _merge(key, texts, notices, profiles_from_text, lambda p: p.name,
+                      lambda a, _: f"ignored the cost profiles named {_short(a.name)!r} from the link: two differ, "
+                                   "and profile names must be unique")
+    return profiles_to_text(profiles)
+
+
+def _one_text(key: str, raw: Any, notices: list[str]) -> str:
+    """The one text of ``key``: list values joined, a repeated scalar's first value (with a notice)."""
+    texts = _values(raw)
+    if any(len(t) > MAX_VALUE_LENGTH for t in texts):
+        return max(texts, key=len)   # refused below, as a single long value is
+    if key == "r":
+        return _merge_rates(key, texts, notices)
+    if key == "prof":
+        return _merge_profiles(key, texts, notices) if len(texts) > 1 else texts[0]
+    if len(texts) == 1:
+        return texts[0]
+    if key in _MERGED:
+        sep = "||" if KEYS[key] in ("compare", "priced_by") else ","
+        return sep.join(t for t in texts if t.strip())
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) > 1:
+        notices.append(f"link parameter {key!r} is given {len(texts)} times with different values; "
+                       f"using the first, {_short(distinct[0])!r}")
+    return distinct[0]
+
+
 def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
-    """A :class:`ViewState` from query parameters, and a notice for each value ignored."""
+    """A :class:`ViewState` from query parameters, and a notice for each value ignored.
+
+    A value may be a list (a key repeated in the link): list-valued keys (hardware, rates, profiles,
+    targets, ...) merge their values; a hardware given two different rates, or two different profiles
+    with one name, are refused with a notice naming them; a repeated scalar keeps its first value
+    with a notice. Notices are in the product's words (never an exception's text).
+    """
     values: dict[str, Any] = {}
     notices: list[str] = []
     order = list(KEYS)   # known keys in KEYS order (cost profiles before the names that choose them)
@@ -299,8 +407,7 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
         if key not in KEYS:
             notices.append(f"ignored unknown link parameter {_short(key)!r}")
             continue
-        text = raw[-1] if isinstance(raw, (list, tuple)) else raw
-        text = "" if text is None else str(text)
+        text = _one_text(key, raw, notices)
         field = KEYS[key]
         if len(text) > MAX_VALUE_LENGTH:
             notices.append(f"ignored link parameter {key!r}: value longer than {MAX_VALUE_LENGTH} characters")
@@ -308,13 +415,20 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
         try:
             candidate = _coerce(field, text)
             ViewState(**{"profiles": values.get("profiles", ""), field: candidate})
-        except (ValueError, ValidationError, TypeError) as exc:
-            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            reason = reason.removeprefix("Value error, ")
-            notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(reason, 120)}")
+        except ValidationError as exc:
+            notices.append(f"ignored link parameter {key}={_short(text)!r}: "
+                           f"{_short(validation_reason(exc.errors()[0]), 160)}")
+            continue
+        except (ValueError, TypeError) as exc:   # our own messages: _coerce, number(), TcoInputError
+            reason = str(exc) if isinstance(exc, ValueError) else "not a value this link parameter takes"
+            notices.append(f"ignored link parameter {key}={_short(text)!r}: {_short(reason, 160)}")
             continue
         values[field] = candidate
-    return ViewState(**values), notices
+    try:
+        return ViewState(**values), notices
+    except ValidationError as exc:   # values each valid alone but not together: never a crash
+        notices.append(f"ignored the link's view: {_short(validation_reason(exc.errors()[0]), 160)}")
+        return ViewState(), notices
 
 
 def _short(text: str, limit: int = 40) -> str:

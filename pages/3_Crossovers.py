@@ -3,10 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from model import figures, fmt
+from model import figures
 from model.analysis import ALL_PAIRS_LIMIT
-from model.answers import common_range
+from model.answers import common_range, pair_intervals
 from model.iso import break_even_rates
+from model.viewstate import pair_text
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
@@ -22,10 +23,10 @@ st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, resul
 if result.crossovers.empty:
     st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
 else:
-    st.markdown("\n".join(
-        f"{i}. **{plain(figures.crossover_label(row))}** (against {plain(row['cheaper_above'])}, "
-        f"{plain(fmt.usd(row['usd_per_mtok']))} at the crossing)"
-        for i, (_, row) in enumerate(result.crossovers.iterrows(), start=1)))
+    st.markdown("\n".join(   # one sentence per pair; the numbers are the chart's crossing markers
+        f"- **{plain(row['series_a'])} and {plain(row['series_b'])}** (crossing{'s' if len(row['crossings']) > 1 else ''}"
+        f" {', '.join(map(str, row['crossings']))}): {plain(row['text'])}"
+        for _, row in pair_intervals(result.crossovers, result.reach).iterrows()))
     report.table_download(ctx, "Crossovers")
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
@@ -44,14 +45,14 @@ if len(names) >= 2:
     x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
              step=1.0, format="%.1f", to_widget=lambda v: answer.x,
              help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
-    if ctx.state.pair and tuple(ctx.state.pair.split("||")) != answer.pair:
-        st.warning(plain(f"The pair {' and '.join(ctx.state.pair.split('||'))} from the link is not among the series "
+    if ctx.state.pair and ctx.state.pair_names() != answer.pair:
+        st.warning(plain(f"The pair {' and '.join(ctx.state.pair_names())} from the link is not among the series "
                          "shown; showing the two cheapest instead."))
     a, b = answer.pair or names[:2]
 
     def _on_pair() -> None:
         chosen_a, chosen_b = st.session_state["pair_a"], st.session_state["pair_b"]
-        commit(pair=f"{chosen_a}||{chosen_b}" if chosen_a != chosen_b else None)
+        commit(pair=pair_text(chosen_a, chosen_b) if chosen_a != chosen_b else None)
 
     st.session_state["pair_a"], st.session_state["pair_b"] = a, b
     c2.selectbox("Price this series", names, key="pair_a", on_change=_on_pair)

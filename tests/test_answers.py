@@ -17,6 +17,7 @@ from model.answers import (
     default_pair,
     headline,
     iso_pivot,
+    pair_intervals,
     parse_targets,
     workload_label,
 )
@@ -138,9 +139,15 @@ def test_reconcile_says_what_it_drops(sample_con):
 
 
 def test_hostile_names_are_refused_in_links():
+    # names are any printable text (issue 17): markup is text, which the data then does not hold
     state, notices = parse_query({"r": "TPU<script>:1.5", "hw": "<b>x</b>"})
-    assert state.rates == () and state.hardware == () and len(notices) == 2
-    assert "r=" not in "&".join(state.to_query())
+    assert notices == [] and state.rates == (("TPU<script>", 1.5),) and state.hardware == ("<b>x</b>",)
+    fixed, notices = reconcile(state, {"hardware": ["B200"]})
+    assert fixed.rates == () and fixed.hardware == () and len(notices) == 2
+    # control and invisible characters are refused in the link itself, each with a notice
+    state, notices = parse_query({"r": "TPU\x07:1.5", "hw": "x\u200by", "use": "a\nb"})
+    assert state.rates == () and state.hardware == () and state.priced_by == () and len(notices) == 3
+    assert all("control or invisible character" in n for n in notices)
 
 
 def test_an_empty_workload_field_matches_only_rows_without_it(sample_con, tmp_path):
@@ -168,3 +175,64 @@ def test_preview_speaks_the_forms_language(tmp_path):
     ok = dry_run(good, ("hardware=H100", "gpus=8"), display_name="y.csv")
     assert ok["ok"] and ok["rows"] == 1 and ok["workloads"] == ["|8192|1024"] and not ok["sampled"]
     assert ok["preview"]["hardware"].tolist() == ["H100"]
+
+
+def test_money_keeps_two_significant_digits_below_ten_cents():
+    assert fmt.usd(0.000423) == "$0.00042/M" and fmt.usd(0.0612) == "$0.061/M" and fmt.usd(0.2194) == "$0.22/M"
+    assert fmt.usd(0.0) == "$0.00/M" and fmt.usd(0.00999) == "$0.0100/M" and fmt.usd(1234.5, "") == "$1,234.50"
+    assert fmt.usd(2e-7, "/h") == "$0.00000020/h"
+    from model import figures
+    from model.report import round_usd
+    assert figures.usd is fmt.usd and round_usd(0.000423) == 0.00042 and round_usd(0.2194) == 0.22
+
+
+def test_a_tenth_of_a_cent_per_gpu_hour_is_never_level_at_zero(sample_con):
+    points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
+    result = analyse(points, Scenario(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))))
+    at = cheapest_at(result.curves, 55.0)
+    text = headline(at, result.crossovers, 55.0)
+    best, second = at["usd_per_mtok"].iloc[0], at["usd_per_mtok"].iloc[1]
+    assert 0 < best < second < 0.001           # both far below a tenth of a cent per million tokens
+    assert "$0.000/M" not in text and "$0.00/M" not in text and "level with" not in text
+    first, runner = at["series"].iloc[0], at["series"].iloc[1]
+    assert f"{first} is cheapest at {fmt.usd(best)}, 8% below {runner} ({fmt.usd(second)})" in text
+    assert fmt.usd(best) == "$0.00028/M" and fmt.usd(second) == "$0.00031/M"   # 2 significant digits
+
+
+def _crossings(*rows):
+    return pd.DataFrame([dict(zip(("series_a", "series_b", "interactivity", "cheaper_below", "cheaper_above"), r),
+                              usd_per_mtok=1.0) for r in rows])
+
+
+def test_pair_intervals_say_one_pairs_crossings_as_intervals():
+    crossings = _crossings(("B200", "MI355X", 50.6, "B200", "MI355X"), ("B200", "MI355X", 34.3, "MI355X", "B200"),
+                           ("B200", "H200", 40.0, "H200", "B200"), ("B200", "MI355X", 55.7, "MI355X", "B200"))
+    reach = pd.DataFrame({"series": ["B200", "MI355X", "H200"], "min_interactivity": [10.0, 18.1, 5.0],
+                          "max_interactivity": [89.4, 120.0, 60.0]})
+    out = pair_intervals(crossings, reach)
+    assert out[["series_a", "series_b", "crossings"]].values.tolist() == [["B200", "MI355X", (2, 1, 4)],
+                                                                          ["B200", "H200", (3,)]]
+    assert out["text"].tolist() == [
+        "MI355X cheaper from 18.1 to 34.3 and from 50.6 to 55.7 tok/s/user; "
+        "B200 cheaper from 34.3 to 50.6 and from 55.7 to 89.4 tok/s/user",
+        "H200 cheaper from 10.0 to 40.0 tok/s/user; B200 cheaper from 40.0 to 60.0 tok/s/user"]
+    # without the reach the ends are open; a touching crossing (the same series on both sides) is one interval
+    touching = _crossings(("A", "B", 20.0, "A", "B"), ("A", "B", 30.0, "B", "B"))
+    assert pair_intervals(touching, reach.iloc[0:0])["text"].tolist() == [
+        "A cheaper below 20.0 tok/s/user; B cheaper above 20.0 tok/s/user"]
+    assert pair_intervals(crossings.iloc[0:0], reach).empty
+
+
+def test_pair_intervals_agree_with_the_costs_on_the_samples(mtp):
+    out = pair_intervals(mtp.crossovers, mtp.reach)
+    assert len(out) == mtp.crossovers.groupby(["series_a", "series_b"]).ngroups >= 1
+    for _, row in out.iterrows():
+        for part in row["text"].split("; "):
+            owner = part.split(" cheaper ")[0]
+            other = row["series_b"] if owner == row["series_a"] else row["series_a"]
+            for span in part.split(" cheaper ")[1].removesuffix(" tok/s/user").replace(" and ", ", ").split(", "):
+                words = span.split()
+                x = (float(words[1]) + float(words[3])) / 2 if words[0] == "from" else \
+                    float(words[1]) * (0.9 if words[0] == "below" else 1.1)
+                costs = cheapest_at({k: mtp.curves[k] for k in (owner, other)}, x)
+                assert costs["series"].iloc[0] == owner, (row["text"], x)

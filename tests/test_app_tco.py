@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -109,3 +110,33 @@ def test_fleet_page_equals_the_cli(db, capsys):
     at.number_input(key="bud").set_value(43216.0).run()
     mi = at.dataframe[0].value.set_index("Series").loc["MI355X · sglang · mxfp4 · mtp"]
     assert mi["GPUs"] == "40" and at.query_params["bud"] == "43216"
+
+
+def test_a_profile_named_with_commas_and_signs_is_applied_and_said_once(db):
+    # issue 17: "H200, quote #2" was refused by the link's name rule while the page said it prices H200
+    name = 'B200, quote #2 $ % @ "é" || x'
+    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware"})
+    at.selectbox(key="quote_hw").set_value("B200")
+    at.text_input(key="quote_name").input(name)
+    at.number_input(key="quote_rate").set_value(2.5)
+    _submit(at, "Add")
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert not any("not applied" in w.lower() for w in warnings), warnings
+    assert sum("B200 is now priced by it" in w for w in warnings) == 1
+    assert at.query_params["use"] == "B200%2C quote #2 $ %25 @ \"é\" %7C%7C x"
+    assert at.session_state["_view"].priced_by == (name,)
+    at.switch_page("pages/2_Matched_interactivity.py").run()   # the link's B200 rate is the profile's
+    assert not at.exception
+    assert any(f"cost profile '{name}' $2.50/GPU-hour" in re.sub(r"\\(.)", r"\1", c.value) for c in at.caption)
+
+
+def test_a_link_with_profiles_nested_150000_deep_opens_with_a_notice(db):
+    import base64
+    import zlib
+
+    value = "p1." + base64.urlsafe_b64encode(zlib.compress(b"[" * 150_000, 9)).decode("ascii").rstrip("=")
+    at = open_page("pages/7_TCO_builder.py", {"prof": value, "x": "abc"})
+    assert not at.exception
+    assert any("nested deeper" in w for w in at.link_warnings), at.link_warnings
+    assert any("x='abc'\\: not a number" in w for w in at.link_warnings), at.link_warnings

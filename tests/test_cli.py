@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from model.cli import main
@@ -45,6 +46,21 @@ def test_rate_override_moves_the_crossover(sample_db, capsys):
     assert cheaper["usd_per_gpu_hour"]["B200"] == 1.2
     assert [r["interactivity"] for r in cheaper["rows"]] != [r["interactivity"] for r in base["rows"]]
     assert {"series_a", "series_b", "interactivity", "usd_per_mtok"} <= set(base["rows"][0])
+
+
+def test_crossover_text_says_each_pair_as_intervals(sample_db, capsys):
+    argv = ["--db", str(sample_db), "crossover", "--by", "hardware", "--where", "spec_decoding=mtp", "--where",
+            "model=GLM-5", "--rate", "B200=1.6"]
+    out = run_json(capsys, *argv, "--json")
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    from model.answers import pair_intervals
+
+    said = pair_intervals(pd.DataFrame(out["rows"]), pd.DataFrame(out["reach"]))
+    assert len(out["rows"]) > len(said) == 1    # several crossings of one pair, one sentence
+    block = text.split("\nby pair:\n")[1].split("\n\n")[0]
+    assert block == f"  B200 and MI355X: {said['text'].iloc[0]}" or block == f"  MI355X and B200: {said['text'].iloc[0]}"
+    assert block.count(" cheaper from ") == 2 and " and from " in block
 
 
 def test_frontier_json_has_config(sample_db, capsys):
@@ -126,7 +142,7 @@ def test_by_and_where_take_the_header_aliases(sample_db, capsys):
 @pytest.mark.parametrize("argv,words", [
     (["iso", "--by", "colour"], "--by: unknown field 'colour'"),
     (["iso", "--where", "colour=red"], "--where: unknown field 'colour'"),
-    (["iso", "--basis", "blended", "--w-input", "-3"], "--w-input: Value error, a token weight must be in [0, 10]"),
+    (["iso", "--basis", "blended", "--w-input", "-3"], "--w-input: a token weight must be in [0, 10]"),
     (["iso", "--sla", "ttft=2"], "name a percentile"),
     (["capacity", "--by", "bogus"], "--by: unknown field 'bogus'"),
 ])

@@ -176,7 +176,7 @@ def test_rack_space_licences_and_staff():
 
 
 @pytest.mark.parametrize("values,words", [
-    ({"kw_per_gpu": -1}, "kw_per_gpu (all-in IT power per GPU [kW]): Input should be greater than 0 (got -1)"),
+    ({"kw_per_gpu": -1}, "kw_per_gpu (all-in IT power per GPU [kW]): must be greater than 0 (got -1)"),
     ({"utilization": 70}, "is a fraction of hours in (0, 1], e.g. 0.7 for 70 %"),
     ({"network_usd": 1000}, "network_pct or as network_usd, not both"),
     ({"staff_usd_per_year": 1e5}, "needs fleet_gpus"),

@@ -13,6 +13,7 @@ import streamlit as st
 from model.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES
 from model.cost import resolve_rates
 from model.frontier import BASES, SERIES_KEY_CHOICES
+from model.names import reason
 from model.viewstate import reconcile
 from ui import data
 from ui.state import bind, commit, notice, plain, view
@@ -87,7 +88,7 @@ def _on_sla() -> None:
     try:
         commit(sla=_sla_text())
     except ValueError as exc:
-        notice(f"SLA not applied: {exc}")
+        notice(f"SLA not applied: {reason(exc)}")
 
 
 def _sla(sb) -> None:

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from pydantic import ValidationError
 
+from model.names import reason
 from model.report import public_base_url
 from model.viewstate import ViewState, parse_query
 
@@ -50,27 +51,29 @@ def pop_notices() -> list[str]:
     return notices
 
 
-def commit(**changes) -> ViewState:
-    """Apply ``changes`` to the view through validation. Refused changes leave the view as it was
-    and queue a notice saying why. Returns the view."""
+def commit(**changes) -> bool:
+    """Apply ``changes`` to the view through validation; True when the view now holds them.
+
+    Refused changes leave the view as it was, queue a notice saying why (in the product's words)
+    and return False: a caller says a change succeeded only when this returns True.
+    """
     state = view()
     if not changes:
-        return state
+        return True
     try:
         new = state.replace(**changes)
     except (ValidationError, ValueError) as exc:
-        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        notice(f"not applied: {reason.removeprefix('Value error, ')}")
-        return state
+        notice(f"not applied: {reason(exc)}")
+        return False
     st.session_state[_VIEW] = new
-    return new
+    return True
 
 
 def _on_change(key: str, field: str, from_widget: Callable[[Any], Any]) -> None:
     try:
         value = from_widget(st.session_state[key])
     except (TypeError, ValueError) as exc:
-        notice(f"not applied: {exc}")
+        notice(f"not applied: {reason(exc)}")
         return
     commit(**{field: value})
 

@@ -66,6 +66,12 @@ def run(args, con) -> int:
         with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             print(frame.to_string(index=False))
+    if args.command == "crossover" and not frame.empty:
+        from model.answers import pair_intervals
+
+        print("\nby pair:")
+        for _, row in pair_intervals(frame, result.reach).iterrows():
+            print(f"  {row['series_a']} and {row['series_b']}: {row['text']}")
     if args.command == "crossover" and not result.envelope.changes.empty:
         print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
         print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
