@@ -423,7 +423,7 @@ class ViewAnswer:
             for row in sized[sized["nodes"].notna() & (sized["nodes"] > 0)].to_dict("records"):
                 sentences.append(f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
                                  f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
-                                 f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}, priced by {row['pricing']}")
+                                 f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
         return FleetAnswer("demand" if need is not None else "budget",
                            need.describe() if need is not None else
                            f"{s.budget_mw or 0:g} MW, ${s.budget_usd_month or 0:,.0f} a month", x,
