@@ -56,9 +56,10 @@ def build_up_inputs(defaults: dict) -> dict:
 
 def _add(profile, profiles) -> None:
     kept = [p for p in profiles if p.name != profile.name]
-    commit(profiles=profiles_to_text([*kept, profile]),
-           priced_by=tuple(n for n in view().priced_by if n != profile.name) + (profile.name,))
-    notice(f"cost profile '{profile.name}' added: {profile.hardware} is now priced by it on every page")
+    state = commit(profiles=profiles_to_text([*kept, profile]),
+                   priced_by=tuple(n for n in view().priced_by if n != profile.name) + (profile.name,))
+    if profile.name in state.priced_by:     # a refused change has queued its own notice saying why
+        notice(f"cost profile '{profile.name}' added: {profile.hardware} is now priced by it on every page")
 
 
 def add_onprem(name: str, hardware: str, values: dict, profiles) -> None:
