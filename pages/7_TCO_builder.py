@@ -17,11 +17,12 @@ st.caption("A cost profile is a named way to pay for a GPU: a quoted $/GPU-hour,
 profiles = ctx.state.cost_profiles()
 hardware = sorted({*(ctx.options["hardware"]), *CANONICAL_HARDWARE}, key=str.lower)
 
+st.subheader("On-prem build-up")
+# outside the form: choosing a GPU reruns the page, so its own defaults (kW per GPU, ...) fill the form
+hw = st.selectbox("Hardware", hardware, index=hardware.index("H200") if "H200" in hardware else 0, key="tco_hw",
+                  on_change=tco.reset_build_up)
 with st.form("onprem_form"):
-    st.subheader("On-prem build-up")
-    c1, c2 = st.columns(2)
-    hw = c1.selectbox("Hardware", hardware, index=hardware.index("H200") if "H200" in hardware else 0, key="tco_hw")
-    name = c2.text_input("Profile name", placeholder=f"{hw} on-prem 5y", key="tco_name")
+    name = st.text_input("Profile name", placeholder=f"{hw} on-prem 5y", key="tco_name")
     defaults = onprem_defaults(hw, ctx.presets)
     values = tco.build_up_inputs(defaults)
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")

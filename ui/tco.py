@@ -10,7 +10,7 @@ from model.tco import TcoInputError, cost_profile, profiles_to_text
 from ui import data
 from ui.state import commit, notice, plain, view
 
-__all__ = ["build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
+__all__ = ["reset_build_up", "build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
 
 #: build-up input, label, step, shown as a percentage of a fraction
 _FIELDS = (
@@ -32,6 +32,13 @@ _FIELDS = (
 )
 _START = {"gpus_per_node": 8, "network_pct": 0.0, "install_usd": 0.0, "rate_pct": 0.0, "maintenance_pct": 0.0,
           "licence_usd_per_gpu_year": 0.0, "staff_usd_per_year": 0.0, "utilization": 1.0}
+
+
+def reset_build_up() -> None:
+    """Callback of the hardware choice: the build-up's fields start again from the new GPU's defaults
+    (a value typed for one GPU, or its default power, must not price another silently)."""
+    for name, *_ in _FIELDS:
+        st.session_state.pop(f"tco_{name}", None)
 
 
 def build_up_inputs(defaults: dict) -> dict:
