@@ -34,6 +34,8 @@ from model.analysis import Scenario, analyse  # noqa: E402
 from model.cost import load_presets  # noqa: E402
 from model.ingest import ingest_file  # noqa: E402
 from model.report import PRINT_WIDTH_PX, build_report, chromium_path  # noqa: E402
+from model.view_answer import answer_of_view  # noqa: E402
+from model.viewstate import ViewState  # noqa: E402
 from model.samples import load_samples  # noqa: E402
 from model.store import connect, load_points, stored_rates  # noqa: E402
 
@@ -64,7 +66,9 @@ def bench(label: str, con, scenario: Scenario, where: dict, pdf: bool, tmp: Path
         return go.Figure(fig).to_html(include_plotlyjs=True, full_html=True)   # validated, as the report does
 
     baseline_s, _ = timed(one_figure)
-    report_s, report = timed(lambda: build_report(con, scenario, where))
+    state = ViewState(workload="all", mix_workloads=True, by=scenario.by, rates=scenario.rates, targets=scenario.targets,
+                      hardware=tuple(where.get("hardware", ())), spec_decoding=tuple(where.get("spec_decoding", ())))
+    report_s, report = timed(lambda: build_report(answer_of_view(con, state)))
     xlsx_s, xlsx = timed(report.tables_xlsx)
     csv_s, csv = timed(report.tables_csv)
     print(f"\n{label}: {len(points):,} rows, {len(result.curves)} series, {len(result.crossovers)} crossovers, "

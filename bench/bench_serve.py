@@ -120,7 +120,7 @@ if mode == "old_preview":  # what the dashboard did: the whole file into an in-m
 else:  # now: a sampled preview, then the ingest through the write path
     from model.ingest import IngestError, ingest_file
     from model.snapshot import write
-    from model.uploads import preview
+    from model.preview import preview
     shown = preview(path)
     outcome = "preview " + ("ok" if shown.ok else "refused: " + shown.error[:90])
     if shown.ok:

@@ -129,9 +129,7 @@ class ViewState(BaseModel):
             raise ValueError("interactivity must be in (0, 100000) tok/s/user")
         return v
 
-    # priced_by is not here: each of its names must be a cost profile's of this view (_priced_by_known), and a
-    # profile's name may hold what NAME refuses (a comma: "B200 quote, rev 2"); the link joins them with "||"
-    @field_validator("hardware", "framework", "precision", "spec_decoding", "compare")
+    @field_validator("hardware", "framework", "precision", "spec_decoding", "compare", "priced_by")
     @classmethod
     def _names(cls, v):
         for name in v:

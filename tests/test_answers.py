@@ -182,7 +182,7 @@ def test_money_keeps_two_significant_digits_below_ten_cents():
     assert fmt.usd(0.0) == "$0.00/M" and fmt.usd(0.00999) == "$0.0100/M" and fmt.usd(1234.5, "") == "$1,234.50"
     assert fmt.usd(2e-7, "/h") == "$0.00000020/h"
     from model import figures
-    from model.report import round_usd
+    from model.report_output import round_usd
     assert figures.usd is fmt.usd and round_usd(0.000423) == 0.00042 and round_usd(0.2194) == 0.22
 
 
