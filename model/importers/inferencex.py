@@ -9,7 +9,9 @@ Units as written: latencies in **seconds** (``median_ttft``...), throughputs in
 **tok/s per GPU**, ``*_intvty`` = 1000 / TPOT [tok/s/user]. Per-GPU
 denominators: single node divides everything by ``tp``; disaggregated
 (multinode) rows divide total by all GPUs, output by decode GPUs and input by
-prefill GPUs. ``std_intvty`` (1000 / std of TPOT) is meaningless and dropped.
+prefill GPUs, and are stored so: total per GPU of both roles, input per prefill
+GPU, output per decode GPU (the per-role fields), with each role's GPU count.
+``std_intvty`` (1000 / std of TPOT) is meaningless and dropped.
 """
 
 from __future__ import annotations
@@ -47,13 +49,21 @@ def _truthy(value: Any) -> bool:
     return value is True or str(value).strip().lower() in ("true", "1", "yes")
 
 
-def _measurements(m: dict) -> dict[str, Any]:
-    """Fields from the agg-named numbers (seconds, tok/s/GPU, tok/s/user)."""
+def _measurements(m: dict, disagg: bool) -> dict[str, Any]:
+    """Fields from the agg-named numbers (seconds, tok/s/GPU, tok/s/user).
+
+    ``tput_per_gpu`` is per GPU of every role. On a disaggregated row ``input_tput_per_gpu`` is
+    per prefill GPU and ``output_tput_per_gpu`` per decode GPU, so they go to the per-role fields
+    (their per-GPU-of-all-roles values are derived at ingest: role rate x role GPUs / all GPUs).
+    """
     tpot_s = num(m.get("median_tpot"))
+    inp, out = num(m.get("input_tput_per_gpu")), num(m.get("output_tput_per_gpu"))
     return {
         "total_tokens_per_second_per_gpu": num(m.get("tput_per_gpu")),
-        "output_tokens_per_second_per_gpu": num(m.get("output_tput_per_gpu")),
-        "input_tokens_per_second_per_gpu": num(m.get("input_tput_per_gpu")),
+        "output_tokens_per_second_per_gpu": None if disagg else out,
+        "input_tokens_per_second_per_gpu": None if disagg else inp,
+        "output_tokens_per_second_per_decode_gpu": out if disagg else None,
+        "input_tokens_per_second_per_prefill_gpu": inp if disagg else None,
         "interactivity": num(m.get("median_intvty")),
         "tpot_median_ms": None if tpot_s is None else tpot_s * 1000.0,
         "ttft_p50_s": num(m.get("median_ttft")),
@@ -109,7 +119,7 @@ def _agg_row(line: int, obj: dict) -> dict[str, Any]:
     row: dict[str, Any] = {
         **_workload_and_recipe(line, obj, obj.get("hw"), spec),
         **_gpus(obj, disagg, "tp"),
-        **_measurements(obj),
+        **_measurements(obj, disagg),
     }
     row.update(_extras(obj, {}, _AGG_CONSUMED | _METRICS_CONSUMED | set(row)))
     return row
@@ -122,7 +132,7 @@ def _api_row(line: int, obj: dict) -> dict[str, Any]:
         **_workload_and_recipe(line, obj, obj.get("hardware"), obj.get("spec_method")),
         # aggregated rows: num_prefill_gpu/num_decode_gpu are not GPU counts; tp is the divisor
         **_gpus(obj, disagg, "decode_tp"),
-        **_measurements(metrics),
+        **_measurements(metrics, disagg),
         "run_date": iso_date(obj.get("date")),
         "url": obj.get("run_url"),
     }
