@@ -3,7 +3,7 @@
     costfrontier ingest FILE|DIR... [--db PATH] [--set key=value ...] [--format NAME]
     costfrontier frontier|iso|crossover [--where key=value ...] [--by k,k] [--rate HW=USD ...]
                  [--price-set ID] [--tier ID] [--basis total|output|input|blended] [--sla K=V ...]
-                 [--method linear|monotone]
+                 [--method linear|monotone] [--disagg per-role|share]
                  [--at X,Y,...] [--baseline SERIES] [--json]
     costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
                  [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
@@ -30,7 +30,7 @@ from model.analysis import Scenario, analyse
 from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA, SLA_KEYS, compare_systems, knee
 from model.columns import resolve_column
 from model.cost import load_presets, resolve_rates
-from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
 from model.hardware import canonical_hardware
 from model.ingest import IngestError, ingest_file
 from model.profiles import load_profiles
@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
         q = sub.add_parser(name, help=text)
         _selection_args(q)
         q.add_argument("--basis", default="total", choices=BASES)
+        q.add_argument("--disagg", default=Scenario().disagg, choices=DISAGG_MODES,
+                       help="disaggregated rows on the input/output basis: per-role = per GPU of its own role as "
+                            "stated; share = total per GPU of both roles x token share")
         q.add_argument("--w-input", type=float, default=Scenario().w_input,
                        help="blended basis: weight of an uncached input token relative to an output token")
         q.add_argument("--w-cached", type=float, default=Scenario().w_cached,
@@ -184,7 +187,8 @@ def _scenario(args) -> tuple[Scenario, dict[str, list[str]]]:
     try:
         scenario = Scenario(by=by, basis=args.basis, method=args.method, price_set=args.price_set, tier=args.tier,
                             rates=tuple(rates), targets=targets, baseline=args.baseline, sla=",".join(args.sla),
-                            **{k: getattr(args, k) for k in ("w_input", "w_cached") if getattr(args, k) is not None})
+                            **{k: getattr(args, k, None) for k in ("w_input", "w_cached", "disagg")
+                               if getattr(args, k, None) is not None})
     except ValidationError as exc:
         raise UsageError(_one_line(exc)) from None
     return scenario, where
@@ -235,7 +239,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 
 _FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
-                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus",
+                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus", "gpus_prefill", "gpus_decode",
                      "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
 
 

@@ -25,7 +25,7 @@ MAX_VALUE_LENGTH = 2000
 #: what a hardware, framework, precision or series name may look like in a link
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._+/()\-·=?]{0,119}")
 _SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
-                    "w_cached")
+                    "w_cached", "disagg")
 _LISTS = ("hw", "fw", "prec", "spec", "by", "at")
 
 #: query key -> field name
@@ -36,6 +36,7 @@ KEYS = {
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
     "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
+    "dis": "disagg",
 }
 
 
@@ -65,6 +66,7 @@ class ViewState(BaseModel):
     sla: str = ""                               # "ttft_p95=2,tpot=50" (model.capacity.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
     w_cached: float = 0.025
+    disagg: str = "per-role"                    # disaggregated rows on input/output (model.frontier.DISAGG_MODES)
     eval_tolerance: float = 0.01                # accuracy drop flagged beyond this [score, 0..1]
     compare: tuple[str, ...] = ()               # ramp series compared on tokens per dollar
     compare_base: str | None = None
@@ -178,7 +180,7 @@ class ViewState(BaseModel):
     def scenario(self) -> Scenario:
         return Scenario(by=self.by, basis=self.basis, method=self.method, price_set=self.price_set,
                         tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline,
-                        sla=self.sla, w_input=self.w_input, w_cached=self.w_cached)
+                        sla=self.sla, w_input=self.w_input, w_cached=self.w_cached, disagg=self.disagg)
 
     def where(self) -> dict[str, list]:
         """Store filters (field -> accepted values) for :func:`model.store.load_points`."""

@@ -31,6 +31,7 @@ DETECTED = {
     "inferencex_agg.json": "inferencex_agg",
     "inferencex_agg_bmk.json": "inferencex_agg",
     "inferencex_api.json": "inferencex_api",
+    "inferencex_api_disagg.json": "inferencex_api",
     "aiperf_profile_export.json": "aiperf",
     "aiperf_profile_export_records_v0.json": "aiperf",
     "aiperf_profile_export.csv": "aiperf_csv",
