@@ -21,7 +21,7 @@ from model.analysis import Scenario, analyse, prepare
 from model.cli import main
 from model.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
 from model.ingest import ingest_file
-from model.store import connect, load_points
+from model.store import connect, list_sources, load_points
 from model.viewstate import ViewState, parse_query
 from tests.conftest import ROOT
 
@@ -35,6 +35,7 @@ def rows(tmp_path) -> pd.DataFrame:
     assert result.rows_added == 5
     # the role-derived totals of line 5 disagree with its stated total: a warning naming it, not a refusal
     assert any("line 5" in w and "21%" in w for w in result.warnings), result.warnings
+    assert "3 disaggregated rows: input tok/s per prefill GPU" in list_sources(con).iloc[0]["notes"]
     points = load_points(con, full=True).sort_values("source_line").reset_index(drop=True)
     con.close()
     return points
@@ -125,3 +126,43 @@ def test_labels_mark_disaggregated_series(rows):
     assert series_labels(rows, ("hardware", "disaggregated")).tolist() == ["H200 · agg"] * 2 + ["GB200 · disagg"] * 3
     mixed = rows.assign(hardware="B200")
     assert set(series_labels(mixed, ("hardware",))) == {"B200 · incl. disagg"}
+
+
+def test_older_agg_writer_disaggregated_row(tmp_path):
+    """InferenceX's older ``utils/process_result.py`` branch (``tp``, ``mtp``, ``disagg`` with
+    ``num_prefill_gpu``/``num_decode_gpu`` from PREFILL_GPUS/DECODE_GPUS, no ``prefill_tp``): tput_per_gpu =
+    total / TP (all 16 GPUs), output / 12 decode GPUs, (total - output) / 4 prefill GPUs. System: total
+    32,000, output 16,000, input 16,000 tok/s: 2,000 per GPU, 1,333.33 per decode GPU, 4,000 per prefill GPU."""
+    row = {"hw": "gb200", "tp": 16, "ep": 16, "dp_attention": "true", "conc": 128, "model": "deepseek-ai/DeepSeek-R1",
+           "framework": "dynamo-trt", "precision": "fp4", "isl": 1024, "osl": 1024, "tput_per_gpu": 2000.0,
+           "output_tput_per_gpu": 16000.0 / 12, "input_tput_per_gpu": 4000.0, "disagg": True,
+           "num_prefill_gpu": 4, "num_decode_gpu": 12, "mtp": "on", "median_tpot": 0.02, "median_intvty": 50.0}
+    path = tmp_path / "agg_dsr1_gb200_disagg.json"
+    path.write_text(json.dumps(row))
+    con = connect(tmp_path / "o.duckdb")
+    result = ingest_file(con, path)
+    stored = load_points(con).iloc[0]
+    con.close()
+    assert result.format == "inferencex_agg" and not result.warnings
+    assert (stored["gpus"], stored["gpus_prefill"], stored["gpus_decode"]) == (16, 4, 12)
+    assert stored["input_tokens_per_second_per_prefill_gpu"] == 4000.0              # 2x the all-GPU total
+    assert stored["input_tokens_per_second_per_gpu"] == pytest.approx(1000.0)       # 16,000 / 16
+    assert stored["output_tokens_per_second_per_gpu"] == pytest.approx(1000.0)      # 16,000 / 16
+
+
+def test_canonical_csv_disaggregated_rates_are_per_role(tmp_path):
+    """A CSV row that is disaggregated with both role counts reads input/output tok/s/GPU per GPU of its role."""
+    path = tmp_path / "disagg.csv"
+    path.write_text("hardware,disaggregated,gpus,gpus_prefill,gpus_decode,tput_per_gpu,input_tput_per_gpu,"
+                    "output_tput_per_gpu,tok_s_user\n"
+                    "B200,true,36,4,32,8000,64800,900,30\n"
+                    "B200,false,8,,,1200,600,600,40\n")
+    con = connect(tmp_path / "c.duckdb")
+    ingest_file(con, path)
+    rows = load_points(con).sort_values("source_line").reset_index(drop=True)
+    con.close()
+    assert rows.loc[0, "input_tokens_per_second_per_prefill_gpu"] == 64800.0
+    assert rows.loc[0, "input_tokens_per_second_per_gpu"] == pytest.approx(7200.0)   # 64,800 x 4 / 36
+    assert rows.loc[0, "output_tokens_per_second"] == pytest.approx(28800.0)         # 900 x 32
+    assert rows.loc[1, "input_tokens_per_second_per_gpu"] == 600.0
+    assert pd.isna(rows.loc[1, "input_tokens_per_second_per_prefill_gpu"])

@@ -78,8 +78,11 @@ def _gpus(obj: dict, disagg: bool, tp_key: str) -> dict[str, Any]:
     """GPU counts: prefill + decode for disaggregated rows, else ``tp`` (what process_result divides by)."""
     if disagg:
         prefill, decode = integer(obj.get("num_prefill_gpu")), integer(obj.get("num_decode_gpu"))
+        # the older agg writer (no prefill_tp/decode_tp) divides tput_per_gpu by TP, all GPUs of the run
+        older = tp_key in obj and "prefill_tp" not in obj and "decode_tp" not in obj
         return {"disaggregated": True, "gpus_prefill": prefill, "gpus_decode": decode,
-                "gpus": prefill + decode if prefill and decode else None,
+                "gpus": first(integer(obj.get(tp_key)) if older else None,
+                              prefill + decode if prefill and decode else None),
                 "tp": integer(obj.get("decode_tp")), "ep": integer(obj.get("decode_ep"))}
     tp = integer(obj.get(tp_key))
     return {"disaggregated": False, "gpus": tp, "tp": tp, "ep": integer(obj.get("ep", obj.get("decode_ep")))}
@@ -144,6 +147,16 @@ def _api_row(line: int, obj: dict) -> dict[str, Any]:
     return row
 
 
+def _notes(rows: Rows) -> list[str]:
+    notes = ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    n = sum(1 for row in rows if row.get("disaggregated"))
+    if n:
+        notes.append(f"{n} disaggregated rows: input tok/s per prefill GPU and output per decode GPU stored as "
+                     "stated; system tok/s derived = role rate x role GPUs, and input/output per GPU of both "
+                     "roles = system / all GPUs")
+    return notes
+
+
 def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
     """One row per agg object.
 
@@ -160,7 +173,7 @@ def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
         if "tput_per_gpu" not in obj or "hw" not in obj:
             raise IngestError(name, "not an InferenceX agg row: no tput_per_gpu/hw", line=line, field="tput_per_gpu")
         rows.append(_agg_row(line, obj))
-    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    return rows, _notes(rows)
 
 
 def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -170,7 +183,7 @@ def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
         if "hardware" not in obj or not isinstance(obj.get("metrics"), dict):
             raise IngestError(name, "not an InferenceX API row: no hardware/metrics", line=line, field="metrics")
         rows.append(_api_row(line, obj))
-    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    return rows, _notes(rows)
 
 
 FORMATS = (
