@@ -166,3 +166,13 @@ def test_canonical_csv_disaggregated_rates_are_per_role(tmp_path):
     assert rows.loc[0, "output_tokens_per_second"] == pytest.approx(28800.0)         # 900 x 32
     assert rows.loc[1, "input_tokens_per_second_per_gpu"] == 600.0
     assert pd.isna(rows.loc[1, "input_tokens_per_second_per_prefill_gpu"])
+
+
+def test_a_frontier_fitted_under_another_mode_is_refitted(rows):
+    from model.analysis import frontiers_for
+    cached = frontiers_for(rows, ("hardware",), "input", disagg="per-role")
+    assert cached.attrs["disagg"] == "per-role"
+    got = analyse(rows, Scenario(by=("hardware",), basis="input", disagg="share",
+                                 rates=(("GB200", 3.0), ("H200", 2.0))), frontier=cached, crossovers="none")
+    gb200 = got.frontier[got.frontier["series"] == "GB200 · disagg"]
+    assert sorted(gb200["tokens_per_second_per_gpu"]) == pytest.approx([4706.3, 7200.0])   # share, not 9,412.6
