@@ -70,3 +70,14 @@ def test_cancelled_aiperf_run_is_called_that(con, tmp_path):
     assert "an AIPerf export with no successful request (the run was cancelled): 160 failed" in str(err.value)
     assert "Service Unavailable" in str(err.value) and err.value.field == "request_count"
     assert list_sources(con).empty
+
+
+@pytest.mark.parametrize("fixture, derived", [
+    ("trtllm_bench_report.json", "input tok/s derived: system total - system output"),
+    ("sglang_bench_serving_2024.jsonl", "total tok/s derived: input + output"),
+    ("llmperf_summary.json", "input tok/s derived: mean input tokens x completed requests/s"),
+    ("genai_perf_profile_export.json", "input tok/s = mean ISL x request throughput (not stated)"),
+])
+def test_every_derived_rate_is_named_in_the_notes(con, fixture, derived):
+    ingest_file(con, FORMATS / fixture, ["hardware=H100", "gpus=1"])
+    assert derived in (list_sources(con).iloc[0]["notes"] or "")
