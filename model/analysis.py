@@ -11,6 +11,7 @@ are per hardware, so a rate change only re-prices the cached frontier.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -27,7 +28,9 @@ from model.cost import (
 from model.frontier import (
     BASES,
     DEFAULT_SERIES_KEYS,
+    DISAGG_MODES,
     SERIES_KEY_CHOICES,
+    apply_disagg,
     fit_frontiers,
     series_labels,
     throughput_column,
@@ -75,6 +78,7 @@ class Scenario(BaseModel):
     sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.capacity.SLA)
     w_input: float = 0.25                              # blended basis: weight of an uncached input token
     w_cached: float = 0.025                            # blended basis: weight of a cached input token
+    disagg: Literal[DISAGG_MODES] = "per-role"         # disaggregated rows on input/output: model.frontier.DISAGG_MODES
 
     @field_validator("sla")
     @classmethod
@@ -147,8 +151,9 @@ class Analysis:
 
 
 def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: float = 0.25,
-            w_cached: float = 0.025) -> tuple[pd.DataFrame, list[str]]:
-    """Rows ready for the frontier: those meeting the SLA, with blended throughput when asked.
+            w_cached: float = 0.025, disagg: str = "per-role") -> tuple[pd.DataFrame, list[str]]:
+    """Rows ready for the frontier: those meeting the SLA, with blended throughput when asked,
+    and disaggregated rows' input/output throughput normalised by ``disagg`` (model.frontier.apply_disagg).
 
     Returns the rows and notes saying what was dropped and why.
     """
@@ -160,6 +165,8 @@ def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: 
             notes.append(f"the SLA ({limits.describe()}) leaves out {len(rejected)} of {len(points)} "
                          f"rows; the frontier is fitted on the {len(kept)} that meet it")
         points = kept
+    points, disagg_notes = apply_disagg(points, basis, disagg)
+    notes.extend(disagg_notes)
     if basis == "blended" and points.empty:
         points = points.assign(blended_tokens_per_second_per_gpu=pd.Series(dtype=float))  # nothing left to fit
     elif basis == "blended":
@@ -171,10 +178,13 @@ def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: 
 
 
 def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str, rates: dict[str, float] | None = None,
-                  sla: str = "", w_input: float = 0.25, w_cached: float = 0.025) -> pd.DataFrame:
+                  sla: str = "", w_input: float = 0.25, w_cached: float = 0.025,
+                  disagg: str = "per-role") -> pd.DataFrame:
     """The expensive step: SLA filter and frontier fit. Rate-independent when ``by`` holds hardware."""
-    ready, _ = prepare(points, sla, basis, w_input, w_cached)
-    return fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
+    ready, _ = prepare(points, sla, basis, w_input, w_cached, disagg)
+    frontier = fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
+    frontier.attrs["disagg"] = disagg      # analyse() refits a cached frontier fitted under another mode
+    return frontier
 
 
 def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd.DataFrame:
@@ -244,8 +254,11 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
         notes.append(f"no price set {scenario.price_set!r} / tier {scenario.tier!r}: only rates set by hand are used")
     if missing:
         notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
-    points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached)
+    points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached,
+                                    scenario.disagg)
     notes.extend(prepare_notes)
+    if frontier is not None and frontier.attrs.get("disagg", "per-role") != scenario.disagg:
+        frontier = None                    # fitted under another disaggregation mode (a cache keyed without it)
     if frontier is None:
         frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     column = throughput_column(scenario.basis)

@@ -16,6 +16,9 @@ __all__ = [
     "BASES",
     "MEASURED_BASES",
     "throughput_column",
+    "DISAGG_MODES",
+    "disagg_throughput",
+    "apply_disagg",
     "series_labels",
     "pareto_mask",
     "pareto_mask_naive",
@@ -39,6 +42,87 @@ def throughput_column(basis: str) -> str:
     if basis not in BASES:
         raise ValueError(f"unknown token basis {basis!r}; choose one of {', '.join(BASES)}")
     return f"{basis}_tokens_per_second_per_gpu"
+
+
+#: how a disaggregated (prefill/decode) row's input or output throughput per GPU is normalised:
+#: ``per-role`` the rate per GPU of its own role, as stated (input per prefill GPU, output per
+#: decode GPU); ``share`` the total per GPU of both roles split by token share (measured
+#: input / (input + output) where the two agree with the total within 1 %, else ISL / (ISL + OSL)).
+#: The total basis is always total tok/s per GPU of both roles (InferenceX's convention).
+DISAGG_MODES = ("per-role", "share")
+#: measured input + output must agree with the total within this fraction for ``share`` to use them
+SHARE_TOLERANCE = 0.01
+_ROLE_COLUMNS = {"input": "input_tokens_per_second_per_prefill_gpu",
+                 "output": "output_tokens_per_second_per_decode_gpu"}
+
+
+def _floats(points: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in points.columns:
+        return np.full(len(points), np.nan)
+    return points[column].to_numpy(dtype=float, na_value=np.nan)
+
+
+def _disagg_flags(points: pd.DataFrame) -> np.ndarray:
+    """True where a row is disaggregated (False where not, or not stated)."""
+    if "disaggregated" not in points.columns:
+        return np.zeros(len(points), dtype=bool)
+    return points["disaggregated"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+
+
+def disagg_throughput(points: pd.DataFrame, basis: str, mode: str) -> pd.Series:
+    """Throughput per GPU on ``basis`` [tok/s/GPU] for every row, disaggregated rows normalised by ``mode``.
+
+    Aggregated rows, and every row on the ``total`` and ``blended`` bases, keep
+    :func:`throughput_column` as stored. For a disaggregated row on the input (output) basis:
+
+    - ``per-role``: input tok/s per prefill GPU (output per decode GPU), as the file states it;
+      the per-GPU-of-all-roles value where the role rate is unknown.
+    - ``share``: total tok/s per GPU of both roles x the token share, where the share is
+      input / (input + output) [system tok/s] when |input + output - total| <= 1 % of total,
+      else ISL / (ISL + OSL); empty when neither is known.
+
+    Raises ``ValueError`` for an unknown basis or mode.
+    """
+    column = throughput_column(basis)
+    if mode not in DISAGG_MODES:
+        raise ValueError(f"unknown disaggregation mode {mode!r}; choose one of {', '.join(DISAGG_MODES)}")
+    values = _floats(points, column)
+    if basis not in _ROLE_COLUMNS:
+        return pd.Series(values, index=points.index, name=column)
+    disagg = _disagg_flags(points)
+    if mode == "per-role":
+        role = _floats(points, _ROLE_COLUMNS[basis])
+        out = np.where(disagg & np.isfinite(role), role, values)
+    else:
+        inp, outp, total = (_floats(points, f"{b}_tokens_per_second") for b in ("input", "output", "total"))
+        isl, osl = _floats(points, "isl"), _floats(points, "osl")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            agree = np.abs(inp + outp - total) <= SHARE_TOLERANCE * total
+            share_in = np.where(agree, inp / (inp + outp), isl / (isl + osl))
+            share = share_in if basis == "input" else 1.0 - share_in
+            out = np.where(disagg, _floats(points, "total_tokens_per_second_per_gpu") * share, values)
+    return pd.Series(out, index=points.index, name=column)
+
+
+def apply_disagg(points: pd.DataFrame, basis: str, mode: str) -> tuple[pd.DataFrame, list[str]]:
+    """``points`` with the basis column normalised by :func:`disagg_throughput`, and a note saying how.
+
+    Returns ``points`` itself (no copy) when no disaggregated row is affected.
+    """
+    if mode not in DISAGG_MODES:
+        raise ValueError(f"unknown disaggregation mode {mode!r}; choose one of {', '.join(DISAGG_MODES)}")
+    n = int(_disagg_flags(points).sum())
+    if not n:
+        return points, []
+    if basis not in _ROLE_COLUMNS:
+        how = "per GPU of both roles" if basis == "total" else "from the per-GPU-of-all-roles rates"
+        return points, [f"{n} disaggregated rows: {basis} tok/s {how}"]
+    role = "prefill" if basis == "input" else "decode"
+    how = (f"{basis} tok/s per {role} GPU, as stated (--disagg per-role)" if mode == "per-role" else
+           f"total tok/s per GPU of both roles x the {basis} token share (measured where input + output agree "
+           "with the total within 1 %, else ISL/OSL; --disagg share)")
+    column = throughput_column(basis)
+    return points.assign(**{column: disagg_throughput(points, basis, mode)}), [f"{n} disaggregated rows: {how}"]
 
 
 def _label_part(key: str, value: object) -> str:
@@ -73,6 +157,13 @@ def series_labels(points: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd
     firsts = points[keys].iloc[_first_index(codes)].astype("object")
     names = [" · ".join(part for k, v in zip(keys, row) if (part := _label_part(k, v))) or "not stated"
              for row in firsts.itertuples(index=False, name=None)]
+    if "disaggregated" not in keys and "disaggregated" in points.columns:
+        # disaggregated series say so even when the grouping does not split on it
+        flags = _disagg_flags(points)
+        some = np.bincount(codes, weights=flags, minlength=len(names))
+        every = np.bincount(codes, minlength=len(names))
+        names = [n + (" · disagg" if k == total else " · incl. disagg") if k else n
+                 for n, k, total in zip(names, some, every)]
     return pd.Series(pd.array(names, dtype="string")[codes], index=points.index)
 
 

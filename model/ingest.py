@@ -42,10 +42,12 @@ from model.importers.canonical_csv import (
     scan_csv,
     stage_csv,
 )
+from model.rates_sql import derive_sql, part_probes, role_cross_check
 from model.schema import (
     MEASUREMENT_FIELDS,
     PLAUSIBILITY,
     POINT_FIELDS,
+    ROLE_RATES,
     SQL_TYPES,
     BenchmarkPoint,
     canonical_precision,
@@ -143,12 +145,10 @@ class _Column:
     params: list[Any] = field(default_factory=list)  # values for the ? in expr, in order
 
 
-#: relative slack when checking that input or output tok/s do not exceed total tok/s (rounding in files)
-_PART_TOLERANCE = 1e-3
 #: rows below this success rate [fraction] are stored with a warning
 LOW_SUCCESS_RATE = 0.95
 #: the fields at least one of which a canonical CSV must have for a frontier
-THROUGHPUT_FIELDS = MEASUREMENT_FIELDS[:6]
+THROUGHPUT_FIELDS = (*MEASUREMENT_FIELDS[:6], *ROLE_RATES)
 
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
@@ -353,8 +353,9 @@ class _Pipeline:
 
         Derivations follow ``BenchmarkPoint._normalise``: interactivity = 1000 / TPOT [ms];
         success rate = completed / (completed + failed) requests where the file gives counts only;
-        per-GPU tok/s = system tok/s / GPUs (decode GPUs for output, prefill GPUs for input
-        when disaggregated), and the reverse.
+        per-GPU tok/s = system tok/s / GPUs (all GPUs of both roles) and the reverse; a
+        disaggregated row's role rates = system tok/s / role GPUs and the reverse
+        (:func:`model.rates_sql.derive_sql`).
         """
         base, params = [f"r.rowid - {self.first_rowid} AS _ordinal"], []
         for name in POINT_FIELDS:
@@ -371,20 +372,8 @@ class _Pipeline:
         if self.value_check:
             base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
                         f"{self.value_check[1]} AS parsed_value")
-        derived = ["coalesce(interactivity, 1000.0 / tpot_median_ms) AS interactivity",
-                   "coalesce(success_rate, CAST(requests_completed AS DOUBLE) "
-                   "/ NULLIF(requests_completed + requests_failed, 0)) AS success_rate"]
-        for basis, divisor in (
-            ("total", "gpus"),
-            ("output", "CASE WHEN disaggregated AND gpus_decode > 0 THEN gpus_decode ELSE gpus END"),
-            ("input", "CASE WHEN disaggregated AND gpus_prefill > 0 THEN gpus_prefill ELSE gpus END"),
-        ):
-            per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
-            derived.append(f"coalesce({per_gpu}, {system} / NULLIF({divisor}, 0)) AS {per_gpu}")
-            derived.append(f"coalesce({system}, {per_gpu} * NULLIF({divisor}, 0)) AS {system}")
-        sql = (f"SELECT * REPLACE ({', '.join(derived)}) FROM (SELECT {', '.join(base)} "
-               f"FROM {self.raw_table} r {' '.join(self.joins)}) base")
-        return sql, params
+        inner = f"SELECT {', '.join(base)} FROM {self.raw_table} r {' '.join(self.joins)}"
+        return derive_sql(inner), params
 
     def validate(self, select: str, params: list[Any]) -> None:
         """One pass over the staged rows: parse failures, constraint violations, missing essentials,
@@ -418,14 +407,11 @@ class _Pipeline:
         has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
         probes.append((f"NOT ({has_measure})", "throughput",
                        "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
-        for part in ("output", "input"):
-            # the parts of a throughput cannot exceed its total (a per-request rate read as a system rate does)
-            probes.append((f"{part}_tokens_per_second > total_tokens_per_second * {1 + _PART_TOLERANCE!r}",
-                           f"{part}_tokens_per_second",
-                           f"{part} tok/s exceeds total tok/s (input + output); check that both are system "
-                           "throughputs over the same wall time"))
+        probes.extend(part_probes())
         for basis in ("total", "output", "input"):
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
+                           f"AND gpus IS NULL AND NOT coalesce(_role_{basis}, false)" if basis != "total" else
+                           "total_tokens_per_second IS NOT NULL AND total_tokens_per_second_per_gpu IS NULL "
                            "AND gpus IS NULL", "gpus",
                            f"{basis} tok/s is per system but the GPU count is unknown: add a 'gpus' column or --set gpus=N"))
         warns = [(f"{n} > {w!r}", n, w) for n, (w, _) in PLAUSIBILITY.items()]
@@ -556,6 +542,7 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
         con.execute(f"CREATE TEMP TABLE {staged} AS {select}", params)
         select, params = f"SELECT * FROM {staged}", []
     pipe.validate(select, params)
+    pipe.warnings.extend(role_cross_check(con, select, params))
     pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
     source_id = _insert(con, pipe, select, params, fmt, sha, notes)
     if staged:

@@ -130,6 +130,8 @@ def _assumptions(answer, points: pd.DataFrame, x: float | None) -> pd.DataFrame:
         ("Latency SLA", SLA.from_text(s.sla).describe() if s.sla else "none",
          "the view; rows breaking it are left out before the frontier fit"),
         ("Token basis", basis[s.basis], "the view"),
+        *([("Disaggregated prefill/decode rows", next(n for n in result.notes if "disaggregated rows:" in n),
+            "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
         ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
                           "values within 1% past an end are clamped to it", "the view"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",

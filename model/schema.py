@@ -23,11 +23,14 @@ __all__ = [
     "SOURCES_DDL",
     "COST_PROFILES_DDL",
     "SCHEMA_VERSION",
+    "ROLE_RATES",
+    "MIGRATIONS",
     "canonical_spec_decoding",
     "canonical_precision",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first marked layout. 2: per-role rates of disaggregated rows (see :data:`MIGRATIONS`)."""
 
 #: Measured quantities; a point needs at least one of them.
 MEASUREMENT_FIELDS = (
@@ -39,7 +42,16 @@ MEASUREMENT_FIELDS = (
     "input_tokens_per_second",
     "interactivity",
     "tpot_median_ms",
+    "input_tokens_per_second_per_prefill_gpu",
+    "output_tokens_per_second_per_decode_gpu",
 )
+
+#: Rates of one role of a disaggregated (prefill/decode) row and the GPU count they are per:
+#: per-role field -> (the all-GPU per-GPU field of the same tokens, the role's GPU count field).
+ROLE_RATES = {
+    "input_tokens_per_second_per_prefill_gpu": ("input_tokens_per_second_per_gpu", "gpus_prefill"),
+    "output_tokens_per_second_per_decode_gpu": ("output_tokens_per_second_per_gpu", "gpus_decode"),
+}
 
 _SPEC_ALIASES = {
     "": "none", "none": "none", "no": "none", "off": "none", "false": "none", "null": "none",
@@ -74,7 +86,9 @@ class BenchmarkPoint(BaseModel):
 
     Fields a file lacks stay ``None``; nothing is invented. The only derived
     values are unit normalisations done by :meth:`_normalise`:
-    interactivity = 1000 / tpot_median_ms, tokens/s/GPU = tokens/s / gpus.
+    interactivity = 1000 / tpot_median_ms, tokens/s/GPU = tokens/s / gpus (all GPUs of
+    both roles), and for disaggregated rows tokens/s = role rate x role GPUs and back
+    (input per prefill GPU, output per decode GPU: :data:`ROLE_RATES`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -130,6 +144,11 @@ class BenchmarkPoint(BaseModel):
     url: str | None = None
     notes: str | None = None
     extra: str | None = Field(None, description="JSON object of columns the importer did not know")
+    # per-role rates of disaggregated rows (appended last: older databases gain them as trailing columns)
+    input_tokens_per_second_per_prefill_gpu: float | None = Field(
+        None, gt=0, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
+    output_tokens_per_second_per_decode_gpu: float | None = Field(
+        None, gt=0, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
 
     @field_validator("hardware", mode="before")
     @classmethod
@@ -170,20 +189,29 @@ class BenchmarkPoint(BaseModel):
         derived: dict[str, Any] = {}
         if self.interactivity is None and self.tpot_median_ms is not None:
             derived["interactivity"] = 1000.0 / self.tpot_median_ms
-        gpus_total = self.gpus
-        for basis, divisor in (
-            ("total", gpus_total),
-            ("output", self.gpus_decode if self.disaggregated and self.gpus_decode else gpus_total),
-            ("input", self.gpus_prefill if self.disaggregated and self.gpus_prefill else gpus_total),
-        ):
+        value = {f: getattr(self, f) for f in MEASUREMENT_FIELDS}
+        roles = self.disaggregated and self.gpus_prefill and self.gpus_decode
+        for role, (per_gpu, count) in ROLE_RATES.items():
+            if roles and value[role] is None and value[per_gpu] is not None:
+                # a disaggregated row's input/output per GPU is per GPU of its role (InferenceX's convention)
+                derived[role], derived[per_gpu] = value[per_gpu], None
+                value[role], value[per_gpu] = value[per_gpu], None
+        for basis in ("total", "output", "input"):
             per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
-            if getattr(self, per_gpu) is None and getattr(self, system) is not None and not divisor:
+            role = next((r for r, (g, _) in ROLE_RATES.items() if g == per_gpu), None)
+            count = getattr(self, ROLE_RATES[role][1]) if role and self.disaggregated else None
+            if value[system] is None and value[per_gpu] is not None and self.gpus:
+                value[system] = derived[system] = value[per_gpu] * self.gpus
+            elif value[system] is None and role and value[role] is not None and count:
+                value[system] = derived[system] = value[role] * count
+            if value[per_gpu] is None and value[system] is not None and not self.gpus and \
+                    not (role and value[role] is not None):
                 raise ValueError(f"{basis} tok/s is per system but the GPU count is unknown: "
                                  "add a 'gpus' column or --set gpus=N")
-            if getattr(self, per_gpu) is None and getattr(self, system) is not None and divisor:
-                derived[per_gpu] = getattr(self, system) / divisor
-            elif getattr(self, system) is None and getattr(self, per_gpu) is not None and divisor:
-                derived[system] = getattr(self, per_gpu) * divisor
+            if value[per_gpu] is None and value[system] is not None and self.gpus:
+                derived[per_gpu] = value[system] / self.gpus
+            if role and value[role] is None and value[system] is not None and count:
+                derived[role] = value[system] / count
         if derived:
             # frozen model: bypass __setattr__ for the normalised values
             for key, value in derived.items():
@@ -250,6 +278,8 @@ PLAUSIBILITY: dict[str, tuple[float, float]] = {
     "total_tokens_per_second_per_gpu": (100_000.0, 10_000_000.0),
     "output_tokens_per_second_per_gpu": (50_000.0, 10_000_000.0),
     "input_tokens_per_second_per_gpu": (100_000.0, 10_000_000.0),
+    "input_tokens_per_second_per_prefill_gpu": (1_000_000.0, 10_000_000.0),
+    "output_tokens_per_second_per_decode_gpu": (50_000.0, 10_000_000.0),
     "total_tokens_per_second": (10_000_000.0, 1e10),
     "output_tokens_per_second": (5_000_000.0, 1e10),
     "input_tokens_per_second": (10_000_000.0, 1e10),
@@ -263,4 +293,17 @@ PLAUSIBILITY: dict[str, tuple[float, float]] = {
     "gpus": (4_096.0, 1_000_000.0),
     "concurrency": (100_000.0, 1e9),
     "published_usd_per_mtok": (1_000.0, 1e6),
+}
+
+#: Data steps run once when an older database is migrated to :data:`SCHEMA_VERSION` (after the new
+#: columns are appended): version -> statements. Up to version 1 a disaggregated row kept its input
+#: (output) rate per prefill (decode) GPU in the per-GPU column; from 2 that rate has its own column
+#: and the per-GPU columns are per GPU of both roles, system tok/s / gpus (the system rates were
+#: stored as role rate x role GPUs, so nothing is recomputed from a guess).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: tuple(
+        f"UPDATE points SET {role} = {per_gpu}, {per_gpu} = {per_gpu.replace('_per_gpu', '')} / gpus "
+        f"WHERE disaggregated AND {count} > 0 AND gpus > 0 AND {role} IS NULL AND {per_gpu} IS NOT NULL"
+        for role, (per_gpu, count) in ROLE_RATES.items()
+    ),
 }

@@ -6,9 +6,10 @@ identifiers interpolated are field names checked against :data:`POINT_FIELDS`.
 
 Schema versions (``costfrontier_meta.schema_version``): **0** is a database written
 before the marker existed (our tables, no ``costfrontier_meta``) or with no version
-row; **1** is the current layout (:data:`model.schema.SCHEMA_VERSION`). Opening a
-version-0 file migrates it in place in one transaction: missing tables are created
-and columns added since are appended, empty. A layout that does not match, a newer
+row; **1** the first marked layout; **2** the current one (:data:`model.schema.SCHEMA_VERSION`:
+disaggregated rows' per-role rates in their own columns). Opening an older file migrates it
+in place in one transaction: missing tables are created, columns added since are appended,
+empty, and the data steps of :data:`model.schema.MIGRATIONS` run. A layout that does not match, a newer
 version, a damaged file and a file that is not ours are refused and left unchanged.
 """
 
@@ -21,7 +22,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from model.schema import POINT_FIELDS, POINTS_DDL, SCHEMA_VERSION, SOURCES_DDL
+from model.schema import MIGRATIONS, POINT_FIELDS, POINTS_DDL, SCHEMA_VERSION, SOURCES_DDL
 
 __all__ = [
     "StoreError",
@@ -247,6 +248,9 @@ def _check_or_init(con: duckdb.DuckDBPyConnection, read_only: bool, target: str 
         for table, column, sql_type in plan or []:
             # identifiers from our own DDL (checked in _migration_plan), never from the file
             con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {sql_type}')
+        for step in sorted(v for v in MIGRATIONS if version is not None and v > version):
+            for statement in MIGRATIONS[step]:  # our own constant SQL (model.schema.MIGRATIONS)
+                con.execute(statement)
         con.execute(
             "INSERT OR REPLACE INTO costfrontier_meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
         )

@@ -31,7 +31,7 @@ __all__ = ["ViewState", "parse_query", "reconcile", "pair_text", "MAX_VALUE_LENG
 
 MAX_VALUE_LENGTH = 2000
 _SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
-                    "w_cached")
+                    "w_cached", "disagg")
 _LISTS = ("hw", "fw", "prec", "spec", "by", "at")
 
 #: query key -> field name
@@ -42,7 +42,7 @@ KEYS = {
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
     "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
-    "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads",
+    "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads", "dis": "disagg",
 }
 #: the fields whose rows a filter field of the store holds (other filters go in ``filters``)
 _FILTER_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
@@ -74,6 +74,7 @@ class ViewState(BaseModel):
     sla: str = ""                               # "ttft_p95=2,tpot=50" (model.capacity.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
     w_cached: float = 0.025
+    disagg: str = "per-role"                    # disaggregated rows on input/output (model.frontier.DISAGG_MODES)
     eval_tolerance: float = 0.01                # accuracy drop flagged beyond this [score, 0..1]
     compare: tuple[str, ...] = ()               # ramp series compared on tokens per dollar
     compare_base: str | None = None
@@ -225,7 +226,7 @@ class ViewState(BaseModel):
     def scenario(self) -> Scenario:
         return Scenario(by=self.by, basis=self.basis, method=self.method, price_set=self.price_set,
                         tier=self.tier, rates=self.rates, targets=self.targets, baseline=self.baseline,
-                        sla=self.sla, w_input=self.w_input, w_cached=self.w_cached)
+                        sla=self.sla, w_input=self.w_input, w_cached=self.w_cached, disagg=self.disagg)
 
     def where(self) -> dict[str, list]:
         """Store filters (field -> accepted values) for :func:`model.store.load_points`."""

@@ -31,6 +31,7 @@ DETECTED = {
     "inferencex_agg.json": "inferencex_agg",
     "inferencex_agg_bmk.json": "inferencex_agg",
     "inferencex_api.json": "inferencex_api",
+    "inferencex_api_disagg.json": "inferencex_api",
     "aiperf_profile_export.json": "aiperf",
     "aiperf_profile_export_records_v0.json": "aiperf",
     "aiperf_profile_export.csv": "aiperf_csv",
@@ -41,6 +42,7 @@ DETECTED = {
     "guidellm_benchmarks.json": "guidellm",
     "guidellm_benchmarks_v03.json": "guidellm",
     "guidellm_v05_token_totals.json": "guidellm",
+    "guidellm_sweep_early_stop.json": "guidellm",
     "aiperf_agentic_trace_replay.json": "aiperf",
     "aiperf_agentic_trace_replay.csv": "aiperf_csv",
     "sglang_bench_serving_2024.jsonl": "sglang",
@@ -540,16 +542,18 @@ def test_aiperf_input_and_blended_bases_find_the_agentic_rows(db_path, capsys):
         assert len(out["rows"]) == 1, (basis, out["notes"])
 
 
-def test_guidellm_rates_come_from_token_totals_over_wall_time(con):
+def test_guidellm_rates_are_the_stated_ones_and_input_comes_from_token_totals(con):
     rows, _ = ingest(con, "guidellm_v05_token_totals.json", ["hardware=ArcProB60", "gpus=1"])
     row = rows.iloc[0]
-    # 8,192 prompt and 16,384 output tokens over the 128.0 s measurement window
+    # stated: the means of the successful output_tokens_per_second and tokens_per_second
+    assert row["output_tokens_per_second"] == approx(121.3)
+    assert row["total_tokens_per_second"] == approx(181.6)
+    # derived (not stated): 8,192 prompt tokens over the 128.0 s requests ran
     assert row["input_tokens_per_second"] == approx(64.0)   # not the 1,411,168 prompt_tokens_per_second mean
-    assert row["output_tokens_per_second"] == approx(128.0)
-    assert row["total_tokens_per_second"] == approx(192.0)
     assert row["interactivity"] == approx(1000 / 31.25) and row["concurrency"] == 4
     assert extra(row)["prompt_tokens_per_second_mean"] == 1411168.0   # kept for reference, not as a rate
-    assert "token totals" in list_sources(con).iloc[0]["notes"]
+    notes = list_sources(con).iloc[0]["notes"]
+    assert "input tok/s derived" in notes and "output and total tok/s as stated" in notes
 
 
 def test_guidellm_without_totals_leaves_input_empty(con):

@@ -69,7 +69,34 @@ def version_of(path: Path) -> int:
 
 
 def test_a_new_database_gets_the_current_version(tmp_path):
-    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 1
+    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 2
+
+
+def test_version_1_disaggregated_rows_get_their_role_columns(tmp_path):
+    """Up to version 1 a disaggregated row kept input per prefill GPU and output per decode GPU in the
+    per-GPU columns; the migration moves them to the role columns and makes the per-GPU columns per
+    GPU of both roles (system / gpus). Row: 8 prefill + 8 decode GPUs, input 9412.6 tok/s per prefill
+    GPU (75,300.8 tok/s), output 1176.575 per decode GPU (9412.6 tok/s), total 5294.5875 per GPU."""
+    path = tmp_path / "v1.duckdb"
+    con = connect(path)
+    ingest_file(con, ROOT / "tests/fixtures/formats/inferencex_agg_bmk.json")
+    con.close()
+    raw(path, "UPDATE points SET input_tokens_per_second_per_gpu = input_tokens_per_second_per_prefill_gpu, "
+              "output_tokens_per_second_per_gpu = output_tokens_per_second_per_decode_gpu WHERE disaggregated",
+        "ALTER TABLE points DROP COLUMN input_tokens_per_second_per_prefill_gpu",
+        "ALTER TABLE points DROP COLUMN output_tokens_per_second_per_decode_gpu",
+        "UPDATE costfrontier_meta SET value = '1'")
+    assert version_of(path) == SCHEMA_VERSION
+    con = connect(path)
+    rows = load_points(con, full=True).sort_values("source_line")
+    con.close()
+    disagg, single = rows[rows["disaggregated"]].iloc[0], rows[~rows["disaggregated"].astype(bool)].iloc[-1]
+    assert disagg["input_tokens_per_second_per_prefill_gpu"] == pytest.approx(9412.6)
+    assert disagg["output_tokens_per_second_per_decode_gpu"] == pytest.approx(1176.575)
+    assert disagg["input_tokens_per_second_per_gpu"] == pytest.approx(75300.8 / 16)     # 4706.3
+    assert disagg["output_tokens_per_second_per_gpu"] == pytest.approx(9412.6 / 16)     # 588.2875
+    assert disagg["total_tokens_per_second_per_gpu"] == pytest.approx(5294.5875)
+    assert single["output_tokens_per_second_per_decode_gpu"] != single["output_tokens_per_second_per_decode_gpu"]
 
 
 def test_version_0_without_the_marker_is_migrated_in_place(db):
@@ -337,6 +364,7 @@ def test_permission_denied_is_called_that(template):
     """An unreadable file, and a read-only file in a folder this user cannot write: "permission denied",
     never "damaged". As root (who may read anything) the command runs as nobody."""
     folder = Path(tempfile.mkdtemp(prefix="cf-perm-"))
+    code = ROOT
     try:
         folder.chmod(0o755)
         db = folder / "costfrontier.duckdb"
@@ -347,10 +375,25 @@ def test_permission_denied_is_called_that(template):
         db.chmod(0o600 if as_other else 0o000)
 
         nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if as_other else []
+        if as_other:
+            # the checkout may sit in a private directory (mktemp -d makes it mode 700) that the other
+            # user cannot enter: it runs a world-readable copy of the package instead
+            code = Path(tempfile.mkdtemp(prefix="cf-perm-code-"))
+            shutil.copytree(ROOT / "model", code / "model", ignore=shutil.ignore_patterns("__pycache__"))
+            for path in (code, *code.rglob("*")):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        env = {**os.environ, "HOME": str(folder), "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"}
+        if as_other:
+            probe = subprocess.run([*nobody, sys.executable, "-c", "import model.cli"], cwd=code, text=True,
+                                   capture_output=True, env=env)
+            if probe.returncode:
+                shutil.rmtree(code, ignore_errors=True)
+                pytest.skip(f"the other user cannot run this interpreter ({sys.executable}): "
+                            f"{probe.stderr.strip().splitlines()[-1:]}")
 
         def run(*argv: str) -> subprocess.CompletedProcess:
-            return subprocess.run([*nobody, sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=ROOT,
-                                  text=True, capture_output=True, env={**os.environ, "HOME": str(folder)})
+            return subprocess.run([*nobody, sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=code,
+                                  text=True, capture_output=True, env=env)
 
         unreadable = run("sources")
         assert unreadable.returncode == 2 and "permission denied" in unreadable.stderr, unreadable.stderr
@@ -363,3 +406,5 @@ def test_permission_denied_is_called_that(template):
         assert sorted(p.name for p in folder.iterdir()) == ["costfrontier.duckdb"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if code != ROOT:
+            shutil.rmtree(code, ignore_errors=True)

@@ -119,8 +119,8 @@ def points(state: ViewState, ver: tuple) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
-              weights: tuple) -> pd.DataFrame:
-    return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights)
+              weights: tuple, disagg: str = "per-role") -> pd.DataFrame:
+    return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -233,7 +233,7 @@ class Ctx:
             rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
                                                dict(scenario.rates)).items()))
         return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                         scenario.sla, (scenario.w_input, scenario.w_cached))
+                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg)
 
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""

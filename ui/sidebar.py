@@ -65,6 +65,18 @@ def _filters(sb, opts: dict) -> None:
          help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
 
 
+def _disagg(sb, points) -> None:
+    """How disaggregated prefill/decode rows count on the input or output basis (only when there are some)."""
+    if view().basis not in ("input", "output") or points.empty or "disaggregated" not in points.columns \
+            or not points["disaggregated"].astype("boolean").fillna(False).any():
+        return
+    labels = {"per-role": "per GPU of its own role, as stated", "share": "all-GPU total × token share"}
+    bind(sb.radio, "dis", "disagg", "Disaggregated rows", tuple(labels), format_func=labels.get,
+         help="A disaggregated row states its input rate per prefill GPU and its output rate per decode GPU. "
+              "Per role keeps those; share splits the total per GPU of both roles by the token share, which "
+              "compares with aggregated rows like for like.")
+
+
 _SLA_INPUTS = (  # widget key, SLA field, label, step
     ("sla_ttft", "ttft_max_s", "TTFT at most [s]", 0.1),
     ("sla_tpot", "tpot_max_ms", "median TPOT at most [ms]", 1.0),
@@ -211,5 +223,6 @@ def draw(url_path: str) -> data.Ctx:
     sb = st.sidebar
     _filters(sb, opts)
     points = data.points(view(), ver)
+    _disagg(sb, points)
     _rates(sb, points, presets)
     return data.Ctx(view(), points, presets, opts, ver, url_path)

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from model.analysis import Scenario
 from model.capacity import SLA_KEYS
 from model.columns import resolve_column
-from model.frontier import BASES, DEFAULT_SERIES_KEYS, SERIES_KEY_CHOICES
+from model.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
 from model.hardware import canonical_hardware
 
 __all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
@@ -48,6 +48,9 @@ def selection_args(q: argparse.ArgumentParser) -> None:
 def view_args(q: argparse.ArgumentParser, basis_choices=BASES, basis_default: str = "total") -> None:
     """Basis, SLA, method, targets, baseline, cost profiles, the interactivity you need and ``--link``."""
     q.add_argument("--basis", default=basis_default, choices=basis_choices)
+    q.add_argument("--disagg", default="per-role", choices=DISAGG_MODES,
+                   help="disaggregated prefill/decode rows on the input/output basis: per-role = per GPU of its own "
+                        "role as stated; share = total per GPU of both roles x token share")
     q.add_argument("--w-input", type=float, default=None,
                    help="blended basis: weight of an uncached input token relative to an output token (default 0.25)")
     q.add_argument("--w-cached", type=float, default=None,
@@ -173,7 +176,8 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
         raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
     fields.update(rates=tuple(rates), targets=targets, price_set=args.price_set, tier=args.tier,
                   basis=args.basis if args.basis in BASES else "total", method=args.method, baseline=args.baseline,
-                  sla=",".join(args.sla), mix_workloads=bool(args.mix_workloads), headline_x=args.x)
+                  sla=",".join(args.sla), mix_workloads=bool(args.mix_workloads), headline_x=args.x,
+                  disagg=getattr(args, "disagg", None) or "per-role")
     for name in ("w_input", "w_cached"):
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)

@@ -12,7 +12,8 @@ from model.cli.options import records, view_from_args
 __all__ = ["run", "answer_of_args", "FRONTIER_COLUMNS"]
 
 FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
-                    "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus",
+                    "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus", "gpus_prefill",
+                    "gpus_decode",
                     "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
 
 

@@ -10,14 +10,16 @@ output only. The *successful* distribution is read. v0.4+ keeps the strategy in
 ``args.strategy`` and a top-level ``request_totals``, with no ``p50`` percentile
 (``median`` is used for both).
 
-Throughput: where the benchmark has token totals (``prompt_token_count`` /
-``output_token_count``, ``successful.total_sum``, v0.4+) and a wall time (the
-measurement window ``scheduler_metrics.measure_end_time - measure_start_time``, else
-``duration``), input and output tok/s are those totals over that wall time and total =
-input + output. Otherwise the mean of the successful ``tokens_per_second`` and
-``output_tokens_per_second`` distributions is used, and input is left empty:
-``prompt_tokens_per_second`` is a rate over each request's prefill instant (a spike),
-not a system throughput.
+Throughput: total and output tok/s are the rates the file states, the means of the
+successful ``tokens_per_second`` and ``output_tokens_per_second`` distributions
+(GuideLLM's rate distributions weight each rate by its interval, so the mean is the
+tokens over the time they were produced). Input tok/s is not stated as a system rate
+(``prompt_tokens_per_second`` is a rate over each request's prefill instant, a spike),
+so it is derived where the file has the successful ``prompt_token_count`` total (v0.4+):
+that total over the time requests ran, the measurement window clipped to the first
+request's start and the last request's end (``scheduler_metrics``), else ``duration``.
+A missing total or output rate is derived the same way from the token totals; without
+totals (v0.2/0.3) input stays empty.
 
 TPOT is the median ``inter_token_latency_ms`` (decode gaps, first token
 excluded: the vLLM TPOT definition); ``time_per_output_token_ms`` is the fallback.
@@ -77,31 +79,50 @@ def _load(strategy: dict) -> dict[str, Any]:
     return out
 
 
-def _wall_time(bench: dict) -> float | None:
-    """The measured window of one benchmark [s]: scheduler measure window, else ``duration``."""
+def _active_window(bench: dict) -> float | None:
+    """The time requests actually ran [s]: the measurement window clipped to the first request's
+    start and the last request's end (``scheduler_metrics``); else ``duration``.
+
+    A run that stops early (``max_requests`` reached before ``max_seconds``) has a measurement
+    window with no request in flight at its end: dividing by the whole window dilutes every rate.
+    """
     sched = _d(bench, "scheduler_metrics")
     start, end = num(sched.get("measure_start_time")), num(sched.get("measure_end_time"))
-    if start is not None and end is not None and end > start:
-        return end - start
+    first, last = num(sched.get("request_start_time")), num(sched.get("request_end_time"))
+    if start is not None and end is not None:
+        start = max(start, first) if first is not None else start
+        end = min(end, last) if last is not None else end
+        if end > start:
+            return end - start
     duration = num(bench.get("duration"))
     return duration if duration and duration > 0 else None
 
 
 def _rates(metrics: dict, bench: dict, notes: set[str]) -> dict[str, float | None]:
-    """System tok/s: token totals over wall time where stated, else the distribution means (no input)."""
-    prompt = num(_d(_d(metrics, "prompt_token_count"), "successful").get("total_sum"))
-    output = num(_d(_d(metrics, "output_token_count"), "successful").get("total_sum"))
-    wall = _wall_time(bench)
-    if prompt is not None and output is not None and wall:
-        notes.add("input/output tok/s = successful prompt/output token totals / measured wall time; "
-                  "total = input + output")
-        return {"input_tokens_per_second": prompt / wall, "output_tokens_per_second": output / wall,
-                "total_tokens_per_second": (prompt + output) / wall}
-    notes.add("no token totals: total and output tok/s = means of tokens_per_second and "
-              "output_tokens_per_second; input tok/s left empty (prompt_tokens_per_second is per request)")
-    return {"total_tokens_per_second": _dist(metrics, "tokens_per_second", "mean"),
-            "output_tokens_per_second": _dist(metrics, "output_tokens_per_second", "mean"),
-            "input_tokens_per_second": None}
+    """System tok/s: the stated rates (means of the successful ``tokens_per_second`` and
+    ``output_tokens_per_second``); only what is missing from token totals over the time requests ran."""
+    total = _dist(metrics, "tokens_per_second", "mean")
+    output = _dist(metrics, "output_tokens_per_second", "mean")
+    prompt_sum = num(_d(_d(metrics, "prompt_token_count"), "successful").get("total_sum"))
+    output_sum = num(_d(_d(metrics, "output_token_count"), "successful").get("total_sum"))
+    window = _active_window(bench)
+    over = "/ the time requests ran (measurement window clipped to the first request's start and the last one's end)"
+    if total is not None or output is not None:
+        notes.add("output and total tok/s as stated (means of the successful output_tokens_per_second and "
+                  "tokens_per_second)")
+    inp = None
+    if prompt_sum is not None and window:
+        inp = prompt_sum / window
+        notes.add(f"input tok/s derived: successful prompt_token_count total {over}")
+    else:
+        notes.add("input tok/s left empty: no prompt token total (prompt_tokens_per_second is per request)")
+    if output is None and output_sum is not None and window:
+        output = output_sum / window
+        notes.add(f"output tok/s derived: successful output_token_count total {over}")
+    if total is None and prompt_sum is not None and output_sum is not None and window:
+        total = (prompt_sum + output_sum) / window
+        notes.add(f"total tok/s derived: successful prompt + output token totals {over}")
+    return {"input_tokens_per_second": inp, "output_tokens_per_second": output, "total_tokens_per_second": total}
 
 
 def _row(index: int, bench: dict, report: dict, notes: set[str]) -> dict[str, Any]:

@@ -9,7 +9,9 @@ Units as written: latencies in **seconds** (``median_ttft``...), throughputs in
 **tok/s per GPU**, ``*_intvty`` = 1000 / TPOT [tok/s/user]. Per-GPU
 denominators: single node divides everything by ``tp``; disaggregated
 (multinode) rows divide total by all GPUs, output by decode GPUs and input by
-prefill GPUs. ``std_intvty`` (1000 / std of TPOT) is meaningless and dropped.
+prefill GPUs, and are stored so: total per GPU of both roles, input per prefill
+GPU, output per decode GPU (the per-role fields), with each role's GPU count.
+``std_intvty`` (1000 / std of TPOT) is meaningless and dropped.
 """
 
 from __future__ import annotations
@@ -47,13 +49,21 @@ def _truthy(value: Any) -> bool:
     return value is True or str(value).strip().lower() in ("true", "1", "yes")
 
 
-def _measurements(m: dict) -> dict[str, Any]:
-    """Fields from the agg-named numbers (seconds, tok/s/GPU, tok/s/user)."""
+def _measurements(m: dict, disagg: bool) -> dict[str, Any]:
+    """Fields from the agg-named numbers (seconds, tok/s/GPU, tok/s/user).
+
+    ``tput_per_gpu`` is per GPU of every role. On a disaggregated row ``input_tput_per_gpu`` is
+    per prefill GPU and ``output_tput_per_gpu`` per decode GPU, so they go to the per-role fields
+    (their per-GPU-of-all-roles values are derived at ingest: role rate x role GPUs / all GPUs).
+    """
     tpot_s = num(m.get("median_tpot"))
+    inp, out = num(m.get("input_tput_per_gpu")), num(m.get("output_tput_per_gpu"))
     return {
         "total_tokens_per_second_per_gpu": num(m.get("tput_per_gpu")),
-        "output_tokens_per_second_per_gpu": num(m.get("output_tput_per_gpu")),
-        "input_tokens_per_second_per_gpu": num(m.get("input_tput_per_gpu")),
+        "output_tokens_per_second_per_gpu": None if disagg else out,
+        "input_tokens_per_second_per_gpu": None if disagg else inp,
+        "output_tokens_per_second_per_decode_gpu": out if disagg else None,
+        "input_tokens_per_second_per_prefill_gpu": inp if disagg else None,
         "interactivity": num(m.get("median_intvty")),
         "tpot_median_ms": None if tpot_s is None else tpot_s * 1000.0,
         "ttft_p50_s": num(m.get("median_ttft")),
@@ -68,8 +78,11 @@ def _gpus(obj: dict, disagg: bool, tp_key: str) -> dict[str, Any]:
     """GPU counts: prefill + decode for disaggregated rows, else ``tp`` (what process_result divides by)."""
     if disagg:
         prefill, decode = integer(obj.get("num_prefill_gpu")), integer(obj.get("num_decode_gpu"))
+        # the older agg writer (no prefill_tp/decode_tp) divides tput_per_gpu by TP, all GPUs of the run
+        older = tp_key in obj and "prefill_tp" not in obj and "decode_tp" not in obj
         return {"disaggregated": True, "gpus_prefill": prefill, "gpus_decode": decode,
-                "gpus": prefill + decode if prefill and decode else None,
+                "gpus": first(integer(obj.get(tp_key)) if older else None,
+                              prefill + decode if prefill and decode else None),
                 "tp": integer(obj.get("decode_tp")), "ep": integer(obj.get("decode_ep"))}
     tp = integer(obj.get(tp_key))
     return {"disaggregated": False, "gpus": tp, "tp": tp, "ep": integer(obj.get("ep", obj.get("decode_ep")))}
@@ -109,7 +122,7 @@ def _agg_row(line: int, obj: dict) -> dict[str, Any]:
     row: dict[str, Any] = {
         **_workload_and_recipe(line, obj, obj.get("hw"), spec),
         **_gpus(obj, disagg, "tp"),
-        **_measurements(obj),
+        **_measurements(obj, disagg),
     }
     row.update(_extras(obj, {}, _AGG_CONSUMED | _METRICS_CONSUMED | set(row)))
     return row
@@ -122,7 +135,7 @@ def _api_row(line: int, obj: dict) -> dict[str, Any]:
         **_workload_and_recipe(line, obj, obj.get("hardware"), obj.get("spec_method")),
         # aggregated rows: num_prefill_gpu/num_decode_gpu are not GPU counts; tp is the divisor
         **_gpus(obj, disagg, "decode_tp"),
-        **_measurements(metrics),
+        **_measurements(metrics, disagg),
         "run_date": iso_date(obj.get("date")),
         "url": obj.get("run_url"),
     }
@@ -132,6 +145,16 @@ def _api_row(line: int, obj: dict) -> dict[str, Any]:
     skip = _AGG_CONSUMED | set(row) | ({"num_prefill_gpu", "num_decode_gpu"})
     row.update(_extras(obj, metrics, skip))
     return row
+
+
+def _notes(rows: Rows) -> list[str]:
+    notes = ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    n = sum(1 for row in rows if row.get("disaggregated"))
+    if n:
+        notes.append(f"{n} disaggregated rows: input tok/s per prefill GPU and output per decode GPU stored as "
+                     "stated; system tok/s derived = role rate x role GPUs, and input/output per GPU of both "
+                     "roles = system / all GPUs")
+    return notes
 
 
 def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -150,7 +173,7 @@ def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
         if "tput_per_gpu" not in obj or "hw" not in obj:
             raise IngestError(name, "not an InferenceX agg row: no tput_per_gpu/hw", line=line, field="tput_per_gpu")
         rows.append(_agg_row(line, obj))
-    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    return rows, _notes(rows)
 
 
 def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -160,7 +183,7 @@ def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
         if "hardware" not in obj or not isinstance(obj.get("metrics"), dict):
             raise IngestError(name, "not an InferenceX API row: no hardware/metrics", line=line, field="metrics")
         rows.append(_api_row(line, obj))
-    return rows, ["std_intvty dropped (1000 / std of TPOT is not an interactivity)"]
+    return rows, _notes(rows)
 
 
 FORMATS = (

@@ -84,7 +84,8 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
             raise IngestError(name, "not an LLMPerf summary: no results_* keys", line=line)
         rows.append(_row(line, obj))
     return rows, ["LLMPerf inter-token latency includes TTFT spread over the output tokens",
-                  "input tok/s = mean input tokens x completed requests/s"]
+                  "input tok/s derived: mean input tokens x completed requests/s (not stated)",
+                  "total tok/s derived: input + output (not stated)"]
 
 
 FORMATS = (Format("llmperf", "json", lambda keys, head: matches(keys), parse),)

@@ -38,7 +38,9 @@ def matches_aiperf(keys: set[str]) -> bool:
     """AIPerf: per-metric records with an AIPerf marker, or the early ``records{tag, header}`` layout."""
     records = bool(_METRIC_MARKERS & keys) and {"unit", "avg"} <= keys
     marker = bool({"aiperf_version", "benchmark_id", "loadgen", "schema_version"} & keys)
-    return (records and marker) or {"records", "tag", "header", "avg"} <= keys
+    # an export whose every request failed has no metric record left, only AIPerf's envelope
+    envelope = "aiperf_version" in keys or {"benchmark_id", "was_cancelled", "error_summary"} <= keys
+    return (records and marker) or envelope or {"records", "tag", "header", "avg"} <= keys
 
 
 def matches_genai_perf(keys: set[str]) -> bool:
@@ -218,6 +220,22 @@ def _check(obj: dict, line: int, name: str, tool: str) -> None:
         raise IngestError(name, f"not a {tool} profile export: no metric records", line=line)
 
 
+def _check_succeeded(obj: dict, line: int, name: str) -> None:
+    """Refuse an export without one successful request (e.g. a cancelled run), saying so."""
+    metrics = _metric_records(obj)
+    completed = _stat(metrics, "request_count", "avg")
+    if completed or (completed is None and _METRIC_MARKERS & set(metrics)):
+        return
+    errors = _stat(metrics, "error_request_count", "avg")
+    summary = obj.get("error_summary") if isinstance(obj.get("error_summary"), list) else []
+    kinds = "; ".join(str((e.get("error_details") or {}).get("message") or e.get("error_details") or e)[:80]
+                      for e in summary[:2] if isinstance(e, dict))
+    raise IngestError(name, "an AIPerf export with no successful request"
+                      + (" (the run was cancelled)" if obj.get("was_cancelled") is True else "")
+                      + (f": {errors:g} failed" if errors else "") + (f" ({kinds})" if kinds else "")
+                      + "; nothing to measure", line=line, field="request_count")
+
+
 def parse_aiperf(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
     """One row per AIPerf ``profile_export_aiperf.json`` object (current or early ``records`` layout).
 
@@ -231,6 +249,7 @@ def parse_aiperf(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[
     notes: set[str] = set()
     rows = []
     for line, obj in objects(records, name, "AIPerf"):
+        _check_succeeded(obj, line, name)
         _check(obj, line, name, "AIPerf")
         rows.append(_aiperf_row(line, obj, notes))
     return rows, sorted(notes)

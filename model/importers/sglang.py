@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.importers._common import Rows, first, integer, num, objects, scalar_extras
+from model.importers._common import Rows, integer, num, objects, scalar_extras
 from model.importers.base import Format, IngestError
 
 __all__ = ["FORMATS", "matches", "parse"]
@@ -72,7 +72,10 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
     if inp is None and total_in is not None and duration:
         inp = total_in / duration
         notes.add("input tok/s = total_input_tokens / duration (no input_throughput in these lines)")
-    total = first(num(obj.get("total_throughput")), inp + out if inp is not None and out is not None else None)
+    total = num(obj.get("total_throughput"))
+    if total is None and inp is not None and out is not None:
+        total = inp + out
+        notes.add("total tok/s derived: input + output (no total_throughput in these lines)")
     tpot = num(obj.get("median_tpot_ms"))
     if tpot is None and num(obj.get("median_itl_ms")) is not None:
         tpot = num(obj.get("median_itl_ms"))

@@ -97,6 +97,8 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
             notes.add("no streaming_metrics (run without --streaming): no TTFT/TPOT")
         rows.append(_row(line, obj))
     notes.add("gpus = world_info.world_size")
+    if any(row["input_tokens_per_second"] is not None for row in rows):
+        notes.add("input tok/s derived: system total - system output tok/s (not stated)")
     return rows, sorted(notes)
 
 

@@ -64,10 +64,13 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
     total_in = num(obj.get("total_input_tokens"))
     total_out = num(obj.get("total_output_tokens"))
     # input tok/s = input tokens / wall time, the same basis vLLM uses for the other two
-    inp = first(num(obj.get("input_throughput")),
-                total_in / duration if total_in is not None and duration else None)
+    inp = num(obj.get("input_throughput"))
+    if inp is None and total_in is not None and duration:
+        inp = total_in / duration
+        notes.add("input tok/s derived: total_input_tokens / duration (not stated)")
     if total is None and inp is not None and output is not None:
         total = inp + output
+        notes.add("total tok/s derived: input + output (not stated)")
     failed = integer(obj.get("failed"))
     prompts = integer(obj.get("num_prompts"))
     if failed is None and prompts is not None and completed is not None and prompts >= completed:
