@@ -27,9 +27,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.analysis import Scenario, analyse, frontiers_for  # noqa: E402
-from model.ingest import ingest_file  # noqa: E402
-from model.store import connect, load_points  # noqa: E402
+from model.core.analysis import Scenario, analyse, frontiers_for  # noqa: E402
+from model.data.ingest import ingest_file  # noqa: E402
+from model.data.store import connect, load_points  # noqa: E402
 
 HARDWARE = ["H100", "H200", "B200", "B300", "GB200", "GB300", "MI300X", "MI325X", "MI355X"]
 

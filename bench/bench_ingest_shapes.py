@@ -14,7 +14,7 @@ Measures on one InferenceX-shaped CSV (bench_scale.inferencex_rows), each figure
 3. other ways in: INSERT ... SELECT straight from read_csv with the validation as SQL on a view
    (the CSV is parsed twice, no temporary table); pyarrow.csv -> Arrow table -> INSERT.
 
-Asserts nothing; it prints the figures the lead needs to choose (issue 10 owns model/ingest.py).
+Asserts nothing; it prints the figures the lead needs to choose (issue 10 owns model/data/ingest.py).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_scale import inferencex_rows  # noqa: E402
 from model import ingest as ingest_module  # noqa: E402
-from model.schema import POINT_FIELDS, SQL_TYPES  # noqa: E402
-from model.store import connect  # noqa: E402
+from model.core.schema import POINT_FIELDS, SQL_TYPES  # noqa: E402
+from model.data.store import connect  # noqa: E402
 
 #: the fields load_points hands the analysis and the pages read per point
 HOT = ("model", "isl", "osl", "prefix_cache_hit_rate", "scenario", "hardware", "gpus", "framework", "precision",

@@ -84,8 +84,8 @@ def best(fn, repeat: int = 3):
 # ----------------------------------------------------------------------------- child phases (fresh processes)
 
 def phase_ingest(csv: str, db: str) -> dict:
-    from model.ingest import ingest_file
-    from model.store import connect
+    from model.data.ingest import ingest_file
+    from model.data.store import connect
 
     start = time.perf_counter()
     con = connect(Path(db))
@@ -105,9 +105,9 @@ def phase_bare(csv: str, db: str) -> dict:
 
 
 def phase_analyse(db: str, by: str, repeat: int) -> dict:
-    from model.analysis import Scenario, analyse, frontiers_for
-    from model.iso import crossovers
-    from model.store import connect, load_points
+    from model.core.analysis import Scenario, analyse, frontiers_for
+    from model.core.iso import crossovers
+    from model.data.store import connect, load_points
 
     con = connect(Path(db), read_only=True)
     keys = tuple(by.split(","))
@@ -210,7 +210,7 @@ def main() -> None:
               "(target <= 1.5x)")
         analysis = child("analyse", db, BY, 3)
         report_analysis("analysis in one process", analysis)
-        start_up = min(wall([sys.executable, "-c", "import model.cli, model.analysis, model.store"]) for _ in range(3))
+        start_up = min(wall([sys.executable, "-c", "import model.cli, model.core.analysis, model.data.store"]) for _ in range(3))
         iso_cli = min(wall([exe, "--db", str(db), "iso", "--by", BY, "--at", "10,20,50", "--json"]) for _ in range(2))
         cross_cli = min(wall([exe, "--db", str(db), "crossover", "--by", BY, "--baseline",
                               analysis["baseline_series"], "--json"]) for _ in range(2))

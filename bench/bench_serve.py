@@ -9,7 +9,7 @@ asserts nothing.
    viewer straight to one replica, no proxy, in the same run; ratios are against it.
 2. Upload memory: peak RSS of a fresh process that previews and then ingests (a) a 2.4 MB CSV with
    100,000 columns and (b) a 190 MB CSV of 3.4 M points, as the dashboard does it now
-   (model.uploads.preview, then model.snapshot.write + ingest_file). Baseline: the old preview, which
+   (model.data.uploads.preview, then model.data.snapshot.write + ingest_file). Baseline: the old preview, which
    ingested the whole file into an in-memory DuckDB (no column limit).
 """
 
@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deploy.serve import free_port, start_nginx, start_replica, stop, wait_healthy  # noqa: E402
-from model.samples import load_samples  # noqa: E402
-from model.store import connect  # noqa: E402
+from model.data.samples import load_samples  # noqa: E402
+from model.data.store import connect  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -108,19 +108,19 @@ mode, path, db = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 t = time.perf_counter()
 if mode == "old_preview":  # what the dashboard did: the whole file into an in-memory DuckDB
     import os
-    import model.uploads
-    model.uploads.check_upload_shape = lambda *args, **kwargs: 0  # no column limit, as before
-    from model.ingest import IngestError, ingest_file
-    from model.store import connect
+    import model.data.uploads
+    model.data.uploads.check_upload_shape = lambda *args, **kwargs: 0  # no column limit, as before
+    from model.data.ingest import IngestError, ingest_file
+    from model.data.store import connect
     con = connect(":memory:")
     try:
         outcome = ingest_file(con, path).summary
     except IngestError as exc:
         outcome = "refused: " + str(exc)[:90]
 else:  # now: a sampled preview, then the ingest through the write path
-    from model.ingest import IngestError, ingest_file
-    from model.snapshot import write
-    from model.preview import preview
+    from model.data.ingest import IngestError, ingest_file
+    from model.data.snapshot import write
+    from model.data.preview import preview
     shown = preview(path)
     outcome = "preview " + ("ok" if shown.ok else "refused: " + shown.error[:90])
     if shown.ok:

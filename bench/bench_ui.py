@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_core import make_rows  # noqa: E402
 
-from model.ingest import ingest_file  # noqa: E402
-from model.store import connect  # noqa: E402
+from model.data.ingest import ingest_file  # noqa: E402
+from model.data.store import connect  # noqa: E402
 
 PAGE = "pages/2_Matched_interactivity.py"
 CHROMIUM = "/usr/bin/chromium"

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from model import fmt
-from model.samples import load_samples
-from model.store import list_sources
+from model.data.samples import load_samples
+from model.data.store import list_sources
+from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import bind, plain
 

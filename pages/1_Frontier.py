@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from model import figures
+from model.present import figures
 from ui import frame, report, widgets
 from ui.state import bind
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from model import figures, fmt
-from model.answers import iso_pivot, parse_targets
+from model.present import figures, fmt
+from model.present.answers import iso_pivot, parse_targets
 from ui import frame, report, widgets
 from ui.state import bind, plain
 

@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from model import figures
-from model.analysis import ALL_PAIRS_LIMIT
-from model.answers import common_range, pair_intervals
-from model.iso import break_even_rates
-from model.viewstate import pair_text
+from model.core.analysis import ALL_PAIRS_LIMIT
+from model.core.iso import break_even_rates
+from model.core.viewstate import pair_text
+from model.present import figures
+from model.present.answers import common_range, pair_intervals
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 

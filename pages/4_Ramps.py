@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from model import fmt
-from model.capacity import SLA, compare_systems, knee, ramp_points
-from model.evals import flag_regressions
-from model.ramp_figures import ramp_figure
+from model.core.capacity import SLA, compare_systems, knee, ramp_points
+from model.data.evals import flag_regressions
+from model.present import fmt
+from model.present.ramp_figures import ramp_figure
 from ui import data, frame, widgets
 from ui.state import bind, plain
 

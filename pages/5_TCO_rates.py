@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from model.cost import resolve_rates
+from model.core.cost import resolve_rates
 from ui import frame, sidebar, widgets
 
 ctx = frame.context(__file__)

@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from model import fmt
-from model.ingest import IngestError, ingest_file
-from model.preview import FORM_FIELDS, for_form, form_pairs
-from model.snapshot import write as store_write
-from model.store import StoreError, list_sources, remove_source
+from model.data.ingest import IngestError, ingest_file
+from model.data.preview import FORM_FIELDS, for_form, form_pairs
+from model.data.snapshot import write as store_write
+from model.data.store import StoreError, list_sources, remove_source
+from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import commit, plain
 

@@ -3,10 +3,11 @@ that price every page, with their breakdown and sensitivity."""
 
 import streamlit as st
 
-from model import fmt
-from model.hardware import CANONICAL_HARDWARE
-from model.tco import TcoInputError, breakdown_frame, onprem_defaults, profiles_frame, profiles_from_frame
-from model.tco_figures import breakdown_figure, tornado_figure
+from model.core.cost_profiles import breakdown_frame, profiles_frame, profiles_from_frame
+from model.core.hardware import CANONICAL_HARDWARE
+from model.core.tco import TcoInputError, onprem_defaults
+from model.present import fmt
+from model.present.tco_figures import breakdown_figure, tornado_figure
 from ui import data, frame, tco, widgets
 from ui.state import bind, plain
 

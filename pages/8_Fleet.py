@@ -4,7 +4,7 @@ interactivity you need (the same as the Overview's and the report's)."""
 
 import streamlit as st
 
-from model import fmt
+from model.present import fmt
 from ui import frame, widgets
 from ui.state import bind, plain
 

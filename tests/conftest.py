@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from model.samples import load_samples
-from model.store import connect
+from model.data.samples import load_samples
+from model.data.store import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -1,8 +1,8 @@
-"""Test oracle: the crossover implementation ``model.iso`` shipped before the envelope sweep (issue 12).
+"""Test oracle: the crossover implementation ``model.core.iso`` shipped before the envelope sweep (issue 12).
 
 A Python loop over series with numpy over the others, on the union of every breakpoint of a
 comparison group: O(series^2 x breakpoints). Kept as it was, bar its name and one
-fix, so the vectorised ``model.iso.crossovers`` can be checked against it on random series.
+fix, so the vectorised ``model.core.iso.crossovers`` can be checked against it on random series.
 
 The fix: where two curves cross exactly on a grid point (``touch``), the shipped code put the
 crossing on the *next* grid point (t = 1.0 from the segment that starts at the touching point)
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from model.iso import CostCurve, _inside
+from model.core.iso import CostCurve, _inside
 
 
 def crossovers_per_pair_loop(curves: dict[str, CostCurve], method: str = "linear",

@@ -1,4 +1,4 @@
-"""The dashboard's stated answers as pure functions (model.answers, model.fmt, the rate rule,
+"""The dashboard's stated answers as pure functions (model.present.answers, model.present.fmt, the rate rule,
 link reconciliation, the upload preview), against the bundled samples and the published numbers."""
 
 from __future__ import annotations
@@ -8,9 +8,14 @@ import math
 import pandas as pd
 import pytest
 
-from model import fmt
-from model.analysis import Scenario, analyse
-from model.answers import (
+from model.core.analysis import Scenario, analyse
+from model.core.cost import load_presets, resolve_rates
+from model.core.viewstate import ViewState, parse_query, reconcile
+from model.data.ingest import ingest_file
+from model.data.preview import dry_run, for_form
+from model.data.store import load_points
+from model.present import fmt
+from model.present.answers import (
     break_even_answer,
     cheapest_at,
     common_range,
@@ -21,11 +26,6 @@ from model.answers import (
     parse_targets,
     workload_label,
 )
-from model.cost import load_presets, resolve_rates
-from model.ingest import ingest_file
-from model.preview import dry_run, for_form
-from model.store import load_points
-from model.viewstate import ViewState, parse_query, reconcile
 
 
 @pytest.fixture
@@ -181,8 +181,8 @@ def test_money_keeps_two_significant_digits_below_ten_cents():
     assert fmt.usd(0.000423) == "$0.00042/M" and fmt.usd(0.0612) == "$0.061/M" and fmt.usd(0.2194) == "$0.22/M"
     assert fmt.usd(0.0) == "$0.00/M" and fmt.usd(0.00999) == "$0.0100/M" and fmt.usd(1234.5, "") == "$1,234.50"
     assert fmt.usd(2e-7, "/h") == "$0.00000020/h"
-    from model import figures
-    from model.report_output import round_usd
+    from model.present import figures
+    from model.present.report_output import round_usd
     assert figures.usd is fmt.usd and round_usd(0.000423) == 0.00042 and round_usd(0.2194) == 0.22
 
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from model.samples import load_samples
-from model.store import connect
+from model.data.samples import load_samples
+from model.data.store import connect
 from tests.conftest import ROOT, reading
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
@@ -66,8 +66,8 @@ def test_every_page_runs(app, page, samples):
 
 
 def _analysis(db: str, where: dict, **scenario):
-    from model.analysis import Scenario, analyse
-    from model.store import load_points
+    from model.core.analysis import Scenario, analyse
+    from model.data.store import load_points
 
     with reading(db) as con:
         return analyse(load_points(con, where), Scenario(**scenario))
@@ -95,8 +95,8 @@ def test_rate_slider_reprices_and_moves_the_crossover(app):
     expected = _analysis(os.environ["COSTFRONTIER_DB"], {"spec_decoding": ["mtp"], "model": ["GLM-5"]},
                          by=("hardware",), rates=(("B200", 1.5),)).crossovers
     assert len(expected) == 1 and abs(expected.iloc[0]["interactivity"] - 89.39) > 1
-    from model.answers import pair_intervals
-    from model.iso import reach
+    from model.core.iso import reach
+    from model.present.answers import pair_intervals
 
     curves = _analysis(os.environ["COSTFRONTIER_DB"], {"spec_decoding": ["mtp"], "model": ["GLM-5"]},
                        by=("hardware",), rates=(("B200", 1.5),)).curves
@@ -210,7 +210,7 @@ def _ingest_before_opening(tmp_path, text: str, *set_fields: str) -> None:
     """A CSV ingested into this test's database before the app opens it (the app then only reads)."""
     import os
 
-    from model.ingest import ingest_file
+    from model.data.ingest import ingest_file
 
     path = tmp_path / "extra.csv"
     path.write_text(text)

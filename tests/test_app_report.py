@@ -17,8 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from model.figures import usd
-from model.store import connect
+from model.data.store import connect
+from model.present.figures import usd
 from tests.test_app import PAGES, _db, open_page
 from tests.test_e2e import _cli as cli_json
 from tests.test_report import parse
@@ -44,7 +44,7 @@ def app(tmp_path, monkeypatch):
 
 
 def money(row: dict) -> str:
-    """A CLI iso row's $/M by the report's rule (model.figures.usd), or its dash when out of reach."""
+    """A CLI iso row's $/M by the report's rule (model.present.figures.usd), or its dash when out of reach."""
     return "—" if row["usd_per_mtok"] is None else usd(row["usd_per_mtok"], "")
 
 
@@ -175,7 +175,7 @@ def test_crossovers_csv_is_the_cli_crossovers_rounded(app, tmp_path):
 
     import pandas as pd
 
-    from model.export import safe_csv
+    from model.data.export import safe_csv
     from ui.report import report_of
 
     at = app("pages/3_Crossovers.py", query=QUERY)

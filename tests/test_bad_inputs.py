@@ -17,13 +17,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import model.importers.canonical_csv
-import model.ingest
+import model.data.importers.canonical_csv
+import model.data.ingest
+import model.data.pipeline
 from model.cli import main
-from model.export import neutralise_formula, safe_csv
-from model.frontier import fit_frontiers
-from model.ingest import IngestError, ingest_file
-from model.store import connect, load_points, table_checksums
+from model.core.frontier import fit_frontiers
+from model.data.export import neutralise_formula, safe_csv
+from model.data.ingest import IngestError, ingest_file
+from model.data.store import connect, load_points, table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad"
@@ -253,8 +254,8 @@ def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatc
     def no_reading(*args, **kwargs):
         raise AssertionError("the file was read")
 
-    monkeypatch.setattr(model.ingest, "sha256_of", no_reading)
-    monkeypatch.setattr(model.importers.canonical_csv, "read_header", no_reading)
+    monkeypatch.setattr(model.data.ingest, "sha256_of", no_reading)
+    monkeypatch.setattr(model.data.importers.canonical_csv, "read_header", no_reading)
     before = _checksums(sample_db)
     con = connect(sample_db)
     started = time.perf_counter()
@@ -281,7 +282,7 @@ def test_the_size_limit_is_configurable(con, tmp_path, monkeypatch):
     monkeypatch.setenv("COSTFRONTIER_MAX_FILE_MB", "3")
     assert ingest_file(con, path).rows_added == len(lines) - 1
     monkeypatch.setenv("COSTFRONTIER_MAX_FILE_MB", "not a number")
-    assert model.ingest.max_file_mb() == model.ingest.DEFAULT_MAX_FILE_MB == 512
+    assert model.data.ingest.max_file_mb() == model.data.ingest.DEFAULT_MAX_FILE_MB == 512
 
 
 # --------------------------------------------------------------------------- unexpected failures
@@ -301,18 +302,18 @@ def test_unexpected_errors_become_ingest_errors_and_roll_back(sample_con, tmp_pa
     path = tmp_path / "good.csv"
     path.write_text(GOOD)
     before = table_checksums(sample_con)
-    real_insert = model.ingest._insert
+    real_insert = model.data.pipeline._insert
 
     def failing_insert(con, *args, **kwargs):
         real_insert(con, *args, **kwargs)  # the rows are in, inside the transaction...
         raise error                        # ...and then something goes wrong
 
-    monkeypatch.setattr(model.ingest, "_insert", failing_insert)
+    monkeypatch.setattr(model.data.pipeline, "_insert", failing_insert)
     with pytest.raises(IngestError) as err:
         ingest_file(sample_con, path)
     assert words in str(err.value) and err.value.file == "good.csv"
     assert table_checksums(sample_con) == before
-    monkeypatch.setattr(model.ingest, "_insert", real_insert)
+    monkeypatch.setattr(model.data.pipeline, "_insert", real_insert)
     assert ingest_file(sample_con, path).rows_added == 1
 
 
@@ -320,20 +321,20 @@ def test_keyboard_interrupt_is_not_swallowed_and_still_rolls_back(sample_con, tm
     path = tmp_path / "good.csv"
     path.write_text(GOOD)
     before = table_checksums(sample_con)
-    real_insert = model.ingest._insert
+    real_insert = model.data.pipeline._insert
 
     def interrupted(con, *args, **kwargs):
         real_insert(con, *args, **kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(model.ingest, "_insert", interrupted)
+    monkeypatch.setattr(model.data.pipeline, "_insert", interrupted)
     with pytest.raises(KeyboardInterrupt):
         ingest_file(sample_con, path)
     assert table_checksums(sample_con) == before
 
 
 def test_a_json_importer_crash_is_an_ingest_error(sample_con, tmp_path, monkeypatch):
-    from model import importers
+    from model.data import importers
 
     def broken(*args, **kwargs):
         raise KeyError("model_id")

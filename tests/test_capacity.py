@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from model.capacity import (
+from model.cli import main
+from model.core.capacity import (
     BLENDED_FORMULA,
     CAPACITY_BASES,
     KNEE_RULES,
@@ -32,10 +33,9 @@ from model.capacity import (
     sla_mask,
     split_by_sla,
 )
-from model.cli import main
-from model.cost import usd_per_mtok
-from model.ramp_figures import BREAK_COLOUR, RAMP_X_TITLE, TTFT_Y_TITLE, ramp_figure
-from model.store import load_points
+from model.core.cost import usd_per_mtok
+from model.data.store import load_points
+from model.present.ramp_figures import BREAK_COLOUR, RAMP_X_TITLE, TTFT_Y_TITLE, ramp_figure
 
 MI355X = "MI355X · sglang · mxfp4 · mtp"
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from model.cli import main
-from model.store import connect, table_checksums
+from model.data.store import connect, table_checksums
 
 
 def run_json(capsys, *argv):
@@ -54,7 +54,7 @@ def test_crossover_text_says_each_pair_as_intervals(sample_db, capsys):
     out = run_json(capsys, *argv, "--json")
     assert main(argv) == 0
     text = capsys.readouterr().out
-    from model.answers import pair_intervals
+    from model.present.answers import pair_intervals
 
     said = pair_intervals(pd.DataFrame(out["rows"]), pd.DataFrame(out["reach"]))
     assert len(out["rows"]) > len(said) == 1    # several crossings of one pair, one sentence

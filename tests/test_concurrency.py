@@ -1,6 +1,6 @@
 """Many viewers, one writer. In one process: Streamlit serves each session on its own thread, sharing one
 DuckDB connection through ``.cursor()``. Across processes (replicas, the CLI): writers publish a new
-snapshot (model.snapshot) and readers follow it. Readers must never error and never see part of a file."""
+snapshot (model.data.snapshot) and readers follow it. Readers must never error and never see part of a file."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from model.analysis import Scenario, analyse
-from model.ingest import IngestError, ingest_file
-from model.snapshot import StoreBusy, write
-from model.store import connect, load_points, remove_source, table_checksums
+from model.core.analysis import Scenario, analyse
+from model.data.ingest import IngestError, ingest_file
+from model.data.snapshot import StoreBusy, write
+from model.data.store import connect, load_points, remove_source, table_checksums
 from tests import test_deploy
 from tests.conftest import ROOT
 from tests.test_crash_safety import write_big_csv
@@ -125,7 +125,7 @@ def test_connect_twice_in_one_process_shares_the_database(tmp_path):
 READER = r"""
 import json, sys, time
 from pathlib import Path
-from model.snapshot import open_reader
+from model.data.snapshot import open_reader
 db, stop = sys.argv[1], Path(sys.argv[2])
 reader, loops, versions, counts, errors = open_reader(db), 0, set(), set(), []
 while not stop.exists() or loops < 3:
@@ -239,7 +239,7 @@ def test_writers_take_turns_and_a_busy_lock_is_a_bounded_wait_with_a_clean_messa
 
 HOLD_LOCK = r"""
 import sys, time
-from model.snapshot import writing
+from model.data.snapshot import writing
 with writing(sys.argv[1], timeout_s=5):
     print("locked", flush=True)
     time.sleep(60)

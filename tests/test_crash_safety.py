@@ -1,7 +1,7 @@
 """SIGKILL the ingest of a large file at random moments: the database holds all of it or none of it.
 
 The process killed runs exactly what ``costfrontier --db DB ingest BIG.csv`` runs (``model.cli.main``):
-the write path of model.snapshot, which ingests into a private copy and renames it over the database.
+the write path of model.data.snapshot, which ingests into a private copy and renames it over the database.
 To keep 20 kills inside ~30 s, a driver imports the package once and forks one child per run (the
 import alone takes longer than the ingest); two further kills hit a freshly started
 ``python -m model.cli`` process. Each run starts from a copy of a database holding the samples.
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from model.samples import load_samples
-from model.store import OUR_TABLES, connect
+from model.data.samples import load_samples
+from model.data.store import OUR_TABLES, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = 200_000
@@ -155,8 +155,8 @@ def test_sigkill_during_ingest_keeps_all_or_nothing(setup):
     assert "none" in killed_mid_run, outcomes
     # a database that survived a kill takes the file afterwards, through the same write path, which
     # also clears the private copy a killed writer left beside it
-    from model.ingest import ingest_file
-    from model.snapshot import write
+    from model.data.ingest import ingest_file
+    from model.data.snapshot import write
 
     result = write(db, lambda con: ingest_file(con, big))
     assert result.rows_added == ROWS or result.duplicate_of is not None

@@ -17,12 +17,12 @@ import json
 import pandas as pd
 import pytest
 
-from model.analysis import Scenario, analyse, prepare
 from model.cli import main
-from model.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
-from model.ingest import ingest_file
-from model.store import connect, list_sources, load_points
-from model.viewstate import ViewState, parse_query
+from model.core.analysis import Scenario, analyse, prepare
+from model.core.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
+from model.core.viewstate import ViewState, parse_query
+from model.data.ingest import ingest_file
+from model.data.store import connect, list_sources, load_points
 from tests.conftest import ROOT
 
 FIXTURE = ROOT / "tests/fixtures/formats/inferencex_api_disagg.json"
@@ -169,7 +169,7 @@ def test_canonical_csv_disaggregated_rates_are_per_role(tmp_path):
 
 
 def test_a_frontier_fitted_under_another_mode_is_refitted(rows):
-    from model.analysis import frontiers_for
+    from model.core.analysis import frontiers_for
     cached = frontiers_for(rows, ("hardware",), "input", disagg="per-role")
     assert cached.attrs["disagg"] == "per-role"
     got = analyse(rows, Scenario(by=("hardware",), basis="input", disagg="share",

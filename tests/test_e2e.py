@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from model.figures import usd
-from model.samples import load_samples
-from model.store import connect
+from model.data.samples import load_samples
+from model.data.store import connect
+from model.present.figures import usd
 from tests.conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"

@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from model.fmt import usd
-from model.viewstate import parse_query
+from model.core.viewstate import parse_query
+from model.present.fmt import usd
 from tests import test_e2e
 from tests.test_app_report import money
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle

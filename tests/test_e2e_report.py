@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from model.figures import usd
+from model.present.figures import usd
 from tests import test_e2e
 from tests.test_app_report import CLI_VIEW, check_report, money, ratio
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _settle, _type_rate

@@ -12,7 +12,7 @@ import math
 import pandas as pd
 import pytest
 
-from model.evals import EVAL_COLUMNS, flag_regressions, load_evals, recipe_accuracy
+from model.data.evals import EVAL_COLUMNS, flag_regressions, load_evals, recipe_accuracy
 
 
 def test_load_evals_from_the_store(sample_con):

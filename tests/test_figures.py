@@ -10,8 +10,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from model.analysis import Scenario, analyse
-from model.figures import (
+from model.core.analysis import Scenario, analyse
+from model.core.hardware import hardware_colour
+from model.core.iso import break_even_rates
+from model.data.store import load_points
+from model.present.figures import (
     X_TITLE,
     break_even_figure,
     cost_figure,
@@ -20,9 +23,6 @@ from model.figures import (
     frontier_figure,
     usd,
 )
-from model.hardware import hardware_colour
-from model.iso import break_even_rates
-from model.store import load_points
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_many_points_hover_lightly_but_frontier_points_keep_their_detail():
     import numpy as np
     import pandas as pd
 
-    from model.figures import DETAIL_LIMIT
+    from model.present.figures import DETAIL_LIMIT
 
     n = DETAIL_LIMIT + 1
     rng = np.random.default_rng(3)
@@ -125,7 +125,7 @@ def test_many_points_hover_lightly_but_frontier_points_keep_their_detail():
 
 
 def test_thin_cloud_keeps_at_most_the_limit_and_small_clouds_whole():
-    from model.figures import thin_cloud
+    from model.present.figures import thin_cloud
 
     frame = pd.DataFrame({"x": range(12_001)})
     thinned = thin_cloud(frame, 5_000)

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.capacity import SLA
 from model.cli import main
-from model.fleet import (
+from model.core.capacity import SLA
+from model.core.cost_profiles import CostProfile
+from model.core.fleet import (
     break_even,
     demand,
     energy_per_token,
@@ -31,8 +32,8 @@ from model.fleet import (
     tokens_per_second_at,
     tornado,
 )
-from model.store import load_points
-from model.tco import CostProfile, TcoInputError, build_up, onprem_inputs
+from model.core.tco import TcoInputError, build_up, onprem_inputs
+from model.data.store import load_points
 
 WAFER = "MI355X · sglang · mxfp4 · mtp"
 #: the CLI splits series of a selection that mixes workloads by the workload keys that vary
@@ -130,7 +131,7 @@ def test_the_fleet_covers_demand_with_no_node_to_spare(points_once, rps, headroo
 
 @pytest.fixture(scope="module")
 def points_once(samples_template) -> pd.DataFrame:
-    from model.store import connect
+    from model.data.store import connect
 
     con = connect(samples_template, read_only=True)
     try:

@@ -11,12 +11,12 @@ import json
 import pandas as pd
 import pytest
 
-from model import importers
 from model.cli import main
-from model.columns import resolve_column
-from model.ingest import IngestError, ingest_file
-from model.schema import POINT_FIELDS
-from model.store import connect, list_sources, load_points, table_checksums
+from model.core.columns import resolve_column
+from model.core.schema import POINT_FIELDS
+from model.data import importers
+from model.data.ingest import IngestError, ingest_file
+from model.data.store import connect, list_sources, load_points, table_checksums
 from tests.conftest import FIXTURES
 
 FORMATS_DIR = FIXTURES / "formats"
@@ -572,7 +572,7 @@ def test_guidellm_spike_as_input_is_refused_with_line_and_field(con, tmp_path):
     path.write_text(json.dumps(report))
     frame = importers.parse(path, path.name, "guidellm")[0]
     frame["input_tokens_per_second"] = 1411168.0
-    from model.ingest import ingest_frame
+    from model.data.ingest import ingest_frame
     before = table_checksums(con)
     with pytest.raises(IngestError) as err:
         ingest_frame(con, frame, "spike.json", "guidellm", "sha-spike", {"hardware": "B200", "gpus": 1})
@@ -616,7 +616,7 @@ def test_llmperf_low_success_rate_warns_and_the_sla_sees_it(con):
     rows, result = ingest(con, "llmperf_summary_mostly_failed.json", ["hardware=H100", "gpus=1"])
     assert rows.iloc[0]["success_rate"] == approx(0.13)            # 1 - results_error_rate 0.87
     assert any("success rate below 95%" in w and "13.0%" in w and "line 1" in w for w in result.warnings)
-    from model.analysis import prepare
+    from model.core.analysis import prepare
     kept, _ = prepare(load_points(con), "success=0.95", "output")
     assert kept.empty
     kept, _ = prepare(load_points(con), "success=0.1", "output")
@@ -653,7 +653,7 @@ def test_unknown_hardware_keeps_its_spelling_and_filters_ignore_case(con, tmp_pa
 # --------------------------------------------------------------------------- issue 10: the structure
 
 def test_importers_never_import_the_pipeline():
-    """One way: model.ingest imports model.importers, never the reverse (errors live in importers.base)."""
+    """One way: model.data.ingest imports model.data.importers, never the reverse (errors live in importers.base)."""
     import ast
 
     package = FORMATS_DIR.parent.parent.parent / "model" / "importers"
@@ -661,7 +661,7 @@ def test_importers_never_import_the_pipeline():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
         names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-        assert not [n for n in names if n == "model.ingest" or n.startswith("model.ingest.")], path.name
+        assert not [n for n in names if n == "model.data.ingest" or n.startswith("model.data.ingest.")], path.name
         assert "streamlit" not in names
 
 
@@ -673,7 +673,7 @@ def test_one_registry_names_every_format():
 
 
 def test_a_canonical_csv_header_is_read_once(con, tmp_path, monkeypatch):
-    from model.importers import canonical_csv
+    from model.data.importers import canonical_csv
 
     calls = []
     real = canonical_csv.read_header

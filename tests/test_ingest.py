@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.ingest import IngestError, ingest_file, parse_set_fields
-from model.samples import sample_files
-from model.schema import BenchmarkPoint
-from model.store import connect, list_sources, load_points, table_checksums
+from model.core.schema import BenchmarkPoint
+from model.data.ingest import IngestError, ingest_file, parse_set_fields
+from model.data.samples import sample_files
+from model.data.store import connect, list_sources, load_points, table_checksums
 
 
 def write(tmp_path, name, text):
@@ -148,7 +148,7 @@ def test_database_path_from_environment(tmp_path, monkeypatch):
 def test_not_our_database_is_refused_and_untouched(tmp_path):
     import duckdb
 
-    from model.store import StoreError
+    from model.data.store import StoreError
 
     other = tmp_path / "other.duckdb"
     raw = duckdb.connect(str(other))

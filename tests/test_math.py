@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cost import usd_per_mtok
-from model.frontier import fit_frontiers, pareto_mask, pareto_mask_naive
-from model.iso import CLAMP_TOLERANCE, cost_curves, crossovers, evaluate, iso_table
+from model.core.cost import usd_per_mtok
+from model.core.frontier import fit_frontiers, pareto_mask, pareto_mask_naive
+from model.core.iso import CLAMP_TOLERANCE, cost_curves, crossovers, evaluate, iso_table
 from tests import strategies as S
 
 
@@ -193,7 +193,7 @@ def test_no_rate_for_any_hardware_means_no_curves_not_a_crash():
 @given(st.lists(st.tuples(st.integers(0, 5), S.coarse_x, S.coarse_y), min_size=1, max_size=80))
 def test_frontier_sort_orders_as_lexsort(rows):
     # oracle: np.lexsort((-y, -x, g)); the fast sort may break exact ties differently, never the order of keys
-    from model.frontier import _lexsort3
+    from model.core.frontier import _lexsort3
     g, x, y = (np.array(c) for c in zip(*rows))
     fast, slow = _lexsort3(g.astype(np.int64), x, y), np.lexsort((-y, -x, g))
     for key in (g, x, y):

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from model.analysis import Scenario, analyse
-from model.cost import load_presets, resolve_rates, usd_per_mtok
-from model.store import load_points
+from model.core.analysis import Scenario, analyse
+from model.core.cost import load_presets, resolve_rates, usd_per_mtok
+from model.data.store import load_points
 from tests.conftest import ROOT
 
 SAMPLE = ROOT / "data" / "samples"

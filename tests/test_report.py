@@ -20,14 +20,14 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 
-from model.answers import pair_intervals
 from model.cli import main
 from model.cli.options import view_of_link
-from model.figures import usd
-from model.report import ReportError, html_to_pdf, report_of_view, view_link
-from model.report_output import round_usd
-from model.store import connect, list_sources, load_points
-from model.viewstate import ViewState, parse_query
+from model.core.viewstate import ViewState, parse_query
+from model.data.store import connect, list_sources, load_points
+from model.present.answers import pair_intervals
+from model.present.figures import usd
+from model.present.report import ReportError, html_to_pdf, report_of_view, view_link
+from model.present.report_output import round_usd
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")
@@ -231,8 +231,8 @@ def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
 def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(db, tmp_path, capsys):
     from urllib.parse import urlencode
 
-    from model.tco import cost_profile, profiles_to_text
-    from model.viewstate import ViewState
+    from model.core.cost_profiles import cost_profile, profiles_to_text
+    from model.core.viewstate import ViewState
 
     name = 'B200, quote #2 $ % @ "é" || x'
     state = ViewState(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
@@ -277,7 +277,7 @@ def test_downloads_are_formula_safe(tmp_path):
     csv.write_text("hardware,framework,precision,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
                    "B200,=HYPERLINK(\"http://x\"),fp8,8,1024,1024,4,1000,50\n"
                    "B200,=HYPERLINK(\"http://x\"),fp8,8,1024,1024,8,1500,30\n", encoding="utf-8")
-    from model.ingest import ingest_file
+    from model.data.ingest import ingest_file
 
     ingest_file(con, csv, [])
     # grouped by framework alone, the series label itself starts with "="
@@ -388,7 +388,7 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
     evil = "</script><script>alert(1)</script>"
     csv.write_text("hardware,framework,precision,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
                    f"B200,{evil},fp8,8,1024,1024,4,1000,50\nB200,{evil},fp8,8,1024,1024,8,1500,30\n", encoding="utf-8")
-    from model.ingest import ingest_file
+    from model.data.ingest import ingest_file
 
     ingest_file(con, csv, [])
     report = report_of_view(con, ViewState(by=("framework",)))

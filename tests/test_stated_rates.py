@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from model.importers.base import IngestError
-from model.ingest import ingest_file
-from model.store import connect, list_sources, load_points
+from model.data.importers.base import IngestError
+from model.data.ingest import ingest_file
+from model.data.store import connect, list_sources, load_points
 from tests.conftest import ROOT
 
 FORMATS = ROOT / "tests/fixtures/formats"

@@ -13,11 +13,11 @@ import duckdb
 import pytest
 
 from model.cli import main
-from model.export import safe_csv
-from model.ingest import ingest_file
-from model.schema import POINT_FIELDS, SCHEMA_VERSION
-from model.snapshot import open_reader, open_snapshot
-from model.store import (
+from model.core.schema import POINT_FIELDS, SCHEMA_VERSION
+from model.data.export import safe_csv
+from model.data.ingest import ingest_file
+from model.data.snapshot import open_reader, open_snapshot
+from model.data.store import (
     StoreError,
     StoreNeedsMigration,
     connect,
@@ -268,7 +268,7 @@ def folder_state(folder: Path) -> dict[str, tuple[bytes, int]]:
 def _leftover_wal(db: Path, csv: Path) -> None:
     """Ingest ``csv`` and die before the checkpoint: the rows are only in ``db.wal`` (what a killed
     writer of an older version leaves)."""
-    code = ("import os, sys; from model.store import connect; from model.ingest import ingest_file\n"
+    code = ("import os, sys; from model.data.store import connect; from model.data.ingest import ingest_file\n"
             "con = connect(sys.argv[1]); con.execute(\"SET checkpoint_threshold = '1TB'\")\n"
             "ingest_file(con, sys.argv[2], ['model=GLM-5']); os._exit(0)")
     subprocess.run([sys.executable, "-c", code, str(db), str(csv)], cwd=ROOT, check=True)

@@ -24,31 +24,33 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.analysis import Scenario, analyse
 from model.cli import main
-from model.cost import load_presets
-from model.fleet import break_even
-from model.profiles import delete_profile, load_profiles, profiles_table, profiles_version, save_profiles
-from model.store import connect, load_points
-from model.tco import (
+from model.core.analysis import Scenario, analyse
+from model.core.cost import load_presets
+from model.core.cost_profiles import (
     CostProfile,
-    OnPremInputs,
-    TcoInputError,
     breakdown_frame,
-    build_up,
-    capital_recovery_factor,
     cost_profile,
     hardware_rates,
-    onprem_defaults,
-    onprem_inputs,
     profile_rates,
     profiles_frame,
     profiles_from_frame,
     profiles_from_text,
     profiles_to_text,
-    reference_values,
     relabel_by_profile,
 )
+from model.core.fleet import break_even
+from model.core.tco import (
+    OnPremInputs,
+    TcoInputError,
+    build_up,
+    capital_recovery_factor,
+    onprem_defaults,
+    onprem_inputs,
+    reference_values,
+)
+from model.data.profiles import delete_profile, load_profiles, profiles_table, profiles_version, save_profiles
+from model.data.store import connect, load_points
 
 WORKED = dict(server_usd=300_000, gpus_per_node=8, network_pct=15, install_usd=0, years=5, rate_pct=10,
               kw_per_gpu=1.37, pue=1.3, usd_per_kwh=0.08, colo_usd_per_kw_month=184, maintenance_pct=3,

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from model.cli import main
-from model.ingest import IngestError
-from model.preview import preview
-from model.snapshot import open_snapshot
-from model.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape
+from model.data.ingest import IngestError
+from model.data.preview import preview
+from model.data.snapshot import open_snapshot
+from model.data.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape
 
 HEADER = "hardware,gpus,tput_per_gpu,tok_s_user"
 
@@ -82,7 +82,7 @@ def test_the_preview_checks_a_bounded_sample_as_the_ingest_would(tmp_path):
 def test_the_data_age_text():
     from datetime import datetime, timedelta, timezone
 
-    from model.snapshot import changed_text
+    from model.data.snapshot import changed_text
 
     at = datetime(2026, 5, 20, 14, 3, tzinfo=timezone.utc)
     assert changed_text(at, at + timedelta(seconds=30)) == "Data last changed 2026-05-20 14:03 UTC (just now)"

@@ -2,7 +2,7 @@
 
 The proposal a sales engineer hands over must carry what they built (a cost profile, a demand) with the
 same numbers the CLI prints for the same options. Hand-checked values below come from the bundled
-samples (InferenceX GLM-5 FP8, 2026-05-20) and the on-prem build-up formula in model/tco.py.
+samples (InferenceX GLM-5 FP8, 2026-05-20) and the on-prem build-up formula in model/core/tco.py.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from model.cli import main
 from model.cli.options import view_of_link
-from model.fmt import usd
-from model.store import connect
-from model.view_answer import answer_of_view
-from model.viewstate import ViewState
+from model.core.viewstate import ViewState
+from model.data.store import connect
+from model.present.fmt import usd
+from model.present.view_answer import answer_of_view
 
 PROFILE = "B200 on-prem quote"
 BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.viewstate import ViewState, parse_query
+from model.core.viewstate import ViewState, parse_query
 
 
 def test_round_trip_of_a_non_default_view():
@@ -38,10 +38,11 @@ import zlib  # noqa: E402
 import duckdb  # noqa: E402
 import pytest  # noqa: E402
 
-from model.names import MAX_NAME_LENGTH, join_names, split_names  # noqa: E402
-from model.profiles import load_profiles, save_profiles  # noqa: E402
-from model.tco import TcoInputError, cost_profile, profiles_from_text, profiles_to_text  # noqa: E402
-from model.viewstate import KEYS, pair_text  # noqa: E402
+from model.core.cost_profiles import cost_profile, profiles_from_text, profiles_to_text  # noqa: E402
+from model.core.names import MAX_NAME_LENGTH, join_names, split_names  # noqa: E402
+from model.core.tco import TcoInputError  # noqa: E402
+from model.core.viewstate import KEYS, pair_text  # noqa: E402
+from model.data.profiles import load_profiles, save_profiles  # noqa: E402
 
 ODD = ["H200, quote #2", 'a , $ % @ # " é || b', "x:1.5,y", "%2C already", "Ünïcødé · 測試", "||", "%"]
 

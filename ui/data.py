@@ -16,15 +16,15 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from model.analysis import frontiers_for
-from model.answers import workload_label
-from model.cost import load_presets, price_sets, resolve_rates, tiers
-from model.evals import load_evals
-from model.export import safe_csv
-from model.preview import dry_run
-from model.snapshot import Snapshot, open_reader
-from model.snapshot import write as store_write
-from model.store import (
+from model.core.analysis import frontiers_for
+from model.core.cost import load_presets, price_sets, resolve_rates, tiers
+from model.core.viewstate import ViewState
+from model.data.evals import load_evals
+from model.data.export import safe_csv
+from model.data.preview import dry_run
+from model.data.snapshot import Snapshot, open_reader
+from model.data.snapshot import write as store_write
+from model.data.store import (
     StoreError,
     default_db_path,
     distinct_values,
@@ -32,8 +32,8 @@ from model.store import (
     stored_rates,
     workloads,
 )
-from model.view_answer import ViewAnswer, answer_of_view
-from model.viewstate import ViewState
+from model.present.answers import workload_label
+from model.present.view_answer import ViewAnswer, answer_of_view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
@@ -54,7 +54,7 @@ def reader(path: str):
 
 def begin() -> Snapshot:
     """Once per rerun (the frame): the newest published snapshot, which every read in this rerun uses.
-    Raises :class:`model.store.StoreError` (show ``.public``) when the file cannot be served."""
+    Raises :class:`model.data.store.StoreError` (show ``.public``) when the file cannot be served."""
     snap = reader(db_path()).current()
     st.session_state[_SNAP] = snap
     return snap
@@ -171,7 +171,7 @@ def evals(ver: tuple) -> pd.DataFrame:
 
 
 def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:
-    """The upload preview (:func:`model.preview.dry_run` on a bounded sample), kept per upload and form
+    """The upload preview (:func:`model.data.preview.dry_run` on a bounded sample), kept per upload and form
     values while the user types; the upload is copied to a temporary file once, without reading it
     into memory."""
     store = st.session_state.setdefault("_previews", {})
@@ -218,7 +218,7 @@ class Ctx:
 
     @property
     def answer(self) -> ViewAnswer:
-        """The answer of this view (:func:`model.view_answer.answer_of_view`), once per rerun, on the cached
+        """The answer of this view (:func:`model.present.view_answer.answer_of_view`), once per rerun, on the cached
         rows and frontiers: every page renders parts of it."""
         if "answer" not in self.memo:
             self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,

@@ -8,8 +8,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from model.snapshot import changed_text
-from model.store import StoreError
+from model.data.snapshot import changed_text
+from model.data.store import StoreError
 from ui import data, report, sidebar
 from ui.state import mirror_to_url, plain, pop_notices, share_link
 

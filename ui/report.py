@@ -1,6 +1,6 @@
 """The report box in the sidebar: the view on screen as a proposal (HTML, PDF) and its tables (XLSX).
 
-One :class:`~model.report.Report` per (view, data version, share link) is built when a download is
+One :class:`~model.present.report.Report` per (view, data version, share link) is built when a download is
 first clicked (a deferred download: the button costs a rerun nothing) on the newest published snapshot,
 and cached, so the HTML and the XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
@@ -15,9 +15,9 @@ from typing import Callable
 
 import streamlit as st
 
-from model.export import safe_csv
-from model.report import Report, ReportError, chromium_path, report_of_view
-from model.viewstate import ViewState
+from model.core.viewstate import ViewState
+from model.data.export import safe_csv
+from model.present.report import Report, ReportError, chromium_path, report_of_view
 from ui import data
 
 __all__ = ["report_box", "table_download", "report_of", "file_stem", "pdf_problem"]

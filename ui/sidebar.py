@@ -1,6 +1,6 @@
 """The shared sidebar, drawn once per rerun by the frame (``app.py``) before the page runs.
 
-Every control is bound to a :class:`~model.viewstate.ViewState` field (see ``ui.state``),
+Every control is bound to a :class:`~model.core.viewstate.ViewState` field (see ``ui.state``),
 so its value survives page changes, reloads and share links.
 """
 
@@ -10,11 +10,11 @@ import math
 
 import streamlit as st
 
-from model.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES
-from model.cost import resolve_rates
-from model.frontier import BASES, SERIES_KEY_CHOICES
-from model.names import reason
-from model.viewstate import reconcile
+from model.core.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES
+from model.core.cost import resolve_rates
+from model.core.frontier import BASES, SERIES_KEY_CHOICES
+from model.core.names import reason
+from model.core.viewstate import reconcile
 from ui import data
 from ui.state import bind, commit, notice, plain, view
 

@@ -1,4 +1,4 @@
-"""The view state of a session: one :class:`~model.viewstate.ViewState`, mirrored to the URL.
+"""The view state of a session: one :class:`~model.core.viewstate.ViewState`, mirrored to the URL.
 
 The state lives in ``st.session_state`` under a non-widget key, so it survives page
 changes (Streamlit drops the state of widgets a page does not draw). Widgets are
@@ -15,9 +15,9 @@ from urllib.parse import urlencode
 import streamlit as st
 from pydantic import ValidationError
 
-from model.names import reason
-from model.report import public_base_url
-from model.viewstate import ViewState, parse_query
+from model.core.names import reason
+from model.core.viewstate import ViewState, parse_query
+from model.present.report import public_base_url
 
 __all__ = ["view", "commit", "bind", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
 

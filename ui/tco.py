@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.profiles import load_profiles, save_profiles
-from model.tco import TcoInputError, cost_profile, profiles_to_text
+from model.core.cost_profiles import cost_profile, profiles_to_text
+from model.core.tco import TcoInputError
+from model.data.profiles import load_profiles, save_profiles
 from ui import data
 from ui.state import commit, notice, plain, view
 

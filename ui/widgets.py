@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.analysis import Analysis
-from model.fmt import for_people
+from model.core.analysis import Analysis
+from model.present.fmt import for_people
 from ui.data import Ctx
 from ui.state import plain
 

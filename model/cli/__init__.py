@@ -26,13 +26,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from model.capacity import CAPACITY_BASES, KNEE_RULES, SLA_KEYS
 from model.cli import capacity, data, query, tco
 from model.cli import report as report_cli
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
-from model.samples import SAMPLE_DIR
-from model.snapshot import empty_store, run_command
-from model.store import StoreError, default_db_path
+from model.core.capacity import CAPACITY_BASES, KNEE_RULES, SLA_KEYS
+from model.data.samples import SAMPLE_DIR
+from model.data.snapshot import empty_store, run_command
+from model.data.store import StoreError, default_db_path
 
 __all__ = ["main"]
 
@@ -117,7 +117,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
         return _run(args, empty_store())
-    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.snapshot)
+    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
         return run_command(db, writes, lambda con: _run(args, con))
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)

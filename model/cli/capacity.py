@@ -7,13 +7,13 @@ import sys
 
 import pandas as pd
 
-from model.analysis import workload_split
-from model.capacity import SLA, compare_systems, knee
 from model.cli.options import UsageError, pairs, records
-from model.cost import load_presets, resolve_rates
-from model.frontier import SERIES_KEY_CHOICES
-from model.hardware import canonical_hardware
-from model.store import load_points, stored_rates
+from model.core.analysis import workload_split
+from model.core.capacity import SLA, compare_systems, knee
+from model.core.cost import load_presets, resolve_rates
+from model.core.frontier import SERIES_KEY_CHOICES
+from model.core.hardware import canonical_hardware
+from model.data.store import load_points, stored_rates
 
 __all__ = ["run"]
 

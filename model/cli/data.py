@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from model.ingest import IngestError, ingest_file
-from model.samples import load_samples
-from model.store import list_sources, load_points, remove_source
+from model.data.ingest import IngestError, ingest_file
+from model.data.samples import load_samples
+from model.data.store import list_sources, load_points, remove_source
 
 __all__ = ["run", "WRITES"]
 
-#: commands that write (they publish a new snapshot, model.snapshot)
+#: commands that write (they publish a new snapshot, model.data.snapshot)
 WRITES = ("ingest", "load-samples", "remove")
 
 
@@ -33,7 +33,7 @@ def run(args, con) -> int | None:
             print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
         return 0
     if args.command == "export":
-        from model.export import safe_csv
+        from model.data.export import safe_csv
 
         Path(args.file).write_text(safe_csv(load_points(con, full=True)), encoding="utf-8")
         print(f"wrote {args.file}")

@@ -1,8 +1,8 @@
-"""The options every view command shares, and the one way they fill a :class:`~model.viewstate.ViewState`.
+"""The options every view command shares, and the one way they fill a :class:`~model.core.viewstate.ViewState`.
 
 ``frontier``, ``iso``, ``crossover``, ``size`` and ``report`` take the same selection, view and fleet
 options with the same meaning; ``--link URL`` is one more way to fill the view (a share link,
-read as the dashboard reads it). The view then goes to :func:`model.view_answer.answer_of_view`,
+read as the dashboard reads it). The view then goes to :func:`model.present.view_answer.answer_of_view`,
 whose answer the commands only print.
 """
 
@@ -15,11 +15,11 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 from pydantic import ValidationError
 
-from model.analysis import Scenario
-from model.capacity import SLA_KEYS
-from model.columns import resolve_column
-from model.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
-from model.hardware import canonical_hardware
+from model.core.analysis import Scenario
+from model.core.capacity import SLA_KEYS
+from model.core.columns import resolve_column
+from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
+from model.core.hardware import canonical_hardware
 
 __all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
            "one_line", "records", "clean", "jsonable"]
@@ -95,7 +95,7 @@ def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> s
     """The field a name means, with the same aliases as file headers (``spec_decode`` -> ``spec_decoding``)."""
     resolved = resolve_column(key)
     if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
-        known = f"; choose from {', '.join(choices)}" if choices else " (see model/columns.py for the names)"
+        known = f"; choose from {', '.join(choices)}" if choices else " (see model/core/columns.py for the names)"
         raise UsageError(f"{option}: unknown field {key!r}{known}")
     return resolved[0]
 
@@ -111,13 +111,13 @@ def one_line(exc: ValidationError) -> str:
 
 def view_of_link(url: str):
     """(ViewState, notices) of a share link's query string, read as the dashboard reads it."""
-    from model.viewstate import parse_query
+    from model.core.viewstate import parse_query
 
     return parse_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
 
 
 def _stored_profiles(con, names: list[str]) -> list:
-    from model.profiles import load_profiles
+    from model.data.profiles import load_profiles
 
     stored = {p.name: p for p in load_profiles(con)}
     for name in names:
@@ -132,8 +132,8 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
 
     Raises :class:`UsageError` for an option that cannot be used (an unknown profile name, a bad number).
     """
-    from model.tco import profiles_from_text, profiles_to_text
-    from model.viewstate import ViewState
+    from model.core.cost_profiles import profiles_from_text, profiles_to_text
+    from model.core.viewstate import ViewState
 
     link = getattr(args, "link", None)
     if link:

@@ -19,7 +19,7 @@ FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd
 
 def answer_of_args(args, con, **options):
     """The answer of the view the options (or ``--link``) describe; link notices printed to stderr."""
-    from model.view_answer import answer_of_view
+    from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
     for notice in notices:
@@ -68,7 +68,7 @@ def run(args, con) -> int:
                                "display.float_format", "{:.4g}".format):
             print(frame.to_string(index=False))
     if args.command == "crossover" and not frame.empty:
-        from model.answers import pair_intervals
+        from model.present.answers import pair_intervals
 
         print("\nby pair:")
         for _, row in pair_intervals(frame, result.reach).iterrows():

@@ -4,7 +4,7 @@
                  [the view and fleet options of ``iso``/``size``, or --link URL] [--base-url URL]
 
 The report renders the same answer ``iso``, ``crossover`` and ``size`` print for the same options
-(:func:`model.view_answer.answer_of_view`): cost profiles (``--profile NAME``) with their build-ups,
+(:func:`model.present.view_answer.answer_of_view`): cost profiles (``--profile NAME``) with their build-ups,
 and the fleet for ``--demand-rps``/``--tokens-per-day``/a budget, are sections of it.
 """
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.command != "report":
         return None
     from model.cli.query import answer_of_args
-    from model.report import ReportError, build_report
+    from model.present.report import ReportError, build_report
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:

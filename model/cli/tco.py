@@ -10,7 +10,7 @@
                       [--headroom 1.0] [--spares 0] [the view options of iso: --sla, --where, --by, --rate,
                       --profile NAME ..., --interactivity X, --link URL] [--rack-kw KW] [--json]
 
-``size`` prints the fleet of the view's answer (:attr:`model.view_answer.ViewAnswer.fleet`): the same
+``size`` prints the fleet of the view's answer (:attr:`model.present.view_answer.ViewAnswer.fleet`): the same
 view options mean what they mean for ``iso`` and ``report``.
 
 Inputs left out of ``tco`` start from the cited reference values (``data/samples/tco_reference_values.csv``)
@@ -25,14 +25,15 @@ import sys
 
 import pandas as pd
 
-from model.capacity import KNEE_RULES
 from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
-from model.cost import load_presets
-from model.fleet import TOKEN_BASES
-from model.hardware import canonical_hardware
-from model.profiles import profiles_table, save_profiles
-from model.store import stored_rates
-from model.tco import CostProfile, onprem_defaults, onprem_inputs
+from model.core.capacity import KNEE_RULES
+from model.core.cost import load_presets
+from model.core.cost_profiles import CostProfile
+from model.core.fleet import TOKEN_BASES
+from model.core.hardware import canonical_hardware
+from model.core.tco import onprem_defaults, onprem_inputs
+from model.data.profiles import profiles_table, save_profiles
+from model.data.store import stored_rates
 
 __all__ = ["add_parsers", "run"]
 
@@ -144,7 +145,7 @@ def _tco(args, con) -> int:
 
 
 def _finish_tco(args, con, profile: CostProfile, used: dict, inputs) -> int:
-    from model.fleet import break_even
+    from model.core.fleet import break_even
 
     row: dict[str, object] = {"name": profile.name, "hardware": profile.hardware, "kind": profile.kind}
     breakdown = profile.breakdown()

@@ -1,0 +1,1 @@
+"""The data model and the math: pure functions over numpy/pandas/pydantic, no I/O."""

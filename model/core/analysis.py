@@ -1,0 +1,324 @@
+"""One question, answered the same way by the CLI and the dashboard.
+
+A :class:`Scenario` (pydantic, frozen: it hashes and keys caches) says which rows,
+how to group them, which rates, basis and method; :func:`analyse` turns the rows
+into frontiers, cost curves, an iso table, reach limits and, when asked (``crossovers=``),
+the lower envelope of the cost curves and the crossovers of the pairs in view.
+The expensive part (:func:`frontiers_for`) does not depend on rates when series
+are per hardware, so a rate change only re-prices the cached frontier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from model.core.capacity import SLA, add_blended_throughput, split_by_sla
+from model.core.cost import (
+    DEFAULT_PRICE_SET,
+    DEFAULT_TIER,
+    has_price_set,
+    load_presets,
+    resolve_rates,
+    usd_per_mtok,
+)
+from model.core.frontier import (
+    BASES,
+    DEFAULT_SERIES_KEYS,
+    DISAGG_MODES,
+    SERIES_KEY_CHOICES,
+    apply_disagg,
+    fit_frontiers,
+    series_labels,
+    throughput_column,
+)
+from model.core.iso import (
+    CROSSOVER_COLUMNS,
+    METHODS,
+    CostCurve,
+    Envelope,
+    cost_curves,
+    default_targets,
+    iso_table,
+    lower_envelope,
+    reach,
+)
+from model.core.iso import crossovers as _crossovers
+
+__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
+           "analyse", "cross", "price_points", "crossover_pairs", "workload_split", "SPLIT_WORKLOAD_KEYS"]
+
+WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
+#: what :func:`analyse` computes beyond the iso table (``crossovers=``):
+#: ``none`` nothing; ``envelope`` the lower envelope only; ``pairs`` the envelope and the
+#: crossovers of the pairs in view (all pairs of ``selected``, else each series against the
+#: baseline); ``all`` the envelope and every pair of a workload (quadratic in series);
+#: ``auto`` is ``all`` while no workload has more than :data:`ALL_PAIRS_LIMIT` series, else ``pairs``.
+CROSSOVERS = ("none", "envelope", "pairs", "all", "auto")
+#: above this many series in one workload, ``auto`` crosses only the pairs in view
+ALL_PAIRS_LIMIT = 8
+
+
+class Scenario(BaseModel):
+    """What to compute. Field values are plain types so the model round-trips through URLs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    by: tuple[str, ...] = DEFAULT_SERIES_KEYS
+    basis: str = "total"
+    method: str = "linear"
+    price_set: str = DEFAULT_PRICE_SET
+    tier: str = DEFAULT_TIER
+    rates: tuple[tuple[str, float], ...] = ()          # per-hardware overrides [$/GPU/h]
+    targets: tuple[float, ...] = ()                    # interactivity targets [tok/s/user]; () = from the data
+    baseline: str | None = None
+    sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.core.capacity.SLA)
+    w_input: float = 0.25                              # blended basis: weight of an uncached input token
+    w_cached: float = 0.025                            # blended basis: weight of a cached input token
+    disagg: Literal[DISAGG_MODES] = "per-role"         # disaggregated rows on input/output: model.core.frontier.DISAGG_MODES
+
+    @field_validator("sla")
+    @classmethod
+    def _sla(cls, value: str) -> str:
+        return SLA.from_text(value).to_text() if value else ""
+
+    @field_validator("w_input", "w_cached")
+    @classmethod
+    def _weight(cls, value: float) -> float:
+        if not (0 <= value <= 10):
+            raise ValueError(f"a token weight must be in [0, 10], got {value}")
+        return value
+
+    @field_validator("by")
+    @classmethod
+    def _by(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [k for k in value if k not in SERIES_KEY_CHOICES]
+        if bad:
+            raise ValueError(f"cannot group by {', '.join(bad)}; choose from {', '.join(SERIES_KEY_CHOICES)}")
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("basis")
+    @classmethod
+    def _basis(cls, value: str) -> str:
+        if value not in BASES:
+            raise ValueError(f"basis must be one of {', '.join(BASES)}")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, value: str) -> str:
+        if value not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}")
+        return value
+
+    @field_validator("rates")
+    @classmethod
+    def _rates(cls, value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+        for hw, rate in value:
+            if not (0 < rate <= 1000):
+                raise ValueError(f"$/GPU-hour for {hw} must be in (0, 1000], got {rate}")
+        return tuple(sorted(dict(value).items()))
+
+    @field_validator("targets")
+    @classmethod
+    def _targets(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        for x in value:
+            if not (0 < x < 100_000):
+                raise ValueError(f"interactivity target must be in (0, 100000) tok/s/user, got {x}")
+        return tuple(sorted(set(value)))
+
+
+@dataclass
+class Analysis:
+    """Everything the pages and the CLI show for one scenario."""
+
+    scenario: Scenario
+    usd_per_gpu_hour: dict[str, float]
+    missing_rates: list[str]
+    points: pd.DataFrame                  # every usable point, with series, $/M
+    frontier: pd.DataFrame                # frontier points, with $/M
+    curves: dict[str, CostCurve]
+    targets: list[float]
+    iso: pd.DataFrame
+    crossovers: pd.DataFrame              # pairwise crossings (empty unless asked for)
+    reach: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    envelope: Envelope | None = None      # cheapest series and where it changes (None unless asked for)
+    crossover_pairs: str = "none"         # which pairs ``crossovers`` holds: none, selected, baseline or all
+
+
+def prepare(points: pd.DataFrame, sla: str = "", basis: str = "total", w_input: float = 0.25,
+            w_cached: float = 0.025, disagg: str = "per-role") -> tuple[pd.DataFrame, list[str]]:
+    """Rows ready for the frontier: those meeting the SLA, with blended throughput when asked,
+    and disaggregated rows' input/output throughput normalised by ``disagg`` (model.core.frontier.apply_disagg).
+
+    Returns the rows and notes saying what was dropped and why.
+    """
+    notes = []
+    if sla and not points.empty:
+        limits = SLA.from_text(sla)
+        kept, rejected = split_by_sla(points, limits)
+        if len(rejected):
+            notes.append(f"the SLA ({limits.describe()}) leaves out {len(rejected)} of {len(points)} "
+                         f"rows; the frontier is fitted on the {len(kept)} that meet it")
+        points = kept
+    points, disagg_notes = apply_disagg(points, basis, disagg)
+    notes.extend(disagg_notes)
+    if basis == "blended" and points.empty:
+        points = points.assign(blended_tokens_per_second_per_gpu=pd.Series(dtype=float))  # nothing left to fit
+    elif basis == "blended":
+        points = add_blended_throughput(points, w_input, w_cached)
+        missing = int(points["blended_tokens_per_second_per_gpu"].isna().sum())
+        if missing:
+            notes.append(f"{missing} rows have no blended throughput (ISL/OSL or prefix-cache hit rate unknown)")
+    return points, notes
+
+
+def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str, rates: dict[str, float] | None = None,
+                  sla: str = "", w_input: float = 0.25, w_cached: float = 0.025,
+                  disagg: str = "per-role") -> pd.DataFrame:
+    """The expensive step: SLA filter and frontier fit. Rate-independent when ``by`` holds hardware."""
+    ready, _ = prepare(points, sla, basis, w_input, w_cached, disagg)
+    frontier = fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
+    frontier.attrs["disagg"] = disagg      # analyse() refits a cached frontier fitted under another mode
+    return frontier
+
+
+def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd.DataFrame:
+    """Add ``usd_per_gpu_hour`` and ``usd_per_mtok`` on the basis to a copy of ``frame``."""
+    rate = frame["hardware"].map(rates).astype(float)
+    return frame.assign(usd_per_gpu_hour=rate,
+                        usd_per_mtok=usd_per_mtok(rate, frame[throughput_column(basis)].astype(float)))
+
+
+def _groups(frontier: pd.DataFrame, by: tuple[str, ...]) -> dict[str, object] | None:
+    """series -> its workload (the workload keys among ``by``): only series of one workload are compared."""
+    keys = [k for k in by if k in WORKLOAD_KEYS]
+    if not keys or frontier.empty:
+        return None
+    first = frontier.drop_duplicates("series")
+    columns = [first[k].astype(str).tolist() for k in keys]
+    return {series: "|".join(values) for series, *values in zip(first["series"], *columns)}
+
+
+def crossover_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | None, mode: str,
+                    selected: tuple[str, ...] | None = None, baseline: str | None = None
+                    ) -> tuple[str, list[tuple[str, str]] | None]:
+    """Which pairs of series to cross for a ``crossovers=`` mode (see :data:`CROSSOVERS`).
+
+    Returns what they are (``none``, ``selected``, ``baseline`` or ``all``) and the pairs
+    (None for every pair of a workload).
+    """
+    if mode not in CROSSOVERS:
+        raise ValueError(f"crossovers must be one of {', '.join(CROSSOVERS)}, got {mode!r}")
+    if mode in ("none", "envelope"):
+        return "none", []
+    if mode == "auto":
+        sizes: dict[object, int] = {}
+        for name in curves:
+            key = (groups or {}).get(name)
+            sizes[key] = sizes.get(key, 0) + 1
+        mode = "all" if max(sizes.values(), default=0) <= ALL_PAIRS_LIMIT else "pairs"
+    if mode == "all":
+        return "all", None
+    if selected:
+        chosen = [s for s in dict.fromkeys(selected) if s in curves]
+        return "selected", [(a, b) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
+    if baseline in curves:
+        return "baseline", [(baseline, s) for s in curves if s != baseline]
+    return "none", []
+
+
+def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
+            frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
+            selected: tuple[str, ...] | None = None) -> Analysis:
+    """Price, interpolate and (when asked) cross every series of ``points`` under ``scenario``.
+
+    Pass ``frontier`` (from :func:`frontiers_for`) to skip the fit, e.g. from a cache.
+    ``with_points`` labels and prices every usable point too (for plotting them);
+    otherwise ``Analysis.points`` holds the usable rows as they are.
+    ``crossovers`` (one of :data:`CROSSOVERS`) says what to compute beyond the iso table:
+    pass ``"none"`` where nothing shows crossovers (they cost most at many series);
+    ``selected`` names the series in view for ``pairs``/``auto``.
+    Hardware without a rate is reported in ``missing_rates`` and left unpriced.
+    """
+    presets = load_presets() if presets is None else presets
+    hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
+    rates = resolve_rates(hardware, presets, scenario.price_set, scenario.tier, dict(scenario.rates))
+    missing = [hw for hw in hardware if hw not in rates]
+    notes = []
+    if not has_price_set(presets, scenario.price_set, scenario.tier):
+        notes.append(f"no price set {scenario.price_set!r} / tier {scenario.tier!r}: only rates set by hand are used")
+    if missing:
+        notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
+    points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached,
+                                    scenario.disagg)
+    notes.extend(prepare_notes)
+    if frontier is not None and frontier.attrs.get("disagg", "per-role") != scenario.disagg:
+        frontier = None                    # fitted under another disaggregation mode (a cache keyed without it)
+    if frontier is None:
+        frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
+    column = throughput_column(scenario.basis)
+    has_both = points["interactivity"].notna() & points[column].notna() if not points.empty else None
+    usable = points if has_both is None or has_both.all() else points[has_both]   # no copy of 1M rows for nothing
+    if with_points and not usable.empty:
+        usable = price_points(usable.assign(series=series_labels(usable, scenario.by),
+                                            tokens_per_second_per_gpu=usable[column]), scenario.basis, rates)
+    if not points.empty and usable.empty:
+        notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
+    priced_frontier = price_points(frontier, scenario.basis, rates) if not frontier.empty else frontier
+    curves = cost_curves(frontier, rates)
+    targets = list(scenario.targets) or default_targets(curves)
+    baseline = scenario.baseline if scenario.baseline in curves else None
+    if scenario.baseline and baseline is None:
+        notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted")
+    iso = iso_table(curves, targets, scenario.method, baseline)
+    result = Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso,
+                      pd.DataFrame(columns=CROSSOVER_COLUMNS), reach(curves), notes, None, "none")
+    return cross(result, crossovers, selected) if crossovers != "none" else result
+
+
+def cross(result: Analysis, crossovers: str = "auto", selected: tuple[str, ...] | None = None) -> Analysis:
+    """``result`` with its lower envelope and the crossovers of the pairs a ``crossovers=`` mode
+    (:data:`CROSSOVERS`) asks for, computed from its cost curves (nothing is refitted or repriced)."""
+    curves, scenario = result.curves, result.scenario
+    baseline = scenario.baseline if scenario.baseline in curves else None
+    groups = _groups(result.frontier, scenario.by)
+    which, pairs = crossover_pairs(curves, groups, crossovers, selected, baseline)
+    envelope = lower_envelope(curves, scenario.method, groups) if crossovers != "none" else None
+    found = _crossovers(curves, scenario.method, groups, pairs) if which != "none" else \
+        pd.DataFrame(columns=CROSSOVER_COLUMNS)
+    notes = list(result.notes)
+    if crossovers in ("pairs", "auto") and which == "none" and len(curves) > 1:
+        notes.append(f"{len(curves)} series: crossovers are shown for the cheapest series (the envelope); "
+                     "choose a baseline or select series to see where two of them cross")
+    return replace(result, crossovers=found, envelope=envelope, crossover_pairs=which, notes=notes)
+
+
+#: the workload keys a grouping gains when a selection mixes workloads
+SPLIT_WORKLOAD_KEYS = ("model", "isl", "osl")
+
+
+def workload_split(points: pd.DataFrame, by: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """``by`` plus the workload keys (model, ISL, OSL) that vary among the measured ``points``, and a
+    note saying so: series of different workloads are never compared, so a selection that mixes
+    workloads is split by them rather than pooled into one series. The one rule of every surface.
+
+    Returns the grouping keys (unchanged when the selection holds one workload) and the note (or None).
+    """
+    if points.empty:
+        return by, None
+    measured = points[points["interactivity"].notna() | points["tpot_median_ms"].notna()] \
+        if "tpot_median_ms" in points.columns else points
+    varying = [k for k in SPLIT_WORKLOAD_KEYS
+               if k not in by and k in measured.columns and measured[k].nunique(dropna=False) > 1]
+    if not varying:
+        return by, None
+    keys = [k for k in SPLIT_WORKLOAD_KEYS if k in measured.columns]
+    count = len(measured[keys].drop_duplicates())
+    return (*by, *varying), (f"the selection holds {count} workloads: series are split by "
+                             f"{', '.join(varying)} and compared only within a workload "
+                             "(narrow the selection, or pool them with --mix-workloads)")

@@ -1,0 +1,642 @@
+"""Fleet sizing both ways, energy per token, and the sensitivity of an on-prem rate.
+
+Pure functions over pandas frames (numpy, pandas, pydantic; no I/O, no Streamlit).
+
+*Capacity of one node* (:func:`node_capacity`): for a load ramp, the knee under the SLA
+(:func:`model.core.capacity.knee`), scaled from the GPUs it ran on to a node:
+``per_node_rps = knee req/s × gpus_per_node / gpus``. For a concurrency sweep, the point with the
+highest throughput per GPU among those meeting the SLA and the interactivity target:
+``per_node_rps = tok/s/GPU × gpus_per_node / tokens per request`` (ISL+OSL for total tokens, OSL
+for output, ISL for input). Each row says which measured point it came from.
+
+*Demand to fleet* (:func:`size_for_demand`): ``nodes = ceil(peak req/s × headroom / per_node_rps)
++ spares``; ``gpus = nodes × gpus_per_node``; ``kw = gpus × kW/GPU`` (IT power; ``facility_kw`` ×
+PUE); ``racks = ceil(kw / rack_kw)``; ``usd_per_month = gpus × $/GPU-hour × 730`` (every hour of
+every GPU is paid for, so an on-prem profile's full-use rate applies, see
+:meth:`model.core.cost_profiles.CostProfile.paid_rate`). Demand in tokens per day becomes peak req/s as
+``tokens_per_day / 86400 × peak_to_average / tokens per request``.
+
+*Budget to capacity* (:func:`size_for_budget`): a power budget [MW of facility power] buys
+``floor(MW × 1000 / (kW/GPU × PUE))`` GPUs, a money budget ``floor($/month / ($/GPU-hour × 730))``,
+both rounded down to whole nodes; then req/s, tokens/s and tokens per month (× 730 × 3600) at the
+measured capacity, and concurrent users (``concurrency × gpus_per_node / gpus`` of the point, per node).
+
+*Energy* (:func:`energy_per_token`): ``tokens_per_second_per_mw = tok/s/GPU / (kW/GPU × PUE / 1000)``
+and ``joules_per_token = kW/GPU × PUE × 1000 / tok/s/GPU``, with measured ``power_per_gpu_w`` where
+the row has it, else the all-in kW preset (column ``power_from`` says which).
+
+*Sensitivity* (:func:`tornado`, :func:`break_even`): each input moved ±20 % (clipped to its valid
+range, and said so), and the server price or electricity price at which an on-prem profile costs
+what a cloud profile does (the effective rate is linear in both, so it is solved exactly).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from model.core.capacity import DEFAULT_GPUS_PER_NODE, SLA, _gpus_per_node, _on_basis, knee, split_by_sla
+from model.core.cost import usd_per_mtok
+from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
+from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, OnPremInputs, TcoInputError, build_up
+
+__all__ = [
+    "TOKEN_BASES",
+    "TORNADO_INPUTS",
+    "Demand",
+    "demand",
+    "node_capacity",
+    "size_for_demand",
+    "size_for_budget",
+    "fleet_costs",
+    "energy_per_token",
+    "tokens_per_second_at",
+    "preset_kw_per_gpu",
+    "tornado",
+    "BreakEven",
+    "break_even",
+]
+
+#: what a token count counts
+TOKEN_BASES = ("total", "output", "input")
+#: the inputs the tornado moves, with their labels
+TORNADO_INPUTS = {"server_usd": "server price", "years": "depreciation years", "rate_pct": "cost of capital",
+                  "usd_per_kwh": "electricity", "pue": "PUE", "utilization": "utilisation"}
+SECONDS_PER_DAY = 86_400.0
+
+
+class Demand(BaseModel):
+    """Peak demand and how much spare capacity to buy.
+
+    Attributes
+    ----------
+    requests_per_second : float, optional  peak demand [req/s]
+    tokens_per_day : float, optional  average demand [tokens/day] on ``token_basis``, instead of req/s
+    peak_to_average : float  peak ÷ average load [-], >= 1 (only with ``tokens_per_day``)
+    token_basis : str  what ``tokens_per_day`` counts: total (input+output), output or input tokens
+    headroom : float  capacity bought ÷ peak demand [-], >= 1, e.g. 1.2 for 20 % spare
+    spares : int  whole nodes added after rounding up (N+1 = 1)
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    requests_per_second: float | None = Field(None, gt=0, le=1e9)
+    tokens_per_day: float | None = Field(None, gt=0, le=1e18)
+    peak_to_average: float = Field(1.0, ge=1, le=1000)
+    token_basis: str = "total"
+    headroom: float = Field(1.0, ge=1, le=100)
+    spares: int = Field(0, ge=0, le=100_000)
+
+    @model_validator(mode="after")
+    def _one(self) -> "Demand":
+        if (self.requests_per_second is None) == (self.tokens_per_day is None):
+            raise ValueError("give demand as requests per second or as tokens per day (one of them)")
+        if self.token_basis not in TOKEN_BASES:
+            raise ValueError(f"token_basis must be one of {', '.join(TOKEN_BASES)}")
+        return self
+
+    def describe(self) -> str:
+        if self.requests_per_second is not None:
+            text = f"{self.requests_per_second:g} req/s at peak"
+        else:
+            text = (f"{self.tokens_per_day:,.0f} {self.token_basis} tokens/day × {self.peak_to_average:g} "
+                    "peak/average")
+        return text + f", headroom {self.headroom:g}" + (f", +{self.spares} spare nodes" if self.spares else "")
+
+
+def demand(**values) -> Demand:
+    """:class:`Demand` from keyword values (``None`` = default), raising :class:`TcoInputError` readably."""
+    try:
+        return Demand(**{k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        parts = [f"{'.'.join(map(str, e['loc'])) or 'demand'}: {e['msg'].removeprefix('Value error, ')}"
+                 for e in exc.errors()]
+        raise TcoInputError("demand: " + "; ".join(parts)) from None
+
+
+def _num(value) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return out if math.isfinite(out) else math.nan
+
+
+def _tokens_per_request(isl, osl, basis: str) -> float:
+    isl, osl = _num(isl), _num(osl)
+    value = {"total": isl + osl, "output": osl, "input": isl}.get(basis, math.nan)
+    return value if value > 0 else math.nan
+
+
+def _where(row) -> str:
+    file, line = row.get("source_file"), _num(row.get("source_line"))
+    if not file:
+        return ""
+    return f", {file}" + (f" line {int(line)}" if math.isfinite(line) else "")
+
+
+_CAPACITY_COLUMNS = ["series", "hardware", "method", "status", "per_node_rps", "tokens_per_second_per_node",
+                     "tokens_per_second_per_gpu", "basis", "gpus_per_node", "users_per_node", "interactivity",
+                     "isl", "osl", "capacity_from", "source_file", "source_line"]
+
+
+def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SERIES_KEYS, basis: str = "auto",
+                  rule: str = "first_failure", gpus_per_node: int | dict[str, int] | None = None,
+                  interactivity_min: float | None = None) -> pd.DataFrame:
+    """What one node of each series carries under the SLA, and which measured point says so.
+
+    Parameters
+    ----------
+    points : DataFrame  benchmark points; ramps (request rate, no interactivity) use the knee, sweeps
+        (interactivity) the best point meeting the SLA and ``interactivity_min``
+    sla : SLA, optional  latency limits (:class:`model.core.capacity.SLA`)
+    keys : sequence of str  series keys
+    basis : str  token basis, ``auto`` = total, else output, else input (the ``basis`` column says which)
+    rule : str  knee rule (:data:`model.core.capacity.KNEE_RULES`)
+    gpus_per_node : int or {hardware: int}, optional  [GPUs/node], default 8
+    interactivity_min : float, optional  sweeps: target [tok/s/user] a point must reach
+
+    Returns
+    -------
+    DataFrame, one row per series: ``method`` (``ramp knee`` / ``frontier point``), ``per_node_rps``
+    [req/s/node], ``tokens_per_second_per_node`` [tok/s/node], ``tokens_per_second_per_gpu``,
+    ``basis``, ``gpus_per_node``, ``users_per_node`` [concurrent users; sweeps], ``interactivity``
+    [tok/s/user], ``isl``, ``osl``, ``capacity_from`` (text naming the point), ``status`` and the
+    point's source. ``per_node_rps`` is NaN where no measured point meets the limits.
+    """
+    sla = sla or SLA()
+    rows: list[dict] = []
+    ramps = knee(points, sla, None, basis=basis, keys=keys, rule=rule, gpus_per_node=gpus_per_node)
+    by_series = {}
+    if not ramps.empty:
+        labelled = points.assign(series=series_labels(points, keys))
+        by_series = {s: part for s, part in labelled.groupby("series", sort=False)}
+    for k in ramps.to_dict("records"):
+        gpn = _num(k.get("gpus_per_node"))
+        gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
+        gpus = _num(k.get("gpus"))
+        rate = _num(k.get("request_rate"))
+        scale = gpn / gpus if math.isfinite(gpus) and gpus > 0 else 1.0
+        part = by_series.get(k["series"], pd.DataFrame())
+        isl = part["isl"].dropna().iloc[0] if "isl" in part and part["isl"].notna().any() else None
+        osl = part["osl"].dropna().iloc[0] if "osl" in part and part["osl"].notna().any() else None
+        text = ""
+        if math.isfinite(rate):
+            text = (f"ramp knee: {rate:g} req/s on {gpus if math.isfinite(gpus) else gpn:g} GPUs"
+                    f" ({sla.describe()}; TTFT {sla.ttft_percentile} {_num(k.get('ttft_s')):.3g} s){_where(k)}")
+            if str(k.get("status", "")).startswith("ok:"):
+                text += "; no measured rate breaks the SLA, so capacity may be higher"
+        rows.append({"series": k["series"], "hardware": k.get("hardware"), "method": "ramp knee",
+                     "status": k.get("status"), "per_node_rps": rate * scale,
+                     "tokens_per_second_per_node": _num(k.get("tokens_per_second_per_node")),
+                     "tokens_per_second_per_gpu": _num(k.get("tokens_per_second_per_gpu")),
+                     "basis": k.get("basis"), "gpus_per_node": gpn, "users_per_node": math.nan,
+                     "interactivity": math.nan, "isl": _num(isl), "osl": _num(osl),
+                     "capacity_from": text or f"no capacity: {k.get('status')} ({k.get('first_failure') or 'no rows'})",
+                     "source_file": k.get("source_file"), "source_line": _num(k.get("source_line"))})
+    sweep = points
+    if not sweep.empty and "interactivity" in sweep.columns:
+        sweep = sweep[pd.to_numeric(sweep["interactivity"], errors="coerce").notna()]
+    else:
+        sweep = points.iloc[0:0]
+    if not sweep.empty:
+        labels = series_labels(sweep, keys)
+        kept, _ = split_by_sla(sweep.assign(series=labels), sla)
+        per_gpu, names = _on_basis(sweep, basis)
+        values = pd.DataFrame({"tps": per_gpu, "basis": names}, index=sweep.index)
+        gpn_all = pd.Series(_gpus_per_node(sweep, gpus_per_node), index=sweep.index)
+        for series, part in sweep.assign(series=labels).groupby("series", sort=True):
+            ok = part.loc[part.index.isin(kept.index)]
+            if interactivity_min is not None:
+                ok = ok[pd.to_numeric(ok["interactivity"], errors="coerce") >= interactivity_min]
+            ok = ok[np.isfinite(values.loc[ok.index, "tps"].to_numpy(dtype=float))]
+            first = part.iloc[0]
+            base = {"series": series, "hardware": first.get("hardware"), "method": "frontier point",
+                    "isl": _num(first.get("isl")), "osl": _num(first.get("osl"))}
+            if ok.empty:
+                limits = sla.describe() + (f", interactivity >= {interactivity_min:g}" if interactivity_min else "")
+                rows.append({**base, "status": "no measured point meets the limits", "per_node_rps": math.nan,
+                             "capacity_from": f"no capacity: no point meets {limits}"})
+                continue
+            best = values.loc[ok.index, "tps"].astype(float).idxmax()
+            row = ok.loc[best]
+            tps, used = float(values.at[best, "tps"]), str(values.at[best, "basis"])
+            gpn = float(gpn_all.at[best])
+            per_request = _tokens_per_request(row.get("isl"), row.get("osl"), used)
+            gpus, conc = _num(row.get("gpus")), _num(row.get("concurrency"))
+            users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
+            rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
+                         "tokens_per_second_per_node": tps * gpn, "tokens_per_second_per_gpu": tps, "basis": used,
+                         "gpus_per_node": gpn, "users_per_node": users,
+                         "interactivity": _num(row.get("interactivity")), "isl": _num(row.get("isl")),
+                         "osl": _num(row.get("osl")),
+                         "capacity_from": (f"frontier point: {tps:.4g} {used} tok/s/GPU at "
+                                           f"{_num(row.get('interactivity')):.3g} tok/s/user, concurrency "
+                                           f"{conc:g} on {gpus:g} GPUs{_where(row)}"),
+                         "source_file": row.get("source_file"), "source_line": _num(row.get("source_line"))})
+    out = pd.DataFrame(rows, columns=_CAPACITY_COLUMNS)
+    for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
+                   "users_per_node", "interactivity", "isl", "osl", "source_line"):
+        out[column] = pd.to_numeric(out[column], errors="coerce").astype(float)
+    return out
+
+
+def _ceil(value: float) -> int:
+    """Round up, ignoring floating noise below 1e-9 (4.8 / 2.4 is 2 nodes, not 3)."""
+    return int(math.ceil(round(value, 9)))
+
+
+def _lookup(mapping, hardware, default=math.nan) -> float:
+    if isinstance(mapping, dict):
+        return _num(mapping.get(hardware, default))
+    return _num(mapping) if mapping is not None else default
+
+
+_SIZE_COLUMNS = ["series", "hardware", "per_node_rps", "demand_rps", "nodes_needed", "nodes", "spares", "gpus",
+                 "gpus_per_node", "kw", "facility_kw", "racks", "usd_per_gpu_hour", "usd_per_month", "usd_per_year",
+                 "capacity_from", "note"]
+
+
+def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict[str, float] | None = None,
+                    kw_per_gpu: dict[str, float] | float | None = None, pue: dict[str, float] | float = 1.0,
+                    rack_kw: float | None = None) -> pd.DataFrame:
+    """Nodes, GPUs, racks, kW and $/month to serve ``need`` with every series of ``capacity``.
+
+    Parameters
+    ----------
+    capacity : DataFrame  :func:`node_capacity` output
+    need : Demand  peak demand, headroom, spares
+    usd_per_gpu_hour : {hardware: float}, optional  the rate paid for every GPU-hour [$/GPU/h]
+        (a preset, a cloud quote, an on-prem profile's full-use rate); missing = unpriced
+    kw_per_gpu : {hardware: float} or float, optional  all-in IT power per GPU [kW]
+    pue : {hardware: float} or float  facility power ÷ IT power [-] for ``facility_kw``
+    rack_kw : float, optional  IT power one rack takes [kW/rack]; ``racks`` is NaN without it
+
+    Returns
+    -------
+    DataFrame (:data:`_SIZE_COLUMNS`): ``demand_rps`` [req/s, peak], ``nodes_needed`` (before rounding
+    and spares), ``nodes``, ``gpus``, ``kw`` [kW IT], ``facility_kw`` [kW], ``racks``,
+    ``usd_per_month`` (730 h) and ``usd_per_year`` (8760 h) [$], ``capacity_from`` and a ``note``.
+    """
+    if rack_kw is not None and not (rack_kw > 0 and math.isfinite(rack_kw)):
+        raise TcoInputError(f"rack_kw (IT power per rack [kW]) must be a positive number, got {rack_kw}")
+    rows = []
+    for c in capacity.to_dict("records"):
+        hw = c.get("hardware")
+        per_node = _num(c.get("per_node_rps"))
+        gpn = _num(c.get("gpus_per_node"))
+        gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
+        row = {k: c.get(k) for k in ("series", "hardware", "capacity_from")}
+        row.update(per_node_rps=per_node, gpus_per_node=gpn, spares=need.spares)
+        if need.requests_per_second is not None:
+            peak = need.requests_per_second
+        else:
+            per_request = _tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
+            peak = need.tokens_per_day / SECONDS_PER_DAY * need.peak_to_average / per_request
+        row["demand_rps"] = peak
+        notes = []
+        if not (per_node > 0):
+            notes.append("no capacity under these limits")
+        elif not math.isfinite(peak):
+            notes.append("ISL/OSL unknown: tokens per day cannot become requests per second")
+        else:
+            needed = peak * need.headroom / per_node
+            nodes = _ceil(needed) + need.spares
+            gpus = nodes * gpn
+            kw = gpus * _lookup(kw_per_gpu, hw)
+            rate = _lookup(usd_per_gpu_hour or {}, hw)
+            row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * _lookup(pue, hw, 1.0),
+                       racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw) else math.nan,
+                       usd_per_gpu_hour=rate, usd_per_month=gpus * rate * HOURS_PER_MONTH,
+                       usd_per_year=gpus * rate * HOURS_PER_YEAR)
+            if not math.isfinite(rate):
+                notes.append(f"no $/GPU-hour for {hw}: unpriced")
+            if not math.isfinite(kw):
+                notes.append(f"no kW per GPU for {hw}")
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=_SIZE_COLUMNS)
+    for column in _SIZE_COLUMNS:
+        if column not in ("series", "hardware", "capacity_from", "note"):
+            out[column] = pd.to_numeric(out[column], errors="coerce")
+    return out
+
+
+_BUDGET_COLUMNS = ["series", "hardware", "limit", "nodes", "gpus", "gpus_per_node", "kw", "facility_kw",
+                   "usd_per_gpu_hour", "usd_per_month", "requests_per_second", "tokens_per_second", "basis",
+                   "tokens_per_month", "users", "interactivity", "capacity_from", "note"]
+
+
+def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budget_usd_per_month: float | None = None,
+                    usd_per_gpu_hour: dict[str, float] | None = None, kw_per_gpu: dict[str, float] | float | None = None,
+                    pue: dict[str, float] | float = 1.0) -> pd.DataFrame:
+    """What a power or money budget buys with every series of ``capacity``: GPUs, nodes, tokens, users.
+
+    Parameters
+    ----------
+    capacity : DataFrame  :func:`node_capacity` output
+    budget_mw : float, optional  facility power [MW] (IT kW × PUE must fit in it)
+    budget_usd_per_month : float, optional  [$/month] at ``usd_per_gpu_hour`` × 730 h per GPU
+    usd_per_gpu_hour : {hardware: float}, optional  paid rate [$/GPU/h]
+    kw_per_gpu : {hardware: float} or float, optional  all-in IT power per GPU [kW]
+    pue : {hardware: float} or float  [-]
+
+    Returns
+    -------
+    DataFrame (:data:`_BUDGET_COLUMNS`): ``limit`` (which budget binds), whole ``nodes`` and ``gpus``,
+    ``kw``, ``facility_kw``, ``usd_per_month``, ``requests_per_second``, ``tokens_per_second`` and
+    ``tokens_per_month`` [on ``basis``], ``users`` (concurrent, at the point's ``interactivity``;
+    sweeps only). Both budgets given: the smaller fleet.
+    """
+    for name, value in (("budget_mw", budget_mw), ("budget_usd_per_month", budget_usd_per_month)):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise TcoInputError(f"{name} must be a positive number, got {value}")
+    if budget_mw is None and budget_usd_per_month is None:
+        raise TcoInputError("give a power budget [MW] or a monthly budget [$], or both")
+    rows = []
+    for c in capacity.to_dict("records"):
+        hw = c.get("hardware")
+        gpn = _num(c.get("gpus_per_node"))
+        gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
+        kw_gpu, p, rate = _lookup(kw_per_gpu, hw), _lookup(pue, hw, 1.0), _lookup(usd_per_gpu_hour or {}, hw)
+        limits, notes = {}, []
+        if budget_mw is not None:
+            if math.isfinite(kw_gpu):
+                limits["power"] = math.floor(round(budget_mw * 1000 / (kw_gpu * p) / gpn, 9))
+            else:
+                notes.append(f"no kW per GPU for {hw}")
+        if budget_usd_per_month is not None:
+            if math.isfinite(rate):
+                limits["money"] = math.floor(round(budget_usd_per_month / (rate * HOURS_PER_MONTH * gpn), 9))
+            else:
+                notes.append(f"no $/GPU-hour for {hw}: unpriced")
+        row = {"series": c.get("series"), "hardware": hw, "gpus_per_node": gpn, "basis": c.get("basis"),
+               "interactivity": _num(c.get("interactivity")), "capacity_from": c.get("capacity_from"),
+               "usd_per_gpu_hour": rate}
+        if limits:
+            limit = min(limits, key=limits.get)
+            nodes = limits[limit]
+            gpus = nodes * gpn
+            row.update(limit=limit, nodes=nodes, gpus=gpus, kw=gpus * kw_gpu, facility_kw=gpus * kw_gpu * p,
+                       usd_per_month=gpus * rate * HOURS_PER_MONTH,
+                       requests_per_second=nodes * _num(c.get("per_node_rps")),
+                       tokens_per_second=nodes * _num(c.get("tokens_per_second_per_node")),
+                       users=nodes * _num(c.get("users_per_node")))
+            row["tokens_per_month"] = row["tokens_per_second"] * HOURS_PER_MONTH * 3600
+            if nodes == 0:
+                notes.append("the budget does not buy one whole node")
+            if not math.isfinite(_num(c.get("per_node_rps"))):
+                notes.append("no capacity under these limits")
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=_BUDGET_COLUMNS)
+    for column in _BUDGET_COLUMNS:
+        if column not in ("series", "hardware", "limit", "basis", "capacity_from", "note"):
+            out[column] = pd.to_numeric(out[column], errors="coerce")
+    return out
+
+
+def fleet_costs(sized: pd.DataFrame, profiles) -> pd.DataFrame:
+    """$/month and $/year of each sized fleet under every cost profile of its hardware.
+
+    Parameters
+    ----------
+    sized : DataFrame  :func:`size_for_demand` (or :func:`size_for_budget`) output, with ``gpus``
+    profiles : iterable of :class:`model.core.cost_profiles.CostProfile`
+
+    Returns
+    -------
+    DataFrame: ``series``, ``profile``, ``kind``, ``gpus``, ``usd_per_gpu_hour`` (paid: on-prem at
+    full use), ``usd_per_gpu_hour_effective`` (÷ utilisation, the token price), ``usd_per_month``,
+    ``usd_per_year`` [$]; unpriced profiles have NaN costs.
+    """
+    rows = []
+    for s in sized.to_dict("records"):
+        for p in profiles:
+            if p.hardware != s.get("hardware"):
+                continue
+            paid = _num(p.paid_rate())
+            gpus = _num(s.get("gpus"))
+            rows.append({"series": s.get("series"), "profile": p.name, "kind": p.kind, "gpus": gpus,
+                         "usd_per_gpu_hour": paid, "usd_per_gpu_hour_effective": _num(p.rate()),
+                         "usd_per_month": gpus * paid * HOURS_PER_MONTH, "usd_per_year": gpus * paid * HOURS_PER_YEAR})
+    return pd.DataFrame(rows, columns=["series", "profile", "kind", "gpus", "usd_per_gpu_hour",
+                                       "usd_per_gpu_hour_effective", "usd_per_month", "usd_per_year"])
+
+
+def energy_per_token(frame: pd.DataFrame, kw_per_gpu: dict[str, float] | float | None = None,
+                     pue: float = 1.0, throughput_column: str = "tokens_per_second_per_gpu") -> pd.DataFrame:
+    """Tokens per MW and joules per token for every row (e.g. every frontier point).
+
+    Parameters
+    ----------
+    frame : DataFrame  rows with ``hardware``, ``throughput_column`` [tok/s/GPU] and optionally
+        ``power_per_gpu_w`` [W/GPU, measured]
+    kw_per_gpu : {hardware: float} or float, optional  all-in IT power per GPU [kW], used where no
+        power was measured (e.g. the SemiAnalysis preset's ``all_in_kw_per_gpu``)
+    pue : float  facility ÷ IT power [-]; 1 counts IT power only
+    throughput_column : str  the token basis to divide by
+
+    Returns
+    -------
+    DataFrame  a copy adding ``power_kw_per_gpu`` [kW], ``power_from`` (``measured power_per_gpu_w``,
+    ``all-in kW preset``, or missing), ``tokens_per_second_per_mw`` [tok/s per MW of power × PUE]
+    and ``joules_per_token`` [J/token].
+    """
+    if not (pue >= 1 and math.isfinite(pue)):
+        raise TcoInputError(f"pue must be a number >= 1, got {pue}")
+    n = len(frame)
+    measured = (pd.to_numeric(frame["power_per_gpu_w"], errors="coerce").to_numpy(dtype=float) / 1000.0
+                if "power_per_gpu_w" in frame.columns else np.full(n, np.nan))
+    preset = np.array([_lookup(kw_per_gpu, hw) for hw in frame.get("hardware", pd.Series([None] * n))], dtype=float)
+    has_measured = np.isfinite(measured) & (measured > 0)
+    kw = np.where(has_measured, measured, preset)
+    source = np.where(has_measured, "measured power_per_gpu_w",
+                      np.where(np.isfinite(preset), "all-in kW preset", None))
+    tps = pd.to_numeric(frame[throughput_column], errors="coerce").to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_mw = np.where((tps > 0) & (kw > 0), tps / (kw * pue / 1000.0), np.nan)
+        joules = np.where((tps > 0) & (kw > 0), kw * pue * 1000.0 / tps, np.nan)
+    return frame.assign(power_kw_per_gpu=kw, power_from=pd.array(source, dtype="string"),
+                        tokens_per_second_per_mw=per_mw, joules_per_token=joules)
+
+
+def preset_kw_per_gpu(presets: pd.DataFrame, price_set: str) -> dict[str, float]:
+    """{hardware: all-in kW per GPU} of one preset price set (``presets`` as :func:`model.core.cost.load_presets`)."""
+    rows = presets[(presets["price_set"] == price_set) & presets["all_in_kw_per_gpu"].notna()]
+    return {str(hw): float(kw) for hw, kw in zip(rows["hardware"], rows["all_in_kw_per_gpu"])}
+
+
+def tokens_per_second_at(frontier: pd.DataFrame, series: str, interactivity: float,
+                         throughput_column: str = "tokens_per_second_per_gpu") -> float:
+    """Throughput per GPU of one series' frontier at an interactivity, linear between its points [tok/s/GPU].
+
+    NaN outside the frontier's measured range (no extrapolation), as the iso table does.
+    """
+    part = frontier[frontier["series"] == series].sort_values("interactivity")
+    x = pd.to_numeric(part["interactivity"], errors="coerce").to_numpy(dtype=float)
+    y = pd.to_numeric(part[throughput_column], errors="coerce").to_numpy(dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if not len(x) or not (x[0] <= interactivity <= x[-1]):
+        return math.nan
+    return float(np.interp(interactivity, x, y))
+
+
+_BOUNDS = {"pue": (1.0, 5.0), "utilization": (1e-9, 1.0), "years": (1e-9, 50.0), "rate_pct": (0.0, 99.999)}
+
+
+def tornado(inputs: OnPremInputs, tokens_per_second_per_gpu: float | None = None, swing: float = 0.2,
+            names=tuple(TORNADO_INPUTS)) -> pd.DataFrame:
+    """How the effective $/GPU-hour (and $/M tokens) moves when each input moves by ±``swing``.
+
+    Parameters
+    ----------
+    inputs : OnPremInputs  a priced build-up (a server price is needed)
+    tokens_per_second_per_gpu : float, optional  throughput at the chosen interactivity [tok/s/GPU],
+        e.g. from :func:`tokens_per_second_at`; adds the $/M columns
+    swing : float  relative move [fraction], 0.2 = ±20 %
+    names : iterable of str  inputs to move, from :data:`TORNADO_INPUTS`
+
+    Returns
+    -------
+    DataFrame, one row per input, widest first: ``input``, ``label``, ``base_value``, ``low_value``,
+    ``high_value``, ``usd_per_gpu_hour_base``, ``usd_per_gpu_hour_low`` / ``_high`` (at the low /
+    high input value), ``usd_per_mtok_base`` / ``_low`` / ``_high``, ``spread`` [$/GPU-hour] and
+    ``note`` (a move clipped to the valid range, or an input at zero that cannot move).
+    """
+    if not (0 < swing < 1):
+        raise TcoInputError(f"swing must be a fraction in (0, 1), got {swing}")
+    base = build_up(inputs)
+    if not base.priced:
+        raise TcoInputError("the sensitivity needs a priced build-up: give a server price")
+    tps = _num(tokens_per_second_per_gpu)
+    rows = []
+    for name in names:
+        if name not in TORNADO_INPUTS:
+            raise TcoInputError(f"unknown tornado input {name!r}; choose from {', '.join(TORNADO_INPUTS)}")
+        value = float(getattr(inputs, name))
+        lo_bound, hi_bound = _BOUNDS.get(name, (0.0, math.inf))
+        low, high = max(value * (1 - swing), lo_bound), min(value * (1 + swing), hi_bound)
+        notes = []
+        if low != value * (1 - swing) or high != value * (1 + swing):
+            notes.append(f"clipped to [{lo_bound:g}, {hi_bound:g}]")
+        if value == 0:
+            notes.append("zero: a relative move leaves it at zero")
+        rates = [build_up(inputs.model_copy(update={name: v})).usd_per_gpu_hour for v in (low, high)]
+        rows.append({"input": name, "label": TORNADO_INPUTS[name], "base_value": value, "low_value": low,
+                     "high_value": high, "usd_per_gpu_hour_base": base.usd_per_gpu_hour,
+                     "usd_per_gpu_hour_low": rates[0], "usd_per_gpu_hour_high": rates[1],
+                     "usd_per_mtok_base": float(usd_per_mtok(base.usd_per_gpu_hour, tps)),
+                     "usd_per_mtok_low": float(usd_per_mtok(rates[0], tps)),
+                     "usd_per_mtok_high": float(usd_per_mtok(rates[1], tps)),
+                     "spread": abs(rates[1] - rates[0]), "note": "; ".join(notes)})
+    out = pd.DataFrame(rows)
+    return out.sort_values("spread", ascending=False, kind="stable").reset_index(drop=True) if rows else out
+
+
+#: inputs :func:`break_even` can solve for
+BREAK_EVEN_INPUTS = ("server_usd", "usd_per_kwh")
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """The value of ``solve_for`` at which the on-prem effective rate equals ``target_usd_per_gpu_hour``.
+
+    ``value`` is NaN when no non-negative value does it; ``note`` says why.
+    """
+
+    solve_for: str
+    value: float
+    target_usd_per_gpu_hour: float
+    note: str = ""
+
+
+def break_even(inputs: OnPremInputs, target_usd_per_gpu_hour: float, solve_for: str = "server_usd") -> BreakEven:
+    """Server price [$ per node] or electricity [$/kWh] at which an on-prem profile costs the target rate.
+
+    The effective $/GPU-hour is linear (affine) in either input, so two evaluations give the exact
+    answer: ``x* = x0 + (target − f(x0)) / slope``.
+
+    Parameters
+    ----------
+    inputs : OnPremInputs  the other inputs held as they are (the server price must be set to solve
+        for electricity)
+    target_usd_per_gpu_hour : float  the rate to match, e.g. a cloud profile's [$/GPU-hour]
+    solve_for : str  ``"server_usd"`` or ``"usd_per_kwh"``
+    """
+    if solve_for not in BREAK_EVEN_INPUTS:
+        raise TcoInputError(f"break-even solves for one of {', '.join(BREAK_EVEN_INPUTS)}, not {solve_for!r}")
+    target = _num(target_usd_per_gpu_hour)
+    if not target > 0:
+        raise TcoInputError(f"the target $/GPU-hour must be a positive number, got {target_usd_per_gpu_hour}")
+    if solve_for == "usd_per_kwh" and inputs.server_usd is None:
+        raise TcoInputError("solving for electricity needs a server price")
+    x0, x1 = (1.0, 100_001.0) if solve_for == "server_usd" else (0.0, 1.0)
+    f0, f1 = (build_up(inputs.model_copy(update={solve_for: x})).usd_per_gpu_hour for x in (x0, x1))
+    slope = (f1 - f0) / (x1 - x0)
+    if slope <= 0:
+        why = ("the colocation price includes power, so electricity does not move the rate"
+               if inputs.colo_includes_power else f"{solve_for} does not move the rate")
+        return BreakEven(solve_for, math.nan, target, why)
+    value = x0 + (target - f0) / slope
+    if value < 0:
+        what = "a free server" if solve_for == "server_usd" else "free electricity"
+        return BreakEven(solve_for, math.nan, target,
+                         f"even with {what} the on-prem rate is above ${target:.4g}/GPU-hour")
+    return BreakEven(solve_for, float(value), target)
+
+
+def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, float], profiles=(),
+                    kw_override: float | None = None, pue_override: float | None = None,
+                    rate_label: str = "rate") -> list[dict]:
+    """One way to pay per (hardware, chosen cost profile) for sizing: what a GPU-hour costs when
+    every hour is paid for, and its power.
+
+    A hardware a chosen profile names is priced by each such profile (its full-use rate, kW and PUE
+    from its build-up); the others by ``rates`` [$/GPU-hour] and the preset ``kw_per_gpu`` [kW].
+
+    Returns
+    -------
+    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``.
+    """
+    options = []
+    for hw in hardware:
+        mine = [p for p in profiles if p.hardware.lower() == str(hw).lower()]
+        for p in mine:
+            rate = p.paid_rate()
+            options.append({"hardware": hw, "pricing": f"profile {p.name}",
+                            "usd_per_gpu_hour": rate if rate is not None else math.nan,
+                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else _lookup(kw_per_gpu, hw,
+                                                                                                       None)),
+                            "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
+        if not mine:
+            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": _lookup(rates, hw),
+                            "kw_per_gpu": kw_override or _lookup(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+    return options
+
+
+def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None = None,
+               budget_mw: float | None = None, budget_usd_per_month: float | None = None,
+               rack_kw: float | None = None) -> pd.DataFrame:
+    """Size every series of ``capacity`` under every pricing option of its hardware
+    (:func:`pricing_options`): for a demand (:func:`size_for_demand`) or else a budget
+    (:func:`size_for_budget`). The one sizing table the CLI's ``size`` and the Fleet page show."""
+    frames = []
+    for option in options:
+        part = capacity[capacity["hardware"] == option["hardware"]]
+        if part.empty:
+            continue
+        hw = option["hardware"]
+        rate, kw, pue = {hw: option["usd_per_gpu_hour"]}, {hw: option["kw_per_gpu"]}, option["pue"]
+        if need is not None:
+            sized = size_for_demand(part, need, rate, kw, pue, rack_kw)
+        else:
+            sized = size_for_budget(part, budget_mw, budget_usd_per_month, rate, kw, pue)
+        frames.append(sized.assign(method=part["method"].to_numpy(), pricing=option["pricing"], pue=pue,
+                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

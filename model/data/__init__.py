@@ -1,0 +1,1 @@
+"""The store and the importers: DuckDB, files, snapshots."""

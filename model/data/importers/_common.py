@@ -1,0 +1,260 @@
+"""Helpers the importers share: lenient JSON reading, number and date parsing, the output frame.
+
+Every importer turns a file into a list of *rows*: plain dicts whose keys are
+canonical field names of :data:`model.core.schema.POINT_FIELDS` (values already in the
+field's unit), plus ``source_line`` and a few extra keys the pipeline keeps in the
+``extra`` JSON column. :func:`to_frame` makes the pandas frame from them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from model.core.columns import resolve_column
+from model.core.hardware import canonical_hardware
+from model.core.schema import POINT_FIELDS, SQL_TYPES, canonical_precision, canonical_spec_decoding
+from model.data.importers.base import IngestError
+
+__all__ = [
+    "HEAD_BYTES", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
+    "iso_date", "to_frame", "scalar_extras", "first",
+]
+
+#: how much of a file detection reads [bytes]
+HEAD_BYTES = 1 << 20
+
+Rows = list[dict[str, Any]]
+
+_KEY_RE = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"\s*:')
+_MISSING_TEXT = {"", "n/a", "na", "nan", "none", "null", "-"}
+_CANONICAL = {
+    "hardware": lambda v: canonical_hardware(v) or None,
+    "precision": canonical_precision,
+    "spec_decoding": canonical_spec_decoding,
+    "framework": lambda v: str(v).strip().lower() or None,
+}
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> str:
+    """The first ``size`` bytes of ``path`` as text (BOM dropped, a split character ignored)."""
+    with open(path, "rb") as handle:
+        raw = handle.read(size)
+    return raw.decode("utf-8-sig", errors="ignore")
+
+
+def head_keys(text: str) -> set[str]:
+    """Every JSON object key that occurs in ``text``, at any depth (a cheap scan, no parsing)."""
+    return set(_KEY_RE.findall(text))
+
+
+def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
+    """Read a JSON file leniently into ``[(source_line, value), ...]``.
+
+    Accepts one JSON value, JSON Lines, and several objects written one after
+    another (vLLM ``--append-result``). ``Infinity``/``NaN`` literals (SGLang) are
+    read as floats. A top-level array becomes one entry per element, numbered from
+    1; otherwise each entry carries the line its value starts on.
+
+    Raises
+    ------
+    IngestError
+        for text that is not valid JSON (naming the line), nesting too deep to
+        read, or an empty file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(name, f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
+    decoder = json.JSONDecoder()
+    docs: list[tuple[int, Any]] = []
+    space = re.compile(r"\s*")
+    idx, line, counted = 0, 1, 0
+    while True:
+        idx = space.match(text, idx).end()
+        if idx >= len(text):
+            break
+        line += text.count("\n", counted, idx)
+        counted = idx
+        try:
+            value, idx = decoder.raw_decode(text, idx)
+        except json.JSONDecodeError as exc:
+            raise _json_error(name, text, idx, line, exc, bool(docs)) from None
+        except RecursionError:
+            raise IngestError(name, "JSON nested too deeply to read", line=line) from None
+        docs.append((line, value))
+    if not docs:
+        raise IngestError(name, "the file is empty")
+    if len(docs) == 1 and isinstance(docs[0][1], list):
+        return [(i + 1, value) for i, value in enumerate(docs[0][1])]
+    return docs
+
+
+def _json_error(name: str, text: str, start: int, line: int, exc: json.JSONDecodeError,
+                after_values: bool) -> IngestError:
+    """The error for a value starting at ``start`` (on ``line``) that does not parse.
+
+    In JSON Lines a broken line makes the decoder read on into the next one and fail there.
+    When the file looks like JSON Lines (values before this one, or the next line starts a new
+    value at its first column) and the value's own line is not JSON by itself, that line is named.
+    """
+    end = text.find("\n", start)
+    following = "" if end < 0 else text[end + 1:end + 2]
+    if exc.lineno != line and (after_values or following in ("{", "[")):
+        own = text[start:] if end < 0 else text[start:end]
+        try:
+            json.loads(own)
+        except json.JSONDecodeError as own_exc:
+            return IngestError(name, f"invalid JSON: {own_exc.msg} (column {own_exc.colno}); the line is "
+                               "incomplete or the file truncated", line=line)
+        except RecursionError:
+            pass
+    return IngestError(name, f"invalid JSON: {exc.msg} (column {exc.colno}); the file may be truncated",
+                       line=exc.lineno)
+
+
+def objects(records: list[tuple[int, Any]], name: str, fmt: str) -> list[tuple[int, dict]]:
+    """``records`` checked to be JSON objects; anything else is refused naming its line."""
+    for line, value in records:
+        if not isinstance(value, dict):
+            raise IngestError(name, f"expected a {fmt} result object, found a JSON {type(value).__name__}",
+                              line=line)
+    return records  # type: ignore[return-value]
+
+
+def num(value: Any) -> float | None:
+    """A finite float from a JSON number or numeric text (``"4,433.93"``, ``"662"``), else ``None``.
+
+    ``N/A``, empty text, booleans, ``NaN`` and infinities are ``None``.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        out = float(value)
+    elif isinstance(value, str):
+        text = value.strip().replace(",", "")
+        if text.lower() in _MISSING_TEXT:
+            return None
+        try:
+            out = float(text)
+        except ValueError:
+            return None
+    else:
+        return None
+    return out if math.isfinite(out) else None
+
+
+def integer(value: Any) -> int | None:
+    """:func:`num` rounded to an ``int`` (token counts, GPU counts), or ``None``."""
+    out = num(value)
+    return None if out is None else int(round(out))
+
+
+def seconds(value: Any, unit: str | None) -> float | None:
+    """A duration in seconds from ``value`` in ``unit`` (``ms``, ``s``/``sec``, ``us``, ``ns``)."""
+    out = num(value)
+    if out is None:
+        return None
+    scale = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "us": 1e-6, "ns": 1e-9}
+    key = (unit or "ms").strip().lower()
+    if key not in scale:
+        return None
+    return out * scale[key]
+
+
+def first(*values: Any) -> Any:
+    """The first value that is not ``None``."""
+    return next((v for v in values if v is not None), None)
+
+
+def iso_date(value: Any) -> str | None:
+    """``YYYY-MM-DD`` from ``"20250912-141503"``, an ISO timestamp, or unix seconds (UTC)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value) or value <= 0:
+            return None
+        stamp = float(value)
+        while stamp > 1e11:  # milli-, micro- or nanoseconds since the epoch
+            stamp /= 1000.0
+        try:
+            return datetime.fromtimestamp(stamp, tz=timezone.utc).date().isoformat()
+        except (OverflowError, OSError, ValueError):
+            return None
+    text = str(value).strip()
+    match = re.match(r"(\d{4})-?(\d{2})-?(\d{2})", text)
+    if not match:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
+    except ValueError:
+        return None
+
+
+def scalar_extras(obj: dict, skip: Iterable[str]) -> dict[str, Any]:
+    """The scalar (non-list, non-dict, non-null) entries of ``obj`` whose keys are not in ``skip``.
+
+    Floats that are not finite are dropped; per-request arrays never get through.
+    """
+    skipped = set(skip)
+    out = {}
+    for key, value in obj.items():
+        if key in skipped or value is None or isinstance(value, (list, dict)):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        out[key] = value
+    return out
+
+
+def _extra_name(key: str) -> str:
+    """An extra column's name, prefixed with ``src_`` if the pipeline would read it as a field alias."""
+    return key if resolve_column(key) is None else f"src_{key}"
+
+
+def to_frame(rows: Rows) -> pd.DataFrame:
+    """The importer output frame: canonical fields typed by the schema, extras kept as they are.
+
+    Field columns get nullable pandas types (``Float64``, ``Int64``, object for
+    text, booleans and dates); hardware, precision, spec decoding and framework
+    names are canonicalised as the pipeline would. Extra columns whose names collide with a field
+    alias are renamed ``src_<name>`` so the pipeline never maps them by accident;
+    an extra holding mixed types is stored as text.
+    """
+    columns: dict[str, None] = {}
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    data: dict[str, Any] = {}
+    for col in columns:
+        values = [row.get(col) for row in rows]
+        if col == "source_line":
+            data[col] = pd.Series(values, dtype="int64")
+            continue
+        present = [v for v in values if v is not None]
+        if col in POINT_FIELDS:
+            sql_type = SQL_TYPES[col]
+            if sql_type == "DOUBLE":
+                data[col] = pd.array([num(v) for v in values], dtype="Float64")
+            elif sql_type == "BIGINT":
+                data[col] = pd.array([integer(v) for v in values], dtype="Int64")
+            elif col in _CANONICAL:
+                data[col] = pd.Series([None if v is None else _CANONICAL[col](v) for v in values], dtype=object)
+            else:
+                data[col] = pd.Series(values, dtype=object)
+            continue
+        name = _extra_name(col)
+        if present and all(isinstance(v, bool) for v in present):
+            data[name] = pd.Series(values, dtype=object)
+        elif present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+            data[name] = pd.array(values, dtype="Int64")
+        elif present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+            data[name] = pd.array([num(v) for v in values], dtype="Float64")
+        else:
+            data[name] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
+    return pd.DataFrame(data)

@@ -1,0 +1,160 @@
+"""vLLM serving benchmark results (``vllm bench serve --save-result``, ``benchmark_serving.py``).
+
+One JSON object per run; ``--append-result`` writes several, one per line. Stats
+keys are ``{mean,median,std,p<P>}_{ttft,tpot,itl,e2el}_ms`` in **milliseconds**.
+A reduced variant (the InferenceX conversion) drops ``_ms`` and holds **seconds**;
+the unit is read from the key name. ``request_rate`` is the string ``"inf"`` for
+an unbounded rate. The file names neither the GPU nor the GPU count, and
+``backend`` is the client API (``openai``, ``vllm``), not the serving framework.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from model.core.columns import resolve_column
+from model.data.importers._common import Rows, first, integer, iso_date, num, objects
+from model.data.importers.base import Format, IngestError
+
+__all__ = ["FORMATS", "matches", "parse"]
+
+_STAT_RE = re.compile(r"^(mean|median|std|p[\d.]+)_(ttft|tpot|itl|e2el)(_ms)?$")
+_REQUIRED = ("duration", "completed", "request_throughput")
+
+#: keys read here or not worth keeping (per-request arrays are lists and never kept)
+_CONSUMED = {
+    "date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
+    "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+    "request_throughput", "output_throughput", "total_token_throughput", "input_throughput", "best_of",
+    "use_beam_search", "burstiness", "ramp_up_strategy",
+}
+
+
+def matches(keys: set[str]) -> bool:
+    """A vLLM result: ``model_id`` beside the run totals (read from the file's head)."""
+    return {"model_id", "duration", "completed", "request_throughput"} <= keys and \
+        ("total_input_tokens" in keys or "total_token_throughput" in keys)
+
+
+def _read_into_field(key: str) -> bool:
+    """Whether a stats key is one :func:`_row` already read (medians, TTFT percentiles)."""
+    match = _STAT_RE.match(key)
+    if not match:
+        return False
+    stat, metric = match[1], match[2]
+    return (stat in ("median", "p50") and metric in ("ttft", "tpot", "e2el")) or \
+        (metric == "ttft" and stat in ("p90", "p95", "p99"))
+
+
+def _ms(obj: dict, stat: str, metric: str) -> float | None:
+    """A latency statistic in milliseconds, from ``<stat>_<metric>_ms`` [ms] or ``<stat>_<metric>`` [s]."""
+    value = num(obj.get(f"{stat}_{metric}_ms"))
+    if value is not None:
+        return value
+    value = num(obj.get(f"{stat}_{metric}"))
+    return None if value is None else value * 1000.0
+
+
+def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
+    duration = num(obj.get("duration"))
+    completed = integer(obj.get("completed"))
+    total = num(obj.get("total_token_throughput"))
+    output = num(obj.get("output_throughput"))
+    total_in = num(obj.get("total_input_tokens"))
+    total_out = num(obj.get("total_output_tokens"))
+    # input tok/s = input tokens / wall time, the same basis vLLM uses for the other two
+    inp = num(obj.get("input_throughput"))
+    if inp is None and total_in is not None and duration:
+        inp = total_in / duration
+        notes.add("input tok/s derived: total_input_tokens / duration (not stated)")
+    if total is None and inp is not None and output is not None:
+        total = inp + output
+        notes.add("total tok/s derived: input + output (not stated)")
+    failed = integer(obj.get("failed"))
+    prompts = integer(obj.get("num_prompts"))
+    if failed is None and prompts is not None and completed is not None and prompts >= completed:
+        failed = prompts - completed  # every prompt is sent once; the rest failed
+    rate = obj.get("request_rate")
+    rate_rps = num(rate)
+    if rate_rps is None and rate is not None:
+        notes.add("request_rate 'inf' means unbounded: request_rate_rps left empty")
+    if any(_STAT_RE.match(k) and not k.endswith("_ms") for k in obj):
+        notes.add("latency keys without '_ms' were read as seconds")
+
+    def p(stat: str, metric: str) -> float | None:
+        value = _ms(obj, stat, metric)
+        return None if value is None else value / 1000.0
+
+    row: dict[str, Any] = {
+        "source_line": line,
+        "model": obj.get("model_id"),
+        "isl": round(total_in / completed) if total_in is not None and completed else None,
+        "osl": round(total_out / completed) if total_out is not None and completed else None,
+        "concurrency": num(obj.get("max_concurrency")),
+        "request_rate_rps": rate_rps,
+        "total_tokens_per_second": total,
+        "output_tokens_per_second": output,
+        "input_tokens_per_second": inp,
+        "ttft_p50_s": first(p("median", "ttft"), p("p50", "ttft")),
+        "ttft_p90_s": p("p90", "ttft"),
+        "ttft_p95_s": p("p95", "ttft"),
+        "ttft_p99_s": p("p99", "ttft"),
+        "tpot_median_ms": first(_ms(obj, "median", "tpot"), _ms(obj, "p50", "tpot")),
+        "e2e_latency_median_s": first(p("median", "e2el"), p("p50", "e2el")),
+        "requests_completed": completed,
+        "requests_failed": failed,
+        "success_rate": completed / (completed + failed) if completed is not None and failed is not None
+        and completed + failed > 0 else None,
+        "run_date": iso_date(obj.get("date")),
+        "tags": obj.get("label") if isinstance(obj.get("label"), str) else None,
+        "client_backend": obj.get("backend"),
+        "num_prompts": prompts,
+        "duration_s": duration,
+        "request_throughput_rps": num(obj.get("request_throughput")),
+        "burstiness": num(obj.get("burstiness")),
+    }
+    for key, value in obj.items():
+        if key in _CONSUMED or key in row or isinstance(value, (list, dict)) or value is None:
+            continue
+        if _STAT_RE.match(key) or key.startswith(("spec_decode_", "request_goodput", "max_")):
+            if num(value) is not None and not _read_into_field(key):
+                row[key] = value
+        elif isinstance(value, str):
+            # --metadata KEY=VALUE pairs: a key naming a field (hardware=H200, tp=8) fills it
+            resolved = resolve_column(key)
+            if isinstance(resolved, tuple) and row.get(resolved[0]) is None and resolved[1] == 1:
+                row[resolved[0]] = value
+            else:
+                row[key] = value
+    return row
+
+
+def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
+    """One row per vLLM result object.
+
+    Parameters
+    ----------
+    records : list of (int, object)
+        the file's JSON values and the lines they start on.
+    name : str
+        the file name, for error messages.
+
+    Returns
+    -------
+    rows : list of dict
+        canonical fields: throughputs [tok/s, whole system], TTFT/E2E [s], TPOT [ms],
+        ``isl``/``osl`` = mean tokens per completed request, rounded.
+    notes : list of str
+    """
+    notes: set[str] = set()
+    rows = []
+    for line, obj in objects(records, name, "vLLM"):
+        missing = [k for k in _REQUIRED if k not in obj]
+        if missing:
+            raise IngestError(name, f"not a vLLM result: no {', '.join(missing)}", line=line, field=missing[0])
+        rows.append(_row(line, obj, notes))
+    return rows, sorted(notes)
+
+
+FORMATS = (Format("vllm", "json", lambda keys, head: matches(keys), parse),)

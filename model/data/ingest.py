@@ -1,0 +1,363 @@
+"""Ingest benchmark files into the store: detect, map columns, validate, insert atomically.
+
+The bulk path is columnar: DuckDB reads the file into a temporary table, one SQL
+statement maps and converts every column, one aggregate query checks every
+constraint (the constraints are read from :class:`model.core.schema.BenchmarkPoint`,
+so the pydantic model stays the single definition), and the rows and their
+``sources`` entry go in inside one transaction. A bad file changes nothing.
+
+This module is the only code that writes to the store. It reads files through
+:mod:`model.data.importers` (format detection, the tools' importers, the canonical CSV reader),
+which never imports it back; errors and results come from :mod:`model.data.importers.base`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+import pandas as pd
+from pydantic import ValidationError
+
+from model.core.columns import normalise_header, resolve_column
+from model.core.hardware import canonical_hardware
+from model.core.schema import (
+    POINT_FIELDS,
+    canonical_precision,
+    canonical_spec_decoding,
+)
+from model.data import importers
+from model.data.importers.base import IngestError, IngestResult, duck_msg
+from model.data.importers.canonical_csv import (
+    csv_kind,
+    quick_records,
+    read_small_csv,
+    scan_csv,
+    stage_csv,
+)
+from model.data.pipeline import _ADAPTERS, _CANONICALISERS, _check_constraints_scalar, run_pipeline
+from model.data.uploads import check_upload_shape, utf8_name, utf8_path  # the column limit, non-UTF-8 names
+
+__all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
+           "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- --set values
+
+
+def parse_set_fields(pairs: list[str] | dict[str, Any] | None, file: str = "--set") -> dict[str, Any]:
+    """``["hardware=h200", "gpus=4"]`` -> ``{"hardware": "H200", "gpus": 4}``, typed by the schema."""
+    items = pairs.items() if isinstance(pairs, dict) else [p.split("=", 1) if "=" in p else (p, None) for p in pairs or []]
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if value is None:
+            raise IngestError(file, f"expected key=value, got {key!r}")
+        resolved = resolve_column(key)
+        if not isinstance(resolved, tuple):
+            raise IngestError(file, f"unknown field {key!r}; known fields: {', '.join(POINT_FIELDS)}", field=key)
+        name, scale = resolved
+        if name in ("source_line", "extra"):
+            raise IngestError(file, f"{name} is set by the importer", field=key)
+        try:
+            typed = _ADAPTERS[name].validate_strings(str(value)) if not isinstance(value, (int, float, bool)) \
+                else _ADAPTERS[name].validate_python(value)
+        except ValidationError as exc:
+            raise IngestError(file, f"invalid value {value!r}: {exc.errors()[0]['msg']}", field=name) from None
+        if isinstance(typed, float) and scale != 1:
+            typed *= scale
+        if name in _CANONICALISERS and typed is not None:
+            typed = _CANONICALISERS[name](typed)
+        _check_constraints_scalar(file, name, typed)
+        out[name] = typed
+    return out
+
+
+# --------------------------------------------------------------------------- the columnar pipeline
+
+
+def _ingest_points_csv(con, raw_table: str, name: str, sha: str, headers: list[str],
+                       set_fields: dict[str, Any]) -> IngestResult:
+    raw_ids = [f"c{i}" for i in range(len(headers))]
+    # line = rowid - first + 2 (rowids need not start at 0)
+    first = int(con.execute(f"SELECT min(rowid) FROM {raw_table}").fetchone()[0])
+    return run_pipeline(con, name, "csv", sha, raw_table, dict(zip(raw_ids, headers)), set_fields,
+                        f"(r.rowid - {first} + 2)")
+
+
+def _num(name: str, line: int, fld: str, text: Any, required: bool = True) -> float | None:
+    text = "" if text is None else str(text).strip()
+    if not text:
+        if required:
+            raise IngestError(name, "missing value", line=line, field=fld)
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise IngestError(name, f"not a number (got {text!r})", line=line, field=fld) from None
+    if not math.isfinite(value):
+        raise IngestError(name, f"must be finite (got {text!r})", line=line, field=fld)
+    return value
+
+
+def _new_source(con, name: str, fmt: str, kind: str, sha: str, rows: int, notes: str | None = None) -> int:
+    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
+    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                [source_id, name, fmt, kind, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes])
+    return source_id
+
+
+def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    hw_col = cols.get("gpu") or cols.get("hardware")
+    rate_col = cols.get("usdpergpuhr") or cols.get("usdpergpuhour")
+    if hw_col is None:
+        raise IngestError(name, "a rates file needs a 'gpu' (or 'hardware') column", field="gpu")
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        hardware = canonical_hardware(rec[hw_col])
+        if not hardware:
+            raise IngestError(name, "missing hardware", line=line, field=hw_col)
+        rate = _num(name, line, rate_col, rec[rate_col])
+        if rate <= 0 or rate > 1000:
+            raise IngestError(name, f"$/GPU-hour must be in (0, 1000] (got {rate:g})", line=line, field=rate_col)
+        kw = _num(name, line, "all_in_kw_per_gpu", rec.get(cols.get("allinkwpergpu", ""), ""), required=False)
+        rows.append([line, str(rec.get(cols.get("asof", ""), "") or "custom").strip(),
+                     str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,
+                     str(rec.get(cols.get("source", ""), "") or "").strip() or None])
+    if not rows:
+        raise IngestError(name, "the file has a header but no data rows", line=2)
+    source_id = _new_source(con, name, "csv", "tco_rates", sha, len(rows))
+    con.executemany("INSERT INTO tco_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "tco_rates", len(rows), None, source_id)
+
+
+def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    precisions = [k[: -len("score")] for k in cols if k.endswith("score")]
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        for prec in precisions:
+            score_col = cols[prec + "score"]
+            score = _num(name, line, score_col, rec[score_col], required=False)
+            if score is None:
+                continue
+            stderr_col = cols.get(prec + "stderr")
+            stderr = _num(name, line, stderr_col, rec.get(stderr_col), required=False) if stderr_col else None
+            rows.append([line, (rec.get(cols.get("model", ""), "") or None), str(rec[cols["eval"]]).strip(),
+                         (rec.get(cols.get("setting", ""), "") or None), canonical_precision(prec), score, stderr])
+    if not rows:
+        raise IngestError(name, "no scores found (expected columns like 'fp8_score')", field="score")
+    source_id = _new_source(con, name, "csv", "evals", sha, len(rows))
+    con.executemany("INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "evals", len(rows), None, source_id)
+
+
+def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
+    frame = read_small_csv(path, name, delim)
+    cols = {normalise_header(c): c for c in frame.columns}
+    x_col = cols.get("toksuser") or cols.get("interactivity")
+    spec_col = cols.get("specdecode") or cols.get("specdecoding")
+    rows = []
+    for i, rec in enumerate(frame.to_dict("records")):
+        line = i + 2
+        x = _num(name, line, x_col, rec[x_col])
+        spec = canonical_spec_decoding(rec[spec_col]) if spec_col else None
+        for key, col in cols.items():
+            if key.endswith("usdperm"):
+                value = _num(name, line, col, rec[col], required=False)
+                if value is not None:
+                    rows.append([line, spec, x, "usd_per_mtok", canonical_hardware(col[: -len("_usd_per_m")]), None, value])
+            elif "over" in key:
+                a, b = col.split("_over_") if "_over_" in col else (None, None)
+                value = _num(name, line, col, rec[col], required=False)
+                if a and value is not None:
+                    rows.append([line, spec, x, "ratio", canonical_hardware(a), canonical_hardware(b), value])
+    source_id = _new_source(con, name, "csv", "published_iso", sha, len(rows))
+    con.executemany("INSERT INTO published_iso VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    return IngestResult(name, "csv", "published_iso", len(rows), None, source_id)
+
+
+# --------------------------------------------------------------------------- entry points
+
+#: default upload/ingest size limit [MB]; ``$COSTFRONTIER_MAX_FILE_MB`` overrides it
+DEFAULT_MAX_FILE_MB = 512
+
+
+def max_file_mb() -> float:
+    """The size limit for one ingested file [MB]: ``$COSTFRONTIER_MAX_FILE_MB``, else 512."""
+    text = os.environ.get("COSTFRONTIER_MAX_FILE_MB", "").strip()
+    try:
+        value = float(text) if text else DEFAULT_MAX_FILE_MB
+    except ValueError:
+        return DEFAULT_MAX_FILE_MB
+    return value if value > 0 and math.isfinite(value) else DEFAULT_MAX_FILE_MB
+
+
+def check_size(size_bytes: int, name: str) -> None:
+    """Refuse a file over :func:`max_file_mb` (before anything reads it), naming the limit and its setting."""
+    limit = max_file_mb()
+    if size_bytes > limit * 1024 * 1024:
+        raise IngestError(name, f"the file is {size_bytes / 1024 / 1024:,.0f} MB, over the {limit:g} MB limit "
+                          "(COSTFRONTIER_MAX_FILE_MB); split it into smaller files or raise the limit")
+
+
+@contextmanager
+def _clear_errors(name: str) -> Iterator[None]:
+    """Turn anything unexpected inside an ingest into an :class:`IngestError` naming the file.
+
+    The transaction has been rolled back by then, so the message can promise that nothing
+    was stored. ``KeyboardInterrupt`` and ``SystemExit`` pass through untouched.
+    """
+    try:
+        yield
+    except IngestError:
+        raise
+    except RecursionError:
+        raise IngestError(name, "nested too deeply to read; nothing was stored") from None
+    except MemoryError:
+        raise IngestError(name, "too large to read into memory; split it into smaller files; "
+                          "nothing was stored") from None
+    except duckdb.Error as exc:
+        raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
+    except OSError as exc:
+        raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
+    except Exception as exc:
+        raise IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
+                          "stored; please report this file") from exc
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # no transaction left to undo (the failure ended it)
+
+
+def ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
+                 set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
+    """Ingest rows an importer already parsed (columns named by field or alias; ``source_line`` optional).
+
+    Same validation and atomicity as CSV files. Used by the JSON importers and the UI.
+    """
+    with _clear_errors(name):
+        return _ingest_frame(con, frame, name, fmt, sha, set_fields, notes)
+
+
+def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
+                  set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
+    set_fields = dict(set_fields or {})
+    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+    if existing:
+        return IngestResult(name, fmt, "points", 0, int(existing[0]))
+    if frame.empty:
+        raise IngestError(name, "no benchmark rows found")
+    frame = frame.reset_index(drop=True)
+    lines = frame.pop("source_line") if "source_line" in frame.columns else pd.Series(range(1, len(frame) + 1))
+    raw_ids = [f"c{i}" for i in range(len(frame.columns))]
+    headers = dict(zip(raw_ids, [str(c) for c in frame.columns]))
+    staged_input = frame.copy()
+    staged_input.columns = raw_ids
+    staged_input["line_no"] = lines.astype("int64").to_numpy()
+    view = f"frame_{abs(hash(sha)) % 10**9}"
+    con.register(view, staged_input)
+    raw_table = view + "_t"
+    try:
+        con.execute("BEGIN")
+        try:
+            con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
+            result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
+            con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)
+            raise
+    finally:
+        con.unregister(view)
+    return result
+
+
+def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: dict[str, Any] | list[str] | None = None,
+                display_name: str | None = None, fmt: str | None = None) -> IngestResult:
+    """Ingest one file in one transaction: all of it or none of it.
+
+    Re-ingesting content that is already stored adds nothing and says so
+    (``IngestResult.duplicate_of``). Raises :class:`IngestError` naming the
+    file, line and field of the first problems; the store is then unchanged.
+    Every failure is an :class:`IngestError` (never another exception), and a
+    file over :func:`max_file_mb` is refused before it is read.
+    """
+
+    path = Path(path)
+    name = display_name or utf8_name(path)
+    with _clear_errors(name), utf8_path(path) as path:
+        return _ingest_file(con, path, name, set_fields, fmt)
+
+
+def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
+                 set_fields: dict[str, Any] | list[str] | None, fmt: str | None) -> IngestResult:
+    if not path.is_file():
+        raise IngestError(name, "no such file")
+    check_size(path.stat().st_size, name)
+    set_fields = parse_set_fields(set_fields, name) if not isinstance(set_fields, dict) else dict(set_fields)
+    sha = sha256_of(path)
+    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+    if existing:
+        return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
+
+    if fmt:
+        detected, header = fmt, None
+    else:
+        detected, header = importers.detect_with_header(path, name)
+    if detected != "csv":
+        frame, real_fmt, notes = importers.parse(path, name, detected)
+        return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
+
+
+    check_upload_shape(path, name)
+    headers, delim = header or importers.canonical_csv.read_header(path, name)
+    keys = {normalise_header(h) for h in headers}
+    if len(headers) < 2:
+        raise IngestError(name, f"only one column found ({headers[0][:40]!r}); expected a comma-, semicolon- or "
+                          "tab-separated header such as hardware,tp,conc,tput_per_gpu,tok_s_user", line=1)
+    records = quick_records(path)
+    if records is None:
+        records = scan_csv(path, name, delim)
+    kind = csv_kind(keys)
+    raw_table = stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
+    try:
+        con.execute("BEGIN")
+        try:
+            if kind == "tco_rates":
+                result = _ingest_rates_csv(con, path, name, sha, delim)
+            elif kind == "evals":
+                result = _ingest_evals_csv(con, path, name, sha, delim)
+            elif kind == "published_iso":
+                result = _ingest_published_csv(con, path, name, sha, delim)
+            else:
+                result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)
+            raise
+    finally:
+        if raw_table:
+            con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+    return result

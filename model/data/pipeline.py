@@ -1,0 +1,498 @@
+"""The columnar validation pipeline of one points table: every value checked in DuckDB (types, units, limits, like-with-like rate checks), then one INSERT; errors name the file, line and field."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import annotated_types
+import duckdb
+import pandas as pd
+from pydantic import TypeAdapter
+
+from model.core.columns import normalise_header, resolve_column
+from model.core.hardware import canonical_hardware
+from model.core.schema import (
+    MEASUREMENT_FIELDS,
+    PLAUSIBILITY,
+    POINT_FIELDS,
+    ROLE_RATES,
+    SQL_TYPES,
+    BenchmarkPoint,
+    canonical_precision,
+    canonical_spec_decoding,
+)
+from model.data.importers.base import IngestError, IngestResult
+from model.data.importers.canonical_csv import (
+    UNIT_FIELDS,
+    parse_parallelism,
+    parse_workload,
+)
+from model.data.rates_sql import derive_sql, part_probes, role_cross_check
+
+__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "_ADAPTERS", "_CANONICALISERS", "_Column", "_MATERIALISE_BELOW", "_NUMERIC_TYPES", "_OP_TEXT", "_POINT_ID_STRIDE", "_Pipeline", "_THOUSANDS_RE", "_bool_expr", "_check_constraints_scalar", "_constraints", "_duplicate_warnings", "_insert", "_nonempty", "_numeric_expr", "_text_expr", "run_pipeline"]
+
+
+MAX_ERRORS_REPORTED = 10
+
+
+_POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
+
+
+_ADAPTERS = {name: TypeAdapter(info.annotation) for name, info in BenchmarkPoint.model_fields.items()}
+
+
+_CANONICALISERS: dict[str, Callable[[Any], Any]] = {
+    "hardware": canonical_hardware,
+    "spec_decoding": canonical_spec_decoding,
+    "precision": canonical_precision,
+    "framework": lambda v: str(v).strip().lower() or None,
+}
+
+
+def _constraints(name: str) -> list[tuple[str, float]]:
+    """[(op, bound)] from the pydantic field metadata: gt/ge/lt/le."""
+    out = []
+    for meta in BenchmarkPoint.model_fields[name].metadata:
+        for op in ("gt", "ge", "lt", "le"):
+            bound = getattr(meta, op, None)
+            if bound is not None and isinstance(meta, (annotated_types.Gt, annotated_types.Ge,
+                                                       annotated_types.Lt, annotated_types.Le)):
+                out.append((op, float(bound)))
+    return out
+
+
+_OP_TEXT = {"gt": ("<=", "must be greater than"), "ge": ("<", "must be at least"),
+            "lt": (">=", "must be less than"), "le": (">", "must be at most")}
+
+
+def _check_constraints_scalar(file: str, name: str, value: Any) -> None:
+    if value is None or isinstance(value, (str, bool)):
+        return
+    for op, bound in _constraints(name):
+        bad = {"gt": value <= bound, "ge": value < bound, "lt": value >= bound, "le": value > bound}[op]
+        if bad:
+            raise IngestError(file, f"{value} {_OP_TEXT[op][1]} {bound:g}", field=name)
+
+
+@dataclass
+class _Column:
+    """How one field of the staged table is computed."""
+
+    expr: str               # SQL expression over the raw table (alias r; mK for large maps)
+    raw: str | None = None  # raw column it came from, for "not a number" checks
+    header: str | None = None
+    params: list[Any] = field(default_factory=list)  # values for the ? in expr, in order
+
+
+#: rows below this success rate [fraction] are stored with a warning
+LOW_SUCCESS_RATE = 0.95
+
+
+#: the fields at least one of which a canonical CSV must have for a frontier
+THROUGHPUT_FIELDS = (*MEASUREMENT_FIELDS[:6], *ROLE_RATES)
+
+
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                  "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+_THOUSANDS_RE = r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?"
+
+
+def _numeric_expr(raw: str, scale: float, typed: bool = False) -> str:
+    """DOUBLE value of a raw column [field unit]. Text is trimmed and thousands separators dropped;
+    a column DuckDB already read as a number is used as is. Whole-number fields are checked, then
+    cast on insert."""
+    if typed:
+        value = f"CAST({raw} AS DOUBLE)"
+    else:
+        # a comma is a thousands separator only in groups of three ("4,433.93"); "1000,5" (a decimal
+        # comma) is not a number rather than silently 10005
+        text = f"trim(CAST({raw} AS VARCHAR))"
+        value = (f"TRY_CAST(CASE WHEN strpos({text}, ',') = 0 THEN {text} "
+                 f"WHEN regexp_full_match({text}, '{_THOUSANDS_RE}') THEN replace({text}, ',', '') END AS DOUBLE)")
+    return f"({value} * {float(scale)!r})" if scale != 1 else value
+
+
+def _bool_expr(raw: str) -> str:
+    t = f"lower(trim(CAST({raw} AS VARCHAR)))"
+    return (f"CASE WHEN {t} IN ('true','t','yes','y','1','1.0') THEN TRUE "
+            f"WHEN {t} IN ('false','f','no','n','0','0.0') THEN FALSE END")
+
+
+def _nonempty(raw: str, typed: bool = False) -> str:
+    if typed:
+        return f"({raw} IS NOT NULL)"
+    return f"({raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) NOT IN ('', 'N/A', 'n/a', 'NA', 'null', 'None', '-'))"
+
+
+def _text_expr(raw: str) -> str:
+    return f"NULLIF(trim(CAST({raw} AS VARCHAR)), '')"
+
+
+class _Pipeline:
+    """Maps one raw relation onto the points table: one SELECT, validated in one pass, inserted in one."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, file: str, raw_table: str,
+                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str):
+        self.con, self.file, self.raw_table = con, file, raw_table
+        self.headers = headers          # raw column id -> header text as the file spells it
+        self.set_fields = set_fields
+        self.line_expr = line_expr
+        self.columns: dict[str, _Column] = {}
+        self.joins: list[str] = []
+        self.unknown: list[str] = []
+        self.warnings: list[str] = []
+        self.value_check: tuple[str, str] | None = None
+        self._maps = 0
+        self.rows = 0
+        self.types = {f"r.{name}": str(kind).upper().split("(")[0]
+                      for name, kind, *_ in con.execute(f"DESCRIBE {raw_table}").fetchall()}
+        # rowids of a table made inside a transaction start at an offset
+        self.first_rowid = int(con.execute(f"SELECT coalesce(min(rowid), 0) FROM {raw_table}").fetchone()[0])
+
+    # -- mapping -----------------------------------------------------------
+    def _map_distinct(self, raw: str, fn: Callable[[Any], dict[str, Any]], fields: list[str],
+                      header: str | None = None) -> dict[str, _Column]:
+        """Apply ``fn`` to each distinct raw value in Python; map the results back in SQL.
+
+        A few distinct values become a CASE expression; many become a join.
+        """
+        values = [r[0] for r in self.con.execute(
+            f"SELECT DISTINCT CAST({raw} AS VARCHAR) FROM {self.raw_table}").fetchall()]
+        rows = []
+        for v in values:
+            out = fn(v) if v is not None else {}
+            rows.append({"raw_value": v, **{f: out.get(f) for f in fields}})
+        if len(rows) <= 256:
+            columns = {}
+            for f in fields:
+                whens = [(r["raw_value"], r[f]) for r in rows if r["raw_value"] is not None and r[f] is not None]
+                if not whens:
+                    columns[f] = _Column(f"NULL::{SQL_TYPES[f]}", f"r.{raw}", header)
+                    continue
+                cases = " ".join(f"WHEN ? THEN ?::{SQL_TYPES[f]}" for _ in whens)
+                columns[f] = _Column(f"(CASE CAST(r.{raw} AS VARCHAR) {cases} END)", f"r.{raw}", header,
+                                     [x for pair in whens for x in pair])
+            return columns
+        frame = pd.DataFrame(rows, columns=["raw_value", *fields])
+        for f in fields:
+            if SQL_TYPES.get(f) == "BIGINT":
+                frame[f] = frame[f].astype("Int64")
+            elif SQL_TYPES.get(f) == "DOUBLE":
+                frame[f] = frame[f].astype("Float64")
+            else:
+                frame[f] = frame[f].astype("string")
+        self._maps += 1
+        alias = f"m{self._maps}"
+        name = f"map_{id(self)}_{self._maps}"
+        self.con.register(name, frame)
+        self.joins.append(f"LEFT JOIN {name} {alias} ON CAST(r.{raw} AS VARCHAR) IS NOT DISTINCT FROM {alias}.raw_value")
+        return {f: _Column(f"{alias}.{f}", f"r.{raw}", header) for f in fields}
+
+    def map_columns(self) -> None:
+        claimed: dict[str, str] = {}
+        specials: dict[str, str] = {}
+        extra: list[tuple[str, str]] = []
+        for raw, header in self.headers.items():
+            resolved = resolve_column(header)
+            if isinstance(resolved, str):
+                specials[resolved] = raw
+                continue
+            if resolved is None or resolved[0] in claimed:
+                extra.append((header, raw))
+                if resolved is not None:
+                    self.warnings.append(
+                        f"column '{header}' also maps to {resolved[0]} (already from '{self.headers[claimed[resolved[0]]]}'); kept in extra")
+                else:
+                    self.unknown.append(header)
+                continue
+            name, scale = resolved
+            claimed[name] = raw
+            self._add_field(name, f"r.{raw}", scale, header)
+
+        if "parallelism" in specials:
+            raw = specials["parallelism"]
+            for f, col in self._map_distinct(raw, parse_parallelism, ["tp", "dp", "ep", "pp"]).items():
+                if f not in self.columns:
+                    self.columns[f] = _Column(col.expr, params=col.params)
+            extra.append((self.headers[raw], raw))
+        if "value" in specials or "unit" in specials:
+            if not ("value" in specials and "unit" in specials):
+                missing = "unit" if "value" in specials else "value"
+                raise IngestError(self.file, f"a 'value' column needs a '{missing}' column beside it", field=missing)
+            self._long_format(specials["value"], specials["unit"])
+        if "scenario" in self.columns and ("isl" not in self.columns or "osl" not in self.columns):
+            raw = self.columns["scenario"].raw.removeprefix("r.")
+            for f, col in self._map_distinct(raw, parse_workload, ["isl", "osl", "prefix_cache_hit_rate"]).items():
+                self.columns.setdefault(f, _Column(col.expr, params=col.params))
+
+        for name, value in self.set_fields.items():
+            if name in self.columns:
+                # --set fills the gaps of a column the file has
+                col = self.columns[name]
+                self.columns[name] = _Column(f"coalesce({col.expr}, ?::{SQL_TYPES[name]})", col.raw, col.header,
+                                             [*col.params, value])
+            else:
+                self.columns[name] = _Column(f"?::{SQL_TYPES[name]}", params=[value])
+
+        if extra:
+            pieces = ", ".join(f"?, r.{raw}" for _, raw in extra)
+            self.columns["extra"] = _Column(f"CAST(json_object({pieces}) AS VARCHAR)", params=[h for h, _ in extra])
+
+    def _typed(self, raw: str) -> bool:
+        """True when DuckDB already read ``raw`` as a number."""
+        return self.types.get(raw, "VARCHAR") in _NUMERIC_TYPES
+
+    def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
+        sql_type = SQL_TYPES[name]
+        if name in _CANONICALISERS:
+            bare = raw.removeprefix("r.")
+            fn = _CANONICALISERS[name]
+            self.columns.update(self._map_distinct(
+                bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name], header))
+        elif sql_type in ("DOUBLE", "BIGINT"):
+            self.columns[name] = _Column(_numeric_expr(raw, scale, self._typed(raw)), raw, header)
+        elif sql_type == "BOOLEAN":
+            self.columns[name] = _Column(_bool_expr(raw), raw, header)
+        elif sql_type == "DATE" and self.types.get(raw) in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
+            self.columns[name] = _Column(f"CAST({raw} AS DATE)", raw, header)
+        elif sql_type == "DATE":
+            text = f"trim(CAST({raw} AS VARCHAR))"
+            self.columns[name] = _Column(
+                f"coalesce(TRY_CAST({text} AS DATE), TRY_CAST(TRY_CAST({text} AS TIMESTAMP) AS DATE),"
+                f" TRY_CAST(TRY_STRPTIME({text}, '%Y%m%d') AS DATE))", raw, header)
+        else:
+            self.columns[name] = _Column(_text_expr(raw), raw, header)
+
+    def _long_format(self, value_raw: str, unit_raw: str) -> None:
+        units = [r[0] for r in self.con.execute(
+            f"SELECT DISTINCT CAST({unit_raw} AS VARCHAR) FROM {self.raw_table}").fetchall()]
+        for unit in units:
+            if normalise_header(unit or "") not in UNIT_FIELDS:
+                line = self.con.execute(
+                    f"SELECT min({self.line_expr}) FROM {self.raw_table} r WHERE CAST({unit_raw} AS VARCHAR) IS NOT DISTINCT FROM ?",
+                    [unit]).fetchone()[0]
+                raise IngestError(self.file, f"unknown unit {unit!r}; known units: tok/s/user, tok/s/node, tok/s, "
+                                  "tok/s/gpu, tpot ms, ttft s, req/s", line=line, field="unit")
+        by_field: dict[str, list[tuple[str, float]]] = {}
+        for unit in units:
+            f, scale = UNIT_FIELDS[normalise_header(unit)]
+            by_field.setdefault(f, []).append((unit, scale))
+        for f, pairs in by_field.items():
+            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {_numeric_expr('r.' + value_raw, s, self._typed('r.' + value_raw))}"
+                             for _, s in pairs)
+            expr, params = f"CASE {cases} END", [u for u, _ in pairs]
+            if f in self.columns:
+                expr, params = f"coalesce({self.columns[f].expr}, {expr})", [*self.columns[f].params, *params]
+            self.columns[f] = _Column(expr, None, "value", params)
+        # a value cell that is not a number is reported against 'value'
+        self.value_check = (f"r.{value_raw}", _numeric_expr(f"r.{value_raw}", 1, self._typed(f"r.{value_raw}")))
+
+    # -- the staged relation ------------------------------------------------------
+    def select(self) -> tuple[str, list[Any]]:
+        """One SELECT over the raw table giving every points column, unit-normalised, plus raw checks.
+
+        Derivations follow ``BenchmarkPoint._normalise``: interactivity = 1000 / TPOT [ms];
+        success rate = completed / (completed + failed) requests where the file gives counts only;
+        per-GPU tok/s = system tok/s / GPUs (all GPUs of both roles) and the reverse; a
+        disaggregated row's role rates = system tok/s / role GPUs and the reverse
+        (:func:`model.data.rates_sql.derive_sql`).
+        """
+        base, params = [f"r.rowid - {self.first_rowid} AS _ordinal"], []
+        for name in POINT_FIELDS:
+            if name == "source_line":
+                base.append(f"{self.line_expr} AS source_line")
+            elif name in self.columns:
+                base.append(f"{self.columns[name].expr} AS {name}")
+                params.extend(self.columns[name].params)
+            else:
+                base.append(f"NULL::{SQL_TYPES[name]} AS {name}")
+        for name, col in self.columns.items():
+            if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
+                base.append(f"{_nonempty(col.raw, self._typed(col.raw))} AS raw_ok_{name}")
+        if self.value_check:
+            base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
+                        f"{self.value_check[1]} AS parsed_value")
+        inner = f"SELECT {', '.join(base)} FROM {self.raw_table} r {' '.join(self.joins)}"
+        return derive_sql(inner), params
+
+    def validate(self, select: str, params: list[Any]) -> None:
+        """One pass over the staged rows: parse failures, constraint violations, missing essentials,
+        and the counts behind the "unusual value" warnings."""
+        probes: list[tuple[str, str, str]] = []  # (sql condition, field, message)
+        for name, col in self.columns.items():
+            if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
+                kind = {"DOUBLE": "a number", "BIGINT": "a whole number", "BOOLEAN": "true/false",
+                        "DATE": "a date (YYYY-MM-DD)"}[SQL_TYPES[name]]
+                probes.append((f"raw_ok_{name} AND {name} IS NULL", name, f"not {kind}"))
+        if self.value_check:
+            probes.append(("raw_ok_value AND parsed_value IS NULL", "value", "not a number"))
+        for name in POINT_FIELDS:
+            if name not in self.columns:
+                continue
+            sql_type = SQL_TYPES[name]
+            if sql_type == "BIGINT":
+                probes.append((f"{name} IS NOT NULL AND {name} <> round({name})", name, "not a whole number"))
+            if sql_type in ("DOUBLE", "BIGINT"):
+                probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
+                probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
+                finite = f"isfinite({name}::DOUBLE)"  # NaN and infinity are reported once, above
+                for op, bound in _constraints(name):
+                    sql_op, text = _OP_TEXT[op]
+                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
+                if name in PLAUSIBILITY:
+                    probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
+                                   f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
+        probes.append(("hardware IS NULL", "hardware",
+                       "missing: name the accelerator in a 'hardware' column or with --set hardware=NAME"))
+        has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
+        probes.append((f"NOT ({has_measure})", "throughput",
+                       "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
+        probes.extend(part_probes())
+        for basis in ("total", "output", "input"):
+            probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
+                           f"AND gpus IS NULL AND NOT coalesce(_role_{basis}, false)" if basis != "total" else
+                           "total_tokens_per_second IS NOT NULL AND total_tokens_per_second_per_gpu IS NULL "
+                           "AND gpus IS NULL", "gpus",
+                           f"{basis} tok/s is per system but the GPU count is unknown: add a 'gpus' column or --set gpus=N"))
+        warns = [(f"{n} > {w!r}", n, w) for n, (w, _) in PLAUSIBILITY.items()]
+        # one pass: the first failing line of each probe and the count of each warning (a few hundred
+        # aggregates cost mostly planning, so the rarely needed halves come in a second query below)
+        agg = ", ".join([*(f"min(CASE WHEN {cond} THEN source_line END)" for cond, _, _ in probes),
+                         *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
+                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)",
+                         f"count(CASE WHEN success_rate < {LOW_SUCCESS_RATE!r} THEN 1 END)", "min(success_rate)",
+                         "arg_min(source_line, success_rate)", "count(*)"])
+        row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
+        self.rows = int(row[-1])
+        lines, warn_counts = row[:len(probes)], row[len(probes):len(probes) + len(warns)]
+        failing = [i for i, line in enumerate(lines) if line is not None]
+        firing = [i for i, count in enumerate(warn_counts) if count]
+        if failing or firing:
+            more = ", ".join([*(f"count(CASE WHEN {probes[i][0]} THEN 1 END)" for i in failing),
+                              *(f"min(CASE WHEN {warns[i][0]} THEN source_line END)" for i in firing)])
+            extra = self.con.execute(f"SELECT {more} FROM ({select}) staged", params).fetchone()
+            counts = dict(zip(failing, extra[:len(failing)]))
+            first_lines = dict(zip(firing, extra[len(failing):]))
+        for i in firing:
+            _, name, warn = warns[i]
+            self.warnings.append(f"{warn_counts[i]} rows have {name} above {warn:g} (first at line {first_lines[i]}): "
+                                 "possible but unusual; check the unit")
+        if row[-5]:
+            self.warnings.append(f"{row[-5]} rows have TTFT over 60 s but TPOT under 1 ms: check the units")
+        if row[-4]:
+            self.warnings.append(
+                f"{row[-4]} row{'s' if row[-4] > 1 else ''} with a success rate below {LOW_SUCCESS_RATE:.0%} "
+                f"(lowest {row[-3]:.1%} at line {row[-2]}): failed requests make the throughput look better "
+                "than a working service's; an SLA limit such as success=0.99 leaves them out")
+        errors = []
+        for i in failing:
+            _, name, message = probes[i]
+            line, count = lines[i], counts[i]
+            value = self._raw_value(name, line)
+            text = message + (f" (got {value!r})" if value is not None else "")
+            if message.startswith("not a number") and value is not None and "," in str(value):
+                text += "; a decimal comma? write decimals with a point (1000.5)"
+            if count > 1:
+                text += f"; {count} rows in all"
+            errors.append(IngestError(self.file, text, line=int(line),
+                                      field=self.columns.get(name, _Column("", header=name)).header or name))
+        if errors:
+            errors.sort(key=lambda e: e.line)
+            first = errors[0]
+            raise IngestError(first.file, first.message, first.line, first.field, more=errors[1:MAX_ERRORS_REPORTED])
+
+    def _raw_value(self, name: str, line: int) -> Any:
+        col = self.columns.get(name)
+        raw = col.raw if col and col.raw else (self.value_check[0] if name == "value" and self.value_check else None)
+        if raw is None:
+            return None
+        text = self.con.execute(
+            f"SELECT CAST({raw} AS VARCHAR) FROM {self.raw_table} r WHERE {self.line_expr} = ?", [line]).fetchone()
+        if text is None or text[0] is None:
+            return None
+        return text[0] if len(text[0]) <= 80 else text[0][:77] + "..."
+
+
+def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, params: list[Any], fmt: str,
+            sha: str, notes: str | None) -> int:
+    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
+    con.execute(
+        "INSERT INTO sources VALUES (?, ?, ?, 'points', ?, ?, ?, ?, ?)",
+        [source_id, pipe.file, fmt, sha, pipe.rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
+         json.dumps(pipe.set_fields, default=str) if pipe.set_fields else None],
+    )
+    cols = ", ".join(POINT_FIELDS)
+    casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
+    con.execute(
+        f"INSERT INTO points (point_id, source_id, {cols}) "
+        f"SELECT ? * {_POINT_ID_STRIDE} + _ordinal, ?, {casts} FROM ({select}) staged",
+        [source_id, source_id, *params])
+    return source_id
+
+
+def _duplicate_warnings(con: duckdb.DuckDBPyConnection, raw_table: str, raw_columns: list[str],
+                        line_expr: str, shown: int = 5) -> list[str]:
+    """A warning naming the lines of rows that repeat an earlier row of the same file exactly.
+
+    Such rows are usually pasted twice. They are stored as the file has them (the frontier
+    keeps one of identical points, so they never count twice), and the warning says where they are.
+    """
+    if not raw_columns:
+        return []
+    cols = ", ".join(f"r.{c}" for c in raw_columns)
+    # cheap first: equal rows have equal hashes, so no repeated hash means no duplicate
+    rows, distinct = con.execute(f"SELECT count(*), count(DISTINCT hash({cols})) FROM {raw_table} r").fetchone()
+    if rows == distinct:
+        return []
+    groups = con.execute(
+        f"SELECT list({line_expr} ORDER BY {line_expr}) AS lines FROM {raw_table} r GROUP BY {cols} "
+        f"HAVING count(*) > 1 ORDER BY min({line_expr})").fetchall()
+    if not groups:
+        return []
+    repeats = sum(len(g[0]) - 1 for g in groups)
+    parts = []
+    for (lines,) in groups[:shown]:
+        later = ", ".join(str(n) for n in lines[1:])
+        parts.append(f"line {later} repeats line {lines[0]}" if len(lines) == 2
+                     else f"lines {later} repeat line {lines[0]}")
+    more = f"; and {len(groups) - shown} more" if len(groups) > shown else ""
+    return [f"{repeats} duplicated row{'s' if repeats > 1 else ''} ({'; '.join(parts)}{more}): stored as in the "
+            "file, but identical points count once on the frontier; remove them if they were pasted twice"]
+
+
+def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, raw_table: str,
+                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
+                 notes: str | None = None) -> IngestResult:
+    """Map, validate and insert one raw relation. Caller holds the transaction."""
+    pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
+    pipe.map_columns()
+    if fmt == "csv" and not any(f in pipe.columns for f in THROUGHPUT_FIELDS):
+        shown = ", ".join(h[:30] for h in list(headers.values())[:12])
+        raise IngestError(file, "no throughput column: a frontier needs tok/s per GPU (e.g. 'tput_per_gpu', "
+                          "'output_tok_s_gpu') or per system (e.g. 'total_token_throughput', 'output_tok/s', with "
+                          "'gpus'), plus interactivity ('tok_s_user') or 'tpot_ms'; "
+                          f"columns found: {shown}", line=1, field="throughput")
+    select, params = pipe.select()
+    staged = None
+    if con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0] <= _MATERIALISE_BELOW:
+        # Small files: planning the one-pass validation over the mapping expressions costs ~80 ms,
+        # more than the data; materialised, the probes read plain columns. Large files stay one-pass.
+        staged = f"staged_{abs(hash(sha)) % 10**9}"
+        con.execute(f"CREATE TEMP TABLE {staged} AS {select}", params)
+        select, params = f"SELECT * FROM {staged}", []
+    pipe.validate(select, params)
+    pipe.warnings.extend(role_cross_check(con, select, params))
+    pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
+    source_id = _insert(con, pipe, select, params, fmt, sha, notes)
+    if staged:
+        con.execute(f"DROP TABLE {staged}")
+    return IngestResult(file, fmt, "points", pipe.rows, None, source_id, pipe.unknown, pipe.warnings)
+
+
+#: files with at most this many rows are staged in a temporary table before validation
+_MATERIALISE_BELOW = 50_000

@@ -1,0 +1,95 @@
+"""Cost profiles in the database, so a team shares them: table ``cost_profiles``.
+
+The table (:data:`model.core.schema.COST_PROFILES_DDL`) holds one row per profile name: its hardware,
+kind, the effective $/GPU-hour when saved, the whole profile as JSON, its provenance (``source``),
+who saved it and when (UTC). It is created on the first save, so a database written before it
+existed opens unchanged; reading a database without it gives no profiles. Every value is a ``?``
+parameter. Functions take an open connection (:func:`model.data.store.connect`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+
+import duckdb
+import pandas as pd
+from pydantic import ValidationError
+
+from model.core.cost_profiles import CostProfile, _unique
+from model.core.schema import COST_PROFILES_DDL
+from model.core.tco import TcoInputError, _explain
+
+__all__ = ["save_profiles", "load_profiles", "profiles_table", "delete_profile", "profiles_version"]
+
+
+def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' "
+                            "AND table_name = 'cost_profiles'").fetchone()[0])
+
+
+def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli") -> int:
+    """Insert or replace ``profiles`` by name, all in one transaction; returns how many were saved.
+
+    Parameters
+    ----------
+    con : DuckDB connection (read-write)
+    profiles : iterable of CostProfile  names must be unique
+    saved_by : str  who saved them (``cli``, ``dashboard``), kept with the timestamp
+    """
+    profiles = _unique(profiles)
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    cur = con.cursor()
+    cur.execute("BEGIN")
+    try:
+        cur.execute(COST_PROFILES_DDL)
+        for p in profiles:
+            rate = p.rate()
+            cur.execute("INSERT OR REPLACE INTO cost_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [p.name, p.hardware, p.kind, rate if rate is not None and math.isfinite(rate) else None,
+                         p.model_dump_json(), p.source, saved_by, now])
+        cur.execute("COMMIT")
+    except Exception:
+        cur.execute("ROLLBACK")
+        raise
+    return len(profiles)
+
+
+def load_profiles(con: duckdb.DuckDBPyConnection) -> list[CostProfile]:
+    """Every stored profile, by name. A row that no longer validates raises :class:`TcoInputError` naming it."""
+    if not _has_table(con):
+        return []
+    out = []
+    for name, inputs in con.cursor().execute("SELECT name, inputs FROM cost_profiles ORDER BY name").fetchall():
+        try:
+            out.append(CostProfile(**json.loads(inputs)))
+        except ValidationError as exc:
+            raise _explain(exc, f"stored cost profile {name!r}", CostProfile.model_fields) from None
+        except ValueError as exc:
+            raise TcoInputError(f"stored cost profile {name!r} is damaged: {exc}") from None
+    return out
+
+
+def profiles_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Stored profiles with provenance: name, hardware, kind, usd_per_gpu_hour, source, saved_by, saved_at."""
+    columns = ["name", "hardware", "kind", "usd_per_gpu_hour", "source", "saved_by", "saved_at"]
+    if not _has_table(con):
+        return pd.DataFrame(columns=columns)
+    return con.cursor().execute(f"SELECT {', '.join(columns)} FROM cost_profiles ORDER BY name").df()
+
+
+def delete_profile(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Remove one profile by name; True when it existed."""
+    if not _has_table(con):
+        return False
+    return bool(con.cursor().execute("DELETE FROM cost_profiles WHERE name = ? RETURNING name", [name]).fetchall())
+
+
+def profiles_version(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(number of profiles, order-independent hash of every row): changes on every save or delete; a cache key."""
+    if not _has_table(con):
+        return (0, 0)
+    count, digest = con.cursor().execute(
+        "SELECT count(*), coalesce(sum(hash(name, inputs, saved_at)), 0) FROM cost_profiles").fetchone()
+    return int(count), int(digest)

@@ -1,0 +1,1 @@
+"""Presentation: the answer of a view, words and numbers for people, figures, the report."""

@@ -1,0 +1,252 @@
+"""The answers the dashboard states in words, as pure functions (the pages only render them).
+
+The overview headline, the break-even rate at one interactivity, the pair a user most
+likely asks about, the iso table as a people-ready pivot, and the labels of workloads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from model.core.iso import CostCurve, break_even_rates, iso_table
+from model.present import fmt
+
+__all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range",
+           "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals"]
+
+
+def parse_targets(text: str) -> tuple[float, ...]:
+    """Interactivity targets typed as ``"10, 20; 50"`` [tok/s/user]; empty text means the defaults.
+
+    Raises ValueError naming the value that is not a usable target.
+    """
+    targets = []
+    for part in str(text).replace(";", ",").split(","):
+        if not part.strip():
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r} is not a number of tok/s/user") from None
+        if not (0 < value < 100_000):
+            raise ValueError(f"a target must be above 0 and below 100,000 tok/s/user, got {part.strip()}")
+        targets.append(value)
+    if len(targets) > 20:
+        raise ValueError(f"at most 20 targets, got {len(targets)}")
+    return tuple(sorted(set(targets)))
+
+
+def status_text(row) -> str:
+    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value."""
+    if row["status"] == "ok":
+        return fmt.usd(row["usd_per_mtok"])
+    if row["status"] == "clamped":
+        return fmt.usd(row["usd_per_mtok"]) + " (clamped)"
+    return {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}.get(
+        row["status"], "no value")
+
+
+def cheapest_at(curves: dict[str, CostCurve], x: float, method: str = "linear") -> pd.DataFrame:
+    """The iso rows at one interactivity ``x`` [tok/s/user], cheapest first (unreachable last)."""
+    return iso_table(curves, [x], method).sort_values("usd_per_mtok", na_position="last", kind="stable",
+                                                      ignore_index=True)
+
+
+def changes_of(result) -> pd.DataFrame:
+    """Where the cheapest series changes, as crossover rows (``series_a``, ``series_b``, ``interactivity``):
+    every crossing while few series are in view, else the lower envelope's crossings (which cover the
+    cheapest series, the one a headline names, without crossing every pair)."""
+    envelope = getattr(result, "envelope", None)
+    if envelope is None or not len(result.crossovers) or len(result.curves) <= 8:
+        return result.crossovers
+    changes = envelope.changes[envelope.changes["kind"] == "crossover"]
+    return pd.DataFrame({"series_a": changes["from_series"], "series_b": changes["to_series"],
+                         "interactivity": changes["interactivity"]})
+
+
+def headline(at_x: pd.DataFrame, crossovers: pd.DataFrame, x: float) -> str:
+    """Which series is cheapest at ``x``, by how much, and where that changes.
+
+    ``at_x``: :func:`cheapest_at` rows; ``crossovers``: the analysis' crossovers (may be empty).
+    """
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    if at.empty:
+        return f"No series reaches {fmt.interactivity(x)}."
+    best = at.iloc[0]
+    text = f"At {fmt.interactivity(x)}, {best['series']} is cheapest at {fmt.usd(best['usd_per_mtok'])}"
+    if len(at) > 1:
+        second = at.iloc[1]
+        saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
+        if fmt.usd(best["usd_per_mtok"]) == fmt.usd(second["usd_per_mtok"]):
+            text += f", level with {second['series']}"
+        else:
+            text += f", {fmt.percent(saving)} below {second['series']} ({fmt.usd(second['usd_per_mtok'])})"
+    mine = crossovers[(crossovers["series_a"] == best["series"]) | (crossovers["series_b"] == best["series"])] \
+        if not crossovers.empty else crossovers
+    if not mine.empty:
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()].iloc[0]
+        other = nearest["series_b"] if nearest["series_a"] == best["series"] else nearest["series_a"]
+        side = "above" if nearest["interactivity"] > x else "below"
+        text += f"; {other} takes over {side} {fmt.interactivity(nearest['interactivity'])}"
+    return text + "."
+
+
+def _spans(spans: list[tuple[float, float]]) -> str:
+    """``[(18.1, 34.3), (50.6, nan)]`` -> ``"from 18.1 to 34.3 and above 50.6"`` (NaN: an open end)."""
+    words = []
+    for lo, hi in spans:
+        if np.isnan(lo):
+            words.append(f"below {hi:.1f}")
+        elif np.isnan(hi):
+            words.append(f"above {lo:.1f}")
+        else:
+            words.append(f"from {lo:.1f} to {hi:.1f}")
+    return ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
+
+
+def pair_intervals(crossovers: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
+    """Each pair's crossings said once, as the intervals where each series of the pair is cheaper.
+
+    ``crossovers``: rows as :func:`model.core.iso.crossovers` (``series_a``, ``series_b``, ``interactivity``,
+    ``cheaper_below``, ``cheaper_above``); ``reach``: :func:`model.core.iso.reach` (``series``,
+    ``min_interactivity``, ``max_interactivity``). The pair's common range is [larger minimum, smaller
+    maximum]; an end the reach does not give is said "below"/"above" the crossing.
+
+    Returns one row per pair, in the order pairs first appear: ``series_a``, ``series_b``,
+    ``crossings`` (the 1-based positions of its rows in ``crossovers``, the chart's numbers) and
+    ``text``, e.g. "MI355X cheaper from 18.1 to 34.3 and from 50.6 to 55.7 tok/s/user; B200 cheaper
+    from 34.3 to 50.6 and from 55.7 to 89.4 tok/s/user".
+    """
+    columns = ["series_a", "series_b", "crossings", "text"]
+    if crossovers.empty:
+        return pd.DataFrame(columns=columns)
+    ends = reach.set_index("series")[["min_interactivity", "max_interactivity"]] if not reach.empty else None
+    numbered = crossovers.reset_index(drop=True).assign(number=lambda f: f.index + 1)
+    rows = []
+    for (a, b), group in numbered.groupby(["series_a", "series_b"], sort=False):
+        group = group.sort_values("interactivity", kind="stable")
+        known = ends is not None and a in ends.index and b in ends.index
+        lo = max(ends.loc[a, "min_interactivity"], ends.loc[b, "min_interactivity"]) if known else np.nan
+        hi = min(ends.loc[a, "max_interactivity"], ends.loc[b, "max_interactivity"]) if known else np.nan
+        xs = group["interactivity"].to_numpy(dtype=float)
+        bounds = [lo, *xs, hi]
+        owners = [group["cheaper_below"].iloc[0], *group["cheaper_above"]]
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for owner, start, stop in zip(owners, bounds[:-1], bounds[1:]):
+            mine = spans.setdefault(owner, [])
+            if mine and mine[-1][1] == start:        # a touching crossing: the same series stays cheaper
+                mine[-1] = (mine[-1][0], stop)
+            elif not (start == stop):                 # an empty interval (a crossing at the range's end) says nothing
+                mine.append((start, stop))
+        text = "; ".join(f"{owner} cheaper {_spans(s)} tok/s/user" for owner, s in spans.items() if s)
+        rows.append({"series_a": a, "series_b": b, "crossings": tuple(int(n) for n in group["number"]),
+                     "text": text})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def default_pair(at_x: pd.DataFrame) -> tuple[str, str] | None:
+    """The pair a buyer most likely asks about at one interactivity: the runner-up against the
+    cheapest series (how low must the runner-up's rate go to match?). None with fewer than two."""
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    names = at["series"].tolist() if len(at) >= 2 else at_x["series"].tolist()
+    return (names[1], names[0]) if len(names) >= 2 else None
+
+
+def common_range(curves: dict[str, CostCurve], a: str, b: str) -> tuple[float, float] | None:
+    """The interactivity range both frontiers reach [tok/s/user], or None when they share none."""
+    lo = max(curves[a].x_min, curves[b].x_min)
+    hi = min(curves[a].x_max, curves[b].x_max)
+    return (lo, hi) if hi > lo else None
+
+
+def break_even_answer(curves: dict[str, CostCurve], series: str, against: str, x: float,
+                      method: str = "linear") -> dict:
+    """The $/GPU-hour at which ``series`` costs the same per million tokens as ``against`` at ``x``.
+
+    Returns a dict: ``rate`` (break-even $/GPU-hour, NaN when either is out of reach at x),
+    ``current`` (the series' rate now), ``cheaper_now`` (bool) and ``text``, e.g.
+    "At 50.0 tok/s/user, B200 becomes cheaper than MI355X below $1.61/GPU-hour (now $2.10)."
+    """
+    row = break_even_rates(curves, series, against, [x], method).iloc[0]
+    rate, current = float(row["break_even_usd_per_gpu_hour"]), float(row["usd_per_gpu_hour"])
+    where = fmt.interactivity(x)
+    if not np.isfinite(rate):
+        reach = common_range(curves, series, against)
+        span = (f"; both reach {reach[0]:.1f}–{reach[1]:.1f} tok/s/user" if reach else "; they share no range")
+        return {"rate": float("nan"), "current": current, "cheaper_now": None,
+                "text": f"{series} and {against} cannot both be priced at {where}{span}."}
+    cheaper_now = current < rate
+    verb = "stays cheaper than" if cheaper_now else "becomes cheaper than"
+    if abs(current - rate) < 0.005:
+        verb = "matches"
+    text = (f"At {where}, {series} {verb} {against} below {fmt.usd(rate, '/GPU-hour')} "
+            f"(now {fmt.usd(current, '/GPU-hour')}).") if verb != "matches" else \
+        f"At {where}, {series} matches {against} at {fmt.usd(rate, '/GPU-hour')}, its rate now."
+    return {"rate": rate, "current": current, "cheaper_now": cheaper_now, "text": text}
+
+
+def iso_pivot(iso: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The iso table as two people-ready grids (series x target): $/M cells and ratio cells."""
+    table = iso.assign(cell=[status_text(r) for _, r in iso.iterrows()],
+                       ratio=iso["ratio_to_baseline"].map(fmt.ratio))
+    costs = table.pivot(index="series", columns="interactivity", values="cell")
+    ratios = table.pivot(index="series", columns="interactivity", values="ratio")
+    for grid in (costs, ratios):
+        grid.columns = [fmt.interactivity(c) for c in grid.columns]
+        grid.index.name = "Series"
+    return costs, ratios
+
+
+def workload_label(model: str, isl: str, osl: str, frontier_rows: int, rows: int) -> str:
+    """``GLM-5 · ISL 8192 / OSL 1024 · 24 rows``; a ramp-only workload says so."""
+    name = model or "model not stated"
+    sizes = f"ISL {isl or '?'} / OSL {osl or '?'}"
+    kind = "" if frontier_rows else ", load ramp"
+    return f"{name} · {sizes} · {fmt.count(rows, 'row')}{kind}"
+
+
+def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
+    """The report's answer paragraph: the cheapest series at ``x`` [tok/s/user], by how much, where that
+    changes (the three crossings nearest ``x``), and the runner-up's break-even $/GPU-hour.
+
+    ``result``: an analysis with its crossings (:func:`model.core.analysis.cross`); ``at_x``: :func:`cheapest_at`.
+    """
+    at = at_x.dropna(subset=["usd_per_mtok"])
+    if at.empty:
+        return f"No series in this view reaches {x:.1f} tok/s/user, so none can be priced there."
+    best = at.iloc[0]
+    text = (f"At {x:.1f} tok/s/user, {best['series']} is the cheapest system in this view at "
+            f"{fmt.usd(best['usd_per_mtok'])} tokens")
+    if len(at) > 1:
+        second = at.iloc[1]
+        if fmt.usd(best["usd_per_mtok"]) == fmt.usd(second["usd_per_mtok"]):
+            text += f", level with {second['series']}"
+        else:
+            saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
+            text += (f", {fmt.percent(saving)} below {second['series']} ({fmt.usd(second['usd_per_mtok'])}; "
+                     f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x)")
+    text += "."
+    cross = result.crossovers
+    mine = cross[(cross["series_a"] == best["series"]) | (cross["series_b"] == best["series"])] \
+        if not cross.empty else cross
+    if not mine.empty:
+        changes = []
+        nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()[:3]]   # the three closest to x
+        for _, row in nearest.sort_values("interactivity").iterrows():
+            other = row["series_b"] if row["series_a"] == best["series"] else row["series_a"]
+            side = "above" if row["cheaper_above"] == other else "below"
+            changes.append(f"{other} is cheaper {side} {row['interactivity']:.1f} tok/s/user")
+        more = f" ({len(mine) - len(nearest)} more crossings in the list below)" if len(mine) > len(nearest) else ""
+        text += " That changes where the cost curves cross: " + "; ".join(changes) + more + "."
+    elif len(result.curves) > 1:
+        text += f" No other series' cost curve crosses {best['series']}'s in this view."
+    if len(at) > 1:
+        second = at.iloc[1]
+        table = break_even_rates(result.curves, second["series"], best["series"], [x], method)
+        needed = float(table["break_even_usd_per_gpu_hour"].iloc[0])
+        now = float(table["usd_per_gpu_hour"].iloc[0])
+        if np.isfinite(needed):
+            text += (f" {second['series']} would have to cost {fmt.usd(needed, '/GPU-hour')} instead of "
+                     f"{fmt.usd(now, '/GPU-hour')} to match {best['series']} at this interactivity.")
+    return text

@@ -1,0 +1,237 @@
+"""Plotly figures, built by pure functions (no Streamlit) so tests can read their traces.
+
+One colour per hardware on every chart (NVIDIA greens, AMD reds); series of one
+hardware differ by line dash. Units on every axis; money as ``$0.22/M``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from model.core.hardware import hardware_colour
+from model.core.iso import CostCurve, _inside
+from model.present.fmt import usd
+
+__all__ = ["usd", "frontier_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label"]
+
+X_TITLE = "Interactivity [tok/s/user]"
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def _styles(series: list[str], hardware_of: dict[str, str]) -> dict[str, tuple[str, str]]:
+    seen: dict[str, int] = {}
+    out = {}
+    for name in series:
+        hw = hardware_of.get(name, name.split(" · ")[0])
+        out[name] = (hardware_colour(hw), _DASHES[seen.get(hw, 0) % len(_DASHES)])
+        seen[hw] = seen.get(hw, 0) + 1
+    return out
+
+
+def _figure(traces: list[dict], y_title: str, title: str | None = None, y_money: str | None = None) -> go.Figure:
+    """One figure from trace dicts. Built unvalidated (25x faster with hundreds of series); the
+    structure is pinned by tests/test_figures.py instead."""
+    layout = dict(
+        title=dict(text=title) if title else None, template="plotly_white", height=460,
+        margin=dict(l=60, r=20, t=50 if title else 20, b=50),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0), hovermode="closest",
+        xaxis=dict(title=dict(text=X_TITLE), rangemode="tozero"),
+        yaxis=dict(title=dict(text=y_title), rangemode="tozero",
+                   **(dict(tickprefix="$", ticksuffix=y_money) if y_money else {})),
+    )
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+_HOVER = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>parallelism %{customdata[2]} · concurrency %{customdata[3]}"
+          "<br>%{x:.1f} tok/s/user · %{customdata[4]}<br>run %{customdata[5]} · %{customdata[6]}<extra></extra>")
+
+
+def _text(frame: pd.DataFrame, column: str) -> pd.Series:
+    if column not in frame:
+        return pd.Series("", index=frame.index, dtype=object)
+    return frame[column].astype(object).where(frame[column].notna(), "")
+
+
+def _customdata(frame: pd.DataFrame, value_col: str) -> np.ndarray:
+    """Hover fields, vectorised: hardware, recipe, parallelism, concurrency, value, run date, source:line."""
+    recipe = _text(frame, "framework").astype(str)
+    for col in ("precision", "spec_decoding"):
+        part = _text(frame, col).astype(str)
+        recipe = recipe.where(part == "", recipe + " · " + part)
+    par = pd.Series("", index=frame.index, dtype=object)
+    for col in ("tp", "ep", "dp", "pp"):
+        if col in frame:
+            value = frame[col].astype("Float64").round().astype("Int64").astype(str).where(frame[col].notna(), "")
+            tag = (col.upper() + value).where(value != "", "")
+            par = par.where(tag == "", par.where(par == "", par + "×") + tag)
+    par = par.where(par != "", "—")
+    conc = frame["concurrency"].map(lambda v: f"{v:g}", na_action="ignore").fillna("—") \
+        if "concurrency" in frame else pd.Series("—", index=frame.index)
+    values = frame[value_col].to_numpy(dtype=float, na_value=np.nan)
+    shown = [usd(v) for v in values] if value_col == "usd_per_mtok" else [f"{v:,.1f} tok/s/GPU" for v in values]
+    date = _text(frame, "run_date").astype(str).str[:10].replace("", "—")
+    source = _text(frame, "source_file").astype(str) + ":" + _text(frame, "source_line").astype(str)
+    return np.column_stack([frame["hardware"].astype(str), recipe, par, conc.astype(str), shown, date, source])
+
+
+#: above this many measured points, they hover with series and values only (full detail stays on
+#: frontier points): 100,000 points with full hover text make a 14 MB figure and a 4.7 s rerun
+DETAIL_LIMIT = 20_000
+#: measured points drawn by default; past this an even sample is drawn (frontier points are always drawn)
+CLOUD_LIMIT = 5_000
+
+
+def thin_cloud(points: pd.DataFrame, limit: int = CLOUD_LIMIT) -> pd.DataFrame:
+    """Every ``k``-th measured point (in row order), ``k`` the smallest step that keeps at most ``limit``:
+    the cloud's shape for the browser at a fraction of its weight. ``points`` as it is when small enough."""
+    step = -(-len(points) // limit)
+    return points if step <= 1 else points.iloc[::step]
+
+
+def frontier_figure(points: pd.DataFrame, frontier: pd.DataFrame, y: str = "throughput",
+                    optimal_only: bool = False) -> go.Figure:
+    """Measured points and each series' Pareto frontier.
+
+    y : ``"throughput"`` (tok/s/GPU on the basis) or ``"cost"`` ($/M).
+    Hover shows hardware, recipe, parallelism, concurrency, date and source file:line on frontier
+    points always, and on measured points up to :data:`DETAIL_LIMIT` of them.
+    Above 5,000 measured points they are drawn with WebGL.
+    """
+    value_col = "tokens_per_second_per_gpu" if y == "throughput" else "usd_per_mtok"
+    y_title = "Throughput [tok/s/GPU]" if y == "throughput" else "Cost [$ per million tokens]"
+    show_points = not optimal_only and "series" in points and not points.empty
+    firsts = [f.drop_duplicates("series")[["series", "hardware"]] for f in (frontier, points if show_points else None)
+              if f is not None and not f.empty]
+    names = pd.concat(firsts).drop_duplicates("series") if firsts else pd.DataFrame(columns=["series", "hardware"])
+    series = sorted(names["series"].tolist())
+    hw_of = dict(zip(names["series"].tolist(), names["hardware"].tolist()))
+    styles = _styles(series, hw_of)
+    scatter = "scattergl" if show_points and len(points) > 5000 else "scatter"
+    traces = []
+    if show_points:
+        detailed = len(points) <= DETAIL_LIMIT
+        data = _customdata(points, value_col) if detailed else None
+        light = ("%{x:.1f} tok/s/user · " + ("%{y:,.1f} tok/s/GPU" if y == "throughput" else "$%{y:.3f}/M"))
+        rows_of = points.groupby("series", sort=False, observed=True).indices   # series -> row positions
+        for name in series:
+            take = rows_of.get(name)
+            if take is None:
+                continue
+            colour, _ = styles[name]
+            part = points.iloc[take]
+            hover = dict(customdata=data[take], hovertemplate=_HOVER) if detailed else \
+                dict(hovertemplate=light + "<extra>" + name + "</extra>")
+            traces.append(dict(
+                type=scatter, x=part["interactivity"].to_numpy(), y=part[value_col].to_numpy(), mode="markers",
+                name=f"{name} (measured)", legendgroup=name, showlegend=False,
+                marker=dict(color=colour, size=7, opacity=0.35), meta={"kind": "points", "series": name}, **hover))
+    if not frontier.empty:
+        ordered = frontier.sort_values(["series", "interactivity"], kind="stable")
+        details = _customdata(ordered, value_col)           # once for all series, then sliced
+        rows_of = ordered.reset_index(drop=True).groupby("series", sort=False, observed=True).indices
+        for name in series:
+            take = rows_of.get(name)
+            if take is None:
+                continue
+            colour, dash = styles[name]
+            front = ordered.iloc[take]
+            traces.append(dict(
+                type="scatter", x=front["interactivity"].to_numpy(), y=front[value_col].to_numpy(),
+                mode="lines+markers", name=name, legendgroup=name,
+                line=dict(color=colour, dash=dash, width=2.5), marker=dict(color=colour, size=8),
+                customdata=details[take], hovertemplate=_HOVER, meta={"kind": "frontier", "series": name}))
+    return _figure(traces, y_title, y_money="/M" if y == "cost" else None)
+
+
+def _dense(curve: CostCurve, method: str, n: int = 120) -> tuple[np.ndarray, np.ndarray]:
+    """Points to draw the curve with: its own breakpoints when linear (exact), else a fine grid."""
+    if method == "linear":
+        return curve.x, curve.usd_per_mtok
+    x = np.unique(np.r_[np.linspace(curve.x_min, curve.x_max, n), curve.x])
+    return x, _inside(curve, x, method)
+
+
+def _curve_traces(curves: dict[str, CostCurve], method: str) -> list[dict]:
+    styles = _styles(sorted(curves), {n: c.hardware[0] for n, c in curves.items()})
+    traces = []
+    for name in sorted(curves):
+        colour, dash = styles[name]
+        x, y = _dense(curves[name], method)
+        traces.append(dict(type="scatter", x=x, y=y, mode="lines", name=name, legendgroup=name,
+                           line=dict(color=colour, dash=dash, width=2.5),
+                           hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.3f}/M<extra>" + name + "</extra>",
+                           meta={"kind": "curve", "series": name}))
+    return traces
+
+
+def cost_figure(curves: dict[str, CostCurve], iso: pd.DataFrame, method: str = "linear") -> go.Figure:
+    """$/M against interactivity per series, with the iso targets marked (hollow = clamped)."""
+    traces = _curve_traces(curves, method)
+    at = iso[iso["usd_per_mtok"].notna()] if not iso.empty else iso
+    if not at.empty:
+        colours = [hardware_colour(curves[s].hardware[0]) if s in curves else "#999" for s in at["series"]]
+        traces.append(dict(
+            type="scatter", x=at["interactivity"].to_numpy(), y=at["usd_per_mtok"].to_numpy(), mode="markers",
+            name="at targets", showlegend=False, customdata=at["series"].to_numpy(),
+            marker=dict(color=colours, size=11, symbol=["circle-open" if c else "circle" for c in at["clamped"]],
+                        line=dict(width=2, color=colours)),
+            hovertemplate="%{customdata}<br>%{x:g} tok/s/user<br>$%{y:.3f}/M<extra></extra>",
+            meta={"kind": "targets"}))
+    fig = _figure(traces, "Cost [$ per million tokens]", y_money="/M")
+    for x in sorted(iso["interactivity"].unique()) if not iso.empty else []:
+        fig.add_vline(x=x, line=dict(color="#bbb", width=1, dash="dot"))
+    return fig
+
+
+def crossover_label(row: pd.Series | dict) -> str:
+    """``"MI355X cheaper below 89.4 tok/s/user"``."""
+    return f"{row['cheaper_below']} cheaper below {row['interactivity']:.1f} tok/s/user"
+
+
+def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, reach: pd.DataFrame,
+                     method: str = "linear") -> go.Figure:
+    """Cost curves with every crossover marked and numbered, and each series' reach limit.
+
+    Crossovers carry a number on the chart (1, 2, ...) in the order of ``crossovers``; their
+    words go in a list beside the chart and in the hover, so labels never pile up.
+    """
+    traces = _curve_traces(curves, method)
+    if not crossovers.empty:
+        traces.append(dict(
+            type="scatter", x=crossovers["interactivity"].to_numpy(), y=crossovers["usd_per_mtok"].to_numpy(),
+            mode="markers+text", name="crossover", marker=dict(symbol="x", size=13, color="#111", line=dict(width=2)),
+            text=[str(i) for i in range(1, len(crossovers) + 1)], textposition="top center",
+            textfont=dict(size=13, color="#111"),
+            customdata=[crossover_label(r) for _, r in crossovers.iterrows()],
+            hovertemplate="%{customdata}<br>$%{y:.3f}/M<extra>crossover %{text}</extra>",
+            meta={"kind": "crossovers"}))
+    if not reach.empty:
+        colours = [hardware_colour(curves[s].hardware[0]) if s in curves else "#999" for s in reach["series"]]
+        traces.append(dict(
+            type="scatter", x=reach["max_interactivity"].to_numpy(), y=reach["usd_per_mtok_at_max"].to_numpy(),
+            mode="markers", name="reach", showlegend=False, customdata=reach["series"].to_numpy(),
+            marker=dict(symbol="line-ns", size=18, color=colours, line=dict(width=3, color=colours)),
+            hovertemplate="%{customdata}: frontier ends at %{x:.1f} tok/s/user<extra>reach</extra>",
+            meta={"kind": "reach"}))
+    return _figure(traces, "Cost [$ per million tokens]", y_money="/M")
+
+
+def break_even_figure(table: pd.DataFrame, series: str, against: str, at: float | None = None) -> go.Figure:
+    """Break-even $/GPU-hour of ``series`` against ``against`` across interactivity, with its current
+    rate and, when given, the interactivity ``at`` the answer is read at."""
+    traces = [
+        dict(type="scatter", x=table["interactivity"].to_numpy(), y=table["break_even_usd_per_gpu_hour"].to_numpy(),
+             mode="lines", name=f"rate at which {series} matches {against}", line=dict(width=3, color="#1f6feb"),
+             hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.2f}/GPU-h<extra></extra>", meta={"kind": "break_even"}),
+        dict(type="scatter", x=table["interactivity"].to_numpy(), y=table["usd_per_gpu_hour"].to_numpy(),
+             mode="lines", name=f"current rate for {series}", line=dict(width=2, dash="dash", color="#666"),
+             hovertemplate="$%{y:.2f}/GPU-h<extra></extra>", meta={"kind": "current_rate"}),
+    ]
+    fig = _figure(traces, "$ per GPU-hour", y_money="/GPU-h")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+                      margin=dict(l=60, r=20, t=20, b=90))
+    if at is not None:
+        fig.add_vline(x=at, line=dict(color="#bbb", width=1, dash="dot"))
+    return fig

@@ -1,0 +1,296 @@
+"""The report's outputs: the :class:`Report` (HTML, PDF printed by headless Chromium, tables as CSV zip
+and XLSX), tables for people (rounded by one rule, formula-safe), charts as Plotly JSON, the page frame.
+
+Numbers are formatted by one rule everywhere: money with 2 decimals (3 below $0.10, and at least two
+significant digits below that), interactivity [tok/s/user] and throughput [tok/s/GPU] with 1, ratios as ``1.41x``.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from model.data.export import neutralise_formula, safe_csv
+from model.present import figures
+from model.present.fmt import usd_decimals
+
+__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "table_frames", "html_table", "chart",
+           "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
+
+#: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
+KINDS = ("usd", "x", "tps", "ratio", "int", "text")
+
+#: the Chromium flags of every PDF print: no network, no profile of the user's, no first-run work
+_CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+                   "--host-resolver-rules=MAP * ~NOTFOUND", "--no-pdf-header-footer",
+                   "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000")
+#: width of a chart in the PDF [CSS px]: A4 less 2 x 14 mm margins at 96 px/inch
+PRINT_WIDTH_PX = 690
+
+
+class ReportError(RuntimeError):
+    """A report cannot be made (e.g. no Chromium for the PDF)."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """A finished report. ``html`` opens offline; the other outputs are made on demand."""
+
+    title: str
+    html: str
+    print_html: str                               # same content, charts at a fixed print width
+    tables: dict[str, pd.DataFrame]               # name -> rounded numbers, people's headers
+    assumptions: pd.DataFrame                     # item, value, source
+    made_at: datetime
+
+    def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180) -> Path:
+        """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path."""
+        return html_to_pdf(self.print_html, path, chromium, timeout_s)
+
+    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180) -> bytes:
+        """The PDF as bytes (for a download button); see :meth:`to_pdf`."""
+        with tempfile.TemporaryDirectory(prefix="costfrontier-pdf-") as tmp:
+            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s).read_bytes()
+
+    def tables_csv(self) -> bytes:
+        """A zip of one formula-safe CSV per table, plus ``assumptions.csv``."""
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, frame in {**self.tables, "Assumptions": self.assumptions}.items():
+                archive.writestr(file_name(name) + ".csv", safe_csv(frame))
+        return buffer.getvalue()
+
+    def tables_xlsx(self) -> bytes:
+        """One workbook: the iso table, the assumptions on the second sheet, then a sheet per other table;
+        each sheet opens with a header block naming the report and the date."""
+        from openpyxl import Workbook
+        from openpyxl.styles import Font
+
+        book = Workbook()
+        book.remove(book.active)
+        header = [self.title, f"Made {self.made_at:%Y-%m-%d %H:%M} UTC; assumptions on the 'Assumptions' sheet"]
+        first, *rest = self.tables.items()
+        for name, frame in dict([first, ("Assumptions", self.assumptions), *rest]).items():
+            sheet = book.create_sheet(_sheet_name(name))
+            sheet.append([neutralise_formula(header[0])])
+            sheet["A1"].font = Font(bold=True, size=13)
+            sheet.append([neutralise_formula(f"{name}. {header[1]}")])
+            sheet.append([])
+            sheet.append([neutralise_formula(str(c)) for c in frame.columns])
+            for cell in sheet[4]:
+                cell.font = Font(bold=True)
+            for row in frame.itertuples(index=False):
+                sheet.append([_cell(v) for v in row])
+            for i, column in enumerate(frame.columns, start=1):
+                width = max([len(str(column))] + [len(str(v)) for v in frame[column].head(200)])
+                sheet.column_dimensions[sheet.cell(4, i).column_letter].width = min(60, width + 2)
+            sheet.freeze_panes = "A5"
+        buffer = io.BytesIO()
+        book.save(buffer)
+        return buffer.getvalue()
+
+
+
+def round_usd(value: float) -> float:
+    """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`) [$]. NaN stays NaN."""
+    if value is None or not np.isfinite(value):
+        return np.nan
+    return round(float(value), usd_decimals(value))
+
+
+def _show(value, kind: str) -> str:
+    if kind == "text":
+        return "" if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA else str(value)
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and not np.isfinite(value)):
+        return "—"
+    if kind == "usd":
+        return figures.usd(float(value), "")
+    if kind == "x":
+        return f"{float(value):.1f}"
+    if kind == "tps":
+        return f"{float(value):,.1f}"
+    if kind == "ratio":
+        return f"{float(value):.2f}x"
+    return f"{int(value)}"
+
+
+def _round(value, kind: str):
+    if kind == "text":
+        return None if value is pd.NA or (isinstance(value, float) and np.isnan(value)) else value
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and not np.isfinite(value)):
+        return None
+    if kind == "usd":
+        return round_usd(float(value))
+    if kind in ("x", "tps"):
+        return round(float(value), 1)
+    if kind == "ratio":
+        return round(float(value), 2)
+    return int(value)
+
+
+def table_frames(frame: pd.DataFrame, spec: list[tuple[str, str, str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(text to show, rounded numbers to download) from one spec, so the two always agree."""
+    for _, _, kind in spec:
+        if kind not in KINDS:
+            raise ValueError(f"unknown column kind {kind!r}; choose from {', '.join(KINDS)}")
+    shown = pd.DataFrame({h: [_show(v, k) for v in frame[c]] if c in frame else [] for h, c, k in spec},
+                         columns=[h for h, _, _ in spec])
+    rounded = pd.DataFrame({h: pd.Series([_round(v, k) for v in frame[c]], dtype=object) if c in frame else []
+                            for h, c, k in spec}, columns=[h for h, _, _ in spec])
+    return shown, rounded
+
+
+def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]], grouped: bool = False) -> str:
+    """An HTML table of the shown text; ``grouped`` rules a line where the first column's value changes."""
+    numeric = [k not in ("text",) for _, _, k in spec]
+    head = "".join(f"<th{' class=num' if n else ''}>{html.escape(str(h))}</th>" for h, n in zip(shown.columns, numeric))
+    rows, previous = [], None
+    for values in shown.itertuples(index=False):
+        cells = "".join(f"<td{' class=num' if n else ''}>{html.escape(str(v))}</td>" for v, n in zip(values, numeric))
+        group = grouped and previous is not None and values[0] != previous
+        previous = values[0]
+        rows.append(f"<tr class=group>{cells}</tr>" if group else f"<tr>{cells}</tr>")
+    return (f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            if rows else '<p class="muted">None.</p>')
+
+
+def _cell(value):
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    return neutralise_formula(value) if isinstance(value, str) else value
+
+
+def file_name(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")
+
+
+def _sheet_name(name: str) -> str:
+    return "".join(c for c in name if c not in "[]:*?/\\")[:31]
+
+
+@dataclass(frozen=True)
+class _Chart:
+    """A figure as Plotly JSON (encoded once, drawn in both the screen and the print page)."""
+
+    spec: str
+    height_px: int
+
+
+def chart(fig: go.Figure, title: str | None = None, subtitle: str = "") -> _Chart:
+    """The figure's JSON with a title, a subtitle (workload, basis, rates, date) and the legend under
+    the plot; figures.py's own figures are left as they are (they are built unvalidated, so the
+    template named by string is resolved here, and nothing is validated twice)."""
+    spec = fig.to_dict()
+    layout = spec.setdefault("layout", {})
+    if isinstance(layout.get("template"), str):
+        layout["template"] = pio.templates[layout["template"]].to_plotly_json()
+    if title is not None:
+        layout.update(
+            title=dict(text=html.escape(title), x=0, xanchor="left", font=dict(size=16),
+                       subtitle=dict(text="<br>".join(html.escape(line) for line in subtitle.split("\n")))),
+            margin=dict(l=70, r=20, t=95, b=40), height=500,
+            legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0),
+            font=dict(family="Helvetica, Arial, sans-serif", size=12))
+    layout.pop("width", None)
+    layout["autosize"] = True
+    # "</" cannot end the <script> it sits in ("<\/" is the same JSON string)
+    return _Chart(pio.json.to_json_plotly(spec).replace("</", "<\\/"), int(layout.get("height") or 500))
+
+
+_CONFIG = json.dumps({"displaylogo": False, "responsive": True, "toImageButtonOptions": {"format": "png", "scale": 2}})
+
+
+def chart_html(chart: _Chart, div_id: str, width: int | None) -> str:
+    """The chart's div and script; ``width`` [CSS px] fixes its size for print, else it fills the page."""
+    size = f"width:{width}px" if width else "width:100%"
+    return (f'<div id="{div_id}" class="chart" style="{size};height:{chart.height_px}px"></div>'
+            f"<script>(function(){{var f={chart.spec};"
+            f'Plotly.newPlot("{div_id}",f.data,f.layout,{_CONFIG});}})();</script>')
+
+
+_CSS = """
+body{font-family:Helvetica,Arial,sans-serif;color:#1b1f24;margin:0 auto;max-width:1000px;padding:24px;line-height:1.45}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+h3{font-size:15px;margin:16px 0 6px}.muted,.caption{color:#57606a;font-size:13px}.answer{font-size:16px}
+.note{color:#9a6700;font-size:13px}table{border-collapse:collapse;width:100%;font-size:12.5px;margin:8px 0}
+th,td{border-bottom:1px solid #d8dee4;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}td.num,th.num{text-align:right}td.num{white-space:nowrap}
+tr.group td{border-top:2px solid #57606a}#iso td:nth-child(2){white-space:nowrap}
+#provenance td:nth-child(4){font-family:monospace;font-size:10.5px;word-break:break-all}
+#recommendation{background:#f6f8fa;border-left:4px solid #1f6feb;padding:8px 16px;margin:16px 0}.lead{font-size:16px}
+a{color:#0969da;word-break:break-all}
+@page{size:A4;margin:14mm}
+@media print{body{max-width:none;padding:0}h2{break-after:avoid}tr,.js-plotly-plot,section#answer{break-inside:avoid}
+ .break{break-before:page}.modebar{display:none!important}table{font-size:10.5px}}
+"""
+
+
+def page(title: str, body: str, width: int | None) -> str:
+    from plotly.offline import get_plotlyjs
+
+    return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width, initial-scale=1'>"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style>"
+            f"<script>{get_plotlyjs()}</script></head><body>{body}</body></html>")
+
+
+# --------------------------------------------------------------------------- PDF
+
+def chromium_path() -> str | None:
+    """The Chromium to print with: ``$COSTFRONTIER_CHROMIUM``, else ``chromium`` on PATH, else /usr/bin/chromium."""
+    for candidate in (os.environ.get("COSTFRONTIER_CHROMIUM"), shutil.which("chromium"),
+                      shutil.which("chromium-browser"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = None,
+                timeout_s: float = 180) -> Path:
+    """Print ``page_html`` to ``path`` with headless Chromium (no network, a throw-away profile).
+
+    The page's scripts run before printing (``--virtual-time-budget``), so Plotly charts are drawn
+    and land in the PDF as vector graphics. Written atomically: ``path`` is whole or untouched.
+    """
+    chromium = chromium or chromium_path()
+    if chromium is None:
+        raise ReportError("a PDF needs Chromium: install Debian's chromium (apt-get install chromium) "
+                          "or set COSTFRONTIER_CHROMIUM to its path; the HTML report needs nothing")
+    target = Path(path)
+    with tempfile.TemporaryDirectory(prefix="costfrontier-report-") as tmp:
+        source = Path(tmp) / "report.html"
+        source.write_text(page_html, encoding="utf-8")
+        printed = Path(tmp) / "report.pdf"
+        command = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}",
+                   f"--print-to-pdf={printed}", source.as_uri()]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise ReportError(f"Chromium did not finish printing the PDF within {timeout_s:g} s") from None
+        except OSError as exc:
+            raise ReportError(f"Chromium could not be started ({exc.strerror or exc}); install Debian's chromium "
+                              "or set COSTFRONTIER_CHROMIUM to its path") from None
+        if done.returncode != 0 or not printed.exists() or printed.stat().st_size == 0:
+            tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
+            raise ReportError(f"Chromium could not print the PDF (exit {done.returncode}): {tail[0][:200]}")
+        partial = target.with_name(f".{target.name}.partial")
+        shutil.copyfile(printed, partial)
+        os.replace(partial, target)
+    return target

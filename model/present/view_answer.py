@@ -1,0 +1,465 @@
+"""The answer of a view: everything the pages, the report and the CLI show for one
+:class:`~model.core.viewstate.ViewState`, computed once.
+
+:func:`answer_of_view` reads the rows a view selects from the store and returns a :class:`ViewAnswer`.
+Each part (the analysis, the crossings, the one interactivity the user needs, the headline, the
+break-even rate, the rate of every hardware with its source, the cost profiles with their build-ups
+and tornado, the fleet for the view's demand or budget, the notes) is computed the first time it is
+read and kept, so a page pays only for what it shows and no surface derives a part of its own.
+
+Rules that used to live in several places live here once:
+
+- **workload**: a view without one shows the first workload of the store (most frontier points
+  first), as a link without ``wl=`` opens; ``"all"`` splits series by the workload keys that vary
+  (:func:`model.core.analysis.workload_split`) unless the view pools them (``mix_workloads``).
+- **the interactivity you need** (:attr:`ViewAnswer.x`): the view's ``headline_x``, else the middle
+  interactivity target; kept within half the lowest and 1.5 times the highest reach of any series.
+  The Overview's headline, the break-even answer, fleet sizing and the report's answer all use it.
+- **rates**: :func:`model.core.cost_profiles.price_with_profiles` (cost profiles chosen in the view) over
+  :func:`model.core.cost.resolve_rates` (the view's own rates over the presets), each with its source
+  in one vocabulary (:data:`RATE_SOURCES`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable
+
+import pandas as pd
+
+from model.core.analysis import Analysis, analyse, cross, workload_split
+from model.core.capacity import SLA
+from model.core.cost import has_price_set, load_presets, resolve_rates
+from model.core.cost_profiles import CostProfile, breakdown_frame, price_with_profiles
+from model.core.fleet import break_even as server_break_even
+from model.core.fleet import (
+    demand,
+    node_capacity,
+    preset_kw_per_gpu,
+    pricing_options,
+    size_fleet,
+    tokens_per_second_at,
+    tornado,
+)
+from model.core.iso import iso_table
+from model.core.tco import ONPREM_LABELS, TcoInputError, onprem_defaults
+from model.core.viewstate import ViewState
+from model.data.store import load_points, stored_rates, workloads
+from model.present import fmt
+from model.present.answers import break_even_answer, changes_of, cheapest_at, default_pair, headline, summary
+
+__all__ = ["ViewAnswer", "ProfileAnswer", "FleetAnswer", "answer_of_view", "first_workload", "RATE_SOURCES",
+           "rate_source_text"]
+
+#: where a $/GPU-hour comes from, the one vocabulary of every surface
+RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
+
+
+def first_workload(con) -> str | None:
+    """The workload a view without one shows (``model|isl|osl``): the one with most frontier points."""
+    rows = workloads(con)
+    return "|".join(rows[0][:3]) if rows else None
+
+
+def rate_source_text(kind: str, *, price_set: str = "", tier: str = "", source: str = "", file: str = "",
+                     profile: CostProfile | None = None, preset: float | None = None) -> str:
+    """A rate's source in words, e.g. ``preset: price set 2025-08, tier owning_hyperscaler (SemiAnalysis ...)``.
+
+    ``kind`` is one of :data:`RATE_SOURCES`.
+    """
+    if kind == "preset":
+        return f"preset: price set {price_set}, tier {tier}" + (f" ({source})" if source else "")
+    if kind == "ingested price set":
+        return f"ingested price set: {file or 'a TCO rates file'} (price set {price_set}, tier {tier})" + \
+            (f"; {source}" if source else "")
+    if kind == "cost profile" and profile is not None:
+        rate, full = profile.rate(), profile.paid_rate()
+        if rate is None:
+            return f"cost profile '{profile.name}': no price yet"
+        if profile.onprem is not None and full is not None and abs(full - rate) > 1e-12:
+            return (f"cost profile '{profile.name}' (on-prem build-up): {fmt.usd(rate, '/GPU-hour')} effective, "
+                    f"{fmt.usd(full, '/GPU-hour')} at full use ÷ {fmt.percent(profile.onprem.utilization)} "
+                    "utilisation")
+        return f"cost profile '{profile.name}' ({profile.kind}): {fmt.usd(rate, '/GPU-hour')}"
+    if kind == "set in this view":
+        return "set in this view (typed, or from a link or --rate)" + \
+            (f"; preset {fmt.usd(preset, '/GPU-hour')}" if preset is not None else "")
+    return "not set: unpriced, left out of every cost"
+
+
+@dataclass(frozen=True)
+class ProfileAnswer:
+    """One cost profile of the view, as every surface shows it."""
+
+    profile: CostProfile
+    prices: bool                               # chosen to price series (``priced_by``)
+    inputs: pd.DataFrame                       # input (label with unit), value, source
+    parts: pd.DataFrame                        # model.core.cost_profiles.breakdown_frame of this profile [$/GPU-hour]
+    series: str | None                         # the series its tornado prices tokens for
+    tokens_per_second_per_gpu: float           # that series' frontier at the answer's interactivity [tok/s/GPU]
+    tornado: pd.DataFrame | None               # model.core.fleet.tornado (None: not a priced build-up)
+    tornado_unit: str                          # "usd_per_mtok" or "usd_per_gpu_hour"
+    break_even: tuple[tuple[str, float, float, str], ...] = ()   # (against, its rate, server $/node, note)
+
+    @property
+    def tornado_base(self) -> float:
+        return float(self.tornado[f"{self.tornado_unit}_base"].iloc[0]) if self.tornado is not None else math.nan
+
+
+@dataclass(frozen=True)
+class FleetAnswer:
+    """The fleet for the view's demand or budget (:func:`model.core.fleet.size_fleet`)."""
+
+    kind: str                                  # "demand" or "budget"
+    need: str                                  # the demand or budget in words
+    x: float | None                            # interactivity the capacity was read at [tok/s/user]
+    sla: str                                   # the SLA in words
+    capacity: pd.DataFrame                     # model.core.fleet.node_capacity
+    sized: pd.DataFrame                        # model.core.fleet.size_fleet
+    sentences: tuple[str, ...]                 # one per sized series, with how it is priced
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class ViewAnswer:
+    """The answer of one view. Build it with :func:`answer_of_view`; read the parts you show."""
+
+    con: object
+    state: ViewState
+    presets: pd.DataFrame
+    rows: pd.DataFrame                          # the store rows the view selects
+    fit: Callable | None = None                 # (points, scenario) -> frontier, e.g. a cache; None fits here
+    fleet_options: dict = field(default_factory=dict)
+    extra_notes: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ rows, rates, scenario
+    @cached_property
+    def where(self) -> dict[str, list]:
+        return self.state.where()
+
+    @cached_property
+    def _priced(self) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
+        try:
+            return price_with_profiles(self.rows, dict(self.state.rates), self.state.cost_profiles(),
+                                       self.state.priced_by)
+        except TcoInputError as exc:
+            return self.rows, dict(self.state.rates), [f"cost profiles not applied: {exc}"]
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """The rows priced by the view's cost profiles (a hardware two profiles price appears once per profile)."""
+        return self._priced[0]
+
+    @cached_property
+    def _split(self) -> tuple[tuple[str, ...], str | None]:
+        if self.state.workload != "all" or self.state.mix_workloads:
+            return self.state.by, None
+        return workload_split(self.points, self.state.by)
+
+    @cached_property
+    def scenario(self):
+        overrides = self._priced[1]
+        return self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())),
+                                                        "by": self._split[0]})
+
+    @cached_property
+    def usd_per_gpu_hour(self) -> dict[str, float]:
+        """$/GPU-hour of every priced name in view (the analysis prices by the same rule), without a fit."""
+        hardware = sorted(self.points["hardware"].dropna().astype(str).unique()) if not self.points.empty else []
+        s = self.scenario
+        return resolve_rates(hardware, self.presets, s.price_set, s.tier, dict(s.rates))
+
+    @cached_property
+    def analysis(self) -> Analysis:
+        """Frontiers, cost curves and the iso table (ratios to the view's baseline when it is shown);
+        no crossings (see :attr:`crossed`)."""
+        frontier = self.fit(self.points, self.scenario) if self.fit is not None and \
+            self.points is self.rows else None
+        result = analyse(self.points, self.scenario, self.presets, frontier=frontier, crossovers="none")
+        result.notes[:0] = [n for n in (self._priced[2] + [self._split[1]]) if n]
+        return result
+
+    @cached_property
+    def crossed(self) -> Analysis:
+        """:attr:`analysis` with the lower envelope and the crossovers of the pairs in view
+        (every pair up to :data:`model.core.analysis.ALL_PAIRS_LIMIT` series per workload)."""
+        return cross(self.analysis, "auto")
+
+    @cached_property
+    def with_points(self) -> Analysis:
+        """:attr:`analysis` with every usable point labelled and priced (the Frontier chart)."""
+        return analyse(self.points, self.scenario, self.presets, frontier=self.analysis.frontier,
+                       with_points=True, crossovers="none")
+
+    # ------------------------------------------------------------------ baseline and iso
+    @cached_property
+    def baseline(self) -> str | None:
+        """The series ratios divide by: the view's, else the first series by name."""
+        names = sorted(self.analysis.curves)
+        return self.state.baseline if self.state.baseline in self.analysis.curves else (names[0] if names else None)
+
+    @cached_property
+    def iso(self) -> pd.DataFrame:
+        """Cost at matched interactivity, with ratios to :attr:`baseline`."""
+        result = self.analysis
+        if result.scenario.baseline == self.baseline:
+            return result.iso
+        return iso_table(result.curves, result.targets, result.scenario.method, self.baseline)
+
+    # ------------------------------------------------------------------ the interactivity you need
+    @cached_property
+    def x_range(self) -> tuple[float, float] | None:
+        """Where the interactivity you need may be set [tok/s/user]: half the lowest to 1.5x the highest reach."""
+        curves = self.analysis.curves
+        if not curves:
+            return None
+        lo = min(c.x_min for c in curves.values())
+        hi = max(c.x_max for c in curves.values())
+        return round(lo * 0.5, 1), round(hi * 1.5, 1)
+
+    @cached_property
+    def x(self) -> float | None:
+        """The interactivity you need [tok/s/user]: the view's, else the middle target; None without curves
+        (then the view's own value, if any, still sizes a fleet)."""
+        span = self.x_range
+        if span is None:
+            return self.state.headline_x
+        targets = self.analysis.targets
+        middle = targets[len(targets) // 2] if targets else span[0]
+        return float(min(max(self.state.headline_x or middle, span[0]), span[1]))
+
+    @cached_property
+    def at_x(self) -> pd.DataFrame:
+        """Every series at :attr:`x`, cheapest first."""
+        return cheapest_at(self.analysis.curves, self.x, self.scenario.method) if self.x is not None else \
+            pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
+
+    @cached_property
+    def headline(self) -> str:
+        """One line: the cheapest series at :attr:`x`, by how much, and where that changes."""
+        if self.x is None:
+            return "No series in this view can be priced."
+        return headline(self.at_x, changes_of(self.crossed), self.x)
+
+    @cached_property
+    def summary(self) -> str:
+        """The report's answer paragraph (the headline, the crossings near x, the runner-up's break-even)."""
+        if self.x is None:
+            return ("No benchmark rows match this view's filters." if self.rows.empty else
+                    "No series in this view has both interactivity and a priced throughput, so there is "
+                    "nothing to price.")
+        return summary(self.crossed, self.at_x, self.x, self.scenario.method)
+
+    @cached_property
+    def pair(self) -> tuple[str, str] | None:
+        """The pair the break-even answer prices: the view's, else the runner-up against the cheapest at x."""
+        names = sorted(self.analysis.curves)
+        chosen = self.state.pair_names()
+        if len(chosen) == 2 and set(chosen) <= set(names) and chosen[0] != chosen[1]:
+            return chosen
+        return default_pair(self.at_x) if self.x is not None else None
+
+    @cached_property
+    def break_even(self) -> dict | None:
+        """:func:`model.present.answers.break_even_answer` for :attr:`pair` at :attr:`x`."""
+        if self.pair is None or self.x is None:
+            return None
+        return break_even_answer(self.analysis.curves, *self.pair, self.x, self.scenario.method)
+
+    # ------------------------------------------------------------------ rates and their sources
+    @cached_property
+    def _rate_files(self) -> dict[tuple[str, str, str], str]:
+        try:
+            rows = self.con.execute(
+                "SELECT r.price_set, r.tier, lower(r.hardware), s.file_name FROM tco_rates r "
+                "JOIN sources s USING (source_id)").fetchall()
+        except Exception:   # an older store without the table: every preset is built in
+            return {}
+        return {(str(p), str(t), str(h)): str(f) for p, t, h, f in rows}
+
+    @cached_property
+    def rates(self) -> pd.DataFrame:
+        """One row per priced name (hardware, or a cost profile shown side by side): ``hardware``,
+        ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays
+        every hour), ``source`` (one of :data:`RATE_SOURCES`) and ``detail`` (the source in words)."""
+        state, priced = self.state, self.usd_per_gpu_hour
+        hardware = sorted(self.points["hardware"].dropna().astype(str).unique()) if not self.points.empty else []
+        profiles = {p.name: p for p in state.cost_profiles()}
+        by_hw = {profiles[n].hardware.lower(): profiles[n] for n in state.priced_by if n in profiles}
+        own = {hw.lower() for hw, _ in state.rates}
+        preset = resolve_rates(hardware, self.presets, state.price_set, state.tier) \
+            if has_price_set(self.presets, state.price_set, state.tier) else {}
+        table = self.presets[(self.presets["price_set"] == state.price_set) & (self.presets["tier"] == state.tier)]
+        source_of = {str(h).lower(): str(s) for h, s in zip(table["hardware"], table["source"])
+                     if pd.notna(s) and str(s) not in ("", "nan")}
+        rows = []
+        for hw in hardware:
+            rate = priced.get(hw)
+            full = rate
+            if hw in profiles and hw not in by_hw.values():          # a profile shown side by side
+                p = profiles[hw]
+                kind, detail, full = "cost profile", rate_source_text("cost profile", profile=p), p.paid_rate()
+            elif hw.lower() in by_hw:
+                p = by_hw[hw.lower()]
+                kind, detail, full = "cost profile", rate_source_text("cost profile", profile=p), p.paid_rate()
+            elif rate is None:
+                kind, detail = "not set", rate_source_text("not set")
+            elif hw.lower() in own:
+                kind, detail = "set in this view", rate_source_text("set in this view", preset=preset.get(hw))
+            elif (state.price_set, state.tier, hw.lower()) in self._rate_files:
+                kind = "ingested price set"
+                detail = rate_source_text(kind, price_set=state.price_set, tier=state.tier,
+                                          file=self._rate_files[(state.price_set, state.tier, hw.lower())],
+                                          source=source_of.get(hw.lower(), ""))
+            else:
+                kind = "preset"
+                detail = rate_source_text(kind, price_set=state.price_set, tier=state.tier,
+                                          source=source_of.get(hw.lower(), ""))
+            rows.append({"hardware": hw, "usd_per_gpu_hour": rate if rate is not None else math.nan,
+                         "usd_per_gpu_hour_full_use": full if full is not None else math.nan,
+                         "source": kind, "detail": detail})
+        return pd.DataFrame(rows, columns=["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source",
+                                           "detail"])
+
+    # ------------------------------------------------------------------ cost profiles
+    @cached_property
+    def profiles(self) -> list[ProfileAnswer]:
+        """Every cost profile of the view with its inputs, parts, tornado and break-even server price."""
+        out = []
+        profiles = self.state.cost_profiles()
+        result = self.analysis
+        for p in profiles:
+            series = next((s for s, c in result.curves.items()
+                           if str(c.hardware[0]).lower() in (p.hardware.lower(), p.name.lower())), None)
+            tps = tokens_per_second_at(result.frontier, series, self.x) if series and self.x else math.nan
+            swings, unit = None, "usd_per_gpu_hour"
+            if p.onprem is not None and p.onprem.server_usd is not None:
+                swings = tornado(p.onprem, tps)
+                unit = "usd_per_mtok" if tps == tps else "usd_per_gpu_hour"
+            out.append(ProfileAnswer(p, p.name in self.state.priced_by, self._inputs(p), breakdown_frame([p]),
+                                     series, tps, swings, unit, self._break_evens(p, profiles)))
+        return out
+
+    def _inputs(self, p: CostProfile) -> pd.DataFrame:
+        if p.onprem is None:
+            return pd.DataFrame([{"input": "Rate [$/GPU-hour]", "value": fmt.usd(p.usd_per_gpu_hour, ""),
+                                  "source": p.source or "entered"}])
+        defaults = onprem_defaults(p.hardware, self.presets)
+        rows = []
+        for name, label in ONPREM_LABELS.items():
+            value = getattr(p.onprem, name)
+            if value is None or (name in ("network_usd", "rack_usd_per_month", "nodes_per_rack") and not value):
+                continue
+            default, source = defaults.get(name, (None, ""))
+            same = default is not None and isinstance(value, (int, float)) and abs(float(value) - default) < 1e-12
+            rows.append({"input": label, "value": f"{value:,.6g}" if isinstance(value, (int, float))
+                         and not isinstance(value, bool) else str(value),
+                         "source": f"default: {source}" if same else (p.source or "entered")})
+        return pd.DataFrame(rows, columns=["input", "value", "source"])
+
+    def _break_evens(self, p: CostProfile, profiles: list[CostProfile]) -> tuple:
+        if p.onprem is None or p.onprem.server_usd is None:
+            return ()
+        against = [(f"cost profile '{q.name}'", q.rate()) for q in profiles
+                   if q.onprem is None and q.rate() and q.hardware.lower() == p.hardware.lower()]
+        if not against:
+            preset = resolve_rates([p.hardware], self.presets, self.state.price_set, self.state.tier).get(p.hardware) \
+                if has_price_set(self.presets, self.state.price_set, self.state.tier) else None
+            if preset:
+                against = [(f"the preset {self.state.price_set} / {self.state.tier}", preset)]
+        out = []
+        for label, rate in against:
+            solved = server_break_even(p.onprem, rate, "server_usd")
+            note = (f"{p.name} matches {label} ({fmt.usd(rate, '/GPU-hour')}) at a server price of "
+                    + (f"${solved.value:,.0f} per node (quoted ${p.onprem.server_usd:,.0f})" if solved.value == solved.value
+                       else solved.note))
+            out.append((label, float(rate), float(solved.value), note))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ the fleet
+    @cached_property
+    def fleet(self) -> FleetAnswer | None:
+        """The fleet for the view's demand (req/s or tokens/day) or budget; None when the view has neither."""
+        s, opts = self.state, self.fleet_options
+        wants_demand = s.demand_rps is not None or s.tokens_per_day is not None
+        wants_budget = s.budget_mw is not None or s.budget_usd_month is not None
+        if not (wants_demand or wants_budget):
+            return None
+        sla = SLA.from_text(s.sla) if s.sla else None
+        curves = self.analysis.curves
+        x = self.x if curves else s.headline_x
+        basis = opts.get("basis") or ("auto" if s.basis == "total" else s.basis)
+        capacity = node_capacity(self.points, sla, self.scenario.by, basis, opts.get("rule", "first_failure"),
+                                 opts.get("gpus_per_node"), interactivity_min=x)
+        hardware = sorted(capacity["hardware"].dropna().unique()) if not capacity.empty else []
+        chosen = [p for p in s.cost_profiles() if p.name in s.priced_by]
+        rates = resolve_rates(hardware, self.presets, s.price_set, s.tier, dict(s.rates))
+        words = {r["hardware"].lower(): r["detail"] for r in self.rates.to_dict("records")}
+        options = pricing_options(hardware, rates, preset_kw_per_gpu(self.presets, s.price_set), chosen,
+                                  opts.get("kw_per_gpu"), opts.get("pue"))
+        options = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
+                   else {**o, "pricing": self._profile_pricing(o, chosen)} for o in options]
+        need = demand(requests_per_second=s.demand_rps, tokens_per_day=s.tokens_per_day,
+                      peak_to_average=s.peak_to_average if s.tokens_per_day else None,
+                      token_basis=opts.get("token_basis"), headroom=s.headroom, spares=s.spares) \
+            if wants_demand else None
+        sized = size_fleet(capacity, options, need, s.budget_mw if not wants_demand else None,
+                           s.budget_usd_month if not wants_demand else None, opts.get("rack_kw"))
+        notes = []
+        if capacity.empty:
+            notes.append("no load ramps or sweeps in this view to size a fleet from")
+        elif capacity["per_node_rps"].isna().all():
+            notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else ""))
+        sentences = []
+        if need is not None and not sized.empty:
+            for row in sized[sized["nodes"].notna() & (sized["nodes"] > 0)].to_dict("records"):
+                sentences.append(f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
+                                 f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
+                                 f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
+        return FleetAnswer("demand" if need is not None else "budget",
+                           need.describe() if need is not None else
+                           f"{s.budget_mw or 0:g} MW, ${s.budget_usd_month or 0:,.0f} a month", x,
+                           sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes))
+
+    @staticmethod
+    def _profile_pricing(option: dict, chosen: list[CostProfile]) -> str:
+        name = option["pricing"].removeprefix("profile ")
+        p = next((q for q in chosen if q.name == name), None)
+        if p is None:
+            return option["pricing"]
+        rate, full = p.rate(), p.paid_rate()
+        if p.onprem is not None and rate is not None and full is not None and abs(rate - full) > 1e-12:
+            return (f"cost profile '{p.name}' at its full-use rate {fmt.usd(full, '/GPU-hour')}, every hour of every "
+                    f"GPU being paid for (the cost pages price tokens at its effective {fmt.usd(rate, '/GPU-hour')} "
+                    f"= full use ÷ {fmt.percent(p.onprem.utilization)} utilisation)")
+        return f"cost profile '{p.name}'" + (f" at {fmt.usd(full, '/GPU-hour')}" if full is not None else ", no price yet")
+
+    # ------------------------------------------------------------------ notes
+    @cached_property
+    def notes(self) -> list[str]:
+        """What the reader must know: rows left out, rates missing, values of the view not used."""
+        out = list(self.extra_notes) + list(self.analysis.notes)
+        if self.state.baseline and self.baseline != self.state.baseline and self.baseline:
+            out = [n for n in out if not n.startswith("baseline ")]
+            out.append(f"baseline {self.state.baseline!r} is not among the series shown; ratios are to {self.baseline}")
+        return list(dict.fromkeys(out))
+
+
+def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
+                   fit: Callable | None = None, fleet_options: dict | None = None,
+                   notes: list[str] | None = None) -> ViewAnswer:
+    """The answer of ``state`` on the store ``con`` (a DuckDB connection or cursor, read only is enough).
+
+    A view without a workload gets the store's first (:func:`first_workload`), as a link without
+    ``wl=`` opens. ``presets``, ``rows`` and ``fit`` let a caller pass what it has cached (they must be
+    what this function would read: :func:`model.core.cost.load_presets` of the store, ``load_points`` of the
+    view's filters, and a frontier fit of ``(points, scenario)``). ``fleet_options`` (``rule``,
+    ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``, ``basis``) tune fleet sizing.
+    """
+    if state.workload is None and (first := first_workload(con)) is not None:
+        state = state.replace(workload=first)
+    presets = load_presets(stored_rates(con)) if presets is None else presets
+    rows = load_points(con, state.where()) if rows is None else rows
+    return ViewAnswer(con, state, presets, rows, fit, dict(fleet_options or {}), list(notes or []))
