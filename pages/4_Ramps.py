@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from model.core.capacity import SLA, compare_systems, knee, ramp_points
+from model.core.capacity import compare_systems, knee, ramp_points
+from model.core.sla import SLA
 from model.data.evals import flag_regressions
 from model.present import fmt
 from model.present.ramp_figures import ramp_figure

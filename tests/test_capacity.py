@@ -22,18 +22,13 @@ from model.core.capacity import (
     BLENDED_FORMULA,
     CAPACITY_BASES,
     KNEE_RULES,
-    SLA,
-    SLA_KEYS,
-    TTFT_PERCENTILES,
     add_blended_throughput,
     compare_systems,
     knee,
     ramp_points,
-    sla_failures,
-    sla_mask,
-    split_by_sla,
 )
 from model.core.cost import usd_per_mtok
+from model.core.sla import SLA, SLA_KEYS, TTFT_PERCENTILES, sla_failures, sla_mask, split_by_sla
 from model.data.store import load_points
 from model.present.ramp_figures import BREAK_COLOUR, RAMP_X_TITLE, TTFT_Y_TITLE, ramp_figure
 

@@ -19,19 +19,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.cli import main
-from model.core.capacity import SLA
 from model.core.cost_profiles import CostProfile
 from model.core.fleet import (
-    break_even,
     demand,
-    energy_per_token,
     fleet_costs,
     node_capacity,
     size_for_budget,
     size_for_demand,
     tokens_per_second_at,
-    tornado,
 )
+from model.core.sensitivity import break_even, energy_per_token, tornado
+from model.core.sla import SLA
 from model.core.tco import TcoInputError, build_up, onprem_inputs
 from model.data.store import load_points
 

@@ -39,7 +39,7 @@ from model.core.cost_profiles import (
     profiles_to_text,
     relabel_by_profile,
 )
-from model.core.fleet import break_even
+from model.core.sensitivity import break_even
 from model.core.tco import (
     OnPremInputs,
     TcoInputError,

@@ -10,10 +10,11 @@ import math
 
 import streamlit as st
 
-from model.core.capacity import BLENDED_FORMULA, SLA, TTFT_PERCENTILES
+from model.core.capacity import BLENDED_FORMULA
 from model.core.cost import resolve_rates
 from model.core.frontier import BASES, SERIES_KEY_CHOICES
 from model.core.names import reason
+from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.viewstate import reconcile
 from ui import data
 from ui.state import bind, commit, notice, plain, view

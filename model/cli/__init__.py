@@ -29,7 +29,8 @@ from pydantic import ValidationError
 from model.cli import capacity, data, query, tco
 from model.cli import report as report_cli
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
-from model.core.capacity import CAPACITY_BASES, KNEE_RULES, SLA_KEYS
+from model.core.capacity import CAPACITY_BASES, KNEE_RULES
+from model.core.sla import SLA_KEYS
 from model.data.samples import SAMPLE_DIR
 from model.data.snapshot import empty_store, run_command
 from model.data.store import StoreError, default_db_path

@@ -9,10 +9,11 @@ import pandas as pd
 
 from model.cli.options import UsageError, pairs, records
 from model.core.analysis import workload_split
-from model.core.capacity import SLA, compare_systems, knee
+from model.core.capacity import compare_systems, knee
 from model.core.cost import load_presets, resolve_rates
 from model.core.frontier import SERIES_KEY_CHOICES
 from model.core.hardware import canonical_hardware
+from model.core.sla import SLA
 from model.data.store import load_points, stored_rates
 
 __all__ = ["run"]

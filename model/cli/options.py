@@ -16,10 +16,10 @@ import pandas as pd
 from pydantic import ValidationError
 
 from model.core.analysis import Scenario
-from model.core.capacity import SLA_KEYS
 from model.core.columns import resolve_column
 from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
 from model.core.hardware import canonical_hardware
+from model.core.sla import SLA_KEYS
 
 __all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
            "one_line", "records", "clean", "jsonable"]

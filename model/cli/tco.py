@@ -145,7 +145,7 @@ def _tco(args, con) -> int:
 
 
 def _finish_tco(args, con, profile: CostProfile, used: dict, inputs) -> int:
-    from model.core.fleet import break_even
+    from model.core.sensitivity import break_even
 
     row: dict[str, object] = {"name": profile.name, "hardware": profile.hardware, "kind": profile.kind}
     breakdown = profile.breakdown()

@@ -16,7 +16,7 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from model.core.capacity import SLA, add_blended_throughput, split_by_sla
+from model.core.capacity import add_blended_throughput
 from model.core.cost import (
     DEFAULT_PRICE_SET,
     DEFAULT_TIER,
@@ -47,6 +47,7 @@ from model.core.iso import (
     reach,
 )
 from model.core.iso import crossovers as _crossovers
+from model.core.sla import SLA, split_by_sla
 
 __all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
            "analyse", "cross", "price_points", "crossover_pairs", "workload_split", "SPLIT_WORKLOAD_KEYS"]
@@ -75,7 +76,7 @@ class Scenario(BaseModel):
     rates: tuple[tuple[str, float], ...] = ()          # per-hardware overrides [$/GPU/h]
     targets: tuple[float, ...] = ()                    # interactivity targets [tok/s/user]; () = from the data
     baseline: str | None = None
-    sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.core.capacity.SLA)
+    sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.core.sla.SLA)
     w_input: float = 0.25                              # blended basis: weight of an uncached input token
     w_cached: float = 0.025                            # blended basis: weight of a cached input token
     disagg: Literal[DISAGG_MODES] = "per-role"         # disaggregated rows on input/output: model.core.frontier.DISAGG_MODES

@@ -71,7 +71,7 @@ class ViewState(BaseModel):
     optimal_only: bool = False
     all_points: bool = False                    # draw every measured point (else a sample past CLOUD_LIMIT)
     pair: str | None = None                     # "A||B" for the break-even chart
-    sla: str = ""                               # "ttft_p95=2,tpot=50" (model.core.capacity.SLA text)
+    sla: str = ""                               # "ttft_p95=2,tpot=50" (model.core.sla.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
     w_cached: float = 0.025
     disagg: str = "per-role"                    # disaggregated rows on input/output (model.core.frontier.DISAGG_MODES)

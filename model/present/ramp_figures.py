@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from model.core.capacity import SLA, TTFT_PERCENTILES, ramp_points, sla_failures, sla_mask
+from model.core.capacity import ramp_points
 from model.core.hardware import hardware_colour
+from model.core.sla import SLA, TTFT_PERCENTILES, sla_failures, sla_mask
 
 __all__ = ["RAMP_X_TITLE", "TTFT_Y_TITLE", "BREAK_COLOUR", "ramp_y_title", "ramp_figure"]
 

@@ -31,8 +31,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from model.core.analysis import Analysis
-from model.core.capacity import SLA
 from model.core.cost import PRESETS_CSV
+from model.core.sla import SLA
 from model.data.store import list_sources
 from model.present import figures, fmt
 from model.present.report_output import (

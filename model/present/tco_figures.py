@@ -29,7 +29,7 @@ def breakdown_figure(frame: pd.DataFrame) -> go.Figure:
 
 def tornado_figure(frame: pd.DataFrame, base: float, unit: str = "usd_per_mtok") -> go.Figure:
     """Horizontal bars of $/M (or $/GPU-hour) at each input's low and high value around ``base``.
-    ``frame``: :func:`model.core.fleet.tornado`, widest first."""
+    ``frame``: :func:`model.core.sensitivity.tornado`, widest first."""
     rows = frame.iloc[::-1]
     low, high = rows[f"{unit}_low"] - base, rows[f"{unit}_high"] - base
     money = "$/M" if unit == "usd_per_mtok" else "$/GPU-hour"

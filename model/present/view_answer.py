@@ -30,10 +30,8 @@ from typing import Callable
 import pandas as pd
 
 from model.core.analysis import Analysis, analyse, cross, workload_split
-from model.core.capacity import SLA
 from model.core.cost import has_price_set, load_presets, resolve_rates
 from model.core.cost_profiles import CostProfile, breakdown_frame, price_with_profiles
-from model.core.fleet import break_even as server_break_even
 from model.core.fleet import (
     demand,
     node_capacity,
@@ -41,9 +39,11 @@ from model.core.fleet import (
     pricing_options,
     size_fleet,
     tokens_per_second_at,
-    tornado,
 )
 from model.core.iso import iso_table
+from model.core.sensitivity import break_even as server_break_even
+from model.core.sensitivity import tornado
+from model.core.sla import SLA
 from model.core.tco import ONPREM_LABELS, TcoInputError, onprem_defaults
 from model.core.viewstate import ViewState
 from model.data.store import load_points, stored_rates, workloads
@@ -99,7 +99,7 @@ class ProfileAnswer:
     parts: pd.DataFrame                        # model.core.cost_profiles.breakdown_frame of this profile [$/GPU-hour]
     series: str | None                         # the series its tornado prices tokens for
     tokens_per_second_per_gpu: float           # that series' frontier at the answer's interactivity [tok/s/GPU]
-    tornado: pd.DataFrame | None               # model.core.fleet.tornado (None: not a priced build-up)
+    tornado: pd.DataFrame | None               # model.core.sensitivity.tornado (None: not a priced build-up)
     tornado_unit: str                          # "usd_per_mtok" or "usd_per_gpu_hour"
     break_even: tuple[tuple[str, float, float, str], ...] = ()   # (against, its rate, server $/node, note)
 
