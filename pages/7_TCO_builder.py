@@ -20,12 +20,11 @@ hardware = sorted({*(ctx.options["hardware"]), *CANONICAL_HARDWARE}, key=str.low
 
 st.subheader("On-prem build-up")
 # outside the form: choosing a GPU reruns the page, so its own defaults (kW per GPU, ...) fill the form
-hw = st.selectbox("Hardware", hardware, index=hardware.index("H200") if "H200" in hardware else 0, key="tco_hw",
-                  on_change=tco.reset_build_up)
+hw = st.selectbox("Hardware", hardware, index=hardware.index("H200") if "H200" in hardware else 0, key="tco_hw")
 with st.form("onprem_form"):
     name = st.text_input("Profile name", placeholder=f"{hw} on-prem 5y", key="tco_name")
     defaults = onprem_defaults(hw, ctx.presets)
-    values = tco.build_up_inputs(defaults)
+    values = tco.build_up_inputs(defaults, hw)
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")
 if submitted:
     tco.add_onprem(name or f"{hw} on-prem {values.get('years') or 5:g}y", hw, values, profiles)

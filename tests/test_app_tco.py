@@ -32,12 +32,12 @@ def test_an_onprem_profile_prices_every_page(db, capsys):
     at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware", "at": "50"})
     # the worked example, on B200: $300,000 per 8-GPU node, 15 % network, 5 years at 10 %,
     # 1.37 kW/GPU, PUE 1.3, $0.08/kWh, colocation $184/kW-month, 3 % maintenance, 70 % utilisation
-    at.selectbox(key="tco_hw").set_value("B200")
+    at.selectbox(key="tco_hw").set_value("B200").run()   # its own fields (keyed per GPU)
     at.text_input(key="tco_name").input("B200 on-prem 5y")
     for key, value in (("server_usd", 300000.0), ("network_pct", 15.0), ("years", 5.0), ("rate_pct", 10.0),
                        ("kw_per_gpu", 1.37), ("pue", 1.3), ("usd_per_kwh", 0.08), ("colo_usd_per_kw_month", 184.0),
                        ("maintenance_pct", 3.0), ("utilization", 70.0)):
-        at.number_input(key=f"tco_{key}").set_value(value)
+        at.number_input(key=f"tco_{key}::B200").set_value(value)
     _submit(at, "Add to this view and price with it")
     assert not at.exception and not at.error, [e.value for e in at.error]
     cli = _cli(capsys, "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
@@ -86,8 +86,8 @@ def test_two_profiles_of_one_gpu_side_by_side(db):
 
 def test_bad_build_up_input_is_refused_on_the_page(db):
     at = open_page("pages/7_TCO_builder.py")
-    at.number_input(key="tco_server_usd").set_value(300000.0)
-    at.number_input(key="tco_pue").set_value(0.5)
+    at.number_input(key="tco_server_usd::H200").set_value(300000.0)   # the default GPU
+    at.number_input(key="tco_pue::H200").set_value(0.5)
     _submit(at, "Add to this view and price with it")
     assert not at.exception
     assert any("pue" in e.value.lower() for e in at.error)

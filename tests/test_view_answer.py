@@ -134,3 +134,10 @@ def test_every_rate_says_where_it_comes_from(sample_db):
         assert "tco_presets_usd_per_gpu_hr.csv" in rates.loc["MI355X", "detail"]
     finally:
         con.close()
+
+
+def test_options_beside_a_link_change_its_view_or_are_named_as_ignored(db, capsys):
+    link = "http://cf.example/?spec=mtp&by=hardware&at=20,40"
+    out = _json(capsys, db, "iso", "--link", link, "--at", "50", "--where", "tp=8")
+    assert sorted({r["interactivity"] for r in out["rows"]}) == [50.0]          # --at applies on top of the link
+    assert "link: --link gives the view: --where is ignored (set it in the link, or leave --link out)" in out["notes"]

@@ -11,7 +11,7 @@ from model.data.profiles import load_profiles, save_profiles
 from ui import data
 from ui.state import commit, notice, plain, view
 
-__all__ = ["reset_build_up", "build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
+__all__ = ["build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
 
 #: build-up input, label, step, shown as a percentage of a fraction
 _FIELDS = (
@@ -35,15 +35,11 @@ _START = {"gpus_per_node": 8, "network_pct": 0.0, "install_usd": 0.0, "rate_pct"
           "licence_usd_per_gpu_year": 0.0, "staff_usd_per_year": 0.0, "utilization": 1.0}
 
 
-def reset_build_up() -> None:
-    """Callback of the hardware choice: the build-up's fields start again from the new GPU's defaults
-    (a value typed for one GPU, or its default power, must not price another silently)."""
-    for name, *_ in _FIELDS:
-        st.session_state.pop(f"tco_{name}", None)
+def build_up_inputs(defaults: dict, hardware: str) -> dict:
+    """Draw the build-up's inputs (inside a form); each default says where it comes from. Returns the values.
 
-
-def build_up_inputs(defaults: dict) -> dict:
-    """Draw the build-up's inputs (inside a form); each default says where it comes from. Returns the values."""
+    The fields are keyed per GPU (``tco_kw_per_gpu::B200``): choosing another GPU shows that GPU's
+    defaults, never the last one's (a B200 profile was once priced with the H200's 1.37 kW/GPU)."""
     values, sources = {}, []
     cols = st.columns(3)
     for i, (name, label, step, pct) in enumerate(_FIELDS):
@@ -52,7 +48,7 @@ def build_up_inputs(defaults: dict) -> dict:
             start = start * 100
         is_int = isinstance(step, int)
         value = cols[i % 3].number_input(label, value=None if start is None else (int(start) if is_int else float(start)),
-                                         step=step, key=f"tco_{name}", placeholder="needed" if name == "server_usd"
+                                         step=step, key=f"tco_{name}::{hardware}", placeholder="needed" if name == "server_usd"
                                          else "optional", format=None if is_int else "%g")
         values[name] = value / 100 if (pct and value is not None) else value
         if source:

@@ -127,6 +127,40 @@ def _stored_profiles(con, names: list[str]) -> list:
     return [stored[n] for n in dict.fromkeys(names)]
 
 
+#: options that change a link's view (option dest -> ViewState field); the others cannot be merged into it
+_OVER_A_LINK = {"x": "headline_x", "basis": "basis", "method": "method", "baseline": "baseline",
+                "disagg": "disagg", "w_input": "w_input", "w_cached": "w_cached", "demand_rps": "demand_rps",
+                "tokens_per_day": "tokens_per_day", "peak_to_average": "peak_to_average", "headroom": "headroom",
+                "spares": "spares", "budget_mw": "budget_mw", "budget_usd_month": "budget_usd_month"}
+
+
+def _on_top_of_link(args) -> tuple[dict, list[str]]:
+    """The view changes options given beside ``--link`` make (``--at 50``, ``--x 55``, a demand...), and the
+    options that cannot change a link's view (the selection: ``--where``, ``--by``, ``--rate``, price set)."""
+    from model.core.analysis import Scenario
+
+    changes: dict[str, object] = {}
+    defaults = {"basis": "total", "method": "linear", "disagg": "per-role"}
+    for dest, field in _OVER_A_LINK.items():
+        value = getattr(args, dest, None)
+        if value is not None and value != defaults.get(dest):
+            changes[field] = value
+    if getattr(args, "at", ""):
+        try:
+            changes["targets"] = tuple(float(x) for x in args.at.split(",") if x.strip())
+        except ValueError:
+            raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
+    if getattr(args, "sla", None):
+        changes["sla"] = ",".join(args.sla)
+    ignored = [option for option, given in (
+        ("--where", getattr(args, "where", [])), ("--rate", getattr(args, "rate", [])),
+        ("--by", getattr(args, "by", None) not in (None, ",".join(DEFAULT_SERIES_KEYS))),
+        ("--price-set", getattr(args, "price_set", None) not in (None, Scenario().price_set)),
+        ("--tier", getattr(args, "tier", None) not in (None, Scenario().tier)),
+        ("--mix-workloads", getattr(args, "mix_workloads", False))) if given]
+    return changes, ignored
+
+
 def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
     """The view the options describe (or ``--link``'s), and notices (link values ignored).
 
@@ -138,9 +172,9 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
     link = getattr(args, "link", None)
     if link:
         state, notices = view_of_link(link)
-        changes = {}
-        if getattr(args, "x", None):
-            changes["headline_x"] = args.x
+        changes, ignored = _on_top_of_link(args)
+        notices += [f"--link gives the view: {option} is ignored (set it in the link, or leave --link out)"
+                    for option in ignored]
         if getattr(args, "profile", None):
             chosen = _stored_profiles(con, args.profile)
             mine = [p for p in profiles_from_text(state.profiles) if p.name not in {c.name for c in chosen}]
@@ -148,8 +182,10 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
                            priced_by=tuple(dict.fromkeys([*state.priced_by, *(p.name for p in chosen)])))
         try:
             return (state.replace(**changes) if changes else state), notices
-        except (ValidationError, ValueError) as exc:
-            raise UsageError(one_line(exc) if isinstance(exc, ValidationError) else str(exc)) from None
+        except ValidationError as exc:
+            raise UsageError(one_line(exc)) from None
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     fields: dict[str, object] = {}
     where: dict[str, list[str]] = {}
     for key, value in pairs(args.where, "--where"):

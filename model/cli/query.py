@@ -22,8 +22,6 @@ def answer_of_args(args, con, **options):
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
-    for notice in notices:
-        print(f"note: {notice}", file=sys.stderr)
     return answer_of_view(con, state, notes=[f"link: {n}" for n in notices], **options)
 
 

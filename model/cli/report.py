@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli.options import fleet_args, selection_args, view_args
+from model.cli.options import fleet_args, selection_args, view_args, view_of_link
 
 __all__ = ["add_parsers", "run", "OUTPUTS"]
 
@@ -51,9 +51,9 @@ def run(args: argparse.Namespace, con) -> int | None:
         return 2
     answer = answer_of_args(args, con)
     for note in answer.notes:
-        if not note.startswith("link: "):
-            print(f"note: {note}", file=sys.stderr)
-    link = args.link if args.link and not args.profile and not args.x else None
+        print(f"note: {note}", file=sys.stderr)
+    same = args.link and answer.state == view_of_link(args.link)[0].replace(workload=answer.state.workload)
+    link = args.link if same else None       # options beside --link changed the view: a link to what is shown
     report = build_report(answer, link, base_url=args.base_url)
     out = Path(args.out)
     try:

@@ -298,11 +298,8 @@ class ViewAnswer:
         for hw in hardware:
             rate = priced.get(hw)
             full = rate
-            if hw in profiles and hw not in by_hw.values():          # a profile shown side by side
-                p = profiles[hw]
-                kind, detail, full = "cost profile", rate_source_text("cost profile", profile=p), p.paid_rate()
-            elif hw.lower() in by_hw:
-                p = by_hw[hw.lower()]
+            p = profiles.get(hw) if hw in state.priced_by else by_hw.get(hw.lower())   # side by side: named by it
+            if p is not None:
                 kind, detail, full = "cost profile", rate_source_text("cost profile", profile=p), p.paid_rate()
             elif rate is None:
                 kind, detail = "not set", rate_source_text("not set")
