@@ -42,7 +42,12 @@ from model.data.importers.canonical_csv import (
     stage_csv,
 )
 from model.data.pipeline import _ADAPTERS, _CANONICALISERS, _check_constraints_scalar, run_pipeline
-from model.data.uploads import check_upload_shape, utf8_name, utf8_path  # the column limit, non-UTF-8 names
+from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
+    check_upload_shape,
+    plain_line_ends,
+    utf8_name,
+    utf8_path,
+)
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
            "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
@@ -321,7 +326,12 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
     if existing:
         return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
+    with plain_line_ends(path) as readable:  # CRLF, LF, CR-only and mixed line ends read alike
+        return _ingest_content(con, readable, name, sha, set_fields, fmt)
 
+
+def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str,
+                    set_fields: dict[str, Any], fmt: str | None) -> IngestResult:
     if fmt:
         detected, header = fmt, None
     else:
@@ -329,7 +339,6 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     if detected != "csv":
         frame, real_fmt, notes = importers.parse(path, name, detected)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
-
 
     check_upload_shape(path, name)
     headers, delim = header or importers.canonical_csv.read_header(path, name)
