@@ -13,6 +13,7 @@ which never imports it back; errors and results come from :mod:`model.data.impor
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import math
 import os
@@ -42,6 +43,7 @@ from model.data.importers.canonical_csv import (
     stage_csv,
 )
 from model.data.pipeline import _ADAPTERS, _CANONICALISERS, _check_constraints_scalar, run_pipeline
+from model.data.store import StoreError
 from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
     check_upload_shape,
     plain_line_ends,
@@ -241,12 +243,28 @@ def _clear_errors(name: str) -> Iterator[None]:
         raise IngestError(name, "too large to read into memory; split it into smaller files; "
                           "nothing was stored") from None
     except duckdb.Error as exc:
+        if _disk_full(exc):
+            raise _no_space(name) from None
         raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
     except OSError as exc:
+        if _disk_full(exc):
+            raise _no_space(name) from None
         raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
         raise IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
                           "stored; please report this file") from exc
+
+
+def _disk_full(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "no space left" in text \
+        or "disk quota" in text
+
+
+def _no_space(name: str) -> StoreError:
+    """A full disk stops the whole write (every file after it would fail the same way), naming no path."""
+    text = f"not enough disk space to store {name}; nothing from it was stored; free some space and ingest again"
+    return StoreError(text, text[:1].upper() + text[1:] + ".")
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:

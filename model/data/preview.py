@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from model.data.ingest import ingest_file
-from model.data.store import connect, load_points
+from model.data.store import StoreError, connect, load_points
 from model.data.uploads import (
     PREVIEW_MEMORY,
     PREVIEW_ROWS,
@@ -142,6 +142,8 @@ def preview(path: str | os.PathLike, set_fields: list[str] | dict[str, Any] | No
                 con.close()
         except IngestError as exc:
             return Preview(False, str(exc), error=str(exc))
+        except StoreError as exc:   # the server's disk is full: said without a path
+            return Preview(False, exc.public, error=exc.public)
     records = None if sampled else result.rows_added
     return Preview(True, result.summary, format=result.format, kind=result.kind, rows_checked=result.rows_added,
                    records=records, sampled=sampled, warnings=list(result.warnings), points=points)
