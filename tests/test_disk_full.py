@@ -18,18 +18,11 @@ import pytest
 import model.data.snapshot as snapshot
 from model.cli import main
 from model.data.snapshot import write
-from model.data.store import StoreError, connect, table_checksums
+from model.data.store import StoreError
+from tests.test_bad_inputs import _checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = "hardware,gpus,tput_per_gpu,tok_s_user\n" + "".join(f"B200,8,{1000 + i},{50 + i % 9}\n" for i in range(200))
-
-
-def _checksums(path: Path) -> dict:
-    con = connect(path)
-    try:
-        return table_checksums(con)
-    finally:
-        con.close()
 
 
 def _one_error_line(err: str) -> str:
