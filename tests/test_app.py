@@ -308,3 +308,39 @@ def _count(values) -> int:
         import numpy as np
         return len(np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"])))
     return len(values)
+
+
+@pytest.mark.parametrize("count, fits", [(16, True), (64, False)])
+def test_the_share_box_says_when_a_view_does_not_fit_in_a_link(app, count, fits):
+    """64 cost profiles (2,038 characters packed) do not fit the 2,000-character link value: the Share box says
+    so and offers the report or the team's profiles; the link it shows opens without them, with no notice."""
+    from urllib.parse import parse_qs
+
+    from model.core.cost_profiles import profiles_to_text
+    from model.core.viewstate import MAX_VALUE_LENGTH, ViewState, parse_query
+    from tests.test_viewstate import _profiles
+
+    profiles = _profiles(count)
+    at = app(run=False)
+    at.session_state["_view"] = ViewState(profiles=profiles_to_text(profiles), priced_by=(profiles[0].name,),
+                                          targets=(40.0,))
+    at.run()
+    assert not at.exception, at.exception
+    link = at.sidebar.code[0].value
+    told = [w.value for w in at.sidebar.warning if "do not fit in a link" in w.value]
+    if fits:
+        assert told == [] and "prof=" in link and "use=" in link
+    else:
+        assert len(told) == 1 and "cost profiles" in told[0] and f"{MAX_VALUE_LENGTH:,} characters" in told[0]
+        assert "report" in told[0] and "Team profiles" in told[0]
+        assert "prof=" not in link and "use=" not in link and "at=40" in link
+    query = parse_qs(link.split("?", 1)[1], keep_blank_values=True)
+    assert all(len(value) <= MAX_VALUE_LENGTH for values in query.values() for value in values)
+    assert parse_query(query)[1] == []   # the link opens with nothing dropped
+
+
+def test_a_link_of_1000_unknown_keys_gives_one_notice(app):
+    at = app(query={**{f"junk{i}": "1" for i in range(999)}, "at": "40"})
+    assert not at.exception, at.exception
+    unknown = [w.replace("\\", "") for w in at.link_warnings if "unknown link parameter" in w]
+    assert len(unknown) == 1 and unknown[0].startswith("Ignored 999 unknown link parameters: 'junk0'"), unknown

@@ -9,6 +9,7 @@ carrying HTML, Markdown, formulas or SQL is stored (literally) and exported (neu
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 import sys
 import time
@@ -20,11 +21,14 @@ import pytest
 import model.data.importers.canonical_csv
 import model.data.ingest
 import model.data.pipeline
+import model.data.uploads
 from model.cli import main
 from model.core.frontier import fit_frontiers
 from model.data.export import neutralise_formula, safe_csv
 from model.data.ingest import IngestError, ingest_file
+from model.data.preview import preview
 from model.data.store import connect, load_points, table_checksums
+from model.data.uploads import line_ends, plain_line_ends
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad"
@@ -345,3 +349,86 @@ def test_a_json_importer_crash_is_an_ingest_error(sample_con, tmp_path, monkeypa
         ingest_file(sample_con, Path(__file__).parent / "fixtures" / "formats" / "vllm_serve.json",
                     ["hardware=H100", "gpus=1"])
     assert table_checksums(sample_con) == before
+
+
+# --------------------------------------------------------------------------- line ends and repeated JSON keys
+
+@pytest.mark.parametrize("name", ["crlf_last_line_lf.csv", "cr_only_line_endings.csv", "mixed_line_endings.csv"])
+def test_every_line_end_reads_like_lf(sample_db, name):
+    con = connect(sample_db)
+    rows = _ingested(con, name).sort_values("source_line")
+    assert list(rows["source_line"]) == [2, 3]
+    assert list(rows["ttft_p50_s"]) == [0.8, 0.9] and list(rows["concurrency"]) == [4, 8]
+    assert list(rows["hardware"]) == ["B200", "B200"]
+    con.close()
+
+
+@pytest.mark.parametrize("ends", ["\r", "\r\n", "mixed"])
+def test_a_bad_value_deep_in_a_cr_or_mixed_file_is_named_by_line_without_a_path(con, tmp_path, monkeypatch, ends):
+    monkeypatch.setattr(model.data.uploads, "_LINE_BLOCK", 4096)  # many blocks: CRs split across block edges
+    rows = ["hardware,gpus,tput_per_gpu,tok_s_user"] + [f"B200,8,{1000 + i},{50 + i % 7}" for i in range(5000)]
+    rows[4001] = "B200,8,fast,50"
+    if ends == "mixed":
+        text = "".join(r + ("\r\n", "\n", "\r")[i % 3] for i, r in enumerate(rows))
+    else:
+        text = ends.join(rows) + ends
+    path = tmp_path / "mac.csv"
+    path.write_bytes(text.encode())
+    with pytest.raises(IngestError) as err:
+        ingest_file(con, path)
+    assert (err.value.line, err.value.field) == (4002, "tput_per_gpu"), str(err.value)
+    assert str(tmp_path) not in str(err.value) and "/tmp" not in str(err.value)
+    assert "universal-newline" not in str(err.value)
+    del rows[4001]
+    path.write_bytes(("\r".join(rows) + "\r").encode())
+    assert ingest_file(con, path).rows_added == 4999
+
+
+def test_line_ends_are_classified_by_streaming(tmp_path, monkeypatch):
+    monkeypatch.setattr(model.data.uploads, "_LINE_BLOCK", 2)
+    cases = {b"a,b\nc,d\n": "lf", b"a,b\r\nc,d\r\n": "crlf", b"a,b": "none", b"a,b\rc,d\r": "mixed",
+             b"a,b\r\nc,d\n": "mixed", b"a,b\nc,d\r": "mixed", b"a\r\n\r\nb\r\n": "crlf"}
+    for content, expected in cases.items():
+        path = tmp_path / "f.csv"
+        path.write_bytes(content)
+        assert line_ends(path) == expected, content
+        with plain_line_ends(path) as plain:
+            assert (plain == path) == (expected != "mixed")
+            if expected == "mixed":
+                assert plain.read_bytes() == content.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        assert path.read_bytes() == content  # the original is never changed
+
+
+def test_a_repeated_json_key_is_refused_naming_key_and_line(con, tmp_path):
+    base = (BAD.parent / "formats" / "vllm_serve.json").read_text()
+    pretty = json.dumps(json.loads(base), indent=2).splitlines()
+    at = next(i for i, ln in enumerate(pretty) if ln.strip().startswith('"median_ttft_ms"'))
+    pretty.insert(at + 1, '  "median_ttft_ms": 1.0,')
+    path = tmp_path / "pretty.json"
+    path.write_text("\n".join(pretty))
+    with pytest.raises(IngestError) as err:
+        ingest_file(con, path)
+    assert (err.value.file, err.value.line, err.value.field) == ("pretty.json", at + 2, "median_ttft_ms")
+    assert str(err.value).startswith("pretty.json, line") and "appears twice" in str(err.value)
+    # JSON Lines: the record's own line
+    line = json.dumps(json.loads(base))
+    bad = line.replace('"duration": ', '"duration": 1, "duration": ', 1)
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join([line.replace('"max_concurrency": 4', '"max_concurrency": 8'), bad, line]) + "\n")
+    with pytest.raises(IngestError) as err:
+        ingest_file(con, path)
+    assert (err.value.line, err.value.field) == (2, "duration")
+    assert con.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+    # the same key in two sibling objects is fine
+    path = tmp_path / "siblings.json"
+    path.write_text(json.dumps([json.loads(base), {**json.loads(base), "max_concurrency": 8}]))
+    assert ingest_file(con, path, ["hardware=H200", "gpus=1"]).rows_added == 2
+
+
+def test_a_cr_only_upload_previews_by_lines(tmp_path):
+    rows = ["hardware,gpus,tput_per_gpu,tok_s_user"] + [f"B200,8,{1000 + i},50" for i in range(3000)]
+    path = tmp_path / "mac.csv"
+    path.write_bytes(("\r".join(rows) + "\r").encode())
+    checked = preview(path, sample_rows=100)
+    assert checked.ok, checked.error
+    assert checked.sampled and checked.rows_checked == 100

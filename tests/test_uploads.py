@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -9,9 +10,9 @@ import pytest
 
 from model.cli import main
 from model.data.ingest import IngestError
-from model.data.preview import preview
+from model.data.preview import dry_run, preview
 from model.data.snapshot import open_snapshot
-from model.data.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape
+from model.data.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape, starts_json
 
 HEADER = "hardware,gpus,tput_per_gpu,tok_s_user"
 
@@ -90,3 +91,40 @@ def test_the_data_age_text():
     assert changed_text(at, at + timedelta(hours=5)).endswith("(5 h ago)")
     assert changed_text(at, at + timedelta(days=2, hours=1)).endswith("(2 days ago)")
     assert changed_text(None) == "No data yet"
+
+
+def big_vllm_json(path: Path, megabytes: float = 5.0) -> Path:
+    """A vLLM ``--save-result`` file on one line, made ``megabytes`` large by its per-request arrays
+    (as ``--save-detailed`` writes them): no newline before the end, so no "header line"."""
+    base = json.loads((Path(__file__).parent / "fixtures" / "formats" / "vllm_serve.json").read_text())
+    count = int(megabytes * 1024 * 1024 / 36)  # two arrays of ~18-byte numbers
+    base["latencies"] = [2.4787123456789 + i * 1e-9 for i in range(count)]
+    base["queue_times"] = [0.0012345678912 + i * 1e-9 for i in range(count)]
+    path.write_text(json.dumps(base))
+    return path
+
+
+def test_a_5mb_one_line_json_is_judged_as_json_not_by_a_header_line(sample_db, tmp_path, capsys):
+    big = big_vllm_json(tmp_path / "vllm_5mb.json")
+    size = big.stat().st_size
+    assert 5 * 1024 * 1024 <= size < 6 * 1024 * 1024 and big.read_bytes().count(b"\n") == 0
+    assert check_upload_shape(big) == 0  # JSON: not counted as columns
+    checked = preview(big, ["hardware=H100", "gpus=8"])
+    assert checked.ok, checked.error
+    assert (checked.format, checked.rows_checked, checked.sampled) == ("vllm", 1, False)
+    shown = dry_run(big, ("hardware=H100", "gpus=8"))
+    assert shown["ok"] and shown["rows"] == 1, shown
+    # the CLI and the upload agree
+    assert main(["--db", str(sample_db), "ingest", str(big), "--set", "hardware=H100", "--set", "gpus=8"]) == 0
+    assert "vllm_5mb.json: 1 rows added" in capsys.readouterr().out
+    # a leading BOM and blank lines do not hide the JSON
+    padded = tmp_path / "padded.json"
+    padded.write_bytes(b"\xef\xbb\xbf\n\n  " + big.read_bytes())
+    assert check_upload_shape(padded) == 0 and starts_json(padded)
+
+
+def test_a_wide_csv_is_still_refused_by_its_header(tmp_path):
+    wide = wide_csv(tmp_path / "wide.json", 5000)  # the name does not matter: the content does
+    assert not starts_json(wide)
+    with pytest.raises(IngestError, match="5,000 columns"):
+        check_upload_shape(wide)

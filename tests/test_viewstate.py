@@ -175,3 +175,46 @@ def test_a_zip_bomb_profiles_link_is_a_notice_not_a_crash():
     big = _packed(b"[" + b" " * 12_000_000 + b"]")     # the largest profiles_from_text reads: 16,000 characters
     with pytest.raises(TcoInputError, match="more than 200,000 bytes"):
         profiles_from_text(big)
+
+
+# --------------------------------------------------------------------------- link limits (issue 22)
+
+def _profiles(count: int, seed: int = 22) -> list:
+    """``count`` cost profiles as people name them: quotes with a provenance each (hard to compress)."""
+    import random
+
+    rng = random.Random(seed)
+    hardware = ["H200", "B200", "MI355X", "H100"]
+    return [cost_profile(name=f"{hardware[i % 4]} quote {rng.randrange(10**6):06d}", hardware=hardware[i % 4],
+                         usd_per_gpu_hour=round(rng.uniform(1, 9), 4), source=f"RFQ {rng.randrange(10**9)}-{rng.randrange(10**9)}")
+            for i in range(count)]
+
+
+@pytest.mark.parametrize("count, fits", [(16, True), (64, False)])
+def test_a_link_holds_a_view_whole_or_says_what_it_left_out(count, fits):
+    from model.core.viewstate import MAX_VALUE_LENGTH, parse_query
+
+    profiles = _profiles(count)
+    state = ViewState(profiles=profiles_to_text(profiles), priced_by=(profiles[0].name, profiles[1].name),
+                      targets=(40.0, 80.0))
+    assert (len(profiles_to_text(profiles)) <= MAX_VALUE_LENGTH) == fits
+    query = state.to_query()
+    assert all(len(v) <= MAX_VALUE_LENGTH for v in query.values())
+    again, notices = parse_query({k: [v] for k, v in query.items()})
+    assert notices == []   # nothing written is dropped when the link opens
+    if fits:
+        assert state.left_out_of_link() == () and again == state
+        assert [p.name for p in again.cost_profiles()] == [p.name for p in profiles]
+    else:
+        assert state.left_out_of_link() == ("cost profiles",)
+        assert "prof" not in query and "use" not in query   # nor the names that choose among them
+        assert again == ViewState(targets=(40.0, 80.0))
+
+
+def test_a_thousand_unknown_link_keys_are_one_notice():
+    from model.core.viewstate import parse_query
+
+    params = {f"junk{i}": ["1"] for i in range(997)} | {"at": ["40"], "hw": ["H200"], "zz": ["x"]}
+    state, notices = parse_query(params)
+    assert len(params) == 1000 and state.targets == (40.0,) and state.hardware == ("H200",)
+    assert notices == ["ignored 998 unknown link parameters: 'junk0', 'junk1', 'junk2', 'junk3', 'junk4', …"]

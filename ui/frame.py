@@ -8,12 +8,13 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from model.core.viewstate import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
 from ui import data, report, sidebar
-from ui.state import mirror_to_url, plain, pop_notices, share_link
+from ui.state import mirror_to_url, plain, pop_notices, share_link, view
 
-__all__ = ["PAGES", "URL_PATHS", "navigation", "start", "context"]
+__all__ = ["PAGES", "URL_PATHS", "navigation", "start", "context", "link_left_out_text"]
 
 #: script, title, URL path (kept from the first layout so old links still open), icon
 PAGES = (
@@ -59,12 +60,25 @@ def start(url_path: str) -> data.Ctx:
         st.header("Share this view")
         st.code(link, language=None, wrap_lines=True)
         st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
+        left_out = view().left_out_of_link()
+        if left_out:
+            st.warning(plain(link_left_out_text(left_out)), icon="✂️")
         st.caption(changed_text(snap.changed_at))
     report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     run = get_script_run_ctx()
     st.session_state[_RUN] = run.cursors if run is not None else None   # marks this run as framed
     return ctx
+
+
+def link_left_out_text(left_out: tuple[str, ...]) -> str:
+    """The Share box's words for a view that does not fit a link, and what to share instead."""
+    what = " and ".join(left_out)
+    instead = "download the report of this view (below)"
+    if "cost profiles" in left_out:
+        instead += ", or save the profiles for the team (TCO builder, Team profiles) and load them there"
+    return (f"This view's {what} do not fit in a link (at most {MAX_VALUE_LENGTH:,} characters per value): "
+            f"the link opens the view without them. To share them, {instead}.")
 
 
 def context(page_file: str) -> data.Ctx:

@@ -29,6 +29,8 @@ from model.core.names import (
 
 __all__ = ["ViewState", "parse_query", "reconcile", "pair_text", "MAX_VALUE_LENGTH"]
 
+#: the one limit on a link value [characters]: :meth:`ViewState.to_query` writes none longer, and
+#: :func:`parse_query` reads none longer
 MAX_VALUE_LENGTH = 2000
 _SCENARIO_FIELDS = ("by", "basis", "method", "price_set", "tier", "rates", "targets", "baseline", "sla", "w_input",
                     "w_cached", "disagg")
@@ -243,7 +245,23 @@ class ViewState(BaseModel):
         return out
 
     def to_query(self) -> dict[str, str]:
-        """Non-default fields as short query parameters."""
+        """Non-default fields as short query parameters, each value at most :data:`MAX_VALUE_LENGTH`
+        characters, the limit :func:`parse_query` reads: a value that does not fit is left out (with the
+        names that need it), never written to be dropped when the link opens (:meth:`left_out_of_link`)."""
+        return self._link()[0]
+
+    def left_out_of_link(self) -> tuple[str, ...]:
+        """What :meth:`to_query` leaves out because it does not fit a link, in the product's words
+        (``"cost profiles"``); empty when the whole view fits."""
+        return tuple(_LINK_WORDS.get(key, KEYS[key].replace("_", " ")) for key in self._link()[1])
+
+    def _link(self) -> tuple[dict[str, str], tuple[str, ...]]:
+        full = self._full_query()
+        too_long = tuple(key for key, value in full.items() if len(value) > MAX_VALUE_LENGTH)
+        dropped = set(too_long) | {dep for key in too_long for dep in _NEEDS.get(key, ())}
+        return {k: v for k, v in full.items() if k not in dropped}, too_long
+
+    def _full_query(self) -> dict[str, str]:
         default = ViewState()
         out: dict[str, str] = {}
         for key, field in KEYS.items():
@@ -268,6 +286,12 @@ class ViewState(BaseModel):
                 out[key] = str(value)
         return out
 
+
+#: key -> keys whose values name what it holds (left out of a link with it)
+_NEEDS = {"prof": ("use",)}
+#: key -> its words in the Share box
+_LINK_WORDS = {"prof": "cost profiles", "f": "filters", "cmp": "compared series", "r": "rates",
+               "hw": "hardware choice", "at": "targets"}
 
 _NUMBERS = ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
             "budget_usd_month", "tokens_per_day", "peak_to_average")
@@ -404,9 +428,14 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
     values: dict[str, Any] = {}
     notices: list[str] = []
     order = list(KEYS)   # known keys in KEYS order (cost profiles before the names that choose them)
+    unknown = [key for key in params if key not in KEYS]
+    if len(unknown) == 1:
+        notices.append(f"ignored unknown link parameter {_short(unknown[0])!r}")
+    elif unknown:   # one notice, however many (a link of 1,000 made-up keys is one box, not 1,000)
+        shown = ", ".join(repr(_short(key, 20)) for key in unknown[:5])
+        notices.append(f"ignored {len(unknown):,} unknown link parameters: {shown}{', …' if len(unknown) > 5 else ''}")
     for key, raw in sorted(params.items(), key=lambda kv: order.index(kv[0]) if kv[0] in KEYS else -1):
         if key not in KEYS:
-            notices.append(f"ignored unknown link parameter {_short(key)!r}")
             continue
         text = _one_text(key, raw, notices)
         field = KEYS[key]

@@ -13,6 +13,7 @@ which never imports it back; errors and results come from :mod:`model.data.impor
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import math
 import os
@@ -42,7 +43,13 @@ from model.data.importers.canonical_csv import (
     stage_csv,
 )
 from model.data.pipeline import _ADAPTERS, _CANONICALISERS, _check_constraints_scalar, run_pipeline
-from model.data.uploads import check_upload_shape, utf8_name, utf8_path  # the column limit, non-UTF-8 names
+from model.data.store import StoreError
+from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
+    check_upload_shape,
+    plain_line_ends,
+    utf8_name,
+    utf8_path,
+)
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
            "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
@@ -236,12 +243,28 @@ def _clear_errors(name: str) -> Iterator[None]:
         raise IngestError(name, "too large to read into memory; split it into smaller files; "
                           "nothing was stored") from None
     except duckdb.Error as exc:
+        if _disk_full(exc):
+            raise _no_space(name) from None
         raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
     except OSError as exc:
+        if _disk_full(exc):
+            raise _no_space(name) from None
         raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
         raise IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
                           "stored; please report this file") from exc
+
+
+def _disk_full(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "no space left" in text \
+        or "disk quota" in text
+
+
+def _no_space(name: str) -> StoreError:
+    """A full disk stops the whole write (every file after it would fail the same way), naming no path."""
+    text = f"not enough disk space to store {name}; nothing from it was stored; free some space and ingest again"
+    return StoreError(text, text[:1].upper() + text[1:] + ".")
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -321,7 +344,12 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
     if existing:
         return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
+    with plain_line_ends(path) as readable:  # CRLF, LF, CR-only and mixed line ends read alike
+        return _ingest_content(con, readable, name, sha, set_fields, fmt)
 
+
+def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str,
+                    set_fields: dict[str, Any], fmt: str | None) -> IngestResult:
     if fmt:
         detected, header = fmt, None
     else:
@@ -329,7 +357,6 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     if detected != "csv":
         frame, real_fmt, notes = importers.parse(path, name, detected)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
-
 
     check_upload_shape(path, name)
     headers, delim = header or importers.canonical_csv.read_header(path, name)

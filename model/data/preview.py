@@ -16,13 +16,14 @@ from typing import Any
 import pandas as pd
 
 from model.data.ingest import ingest_file
-from model.data.store import connect, load_points
+from model.data.store import StoreError, connect, load_points
 from model.data.uploads import (
     PREVIEW_MEMORY,
     PREVIEW_ROWS,
     IngestError,
     check_upload_shape,
-    first_line,
+    plain_line_ends,
+    starts_json,
     utf8_name,
     utf8_path,
 )
@@ -126,9 +127,10 @@ def preview(path: str | os.PathLike, set_fields: list[str] | dict[str, Any] | No
         try:
             check_upload_shape(path, name)
             sampled, target = False, path
-            if first_line(path) is not None and not first_line(path).lstrip().startswith((b"{", b"[")):
+            if not starts_json(path):  # JSON (any size, as the CLI reads it) is checked whole
                 target = Path(tmp) / ("sample" + utf8_name(Path("x" + path.suffix)).removeprefix("x"))
-                sampled, _ = _sample_csv(path, target, sample_rows)
+                with plain_line_ends(path) as plain:  # a CR-only file samples by its lines too
+                    sampled, _ = _sample_csv(plain, target, sample_rows)
             con = connect(":memory:")
             try:
                 con.execute(f"SET memory_limit = '{PREVIEW_MEMORY}'")  # a constant of ours
@@ -140,6 +142,8 @@ def preview(path: str | os.PathLike, set_fields: list[str] | dict[str, Any] | No
                 con.close()
         except IngestError as exc:
             return Preview(False, str(exc), error=str(exc))
+        except StoreError as exc:   # the server's disk is full: said without a path
+            return Preview(False, exc.public, error=exc.public)
     records = None if sampled else result.rows_added
     return Preview(True, result.summary, format=result.format, kind=result.kind, rows_checked=result.rows_added,
                    records=records, sampled=sampled, warnings=list(result.warnings), points=points)

@@ -27,6 +27,7 @@ one re-open (a checksum scan of every table, about 0.05 s per 300,000 points).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import secrets
@@ -417,6 +418,8 @@ def writing(path: str | os.PathLike | None = None,
         if _wal(live).exists():
             _absorb_leftover_wal(live)
         copy = live.with_name(f".{live.name}{_WRITING}{secrets.token_hex(6)}")
+        need = _space_needed(live)
+        _check_space(live, need)
         try:
             if live.exists():
                 shutil.copyfile(live, copy)
@@ -446,10 +449,61 @@ def writing(path: str | os.PathLike | None = None,
                 _fsync(live.parent, directory=True)
         except PermissionError as exc:
             raise permission_denied(str(live)) from exc
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                raise _no_space(live, need) from None
+            raise
+        except duckdb.Error as exc:   # the copy's spill, WAL or checkpoint did not fit
+            if "no space left" in str(exc).lower() or "disk quota" in str(exc).lower():
+                raise _no_space(live, need) from None
+            raise
         finally:
             for leftover in (copy, _wal(copy)):
                 leftover.unlink(missing_ok=True)
             shutil.rmtree(copy.with_name(copy.name + ".tmp"), ignore_errors=True)
+
+
+#: errnos of a full disk (or a full quota)
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+#: room a write needs beyond its copy of the store (the new rows, the WAL, the checkpoint) [bytes]
+_WRITE_MARGIN = 32 << 20
+
+
+def _space_needed(live: Path) -> int:
+    """Free space a write of ``live`` needs: its private copy plus a margin (32 MB, or 10 % of the file) [bytes]."""
+    size = live.stat().st_size if live.exists() else 0
+    return size + max(_WRITE_MARGIN, size // 10)
+
+
+def _free_space(directory: Path) -> int:
+    return shutil.disk_usage(directory).free
+
+
+def _no_space(live: Path, need: int, free: int | None = None) -> StoreError:
+    """The full-disk error: plain words and the sizes (no path), for the CLI and for viewers."""
+    if free is None:
+        try:
+            free = _free_space(live.parent)
+        except OSError:
+            free = 0
+    sizes = f"the write needs about {_mb(need)} MB ({_mb(free)} MB free)"
+    return StoreError(f"not enough disk space on the database's disk: {sizes}; free some space or move the "
+                      "database (--db); nothing was written and the database is unchanged",
+                      f"Not enough disk space on the server: {sizes}. Nothing was written; the data is unchanged.")
+
+
+def _mb(size: int) -> str:
+    return f"{max(size, 0) / (1 << 20):,.0f}"
+
+
+def _check_space(live: Path, need: int) -> None:
+    """Refuse a write before copying the store when the disk cannot hold the copy and its margin."""
+    try:
+        free = _free_space(live.parent)
+    except OSError:
+        return   # unknown: the copy itself will say
+    if free < need:
+        raise _no_space(live, need, free)
 
 
 def write(path: str | os.PathLike | None, fn: Callable[[duckdb.DuckDBPyConnection], T],

@@ -7,6 +7,10 @@
   records exactly as the ingest will, in an in-memory DuckDB capped at :data:`PREVIEW_MEMORY`, so a
   190 MB upload previews in the memory of a small one. The real ingest streams through DuckDB (on
   the write path of :mod:`model.data.snapshot`, capped by ``COSTFRONTIER_WRITE_MEMORY``).
+- :func:`plain_line_ends`: CRLF, LF, CR-only (Excel's "CSV (Macintosh)") and mixed line ends read alike:
+  a file that is not all LF or all CRLF is read through a temporary LF copy, written block by block.
+- :func:`starts_json`: a file whose first non-space byte is ``{`` or ``[`` is JSON, whatever its size,
+  and is never judged by a header line (the CLI's rule).
 - :func:`utf8_name` / :func:`utf8_path`: a file whose name is not valid UTF-8 (a Latin-1 name from an
   old share) is ingested under that name with the bad bytes shown as U+FFFD, not refused.
 """
@@ -32,6 +36,9 @@ __all__ = [
     "check_upload_shape",
     "utf8_name",
     "utf8_path",
+    "starts_json",
+    "line_ends",
+    "plain_line_ends",
 ]
 
 DEFAULT_MAX_COLUMNS = 1000
@@ -50,18 +57,90 @@ def max_columns() -> int:
 
 
 def first_line(path: Path) -> bytes | None:
-    """The first line of a file, read in 64 KiB blocks; None when it runs past the header limit."""
+    """The first line of a file (ended by LF, CRLF or a lone CR), read in 64 KiB blocks; None when it
+    runs past the header limit."""
     out = bytearray()
     with open(path, "rb") as handle:
         while len(out) <= _MAX_HEADER_BYTES:
             block = handle.read(65536)
             if not block:
                 return bytes(out)
-            end = block.find(b"\n")
-            if end >= 0:
-                return bytes(out + block[:end])
+            ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+            if ends:
+                return bytes(out + block[:min(ends)])
             out += block
     return None
+
+
+def starts_json(path: str | os.PathLike) -> bool:
+    """Whether the first byte of ``path`` that is not white space (after a UTF-8 BOM) is ``{`` or ``[``.
+
+    The CLI's rule for JSON: such a file goes to the JSON importers at any size (within
+    ``COSTFRONTIER_MAX_FILE_MB``) and is never judged by a header line.
+    """
+    with open(path, "rb") as handle:
+        first = True
+        while block := handle.read(65536):
+            if first:
+                block, first = block.removeprefix(b"\xef\xbb\xbf"), False
+            text = block.lstrip(b" \t\r\n")
+            if text:
+                return text[:1] in (b"{", b"[")
+    return False
+
+
+#: block size of the line-end scan and copy [bytes]
+_LINE_BLOCK = 1 << 23
+
+
+def line_ends(path: str | os.PathLike) -> str:
+    """How the lines of ``path`` end: ``"lf"``, ``"crlf"``, ``"none"`` (one line), or ``"mixed"`` (lone CRs,
+    as Excel's "CSV (Macintosh)" writes, or CRLF and LF in one file). Streams the file in blocks."""
+    crlf = lone_lf = 0
+    previous = b""
+    with open(path, "rb") as handle:
+        while block := handle.read(_LINE_BLOCK):
+            joined = previous + block
+            pairs = joined.count(b"\r\n")
+            # a CR at the end of a block is judged with the next block
+            held = joined.endswith(b"\r")
+            if joined.count(b"\r") - pairs - held > 0:
+                return "mixed"
+            crlf += pairs
+            lone_lf += joined.count(b"\n") - pairs
+            if crlf and lone_lf:
+                return "mixed"
+            previous = b"\r" if held else b""
+    if previous:
+        return "mixed"  # the file ends in a lone CR
+    return "crlf" if crlf else "lf" if lone_lf else "none"
+
+
+@contextmanager
+def plain_line_ends(path: str | os.PathLike) -> Iterator[Path]:
+    """``path`` itself when its lines all end alike (LF, or CRLF, which DuckDB reads), else a temporary copy
+    with every CRLF and lone CR turned into LF, removed afterwards. Line numbers stay those of the original.
+    The copy is written block by block; the file is never read into memory whole."""
+    path = Path(path)
+    if line_ends(path) != "mixed":
+        yield path
+        return
+    folder = tempfile.mkdtemp(prefix="costfrontier-lines-")
+    try:
+        copy = Path(folder) / ("file" + utf8_name(Path("x" + path.suffix)).removeprefix("x"))
+        with open(path, "rb") as src, open(copy, "wb") as dst:
+            carry = b""
+            while block := src.read(_LINE_BLOCK):
+                block = carry + block
+                carry = b"\r" if block.endswith(b"\r") else b""
+                if carry:
+                    block = block[:-1]
+                dst.write(block.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+            if carry:
+                dst.write(b"\n")
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def check_upload_shape(path: str | os.PathLike, name: str | None = None, limit: int | None = None) -> int:
@@ -73,13 +152,13 @@ def check_upload_shape(path: str | os.PathLike, name: str | None = None, limit: 
     path = Path(path)
     name = name or utf8_name(path)
     limit = limit or max_columns()
+    if starts_json(path):
+        return 0  # JSON at any size: the importers bound it (as the CLI does)
     line = first_line(path)
     if line is None:
         raise IngestError(name, f"the header line is longer than {_MAX_HEADER_BYTES // 1024:,} KiB; a benchmark "
                           f"file has at most {limit:,} columns (COSTFRONTIER_MAX_COLUMNS)", line=1)
     text = line.decode("utf-8-sig", errors="replace").rstrip("\r")
-    if text.lstrip().startswith(("{", "[")):
-        return 0  # JSON: the importers bound it
     counts = {d: text.count(d) for d in ",;\t|"}
     delim = max(counts, key=counts.get)
     if counts[delim] + 1 <= limit:

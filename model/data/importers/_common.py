@@ -72,7 +72,7 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestError(name, f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
     docs: list[tuple[int, Any]] = []
     space = re.compile(r"\s*")
     idx, line, counted = 0, 1, 0
@@ -88,12 +88,47 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
             raise _json_error(name, text, idx, line, exc, bool(docs)) from None
         except RecursionError:
             raise IngestError(name, "JSON nested too deeply to read", line=line) from None
+        except _DuplicateKey as exc:
+            raise IngestError(name, f"the key {exc.key!r} appears twice in one JSON object; which value is "
+                              "meant? Keep one of them", line=_repeat_line(text, idx, line, exc.key),
+                              field=exc.key) from None
         docs.append((line, value))
     if not docs:
         raise IngestError(name, "the file is empty")
     if len(docs) == 1 and isinstance(docs[0][1], list):
         return [(i + 1, value) for i, value in enumerate(docs[0][1])]
     return docs
+
+
+class _DuplicateKey(Exception):
+    """A JSON object names one key twice (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses a repeated key, as a repeated CSV column is refused."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def _repeat_line(text: str, start: int, line: int, key: str) -> int:
+    """The line of the second ``"key":`` in the value starting at ``start`` (on ``line``): exact when the key
+    occurs exactly twice from there on (one object, or the last record); else the line the value starts on
+    (in JSON Lines, the record's line)."""
+    pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")
+    hits = [m.start() for m in pattern.finditer(text, start)][:3]
+    if len(hits) != 2:
+        return line
+    return line + text.count("\n", start, hits[1])
 
 
 def _json_error(name: str, text: str, start: int, line: int, exc: json.JSONDecodeError,

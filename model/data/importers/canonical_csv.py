@@ -214,10 +214,10 @@ def stage_csv(con, path: Path, name: str, sha: str, headers: list[str], delim: s
             con.execute(sql.format("true"), [str(path), raw_ids, delim])
         except duckdb.Error as exc:
             scan_csv(path, name, delim)   # names the line when the structure is at fault
-            raise IngestError(name, f"not a readable CSV: {duck_msg(exc)}") from None
+            raise IngestError(name, f"not a readable CSV: {duck_msg(exc).replace(str(path), name)}") from None
     except duckdb.Error as exc:
         scan_csv(path, name, delim)
-        raise IngestError(name, f"not a readable CSV: {duck_msg(exc)}") from None
+        raise IngestError(name, f"not a readable CSV: {duck_msg(exc).replace(str(path), name)}") from None
     try:
         rows = con.execute(f"SELECT count(*) FROM {raw_table}").fetchone()[0]
         if records is not None and rows != records:
