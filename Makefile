@@ -1,12 +1,14 @@
-# The two commands the README promises: `make run` and `make test`.
-# Both create .venv and install the pinned dependencies on first use.
+# The two commands the README promises: `make run` and `make test` (and `make dev`, the development profile).
+# All create .venv and install the pinned dependencies on first use.
+# `make run` serves with the production settings of .streamlit/config.toml (no file watcher, no forced
+# collection after every run); `make dev` is the same server with the watcher on, rerunning on save.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 DB ?= data/costfrontier.duckdb
 PORT ?= 8501
 
-.PHONY: run test lint bench clean
+.PHONY: run dev test lint bench clean
 
 $(BIN)/costfrontier: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -18,6 +20,11 @@ $(BIN)/costfrontier: pyproject.toml
 run: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
 	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT)
+
+dev: $(BIN)/costfrontier
+	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
+	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT) \
+		--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true
 
 test: $(BIN)/costfrontier
 	bash deploy/system-deps.sh

@@ -63,7 +63,11 @@ def wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 90.0) -> 
 
 
 def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None = None) -> subprocess.Popen:
-    """``streamlit run app.py`` on 127.0.0.1:port serving ``db`` (read-only unless told otherwise)."""
+    """``streamlit run app.py`` on 127.0.0.1:port serving ``db`` (read-only unless told otherwise).
+
+    Run from the repository's root, it takes the production settings of ``.streamlit/config.toml`` (headless,
+    no file watcher, no forced collection after every run) and overrides none of them.
+    """
     environ = {**os.environ, **(env or {}), "COSTFRONTIER_DB": str(db)}
     if read_only:
         environ["COSTFRONTIER_READ_ONLY"] = "1"
@@ -71,8 +75,7 @@ def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None 
         environ.pop("COSTFRONTIER_READ_ONLY", None)
     return subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
+         "--server.address", "127.0.0.1"],
         cwd=ROOT, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 

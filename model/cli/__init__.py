@@ -15,27 +15,31 @@
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
 Exit codes: 0 done, 1 a file refused, 2 a usage or database error.
+
+Starting is cheap: the parser is built from :mod:`model.cli.choices` and ``argparse`` alone, so ``--help`` and
+a usage error import none of pandas, pydantic, DuckDB, SciPy or Plotly; a command imports its own module
+(:data:`_COMMANDS`) once the arguments parse (``tests/test_cli_startup.py``, ``bench/bench_cli.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from model.cli import capacity, data, query, tco
 from model.cli import report as report_cli
+from model.cli import tco
+from model.cli.choices import CAPACITY_BASES, KNEE_RULES, SAMPLE_DIR, SLA_KEYS, WRITES
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
-from model.core.capacity import CAPACITY_BASES, KNEE_RULES
-from model.core.sla import SLA_KEYS
-from model.data.samples import SAMPLE_DIR
-from model.data.snapshot import empty_store, run_command
-from model.data.store import StoreError, default_db_path
 
 __all__ = ["main"]
+
+#: the module (under model.cli) that runs each command, imported only when that command runs
+_COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
+             "frontier": "query", "iso": "query", "crossover": "query", "capacity": "capacity", "compare": "capacity",
+             "tco": "tco", "size": "tco", "report": "report"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _db_everywhere(_parser()).parse_args(argv)
-    writes = args.command in data.WRITES or (args.command == "tco" and getattr(args, "save", False))
+    from model.data.snapshot import empty_store, run_command
+    from model.data.store import StoreError, default_db_path
+
+    writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False))
     db = Path(args.db or default_db_path())
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
@@ -126,17 +133,14 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _run(args, con) -> int:
+    from pydantic import ValidationError
+
+    from model.data.store import StoreError
+
+    command = importlib.import_module(f"model.cli.{_COMMANDS[args.command]}")
     try:
-        if (done := tco.run(args, con)) is not None:
+        if (done := command.run(args, con)) is not None:
             return done
-        if (done := data.run(args, con)) is not None:
-            return done
-        if (done := report_cli.run(args, con)) is not None:
-            return done
-        if args.command in ("frontier", "iso", "crossover"):
-            return query.run(args, con)
-        if args.command in ("capacity", "compare"):
-            return capacity.run(args, con)
     except ValidationError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -12,10 +12,7 @@ from model.data.ingest import IngestError, ingest_file
 from model.data.samples import load_samples
 from model.data.store import list_sources, load_points, remove_source
 
-__all__ = ["run", "WRITES"]
-
-#: commands that write (they publish a new snapshot, model.data.snapshot)
-WRITES = ("ingest", "load-samples", "remove")
+__all__ = ["run"]
 
 
 def run(args, con) -> int | None:

@@ -4,22 +4,31 @@
 options with the same meaning; ``--link URL`` is one more way to fill the view (a share link,
 read as the dashboard reads it). The view then goes to :func:`model.present.view_answer.answer_of_view`,
 whose answer the commands only print.
+
+Building the options imports nothing heavy (the choices come from :mod:`model.cli.choices`): pandas, pydantic
+and the model load only when a command reads its options, so ``--help`` and usage errors start at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-import pandas as pd
-from pydantic import ValidationError
+from model.cli.choices import (
+    BASES,
+    DEFAULT_PRICE_SET,
+    DEFAULT_SERIES_KEYS,
+    DEFAULT_TIER,
+    DISAGG_MODES,
+    METHODS,
+    SLA_KEYS,
+)
 
-from model.core.analysis import Scenario
-from model.core.columns import resolve_column
-from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES, SERIES_KEY_CHOICES
-from model.core.hardware import canonical_hardware
-from model.core.sla import SLA_KEYS
+if TYPE_CHECKING:
+    import pandas as pd
+    from pydantic import ValidationError
 
 __all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
            "one_line", "records", "clean", "jsonable"]
@@ -39,8 +48,8 @@ def selection_args(q: argparse.ArgumentParser) -> None:
                    help="keep rows whose field equals a value (repeat a key to allow several)")
     q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
     q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
-    q.add_argument("--price-set", default=Scenario().price_set)
-    q.add_argument("--tier", default=Scenario().tier)
+    q.add_argument("--price-set", default=DEFAULT_PRICE_SET)
+    q.add_argument("--tier", default=DEFAULT_TIER)
     q.add_argument("--mix-workloads", action="store_true",
                    help="compare series across workloads (model, ISL, OSL) instead of splitting them")
 
@@ -57,7 +66,7 @@ def view_args(q: argparse.ArgumentParser, basis_choices=BASES, basis_default: st
                    help="blended basis: weight of a cached input token relative to an output token (default 0.025)")
     q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
                    help=f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; e.g. ttft_p95=2")
-    q.add_argument("--method", default="linear", choices=("linear", "monotone"))
+    q.add_argument("--method", default="linear", choices=METHODS)
     q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
     q.add_argument("--baseline", help="series the iso ratios divide by (default: the first by name)")
     q.add_argument("--profile", action="append", default=[], metavar="NAME",
@@ -93,6 +102,8 @@ def pairs(items: list[str], what: str) -> list[tuple[str, str]]:
 
 def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> str:
     """The field a name means, with the same aliases as file headers (``spec_decode`` -> ``spec_decoding``)."""
+    from model.core.columns import resolve_column
+
     resolved = resolve_column(key)
     if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
         known = f"; choose from {', '.join(choices)}" if choices else " (see model/core/columns.py for the names)"
@@ -166,7 +177,12 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
 
     Raises :class:`UsageError` for an option that cannot be used (an unknown profile name, a bad number).
     """
+    from pydantic import ValidationError
+
+    from model.core.analysis import Scenario
     from model.core.cost_profiles import profiles_from_text, profiles_to_text
+    from model.core.frontier import SERIES_KEY_CHOICES
+    from model.core.hardware import canonical_hardware
     from model.core.viewstate import ViewState
 
     link = getattr(args, "link", None)
@@ -235,6 +251,8 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
 
 
 def clean(value):
+    import pandas as pd
+
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if value is pd.NA or value is pd.NaT:

@@ -23,17 +23,8 @@ import json
 import math
 import sys
 
-import pandas as pd
-
+from model.cli.choices import KNEE_RULES, TOKEN_BASES
 from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
-from model.core.capacity import KNEE_RULES
-from model.core.cost import load_presets
-from model.core.cost_profiles import CostProfile
-from model.core.fleet import TOKEN_BASES
-from model.core.hardware import canonical_hardware
-from model.core.tco import onprem_defaults, onprem_inputs
-from model.data.profiles import profiles_table, save_profiles
-from model.data.store import stored_rates
 
 __all__ = ["add_parsers", "run"]
 
@@ -105,6 +96,15 @@ def _print_json(payload) -> None:
 
 
 def _tco(args, con) -> int:
+    import pandas as pd
+
+    from model.core.cost import load_presets
+    from model.core.cost_profiles import CostProfile
+    from model.core.hardware import canonical_hardware
+    from model.core.tco import onprem_defaults, onprem_inputs
+    from model.data.profiles import profiles_table
+    from model.data.store import stored_rates
+
     if args.list:
         table = profiles_table(con)
         if args.json:
@@ -144,8 +144,11 @@ def _tco(args, con) -> int:
     return _finish_tco(args, con, profile, used, inputs)
 
 
-def _finish_tco(args, con, profile: CostProfile, used: dict, inputs) -> int:
+def _finish_tco(args, con, profile, used: dict, inputs) -> int:
+    import pandas as pd
+
     from model.core.sensitivity import break_even
+    from model.data.profiles import save_profiles
 
     row: dict[str, object] = {"name": profile.name, "hardware": profile.hardware, "kind": profile.kind}
     breakdown = profile.breakdown()
@@ -185,6 +188,8 @@ def _finish_tco(args, con, profile: CostProfile, used: dict, inputs) -> int:
 
 
 def _size(args, con) -> int:
+    import pandas as pd
+
     from model.cli.query import answer_of_args
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None

@@ -20,12 +20,15 @@ flagged as clamped.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy.interpolate import PchipInterpolator
 
 from model.core.cost import usd_per_mtok
+
+if TYPE_CHECKING:   # scipy (0.4 s to import) loads only for the monotone method, in CostCurve._pchip
+    from scipy.interpolate import PchipInterpolator
 
 __all__ = [
     "METHODS",
@@ -76,6 +79,8 @@ class CostCurve:
             return None
         cached = self.__dict__.get("_pchip_cache")
         if cached is None:
+            from scipy.interpolate import PchipInterpolator
+
             cached = PchipInterpolator(self.x, 1e6 / self.usd_per_mtok, extrapolate=False)
             object.__setattr__(self, "_pchip_cache", cached)
         return cached

@@ -1,0 +1,48 @@
+"""One set of production settings (.streamlit/config.toml) for `make run`, deploy/serve.py and the README;
+`make dev` is the only place that turns the file watcher back on."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION = {"server.fileWatcherType": "none", "server.runOnSave": False, "runner.postScriptGC": False,
+              "server.headless": True}
+
+
+def _make_target(name: str) -> str:
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    return re.search(rf"^{name}:.*?(?=^\S|\Z)", text, re.M | re.S).group(0)
+
+
+def test_streamlit_reads_the_production_settings_from_the_repository():
+    code = ("import json; from streamlit import config; config.get_config_options(force_reparse=True); "
+            f"print(json.dumps({{k: config.get_option(k) for k in {list(PRODUCTION)!r}}}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == PRODUCTION
+
+
+def test_make_run_and_deploy_override_none_of_them(monkeypatch, tmp_path):
+    assert "streamlit run app.py" in _make_target("run")
+    assert not re.search(r"--(server\.fileWatcherType|server\.runOnSave|runner\.)", _make_target("run"))
+    dev = _make_target("dev")
+    assert "--server.fileWatcherType auto" in dev and "--runner.postScriptGC true" in dev
+
+    import deploy.serve as serve
+
+    seen = {}
+    monkeypatch.setattr(serve.subprocess, "Popen", lambda argv, **kw: seen.update(argv=argv, cwd=kw.get("cwd")))
+    serve.start_replica(tmp_path / "x.duckdb", 8599)
+    assert Path(seen["cwd"]) == ROOT   # where Streamlit finds .streamlit/config.toml
+    flags = {a.split("=")[0] for a in seen["argv"] if a.startswith("--")}
+    assert flags == {"--server.port", "--server.address"}
+
+
+def test_the_readme_documents_both_profiles():
+    readme = (ROOT / "README.md").read_text()
+    assert "make dev" in readme and "fileWatcherType" in readme and "postScriptGC" in readme
