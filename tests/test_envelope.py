@@ -68,6 +68,46 @@ def test_a_single_point_series_cheaper_there_splits_the_envelope():
     assert set(env.changes["kind"]) == {"reach"}
 
 
+ONE_ULP_ABOVE_1 = float(np.nextafter(1.0, 2.0))      # 1.0000000000000002
+
+
+def _assert_envelope_is_the_minimum(curves, x, method="linear"):
+    env = lower_envelope(curves, method)
+    truth = np.nanmin(np.vstack([_inside(c, x, method) for c in curves.values()]), axis=0)
+    np.testing.assert_allclose(envelope_usd_per_mtok(env, curves, x, method), truth, rtol=1e-9)
+    return env
+
+
+@pytest.mark.parametrize("method", ["linear", "monotone"])
+def test_a_curve_falling_within_one_ulp_keeps_its_point_on_the_envelope(method):
+    # s1 falls from $3 to $1 between 1 and the next float: it crosses s0 ($2 -> $1 over 1..2) between
+    # two neighbouring floats, so the root rounds onto 1 + ulp and s1's piece there has no width.
+    # It was dropped, and the envelope read s0's $1.9999999999999998 at 1 + ulp, where s1 costs $1.
+    curves = _curves([[(1.0, 2.0), (2.0, 1.0)], [(1.0, 3.0), (ONE_ULP_ABOVE_1, 1.0)]])
+    env = _assert_envelope_is_the_minimum(curves, np.array([1.0, ONE_ULP_ABOVE_1, 1.5, 2.0]), method)
+    # s1 is cheapest at its last point only: a zero-width segment between s0's two
+    assert list(zip(env.segments["series"], env.segments["min_interactivity"], env.segments["max_interactivity"])) \
+        == [("s0", 1.0, ONE_ULP_ABOVE_1), ("s1", ONE_ULP_ABOVE_1, ONE_ULP_ABOVE_1), ("s0", ONE_ULP_ABOVE_1, 2.0)]
+    # s0 and s1 cost the same at no float: the cheapest jumps to s1 there (a step), then s1's frontier ends
+    changes = env.changes
+    assert list(zip(changes["from_series"], changes["to_series"], changes["kind"])) == \
+        [("s0", "s1", "step"), ("s1", "s0", "reach")]
+    assert changes["interactivity"].tolist() == [ONE_ULP_ABOVE_1] * 2
+    assert changes["usd_per_mtok"].to_numpy() == pytest.approx([1.0, 2.0], rel=1e-9)
+
+
+@pytest.mark.parametrize("method", ["linear", "monotone"])
+def test_a_crossing_between_two_neighbouring_floats_is_a_step_not_a_crossover(method):
+    # as above, but s1 goes on at $1 to x = 2: the cheapest changes once, from s0 to s1, at 1 + ulp, where
+    # s0 costs $1.9999999999999998 and s1 $1. It was called a crossover, yet the two do not cost the same there.
+    curves = _curves([[(1.0, 2.0), (2.0, 1.0)], [(1.0, 3.0), (2.0, 1.0), (ONE_ULP_ABOVE_1, 1.0)]])
+    env = _assert_envelope_is_the_minimum(curves, np.array([1.0, ONE_ULP_ABOVE_1, 1.5, 2.0]), method)
+    assert list(zip(env.changes["from_series"], env.changes["to_series"], env.changes["kind"])) \
+        == [("s0", "s1", "step")]
+    change = env.changes.iloc[0]
+    assert change["interactivity"] == ONE_ULP_ABOVE_1 and change["usd_per_mtok"] == pytest.approx(1.0, rel=1e-9)
+
+
 def test_envelope_is_per_comparison_group():
     curves = _curves([[(1, 1), (3, 1)], [(1, 2), (3, 2)]])
     env = lower_envelope(curves, groups={"s0": "w1", "s1": "w2"})

@@ -249,7 +249,10 @@ class Envelope:
     changes : DataFrame
         group, interactivity [tok/s/user], from_series, to_series, usd_per_mtok (the
         new cheapest series' $/M there) and kind: ``crossover`` where the two curves
-        cross, ``reach`` where a frontier ends or begins and the cheapest jumps.
+        cross (both cost the same there), ``reach`` where a frontier ends or begins and the
+        cheapest jumps, ``step`` where both curves go on but cross between two neighbouring
+        floating-point interactivities (a curve that rises or falls over less than floating
+        resolution, as between two frontier points ~1e-16 apart), so the cheapest jumps too.
     """
 
     segments: pd.DataFrame
@@ -260,6 +263,8 @@ ENVELOPE_SEGMENT_COLUMNS = ["group", "series", "min_interactivity", "max_interac
                             "usd_per_mtok_at_min", "usd_per_mtok_at_max"]
 ENVELOPE_CHANGE_COLUMNS = ["group", "interactivity", "from_series", "to_series", "usd_per_mtok", "kind"]
 CROSSOVER_COLUMNS = ["series_a", "series_b", "interactivity", "usd_per_mtok", "cheaper_below", "cheaper_above"]
+_SAME_COST = 1e-9           # two $/M within this fraction of each other are one cost (a crossover's)
+_POINT_NOISE = 1e-12        # a crossing's lone point must be cheaper than this fraction to count
 _PAIR_CHUNK = 1_000_000     # pieces per batch when crossing many pairs: bounds memory [elements]
 
 
@@ -588,6 +593,8 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
     span = int(slot.max()) + 1
     owners = np.arange(len(labels), dtype=np.int64)
     job, x0, x1, row = packed.segment_pieces(owners, gcode * span + slot)
+    # the cheapest at a lone point, found where a crossing falls between two neighbouring floats
+    point_rows, point_x = [], []
     while span > 1:
         grp, pos = job // span, job % span
         half = (span + 1) // 2
@@ -595,15 +602,24 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
         odd = pos % 2 == 1
         a = (pair_job[~odd], x0[~odd], x1[~odd], row[~odd])
         b = (pair_job[odd], x0[odd], x1[odd], row[odd])
-        job, x0, x1, row = _merge(packed, a, b)
+        job, x0, x1, row, lost_row, lost_x = _merge(packed, a, b)
+        point_rows.append(lost_row)
+        point_x.append(lost_x)
         span = half
-    return _envelope_frames(packed, job, x0, x1, packed.owner[row], gcode, group_keys)
+    points = (packed.owner[np.concatenate(point_rows)], np.concatenate(point_x)) if point_rows else None
+    return _envelope_frames(packed, job, x0, x1, packed.owner[row], gcode, group_keys, points)
 
 
 def _merge(packed: _Packed, a, b) -> tuple[np.ndarray, ...]:
-    """Pointwise cheaper of two envelopes per job, as pieces (job, x0, x1, row)."""
+    """Pointwise cheaper of two envelopes per job, as pieces (job, x0, x1, row), and lone points (row, x).
+
+    Where a crossing falls between two neighbouring floats (a curve that rises or falls over less
+    than floating resolution: two breakpoints a few ulps apart), the root rounds onto an end of its
+    interval and one of the two pieces has no width. The cheaper series at that end is then kept as
+    a lone point (row, x): it may be cheaper there than every piece, which :func:`_add_points` checks.
+    """
     if len(b[0]) == 0:
-        return a
+        return (*a, np.zeros(0, dtype=np.int64), np.zeros(0))
     ov = _overlay(packed, a, b)
     oa, ob, d0, d1 = ov["row_a"], ov["row_b"], ov["d0"], ov["d1"]
     both = (oa >= 0) & (ob >= 0)
@@ -616,25 +632,51 @@ def _merge(packed: _Packed, a, b) -> tuple[np.ndarray, ...]:
     hit = np.flatnonzero(cross)
     if hit.size:
         root, _ = _roots(packed, ov, hit)
+        # the root is a float beside the crossing. Where the two still differ there beyond rounding (a
+        # curve steeper than floating resolution can resolve) and the first is the cheaper, take the next
+        # float up: from the root on, the second is then the cheaper, and a change there reads as one.
+        lo_x, hi_x = ov["x0"][hit], ov["x1"][hit]
+        root = np.clip(root, lo_x, hi_x)                          # x0 + t (x1 - x0) may round past x1
+        qa, qb = packed.q_piece(oa[hit], root), packed.q_piece(ob[hit], root)
+        apart = np.abs(qa - qb) > _SAME_COST * np.maximum(np.abs(qa), np.abs(qb))
+        first_cheaper = apart & np.where(d0[hit] < 0, qa < qb, qa > qb)
+        root = np.where(first_cheaper, np.minimum(np.nextafter(root, np.inf), hi_x), root)
+        # a piece left without width matters only if its series is cheaper than the other beyond rounding
+        qa, qb = packed.q_piece(oa[hit], root), packed.q_piece(ob[hit], root)
+        distinct = np.abs(qa - qb) > _POINT_NOISE * np.maximum(np.abs(qa), np.abs(qb))
         first = np.where(d0[hit] < 0, oa[hit], ob[hit])
         second = np.where(d0[hit] < 0, ob[hit], oa[hit])
         job = np.r_[job, ov["job"][hit], ov["job"][hit]]
         x0 = np.r_[x0, ov["x0"][hit], root]
         x1 = np.r_[x1, root, ov["x1"][hit]]
         owner = np.r_[owner, first, second]
+        significant = np.r_[np.zeros(len(job) - 2 * hit.size, dtype=bool), distinct, distinct]
+    else:
+        significant = np.zeros(len(job), dtype=bool)
     keep = x1 > x0
-    return job[keep], x0[keep], x1[keep], owner[keep]
+    lost = ~keep & significant    # only a crossing's piece can lack width: its root is an end of the interval
+    return job[keep], x0[keep], x1[keep], owner[keep], owner[lost], x0[lost]
 
 
-def _envelope_frames(packed: _Packed, job, x0, x1, owner, gcode, group_keys) -> Envelope:
-    """Coalesce pieces into segments, add single-point series that win, and list the changes."""
+def _envelope_frames(packed: _Packed, job, x0, x1, owner, gcode, group_keys, points=None) -> Envelope:
+    """Coalesce pieces into segments, add lone points that win, and list the changes.
+
+    ``points`` (owner, x): lone points the merges found (see :func:`_merge`).
+    """
     group = job                               # after the last level, job is the group code
     order = np.lexsort((x0, group))
     group, x0, x1, owner = group[order], x0[order], x1[order], owner[order]
-    # single-point series (no pieces) join as zero-width segments where they are cheapest
+    # single-point series (no pieces) and lone points join as zero-width segments where they are cheapest
     single = np.flatnonzero(packed.count == 1)
-    if single.size:
-        group, x0, x1, owner = _add_points(packed, single, gcode, group, x0, x1, owner)
+    point_owner, point_x = single, packed.x[packed.start[single]]
+    # a lone point from a crossing counts only where it is cheaper beyond rounding (else it is noise)
+    point_tol = np.zeros(len(single))
+    if points is not None:
+        point_owner = np.r_[point_owner, points[0]].astype(np.int64)
+        point_x = np.r_[point_x, points[1]]
+        point_tol = np.r_[point_tol, np.full(len(points[0]), _POINT_NOISE)]
+    if point_owner.size:
+        group, x0, x1, owner = _add_points(packed, point_owner, point_x, point_tol, gcode, group, x0, x1, owner)
     contiguous = (group[1:] == group[:-1]) & (x1[:-1] == x0[1:])
     same = contiguous & (owner[1:] == owner[:-1]) & (x1[:-1] > x0[:-1]) & (x1[1:] > x0[1:])
     starts = np.r_[True, ~same]
@@ -653,25 +695,31 @@ def _envelope_frames(packed: _Packed, job, x0, x1, owner, gcode, group_keys) -> 
     src, dst, at = s_owner[meet], s_owner[meet + 1], s_x0[meet + 1]
     x_end = packed.x[packed.start + packed.count - 1]
     both_continue = (x_end[src] > at) & (packed.x[packed.start[dst]] < at)
+    # both curves go on, yet do not cost the same here: they cross between this float and its neighbour
+    # (one of them rises or falls over less than floating resolution), so the cheapest jumps
+    cost_src, cost_dst = packed.cost(packed.q_at(src, at)), cost0[meet + 1]
+    meet_here = np.abs(cost_src - cost_dst) <= _SAME_COST * np.maximum(np.abs(cost_src), np.abs(cost_dst))
+    kind = np.where(both_continue, np.where(meet_here, "crossover", "step"), "reach")
     changes = pd.DataFrame({"group": labels[s_group[meet]], "interactivity": at, "from_series": names[src],
-                            "to_series": names[dst], "usd_per_mtok": cost0[meet + 1],
-                            "kind": np.where(both_continue, "crossover", "reach")}, columns=ENVELOPE_CHANGE_COLUMNS)
+                            "to_series": names[dst], "usd_per_mtok": cost_dst,
+                            "kind": kind}, columns=ENVELOPE_CHANGE_COLUMNS)
     return Envelope(segments, changes)
 
 
-def _add_points(packed: _Packed, single, gcode, group, x0, x1, owner):
-    """Zero-width pieces for single-point series cheaper than every piece covering their point."""
-    at, g = packed.x[packed.start[single]], gcode[single]
-    q_point = packed.coef[packed.start[single], 3]
+def _add_points(packed: _Packed, single, at, tol, gcode, group, x0, x1, owner):
+    """Zero-width pieces for points (series ``single`` at ``at``) cheaper than every piece covering them
+    (by more than ``tol``, relative)."""
+    g = gcode[single]
+    q_point = packed.q_at(single, at)
     order = np.lexsort((single, q_point, at, g))                # cheapest first, ties by name
-    single, at, g, q_point = single[order], at[order], g[order], q_point[order]
+    single, at, g, q_point, tol = single[order], at[order], g[order], q_point[order], tol[order]
     first = np.r_[True, (g[1:] != g[:-1]) | (at[1:] != at[:-1])]
-    single, at, g, q_point = single[first], at[first], g[first], q_point[first]
+    single, at, g, q_point, tol = single[first], at[first], g[first], q_point[first], tol[first]
     add_x0, add_x1, add_owner, add_group = [], [], [], []
     cut = np.zeros(len(x0), dtype=bool)
-    for s, x, gg, q in zip(single, at, g, q_point):
+    for s, x, gg, q, t in zip(single, at, g, q_point, tol):
         covering = np.flatnonzero((group == gg) & (x0 <= x) & (x1 >= x))
-        if covering.size and (packed.q_at(owner[covering], np.full(covering.size, x)) <= q).any():
+        if covering.size and (packed.q_at(owner[covering], np.full(covering.size, x)) <= q + t * abs(q)).any():
             continue
         for i in covering[(x0[covering] < x) & (x1[covering] > x)]:  # split a piece the point lands inside
             cut[i] = True
