@@ -106,7 +106,7 @@ def phase_bare(csv: str, db: str) -> dict:
 
 def phase_analyse(db: str, by: str, repeat: int) -> dict:
     from model.core.analysis import Scenario, analyse, frontiers_for
-    from model.core.iso import crossovers
+    from model.core.crossings import crossovers
     from model.data.store import connect, load_points
 
     con = connect(Path(db), read_only=True)

@@ -2,7 +2,7 @@
 
 A Python loop over series with numpy over the others, on the union of every breakpoint of a
 comparison group: O(series^2 x breakpoints). Kept as it was, bar its name and one
-fix, so the vectorised ``model.core.iso.crossovers`` can be checked against it on random series.
+fix, so the vectorised ``model.core.crossings.crossovers`` can be checked against it on random series.
 
 The fix: where two curves cross exactly on a grid point (``touch``), the shipped code put the
 crossing on the *next* grid point (t = 1.0 from the segment that starts at the touching point)

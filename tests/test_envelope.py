@@ -1,7 +1,7 @@
 """The lower envelope of the cost curves and the vectorised pairwise crossovers (issue 12).
 
 Hand-checked examples; hypothesis properties (the envelope is the minimum of every curve
-wherever it is evaluated); and an oracle: the per-pair loop ``model.core.iso.crossovers`` was
+wherever it is evaluated); and an oracle: the per-pair loop ``model.core.crossings.crossovers`` was
 before the sweep (``tests/crossover_oracle.py``) must find the same crossings.
 """
 
@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT, Scenario, analyse
-from model.core.iso import CostCurve, _inside, crossovers, envelope_usd_per_mtok, lower_envelope
+from model.core.crossings import crossovers, envelope_usd_per_mtok, lower_envelope
+from model.core.iso import CostCurve, _inside
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
 

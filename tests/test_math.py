@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.core.cost import usd_per_mtok
+from model.core.crossings import crossovers
 from model.core.frontier import fit_frontiers, pareto_mask, pareto_mask_naive
-from model.core.iso import CLAMP_TOLERANCE, cost_curves, crossovers, evaluate, iso_table
+from model.core.iso import CLAMP_TOLERANCE, cost_curves, evaluate, iso_table
 from tests import strategies as S
 
 

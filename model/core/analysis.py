@@ -25,6 +25,8 @@ from model.core.cost import (
     resolve_rates,
     usd_per_mtok,
 )
+from model.core.crossings import CROSSOVER_COLUMNS, Envelope, lower_envelope
+from model.core.crossings import crossovers as _crossovers
 from model.core.frontier import (
     BASES,
     DEFAULT_SERIES_KEYS,
@@ -35,18 +37,7 @@ from model.core.frontier import (
     series_labels,
     throughput_column,
 )
-from model.core.iso import (
-    CROSSOVER_COLUMNS,
-    METHODS,
-    CostCurve,
-    Envelope,
-    cost_curves,
-    default_targets,
-    iso_table,
-    lower_envelope,
-    reach,
-)
-from model.core.iso import crossovers as _crossovers
+from model.core.iso import METHODS, CostCurve, cost_curves, default_targets, iso_table, reach
 from model.core.sla import SLA, split_by_sla
 
 __all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",

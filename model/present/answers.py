@@ -108,7 +108,7 @@ def _spans(spans: list[tuple[float, float]]) -> str:
 def pair_intervals(crossovers: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFrame:
     """Each pair's crossings said once, as the intervals where each series of the pair is cheaper.
 
-    ``crossovers``: rows as :func:`model.core.iso.crossovers` (``series_a``, ``series_b``, ``interactivity``,
+    ``crossovers``: rows as :func:`model.core.crossings.crossovers` (``series_a``, ``series_b``, ``interactivity``,
     ``cheaper_below``, ``cheaper_above``); ``reach``: :func:`model.core.iso.reach` (``series``,
     ``min_interactivity``, ``max_interactivity``). The pair's common range is [larger minimum, smaller
     maximum]; an end the reach does not give is said "below"/"above" the crossing.
