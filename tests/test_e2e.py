@@ -15,10 +15,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from model.data.samples import load_samples
 from model.data.store import connect
+from model.present.answers import pair_intervals
 from model.present.figures import usd
 from tests.conftest import ROOT
 
@@ -160,8 +162,8 @@ def _check_view(page, db, path: str) -> None:
     elif path == "Matched_interactivity":
         _shows(page, *(usd(row["usd_per_mtok"]) for row in _cli(db, "iso", *CLI_VIEW, "--at", "24,55")["rows"]))
     elif path == "Crossovers":
-        _shows(page, *(f"{row['cheaper_below']} cheaper below {row['interactivity']:.1f} tok/s/user"
-                       for row in _cli(db, "crossover", *CLI_VIEW)["rows"]))
+        cross = _cli(db, "crossover", *CLI_VIEW)      # each pair said as intervals, as the CLI's "by pair:" block
+        _shows(page, *pair_intervals(pd.DataFrame(cross["rows"]), pd.DataFrame(cross["reach"]))["text"])
     elif path == "Frontier":
         if "y=cost" not in query:   # show $/M on the chart, as a user would
             page.locator("[data-testid=stRadio]").filter(has_text="Y axis").get_by_text("$ per million tokens").click()
@@ -239,7 +241,7 @@ def test_rates_typed_in_the_browser(server, browser):
 
 @pytest.mark.parametrize("link,words", [("ps=1999", "price set '1999' is not known"),
                                         ("r=B200:0.01", None), ("hw=TPU", "not in the data"),
-                                        ("r=TPU<script>:1.5", "not a hardware name")])
+                                        ("r=TPU<script>:1.5", "no such hardware in the data")])
 def test_bad_link_values_in_the_browser(server, browser, link, words):
     base, _ = server
     page = _open(browser, f"{base}/Crossovers?spec=mtp&{link}")
@@ -305,10 +307,11 @@ def test_an_onprem_profile_built_in_the_browser_prices_every_page_and_sizes_a_fl
     (against `costfrontier iso --rate` at the profile's rate), then read a fleet size for a stated demand."""
     base, db = server
     page = _open(browser, f"{base}/TCO_builder?spec=mtp&by=hardware&at=50")
-    page.get_by_role("textbox", name="Profile name").first.fill("B200 on-prem 5y")
-    hw = page.locator("[data-testid=stSelectbox]").filter(has_text="Hardware").first
+    hw = page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Hardware").first
     hw.click()
     page.get_by_role("option", name="B200", exact=True).click()
+    _settle(page)           # choosing the GPU reruns the page: the form starts from B200's defaults
+    page.get_by_role("textbox", name="Profile name").first.fill("B200 on-prem 5y")
     for label, value in (("Server price per node [$]", "300000"), ("Network and storage [% of server]", "15"),
                          ("Depreciation [years]", "5"), ("Cost of capital [%/year]", "10"),
                          ("All-in power per GPU [kW]", "1.37"), ("PUE", "1.3"), ("Electricity [$/kWh]", "0.08"),

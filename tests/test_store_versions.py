@@ -362,49 +362,39 @@ def test_a_writer_absorbs_a_leftover_wal_and_publishes_one_file(template, tmp_pa
 
 def test_permission_denied_is_called_that(template):
     """An unreadable file, and a read-only file in a folder this user cannot write: "permission denied",
-    never "damaged". As root (who may read anything) the command runs as nobody."""
+    never "damaged". Root reads and writes anything, so as root the command runs without the capabilities
+    that bypass file permissions: it is then held to the permission bits like any user, and can still read
+    a checkout and a virtualenv in a private mode-700 directory (mktemp -d), which another user could not."""
     folder = Path(tempfile.mkdtemp(prefix="cf-perm-"))
-    code = ROOT
     try:
-        folder.chmod(0o755)
         db = folder / "costfrontier.duckdb"
         shutil.copy(template, db)
-        as_other = os.geteuid() == 0
-        if as_other and not shutil.which("setpriv"):
-            pytest.skip("running as root and util-linux's setpriv is missing: cannot run as another user")
-        db.chmod(0o600 if as_other else 0o000)
-
-        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if as_other else []
-        if as_other:
-            # the checkout may sit in a private directory (mktemp -d makes it mode 700) that the other
-            # user cannot enter: it runs a world-readable copy of the package instead
-            code = Path(tempfile.mkdtemp(prefix="cf-perm-code-"))
-            shutil.copytree(ROOT / "model", code / "model", ignore=shutil.ignore_patterns("__pycache__"))
-            for path in (code, *code.rglob("*")):
-                path.chmod(0o755 if path.is_dir() else 0o644)
-        env = {**os.environ, "HOME": str(folder), "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"}
-        if as_other:
-            probe = subprocess.run([*nobody, sys.executable, "-c", "import model.cli"], cwd=code, text=True,
-                                   capture_output=True, env=env)
+        as_root = os.geteuid() == 0
+        if as_root and not shutil.which("setpriv"):
+            pytest.skip("running as root and util-linux's setpriv is missing: cannot drop the DAC capabilities")
+        limited = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if as_root else []
+        env = {**os.environ, "HOME": str(folder), "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        if as_root:
+            probe = subprocess.run([*limited, sys.executable, "-c", "import duckdb, pandas, model.cli"], cwd=ROOT,
+                                   text=True, capture_output=True, env=env)
             if probe.returncode:
-                shutil.rmtree(code, ignore_errors=True)
-                pytest.skip(f"the other user cannot run this interpreter ({sys.executable}): "
-                            f"{probe.stderr.strip().splitlines()[-1:]}")
+                pytest.skip(f"cannot run without the DAC capabilities here: {probe.stderr.strip().splitlines()[-1:]}")
+        db.chmod(0o000)
 
         def run(*argv: str) -> subprocess.CompletedProcess:
-            return subprocess.run([*nobody, sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=code,
+            return subprocess.run([*limited, sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=ROOT,
                                   text=True, capture_output=True, env=env)
 
         unreadable = run("sources")
         assert unreadable.returncode == 2 and "permission denied" in unreadable.stderr, unreadable.stderr
         assert "damaged" not in unreadable.stderr
         db.chmod(0o444)
+        folder.chmod(0o555)          # a read-only file in a folder this user cannot write
         served = run("sources")
         assert served.returncode == 0 and "inferencex_glm5_fp8_2026-05-20.csv" in served.stdout, served.stderr
         refused_write = run("remove", "1")
-        assert refused_write.returncode == 2 and "permission denied" in refused_write.stderr
+        assert refused_write.returncode == 2 and "permission denied" in refused_write.stderr, refused_write.stderr
         assert sorted(p.name for p in folder.iterdir()) == ["costfrontier.duckdb"]
     finally:
+        folder.chmod(0o755)
         shutil.rmtree(folder, ignore_errors=True)
-        if code != ROOT:
-            shutil.rmtree(code, ignore_errors=True)
