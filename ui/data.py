@@ -35,7 +35,7 @@ from model.data.store import (
 from model.present.answers import workload_label
 from model.present.view_answer import ViewAnswer, answer_of_view
 
-__all__ = ["Ctx", "db_path", "reader", "begin", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
+__all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
 
 
@@ -54,10 +54,25 @@ def reader(path: str):
 
 def begin() -> Snapshot:
     """Once per rerun (the frame): the newest published snapshot, which every read in this rerun uses.
-    Raises :class:`model.data.store.StoreError` (show ``.public``) when the file cannot be served."""
-    snap = reader(db_path()).current()
+    Raises :class:`model.data.store.StoreError` (show ``.public``) when the file cannot be served.
+
+    The snapshot is held (:meth:`model.data.snapshot.Reader.acquire`) until :func:`end`, which
+    ``app.py`` calls when the rerun finishes, or else until this session's next ``begin()``: a
+    version replaced meanwhile is closed then, not kept for a fixed time."""
+    rd = reader(db_path())
+    snap = rd.acquire()
+    old = st.session_state.get(_SNAP)
     st.session_state[_SNAP] = snap
+    if old is not None:
+        rd.release(old)
     return snap
+
+
+def end() -> None:
+    """When a rerun finishes (or stops): let go of its snapshot, so a replaced version closes now."""
+    old = st.session_state.pop(_SNAP, None) if _SNAP in st.session_state else None
+    if old is not None:
+        reader(db_path()).release(old)
 
 
 def snapshot() -> Snapshot:

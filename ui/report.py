@@ -37,7 +37,9 @@ def _report(path: str, ver: tuple, view_json: str, link: str, _con) -> Report:
 def report_of(state: ViewState, link: str, snap=None) -> Report:
     """The report of ``state``, reopened by ``link``, on the snapshot ``snap`` (default: the newest
     published one; a deferred download runs outside the rerun). Cached per data version."""
-    snap = snap or data.reader(data.db_path()).current()
+    if snap is None:
+        with data.reader(data.db_path()).hold() as held:   # open until the report is made
+            return _report(data.db_path(), held.version, state.model_dump_json(), link, held.con)
     return _report(data.db_path(), snap.version, state.model_dump_json(), link, snap.con)
 
 

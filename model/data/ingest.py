@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import math
-import os
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,6 +33,7 @@ from model.core.schema import (
     canonical_spec_decoding,
 )
 from model.data import importers
+from model.data.importers._common import env_mb
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -210,12 +210,7 @@ DEFAULT_MAX_FILE_MB = 512
 
 def max_file_mb() -> float:
     """The size limit for one ingested file [MB]: ``$COSTFRONTIER_MAX_FILE_MB``, else 512."""
-    text = os.environ.get("COSTFRONTIER_MAX_FILE_MB", "").strip()
-    try:
-        value = float(text) if text else DEFAULT_MAX_FILE_MB
-    except ValueError:
-        return DEFAULT_MAX_FILE_MB
-    return value if value > 0 and math.isfinite(value) else DEFAULT_MAX_FILE_MB
+    return env_mb("COSTFRONTIER_MAX_FILE_MB", DEFAULT_MAX_FILE_MB)
 
 
 def check_size(size_bytes: int, name: str) -> None:

@@ -15,7 +15,9 @@ Readers (:class:`Reader`, the dashboard; read commands of the CLI) attach the li
 ``READ_ONLY`` in a private in-memory DuckDB, so they hold only a shared lock on the inode they
 opened: a rename never waits for them and they never see half a write. ``Reader.current()`` stats
 the path (a few microseconds) and opens the new file when a new snapshot was published; the
-previous one stays open for ``grace_s`` seconds so queries already running on it finish.
+previous one is closed then, unless a rerun or query still holds it (``Reader.acquire`` /
+``release`` / ``hold``): then its last holder's release closes it. Superseded versions (and the
+deleted files they keep open) are thus bounded by the holders, never by the write rate.
 
 Read-only mode (``COSTFRONTIER_READ_ONLY=1``) writes nothing, ever: no file, lock, directory or
 WAL checkpoint. A missing database is served as an empty store (``Snapshot.changed_at is None``);
@@ -76,8 +78,6 @@ __all__ = [
 READ_ONLY_ENV = "COSTFRONTIER_READ_ONLY"
 #: how long a write waits for another write to finish before giving up [s]
 DEFAULT_WAIT_S = float(os.environ.get("COSTFRONTIER_WRITE_WAIT_S", "30"))
-#: how long a replaced snapshot stays open for queries already running on it [s]
-DEFAULT_GRACE_S = 120.0
 _WRITING = ".writing-"
 
 T = TypeVar("T")
@@ -200,32 +200,77 @@ class Reader:
     """Follows the live database: :meth:`current` re-opens it when a new snapshot was published.
 
     Thread-safe; holds nothing that blocks a writer. One per process and database path.
+
+    What stays open is bounded by use, not by time or write rate: the current snapshot, plus each
+    superseded one that is still *held* (:meth:`acquire` .. :meth:`release`, or :meth:`hold`) by a
+    running rerun or query. A superseded snapshot nobody holds is closed when a newer one is opened;
+    a held one is closed by its last :meth:`release`. So a process keeps at most ``1 + holders``
+    versions (and deleted-but-open files) whatever the write rate, and an idle one keeps one.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, grace_s: float = DEFAULT_GRACE_S):
+    def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path or default_db_path()).absolute()
-        self.grace_s = grace_s
         self._lock = threading.Lock()
         self._snap: Snapshot | None = None
-        self._retired: list[tuple[float, duckdb.DuckDBPyConnection]] = []
+        self._holds: dict[int, int] = {}          # id(snapshot.con) -> how many holders
+        self._superseded: dict[int, Snapshot] = {}  # replaced but still held: closed by the last release
 
     def current(self) -> Snapshot:
         """The newest published snapshot: one ``stat`` when nothing changed, a re-open when it did.
 
-        Raises :class:`StoreError` (``.public`` is safe to show viewers) when the file cannot be
-        served; the next call tries again.
+        Not held: a caller that queries it while another thread may open a newer version should
+        :meth:`acquire` (or :meth:`hold`) it instead. Raises :class:`StoreError` (``.public`` is safe
+        to show viewers) when the file cannot be served; the next call tries again.
         """
         with self._lock:
-            token = _token(self.path)
-            if self._snap is None or self._snap.version != token:
-                fresh = self._open(token)
-                if self._snap is not None:
-                    self._retired.append((time.monotonic(), self._snap.con))
-                self._snap = fresh
-            now = time.monotonic()
-            while self._retired and now - self._retired[0][0] > self.grace_s:
-                self._retired.pop(0)[1].close()
-            return self._snap
+            return self._current()
+
+    def _current(self) -> Snapshot:
+        token = _token(self.path)
+        if self._snap is None or self._snap.version != token:
+            fresh = self._open(token)
+            old, self._snap = self._snap, fresh
+            if old is not None:
+                if self._holds.get(id(old.con)):
+                    self._superseded[id(old.con)] = old
+                else:
+                    old.con.close()
+        return self._snap
+
+    def acquire(self) -> Snapshot:
+        """:meth:`current`, held until :meth:`release`: it stays open even when a newer one is published."""
+        with self._lock:
+            snap = self._current()
+            self._holds[id(snap.con)] = self._holds.get(id(snap.con), 0) + 1
+            return snap
+
+    def release(self, snap: Snapshot) -> None:
+        """Let go of a snapshot from :meth:`acquire`; a superseded one is closed by its last holder.
+        Releasing a snapshot this reader does not hold does nothing."""
+        with self._lock:
+            key = id(snap.con)
+            count = self._holds.get(key, 0)
+            if count > 1:
+                self._holds[key] = count - 1
+            elif count == 1:
+                del self._holds[key]
+                old = self._superseded.pop(key, None)
+                if old is not None:
+                    old.con.close()
+
+    @contextmanager
+    def hold(self) -> Iterator[Snapshot]:
+        """``with reader.hold() as snap:`` the newest snapshot, open until the block ends."""
+        snap = self.acquire()
+        try:
+            yield snap
+        finally:
+            self.release(snap)
+
+    def open_versions(self) -> int:
+        """How many snapshots this reader has open (the current one and the superseded ones still held)."""
+        with self._lock:
+            return (self._snap is not None) + len(self._superseded)
 
     def _open(self, token: tuple) -> Snapshot:
         for _ in range(5):
@@ -242,9 +287,10 @@ class Reader:
 
     def close(self) -> None:
         with self._lock:
-            for _, con in self._retired:
-                con.close()
-            self._retired.clear()
+            for old in self._superseded.values():
+                old.con.close()
+            self._superseded.clear()
+            self._holds.clear()
             if self._snap is not None:
                 self._snap.con.close()
                 self._snap = None
@@ -273,23 +319,29 @@ def changed_text(changed_at: datetime | None, now: datetime | None = None) -> st
     return f"Data last changed {changed_at:%Y-%m-%d %H:%M} UTC ({ago})"
 
 
-def open_reader(path: str | os.PathLike | None = None, grace_s: float = DEFAULT_GRACE_S) -> Reader:
+def open_reader(path: str | os.PathLike | None = None) -> Reader:
     """A :class:`Reader` of ``path`` (default: ``$COSTFRONTIER_DB`` or ``data/costfrontier.duckdb``)."""
-    return Reader(path, grace_s)
+    return Reader(path)
 
 
 class LiveConnection:
     """A read-only stand-in for a connection that follows the live snapshot (``connect`` in read-only mode).
 
     ``.cursor()`` and ``.execute()`` go to :meth:`Reader.current`, so code written for one long-lived
-    connection sees each newly published snapshot on its next query.
+    connection sees each newly published snapshot on its next query. The snapshot of the last cursor
+    handed out is held (cursors still being read keep working) until a cursor of a newer one is.
     """
 
     def __init__(self, reader: Reader):
         self.reader = reader
+        self._held: Snapshot | None = None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        return self.reader.current().con.cursor()
+        snap = self.reader.acquire()
+        old, self._held = self._held, snap
+        if old is not None:
+            self.reader.release(old)
+        return snap.con.cursor()
 
     def execute(self, *args, **kwargs) -> duckdb.DuckDBPyConnection:
         return self.cursor().execute(*args, **kwargs)

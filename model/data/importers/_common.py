@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -23,7 +24,7 @@ from model.core.schema import POINT_FIELDS, SQL_TYPES, canonical_precision, cano
 from model.data.importers.base import IngestError
 
 __all__ = [
-    "HEAD_BYTES", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
+    "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
     "iso_date", "to_frame", "scalar_extras", "first",
 ]
 
@@ -31,6 +32,10 @@ __all__ = [
 HEAD_BYTES = 1 << 20
 
 Rows = list[dict[str, Any]]
+
+#: the largest JSON result read [MB] (``$COSTFRONTIER_MAX_JSON_MB``): a JSON file is parsed whole, and
+#: Python's objects take ~15x its size (160 MB of load points passed 2 GB), so a larger one is refused
+DEFAULT_MAX_JSON_MB = 64
 
 _KEY_RE = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"\s*:')
 _MISSING_TEXT = {"", "n/a", "na", "nan", "none", "null", "-"}
@@ -54,6 +59,29 @@ def head_keys(text: str) -> set[str]:
     return set(_KEY_RE.findall(text))
 
 
+def env_mb(variable: str, default: float) -> float:
+    """A size limit [MB] from the environment variable ``variable``; ``default`` when unset or not a positive number."""
+    text = os.environ.get(variable, "").strip()
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        return default
+    return value if value > 0 and math.isfinite(value) else default
+
+
+def max_json_mb() -> float:
+    """The size limit for one JSON result [MB]: ``$COSTFRONTIER_MAX_JSON_MB``, else 64."""
+    return env_mb("COSTFRONTIER_MAX_JSON_MB", DEFAULT_MAX_JSON_MB)
+
+
+def check_json_size(path: Path, name: str) -> None:
+    """Refuse a JSON file over :func:`max_json_mb` before reading it, naming its size and the limit."""
+    size, limit = Path(path).stat().st_size, max_json_mb()
+    if size > limit * 1024 * 1024:
+        raise IngestError(name, f"the file is {size / 1024 / 1024:,.0f} MB, more than the {limit:g} MB a JSON result "
+                          "may be (COSTFRONTIER_MAX_JSON_MB); split it or convert it to CSV")
+
+
 def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
     """Read a JSON file leniently into ``[(source_line, value), ...]``.
 
@@ -65,9 +93,10 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
     Raises
     ------
     IngestError
-        for text that is not valid JSON (naming the line), nesting too deep to
-        read, or an empty file.
+        for a file over :func:`max_json_mb` (before reading it), text that is not
+        valid JSON (naming the line), nesting too deep to read, or an empty file.
     """
+    check_json_size(path, name)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
