@@ -14,7 +14,7 @@
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
-Exit codes: 0 done, 1 a file refused, 2 a usage or database error.
+Exit codes: 0 done, 1 a file refused, 2 a usage or database error, 130 stopped by Ctrl-C.
 
 Starting is cheap: the parser is built from :mod:`model.cli.choices` and ``argparse`` alone, so ``--help`` and
 a usage error import none of pandas, pydantic, DuckDB, SciPy or Plotly; a command imports its own module
@@ -32,6 +32,7 @@ from pathlib import Path
 from model.cli import report as report_cli
 from model.cli import tco
 from model.cli.choices import CAPACITY_BASES, KNEE_RULES, SAMPLE_DIR, SLA_KEYS, WRITES
+from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
 
 __all__ = ["main"]
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # while starting, before any write began
+        print("interrupted: nothing was changed", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader went away: point stdout at /dev/null so the interpreter's final flush is quiet too
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -125,11 +129,29 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
         return _run(args, empty_store())
-    try:  # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
-        return run_command(db, writes, lambda con: _run(args, con))
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with CtrlC() as ctrl_c:
+        try:
+            if args.command == "ingest":  # in batches, each published on its own (model.cli.data.ingest)
+                from model.cli.data import ingest
+
+                return ingest(args, db, ctrl_c)
+            # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
+            done = run_command(db, writes, lambda con: _held(ctrl_c, _run(args, con)))
+            ctrl_c.release()
+            return done
+        except KeyboardInterrupt:
+            stored = "the change was stored" if ctrl_c.held else "nothing was changed"
+            print(f"interrupted: {stored if writes else 'stopped'}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except StoreError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
+
+def _held(ctrl_c: CtrlC, done: int) -> int:
+    """The command's work is done: from here until its write is published, Ctrl-C waits (CtrlC.hold)."""
+    ctrl_c.hold()
+    return done
 
 
 def _run(args, con) -> int:

@@ -226,7 +226,9 @@ def _clear_errors(name: str) -> Iterator[None]:
     """Turn anything unexpected inside an ingest into an :class:`IngestError` naming the file.
 
     The transaction has been rolled back by then, so the message can promise that nothing
-    was stored. ``KeyboardInterrupt`` and ``SystemExit`` pass through untouched.
+    was stored. ``KeyboardInterrupt`` and ``SystemExit`` pass through untouched, and so does Ctrl-C
+    inside a query (DuckDB raises ``InterruptException`` or ``RuntimeError("Query interrupted")`` for
+    it): it becomes ``KeyboardInterrupt`` again, never a "please report this file".
     """
     try:
         yield
@@ -234,6 +236,10 @@ def _clear_errors(name: str) -> Iterator[None]:
         raise
     except RecursionError:
         raise IngestError(name, "nested too deeply to read; nothing was stored") from None
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        if isinstance(exc, duckdb.InterruptException) or str(exc) == "Query interrupted":
+            raise KeyboardInterrupt from None
+        raise _unexpected(name, exc) from exc
     except MemoryError:
         raise IngestError(name, "too large to read into memory; split it into smaller files; "
                           "nothing was stored") from None
@@ -246,8 +252,12 @@ def _clear_errors(name: str) -> Iterator[None]:
             raise _no_space(name) from None
         raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
-        raise IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
-                          "stored; please report this file") from exc
+        raise _unexpected(name, exc) from exc
+
+
+def _unexpected(name: str, exc: BaseException) -> IngestError:
+    return IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
+                       "stored; please report this file")
 
 
 def _disk_full(exc: BaseException) -> bool:

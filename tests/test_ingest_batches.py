@@ -1,0 +1,129 @@
+"""Issue 22: ``ingest DIR`` publishes in batches, lets other writers in between them, and Ctrl-C stops it
+at once, keeping exactly the batches it said it published (real processes, real DuckDB files)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import model.cli.data as data_cli
+from model.cli import main
+from model.data.ingest import _clear_errors
+from model.data.store import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = "hardware,framework,precision,gpus,tp,concurrency,isl,osl,tput_per_gpu,tok_s_user,ttft_ms,tpot_ms\n"
+PUBLISHED = re.compile(r"published: files (\d+)-(\d+) of (\d+)")
+
+
+def small_csvs(folder: Path, count: int, tag: str = "f") -> list[Path]:
+    """``count`` distinct canonical CSVs of five load points each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for f in range(count):
+        path = folder / f"run{f:05d}.csv"
+        path.write_text(HEADER + "".join(
+            f"B200,{tag}{f},fp8,8,8,{1 + i * 8},1024,1024,{100 + f + i}.5,{50 + i}.25,{100 + i},{1 + i}.5\n"
+            for i in range(5)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def stored_files(db: Path) -> list[str]:
+    con = connect(db)
+    try:
+        return sorted(r[0] for r in con.execute("SELECT file_name FROM sources").fetchall())
+    finally:
+        con.close()
+
+
+def cli(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "model.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_batches_are_published_and_reported(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(data_cli, "BATCH_FILES", 2)
+    paths = small_csvs(tmp_path / "dir", 5)
+    db = tmp_path / "b.duckdb"
+    assert main(["--db", str(db), "ingest", str(tmp_path / "dir")]) == 0
+    out = capsys.readouterr().out
+    assert PUBLISHED.findall(out) == [("1", "2", "5"), ("3", "4", "5"), ("5", "5", "5")]
+    assert stored_files(db) == sorted(p.name for p in paths)
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("Query interrupted"), duckdb.InterruptException("INTERRUPT")])
+def test_an_interrupted_query_is_ctrl_c_not_a_bad_file(exc):
+    with pytest.raises(KeyboardInterrupt):
+        with _clear_errors("x.csv"):
+            raise exc
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after_first_batch", [False, True])
+def test_ctrl_c_stops_at_once_and_keeps_what_it_said(tmp_path, after_first_batch):
+    paths = small_csvs(tmp_path / "dir", 300)
+    db = tmp_path / "c.duckdb"
+    proc = cli("--db", str(db), "ingest", str(tmp_path / "dir"))
+    out = []
+    if after_first_batch:
+        while not PUBLISHED.search(line := proc.stdout.readline()):
+            assert line, proc.stderr.read()
+            out.append(line)
+        out.append(line)
+        time.sleep(0.7)   # inside the next batch
+    else:
+        time.sleep(2.0)   # the imports take ~1.5 s on an idle machine: during them or in the first batch
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=20)
+    print(f"\nafter_first_batch={after_first_batch}: stopped {time.monotonic() - sent:.2f} s after SIGINT: {err}")
+    stopped_in = time.monotonic() - sent
+    out = "".join(out) + rest
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("interrupted: "), err
+    assert stopped_in < 3, stopped_in
+    published = PUBLISHED.findall(out)
+    said = {m.group(1) for m in re.finditer(r"^(run\d+\.csv): 5 rows added", out, re.M)}
+    kept = int(published[-1][1]) if published else 0
+    assert kept < len(paths), "the ingest ended before the Ctrl-C"
+    if kept:
+        assert stored_files(db) == sorted(said) == [p.name for p in paths[:kept]]
+    else:
+        assert not said and (not db.exists() or stored_files(db) == [])
+    assert (f"files 1-{kept} of 300 are stored" if kept else "nothing was stored") in err, err
+    if after_first_batch:
+        assert kept > 0
+
+
+@pytest.mark.slow
+def test_a_second_writer_gets_in_while_a_directory_ingest_runs(tmp_path):
+    small_csvs(tmp_path / "dir", 300)
+    other = small_csvs(tmp_path / "one", 1, tag="other")[0].rename(tmp_path / "one" / "other.csv")
+    db = tmp_path / "w.duckdb"
+    long = cli("--db", str(db), "ingest", str(tmp_path / "dir"))
+    try:
+        while not PUBLISHED.search(line := long.stdout.readline()):
+            assert line, long.stderr.read()
+        started = time.monotonic()
+        second = subprocess.run([sys.executable, "-m", "model.cli", "--db", str(db), "ingest", str(other)],
+                                cwd=ROOT, capture_output=True, text=True, timeout=30,
+                                env={**__import__("os").environ, "COSTFRONTIER_WRITE_WAIT_S": "10"})
+        took = time.monotonic() - started
+        assert long.poll() is None, "the directory ingest ended before the second writer was tested"
+        assert second.returncode == 0, second.stderr
+        assert "5 rows added" in second.stdout
+    finally:
+        long.send_signal(signal.SIGINT)
+        long.communicate(timeout=20)
+    assert took < 8, took
+    assert other.name in stored_files(db)
+    print(f"\nsecond writer done in {took:.2f} s while the directory ingest ran")
