@@ -108,11 +108,14 @@ def test_a_live_connection_holds_only_its_last_snapshot(sample_db):
 
 # ------------------------------------------------------------------ item 6: a JSON result too large to parse
 
+# the peak of this process's own memory: VmHWM, not getrusage's ru_maxrss, which Linux keeps across execve
+# (a child of a large pytest process would report the parent's peak)
 RUN = r"""
-import json, resource, sys
+import json, sys
 from model.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"code": code, "maxrss_mb": hwm / 1024}))
 """
 
 

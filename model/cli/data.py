@@ -77,10 +77,11 @@ class _Batches:
         self.ingest_s = 0.0
 
     def run(self, db: Path) -> int:
-        from model.data.snapshot import write
+        from model.data.snapshot import refuse_read_only, write
         from model.data.store import StoreError
 
         try:
+            refuse_read_only("this command, which writes,")   # before any batch, as every other write command
             while self.done < len(self.files):
                 if self.done:
                     time.sleep(BATCH_PAUSE_S)

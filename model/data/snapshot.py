@@ -59,6 +59,7 @@ from model.data.store import (
 )
 
 __all__ = [
+    "refuse_read_only",
     "READ_ONLY_ENV",
     "DEFAULT_WAIT_S",
     "StoreBusy",
@@ -352,7 +353,7 @@ class LiveConnection:
 
 # ---------------------------------------------------------------------------------------------- the writer
 
-def _refuse_read_only(what: str = "this write") -> None:
+def refuse_read_only(what: str = "this write") -> None:
     if read_only_mode():
         raise StoreError(f"{READ_ONLY_ENV} is set, so {what} was refused and nothing was changed; run it where "
                          "the variable is unset (the deployment's one writer)",
@@ -450,7 +451,7 @@ def writing(path: str | os.PathLike | None = None,
     schema is migrated in the copy. In read-only mode, or on a file whose mode forbids writing
     (``chmod 444``), nothing is attempted and :class:`StoreError` says why.
     """
-    _refuse_read_only()
+    refuse_read_only()
     live = Path(path or default_db_path()).absolute()
     try:
         live.parent.mkdir(parents=True, exist_ok=True)
@@ -576,7 +577,7 @@ def run_command(path: str | os.PathLike, writes: bool, fn: Callable[[duckdb.Duck
     forbids writing (then the read is refused with advice).
     """
     if writes:
-        _refuse_read_only("this command, which writes,")
+        refuse_read_only("this command, which writes,")
         return write(path, fn)
     try:
         con = open_snapshot(path)
