@@ -81,6 +81,8 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     assert f"{fleet['nodes']:,.0f} nodes, {fleet['gpus']:,.0f} GPUs" in sentence
     assert f"${fleet['usd_per_month']:,.0f} a month" in sentence and "full-use rate" in sentence
     assert sentence in text
+    table = out.read_text(encoding="utf-8").split('<table id="extra-fleet">')[1].split("</table>")[0]
+    assert f"<td class=num>${fleet['usd_per_month']:,.0f}</td>" in table      # the table rounds as the sentence
     # the first page: the recommendation, the cost at the target, the fleet and its monthly cost
     first = text.split("The answer")[0]
     assert "Recommendation:" in first and "Fleet for 12 req/s at peak" in first
@@ -141,3 +143,23 @@ def test_options_beside_a_link_change_its_view_or_are_named_as_ignored(db, capsy
     out = _json(capsys, db, "iso", "--link", link, "--at", "50", "--where", "tp=8")
     assert sorted({r["interactivity"] for r in out["rows"]}) == [50.0]          # --at applies on top of the link
     assert "link: --link gives the view: --where is ignored (set it in the link, or leave --link out)" in out["notes"]
+
+
+@pytest.mark.parametrize("method", ["linear", "monotone"])
+def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
+    """The sensitivity's base $/M is the $/M the iso table shows at the interactivity you need (it was once
+    read off a throughput interpolated on its own: $0.57/M beside the table's $0.59/M)."""
+    from model.data.profiles import load_profiles
+
+    con = connect(db, read_only=True)
+    try:
+        from model.core.cost_profiles import profiles_to_text
+
+        state = ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=50.0, method=method,
+                          profiles=profiles_to_text(load_profiles(con)), priced_by=(PROFILE,))
+        answer = answer_of_view(con, state)
+        (pa,) = answer.profiles
+        shown = answer.at_x.set_index("series").loc[pa.series, "usd_per_mtok"]
+        assert pa.tornado_unit == "usd_per_mtok" and pa.tornado_base == pytest.approx(shown, rel=1e-12)
+    finally:
+        con.close()

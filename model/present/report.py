@@ -255,10 +255,10 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
 _FLEET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Capacity from", "method", "text"),
                ("Per node [req/s]", "per_node_rps", "x"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
                ("IT power [kW]", "kw", "tps"), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"),
-               ("$ per month", "usd_per_month", "int"), ("Note", "note", "text")]
+               ("$ per month", "usd_per_month", "dollars"), ("Note", "note", "text")]
 _BUDGET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Budget that binds", "limit", "text"),
                 ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"),
-                ("$ per month", "usd_per_month", "int"), ("Serves [req/s]", "requests_per_second", "x"),
+                ("$ per month", "usd_per_month", "dollars"), ("Serves [req/s]", "requests_per_second", "x"),
                 ("Serves [tok/s]", "tokens_per_second", "tps"), ("Note", "note", "text")]
 
 
@@ -286,7 +286,7 @@ def _profile_sections(answer) -> list[ReportSection]:
             unit = pa.tornado_unit
             swing = pa.tornado.assign(low=pa.tornado[f"{unit}_low"], high=pa.tornado[f"{unit}_high"])
             for column in ("base_value", "low_value", "high_value"):
-                swing[column] = swing[column].map(lambda v: f"{v:,.4g}")
+                swing[column] = swing[column].map(lambda v: f"{v:,.6g}")
             what = (f"$/M of {pa.series} at {fmt.interactivity(answer.x)}" if unit == "usd_per_mtok"
                     else "$/GPU-hour (no series of this hardware is in view to price tokens)")
             text.append(f"Sensitivity: each input moved ±20 %; the bars show {what} (now "

@@ -32,7 +32,7 @@ __all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "tab
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
-KINDS = ("usd", "x", "tps", "ratio", "int", "text")
+KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "text")
 
 #: the Chromium flags of every PDF print: no network, no profile of the user's, no first-run work
 _CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -120,6 +120,8 @@ def _show(value, kind: str) -> str:
         return "—"
     if kind == "usd":
         return figures.usd(float(value), "")
+    if kind == "dollars":                 # whole dollars, rounded as the sentences round them ($156,604)
+        return f"${float(value):,.0f}"
     if kind == "x":
         return f"{float(value):.1f}"
     if kind == "tps":
@@ -136,6 +138,8 @@ def _round(value, kind: str):
         return None
     if kind == "usd":
         return round_usd(float(value))
+    if kind == "dollars":
+        return round(float(value))
     if kind in ("x", "tps"):
         return round(float(value), 1)
     if kind == "ratio":

@@ -38,13 +38,12 @@ from model.core.fleet import (
     preset_kw_per_gpu,
     pricing_options,
     size_fleet,
-    tokens_per_second_at,
 )
 from model.core.iso import iso_table
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.sla import SLA
-from model.core.tco import ONPREM_LABELS, TcoInputError, onprem_defaults
+from model.core.tco import ONPREM_LABELS, OnPremInputs, TcoInputError, onprem_defaults
 from model.core.viewstate import ViewState
 from model.data.store import load_points, stored_rates, workloads
 from model.present import fmt
@@ -330,7 +329,7 @@ class ViewAnswer:
         for p in profiles:
             series = next((s for s, c in result.curves.items()
                            if str(c.hardware[0]).lower() in (p.hardware.lower(), p.name.lower())), None)
-            tps = tokens_per_second_at(result.frontier, series, self.x) if series and self.x else math.nan
+            tps = self._throughput_at_x(series) if series else math.nan
             swings, unit = None, "usd_per_gpu_hour"
             if p.onprem is not None and p.onprem.server_usd is not None:
                 swings = tornado(p.onprem, tps)
@@ -338,6 +337,15 @@ class ViewAnswer:
             out.append(ProfileAnswer(p, p.name in self.state.priced_by, self._inputs(p), breakdown_frame([p]),
                                      series, tps, swings, unit, self._break_evens(p, profiles)))
         return out
+
+    def _throughput_at_x(self, series: str) -> float:
+        """The tok/s/GPU the answer's own $/M of ``series`` at :attr:`x` implies (``rate / (0.0036 × $/M)``), so
+        a tornado's base $/M is the iso table's at x whatever the interpolation method [tok/s/GPU]."""
+        row = self.at_x[self.at_x["series"] == series]
+        if row.empty or not row["usd_per_mtok"].notna().iloc[0]:
+            return math.nan
+        usd, rate = float(row["usd_per_mtok"].iloc[0]), float(row["usd_per_gpu_hour"].iloc[0])
+        return rate * 1e6 / (3600 * usd)
 
     def _inputs(self, p: CostProfile) -> pd.DataFrame:
         if p.onprem is None:
@@ -351,9 +359,11 @@ class ViewAnswer:
                 continue
             default, source = defaults.get(name, (None, ""))
             same = default is not None and isinstance(value, (int, float)) and abs(float(value) - default) < 1e-12
+            built_in = value == OnPremInputs.model_fields[name].default
             rows.append({"input": label, "value": f"{value:,.6g}" if isinstance(value, (int, float))
                          and not isinstance(value, bool) else str(value),
-                         "source": f"default: {source}" if same else (p.source or "entered")})
+                         "source": f"default: {source}" if same else
+                         "the build-up's own default (no cited value)" if built_in else (p.source or "entered")})
         return pd.DataFrame(rows, columns=["input", "value", "source"])
 
     def _break_evens(self, p: CostProfile, profiles: list[CostProfile]) -> tuple:
