@@ -266,8 +266,7 @@ def _profile_sections(answer) -> list[ReportSection]:
     out = []
     for pa in answer.profiles:
         p = pa.profile
-        detail = next((r["detail"] for r in answer.rates.to_dict("records")
-                       if r["source"] == "cost profile" and f"'{p.name}'" in r["detail"]), None)
+        detail = next((r["detail"] for r in answer.rates.to_dict("records") if r["profile"] == p.name), None)
         text = [f"{p.name}: {p.kind} profile for {p.hardware}" + (f"; source: {p.source}" if p.source else "") + ". "
                 + (f"It prices {p.hardware} in this view: {detail}." if pa.prices and detail else
                    "It is in the view but not chosen to price series.")]

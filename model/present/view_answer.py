@@ -282,7 +282,8 @@ class ViewAnswer:
     def rates(self) -> pd.DataFrame:
         """One row per priced name (hardware, or a cost profile shown side by side): ``hardware``,
         ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays
-        every hour), ``source`` (one of :data:`RATE_SOURCES`) and ``detail`` (the source in words)."""
+        every hour), ``source`` (one of :data:`RATE_SOURCES`), ``detail`` (the source in words) and
+        ``profile`` (the cost profile's name when one prices it)."""
         state, priced = self.state, self.usd_per_gpu_hour
         hardware = sorted(self.points["hardware"].dropna().astype(str).unique()) if not self.points.empty else []
         profiles = {p.name: p for p in state.cost_profiles()}
@@ -315,9 +316,9 @@ class ViewAnswer:
                                           source=source_of.get(hw.lower(), ""))
             rows.append({"hardware": hw, "usd_per_gpu_hour": rate if rate is not None else math.nan,
                          "usd_per_gpu_hour_full_use": full if full is not None else math.nan,
-                         "source": kind, "detail": detail})
+                         "source": kind, "detail": detail, "profile": p.name if p is not None else None})
         return pd.DataFrame(rows, columns=["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source",
-                                           "detail"])
+                                           "detail", "profile"])
 
     # ------------------------------------------------------------------ cost profiles
     @cached_property
@@ -386,6 +387,12 @@ class ViewAnswer:
         return tuple(out)
 
     # ------------------------------------------------------------------ the fleet
+    @property
+    def sizing_x(self) -> float | None:
+        """The interactivity a fleet is sized at [tok/s/user]: :attr:`x`, or without curves (a ramp-only
+        view) the view's own value, if any."""
+        return self.x if self.analysis.curves else self.state.headline_x
+
     @cached_property
     def fleet(self) -> FleetAnswer | None:
         """The fleet for the view's demand (req/s or tokens/day) or budget; None when the view has neither."""
@@ -395,8 +402,7 @@ class ViewAnswer:
         if not (wants_demand or wants_budget):
             return None
         sla = SLA.from_text(s.sla) if s.sla else None
-        curves = self.analysis.curves
-        x = self.x if curves else s.headline_x
+        x = self.sizing_x
         basis = opts.get("basis") or ("auto" if s.basis == "total" else s.basis)
         capacity = node_capacity(self.points, sla, self.scenario.by, basis, opts.get("rule", "first_failure"),
                                  opts.get("gpus_per_node"), interactivity_min=x)
