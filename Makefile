@@ -1,7 +1,8 @@
 # The two commands the README promises: `make run` and `make test` (and `make dev`, the development profile).
 # All create .venv and install the pinned dependencies on first use.
 # `make run` serves with the production settings of .streamlit/config.toml (no file watcher, no forced
-# collection after every run); `make dev` is the same server with the watcher on, rerunning on save.
+# collection after every run), warmed by deploy/warm.py as soon as it answers; `make dev` is the same server
+# with the watcher on, rerunning on save.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -19,6 +20,7 @@ $(BIN)/costfrontier: pyproject.toml
 
 run: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
+	$(BIN)/python deploy/warm.py --url http://127.0.0.1:$(PORT) --wait 120 &
 	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT)
 
 dev: $(BIN)/costfrontier

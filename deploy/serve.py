@@ -6,7 +6,7 @@ Every replica is ``streamlit run app.py`` on a loopback port with ``COSTFRONTIER
 (``--writer`` leaves the first one upload-enabled); nginx runs as this user from a private prefix
 (``deploy/nginx.conf.template``). Writes go through the CLI meanwhile
 (``costfrontier --db DB ingest FILE``): each dashboard shows the new data on its next interaction.
-Ctrl-C stops everything. The tests and ``bench/bench_serve.py`` start the same processes with the
+Each replica is warmed once it answers (``deploy/warm.py``). Ctrl-C stops everything. The tests and ``bench/bench_serve.py`` start the same processes with the
 functions below.
 """
 
@@ -25,6 +25,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from deploy.warm import warm  # noqa: E402
+
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
 
@@ -133,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for port, proc in zip(ports, replicas):
             wait_healthy(f"http://127.0.0.1:{port}", proc)
+        for port in ports:   # the first viewer of a link pays what the second does (deploy/warm.py)
+            print(warm(f"http://127.0.0.1:{port}", wait_s=30)[1], flush=True)
         proxy = start_nginx(prefix, args.port, ports)
         wait_healthy(f"http://127.0.0.1:{args.port}", proxy)
         print(f"Cost Frontier: http://127.0.0.1:{args.port} -> {args.replicas} replicas on ports "

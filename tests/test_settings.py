@@ -46,3 +46,25 @@ def test_make_run_and_deploy_override_none_of_them(monkeypatch, tmp_path):
 def test_the_readme_documents_both_profiles():
     readme = (ROOT / "README.md").read_text()
     assert "make dev" in readme and "fileWatcherType" in readme and "postScriptGC" in readme
+
+
+def test_a_started_server_is_warmed_by_one_real_session(sample_db):
+    """deploy/warm.py runs the default page once over Streamlit's own WebSocket (as `make run` and
+    deploy/serve.py do at start), so the first viewer finds the caches warm; a server that never answers
+    gives one line, not a traceback."""
+    from deploy.serve import free_port, start_replica, stop, wait_healthy
+    from deploy.warm import warm
+
+    assert "deploy/warm.py --url http://127.0.0.1:$(PORT)" in _make_target("run")
+    port = free_port()
+    proc = start_replica(sample_db, port)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc)
+        ok, line = warm(f"http://127.0.0.1:{port}", wait_s=30)
+        assert ok and line.endswith(")") and "warm (finished successfully" in line, line
+    finally:
+        stop(proc)
+    log = proc.stdout.read().decode(errors="replace")
+    assert "Traceback" not in log and "Error" not in log, log[-2000:]
+    ok, line = warm(f"http://127.0.0.1:{free_port()}", wait_s=1)
+    assert not ok and line.endswith("not warmed")

@@ -163,3 +163,23 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
         assert pa.tornado_unit == "usd_per_mtok" and pa.tornado_base == pytest.approx(shown, rel=1e-12)
     finally:
         con.close()
+
+
+def test_answers_of_one_view_share_the_analysis_and_give_the_same_numbers(sample_db):
+    """The dashboard hands every session showing one view on one data version the same ``shared`` mapping
+    (ui.data._shared_parts): the second viewer reads the first's analysis, and sees the same numbers as an
+    answer computed on its own."""
+    state = ViewState(rates=(("B200", 3.1),), headline_x=50.0)
+    shared: dict = {}
+    with connect(sample_db, read_only=True) as con:
+        first = answer_of_view(con, state, shared=shared)
+        headline = first.headline
+        crossed = first.crossed
+        second = answer_of_view(con, state, shared=shared)
+        alone = answer_of_view(con, state)
+        assert set(shared) == {"analysis", "crossed"}
+        assert second.analysis is first.analysis and second.crossed is crossed
+        assert alone.analysis is not first.analysis
+        assert second.headline == headline == alone.headline
+        assert second.iso.equals(alone.iso)
+        assert second.crossed.crossovers.equals(alone.crossed.crossovers)

@@ -138,6 +138,14 @@ def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates:
     return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _shared_parts(path: str, ver: tuple, state: str) -> dict:
+    """What every session showing one view on one data version shares: its analysis, crossings and priced
+    points (:attr:`model.present.view_answer.ViewAnswer.shared`), so a room opening one link computes them once.
+    Keyed by the whole view (its JSON), so two views share nothing; read-only for everyone."""
+    return {}
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _export_csv(path: str, ver: tuple, where: tuple) -> str:
     return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
@@ -237,7 +245,8 @@ class Ctx:
         rows and frontiers: every page renders parts of it."""
         if "answer" not in self.memo:
             self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
-                                                 fit=self._fit)
+                                                 fit=self._fit, shared=_shared_parts(db_path(), self.version,
+                                                                                     self.state.model_dump_json()))
         return self.memo["answer"]
 
     def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:

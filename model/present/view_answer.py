@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import Callable, MutableMapping
 
 import pandas as pd
 
@@ -132,6 +132,18 @@ class ViewAnswer:
     fit: Callable | None = None                 # (points, scenario) -> frontier, e.g. a cache; None fits here
     fleet_options: dict = field(default_factory=dict)
     extra_notes: list[str] = field(default_factory=list)
+    shared: MutableMapping | None = None         # parts shared with other answers of the same view and data
+
+    def _shared(self, name: str, make: Callable):
+        """A part that depends only on the view and the data (never on who asks): taken from :attr:`shared`
+        when another answer of the same view on the same data version computed it, else computed and left there."""
+        if self.shared is None:
+            return make()
+        try:
+            return self.shared[name]
+        except KeyError:
+            value = self.shared[name] = make()
+            return value
 
     # ------------------------------------------------------------------ rows, rates, scenario
     @cached_property
@@ -174,6 +186,9 @@ class ViewAnswer:
     def analysis(self) -> Analysis:
         """Frontiers, cost curves and the iso table (ratios to the view's baseline when it is shown);
         no crossings (see :attr:`crossed`)."""
+        return self._shared("analysis", self._analyse)
+
+    def _analyse(self) -> Analysis:
         frontier = self.fit(self.points, self.scenario) if self.fit is not None and \
             self.points is self.rows else None
         result = analyse(self.points, self.scenario, self.presets, frontier=frontier, crossovers="none")
@@ -184,13 +199,14 @@ class ViewAnswer:
     def crossed(self) -> Analysis:
         """:attr:`analysis` with the lower envelope and the crossovers of the pairs in view
         (every pair up to :data:`model.core.analysis.ALL_PAIRS_LIMIT` series per workload)."""
-        return cross(self.analysis, "auto")
+        return self._shared("crossed", lambda: cross(self.analysis, "auto"))
 
     @cached_property
     def with_points(self) -> Analysis:
         """:attr:`analysis` with every usable point labelled and priced (the Frontier chart)."""
-        return analyse(self.points, self.scenario, self.presets, frontier=self.analysis.frontier,
-                       with_points=True, crossovers="none")
+        return self._shared("with_points", lambda: analyse(self.points, self.scenario, self.presets,
+                                                           frontier=self.analysis.frontier, with_points=True,
+                                                           crossovers="none"))
 
     # ------------------------------------------------------------------ baseline and iso
     @cached_property
@@ -462,7 +478,7 @@ class ViewAnswer:
 
 def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
-                   notes: list[str] | None = None) -> ViewAnswer:
+                   notes: list[str] | None = None, shared: MutableMapping | None = None) -> ViewAnswer:
     """The answer of ``state`` on the store ``con`` (a DuckDB connection or cursor, read only is enough).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without
@@ -470,9 +486,12 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
     what this function would read: :func:`model.core.cost.load_presets` of the store, ``load_points`` of the
     view's filters, and a frontier fit of ``(points, scenario)``). ``fleet_options`` (``rule``,
     ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``, ``basis``) tune fleet sizing.
+    ``shared`` is a mapping that answers of the same ``state`` on the same data version share, e.g. a
+    cache across the sessions of a server: the analysis, the crossings and the priced points are computed
+    once for all of them and must be treated as read-only.
     """
     if state.workload is None and (first := first_workload(con)) is not None:
         state = state.replace(workload=first)
     presets = load_presets(stored_rates(con)) if presets is None else presets
     rows = load_points(con, state.where()) if rows is None else rows
-    return ViewAnswer(con, state, presets, rows, fit, dict(fleet_options or {}), list(notes or []))
+    return ViewAnswer(con, state, presets, rows, fit, dict(fleet_options or {}), list(notes or []), shared)
