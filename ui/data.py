@@ -18,6 +18,7 @@ import streamlit as st
 
 from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
+from model.core.repeats import runs_in_view
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -134,8 +135,12 @@ def points(state: ViewState, ver: tuple) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
-              weights: tuple, disagg: str = "per-role") -> pd.DataFrame:
-    return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights, disagg=disagg)
+              weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> pd.DataFrame:
+    # runs: (as_of, repeats, the view's series keys): which measured rows build the frontier, as
+    # model.present.view_answer.answer_of_view chooses them (model.core.repeats.runs_in_view)
+    as_of, repeats, view_by = runs
+    rows = runs_in_view(_points(path, ver, where), as_of, repeats, view_by).rows
+    return frontiers_for(rows, by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -248,7 +253,8 @@ class Ctx:
             rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
                                                dict(scenario.rates)).items()))
         return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg)
+                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
+                         (self.state.as_of, self.state.repeats, tuple(self.state.by)))
 
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""
