@@ -23,6 +23,7 @@ from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.preview import dry_run
+from model.data.published import published_checks
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write
 from model.data.store import (
@@ -179,6 +180,16 @@ def options(ver: tuple) -> dict:
     out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
     out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return published_checks(cursor(), price_set, tier, dict(rates))
+
+
+def published_checks_of(state: ViewState, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(verdict per published table, every checked value) at the view's price set and rates."""
+    return _published(db_path(), ver, state.price_set, state.tier, state.rates)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
