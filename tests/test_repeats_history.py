@@ -243,3 +243,23 @@ def test_as_of_and_repeats_on_query_commands(history_db, capsys):
     assert json.loads(capsys.readouterr().out)["view"]["rep"] == "latest"
     assert main(["--db", str(history_db), "iso", "--as-of", "2026-02-30"]) == 2
     assert "not a date" in capsys.readouterr().err
+
+
+def test_report_names_the_choices_and_adds_the_history(history_db):
+    from model.present.report import report_of_view
+
+    con = connect(history_db, read_only=True)
+    try:
+        state = ViewState(workload="all", by=("hardware",), targets=(40.0,), repeats="latest",
+                          as_of=date(2026, 2, 28), history=True)
+        report = report_of_view(con, state)
+        items = dict(zip(report.assumptions["Item"], report.assumptions["Value"]))
+        assert items["Repeat runs"].startswith("latest run")
+        assert items["Run dates"].startswith("rows run on or before 2026-02-28")
+        history_rows = report.tables["History by run date"]
+        assert list(history_rows["Run date"]) == ["2026-01-10", "2026-02-10", "2026-01-10", "2026-02-10"]
+        assert "History by run date" in report.html
+        plain = report_of_view(con, state.replace(history=False))
+        assert "History by run date" not in plain.tables
+    finally:
+        con.close()
