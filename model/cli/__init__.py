@@ -89,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--baseline", help="compare: series or hardware the others are divided by")
         q.add_argument("--json", action="store_true")
 
-    sub.add_parser("sources", help="list ingested files")
+    src = sub.add_parser("sources", help="list ingested files, and the verdict on every published table")
+    src.add_argument("--published", action="store_true",
+                     help="only the published tables' verdicts (each value recomputed from the table's own numbers)")
     exp = sub.add_parser("export", help="write every point (with its source) to a CSV file")
     exp.add_argument("file")
     rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
