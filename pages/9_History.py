@@ -3,6 +3,7 @@
 import streamlit as st
 
 from model.present import figures, fmt
+from model.present.fmt import for_people
 from ui import frame, widgets
 from ui.state import bind, plain
 
@@ -27,7 +28,8 @@ if x is None or table.empty:
 else:
     st.plotly_chart(figures.history_figure(table, x), width="stretch", key="history_chart")
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
-    widgets.table(table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]],
-                  key="history_table")
+    # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
+    st.table(for_people(table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]])
+             .set_index("Series"))
 bind(st.toggle, "hist", "history", "Add this history to the report",
      help="The report of this view (sidebar) then has a section with this chart and table.")

@@ -32,7 +32,7 @@ def history_db(tmp_path, monkeypatch):
 def test_history_page_table_equals_the_cli(history_db, capsys):
     at = open_page("pages/9_History.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
     assert not at.exception
-    shown = at.dataframe[0].value.reset_index(drop=True)
+    shown = at.table[0].value.reset_index()
     assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--repeats", "latest",
                  "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]

@@ -93,7 +93,7 @@ def history(rows: pd.DataFrame, scenario: Scenario, x: float, presets: pd.DataFr
     frame = pd.DataFrame(out, columns=HISTORY_COLUMNS)
     risen = int((frame["note"] != "").sum())
     if risen:
-        notes.append(f"{risen} history rows where the frontier as of that date is dearer at {x:g} tok/s/user than "
+        notes.append(f"{risen} history {'row' if risen == 1 else 'rows'} where the frontier as of that date is dearer at {x:g} tok/s/user than "
                      "an earlier one (a new run lowered the interpolated frontier, or a repeat choice replaced a "
                      "better run); best so far keeps the earlier step")
     return frame.sort_values(["series", "run_date"], kind="stable", ignore_index=True), notes
