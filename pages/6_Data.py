@@ -77,6 +77,20 @@ else:
 st.subheader("Ingested sources")
 sources = list_sources(data.cursor())
 widgets.table(sources.drop(columns=["sha256"]), key="sources_table")
+verdicts, checks = data.published_checks_of(ctx.state, data.version())
+if not verdicts.empty:
+    st.subheader("Published tables, checked")
+    st.caption(f"Every published $/M recomputed from the table's own throughput and rate (a rate it does not state: "
+               f"the view's price set, {ctx.state.price_set} / {ctx.state.tier}), and every ratio from its own cells; "
+               "a value is flagged when it disagrees beyond the table's rounding (half a unit of its last printed "
+               "digit, carried through the arithmetic).")
+    widgets.table(verdicts, key="published_verdicts")
+    flagged = checks[checks["agrees"] == False]  # noqa: E712
+    if not flagged.empty:
+        with st.expander(f"The {fmt.count(len(flagged), 'flagged value')}, with both numbers"):
+            widgets.table(flagged[["source_id", "check", "line", "hardware", "spec_decoding", "interactivity",
+                                   "published", "recomputed", "recomputed_lo", "recomputed_hi", "detail"]],
+                          key="published_flagged")
 if not ctx.points.empty:
     st.download_button("Download the filtered rows as CSV", data.export_csv(ctx.state, data.version()),
                        file_name="costfrontier.csv", mime="text/csv", key="download")

@@ -18,10 +18,12 @@ import streamlit as st
 
 from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
+from model.core.repeats import runs_in_view
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.preview import dry_run
+from model.data.published import published_checks
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write
 from model.data.store import (
@@ -134,8 +136,12 @@ def points(state: ViewState, ver: tuple) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
-              weights: tuple, disagg: str = "per-role") -> pd.DataFrame:
-    return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights, disagg=disagg)
+              weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> pd.DataFrame:
+    # runs: (as_of, repeats, the view's series keys): which measured rows build the frontier, as
+    # model.present.view_answer.answer_of_view chooses them (model.core.repeats.runs_in_view)
+    as_of, repeats, view_by = runs
+    rows = runs_in_view(_points(path, ver, where), as_of, repeats, view_by).rows
+    return frontiers_for(rows, by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -182,6 +188,16 @@ def options(ver: tuple) -> dict:
     out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
     out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return published_checks(cursor(), price_set, tier, dict(rates))
+
+
+def published_checks_of(state: ViewState, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(verdict per published table, every checked value) at the view's price set and rates."""
+    return _published(db_path(), ver, state.price_set, state.tier, state.rates)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -257,7 +273,8 @@ class Ctx:
             rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
                                                dict(scenario.rates)).items()))
         return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg)
+                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
+                         (self.state.as_of, self.state.repeats, tuple(self.state.by)))
 
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""

@@ -66,6 +66,22 @@ def _filters(sb, opts: dict) -> None:
          help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
 
 
+_REPEAT_LABELS = {"pooled": "all pooled", "latest": "latest run", "median": "median of repeats"}
+
+
+def _runs(sb) -> None:
+    """Which repeat runs build the frontier, and the run date the view looks back from."""
+    state = view()
+    title = "Repeat runs and run dates" + (f": as of {state.as_of.isoformat()}" if state.as_of else "")
+    with sb.expander(title, expanded=state.repeats != "pooled" or state.as_of is not None):
+        bind(st.radio, "rep", "repeats", "Repeat runs", tuple(_REPEAT_LABELS), format_func=_REPEAT_LABELS.get,
+             horizontal=True, help="Rows of one configuration (hardware, recipe, parallelism, concurrency, workload) "
+                                   "from several files or run dates: all of them, the latest run of each, or the "
+                                   "median of each measure.")
+        bind(st.date_input, "asof", "as_of", "As of (run date)", format="YYYY-MM-DD",
+             help="Only rows run on or before this date; rows that state no run date are left out then. Empty: all.")
+
+
 def _disagg(sb, points) -> None:
     """How disaggregated prefill/decode rows count on the input or output basis (only when there are some)."""
     if view().basis not in ("input", "output") or points.empty or "disaggregated" not in points.columns \
@@ -225,5 +241,6 @@ def draw(url_path: str) -> data.Ctx:
     _filters(sb, opts)
     points = data.points(view(), ver)
     _disagg(sb, points)
+    _runs(sb)
     _rates(sb, points, presets)
     return data.Ctx(view(), points, presets, opts, ver, url_path)

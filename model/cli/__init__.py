@@ -1,9 +1,10 @@
 """``costfrontier``: the dashboard's questions, scriptable.
 
     costfrontier ingest FILE|DIR... [--db PATH] [--set key=value ...] [--format NAME]
-    costfrontier frontier|iso|crossover|size|report [view options] [fleet options] [--json]
+    costfrontier frontier|iso|crossover|history|size|report [view options] [fleet options] [--json]
         view options, the same for every one of these commands (and a share link's meaning):
                  [--where key=value ...] [--by k,k] [--rate HW=USD ...] [--price-set ID] [--tier ID]
+                 [--repeats pooled|latest|median] [--as-of YYYY-MM-DD]
                  [--basis total|output|input|blended] [--sla K=V ...] [--method linear|monotone]
                  [--at X,Y,...] [--baseline SERIES] [--profile NAME ...] [--interactivity X] [--link URL]
         fleet options: [--demand-rps R | --tokens-per-day T [--peak-to-average F]] [--headroom H] [--spares N]
@@ -39,7 +40,7 @@ __all__ = ["main"]
 
 #: the module (under model.cli) that runs each command, imported only when that command runs
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
-             "frontier": "query", "iso": "query", "crossover": "query", "capacity": "capacity", "compare": "capacity",
+             "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report"}
 
 
@@ -67,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         fleet_args(q)
         q.add_argument("--json", action="store_true")
 
+    hist = sub.add_parser("history", help="each series' $/M at --at X run date by run date: that date's runs alone "
+                                          "and the best so far")
+    selection_args(hist)
+    view_args(hist)
+    hist.add_argument("--json", action="store_true")
+
     for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
                        ("compare", "tokens per dollar of ramp knees (or peaks, without --sla) against a baseline")):
         q = sub.add_parser(name, help=text)
@@ -82,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--baseline", help="compare: series or hardware the others are divided by")
         q.add_argument("--json", action="store_true")
 
-    sub.add_parser("sources", help="list ingested files")
+    src = sub.add_parser("sources", help="list ingested files, and the verdict on every published table")
+    src.add_argument("--published", action="store_true",
+                     help="only the published tables' verdicts (each value recomputed from the table's own numbers)")
     exp = sub.add_parser("export", help="write every point (with its source) to a CSV file")
     exp.add_argument("file")
     rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")

@@ -49,6 +49,18 @@ def run(args, con) -> int:
         raise UsageError("--basis blended needs --w-input and --w-cached")
     points = load_points(con, where)
     notes = []
+    if args.repeats or args.as_of:
+        from datetime import date
+
+        from model.core.repeats import runs_in_view
+
+        try:
+            as_of = date.fromisoformat(args.as_of) if args.as_of else None
+        except ValueError:
+            raise UsageError(f"--as-of {args.as_of!r}: not a date (YYYY-MM-DD)") from None
+        runs = runs_in_view(points, as_of, args.repeats or "pooled", by)
+        points = runs.rows
+        notes.extend(runs.notes)
     if not args.mix_workloads:
         by, note = workload_split(points[points["request_rate_rps"].notna()], by)
         if note:

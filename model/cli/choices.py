@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = ["BASES", "DISAGG_MODES", "DEFAULT_SERIES_KEYS", "CAPACITY_BASES", "KNEE_RULES", "SLA_KEYS", "TOKEN_BASES",
-           "METHODS", "DEFAULT_PRICE_SET", "DEFAULT_TIER", "SAMPLE_DIR", "WRITES"]
+           "METHODS", "REPEATS", "DEFAULT_PRICE_SET", "DEFAULT_TIER", "SAMPLE_DIR", "WRITES"]
 
 #: model.core.frontier.BASES
 BASES = ("total", "output", "input", "blended")
@@ -26,6 +26,8 @@ KNEE_RULES = ("first_failure", "highest_pass")
 SLA_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "ttft_p99", "tpot", "interactivity", "e2e", "success")
 #: model.core.fleet.TOKEN_BASES
 TOKEN_BASES = ("total", "output", "input")
+#: model.core.repeats.REPEATS
+REPEATS = ("pooled", "latest", "median")
 #: model.core.iso.METHODS
 METHODS = ("linear", "monotone")
 #: model.core.cost.DEFAULT_PRICE_SET and DEFAULT_TIER

@@ -26,8 +26,19 @@ def run(args, con) -> int | None:
             print(result.summary)
         return 0
     if args.command == "sources":
-        with pd.option_context("display.width", 200, "display.max_columns", 20):
-            print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
+        if not getattr(args, "published", False):
+            with pd.option_context("display.width", 200, "display.max_columns", 20):
+                print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
+        from model.data.published import published_checks
+
+        verdicts, _ = published_checks(con)
+        if getattr(args, "published", False) and verdicts.empty:
+            print("no published tables (iso-interactivity tables, or rows stating a published $/M) in the store")
+        if not verdicts.empty:
+            print(("" if getattr(args, "published", False) else "\n") + "published tables, every value recomputed from the table's own numbers (rates it does not "
+                  "state: preset 2025-08 / owning_hyperscaler):")
+            for row in verdicts.to_dict("records"):
+                print(f"  #{row['source_id']} {row['file_name']}: {row['verdict']}")
         return 0
     if args.command == "export":
         from model.data.export import safe_csv

@@ -23,6 +23,7 @@ from model.cli.choices import (
     DEFAULT_TIER,
     DISAGG_MODES,
     METHODS,
+    REPEATS,
     SLA_KEYS,
 )
 
@@ -52,6 +53,11 @@ def selection_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--tier", default=DEFAULT_TIER)
     q.add_argument("--mix-workloads", action="store_true",
                    help="compare series across workloads (model, ISL, OSL) instead of splitting them")
+    q.add_argument("--repeats", choices=REPEATS, default=None,
+                   help="rows of one configuration measured more than once: pooled = all (default), latest = the "
+                        "latest run of each, median = the median of each measure")
+    q.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD", default=None,
+                   help="only rows run on or before this date (rows that state no run date are left out, and counted)")
 
 
 def view_args(q: argparse.ArgumentParser, basis_choices=BASES, basis_default: str = "total") -> None:
@@ -142,7 +148,8 @@ def _stored_profiles(con, names: list[str]) -> list:
 _OVER_A_LINK = {"x": "headline_x", "basis": "basis", "method": "method", "baseline": "baseline",
                 "disagg": "disagg", "w_input": "w_input", "w_cached": "w_cached", "demand_rps": "demand_rps",
                 "tokens_per_day": "tokens_per_day", "peak_to_average": "peak_to_average", "headroom": "headroom",
-                "spares": "spares", "budget_mw": "budget_mw", "budget_usd_month": "budget_usd_month"}
+                "spares": "spares", "budget_mw": "budget_mw", "budget_usd_month": "budget_usd_month",
+                "repeats": "repeats", "as_of": "as_of"}
 
 
 def _on_top_of_link(args) -> tuple[dict, list[str]]:
@@ -230,6 +237,11 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
                   basis=args.basis if args.basis in BASES else "total", method=args.method, baseline=args.baseline,
                   sla=",".join(args.sla), mix_workloads=bool(args.mix_workloads), headline_x=args.x,
                   disagg=getattr(args, "disagg", None) or "per-role")
+    for name in ("repeats", "as_of"):
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    if getattr(args, "history_section", False):
+        fields["history"] = True
     for name in ("w_input", "w_cached"):
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)

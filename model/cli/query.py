@@ -9,12 +9,17 @@ import pandas as pd
 
 from model.cli.options import records, view_from_args
 
-__all__ = ["run", "answer_of_args", "FRONTIER_COLUMNS"]
+__all__ = ["run", "answer_of_args", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
+
+#: what ``history --json`` rows carry (model.core.history.HISTORY_COLUMNS)
+HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok", "best_usd_per_mtok",
+                        "source", "best_from", "note"]
 
 FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus", "gpus_prefill",
                     "gpus_decode",
-                    "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line"]
+                    "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line",
+                    "repeats", "tput_min", "tput_max", "spread_pct"]
 
 
 def answer_of_args(args, con, **options):
@@ -33,14 +38,39 @@ def _payload(args, answer, frame: pd.DataFrame) -> dict:
             "rate_sources": records(answer.rates), "notes": answer.notes, "rows": records(frame)}
 
 
+def _history(args, answer) -> int:
+    frame = answer.history
+    notes = list(dict.fromkeys(answer.notes + answer.history_notes))
+    if args.json:
+        payload = _payload(args, answer, frame[HISTORY_JSON_COLUMNS])
+        payload["notes"] = notes
+        print(json.dumps(payload, indent=2))
+        return 0
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    x = answer.x
+    print(f"history at {x:.4g} tok/s/user [$/M]" if x is not None else "history: no series can be priced")
+    if frame.empty:
+        print("no dated runs for this selection")
+        return 0
+    shown = frame[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]
+    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_colwidth", 60,
+                           "display.float_format", "{:.4g}".format):
+        print(shown.to_string(index=False))
+    return 0
+
+
 def run(args, con) -> int:
     answer = answer_of_args(args, con)
+    if args.command == "history":
+        return _history(args, answer)
     if args.command == "crossover":
         result = answer.crossed
         frame = result.crossovers
     elif args.command == "frontier":
         result = answer.analysis
-        frame = result.frontier[[c for c in FRONTIER_COLUMNS if c in result.frontier.columns]]
+        table = answer.frontier_table
+        frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
         result = answer.analysis
         frame = answer.iso

@@ -35,6 +35,8 @@ def add_parsers(sub) -> None:
                      help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
                                         "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
+    rep.add_argument("--history", dest="history_section", action="store_true",
+                     help="add the history by run date (each series' $/M at the interactivity you need, date by date)")
     rep.add_argument("--json", action="store_true")
 
 

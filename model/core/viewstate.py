@@ -8,6 +8,7 @@ stay short.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -26,6 +27,7 @@ from model.core.names import (
     split_names,
     validation_reason,
 )
+from model.core.repeats import REPEATS
 
 __all__ = ["ViewState", "parse_query", "reconcile", "pair_text", "MAX_VALUE_LENGTH"]
 
@@ -45,6 +47,7 @@ KEYS = {
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
     "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
     "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads", "dis": "disagg",
+    "rep": "repeats", "asof": "as_of", "hist": "history",
 }
 #: the fields whose rows a filter field of the store holds (other filters go in ``filters``)
 _FILTER_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
@@ -92,6 +95,28 @@ class ViewState(BaseModel):
     peak_to_average: float = 1.0                # peak ÷ average load, with tokens_per_day [-]
     filters: tuple[tuple[str, str], ...] = ()   # other store filters (field, value); a field given twice: either
     mix_workloads: bool = False                 # workload "all": pool workloads instead of splitting series by them
+    repeats: str = "pooled"                     # which repeat runs build the frontier (model.core.repeats.REPEATS)
+    as_of: date | None = None                   # only rows run on or before this date (undated rows left out)
+    history: bool = False                       # the report adds the history by run date
+
+    @field_validator("repeats")
+    @classmethod
+    def _repeats(cls, v):
+        if v not in REPEATS:
+            raise ValueError(f"repeats must be one of {', '.join(REPEATS)}")
+        return v
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _as_of(cls, v):
+        if isinstance(v, str):
+            try:
+                v = date.fromisoformat(v.strip())
+            except ValueError:
+                raise ValueError(f"{_short(v)!r} is not a date (YYYY-MM-DD)") from None
+        if isinstance(v, date) and not (date(1990, 1, 1) <= v <= date(2100, 12, 31)):
+            raise ValueError("a run date must be between 1990-01-01 and 2100-12-31")
+        return v
 
     @field_validator("eval_tolerance")
     @classmethod
@@ -282,6 +307,8 @@ class ViewState(BaseModel):
                 out[key] = "1" if value else "0"
             elif isinstance(value, float):
                 out[key] = f"{value:g}"
+            elif isinstance(value, date):
+                out[key] = value.isoformat()
             else:
                 out[key] = str(value)
         return out
@@ -347,7 +374,12 @@ def _coerce(field: str, text: str) -> Any:
         if not value.is_integer():
             raise ValueError("not a whole number")
         return int(value)
-    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads"):
+    if field == "as_of":
+        try:
+            return date.fromisoformat(text.strip())
+        except ValueError:
+            raise ValueError(f"{_short(text)!r} is not a date (YYYY-MM-DD)") from None
+    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads", "history"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")

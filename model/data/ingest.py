@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import math
+import re
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -177,6 +178,23 @@ def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> Inges
     return IngestResult(name, "csv", "evals", len(rows), None, source_id)
 
 
+#: columns of an iso table stating what its $/M cells were computed from (normalised suffix -> metric)
+_ISO_STATED = (("tputpergpu", "tokens_per_second_per_gpu"), ("tokspergpu", "tokens_per_second_per_gpu"),
+               ("toksgpu", "tokens_per_second_per_gpu"), ("usdpergpuhr", "usd_per_gpu_hour"),
+               ("usdpergpuhour", "usd_per_gpu_hour"))
+
+
+def _raw_suffix_len(col: str, normalised_len: int) -> int:
+    """How many characters of the raw header ``col`` its last ``normalised_len`` letters and digits span."""
+    seen = 0
+    for i in range(len(col) - 1, -1, -1):
+        if col[i].isalnum():
+            seen += 1
+            if seen == normalised_len:
+                return len(col) - i
+    return len(col)
+
+
 def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
     frame = read_small_csv(path, name, delim)
     cols = {normalise_header(c): c for c in frame.columns}
@@ -188,7 +206,14 @@ def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> I
         x = _num(name, line, x_col, rec[x_col])
         spec = canonical_spec_decoding(rec[spec_col]) if spec_col else None
         for key, col in cols.items():
-            if key.endswith("usdperm"):
+            stated = next(((metric, len(suffix)) for suffix, metric in _ISO_STATED if key.endswith(suffix)
+                           and len(key) > len(suffix)), None)
+            if stated is not None:   # the throughput or rate a cell was computed from, as the table states it
+                value = _num(name, line, col, rec[col], required=False)
+                head = re.sub(r"[^a-z0-9]+$", "", col[: len(col) - _raw_suffix_len(col, stated[1])].lower())
+                if value is not None:
+                    rows.append([line, spec, x, stated[0], canonical_hardware(head), None, value])
+            elif key.endswith("usdperm"):
                 value = _num(name, line, col, rec[col], required=False)
                 if value is not None:
                     rows.append([line, spec, x, "usd_per_mtok", canonical_hardware(col[: -len("_usd_per_m")]), None, value])

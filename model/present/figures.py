@@ -14,7 +14,7 @@ from model.core.hardware import hardware_colour
 from model.core.iso import CostCurve, _inside
 from model.present.fmt import usd
 
-__all__ = ["usd", "frontier_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label"]
+__all__ = ["usd", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label"]
 
 X_TITLE = "Interactivity [tok/s/user]"
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -141,8 +141,54 @@ def frontier_figure(points: pd.DataFrame, frontier: pd.DataFrame, y: str = "thro
                 type="scatter", x=front["interactivity"].to_numpy(), y=front[value_col].to_numpy(),
                 mode="lines+markers", name=name, legendgroup=name,
                 line=dict(color=colour, dash=dash, width=2.5), marker=dict(color=colour, size=8),
-                customdata=details[take], hovertemplate=_HOVER, meta={"kind": "frontier", "series": name}))
+                customdata=details[take], hovertemplate=_HOVER, meta={"kind": "frontier", "series": name},
+                **_spread_bars(front, y, colour)))
     return _figure(traces, y_title, y_money="/M" if y == "cost" else None)
+
+
+def _spread_bars(front: pd.DataFrame, y: str, colour: str) -> dict:
+    """Min–max bars of a frontier point's repeats (``tput_min``/``tput_max`` from
+    :attr:`model.present.view_answer.ViewAnswer.frontier_table`): on tok/s/GPU as measured, on $/M
+    the same repeats priced at the point's rate. Nothing where no point was measured more than once."""
+    if "tput_min" not in front or not front["tput_min"].notna().any():
+        return {}
+    lo = front["tput_min"].to_numpy(dtype=float, na_value=np.nan)
+    hi = front["tput_max"].to_numpy(dtype=float, na_value=np.nan)
+    if y == "throughput":
+        value = front["tokens_per_second_per_gpu"].to_numpy(dtype=float, na_value=np.nan)
+        plus, minus = hi - value, value - lo
+    else:
+        value = front["usd_per_mtok"].to_numpy(dtype=float, na_value=np.nan)
+        rate = front["usd_per_gpu_hour"].to_numpy(dtype=float, na_value=np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            plus, minus = rate * 1e6 / 3600 / lo - value, value - rate * 1e6 / 3600 / hi
+    plus, minus = np.nan_to_num(np.maximum(plus, 0)), np.nan_to_num(np.maximum(minus, 0))
+    return {"error_y": dict(type="data", symmetric=False, array=plus, arrayminus=minus, color=colour,
+                            thickness=1.5, width=4, visible=True)}
+
+
+def history_figure(table: pd.DataFrame, x: float) -> go.Figure:
+    """Each series' best-so-far $/M at ``x`` as a staircase over run dates (lines), and the $/M of each
+    date's runs alone (markers). ``table``: :attr:`model.present.view_answer.ViewAnswer.history`."""
+    traces = []
+    names = sorted(table["series"].unique()) if not table.empty else []
+    styles = _styles(names, {})
+    for name in names:
+        one = table[table["series"] == name]
+        colour, dash = styles[name]
+        traces.append(dict(type="scatter", x=one["run_date"].tolist(), y=one["best_usd_per_mtok"].to_numpy(dtype=float),
+                           mode="lines", line=dict(color=colour, dash=dash, width=2.5, shape="hv"),
+                           name=f"{name}: best so far", legendgroup=name, customdata=one[["best_from"]].to_numpy(),
+                           hovertemplate="%{x}: best so far $%{y:.3f}/M<br>set by %{customdata[0]}<extra>" + name
+                           + "</extra>", meta={"kind": "best", "series": name}))
+        traces.append(dict(type="scatter", x=one["run_date"].tolist(), y=one["usd_per_mtok"].to_numpy(dtype=float),
+                           mode="markers", marker=dict(color=colour, size=9, symbol="circle-open"),
+                           name=f"{name}: that date's runs", legendgroup=name, customdata=one[["source"]].to_numpy(),
+                           hovertemplate="%{x}: $%{y:.3f}/M from %{customdata[0]}<extra>" + name + "</extra>",
+                           meta={"kind": "date", "series": name}))
+    fig = _figure(traces, f"Cost at {x:.4g} tok/s/user [$ per million tokens]", y_money="/M")
+    fig.update_layout(xaxis=dict(title=dict(text="Run date"), type="category"))
+    return fig
 
 
 def _dense(curve: CostCurve, method: str, n: int = 120) -> tuple[np.ndarray, np.ndarray]:

@@ -82,6 +82,9 @@ COLUMN_LABELS = {
     "usd_per_mtok": "Cost [$/M tokens]", "usd_per_gpu_hour": "Rate [$/GPU-hour]",
     "min_interactivity": "Lowest interactivity [tok/s/user]", "max_interactivity": "Highest interactivity [tok/s/user]",
     "usd_per_mtok_at_min": "Cost at lowest [$/M]", "usd_per_mtok_at_max": "Cost at highest [$/M]",
+    "best_usd_per_mtok": "Best so far [$/M]", "as_of_usd_per_mtok": "As of that date [$/M]",
+    "best_from": "Best so far set by", "run_date": "Run date", "tput_min": "Repeats' min [tok/s/GPU]",
+    "tput_max": "Repeats' max [tok/s/GPU]",
     "cheaper_below": "Cheaper below", "cheaper_above": "Cheaper above", "tp": "TP", "ep": "EP", "dp": "DP",
     "pp": "PP", "concurrency": "Concurrency", "source_file": "Source file", "source_line": "Line",
     "file_name": "File", "format": "Format", "kind": "Kind", "rows": "Rows", "ingested_at": "Ingested",
@@ -100,7 +103,7 @@ COLUMN_LABELS = {
     "usd_per_gpu_hour_full_use": "At full use [$/GPU-hour]", "utilization": "Utilisation",
 }
 
-_MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max")
+_MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max", "best_usd_per_mtok", "as_of_usd_per_mtok")
 _RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset", "capital", "power", "facility", "operations",
           "usd_per_gpu_hour_full_use")
 _DOLLARS = ("usd_per_month", "usd_per_year")

@@ -141,6 +141,11 @@ def _assumptions(answer, points: pd.DataFrame, x: float | None) -> pd.DataFrame:
         ("Ratios relative to", answer.baseline or "—",
          "the view" if state.baseline == answer.baseline else "default: the first series by name"),
         ("Cost formula", "$/M tokens = $/GPU-hour / (3600 x tok/s/GPU / 10^6)", "SemiAnalysis InferenceX"),
+        ("Repeat runs", _REPEATS_TEXT[state.repeats],
+         "the view (--repeats, link rep=)" if state.repeats != "pooled" else "default: all pooled"),
+        ("Run dates", f"rows run on or before {state.as_of.isoformat()}; rows that state no run date are left out"
+         if state.as_of else "every run date; rows that state none included", "the view (--as-of, link asof=)"
+         if state.as_of else "default"),
     ]
     for r in answer.rates.to_dict("records"):
         value = fmt.usd(r["usd_per_gpu_hour"], "") if r["source"] != "not set" else "not set"
@@ -227,6 +232,8 @@ _FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "
                   ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"), ("$/M tokens", "usd_per_mtok", "usd"),
                   ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("TP", "tp", "int"), ("EP", "ep", "int"),
                   ("DP", "dp", "int"), ("PP", "pp", "int"), ("Concurrency", "concurrency", "int"),
+                  ("Repeats", "repeats", "int"), ("Repeats' min tok/s/GPU", "tput_min", "tps"),
+                  ("Repeats' max tok/s/GPU", "tput_max", "tps"),
                   ("Run date", "run_date", "text"), ("Source file", "source_file", "text"),
                   ("Line", "source_line", "int")]
 _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
@@ -298,6 +305,34 @@ def _profile_sections(answer) -> list[ReportSection]:
     return out
 
 
+_REPEATS_TEXT = {
+    "pooled": "all pooled: every measured row of a configuration is a candidate for the frontier",
+    "latest": "latest run: of each configuration (hardware, recipe, parallelism, load, workload) only its latest "
+              "run date's rows (then the last file ingested)",
+    "median": "median of repeats: each configuration as the median of its repeats, measure by measure",
+}
+_HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
+                 ("$/M that date alone", "usd_per_mtok", "usd"), ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
+                 ("Best so far $/M", "best_usd_per_mtok", "usd"), ("Best so far set by", "best_from", "text"),
+                 ("Source", "source", "text")]
+
+
+def _history_section(answer) -> ReportSection | None:
+    """The history by run date, when the view asks for it (``history``, link ``hist=1``)."""
+    if not answer.state.history:
+        return None
+    table, x = answer.history, answer.x
+    text = [("Each series' cost at " + (fmt.interactivity(x) if x is not None else "the interactivity you need")
+             + " run date by run date: from that date's runs alone, and the best so far (the frontier of every run "
+             "on or before that date, as 'as of' that date gives it; it never rises). Which run set each step is "
+             "named."), *answer.history_notes]
+    if table.empty:
+        text.append("No dated runs of a priced series in this view.")
+        return ReportSection("History by run date", tuple(text))
+    return ReportSection("History by run date", tuple(text), {"History by run date": (table, _HISTORY_SPEC)},
+                         (figures.history_figure(table, x),))
+
+
 def _fleet_section(answer) -> ReportSection | None:
     fleet = answer.fleet
     if fleet is None:
@@ -359,7 +394,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     baseline = answer.baseline
     notes = list(answer.notes) + [n for n in result.notes if n not in answer.notes] + list(link_notes or [])
     link = link or view_link(answer.state, base_url)
-    sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else [])]
+    sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
+                *([h] if (h := _history_section(answer)) else [])]
 
     workload = _priced_workload(result, points)
     rates_text = ", ".join(f"{hw} {figures.usd(r, '/GPU-h')}" for hw, r in sorted(result.usd_per_gpu_hour.items()))
@@ -372,8 +408,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     tables: dict[str, tuple[pd.DataFrame, list]] = {
         "Cost at matched interactivity": (iso, iso_spec),
         "Crossovers": (result.crossovers.sort_values("interactivity", kind="stable"), _CROSS_SPEC),
-        "Frontier points": (result.frontier.sort_values(["series", "interactivity"]) if not result.frontier.empty
-                            else result.frontier, _FRONTIER_SPEC),
+        "Frontier points": (answer.frontier_table.sort_values(["series", "interactivity"])
+                            if not result.frontier.empty else result.frontier, _FRONTIER_SPEC),
     }
     for section in sections:
         tables.update(section.tables)

@@ -39,7 +39,9 @@ from model.core.fleet import (
     pricing_options,
     size_fleet,
 )
+from model.core.history import history
 from model.core.iso import iso_table
+from model.core.repeats import repeat_spread, runs_in_view
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.sla import SLA
@@ -133,6 +135,8 @@ class ViewAnswer:
     fleet_options: dict = field(default_factory=dict)
     extra_notes: list[str] = field(default_factory=list)
     shared: MutableMapping | None = None         # parts shared with other answers of the same view and data
+    loaded: pd.DataFrame | None = None          # the rows the view's filters select, before as-of and repeats
+    pooled: pd.DataFrame | None = None          # ... after as-of, before the repeats choice (their spread is shown)
 
     def _shared(self, name: str, make: Callable):
         """A part that depends only on the view and the data (never on who asks): taken from :attr:`shared`
@@ -465,6 +469,66 @@ class ViewAnswer:
                     f"= full use ÷ {fmt.percent(p.onprem.utilization)} utilisation)")
         return f"cost profile '{p.name}'" + (f" at {fmt.usd(full, '/GPU-hour')}" if full is not None else ", no price yet")
 
+    # ------------------------------------------------------------------ repeats and history
+    @cached_property
+    def spread(self) -> pd.DataFrame:
+        """Every configuration measured more than once in view (after as-of), with its spread across the
+        repeats (:func:`model.core.repeats.repeat_spread` on the view's basis) and its series label."""
+        from model.core.frontier import series_labels, throughput_column
+
+        pooled = self.rows if self.pooled is None else self.pooled
+        out = repeat_spread(pooled, throughput_column(self.state.basis) if self.state.basis != "blended"
+                            else "total_tokens_per_second_per_gpu", self.scenario.by)
+        if not out.empty:
+            out.insert(0, "series", series_labels(out, [k for k in self.scenario.by if k in out.columns]).to_numpy())
+        return out
+
+    @cached_property
+    def frontier_table(self) -> pd.DataFrame:
+        """The frontier points with their repeats' spread: ``repeats``, ``tput_min``, ``tput_max`` [tok/s/GPU]
+        and ``spread_pct`` where the point's configuration was measured more than once (else empty)."""
+        frontier = self.analysis.frontier
+        spread = self.spread
+        cols = ["repeats", "tput_min", "tput_max", "spread_pct"]
+        if frontier.empty or spread.empty:
+            return frontier.assign(**{c: pd.Series(dtype=float) for c in cols}) if not frontier.empty else frontier
+        keys = [k for k in spread.columns if k in frontier.columns and k not in ("series",)
+                and k not in ("repeats", "runs") and not k.startswith(("interactivity_", "throughput_", "spread_"))]
+        right = spread[keys + ["repeats", "throughput_min", "throughput_max", "spread_pct"]].rename(
+            columns={"throughput_min": "tput_min", "throughput_max": "tput_max"})
+        left = frontier.drop(columns=[c for c in cols if c in frontier.columns])
+        key_l = left[keys].astype(str)
+        key_r = right[keys].astype(str)
+        lookup = {tuple(k): i for i, k in enumerate(key_r.itertuples(index=False, name=None))}
+        where = [lookup.get(tuple(k)) for k in key_l.itertuples(index=False, name=None)]
+        for c in cols:
+            values = right[c].to_numpy()
+            left[c] = [float(values[i]) if i is not None else math.nan for i in where]
+        return left
+
+    @cached_property
+    def _history(self) -> tuple[pd.DataFrame, list[str]]:
+        loaded = self.rows if self.loaded is None else self.loaded
+        try:
+            priced, rates, _ = price_with_profiles(loaded, dict(self.state.rates), self.state.cost_profiles(),
+                                                   self.state.priced_by)
+        except TcoInputError:
+            priced, rates = loaded, dict(self.state.rates)
+        scenario = self.scenario.model_copy(update={"rates": tuple(sorted(rates.items()))})
+        x = self.x
+        if x is None:
+            return history(priced.iloc[0:0], scenario, 1.0, self.presets)[0], ["no series in this view can be priced"]
+        return history(priced, scenario, x, self.presets, self.state.repeats, self.state.as_of)
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """Each series' $/M at :attr:`x` run date by run date (:func:`model.core.history.history`)."""
+        return self._history[0]
+
+    @property
+    def history_notes(self) -> list[str]:
+        return self._history[1]
+
     # ------------------------------------------------------------------ notes
     @cached_property
     def notes(self) -> list[str]:
@@ -484,7 +548,8 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
     A view without a workload gets the store's first (:func:`first_workload`), as a link without
     ``wl=`` opens. ``presets``, ``rows`` and ``fit`` let a caller pass what it has cached (they must be
     what this function would read: :func:`model.core.cost.load_presets` of the store, ``load_points`` of the
-    view's filters, and a frontier fit of ``(points, scenario)``). ``fleet_options`` (``rule``,
+    view's filters, and a frontier fit of ``(points, scenario)`` where ``points`` are the rows left after the
+    view's ``as_of`` and ``repeats`` (:func:`model.core.repeats.runs_in_view`), which this function applies). ``fleet_options`` (``rule``,
     ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``, ``basis``) tune fleet sizing.
     ``shared`` is a mapping that answers of the same ``state`` on the same data version share, e.g. a
     cache across the sessions of a server: the analysis, the crossings and the priced points are computed
@@ -494,4 +559,6 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
         state = state.replace(workload=first)
     presets = load_presets(stored_rates(con)) if presets is None else presets
     rows = load_points(con, state.where()) if rows is None else rows
-    return ViewAnswer(con, state, presets, rows, fit, dict(fleet_options or {}), list(notes or []), shared)
+    runs = runs_in_view(rows, state.as_of, state.repeats, state.by)
+    return ViewAnswer(con, state, presets, runs.rows, fit, dict(fleet_options or {}), list(notes or []) + runs.notes,
+                      shared=shared, loaded=rows, pooled=runs.pooled)

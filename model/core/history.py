@@ -1,0 +1,99 @@
+"""History by run date: each series' $/M at one interactivity, run date by run date.
+
+Pure functions over pandas frames; no I/O. For every run date ``d`` of the rows (rows that state no
+run date are left out and counted, never given one) and every series that ran on ``d``:
+
+- ``usd_per_mtok``: the series' $/M at ``x`` from the frontier of ``d``'s runs alone;
+- ``as_of_usd_per_mtok``: from the frontier of every run on or before ``d``, exactly what a view
+  ``as_of=d`` gives (the repeats choice applies to both);
+- ``best_usd_per_mtok``: the best so far, the lowest ``as_of_usd_per_mtok`` of any date up to ``d``:
+  a staircase that never rises. It equals ``as_of_usd_per_mtok`` except where a later run *lowers*
+  the interpolated frontier at ``x`` (a new point between two knots is below the line between them,
+  or a latest/median repeat is worse): the row says so in ``note``.
+- ``source``: the files of ``d``'s runs of the series; ``best_from``: the run (date and files) whose
+  as-of frontier set the current step.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from model.core.analysis import Scenario, analyse
+from model.core.frontier import series_labels
+from model.core.iso import iso_table
+from model.core.repeats import choose_repeats, run_dates, runs_in_view
+
+__all__ = ["HISTORY_COLUMNS", "history"]
+
+HISTORY_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok", "best_usd_per_mtok",
+                   "source", "best_from", "note"]
+
+
+def _at(rows: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None, x: float) -> pd.DataFrame:
+    """Every series' iso row at ``x`` from ``rows`` (series, usd_per_mtok, status)."""
+    if rows.empty:
+        return pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
+    result = analyse(rows, scenario, presets, crossovers="none")
+    return iso_table(result.curves, [x], scenario.method)[["series", "usd_per_mtok", "status"]]
+
+
+def _labels(rows: pd.DataFrame, scenario: Scenario) -> pd.Series:
+    return series_labels(rows, scenario.by)
+
+
+def history(rows: pd.DataFrame, scenario: Scenario, x: float, presets: pd.DataFrame | None = None,
+            repeats: str = "pooled", as_of: date | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The history table (:data:`HISTORY_COLUMNS`, by series then run date) at interactivity ``x``
+    [tok/s/user], and notes (rows without a run date, steps where the as-of frontier rose).
+
+    ``rows``: the view's rows before any run-date or repeat choice; ``as_of`` ends the history there.
+    """
+    notes: list[str] = []
+    dates = run_dates(rows)
+    undated = int(dates.isna().sum())
+    if undated:
+        notes.append(f"{undated} of {len(rows)} rows {'states' if undated == 1 else 'state'} no run date: left out of "
+                     "the history (never given one)")
+    dated = rows[dates.notna().to_numpy()]
+    dates = dates[dates.notna()]
+    if as_of is not None:
+        keep = (dates <= pd.Timestamp(as_of)).to_numpy()
+        dated, dates = dated[keep], dates[keep]
+    if dated.empty:
+        return pd.DataFrame(columns=HISTORY_COLUMNS), notes
+    labels = _labels(dated, scenario)
+    files = dated["source_file"].astype(str) if "source_file" in dated.columns else pd.Series("", index=dated.index)
+    out = []
+    best: dict[str, tuple[float, str]] = {}
+    for day in sorted(dates.unique()):
+        on_day = (dates == day).to_numpy()
+        alone = _at(choose_repeats(dated[on_day], repeats, scenario.by), scenario, presets, x).set_index("series")
+        upto = _at(runs_in_view(dated, pd.Timestamp(day).date(), repeats, scenario.by).rows, scenario, presets, x)
+        upto = upto.set_index("series")
+        text = pd.Timestamp(day).date().isoformat()
+        for series in sorted(labels[on_day].unique()):
+            mine = on_day & (labels == series).to_numpy()
+            source = ", ".join(sorted(set(files[mine])))
+            usd = float(alone.loc[series, "usd_per_mtok"]) if series in alone.index else np.nan
+            status = str(alone.loc[series, "status"]) if series in alone.index else "not priced"
+            as_of_usd = float(upto.loc[series, "usd_per_mtok"]) if series in upto.index else np.nan
+            note = ""
+            if as_of_usd == as_of_usd and (series not in best or as_of_usd < best[series][0]):
+                best[series] = (as_of_usd, f"{text} · {source}")
+            elif as_of_usd == as_of_usd and as_of_usd > best[series][0] + 1e-12:
+                note = (f"the frontier as of {text} gives ${as_of_usd:.4g}/M at {x:g} tok/s/user, above the best so "
+                        f"far (${best[series][0]:.4g}/M): the step stays")
+            b = best.get(series)
+            out.append({"series": series, "run_date": text, "usd_per_mtok": usd, "status": status,
+                        "as_of_usd_per_mtok": as_of_usd, "best_usd_per_mtok": b[0] if b else np.nan,
+                        "source": source, "best_from": b[1] if b else "", "note": note})
+    frame = pd.DataFrame(out, columns=HISTORY_COLUMNS)
+    risen = int((frame["note"] != "").sum())
+    if risen:
+        notes.append(f"{risen} history {'row' if risen == 1 else 'rows'} where the frontier as of that date is dearer at {x:g} tok/s/user than "
+                     "an earlier one (a new run lowered the interpolated frontier, or a repeat choice replaced a "
+                     "better run); best so far keeps the earlier step")
+    return frame.sort_values(["series", "run_date"], kind="stable", ignore_index=True), notes

@@ -1,0 +1,35 @@
+"""History: each series' $/M at the interactivity you need, run date by run date, and the best so far."""
+
+import streamlit as st
+
+from model.present import figures, fmt
+from model.present.fmt import for_people
+from ui import frame, widgets
+from ui.state import bind, plain
+
+ctx = frame.context(__file__)
+st.title("History by run date")
+st.caption("For every run date: each series' $/M at the interactivity you need from that date's runs alone "
+           "(markers), and the best so far, the frontier of every run on or before that date, as 'As of' that "
+           "date gives it (a staircase that never rises). Rows that state no run date are left out, never dated.")
+if widgets.no_data(ctx):
+    st.stop()
+answer = ctx.answer
+x = answer.x
+if x is not None:
+    span = answer.x_range
+    bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
+         max_value=float(span[1]), step=1.0, to_widget=lambda v: float(x), format="%.1f")
+table = answer.history
+for note in answer.history_notes:
+    st.warning(plain(note[:1].upper() + note[1:]))
+if x is None or table.empty:
+    st.info("No dated runs of a priced series in this view: nothing to show by run date.")
+else:
+    st.plotly_chart(figures.history_figure(table, x), width="stretch", key="history_chart")
+    st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
+    # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
+    st.table(for_people(table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]])
+             .set_index("Series"))
+bind(st.toggle, "hist", "history", "Add this history to the report",
+     help="The report of this view (sidebar) then has a section with this chart and table.")

@@ -1,0 +1,58 @@
+"""The History page and the repeats' spread under AppTest, on a store with several run dates (issue 21)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from model.cli import main
+from model.data.ingest import ingest_file
+from model.data.store import connect
+from model.present.fmt import for_people
+from tests.conftest import FIXTURES
+from tests.test_app import open_page
+
+HISTORY = FIXTURES / "history"
+COLUMNS = ["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]
+
+
+@pytest.fixture
+def history_db(tmp_path, monkeypatch):
+    path = tmp_path / "history.duckdb"
+    con = connect(path)
+    for name in ("runs_2026-01-10.csv", "runs_2026-02-10.csv", "runs_2026-03-10.csv", "runs_undated.csv"):
+        ingest_file(con, HISTORY / name)
+    con.close()
+    monkeypatch.setenv("COSTFRONTIER_DB", str(path))
+    return path
+
+
+def test_history_page_table_equals_the_cli(history_db, capsys):
+    at = open_page("pages/9_History.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
+    assert not at.exception
+    shown = at.table[0].value.reset_index()
+    assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--repeats", "latest",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    cli = for_people(pd.DataFrame(rows)[COLUMNS]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, cli)
+    assert len(shown) == 5 and list(shown["Series"]) == ["B200"] * 3 + ["MI355X"] * 2
+    warnings = " ".join(w.value for w in at.warning)
+    assert "1 of 15 rows states no run date" in warnings
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_frontier_page_shows_the_spread_of_repeats(history_db):
+    at = open_page("pages/1_Frontier.py", {"wl": "all", "by": "hardware", "hw": "B200"})
+    assert not at.exception
+    table = at.dataframe[0].value
+    row = table[table["Concurrency"] == "16"].iloc[0] if "Concurrency" in table else None
+    assert row is not None
+    assert (row["Repeats' min [tok/s/GPU]"], row["Repeats' max [tok/s/GPU]"]) == ("680", "760")
+    assert row["Spread [%]"] == "11.43"
+    # choosing the latest run in the sidebar rebuilds the frontier from the March run only
+    at.radio(key="rep").set_value("latest").run()
+    table = at.dataframe[0].value
+    assert set(table["Source file"]) == {"runs_2026-03-10.csv"}
