@@ -51,6 +51,7 @@ def test_the_parsers_choices_are_the_models():
     from model.core.fleet import TOKEN_BASES
     from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, DISAGG_MODES
     from model.core.iso import METHODS
+    from model.core.repeats import REPEATS
     from model.core.sla import SLA_KEYS
     from model.core.viewstate import ViewState
     from model.data.samples import SAMPLE_DIR
@@ -60,6 +61,7 @@ def test_the_parsers_choices_are_the_models():
     assert (choices.CAPACITY_BASES, choices.KNEE_RULES, choices.SLA_KEYS) == (CAPACITY_BASES, KNEE_RULES, SLA_KEYS)
     assert (choices.TOKEN_BASES, choices.METHODS, choices.SAMPLE_DIR) == (TOKEN_BASES, METHODS, SAMPLE_DIR)
     assert (choices.DEFAULT_PRICE_SET, choices.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
+    assert choices.REPEATS == REPEATS
     assert (ViewState().price_set, ViewState().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
 
 
