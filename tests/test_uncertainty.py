@@ -186,3 +186,66 @@ def test_without_a_band_nothing_is_marked():
     curves = {"a": a, "b": b}
     marked = mark_crossovers(crossovers(curves, "linear"), curves, uncertainty(curves, "linear"), "linear")
     assert len(marked) == 1 and not marked["within_uncertainty"].iloc[0]
+
+
+# ----------------------------------------------------------------------------- the CLI, on the bundled data
+
+def _json(capsys, *argv):
+    import json
+
+    from model.cli import main
+
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+MTP = ("--by", "hardware", "--where", "model=GLM-5", "--where", "spec_decoding=mtp")
+
+
+def test_iso_json_carries_the_error_and_the_pooled_figures(sample_db, capsys):
+    db = ("--db", str(sample_db))
+    frontier = pd.DataFrame(_json(capsys, *db, "frontier", *MTP, "--json")["rows"])
+    b200 = frontier[frontier["series"] == "B200"].sort_values("interactivity")
+    x = b200["interactivity"].to_numpy()
+    # the linear leave-one-out by hand: each interior point on the chord of its neighbours
+    loo = {}
+    for name, part in frontier.groupby("series"):
+        px, pc = part.sort_values("interactivity")[["interactivity", "usd_per_mtok"]].to_numpy().T
+        chord = pc[:-2] + (px[1:-1] - px[:-2]) / (px[2:] - px[:-2]) * (pc[2:] - pc[:-2])
+        loo[name] = (chord / pc[1:-1] - 1, (px[1:-1] - px[:-2]) * (px[2:] - px[1:-1]) / px[1:-1] ** 2)
+    errors = np.abs(np.concatenate([e for e, _ in loo.values()]))
+    target = (x[2] + x[3]) / 2
+    out = _json(capsys, *db, "iso", *MTP, "--at", f"{float(x[2])!r},{float(target)!r}", "--json")
+    figures = out["interpolation_error"]["by_method"]["linear"]
+    assert figures["points"] == len(errors)
+    assert figures["usd_median"] == pytest.approx(np.median(errors))
+    assert figures["usd_p90"] == pytest.approx(np.quantile(errors, 0.9))
+    signed = np.concatenate([e for e, _ in loo.values()])
+    assert figures["tps_median"] == pytest.approx(np.median(np.abs(1 / (1 + signed) - 1)))
+    assert set(out["interpolation_error"]["by_method"]) == {"linear", "monotone"}
+    rows = {(r["series"], r["interactivity"]): r for r in out["rows"]}
+    measured = rows[("B200", float(x[2]))]
+    assert measured["usd_per_mtok_error"] == 0 and measured["error_from"] == "measured"
+    k = np.quantile(np.abs(loo["B200"][0]) / loo["B200"][1], 0.9)
+    expected = k * (target - x[2]) * (x[3] - target) / target ** 2
+    assert rows[("B200", target)]["usd_per_mtok_error"] == pytest.approx(expected)
+    assert rows[("B200", target)]["error_from"] == "own"
+    # leave-one-out does not depend on the rate of a one-hardware series
+    dearer = _json(capsys, *db, "iso", *MTP, "--at", f"{float(target)!r}", "--rate", "B200=3.9", "--json")
+    assert dearer["interpolation_error"]["by_method"] == out["interpolation_error"]["by_method"]
+    assert dearer["rows"][0]["usd_per_mtok_error"] == pytest.approx(expected)
+
+
+def test_crossover_json_and_text_say_within_uncertainty(sample_db, capsys):
+    from model.cli import main
+
+    out = _json(capsys, "--db", str(sample_db), "crossover", *MTP, "--json")
+    assert all(isinstance(r["within_uncertainty"], bool) for r in out["rows"])
+    assert {"series_a", "series_b", "interactivity", "cheaper_below", "cheaper_above"} <= set(out["rows"][0])
+    assert "interpolation_error" in out
+    assert main(["--db", str(sample_db), "crossover", *MTP]) == 0
+    text = capsys.readouterr().out
+    marked = [n for n, r in enumerate(out["rows"], 1) if r["within_uncertainty"]]
+    for n in marked:
+        assert f"crossing {n} (" in text and "is within uncertainty" in text
+    assert ("within uncertainty (" in text) == bool(marked)
