@@ -249,3 +249,76 @@ def test_crossover_json_and_text_say_within_uncertainty(sample_db, capsys):
     for n in marked:
         assert f"crossing {n} (" in text and "is within uncertainty" in text
     assert ("within uncertainty (" in text) == bool(marked)
+
+
+# ----------------------------------------------------------------------------- the pages (AppTest)
+
+@pytest.fixture
+def page(tmp_path, monkeypatch):
+    from tests.test_app import _db, open_page
+
+    def make(name: str, query: dict):
+        monkeypatch.setenv("COSTFRONTIER_DB", str(_db(tmp_path, True)))
+        at = open_page(name, query)
+        assert not at.exception, at.exception
+        return at
+
+    return make
+
+
+def _cli_iso(db, *argv) -> dict:
+    import contextlib
+    import io
+    import json
+
+    from model.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--db", str(db), "iso", *argv, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_cost_page_shows_the_band_and_the_plus_minus_of_the_cli(page):
+    import json
+    import os
+
+    from model.present import fmt
+
+    at = page("pages/2_Matched_interactivity.py", {"spec": "mtp", "by": "hardware", "at": "24,30,90"})
+    table = at.table[0].value
+    expected = _cli_iso(os.environ["COSTFRONTIER_DB"], *MTP, "--at", "24,30,90")
+    for row in expected["rows"]:
+        cell = table.loc[row["series"], fmt.interactivity(row["interactivity"])]
+        if row["status"] == "ok":
+            assert cell == f"{fmt.usd(row['usd_per_mtok'])} {fmt.plus_minus(row['usd_per_mtok_error'], row['error_from'])}"
+            assert "±" in cell
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    bands = [t for t in spec["data"] if t.get("meta", {}).get("kind") == "band"]
+    assert {t["meta"]["series"] for t in bands} == {"B200", "MI355X"}
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    figures = expected["interpolation_error"]["by_method"]
+    assert f"median {fmt.percent(figures['linear']['usd_median'], 1)}" in captions
+    assert f"median {fmt.percent(figures['monotone']['usd_median'], 1)}" in captions
+
+
+def test_crossovers_page_marks_a_crossing_within_uncertainty(page):
+    import json
+    import os
+
+    from model.cli import main
+
+    at = page("pages/3_Crossovers.py", {"spec": "mtp", "by": "hardware"})
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--db", os.environ["COSTFRONTIER_DB"], "crossover", *MTP, "--json"]) == 0
+    rows = json.loads(out.getvalue())["rows"]
+    text = "\n".join(m.value for m in at.markdown).replace("\\", "")
+    for n, row in enumerate(rows, 1):
+        assert (f"crossing {n} (" in text) == row["within_uncertainty"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    marks = next(t for t in spec["data"] if t.get("meta", {}).get("kind") == "crossovers")
+    assert [c.endswith("(within uncertainty)") for c in marks["customdata"]] == [r["within_uncertainty"] for r in rows]

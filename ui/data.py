@@ -18,6 +18,8 @@ import streamlit as st
 
 from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
+from model.core.iso import METHODS
+from model.core.uncertainty import leave_one_out_frontier
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -138,6 +140,15 @@ def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates:
     return frontiers_for(_points(path, ver, where), by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _loo(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
+         weights: tuple, disagg: str = "per-role") -> dict:
+    # leave-one-out of every method, kept with the frontier it is computed from: series of one hardware are
+    # predicted at $1/GPU-hour (relative errors do not depend on the rate), so a rate slider reuses it
+    frontier = _frontier(path, ver, where, by, basis, rates, sla, weights, disagg)
+    return {m: leave_one_out_frontier(frontier, m, dict(rates) if "hardware" not in by else None) for m in METHODS}
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _export_csv(path: str, ver: tuple, where: tuple) -> str:
     return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
@@ -237,18 +248,24 @@ class Ctx:
         rows and frontiers: every page renders parts of it."""
         if "answer" not in self.memo:
             self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
-                                                 fit=self._fit)
+                                                 fit=self._fit, loo=self._loo)
         return self.memo["answer"]
 
-    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
+    def _key(self, points: pd.DataFrame, scenario) -> tuple:
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = ()
         if "hardware" not in scenario.by:
             hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
             rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
                                                dict(scenario.rates)).items()))
-        return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg)
+        return (db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
+                scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg)
+
+    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
+        return _frontier(*self._key(points, scenario))
+
+    def _loo(self, points: pd.DataFrame, scenario) -> dict:
+        return _loo(*self._key(points, scenario))
 
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""
