@@ -322,3 +322,39 @@ def test_crossovers_page_marks_a_crossing_within_uncertainty(page):
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     marks = next(t for t in spec["data"] if t.get("meta", {}).get("kind") == "crossovers")
     assert [c.endswith("(within uncertainty)") for c in marks["customdata"]] == [r["within_uncertainty"] for r in rows]
+
+
+# ----------------------------------------------------------------------------- the report
+
+def test_report_shows_the_plus_minus_and_marks_crossings_like_the_cli(sample_db, tmp_path, capsys):
+    from model.cli import main
+    from model.present import fmt
+    from tests.test_report import parse
+
+    view = [*MTP, "--rate", "B200=1.60", "--at", "20,24.5,35,55,77,90"]
+    out = tmp_path / "report.html"
+    assert main(["--db", str(sample_db), "report", *view, "--out", str(out)]) == 0
+    capsys.readouterr()
+    html = out.read_text(encoding="utf-8")
+    tables = parse(html).tables
+    iso = _json(capsys, "--db", str(sample_db), "iso", *view, "--json")
+    shown = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in tables["iso"]}
+    interpolated = 0
+    for row in iso["rows"]:
+        cell = shown[(f"{row['interactivity']:.1f}", row["series"])]["± interpolation error"]
+        if row["status"] != "ok":
+            assert cell == "—"
+        elif row["error_from"] == "measured":
+            assert cell == "exact (measured)"
+        else:
+            interpolated += 1
+            assert cell == fmt.plus_minus(row["usd_per_mtok_error"])
+            assert cell.startswith("± ") and cell.endswith(" %")
+    assert interpolated >= 6
+    cross = _json(capsys, "--db", str(sample_db), "crossover", *view, "--json")
+    rows = sorted(cross["rows"], key=lambda r: r["interactivity"])
+    assert [r["Within uncertainty"].startswith("yes") for r in tables["crossovers"]] == \
+        [r["within_uncertainty"] for r in rows]
+    linear = cross["interpolation_error"]["by_method"]["linear"]
+    assert f"median {fmt.percent(linear['usd_median'], 1)}" in html
+    assert "Interpolation error (±)" in html
