@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from model.core.iso import METHODS, CostCurve, _check_method, _inside, cost_curves
+from model.core.iso import METHODS, CostCurve, _check_method, _inside, _Packed, cost_curves
 
 __all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
            "leave_one_out", "leave_one_out_frontier", "band_coefficients", "relative_band", "error_summary",
@@ -163,21 +163,22 @@ def band_coefficients(loo: pd.DataFrame, series) -> pd.DataFrame:
     """The curvature rule's k per series (:data:`BAND_COLUMNS`): its own :data:`QUANTILE` quantile with at least
     :data:`MIN_INTERIOR` interior points (``own``), else the view's pooled one (``view``), else NaN (``none``)."""
     series = list(series)
-    loo = loo[loo["series"].isin(series)] if not loo.empty else loo
+    loo = loo[loo["series"].isin(series) & np.isfinite(loo["coefficient"].to_numpy(dtype=float))] \
+        if not loo.empty else loo
     k = loo["coefficient"].to_numpy(dtype=float) if not loo.empty else np.empty(0)
-    k = k[np.isfinite(k)]
     pooled = float(np.quantile(k, QUANTILE)) if len(k) >= MIN_INTERIOR else np.nan
-    groups = loo.groupby("series")["coefficient"] if not loo.empty else None
-    rows = []
-    for name in series:
-        own = groups.get_group(name).to_numpy(dtype=float) if groups is not None and name in groups.groups \
-            else np.empty(0)
-        own = own[np.isfinite(own)]
-        if len(own) >= MIN_INTERIOR:
-            rows.append((name, len(own), float(np.quantile(own, QUANTILE)), "own"))
-        else:
-            rows.append((name, len(own), pooled, "view" if pooled == pooled else "none"))
-    return pd.DataFrame(rows, columns=BAND_COLUMNS)
+    if loo.empty:
+        count, own = pd.Series(0, index=series), pd.Series(np.nan, index=series)
+    else:
+        grouped = loo.astype({"coefficient": float}).groupby("series")["coefficient"]
+        count = grouped.count().reindex(series, fill_value=0)
+        own = grouped.quantile(QUANTILE).reindex(series)      # linear interpolation, as np.quantile
+    enough = (count >= MIN_INTERIOR).to_numpy()
+    return pd.DataFrame({
+        "series": series, "interior_points": count.to_numpy(dtype=int),
+        "coefficient": np.where(enough, own.to_numpy(dtype=float), pooled),
+        "source": np.where(enough, "own", "view" if pooled == pooled else "none"),
+    }, columns=BAND_COLUMNS)
 
 
 def relative_band(curve: CostCurve, coefficient: float, x) -> np.ndarray:
@@ -227,13 +228,16 @@ class Uncertainty:
     bands: pd.DataFrame                  # band_coefficients
     by_method: pd.DataFrame              # error_summary of every method
 
+    def __post_init__(self):
+        names = self.bands["series"].tolist()
+        object.__setattr__(self, "_k", dict(zip(names, self.bands["coefficient"].to_numpy(dtype=float))))
+        object.__setattr__(self, "_source", dict(zip(names, self.bands["source"].astype(str))))
+
     def coefficient(self, series: str) -> float:
-        row = self.bands[self.bands["series"] == series]
-        return float(row["coefficient"].iloc[0]) if not row.empty else np.nan
+        return float(self._k.get(series, np.nan))
 
     def source(self, series: str) -> str:
-        row = self.bands[self.bands["series"] == series]
-        return str(row["source"].iloc[0]) if not row.empty else "none"
+        return self._source.get(series, "none")
 
     def band(self, curve: CostCurve, x) -> np.ndarray:
         return relative_band(curve, self.coefficient(curve.series), x)
@@ -271,18 +275,22 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
     ``view``, ``none``, or ``""`` where there is no value)."""
     values = np.full(len(iso), np.nan)
     origin = np.full(len(iso), "", dtype=object)
-    for name, idx in iso.groupby("series", sort=False).indices.items() if not iso.empty else []:
-        if name not in curves:
-            continue
-        part = iso.iloc[idx]
-        curve = curves[name]
-        x = part["interactivity"].to_numpy(dtype=float)
-        band = errors.band(curve, x)
-        ok = (part["status"] == "ok").to_numpy()
-        measured = np.isin(x, curve.x)
-        values[idx] = np.where(ok, band, np.nan)
-        values[idx[measured & ok]] = 0.0
-        origin[idx] = np.where(ok, np.where(measured, "measured", errors.source(name)), "")
+    if not iso.empty and curves:
+        # every (series, target) at once over the packed breakpoints, as iso_table evaluates them
+        packed = _Packed(curves, "linear")
+        index = {name: i for i, name in enumerate(packed.names)}
+        owner = iso["series"].map(index).to_numpy(dtype=float)
+        have = np.isfinite(owner) & (iso["status"] == "ok").to_numpy()
+        o = owner[have].astype(np.int64)
+        x = iso["interactivity"].to_numpy(dtype=float)[have]
+        row = packed.row(o, x)
+        nxt = np.minimum(row + 1, packed.start[o] + packed.count[o] - 1)
+        k = np.array([errors.coefficient(n) for n in packed.names])[o]
+        band = np.where(nxt > row, k * (x - packed.x[row]) * (packed.x[nxt] - x) / x ** 2, 0.0)
+        measured = packed.x[row] == x
+        values[have] = np.where(measured, 0.0, band)
+        origin[have] = np.where(measured, "measured", np.array([errors.source(n) for n in packed.names],
+                                                               dtype=object)[o])
     return iso.assign(usd_per_mtok_error=values, error_from=origin.astype(str))
 
 
