@@ -28,6 +28,13 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.core.analysis import Scenario, analyse, frontiers_for  # noqa: E402
+from model.core.iso import METHODS  # noqa: E402
+from model.core.uncertainty import (  # noqa: E402
+    iso_with_error,
+    leave_one_out_frontier,
+    mark_crossovers,
+    uncertainty,
+)
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.store import connect, load_points  # noqa: E402
 
@@ -116,6 +123,14 @@ def main() -> None:
               f"+ {result.crossover_pairs} crossovers ({len(result.crossovers):,}): {t_price:.3f} s")
         print(f"frontier + iso + envelope: {t_front + t_price:.3f} s (target < 1 s); "
               f"with the query: {t_query + t_front + t_price:.3f} s")
+        # interpolation error (issue 21): leave-one-out of both methods, cached with the frontier in the app;
+        # then the bands, the iso table's ± and the crossings within uncertainty, per rerun
+        t_loo, loo = timed(lambda: {m: leave_one_out_frontier(frontier, m) for m in METHODS})
+        t_band, marked = timed(lambda: (lambda u: (iso_with_error(result.iso, result.curves, u),
+                                                   mark_crossovers(result.crossovers, result.curves, u)))(
+            uncertainty(result.curves, "linear", loo)))
+        print(f"leave-one-out of both methods over {len(loo['linear']):,} interior points: {t_loo:.3f} s (cached with "
+              f"the frontier); bands + iso ± + {len(marked[1]):,} crossings marked: {t_band:.3f} s")
         con.close()
         bench_directory(tmp)
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model.present import figures, fmt
-from model.present.answers import iso_pivot, parse_targets
+from model.present.answers import iso_pivot, method_errors_text, parse_targets
 from ui import frame, report, widgets
 from ui.state import bind, plain
 
@@ -23,17 +23,23 @@ if ctx.state.baseline and ctx.state.baseline not in names:
 if names:
     bind(st.selectbox, "base", "baseline", "Baseline series for ratios", names,
          to_widget=lambda v: v if v in names else names[0])
-result, iso = answer.analysis, answer.iso
+result, iso = answer.analysis, answer.iso_error
 widgets.notes(result)
-st.plotly_chart(figures.cost_figure(result.curves, iso, ctx.state.method), width="stretch", key="cost_chart")
+st.plotly_chart(figures.cost_figure(result.curves, iso, ctx.state.method, answer.uncertainty), width="stretch",
+                key="cost_chart")
 if iso.empty:
     st.info("No series to price.")
 else:
     costs, ratios = iso_pivot(iso)
-    st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end)")
+    st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end; "
+                "*± N %*: interpolation error, the shaded band; *(measured)*: a frontier point, exact; *± ?*: too "
+                "few points to estimate it)")
     st.table(costs)
     st.markdown(f"**Cost relative to {plain(answer.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
+st.caption(plain(method_errors_text(answer.uncertainty)) + " The band is the error expected at each value's knot "
+           "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the README, "
+           "\"Interpolation error\".", help="Switch the Interpolation method in the sidebar to compare.")
 st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

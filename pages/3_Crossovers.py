@@ -7,7 +7,7 @@ from model.core.analysis import ALL_PAIRS_LIMIT
 from model.core.iso import break_even_rates
 from model.core.viewstate import pair_text
 from model.present import figures
-from model.present.answers import common_range, pair_intervals
+from model.present.answers import common_range, method_errors_text, pair_intervals, uncertain_crossings_text
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
@@ -18,7 +18,8 @@ if widgets.no_data(ctx):
 answer = ctx.answer
 result = answer.crossed
 widgets.notes(result)
-st.plotly_chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, ctx.state.method),
+marked = answer.crossovers_marked
+st.plotly_chart(figures.crossover_figure(result.curves, marked, result.reach, ctx.state.method, answer.uncertainty),
                 width="stretch", key="crossover_chart")
 if result.crossovers.empty:
     st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
@@ -27,7 +28,12 @@ else:
         f"- **{plain(row['series_a'])} and {plain(row['series_b'])}** (crossing{'s' if len(row['crossings']) > 1 else ''}"
         f" {', '.join(map(str, row['crossings']))}): {plain(row['text'])}"
         for _, row in pair_intervals(result.crossovers, result.reach).iterrows()))
+    unsure = uncertain_crossings_text(marked)
+    if unsure:
+        st.markdown("**Within uncertainty** (grey crossing marks; the shaded bands are each curve's interpolation "
+                    "error):\n" + "\n".join(f"- {plain(s)}" for s in unsure))
     report.table_download(ctx, "Crossovers")
+st.caption(plain(method_errors_text(answer.uncertainty)))
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
                 "of their cost curves; the crossings above are " + plain(

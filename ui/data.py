@@ -18,7 +18,9 @@ import streamlit as st
 
 from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
+from model.core.iso import METHODS
 from model.core.repeats import runs_in_view
+from model.core.uncertainty import leave_one_out_frontier
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -152,6 +154,15 @@ def _shared_parts(path: str, ver: tuple, state: str) -> dict:
     return {}
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _loo(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
+         weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> dict:
+    # leave-one-out of every method, kept with the frontier it is computed from: series of one hardware are
+    # predicted at $1/GPU-hour (relative errors do not depend on the rate), so a rate slider reuses it
+    frontier = _frontier(path, ver, where, by, basis, rates, sla, weights, disagg, runs)
+    return {m: leave_one_out_frontier(frontier, m, dict(rates) if "hardware" not in by else None) for m in METHODS}
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _export_csv(path: str, ver: tuple, where: tuple) -> str:
     return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
@@ -261,20 +272,27 @@ class Ctx:
         rows and frontiers: every page renders parts of it."""
         if "answer" not in self.memo:
             self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
-                                                 fit=self._fit, shared=_shared_parts(db_path(), self.version,
-                                                                                     self.state.model_dump_json()))
+                                                 fit=self._fit, loo=self._loo,
+                                                 shared=_shared_parts(db_path(), self.version,
+                                                                      self.state.model_dump_json()))
         return self.memo["answer"]
 
-    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
+    def _key(self, points: pd.DataFrame, scenario) -> tuple:
         # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
         rates = ()
         if "hardware" not in scenario.by:
             hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
             rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
                                                dict(scenario.rates)).items()))
-        return _frontier(db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                         scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
-                         (self.state.as_of, self.state.repeats, tuple(self.state.by)))
+        return (db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
+                scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
+                (self.state.as_of, self.state.repeats, tuple(self.state.by)))
+
+    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
+        return _frontier(*self._key(points, scenario))
+
+    def _loo(self, points: pd.DataFrame, scenario) -> dict:
+        return _loo(*self._key(points, scenario))
 
     def rates(self) -> dict[str, float]:
         """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""

@@ -63,7 +63,9 @@ def _filters(sb, opts: dict) -> None:
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
     bind(sb.radio, "method", "method", "Interpolation", ("linear", "monotone"), horizontal=True,
-         help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic.")
+         help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic. The cost "
+              "pages show each method's leave-one-out error on this view's own points (median and p90), so "
+              "you can see which fits your data better, and a ± band at each value.")
 
 
 _REPEAT_LABELS = {"pooled": "all pooled", "latest": "latest run", "median": "median of repeats"}

@@ -66,16 +66,20 @@ def run(args, con) -> int:
         return _history(args, answer)
     if args.command == "crossover":
         result = answer.crossed
-        frame = result.crossovers
+        frame = answer.crossovers_marked
     elif args.command == "frontier":
         result = answer.analysis
         table = answer.frontier_table
         frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
         result = answer.analysis
-        frame = answer.iso
+        frame = answer.iso_error
     if args.json:
         payload = _payload(args, answer, frame)
+        if args.command in ("iso", "crossover"):
+            from model.present.answers import error_payload
+
+            payload["interpolation_error"] = error_payload(answer.uncertainty)
         if args.command == "crossover":
             payload["notes"] = list(dict.fromkeys(answer.notes + result.notes))
             payload["reach"] = records(result.reach)
@@ -92,6 +96,8 @@ def run(args, con) -> int:
         if args.command != "crossover" or result.envelope.changes.empty:
             return 0
     else:
+        if args.command == "iso":     # the ± as a percentage, after the columns the table always had
+            frame = frame.assign(error_pct=frame.pop("usd_per_mtok_error") * 100, error_from=frame.pop("error_from"))
         with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             print(frame.to_string(index=False))
@@ -101,6 +107,12 @@ def run(args, con) -> int:
         print("\nby pair:")
         for _, row in pair_intervals(frame, result.reach).iterrows():
             print(f"  {row['series_a']} and {row['series_b']}: {row['text']}")
+        from model.present.answers import uncertain_crossings_text
+
+        uncertain = uncertain_crossings_text(frame)
+        if uncertain:
+            print("\nwithin uncertainty (the interpolation error's ± bands overlap):")
+            print("\n".join(f"  {sentence}" for sentence in uncertain))
     if args.command == "crossover" and not result.envelope.changes.empty:
         print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
         print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))
@@ -108,4 +120,12 @@ def run(args, con) -> int:
         print("\nreach [tok/s/user]:")
         with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
             print(result.reach.to_string(index=False))
+    if args.command in ("iso", "crossover") and result.curves:
+        from model.present.answers import method_errors_text
+
+        print("\ninterpolation error: " + method_errors_text(answer.uncertainty))
+        print("  error_pct: the ± of an interpolated $/M, by the curvature rule (README, \"Interpolation error\"); "
+              "measured points are exact" if args.command == "iso" else
+              "  within_uncertainty: on one side of the crossing the gap between the two curves stays inside both "
+              "± bands (README, \"Interpolation error\")")
     return 0

@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 
 from model.core.iso import CostCurve, break_even_rates, iso_table
+from model.core.uncertainty import RULE
 from model.present import fmt
 
 __all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range",
-           "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals"]
+           "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
+           "method_errors_text", "uncertain_crossings_text", "error_payload"]
 
 
 def parse_targets(text: str) -> tuple[float, ...]:
@@ -38,8 +40,12 @@ def parse_targets(text: str) -> tuple[float, ...]:
 
 
 def status_text(row) -> str:
-    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value."""
+    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value; with the
+    interpolation error when the row has it (:attr:`model.present.view_answer.ViewAnswer.iso_error`):
+    ``$0.42/M ± 6 %``, ``$0.42/M (measured)``, ``$0.42/M ± ?`` (too few points to estimate it)."""
     if row["status"] == "ok":
+        if "usd_per_mtok_error" in row:
+            return fmt.usd(row["usd_per_mtok"]) + " " + fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
         return fmt.usd(row["usd_per_mtok"])
     if row["status"] == "clamped":
         return fmt.usd(row["usd_per_mtok"]) + " (clamped)"
@@ -250,3 +256,55 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
             text += (f" {second['series']} would have to cost {fmt.usd(needed, '/GPU-hour')} instead of "
                      f"{fmt.usd(now, '/GPU-hour')} to match {best['series']} at this interactivity.")
     return text
+
+
+def method_errors_text(errors) -> str:
+    """The per-method interpolation error of a view in one sentence (``errors``:
+    :class:`model.core.uncertainty.Uncertainty`), e.g. "Leave-one-out error of $/M on this view's 20 interior
+    frontier points: linear (in use) median 7.0%, p90 17.6%; monotone median 2.1%, p90 9.2%: monotone fits this data
+    better"."""
+    rows = errors.by_method[errors.by_method["points"] > 0]
+    if rows.empty:
+        return ("No frontier in view has a point between two others, so the interpolation error cannot be measured "
+                "(no ± band).")
+    parts = [f"{r.method}{' (in use)' if r.method == errors.method else ''} median {fmt.percent(r.usd_median, 1)}, "
+             f"p90 {fmt.percent(r.usd_p90, 1)}" for r in rows.itertuples()]
+    text = (f"Leave-one-out error of $/M on this view's {fmt.count(int(rows['points'].max()), 'interior frontier point')}"
+            f": " + "; ".join(parts))
+    if len(rows) == 2:
+        a, b = rows.iloc[0], rows.iloc[1]
+        if a["usd_median"] <= b["usd_median"] and a["usd_p90"] <= b["usd_p90"]:
+            text += f": {a['method']} fits this data better"
+        elif b["usd_median"] <= a["usd_median"] and b["usd_p90"] <= a["usd_p90"]:
+            text += f": {b['method']} fits this data better"
+        else:
+            text += ": neither method is better on both"
+    return text + "."
+
+
+def uncertain_crossings_text(marked: pd.DataFrame) -> list[str]:
+    """One sentence per crossover marked ``within_uncertainty``, numbered as on the chart (its row in ``marked``)."""
+    if marked.empty or "within_uncertainty" not in marked:
+        return []
+    out = []
+    for number, row in enumerate(marked.reset_index(drop=True).itertuples(), 1):
+        if row.within_uncertainty:
+            out.append(f"crossing {number} ({row.series_a} and {row.series_b} at {row.interactivity:.1f} tok/s/user) "
+                       "is within uncertainty: on one side of it the two curves stay inside each other's ± bands, so "
+                       "the data do not settle which series is cheaper there")
+    return out
+
+
+def error_payload(errors) -> dict:
+    """The interpolation error of a view for ``--json``: the view's method, the band's rule, each method's pooled
+    figures (fractions: ``points``, ``usd_median``, ``usd_p90``, ``tps_median``, ``tps_p90``) and each series' band
+    coefficient and where it came from."""
+    bands = errors.bands
+    return {
+        "method": errors.method,
+        "rule": RULE,
+        "by_method": {str(r["method"]): errors.figures(str(r["method"])) for _, r in errors.by_method.iterrows()},
+        "bands": [{"series": str(r.series), "interior_points": int(r.interior_points),
+                   "coefficient": None if r.coefficient != r.coefficient else float(r.coefficient),
+                   "source": str(r.source)} for r in bands.itertuples()],
+    }

@@ -6,6 +6,8 @@ hardware differ by line dash. Units on every axis; money as ``$0.22/M``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,7 +16,11 @@ from model.core.hardware import hardware_colour
 from model.core.iso import CostCurve, _inside
 from model.present.fmt import usd
 
-__all__ = ["usd", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label"]
+if TYPE_CHECKING:
+    from model.core.uncertainty import Uncertainty
+
+__all__ = ["usd", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label",
+           "band_traces"]
 
 X_TITLE = "Interactivity [tok/s/user]"
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -212,9 +218,45 @@ def _curve_traces(curves: dict[str, CostCurve], method: str) -> list[dict]:
     return traces
 
 
-def cost_figure(curves: dict[str, CostCurve], iso: pd.DataFrame, method: str = "linear") -> go.Figure:
-    """$/M against interactivity per series, with the iso targets marked (hollow = clamped)."""
-    traces = _curve_traces(curves, method)
+def _rgba(colour: str, alpha: float) -> str:
+    """``#76b900`` -> ``rgba(118,185,0,0.18)`` (a named or rgb() colour is kept as it is)."""
+    if not colour.startswith("#") or len(colour) != 7:
+        return colour
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def band_traces(curves: dict[str, CostCurve], method: str, errors: Uncertainty | None, n: int = 160) -> list[dict]:
+    """A shaded ± band around each cost curve (:mod:`model.core.uncertainty`): zero width at measured points,
+    widest mid-way between widely spaced ones. A series without an estimate has no band."""
+    if errors is None:
+        return []
+    styles = _styles(sorted(curves), {k: c.hardware[0] for k, c in curves.items()})
+    traces = []
+    for name in sorted(curves):
+        curve = curves[name]
+        if len(curve.x) < 2 or not np.isfinite(errors.coefficient(name)):
+            continue
+        x = np.unique(np.r_[np.linspace(curve.x_min, curve.x_max, n), curve.x])
+        y = _inside(curve, x, method)
+        band = errors.band(curve, x)
+        pct = np.round(band * 100, 1)
+        colour, _ = styles[name]
+        traces.append(dict(
+            type="scatter", x=np.r_[x, x[::-1]], y=np.r_[y * (1 + band), (y * (1 - band))[::-1]], mode="lines",
+            fill="toself", fillcolor=_rgba(colour, 0.2), line=dict(width=0.5, color=_rgba(colour, 0.45)),
+            name=f"{name} ± interpolation error", legendgroup=name, showlegend=False,
+            customdata=np.r_[pct, pct[::-1]],
+            hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.3f}/M<br>± %{customdata} %<extra>" + name + " band</extra>",
+            meta={"kind": "band", "series": name}))
+    return traces
+
+
+def cost_figure(curves: dict[str, CostCurve], iso: pd.DataFrame, method: str = "linear",
+                errors: Uncertainty | None = None) -> go.Figure:
+    """$/M against interactivity per series, with the iso targets marked (hollow = clamped) and, given the
+    view's ``errors``, each curve's ± band."""
+    traces = band_traces(curves, method, errors) + _curve_traces(curves, method)
     at = iso[iso["usd_per_mtok"].notna()] if not iso.empty else iso
     if not at.empty:
         colours = [hardware_colour(curves[s].hardware[0]) if s in curves else "#999" for s in at["series"]]
@@ -237,20 +279,25 @@ def crossover_label(row: pd.Series | dict) -> str:
 
 
 def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, reach: pd.DataFrame,
-                     method: str = "linear") -> go.Figure:
+                     method: str = "linear", errors: Uncertainty | None = None) -> go.Figure:
     """Cost curves with every crossover marked and numbered, and each series' reach limit.
 
     Crossovers carry a number on the chart (1, 2, ...) in the order of ``crossovers``; their
-    words go in a list beside the chart and in the hover, so labels never pile up.
+    words go in a list beside the chart and in the hover, so labels never pile up. Given ``errors``,
+    each curve has its ± band, and a crossover marked ``within_uncertainty`` is drawn grey and says so.
     """
-    traces = _curve_traces(curves, method)
+    traces = band_traces(curves, method, errors) + _curve_traces(curves, method)
     if not crossovers.empty:
+        unsure = crossovers["within_uncertainty"].to_numpy(dtype=bool) if "within_uncertainty" in crossovers \
+            else np.zeros(len(crossovers), dtype=bool)
         traces.append(dict(
             type="scatter", x=crossovers["interactivity"].to_numpy(), y=crossovers["usd_per_mtok"].to_numpy(),
-            mode="markers+text", name="crossover", marker=dict(symbol="x", size=13, color="#111", line=dict(width=2)),
+            mode="markers+text", name="crossover",
+            marker=dict(symbol="x", size=13, color=["#888" if u else "#111" for u in unsure], line=dict(width=2)),
             text=[str(i) for i in range(1, len(crossovers) + 1)], textposition="top center",
             textfont=dict(size=13, color="#111"),
-            customdata=[crossover_label(r) for _, r in crossovers.iterrows()],
+            customdata=[crossover_label(r) + (" (within uncertainty)" if u else "")
+                        for (_, r), u in zip(crossovers.iterrows(), unsure)],
             hovertemplate="%{customdata}<br>$%{y:.3f}/M<extra>crossover %{text}</extra>",
             meta={"kind": "crossovers"}))
     if not reach.empty:

@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "date", "count", "COLUMN_LABELS", "for_people"]
+__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "COLUMN_LABELS", "for_people"]
 
 
 def _missing(value) -> bool:
@@ -59,6 +59,17 @@ def percent(fraction, digits: int = 0) -> str:
     if digits == 0 and 0 < abs(value) < 1:
         digits = 1
     return f"{value:.{digits}f}%"
+
+
+def plus_minus(fraction, origin: str = "") -> str:
+    """The interpolation error beside a value: ``0.061`` -> ``"± 6 %"``, below 1 % one decimal (``"± 0.4 %"``);
+    ``origin`` ``"measured"`` -> ``"(measured)"``; no estimate -> ``"± ?"``. See :mod:`model.core.uncertainty`."""
+    if origin == "measured":
+        return "(measured)"
+    if _missing(fraction):
+        return "± ?"
+    value = float(fraction) * 100
+    return f"± {value:.1f} %" if 0 < value < 1 else f"± {value:.0f} %"
 
 
 def date(value) -> str:

@@ -33,8 +33,10 @@ import plotly.graph_objects as go
 from model.core.analysis import Analysis
 from model.core.cost import PRESETS_CSV
 from model.core.sla import SLA
+from model.core.uncertainty import RULE
 from model.data.store import list_sources
 from model.present import figures, fmt
+from model.present.answers import method_errors_text, uncertain_crossings_text
 from model.present.report_output import (
     PRINT_WIDTH_PX,
     Report,
@@ -134,6 +136,8 @@ def _assumptions(answer, points: pd.DataFrame, x: float | None) -> pd.DataFrame:
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
         ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
                           "values within 1% past an end are clamped to it", "the view"),
+        ("Interpolation error (±)", RULE, "leave-one-out on this view's own frontier points (model.core.uncertainty); "
+                                          "not run-to-run noise"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
@@ -225,9 +229,11 @@ def view_link(state, base_url: str | None = None) -> str:
 _ISO_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
              ("$/M tokens", "usd_per_mtok", "usd"), ("Ratio", "ratio_to_baseline", "ratio"),
              ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"),
-             ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Value", "origin", "text")]
+             ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Value", "origin", "text"),
+             ("± interpolation error", "error_text", "text")]
 _CROSS_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("$/M tokens at the crossing", "usd_per_mtok", "usd"),
-               ("Cheaper below", "cheaper_below", "text"), ("Cheaper above", "cheaper_above", "text")]
+               ("Cheaper below", "cheaper_below", "text"), ("Cheaper above", "cheaper_above", "text"),
+               ("Within uncertainty", "within_text", "text")]
 _FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "interactivity", "x"),
                   ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"), ("$/M tokens", "usd_per_mtok", "usd"),
                   ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("TP", "tp", "int"), ("EP", "ep", "int"),
@@ -242,8 +248,20 @@ _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per
 _TEXT_SPEC = lambda frame: [(c, c, "text") for c in frame.columns]  # noqa: E731
 
 
+def _error_text(row) -> str:
+    """The ± column of the report's iso table: ``± 6 %``, ``exact (measured)``, ``± ? (too few points)`` or ``—``."""
+    if row["status"] != "ok":
+        return "—"
+    if row["error_from"] == "measured":
+        return "exact (measured)"
+    text = fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
+    return text + " (too few points)" if text == "± ?" else text
+
+
 def _iso_frame(result: Analysis, iso: pd.DataFrame) -> pd.DataFrame:
     iso = iso.assign(origin=_value_origin(result, iso))
+    if "usd_per_mtok_error" in iso:
+        iso["error_text"] = [_error_text(r) for _, r in iso.iterrows()]
     cheapest = iso.groupby("interactivity")["usd_per_mtok"].transform("min")
     # the $/GPU-hour at which this series would cost what the cheapest does at the same interactivity
     iso["break_even_usd_per_gpu_hour"] = iso["usd_per_gpu_hour"] * cheapest / iso["usd_per_mtok"]
@@ -403,11 +421,14 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     many = workload.count("; ") + 1
     title = f"Cost per million tokens: {workload if many == 1 else f'{many} workloads'}"
 
-    iso = _iso_frame(result, answer.iso) if not answer.iso.empty else answer.iso
+    iso = _iso_frame(result, answer.iso_error) if not answer.iso.empty else answer.iso
+    marked = answer.crossovers_marked
+    marked = marked.assign(within_text=np.where(marked["within_uncertainty"].to_numpy(dtype=bool),
+                                                "yes: the ± bands overlap", "no")) if not marked.empty else marked
     iso_spec = [(f"Ratio to {baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k) for h, c, k in _ISO_SPEC]
     tables: dict[str, tuple[pd.DataFrame, list]] = {
         "Cost at matched interactivity": (iso, iso_spec),
-        "Crossovers": (result.crossovers.sort_values("interactivity", kind="stable"), _CROSS_SPEC),
+        "Crossovers": (marked.sort_values("interactivity", kind="stable"), _CROSS_SPEC),
         "Frontier points": (answer.frontier_table.sort_values(["series", "interactivity"])
                             if not result.frontier.empty else result.frontier, _FRONTIER_SPEC),
     }
@@ -419,7 +440,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 
-    cost = chart(figures.crossover_figure(result.curves, result.crossovers, result.reach, answer.scenario.method),
+    cost = chart(figures.crossover_figure(result.curves, marked, result.reach, answer.scenario.method,
+                                          answer.uncertainty),
                  "Cost per million tokens against interactivity, crossovers marked", subtitle)
     plotted = answer.with_points.points
     slim = [c for c in _FIGURE_COLUMNS if c in plotted.columns]   # the figure slices per series: fewer columns, faster
@@ -431,7 +453,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
 
     def one(width: int | None) -> str:
         body = _body(title, first, answer.summary, result, baseline, rendered, tables, cost, frontier, sections,
-                     section_charts, assumptions, link, notes, version, made_at, width, rates_text)
+                     section_charts, assumptions, link, notes, version, made_at, width, rates_text,
+                     method_errors_text(answer.uncertainty), marked)
         return page(title, body, width)
 
     return Report(title=title, html=one(None), print_html=one(PRINT_WIDTH_PX), tables=downloads,
@@ -454,7 +477,7 @@ def _version() -> str:
 
 
 def _body(title, first, paragraph, result, baseline, rendered, tables, cost, frontier, sections, section_charts,
-          assumptions, link, notes, version, made_at, width, rates_text) -> str:
+          assumptions, link, notes, version, made_at, width, rates_text, errors_text="", marked=None) -> str:
     esc = html.escape
     iso_shown, _ = rendered["Cost at matched interactivity"]
     parts = [
@@ -467,15 +490,19 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
            if rates_text else "")
         + "</p>" + "".join(f"<p class=note>Note: {esc(n)}</p>" for n in notes) + "</section>",
         "<section id=cost><h2>Cost curves</h2>" + chart_html(cost, "cost-chart", width)
-        + "<p class=caption>Each line is a series' Pareto frontier priced at its $/GPU-hour; × marks where two "
-          "curves cross, a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
+        + "<p class=caption>Each line is a series' Pareto frontier priced at its $/GPU-hour; the shaded band around "
+          "it, its interpolation error (zero at measured points); × marks where two curves cross (grey: within "
+          "uncertainty), a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
         "<section id=iso-section class=break><h2>Cost at matched interactivity</h2>"
         f"<p class=caption>$ per million {esc(result.scenario.basis)} tokens of every series at each target "
         f"interactivity; ratio = this series' $/M over {esc(baseline or '—')}'s (above 1: dearer). Break-even "
         "$/GPU-hour: the rate at which the series would cost what the cheapest does there. Value: measured "
-        "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach.</p>"
+        "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach. "
+        "± interpolation error: the error expected of an interpolated $/M at its knot spacing, from predicting "
+        "each interior frontier point from the others (leave-one-out); not run-to-run noise. "
+        f"{esc(errors_text)}</p>"
         + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
-        "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result)
+        "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
         + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + "</section>",
         "<section id=frontier-section><h2>Frontier</h2>" + chart_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
@@ -510,12 +537,15 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
 CROSSOVER_SENTENCES = 12
 
 
-def _crossover_list(result: Analysis) -> str:
+def _crossover_list(result: Analysis, marked: pd.DataFrame | None = None) -> str:
     if result.crossovers.empty:
         return "<p>No two cost curves cross inside their common range: the cheaper series stays cheaper.</p>"
+    unsure = uncertain_crossings_text(marked) if marked is not None else []
     if len(result.crossovers) > CROSSOVER_SENTENCES:
-        return f"<p>{len(result.crossovers)} crossovers, by interactivity:</p>"
+        return (f"<p>{len(result.crossovers)} crossovers, by interactivity"
+                + (f"; {len(unsure)} of them within uncertainty (the table says which)" if unsure else "") + ":</p>")
     from model.present.answers import pair_intervals  # one sentence per pair: where each series is cheaper
     items = "".join(f"<li><b>{html.escape(r['series_a'])} and {html.escape(r['series_b'])}</b>: "
                     f"{html.escape(r['text'])}</li>" for _, r in pair_intervals(result.crossovers, result.reach).iterrows())
+    items += "".join(f"<li class=unsure>{html.escape(sentence[0].upper() + sentence[1:])}.</li>" for sentence in unsure)
     return f"<ul>{items}</ul>"

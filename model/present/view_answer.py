@@ -40,12 +40,19 @@ from model.core.fleet import (
     size_fleet,
 )
 from model.core.history import history
-from model.core.iso import iso_table
+from model.core.iso import METHODS, iso_table
 from model.core.repeats import repeat_spread, runs_in_view
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.sla import SLA
 from model.core.tco import ONPREM_LABELS, OnPremInputs, TcoInputError, onprem_defaults
+from model.core.uncertainty import (
+    Uncertainty,
+    iso_with_error,
+    leave_one_out_frontier,
+    mark_crossovers,
+    uncertainty,
+)
 from model.core.viewstate import ViewState
 from model.data.store import load_points, stored_rates, workloads
 from model.present import fmt
@@ -137,6 +144,7 @@ class ViewAnswer:
     shared: MutableMapping | None = None         # parts shared with other answers of the same view and data
     loaded: pd.DataFrame | None = None          # the rows the view's filters select, before as-of and repeats
     pooled: pd.DataFrame | None = None          # ... after as-of, before the repeats choice (their spread is shown)
+    loo: Callable | None = None                 # (points, scenario) -> {method: leave-one-out}, e.g. a cache
 
     def _shared(self, name: str, make: Callable):
         """A part that depends only on the view and the data (never on who asks): taken from :attr:`shared`
@@ -226,6 +234,32 @@ class ViewAnswer:
         if result.scenario.baseline == self.baseline:
             return result.iso
         return iso_table(result.curves, result.targets, result.scenario.method, self.baseline)
+
+    # ------------------------------------------------------------------ interpolation error
+    @cached_property
+    def uncertainty(self) -> Uncertainty:
+        """Leave-one-out error of every method on this view's frontiers, and the ± band of the view's method
+        (:mod:`model.core.uncertainty`). Series of one hardware are predicted at $1/GPU-hour (their relative
+        errors do not depend on the rate), so a cache keyed like the frontier's can hold them."""
+        result, s = self.analysis, self.scenario
+        if self.loo is not None and self.points is self.rows:
+            by_method = self.loo(self.points, s)
+        else:
+            rates = None if "hardware" in s.by else result.usd_per_gpu_hour
+            by_method = {m: leave_one_out_frontier(result.frontier, m, rates) for m in METHODS}
+        return uncertainty(result.curves, s.method, by_method)
+
+    @cached_property
+    def iso_error(self) -> pd.DataFrame:
+        """:attr:`iso` with ``usd_per_mtok_error`` (relative ± of its $/M; 0 at a measured point) and ``error_from``."""
+        return iso_with_error(self.iso, self.analysis.curves, self.uncertainty)
+
+    @cached_property
+    def crossovers_marked(self) -> pd.DataFrame:
+        """The crossovers of :attr:`crossed` with ``within_uncertainty`` (the gap between the two curves stays inside
+        both bands on one side of the crossing)."""
+        result = self.crossed
+        return mark_crossovers(result.crossovers, result.curves, self.uncertainty, self.scenario.method)
 
     # ------------------------------------------------------------------ the interactivity you need
     @cached_property
@@ -542,14 +576,17 @@ class ViewAnswer:
 
 def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
-                   notes: list[str] | None = None, shared: MutableMapping | None = None) -> ViewAnswer:
+                   notes: list[str] | None = None, shared: MutableMapping | None = None,
+                   loo: Callable | None = None) -> ViewAnswer:
     """The answer of ``state`` on the store ``con`` (a DuckDB connection or cursor, read only is enough).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without
     ``wl=`` opens. ``presets``, ``rows`` and ``fit`` let a caller pass what it has cached (they must be
     what this function would read: :func:`model.core.cost.load_presets` of the store, ``load_points`` of the
     view's filters, and a frontier fit of ``(points, scenario)`` where ``points`` are the rows left after the
-    view's ``as_of`` and ``repeats`` (:func:`model.core.repeats.runs_in_view`), which this function applies). ``fleet_options`` (``rule``,
+    view's ``as_of`` and ``repeats`` (:func:`model.core.repeats.runs_in_view`), which this function applies;
+    ``loo`` the leave-one-out of every method of that frontier, :func:`model.core.uncertainty.leave_one_out_frontier`).
+    ``fleet_options`` (``rule``,
     ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``, ``basis``) tune fleet sizing.
     ``shared`` is a mapping that answers of the same ``state`` on the same data version share, e.g. a
     cache across the sessions of a server: the analysis, the crossings and the priced points are computed
@@ -561,4 +598,4 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
     rows = load_points(con, state.where()) if rows is None else rows
     runs = runs_in_view(rows, state.as_of, state.repeats, state.by)
     return ViewAnswer(con, state, presets, runs.rows, fit, dict(fleet_options or {}), list(notes or []) + runs.notes,
-                      shared=shared, loaded=rows, pooled=runs.pooled)
+                      shared=shared, loaded=rows, pooled=runs.pooled, loo=loo)
