@@ -187,8 +187,11 @@ def test_best_so_far_never_rises(frame, x, repeats):
         as_of = one["as_of_usd_per_mtok"].to_numpy(dtype=float)
         known = best[~np.isnan(best)]
         assert np.all(np.diff(known) <= 1e-12)
-        # the best so far is the lowest as-of value up to that date
-        running = pd.Series(as_of).cummin().to_numpy()    # cummin skips NaN
+        # the best so far is the lowest as-of value up to that date; a date whose own as-of frontier no longer
+        # reaches x (a new point dominated the one that reached it) keeps the earlier best
+        running = np.minimum.accumulate(np.where(np.isnan(as_of), np.inf, as_of))
+        running[np.isinf(running)] = np.nan
+        assert np.array_equal(np.isnan(best), np.isnan(running))
         assert np.allclose(best[~np.isnan(best)], running[~np.isnan(best)])
 
 
