@@ -72,3 +72,18 @@ def test_marginal_lens_and_bad_input_are_named(sample_db, capsys):
     assert "--tokens-per-month" in capsys.readouterr().err
     out = run_json(capsys, "--db", str(sample_db), *WORKED, "--api", "Nope-1", "--json")
     assert out["api"] is None and any("no stored API price for 'Nope-1'" in n for n in out["notes"])
+
+
+def test_report_of_the_view_has_the_same_section(sample_db, capsys, tmp_path):
+    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--json")
+    html = tmp_path / "r.html"
+    assert main(["--db", str(sample_db), "report", "--link",
+                 "http://localhost:8501/Buy_rent_or_API?" + "&".join(f"{k}={v}" for k, v in out["view"].items()),
+                 "--out", str(html)]) == 0
+    import html as h
+
+    text = h.unescape(html.read_text())
+    section = text[text.index("id=volume-section"):]
+    assert out["verdict"] in section
+    assert all(b["text"] in section for b in out["break_evens"])
+    assert "owned MI355X costs less than API GLM-5.2 (Z.ai) above 4.99 B tokens a month" in section

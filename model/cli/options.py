@@ -175,14 +175,16 @@ def _on_top_of_link(args) -> tuple[dict, list[str]]:
     return changes, ignored
 
 
-def volume_args(q: argparse.ArgumentParser) -> None:
-    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``)."""
+def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:
+    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``; ``report``
+    has the fleet options already: ``with_fleet=False``)."""
     g = q.add_argument_group("volume: buy, rent or call an API")
     g.add_argument("--tokens-per-month", type=float, metavar="N",
                    help="average volume [tokens a month on the capacity's basis, total by default; 730 h]")
-    g.add_argument("--peak-to-average", type=float, help="peak ÷ average load: whole nodes are bought for the peak")
-    g.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
-    g.add_argument("--spares", type=int, help="whole spare nodes owned or reserved (N+1 = 1)")
+    if with_fleet:
+        g.add_argument("--peak-to-average", type=float, help="peak ÷ average load: whole nodes are bought for the peak")
+        g.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
+        g.add_argument("--spares", type=int, help="whole spare nodes owned or reserved (N+1 = 1)")
     api = g.add_mutually_exclusive_group()
     api.add_argument("--api", metavar="MODEL", help="the hosted API model to compare with (default: matched by name)")
     api.add_argument("--api-usd", metavar="IN,CACHED,OUT", help="custom API prices [$/M input, cached input, output]")
