@@ -46,7 +46,8 @@ def _api_choice():
         commit(api=picked, api_usd=())
 
 
-a1.selectbox("API model", choices, index=choices.index(current), key="api_pick", on_change=_api_choice)
+st.session_state["api_pick"] = current   # the view decides what it shows (custom prices typed below, a link)
+a1.selectbox("API model", choices, key="api_pick", on_change=_api_choice)
 with a1.form("api_custom"):
     st.caption("Custom API prices [$ per million tokens]")
     f1, f2, f3 = st.columns(3)

@@ -39,6 +39,7 @@ def test_page_answers_the_worked_example_and_follows_the_inputs(app):  # noqa: F
     text = _text(at)
     per_m = (8192 * 1.0 + 1024 * 2.0) / 9216
     assert f"owned MI355X costs less than API custom prices above {8643.2 / per_m / 1e3:.2f} B tokens a month" in text
+    assert at.selectbox(key="api_pick").value == "custom prices"
     assert at.query_params["apiusd"] == "1,0.1,2" and at.query_params["tpm"] == "6e9"
 
 

@@ -196,3 +196,13 @@ def test_api_price_files_ingest_atomically_and_refuse_bad_rows_by_line_and_field
                       "read_on": "2026-11-01", "source": "our contract"}])
     assert {p.model for p in load_api_prices(con)} == {"Qwen3-235B", "Mine'); DROP TABLE points; --"}
     assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 0
+
+
+def test_the_chart_rises_vertically_where_a_node_is_added():
+    from model.present.volume_answer import curve
+
+    owned = owned_cost(NODE_TPS, 8, 1.48)
+    xs, ys = curve(Option("o", "owned", owned, NODE_TPS), 2e8, 5e10)
+    step = owned.width
+    assert xs[1:5] == [step, step, 2 * step, 2 * step]
+    assert ys[1:5] == pytest.approx([8643.2, 2 * 8643.2, 2 * 8643.2, 3 * 8643.2])

@@ -269,7 +269,7 @@ def curve(option: Option, lo: float, hi: float, max_steps: int = 400) -> tuple[l
     for j in range(first, last + 1, stride):
         b = j * cost.width
         xs += [b, b]
-        ys += [cost.usd(b), cost.usd(b * (1 + 1e-12))]
+        ys += [cost.usd(b), cost.usd(b * (1 + 1e-6))]   # past the fleet rounding (9 decimals of nodes)
     xs.append(hi)
     ys.append(cost.usd(hi))
     return xs, ys
