@@ -222,7 +222,7 @@ def _check_or_init(con: duckdb.DuckDBPyConnection, read_only: bool, target: str 
         except (TypeError, ValueError):
             raise StoreError(f"{where}: damaged: its schema version is {row[0]!r}, not a number; the file was "
                              "not changed") from None
-    elif tables <= set(OUR_TABLES) and {"sources", "points"} <= tables:
+    elif tables <= set(OUR_TABLES + OPTIONAL_TABLES) and {"sources", "points"} <= tables:
         version = 0  # written before the version marker existed
     else:
         raise StoreError(
