@@ -30,7 +30,7 @@ def history_db(tmp_path, monkeypatch):
 
 
 def test_history_page_table_equals_the_cli(history_db, capsys):
-    at = open_page("pages/9_History.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
+    at = open_page("pages/10_History.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
     assert not at.exception
     shown = at.table[0].value.reset_index()
     assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--repeats", "latest",

@@ -218,3 +218,14 @@ def test_a_thousand_unknown_link_keys_are_one_notice():
     state, notices = parse_query(params)
     assert len(params) == 1000 and state.targets == (40.0,) and state.hardware == ("H200",)
     assert notices == ["ignored 998 unknown link parameters: 'junk0', 'junk1', 'junk2', 'junk3', 'junk4', …"]
+
+
+def test_values_valid_alone_but_not_together_drop_the_later_one_not_the_view():
+    """A link that prices the API both ways, or gives demand two ways, keeps the rest of its view: only the
+    value later in the order of the link keys (KEYS) goes, with a notice naming it."""
+    state, notices = parse_query({"r": "B200:2.5", "api": "GLM-5.2", "apiusd": "1,0.2,3", "at": "20,40"})
+    assert (state.rates, state.api, state.api_usd, state.targets) == ((("B200", 2.5),), "GLM-5.2", (), (20.0, 40.0))
+    assert notices == ["ignored link parameter apiusd: price the API by a model name or by custom prices, not both"]
+    state, notices = parse_query({"tpd": "1e9", "rps": "3"})
+    assert (state.tokens_per_day, state.demand_rps) == (None, 3.0)
+    assert len(notices) == 1 and notices[0].startswith("ignored link parameter tpd: give demand one way")

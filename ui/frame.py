@@ -27,7 +27,8 @@ PAGES = (
     ("pages/5_TCO_rates.py", "TCO rates", "TCO_rates", ":material/tune:"),
     ("pages/7_TCO_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
     ("pages/8_Fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
-    ("pages/9_History.py", "History by run date", "History", ":material/history:"),
+    ("pages/9_Buy_rent_or_API.py", "Buy, rent or API", "Buy_rent_or_API", ":material/shopping_cart:"),
+    ("pages/10_History.py", "History by run date", "History", ":material/history:"),
     ("pages/6_Data.py", "Data", "Data", ":material/database:"),
 )
 URL_PATHS = tuple(p[2] for p in PAGES)

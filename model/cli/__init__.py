@@ -12,6 +12,9 @@
     costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
                  [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
                  [--gpus-per-node N] [--baseline SERIES] [--json]
+    costfrontier volume --tokens-per-month N [--peak-to-average F] [--api MODEL | --api-usd IN,CACHED,OUT]
+                 [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal] [--cache-hit H]
+                 [view options] [--json]
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
@@ -34,14 +37,14 @@ from model.cli import report as report_cli
 from model.cli import tco
 from model.cli.choices import CAPACITY_BASES, KNEE_RULES, SAMPLE_DIR, SLA_KEYS, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
-from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args
+from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args, volume_args
 
 __all__ = ["main"]
 
 #: the module (under model.cli) that runs each command, imported only when that command runs
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
-             "tco": "tco", "size": "tco", "report": "report"}
+             "tco": "tco", "size": "tco", "report": "report", "volume": "volume"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     rem.add_argument("source_id", type=int)
     tco.add_parsers(sub)
     report_cli.add_parsers(sub)
+    vol = sub.add_parser("volume", help="buy, rent or call an API: monthly cost of each at a volume, and break-evens")
+    selection_args(vol)
+    view_args(vol)
+    volume_args(vol)
+    vol.add_argument("--json", action="store_true")
     return parser
 
 

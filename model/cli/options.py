@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from pydantic import ValidationError
 
-__all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "view_from_args", "view_of_link", "pairs",
+__all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "volume_args", "view_from_args", "view_of_link", "pairs",
            "one_line", "records", "clean", "jsonable"]
 
 #: --where fields that have a field of their own in the view (the rest go to ViewState.filters)
@@ -149,7 +149,9 @@ _OVER_A_LINK = {"x": "headline_x", "basis": "basis", "method": "method", "baseli
                 "disagg": "disagg", "w_input": "w_input", "w_cached": "w_cached", "demand_rps": "demand_rps",
                 "tokens_per_day": "tokens_per_day", "peak_to_average": "peak_to_average", "headroom": "headroom",
                 "spares": "spares", "budget_mw": "budget_mw", "budget_usd_month": "budget_usd_month",
-                "repeats": "repeats", "as_of": "as_of"}
+                "repeats": "repeats", "as_of": "as_of",
+                "tokens_per_month": "tokens_per_month", "api": "api", "cache_hit": "cache_hit", "lens": "lens",
+                "min_nodes": "min_nodes", "stale_days": "stale_days"}
 
 
 def _on_top_of_link(args) -> tuple[dict, list[str]]:
@@ -170,6 +172,7 @@ def _on_top_of_link(args) -> tuple[dict, list[str]]:
             raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
     if getattr(args, "sla", None):
         changes["sla"] = ",".join(args.sla)
+    changes.update(_volume_fields(args))
     ignored = [option for option, given in (
         ("--where", getattr(args, "where", [])), ("--rate", getattr(args, "rate", [])),
         ("--by", getattr(args, "by", None) not in (None, ",".join(DEFAULT_SERIES_KEYS))),
@@ -177,6 +180,55 @@ def _on_top_of_link(args) -> tuple[dict, list[str]]:
         ("--tier", getattr(args, "tier", None) not in (None, Scenario().tier)),
         ("--mix-workloads", getattr(args, "mix_workloads", False))) if given]
     return changes, ignored
+
+
+def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:
+    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``; ``report``
+    has the fleet options already: ``with_fleet=False``)."""
+    g = q.add_argument_group("volume: buy, rent or call an API")
+    g.add_argument("--tokens-per-month", type=float, metavar="N",
+                   help="average volume [tokens a month on the capacity's basis, total by default; 730 h]")
+    if with_fleet:
+        g.add_argument("--peak-to-average", type=float, help="peak ÷ average load: whole nodes are bought for the peak")
+        g.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
+        g.add_argument("--spares", type=int, help="whole spare nodes owned or reserved (N+1 = 1)")
+    api = g.add_mutually_exclusive_group()
+    api.add_argument("--api", metavar="MODEL", help="the hosted API model to compare with (default: matched by name)")
+    api.add_argument("--api-usd", metavar="IN,CACHED,OUT", help="custom API prices [$/M input, cached input, output]")
+    g.add_argument("--cache-hit", type=float, metavar="FRACTION",
+                   help="prefix-cache hit rate for the API's bill (default: the rows', else 0)")
+    g.add_argument("--rent", action="append", default=[], metavar="HW=USD", help="rented $/GPU-hour (repeat per GPU)")
+    g.add_argument("--on-demand", action="store_true", help="rented nodes on demand, paid per node-hour carrying load "
+                                                             "(default: reserved, every hour)")
+    g.add_argument("--min-nodes", type=int, help="on demand: nodes kept up (default 1)")
+    g.add_argument("--lens", choices=("full", "marginal"),
+                   help="full cost (default), or marginal: owned capacity counts power and operations only")
+    g.add_argument("--stale-days", type=int, help="an API price read longer ago may be stale (default 180)")
+
+
+def _volume_fields(args) -> dict:
+    """ViewState fields from the options that take parsing (``--rent``, ``--api-usd``, ``--on-demand``)."""
+    from model.core.hardware import canonical_hardware
+
+    out: dict[str, object] = {}
+    rent = []
+    for hw, value in pairs(getattr(args, "rent", None) or [], "--rent"):
+        try:
+            rent.append((canonical_hardware(hw), float(value)))
+        except ValueError:
+            raise UsageError(f"--rent {hw}={value}: not a number of $/GPU-hour") from None
+    if rent:
+        out["rent"] = tuple(rent)
+    if getattr(args, "api_usd", None):
+        try:
+            out["api_usd"] = tuple(float(x) for x in args.api_usd.split(","))
+        except ValueError:
+            raise UsageError(f"--api-usd expects three numbers IN,CACHED,OUT [$/M], got {args.api_usd!r}") from None
+        if len(out["api_usd"]) != 3:
+            raise UsageError(f"--api-usd expects three numbers IN,CACHED,OUT [$/M], got {args.api_usd!r}")
+    if getattr(args, "on_demand", False):
+        out["on_demand"] = True
+    return out
 
 
 def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
@@ -247,6 +299,10 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
             fields[name] = getattr(args, name)
     for name in ("demand_rps", "tokens_per_day", "peak_to_average", "headroom", "spares", "budget_mw",
                  "budget_usd_month"):
+        if getattr(args, name, None) is not None:
+            fields[name] = getattr(args, name)
+    fields.update(_volume_fields(args))
+    for name in ("tokens_per_month", "api", "cache_hit", "lens", "min_nodes", "stale_days"):
         if getattr(args, name, None) is not None:
             fields[name] = getattr(args, name)
     if args.profile:

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli.options import fleet_args, selection_args, view_args, view_of_link
+from model.cli.options import fleet_args, selection_args, view_args, view_of_link, volume_args
 
 __all__ = ["add_parsers", "run", "OUTPUTS"]
 
@@ -31,6 +31,7 @@ def add_parsers(sub) -> None:
     selection_args(rep)
     view_args(rep)
     fleet_args(rep)
+    volume_args(rep, with_fleet=False)
     rep.add_argument("--out", required=True, metavar="FILE",
                      help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, ValidationError, field_validator, model_validator
 
 from model.core.analysis import Scenario
 from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
@@ -28,6 +28,7 @@ from model.core.names import (
     validation_reason,
 )
 from model.core.repeats import REPEATS
+from model.core.volume import VolumeView
 
 __all__ = ["ViewState", "parse_query", "reconcile", "pair_text", "MAX_VALUE_LENGTH"]
 
@@ -48,13 +49,17 @@ KEYS = {
     "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
     "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads", "dis": "disagg",
     "rep": "repeats", "asof": "as_of", "hist": "history",
+    "tpm": "tokens_per_month", "api": "api", "apiusd": "api_usd", "rent": "rent", "od": "on_demand",
+    "odmin": "min_nodes", "lens": "lens", "ch": "cache_hit", "stale": "stale_days",
 }
 #: the fields whose rows a filter field of the store holds (other filters go in ``filters``)
 _FILTER_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
 
 
-class ViewState(BaseModel):
-    """Filters, grouping, rates and targets of one view. Frozen: hashes, keys caches."""
+class ViewState(VolumeView):
+    """Filters, grouping, rates and targets of one view. Frozen: hashes, keys caches.
+
+    The buy, rent or API fields come from :class:`model.core.volume.VolumeView`."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -175,7 +180,7 @@ class ViewState(BaseModel):
                 raise ValueError(f"the hardware name {_short(hw)!r} {problem}")
         return v
 
-    @field_validator("demand_rps", "budget_mw", "budget_usd_month", "tokens_per_day")
+    @field_validator("demand_rps", "budget_mw", "budget_usd_month", "tokens_per_day", "tokens_per_month")
     @classmethod
     def _positive(cls, v):
         if v is not None and not (0 < v < 1e12):
@@ -212,10 +217,13 @@ class ViewState(BaseModel):
         return tuple(dict.fromkeys(out))
 
     @model_validator(mode="after")
-    def _one_demand(self) -> "ViewState":
-        if self.demand_rps is not None and self.tokens_per_day is not None:
-            raise ValueError("give demand as requests per second or as tokens per day, not both")
+    def _one_demand(self) -> "ViewState":   # tokens_per_month: model.core.volume.VolumeView
+        if sum(v is not None for v in (self.demand_rps, self.tokens_per_day, self.tokens_per_month)) > 1:
+            raise ValueError("give demand one way: requests per second, tokens per day or tokens per month")
+        if self.api is not None and self.api_usd:
+            raise ValueError("price the API by a model name or by custom prices, not both")
         return self
+
 
     @field_validator("spares")
     @classmethod
@@ -293,8 +301,10 @@ class ViewState(BaseModel):
             value = getattr(self, field)
             if value == getattr(default, field):
                 continue
-            if field == "rates":
+            if field in ("rates", "rent"):
                 out[key] = ",".join(f"{encode_name(hw)}:{rate:.10g}" for hw, rate in value)   # as typed
+            elif field == "api_usd":
+                out[key] = ",".join(f"{x:.10g}" for x in value)
             elif field in ("targets",):
                 out[key] = ",".join(f"{x:g}" for x in value)
             elif field in ("compare", "priced_by"):
@@ -305,8 +315,8 @@ class ViewState(BaseModel):
                 out[key] = join_names(value)
             elif isinstance(value, bool):
                 out[key] = "1" if value else "0"
-            elif isinstance(value, float):
-                out[key] = f"{value:g}"
+            elif isinstance(value, float):   # 2e9, not 2e+09: a '+' in a typed link would read as a space
+                out[key] = f"{value:g}".replace("e+0", "e").replace("e+", "e")
             elif isinstance(value, date):
                 out[key] = value.isoformat()
             else:
@@ -321,7 +331,7 @@ _LINK_WORDS = {"prof": "cost profiles", "f": "filters", "cmp": "compared series"
                "hw": "hardware choice", "at": "targets"}
 
 _NUMBERS = ("headline_x", "w_input", "w_cached", "eval_tolerance", "demand_rps", "headroom", "budget_mw",
-            "budget_usd_month", "tokens_per_day", "peak_to_average")
+            "budget_usd_month", "tokens_per_day", "peak_to_average", "tokens_per_month", "cache_hit")
 #: keys whose values add up when a link repeats them (``?r=B200:1.7&r=MI355X:1.6``)
 _MERGED = ("hw", "fw", "prec", "spec", "by", "at", "r", "cmp", "use", "prof")
 
@@ -352,8 +362,10 @@ def _hardware(name: str) -> str:
 
 
 def _coerce(field: str, text: str) -> Any:
-    if field == "rates":
+    if field in ("rates", "rent"):
         return _rate_pairs(text)
+    if field == "api_usd":
+        return tuple(number(x, "a $/M price") for x in text.split(","))
     if field == "targets":
         return tuple(number(x, f"an interactivity ({_short(x.strip())!r})") for x in text.split(",") if x.strip())
     if field in ("hardware",):
@@ -369,7 +381,7 @@ def _coerce(field: str, text: str) -> Any:
         return split_names(text)
     if field in _NUMBERS:
         return number(text)
-    if field == "spares":
+    if field in ("spares", "min_nodes", "stale_days"):
         value = number(text, "a whole number")
         if not value.is_integer():
             raise ValueError("not a whole number")
@@ -379,7 +391,7 @@ def _coerce(field: str, text: str) -> Any:
             return date.fromisoformat(text.strip())
         except ValueError:
             raise ValueError(f"{_short(text)!r} is not a date (YYYY-MM-DD)") from None
-    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads", "history"):
+    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads", "history", "on_demand"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")
@@ -489,8 +501,17 @@ def parse_query(params: dict[str, Any]) -> tuple[ViewState, list[str]]:
     try:
         return ViewState(**values), notices
     except ValidationError as exc:   # values each valid alone but not together: never a crash
-        notices.append(f"ignored the link's view: {_short(validation_reason(exc.errors()[0]), 160)}")
-        return ViewState(), notices
+        reason = _short(validation_reason(exc.errors()[0]), 160)
+    key_of = {f: k for k, f in KEYS.items()}
+    for field in reversed(list(values)):     # the later value in KEYS order goes, the rest of the view stays
+        try:
+            state = ViewState(**{k: v for k, v in values.items() if k != field})
+        except ValidationError:
+            continue
+        notices.append(f"ignored link parameter {key_of.get(field, field)}: {reason}")
+        return state, notices
+    notices.append(f"ignored the link's view: {reason}")
+    return ViewState(), notices
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -552,4 +573,13 @@ def reconcile(state: ViewState, options: dict) -> tuple[ViewState, list[str]]:
             rates.append((found, rate))
     if tuple(rates) != state.rates:
         changes["rates"] = tuple(rates)
+    rent = []
+    for hw, rate in state.rent:
+        found = _match(hw, known_hw)
+        if found is None:
+            notices.append(f"ignored the rented rate for {_short(hw)!r}: no such hardware in the data")
+        else:
+            rent.append((found, rate))
+    if tuple(rent) != state.rent:
+        changes["rent"] = tuple(rent)
     return (state.replace(**changes) if changes else state), notices

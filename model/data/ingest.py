@@ -33,7 +33,7 @@ from model.core.schema import (
     canonical_precision,
     canonical_spec_decoding,
 )
-from model.data import importers
+from model.data import api_prices, importers
 from model.data.importers._common import env_mb
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
@@ -408,6 +408,8 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                 result = _ingest_evals_csv(con, path, name, sha, delim)
             elif kind == "published_iso":
                 result = _ingest_published_csv(con, path, name, sha, delim)
+            elif kind == "api_prices":
+                result = api_prices.ingest_csv(con, path, name, sha, delim)
             else:
                 result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
             con.execute("COMMIT")

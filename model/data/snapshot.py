@@ -47,6 +47,7 @@ from model.data import store
 from model.data.store import (
     _CONFIG,
     _DDLS,
+    OPTIONAL_TABLES,
     OUR_TABLES,
     StoreError,
     StoreNeedsMigration,
@@ -131,7 +132,7 @@ def empty_store() -> duckdb.DuckDBPyConnection:
 
 
 #: tables our code creates when first needed, not at connect time (names are ours, never from a file)
-_OPTIONAL_TABLES = ("cost_profiles",)
+_OPTIONAL_TABLES = ("cost_profiles", *OPTIONAL_TABLES)   # api_prices: model.data.api_prices
 
 
 def open_snapshot(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:

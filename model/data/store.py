@@ -58,9 +58,18 @@ CREATE TABLE IF NOT EXISTS published_iso (
     source_id BIGINT NOT NULL, source_line BIGINT, spec_decoding VARCHAR, interactivity DOUBLE NOT NULL,
     metric VARCHAR NOT NULL, hardware VARCHAR NOT NULL, hardware_b VARCHAR, value DOUBLE NOT NULL
 )"""
+API_PRICES_DDL = """
+CREATE TABLE IF NOT EXISTS api_prices (
+    source_id BIGINT NOT NULL, source_line BIGINT, model VARCHAR NOT NULL, provider VARCHAR,
+    usd_per_m_input DOUBLE NOT NULL, usd_per_m_cached_input DOUBLE, usd_per_m_output DOUBLE NOT NULL,
+    batch_discount_pct DOUBLE, read_on DATE NOT NULL, source VARCHAR NOT NULL
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso")
-_DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL)
+#: tables added within a schema version: created by a new database and by the first write that needs them
+#: (model.data.api_prices), so a database of this version may lack them; read as empty when absent
+OPTIONAL_TABLES = ("api_prices",)
+_DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 
@@ -213,7 +222,7 @@ def _check_or_init(con: duckdb.DuckDBPyConnection, read_only: bool, target: str 
         except (TypeError, ValueError):
             raise StoreError(f"{where}: damaged: its schema version is {row[0]!r}, not a number; the file was "
                              "not changed") from None
-    elif tables <= set(OUR_TABLES) and {"sources", "points"} <= tables:
+    elif tables <= set(OUR_TABLES + OPTIONAL_TABLES) and {"sources", "points"} <= tables:
         version = 0  # written before the version marker existed
     else:
         raise StoreError(
@@ -298,7 +307,7 @@ def _verify_readable(con: duckdb.DuckDBPyConnection, where: str) -> None:
     present = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
     try:
-        for table in OUR_TABLES:
+        for table in OUR_TABLES + OPTIONAL_TABLES:
             if table in present:  # names from our own constant tuple
                 con.execute(f"SELECT count(*), sum(hash(t)) FROM {table} t").fetchone()
     except duckdb.Error as exc:
@@ -375,10 +384,16 @@ def point_count(con: duckdb.DuckDBPyConnection) -> int:
     return int(con.execute("SELECT count(*) FROM points").fetchone()[0])
 
 
+def _present(con) -> set[str]:
+    return {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+
+
 def table_checksums(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
     """(row count, order-independent hash of every row) for each of our tables."""
     out = {}
-    for table in OUR_TABLES:
+    present = _present(con)
+    for table in OUR_TABLES + tuple(t for t in OPTIONAL_TABLES if t in present):
         # table names come from our own constant tuple, not from input
         row = con.execute(f"SELECT count(*), coalesce(sum(hash(t)), 0) FROM {table} t").fetchone()
         out[table] = (int(row[0]), int(row[1]))
@@ -390,7 +405,8 @@ def remove_source(con: duckdb.DuckDBPyConnection, source_id: int) -> int:
     con.execute("BEGIN")
     try:
         removed = 0
-        for table in ("points", "tco_rates", "evals", "published_iso"):
+        present = _present(con)
+        for table in ("points", "tco_rates", "evals", "published_iso", *(t for t in OPTIONAL_TABLES if t in present)):
             removed += con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id]).fetchone()[0]
         gone = con.execute("DELETE FROM sources WHERE source_id = ?", [source_id]).fetchone()[0]
         if not gone:

@@ -11,7 +11,8 @@ import math
 
 import pandas as pd
 
-__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "COLUMN_LABELS", "for_people"]
+__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "tokens",
+           "COLUMN_LABELS", "for_people"]
 
 
 def _missing(value) -> bool:
@@ -85,6 +86,18 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def tokens(value) -> str:
+    """A token count for people: ``1.99e9`` -> ``"1.99 B"``, ``4.5e7`` -> ``"45.0 M"``; missing -> ``"—"``."""
+    if _missing(value):
+        return "—"
+    value = float(value)
+    if abs(value) >= 1e9:
+        return f"{value / 1e9:,.2f} B"
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:,.1f} M"
+    return f"{value:,.0f}"
+
+
 #: column -> header in words with units
 COLUMN_LABELS = {
     "series": "Series", "series_a": "Series A", "series_b": "Series B", "hardware": "Hardware",
@@ -112,9 +125,12 @@ COLUMN_LABELS = {
     "capacity_from": "Measured point", "profile": "Profile", "capital": "Capital [$/GPU-hour]",
     "power": "Power [$/GPU-hour]", "facility": "Facility [$/GPU-hour]", "operations": "Operations [$/GPU-hour]",
     "usd_per_gpu_hour_full_use": "At full use [$/GPU-hour]", "utilization": "Utilisation",
+    "option": "Option", "effective_usd_per_mtok": "Effective [$/M tokens]",
+    "tokens_per_month": "Tokens per month",
 }
 
-_MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max", "best_usd_per_mtok", "as_of_usd_per_mtok")
+_MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max", "best_usd_per_mtok", "as_of_usd_per_mtok",
+          "effective_usd_per_mtok")
 _RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset", "capital", "power", "facility", "operations",
           "usd_per_gpu_hour_full_use")
 _DOLLARS = ("usd_per_month", "usd_per_year")
@@ -141,6 +157,10 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
         elif column in _DATES:
             text = values.map(lambda v: "—" if _missing(v) else date(v))
+        elif column == "tokens_per_month":
+            text = values.map(tokens)
+        elif column == "utilization" and "option" in frame.columns:   # the buy/rent/API table: share of capacity
+            text = values.map(percent)
         elif column in ("tokens_per_second_per_gpu", "tokens_per_second_per_node"):
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
         elif pd.api.types.is_float_dtype(values):

@@ -369,6 +369,34 @@ def _fleet_section(answer) -> ReportSection | None:
     return ReportSection("Fleet", tuple(text), {"Fleet": (sized, spec)} if not sized.empty else {})
 
 
+_VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
+                ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
+                ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
+_BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
+                    ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
+
+
+def _volume_section(answer) -> ReportSection | None:
+    """Buy, rent or call an API: the same sentence, break-evens and table as the page and ``costfrontier volume``."""
+    volume = answer.volume
+    if volume is None:
+        return None
+    text = [volume.verdict, *(b["text"] + "." for b in volume.break_evens), *volume.notes]
+    if volume.api:
+        a = volume.api
+        text.append(f"API price: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
+                    f"input, {fmt.usd(a['usd_per_m_cached_input'])} cached input, {fmt.usd(a['usd_per_m_output'])} "
+                    f"output, read {a['read_on'] or 'on an unstated date'}; {a['matched']}; {a['source']}.")
+    rows = volume.rows.assign(used=volume.rows["utilization"].map(
+        lambda v: "—" if v is None or v != v else fmt.percent(v)))
+    tables = {"Buy, rent or API": (rows, _VOLUME_SPEC)}
+    if volume.break_evens:
+        tables["Break-even volumes"] = (pd.DataFrame(list(volume.break_evens)), _BREAK_EVEN_SPEC)
+    from model.present.volume_figures import volume_figure
+
+    return ReportSection("Buy, rent or API", tuple(text), tables, (volume_figure(volume),) if volume.options else ())
+
+
 def _recommendation(answer) -> list[str]:
     """The first page: the recommendation, the cost at the target, the fleet and its monthly cost."""
     at = answer.at_x.dropna(subset=["usd_per_mtok"]) if answer.x is not None else answer.at_x.iloc[0:0]
@@ -413,7 +441,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     notes = list(answer.notes) + [n for n in result.notes if n not in answer.notes] + list(link_notes or [])
     link = link or view_link(answer.state, base_url)
     sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
-                *([h] if (h := _history_section(answer)) else [])]
+                *([h] if (h := _history_section(answer)) else []),
+                *([v] if (v := _volume_section(answer)) else [])]
 
     workload = _priced_workload(result, points)
     rates_text = ", ".join(f"{hw} {figures.usd(r, '/GPU-h')}" for hw, r in sorted(result.usd_per_gpu_hour.items()))
@@ -510,7 +539,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
           "</section>",
     ]
     for i, section in enumerate(sections):
-        sid = "fleet-section" if section.title == "Fleet" else f"profile-{i}"
+        sid = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section"}.get(section.title, f"profile-{i}")
         block = [f"<section id={sid} class='extra break'><h2>{esc(section.title)}</h2>"]
         block.extend(f"<p>{esc(text)}</p>" for text in section.text)
         for j, figure in enumerate(section_charts[i]):

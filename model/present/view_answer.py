@@ -45,7 +45,7 @@ from model.core.repeats import repeat_spread, runs_in_view
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.sla import SLA
-from model.core.tco import ONPREM_LABELS, OnPremInputs, TcoInputError, onprem_defaults
+from model.core.tco import HOURS_PER_MONTH, ONPREM_LABELS, OnPremInputs, TcoInputError, onprem_defaults
 from model.core.uncertainty import (
     Uncertainty,
     iso_with_error,
@@ -448,18 +448,38 @@ class ViewAnswer:
         return self.x if self.analysis.curves else self.state.headline_x
 
     @cached_property
-    def fleet(self) -> FleetAnswer | None:
-        """The fleet for the view's demand (req/s or tokens/day) or budget; None when the view has neither."""
+    def capacity(self) -> pd.DataFrame:
+        """What one node of each series carries under the view's SLA at :attr:`sizing_x`
+        (:func:`model.core.fleet.node_capacity`): the fleet and the volume answer size from it."""
         s, opts = self.state, self.fleet_options
-        wants_demand = s.demand_rps is not None or s.tokens_per_day is not None
+        sla = SLA.from_text(s.sla) if s.sla else None
+        basis = opts.get("basis") or ("auto" if s.basis == "total" else s.basis)
+        return node_capacity(self.points, sla, self.scenario.by, basis, opts.get("rule", "first_failure"),
+                             opts.get("gpus_per_node"), interactivity_min=self.sizing_x)
+
+    @cached_property
+    def volume(self):
+        """Buy, rent or call an API at the view's monthly volume (:class:`model.present.volume_answer.VolumeAnswer`);
+        None when the view has no ``tokens_per_month``."""
+        if self.state.tokens_per_month is None:
+            return None
+        from model.data.api_prices import load_api_prices
+        from model.present.volume_answer import volume_of
+
+        return volume_of(self, load_api_prices(self.con))
+
+    @cached_property
+    def fleet(self) -> FleetAnswer | None:
+        """The fleet for the view's demand (req/s, tokens/day or tokens/month) or budget; None when the view
+        has neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours)."""
+        s, opts = self.state, self.fleet_options
+        wants_demand = s.demand_rps is not None or s.tokens_per_day is not None or s.tokens_per_month is not None
         wants_budget = s.budget_mw is not None or s.budget_usd_month is not None
         if not (wants_demand or wants_budget):
             return None
         sla = SLA.from_text(s.sla) if s.sla else None
         x = self.sizing_x
-        basis = opts.get("basis") or ("auto" if s.basis == "total" else s.basis)
-        capacity = node_capacity(self.points, sla, self.scenario.by, basis, opts.get("rule", "first_failure"),
-                                 opts.get("gpus_per_node"), interactivity_min=x)
+        capacity = self.capacity
         hardware = sorted(capacity["hardware"].dropna().unique()) if not capacity.empty else []
         chosen = [p for p in s.cost_profiles() if p.name in s.priced_by]
         rates = resolve_rates(hardware, self.presets, s.price_set, s.tier, dict(s.rates))
@@ -468,8 +488,9 @@ class ViewAnswer:
                                   opts.get("kw_per_gpu"), opts.get("pue"))
         options = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
                    else {**o, "pricing": self._profile_pricing(o, chosen)} for o in options]
-        need = demand(requests_per_second=s.demand_rps, tokens_per_day=s.tokens_per_day,
-                      peak_to_average=s.peak_to_average if s.tokens_per_day else None,
+        per_day = s.tokens_per_day if s.tokens_per_month is None else s.tokens_per_month * 24 / HOURS_PER_MONTH
+        need = demand(requests_per_second=s.demand_rps, tokens_per_day=per_day,
+                      peak_to_average=s.peak_to_average if per_day else None,
                       token_basis=opts.get("token_basis"), headroom=s.headroom, spares=s.spares) \
             if wants_demand else None
         sized = size_fleet(capacity, options, need, s.budget_mw if not wants_demand else None,

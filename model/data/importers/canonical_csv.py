@@ -184,6 +184,8 @@ def scan_csv(path: Path, name: str, delim: str) -> int:
 
 
 def csv_kind(keys: set[str]) -> str:
+    if {"model", "usdperminput", "usdpermoutput"} <= keys:   # hosted API prices (model.data.api_prices)
+        return "api_prices"
     if "usdpergpuhr" in keys or "usdpergpuhour" in keys:
         return "tco_rates"
     if "eval" in keys and any(k.endswith("score") for k in keys):

@@ -1,0 +1,55 @@
+"""``costfrontier volume``: buy, rent or call an API at a monthly volume (the view's volume answer).
+
+    costfrontier volume --tokens-per-month N [--peak-to-average F] [--interactivity X]
+                        [--api MODEL | --api-usd IN,CACHED,OUT] [--cache-hit H] [--profile NAME ...]
+                        [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal]
+                        [selection and view options, or --link URL] [--json]
+
+It prints :attr:`model.present.view_answer.ViewAnswer.volume`, the same numbers as the Buy, rent or API page
+and the report's section.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from model.cli.options import UsageError, jsonable
+
+__all__ = ["run"]
+
+
+def run(args, con) -> int:
+    import pandas as pd
+
+    from model.cli.query import answer_of_args
+    from model.present import fmt
+
+    answer = answer_of_args(args, con)
+    volume = answer.volume
+    if volume is None:
+        raise UsageError("volume needs --tokens-per-month N (or a link with tpm=)")
+    notes = list(volume.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile"))]
+    if args.json:
+        print(json.dumps(jsonable({"command": "volume", "view": answer.state.to_query(), "where": answer.where,
+                                   **volume.payload(), "notes": notes}), indent=2, allow_nan=False))
+        return 0
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(volume.verdict)
+    if not volume.rows.empty:
+        table = volume.rows.drop(columns=["detail", "kind"]).copy()
+        table["usd_per_month"] = table["usd_per_month"].map(lambda v: f"{v:,.0f}")
+        table["effective_usd_per_mtok"] = table["effective_usd_per_mtok"].map(lambda v: f"{v:.3f}")
+        table["utilization"] = table["utilization"].map(lambda v: "" if v is None or v != v else f"{v:.1%}")
+        table["nodes"] = table["nodes"].map(lambda v: "" if v is None or v != v else f"{v:.0f}")
+        with pd.option_context("display.width", 250, "display.max_colwidth", 60):
+            print(table.to_string(index=False))
+    for b in volume.break_evens:
+        print(b["text"])
+    if volume.api:
+        a = volume.api
+        print(f"API price: {a['model']} {fmt.usd(a['usd_per_m_input'])} input, {fmt.usd(a['usd_per_m_cached_input'])} "
+              f"cached, {fmt.usd(a['usd_per_m_output'])} output, read {a['read_on'] or 'on an unstated date'} "
+              f"({a['matched']})")
+    return 0

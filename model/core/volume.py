@@ -1,0 +1,368 @@
+"""Buy, rent or call an API: monthly cost of each way to serve a monthly token volume, and where they cross.
+
+Pure arithmetic (no I/O). A month is 730 hours (:data:`model.core.tco.HOURS_PER_MONTH`), so
+``S = 730 × 3600`` seconds, and a volume ``V`` [tokens/month, on the capacity's token basis] is an
+average load of ``V / S`` tok/s; its peak is that × ``peak_to_average``.
+
+- **owned** (a cost profile, or the view's $/GPU-hour): whole nodes bought for the peak, as the fleet
+  sizing does (:func:`model.core.fleet.size_for_demand`): ``nodes = ceil(V / S × peak_to_average ×
+  headroom / node tok/s) + spares``, every hour paid: ``usd = nodes × GPUs/node × rate × 730``. The
+  rate is the profile's full-use rate (:meth:`~model.core.cost_profiles.CostProfile.paid_rate`), or
+  in the *marginal* lens (capacity already owned) only its power and operations parts.
+- **rented, reserved**: the same nodes at the rented $/GPU-hour.
+- **rented, on demand**: paid per node-hour that carries load: whole nodes for the *average* load
+  (``ceil(V / S × headroom / node tok/s)``), at least ``min_nodes`` kept up, every hour of the month.
+- **API**: ``V / 1e6 × $/M``, the $/M of the workload's token mix (:func:`api_usd_per_mtok`).
+
+Effective $/M = usd ÷ (V / 1e6). Utilisation = V ÷ (paid node-hours × node tokens per hour).
+
+Costs are step functions (:class:`StepCost`) or lines (:class:`LineCost`); :func:`cheaper_where`
+solves exactly where one is below another on the union of their steps (no sampling), up to the
+volume past which their slopes alone decide, which it derives from bounds on both functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from model.core.names import name_problem
+from model.core.tco import HOURS_PER_MONTH
+
+__all__ = ["VolumeView", "SECONDS_PER_MONTH", "LENSES", "DEFAULT_STALE_DAYS", "ApiPrice", "api_usd_per_mtok", "match_api_model",
+           "days_old", "StepCost", "LineCost", "cheaper_where", "above", "owned_rate", "owned_cost", "rented_cost",
+           "api_cost", "Option", "evaluate"]
+
+SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
+LENSES = ("full", "marginal")
+DEFAULT_STALE_DAYS = 180
+#: the most steps :func:`cheaper_where` walks before it reports only within that range
+MAX_STEPS = 200_000
+
+
+# ------------------------------------------------------------------------------------------ API prices
+
+@dataclass(frozen=True)
+class ApiPrice:
+    """A hosted API's list price [$ per million tokens] and where it was read."""
+
+    model: str
+    usd_input: float
+    usd_cached_input: float | None       # None: the API bills cached input as input
+    usd_output: float
+    provider: str = ""
+    read_on: date | None = None
+    source: str = ""
+    batch_discount_pct: float | None = None
+
+    @property
+    def cached(self) -> float:
+        return self.usd_input if self.usd_cached_input is None else self.usd_cached_input
+
+
+def api_usd_per_mtok(price: ApiPrice, isl: float, osl: float, cache_hit: float = 0.0, basis: str = "total") -> float:
+    """The API's $ per million tokens of ``basis`` for requests of ``isl`` input and ``osl`` output tokens,
+    a share ``cache_hit`` of the input served from the prefix cache (billed at the cached price):
+    ``(ISL·(1−hit)·in + ISL·hit·cached + OSL·out) / tokens per request on the basis``.
+
+    The issue's example: 8k/1k, no cache, $1.40/$4.40 → 8/9 × 1.40 + 1/9 × 4.40 = $1.733 per M total tokens.
+    """
+    if not (0 <= cache_hit <= 1):
+        raise ValueError(f"cache-hit rate must be in [0, 1], got {cache_hit}")
+    per_request = isl * (1 - cache_hit) * price.usd_input + isl * cache_hit * price.cached + osl * price.usd_output
+    tokens = {"total": isl + osl, "output": osl, "input": isl}.get(basis)
+    if tokens is None:
+        raise ValueError(f"the API's $/M is per total, output or input token, not {basis!r}")
+    return per_request / tokens if tokens > 0 else math.nan
+
+
+def _tokens(name: str) -> list[str]:
+    return re.findall(r"[a-z]+|\d+", str(name).lower())
+
+
+def match_api_model(model: str | None, priced: list[str]) -> tuple[str | None, str, list[str]]:
+    """Which priced API model stands for a benchmark's ``model``: ``(name, how, candidates)``.
+
+    ``how`` is ``exact`` (same name, ignoring case and punctuation), ``family`` (one name's parts
+    begin the other's: GLM-5 rows, GLM-5.2 price), ``ambiguous`` (several of either kind: the user
+    picks) or ``none``. Never a guess past that: a model with no match gets no API price.
+    """
+    if not model:
+        return None, "none", []
+    mine = _tokens(model)
+    exact = [p for p in priced if _tokens(p) == mine]
+    if len(exact) == 1:
+        return exact[0], "exact", exact
+    if len(exact) > 1:
+        return None, "ambiguous", exact
+    family = [p for p in priced if (t := _tokens(p)) and (t[:len(mine)] == mine or mine[:len(t)] == t)]
+    if len(family) == 1:
+        return family[0], "family", family
+    return None, ("ambiguous" if family else "none"), family
+
+
+def days_old(price: ApiPrice, today: date) -> int | None:
+    """Days since the price was read (None when the entry states no date)."""
+    return (today - price.read_on).days if price.read_on is not None else None
+
+
+# ------------------------------------------------------------------------------------------ cost curves
+
+def _ceil(value: float) -> int:
+    """Round up, ignoring floating noise below 1e-9 (the fleet sizing's rule)."""
+    return int(math.ceil(round(value, 9)))
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """``usd(V) = per_node × max(min_nodes, ceil(V / width) + extra)`` for V > 0 [$/month].
+
+    ``width`` is the volume one more node carries [tokens/month]; ``per_node`` what a node costs a month.
+    """
+
+    per_node: float
+    width: float
+    extra: int = 0
+    min_nodes: int = 0
+
+    def nodes(self, volume: float) -> int:
+        return max(self.min_nodes, (max(1, _ceil(volume / self.width)) if volume > 0 else 0) + self.extra)
+
+    def usd(self, volume: float) -> float:
+        return self.per_node * self.nodes(volume)
+
+    @property
+    def slope(self) -> float:
+        return self.per_node / self.width
+
+    def bounds(self) -> tuple[float, float, float]:
+        """(intercept of an upper line, intercept of a lower line, a floor): usd ≤ max(floor, slope·V + upper),
+        usd ≥ slope·V + lower."""
+        return self.per_node * (1 + self.extra), self.per_node * self.extra, self.per_node * self.min_nodes
+
+
+@dataclass(frozen=True)
+class LineCost:
+    """``usd(V) = V / 1e6 × usd_per_mtok`` [$/month]."""
+
+    usd_per_mtok: float
+
+    def usd(self, volume: float) -> float:
+        return volume / 1e6 * self.usd_per_mtok
+
+    @property
+    def slope(self) -> float:
+        return self.usd_per_mtok / 1e6
+
+    def bounds(self) -> tuple[float, float, float]:
+        return 0.0, 0.0, 0.0
+
+
+def _horizon(f, g) -> float:
+    """A volume past which only the slopes decide which of ``f``, ``g`` is cheaper (inf when equal slopes)."""
+    if abs(f.slope - g.slope) <= 1e-15 * max(f.slope, g.slope):
+        return math.inf
+    lo, hi = (f, g) if f.slope < g.slope else (g, f)   # lo ends up cheaper
+    upper, _, floor = lo.bounds()
+    _, lower, _ = hi.bounds()
+    cross = (upper - lower) / (hi.slope - lo.slope)
+    floor_cross = (floor - lower) / hi.slope if hi.slope > 0 else math.inf
+    return max(cross, floor_cross, 0.0)
+
+
+def _breaks(cost, limit: float) -> list[float]:
+    if not isinstance(cost, StepCost):
+        return []
+    n = min(int(math.floor(limit / cost.width)), MAX_STEPS)
+    return [j * cost.width for j in range(1, n + 1)]
+
+
+def cheaper_where(f, g) -> tuple[list[tuple[float, float]], bool]:
+    """Where ``f`` costs less than ``g``: volume intervals ``(lo, hi)`` [tokens/month] (``hi`` = inf: for
+    every larger volume), and whether the walk was complete (False past :data:`MAX_STEPS` steps).
+
+    Both functions are constant or linear between the union of their step volumes, so the answer is
+    exact on each piece: the end of a piece where f − g changes sign is solved, not sampled.
+    """
+    horizon = _horizon(f, g)
+    limit = horizon if math.isfinite(horizon) else max(
+        [c.width * 10 for c in (f, g) if isinstance(c, StepCost)] or [1e9])
+    complete = math.isfinite(horizon)
+    for c in (f, g):
+        if isinstance(c, StepCost) and limit / c.width > MAX_STEPS:
+            limit, complete = MAX_STEPS * c.width, False
+    points = sorted(set([0.0, *_breaks(f, limit), *_breaks(g, limit), limit]))
+    points = [p for p in points if p <= limit]
+    out: list[list[float]] = []
+    for a, b in zip(points, points[1:]):
+        if b <= a:
+            continue
+        # on (a, b] step functions are constant (their value at b), lines linear
+        d_b = f.usd(b) - g.usd(b)
+        mid = (a + b) / 2
+        d_mid = f.usd(mid) - g.usd(mid)
+        slope = (d_b - d_mid) / (b - mid)
+        d_a = d_b - slope * (b - a)       # the limit of f − g as V → a from above
+        lo = hi = None
+        if d_a < 0 and d_b < 0:
+            lo, hi = a, b
+        elif d_a < 0 <= d_b:
+            lo, hi = a, a + (-d_a) / slope
+        elif d_b < 0 <= d_a:
+            lo, hi = a + d_a / -slope, b
+        if lo is not None and hi > lo:
+            if out and abs(out[-1][1] - lo) <= 1e-9 * max(1.0, lo):
+                out[-1][1] = hi
+            else:
+                out.append([lo, hi])
+    if complete and f.slope < g.slope:   # past the horizon f stays cheaper
+        if out and abs(out[-1][1] - limit) <= 1e-9 * max(1.0, limit):
+            out[-1][1] = math.inf
+        else:
+            out.append([limit, math.inf])
+    return [(lo, hi) for lo, hi in out], complete
+
+
+def above(intervals: list[tuple[float, float]]) -> float | None:
+    """The volume above which the cheaper option stays cheaper (the last interval's start when it is
+    open-ended), else None."""
+    return intervals[-1][0] if intervals and math.isinf(intervals[-1][1]) else None
+
+
+# ------------------------------------------------------------------------------------------ options
+
+def owned_rate(profile, preset_rate: float | None, lens: str = "full") -> tuple[float | None, str]:
+    """The $/GPU-hour owned capacity costs every hour, and what it counts.
+
+    ``full``: a profile's full-use rate, else ``preset_rate``. ``marginal`` (capacity already owned): only the
+    power and operations parts of an on-prem build-up; a rate with no build-up has no parts, so it stays
+    whole and the text says so.
+    """
+    if lens not in LENSES:
+        raise ValueError(f"lens must be one of {', '.join(LENSES)}, got {lens!r}")
+    full = profile.paid_rate() if profile is not None else preset_rate
+    if lens == "full":
+        return full, "full cost: every part of the rate, every hour"
+    breakdown = profile.breakdown() if profile is not None else None
+    if breakdown is None:
+        return full, "marginal lens asked, but this rate has no build-up to split: counted whole"
+    return breakdown.power + breakdown.operations, "marginal: power and operations only (capital and facility sunk)"
+
+
+def owned_cost(node_tps: float, gpus_per_node: float, usd_per_gpu_hour: float, peak_to_average: float = 1.0,
+               headroom: float = 1.0, spares: int = 0) -> StepCost:
+    """Whole nodes bought for the peak, paid every hour (also a reserved rental at its rate)."""
+    width = node_tps * SECONDS_PER_MONTH / (peak_to_average * headroom)
+    return StepCost(gpus_per_node * usd_per_gpu_hour * HOURS_PER_MONTH, width, spares)
+
+
+def rented_cost(node_tps: float, gpus_per_node: float, usd_per_gpu_hour: float, on_demand: bool,
+                min_nodes: int = 1, peak_to_average: float = 1.0, headroom: float = 1.0, spares: int = 0) -> StepCost:
+    """Rented nodes: reserved = the owned fleet at the rented rate; on demand = whole nodes for the average load,
+    at least ``min_nodes``, each node-hour paid."""
+    if not on_demand:
+        return owned_cost(node_tps, gpus_per_node, usd_per_gpu_hour, peak_to_average, headroom, spares)
+    width = node_tps * SECONDS_PER_MONTH / headroom
+    return StepCost(gpus_per_node * usd_per_gpu_hour * HOURS_PER_MONTH, width, 0, min_nodes)
+
+
+def api_cost(usd_per_mtok: float) -> LineCost:
+    return LineCost(usd_per_mtok)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to serve the volume, evaluated at it."""
+
+    name: str
+    kind: str                      # owned | rented | api
+    cost: object                   # StepCost or LineCost
+    node_tps: float = math.nan     # tokens/s one node carries
+    detail: str = ""
+
+    def at(self, volume: float) -> dict:
+        usd = self.cost.usd(volume)
+        row = {"option": self.name, "kind": self.kind, "usd_per_month": usd,
+               "effective_usd_per_mtok": usd / (volume / 1e6) if volume > 0 else math.nan,
+               "nodes": None, "utilization": None, "detail": self.detail}
+        if isinstance(self.cost, StepCost):
+            nodes = self.cost.nodes(volume)
+            row["nodes"] = nodes
+            row["utilization"] = volume / (nodes * self.node_tps * SECONDS_PER_MONTH) if nodes else math.nan
+        return row
+
+
+def evaluate(options: list[Option], volume: float) -> list[dict]:
+    """Every option at ``volume``, cheapest first."""
+    return sorted((o.at(volume) for o in options), key=lambda r: r["usd_per_month"])
+
+
+# ------------------------------------------------------------------------------------------ the view's fields
+
+class VolumeView(BaseModel):
+    """The buy, rent or API fields of a view (:class:`model.core.viewstate.ViewState` has them; link keys
+    ``tpm``, ``api``, ``apiusd``, ``rent``, ``od``, ``odmin``, ``lens``, ``ch``, ``stale``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # buy, rent or API (model.core.volume); tokens_per_month is a third way to give the fleet's demand
+    tokens_per_month: float | None = None       # average demand [tokens/month on the capacity's basis; 730 h]
+    api: str | None = None                      # the hosted API model priced (None: matched by the workload's name)
+    api_usd: tuple[float, ...] = ()             # or custom API prices (in, cached in, out) [$/M tokens]
+    rent: tuple[tuple[str, float], ...] = ()    # rented $/GPU-hour per hardware
+    on_demand: bool = False                     # rented nodes on demand (else reserved: every hour)
+    min_nodes: int = 1                          # on demand: nodes kept up
+    lens: str = "full"                          # full cost, or marginal (owned capacity: power and operations)
+    cache_hit: float | None = None              # prefix-cache hit rate for the API's cost (None: the rows', else 0)
+    stale_days: int = 180                       # an API price read longer ago may be stale [days]
+
+    @field_validator("api")
+    @classmethod
+    def _api(cls, v):
+        if v is not None and name_problem(v):
+            raise ValueError(f"the API model name {v[:40]!r} {name_problem(v)}")
+        return v
+
+    @field_validator("api_usd")
+    @classmethod
+    def _api_usd(cls, v):
+        if v and (len(v) != 3 or not all(0 <= x <= 1000 for x in v) or not (v[0] > 0 and v[2] > 0)):
+            raise ValueError("API prices are three $/M numbers, input,cached input,output, e.g. 1.4,0.26,4.4 "
+                             "(input and output above 0, each at most 1,000)")
+        return v
+
+    @field_validator("rent")
+    @classmethod
+    def _rent(cls, v):
+        for hw, usd in v:
+            if name_problem(hw):
+                raise ValueError(f"the hardware name {hw[:40]!r} {name_problem(hw)}")
+            if not (0 < usd <= 1000):
+                raise ValueError(f"a rented rate is above $0 and at most $1,000/GPU-hour (got {usd:g} for {hw})")
+        return v
+
+    @field_validator("lens")
+    @classmethod
+    def _lens(cls, v):
+        if v not in ("full", "marginal"):
+            raise ValueError("lens must be full or marginal")
+        return v
+
+    @field_validator("cache_hit")
+    @classmethod
+    def _hit(cls, v):
+        if v is not None and not (0 <= v <= 1):
+            raise ValueError("the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %")
+        return v
+
+    @field_validator("min_nodes", "stale_days")
+    @classmethod
+    def _counts(cls, v, info):
+        low = 1 if info.field_name == "stale_days" else 0
+        if not (low <= v <= 100_000):
+            raise ValueError(f"{info.field_name.replace('_', ' ')} must be a whole number from {low} to 100,000")
+        return v

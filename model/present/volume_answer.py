@@ -1,0 +1,275 @@
+"""Buy, rent or call an API: the view's volume answer (:attr:`model.present.view_answer.ViewAnswer.volume`).
+
+:func:`volume_of` turns a view with a monthly volume (``tokens_per_month``) into a :class:`VolumeAnswer`:
+every way to serve it (owned per series, by a chosen cost profile or the view's rate; rented at the view's
+rented rates; the API), each evaluated at the volume, the break-even volumes, and the verdict sentence.
+The arithmetic is :mod:`model.core.volume`; the page, the report and ``costfrontier volume`` render this.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+import pandas as pd
+
+from model.core.volume import (
+    ApiPrice,
+    LineCost,
+    Option,
+    StepCost,
+    above,
+    api_cost,
+    api_usd_per_mtok,
+    cheaper_where,
+    days_old,
+    evaluate,
+    match_api_model,
+    owned_cost,
+    owned_rate,
+    rented_cost,
+)
+from model.present import fmt
+
+__all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS"]
+
+ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "utilization", "detail"]
+
+
+@dataclass(frozen=True)
+class VolumeAnswer:
+    """The answer at one monthly volume. ``rows`` (:data:`ROW_COLUMNS`) is cheapest first."""
+
+    volume: float                            # [tokens/month on ``basis``]
+    basis: str
+    lens: str
+    x: float | None                          # interactivity the capacity was read at [tok/s/user]
+    api: dict | None                         # model, provider, matched (how), usd_per_mtok, read_on, source, cache_hit
+    api_choices: tuple[str, ...]             # priced models the user may pick
+    options: tuple[Option, ...]
+    rows: pd.DataFrame
+    break_evens: tuple[dict, ...]            # cheaper, than, above_tokens_per_month, intervals, text
+    verdict: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def cheapest(self) -> str | None:
+        return str(self.rows["option"].iloc[0]) if not self.rows.empty else None
+
+    def payload(self) -> dict:
+        """What ``costfrontier volume --json`` prints (numbers unrounded)."""
+        return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity": self.x,
+                "api": self.api, "cheapest": self.cheapest, "verdict": self.verdict,
+                "options": [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+                            for r in self.rows.to_dict("records")],
+                "break_evens": [{**b, "intervals": [[lo, None if math.isinf(hi) else hi] for lo, hi in b["intervals"]]}
+                                for b in self.break_evens],
+                "notes": list(self.notes)}
+
+
+def _num(value) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return out if math.isfinite(out) else math.nan
+
+
+def _unique(frame: pd.DataFrame, column: str) -> list:
+    if column not in frame.columns:
+        return []
+    return list(dict.fromkeys(v for v in frame[column].dropna().tolist() if str(v) != ""))
+
+
+def _api_price(answer, prices: list[ApiPrice], notes: list[str]) -> tuple[ApiPrice | None, str]:
+    s = answer.state
+    if s.api_usd:
+        return ApiPrice("custom prices", *s.api_usd, source="set in this view"), "set in this view"
+    names = [p.model for p in prices]
+    if s.api is not None:
+        found = next((p for p in prices if p.model.lower() == s.api.lower()), None)
+        if found is None:
+            notes.append(f"no stored API price for {s.api!r}; known: {', '.join(names) or 'none'}")
+            return None, ""
+        return found, "chosen in this view"
+    models = _unique(answer.points, "model")
+    if len(models) != 1:
+        notes.append("the rows in view hold " + ("no model name" if not models else f"{len(models)} models")
+                     + ": choose the API model to compare with")
+        return None, ""
+    name, how, candidates = match_api_model(str(models[0]), names)
+    if name is None:
+        notes.append(f"no API price matches the benchmark's model {models[0]!r} by name"
+                     + (f" (several could: {', '.join(candidates)})" if candidates else "")
+                     + "; choose one, or enter custom prices")
+        return None, ""
+    price = next(p for p in prices if p.model == name)
+    words = ("the same model by name" if how == "exact" else
+             f"the closest priced model by name to the benchmark's {models[0]} (not necessarily the same weights)")
+    return price, words
+
+
+def _cache_hit(answer) -> tuple[float, str]:
+    if answer.state.cache_hit is not None:
+        return answer.state.cache_hit, "set in this view"
+    hits = _unique(answer.points, "prefix_cache_hit_rate")
+    if len(hits) == 1:
+        return float(hits[0]), "the benchmark rows' prefix-cache hit rate"
+    return 0.0, "no cache hits (the rows state none)" if not hits else "0 (the rows state several hit rates)"
+
+
+def _rate_of(answer, hardware: str) -> tuple[float, str]:
+    rows = answer.rates[answer.rates["hardware"].str.lower() == str(hardware).lower()]
+    if rows.empty:
+        return math.nan, "not set"
+    row = rows.iloc[0]
+    return _num(row["usd_per_gpu_hour_full_use"]), str(row["detail"])
+
+
+def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
+    """The volume answer of ``answer``'s view (None when the view has no ``tokens_per_month``).
+
+    ``prices`` are the stored API prices (:func:`model.data.api_prices.load_api_prices`).
+    """
+    s = answer.state
+    volume = s.tokens_per_month
+    if volume is None:
+        return None
+    today = today or date.today()
+    notes: list[str] = []
+    capacity = answer.capacity
+    usable = capacity[(capacity["tokens_per_second_per_node"] > 0)] if not capacity.empty else capacity
+    usable = usable.drop_duplicates("series") if not usable.empty else usable
+    chosen = [p for p in s.cost_profiles() if p.name in s.priced_by]
+    options: list[Option] = []
+    basis, isl, osl = "total", math.nan, math.nan
+    for c in usable.to_dict("records"):
+        hw, series, node_tps, gpn = c["hardware"], c["series"], float(c["tokens_per_second_per_node"]), \
+            float(c["gpus_per_node"])
+        basis = str(c.get("basis") or "total")
+        if not math.isfinite(isl):
+            isl, osl = _num(c.get("isl")), _num(c.get("osl"))
+        where = f"{fmt.count(int(gpn), 'GPU')}/node, {node_tps:,.0f} tok/s/node: {c['capacity_from']}"
+        mine = [p for p in chosen if p.hardware.lower() == str(hw).lower()]
+        for p in mine or [None]:
+            base_rate, source = (None, f"cost profile '{p.name}'") if p is not None else _rate_of(answer, hw)
+            rate, lens_words = owned_rate(p, base_rate, s.lens)
+            if rate is None or not math.isfinite(rate):
+                notes.append(f"owned {series}: no $/GPU-hour ({source}), so it is left out")
+                continue
+            name = f"owned {series}" + (f" ({p.name})" if p is not None else "")
+            options.append(Option(name, "owned", owned_cost(node_tps, gpn, rate, s.peak_to_average, s.headroom,
+                                                            s.spares), node_tps,
+                                  f"{fmt.usd(rate, '/GPU-hour')}, {lens_words}; {source}; {where}"))
+        for rent_hw, usd in s.rent:
+            if rent_hw.lower() != str(hw).lower():
+                continue
+            how = f"on demand (at least {fmt.count(s.min_nodes, 'node')} kept up)" if s.on_demand else "reserved"
+            options.append(Option(f"rented {series}, {how}", "rented",
+                                  rented_cost(node_tps, gpn, usd, s.on_demand, s.min_nodes, s.peak_to_average,
+                                              s.headroom, s.spares), node_tps,
+                                  f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}"))
+    if usable.empty:
+        notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(answer.sizing_x)}"
+                                                                  if answer.sizing_x else "")
+                     + ": nothing to own or rent")
+    price, matched = _api_price(answer, prices, notes)
+    api = None
+    hit, hit_words = _cache_hit(answer)
+    if price is not None and math.isfinite(isl) and math.isfinite(osl) and basis in ("total", "output", "input"):
+        per_m = api_usd_per_mtok(price, isl, osl, hit, basis)
+        api = {"model": price.model, "provider": price.provider, "matched": matched, "usd_per_mtok": per_m,
+               "usd_per_m_input": price.usd_input, "usd_per_m_cached_input": price.cached,
+               "usd_per_m_output": price.usd_output, "read_on": price.read_on.isoformat() if price.read_on else None,
+               "source": price.source, "cache_hit": hit, "cache_hit_from": hit_words, "isl": isl, "osl": osl}
+        age = days_old(price, today)
+        if age is not None and age > s.stale_days:
+            notes.append(f"the {price.model} price was read on {price.read_on.isoformat()}, {age} days ago "
+                         f"(more than {s.stale_days}): it may be stale")
+        label = f"API {price.model}" + (f" ({price.provider})" if price.provider else "")
+        options.append(Option(label, "api", api_cost(per_m),
+                              detail=f"{fmt.usd(per_m)} {basis} tokens: ISL {isl:,.0f} / OSL {osl:,.0f}, "
+                                     f"{fmt.percent(hit)} cache hits ({hit_words}); {matched}; read "
+                                     f"{price.read_on.isoformat() if price.read_on else 'on an unstated date'}; "
+                                     f"{price.source}"))
+    elif price is not None:
+        notes.append(f"the API cannot be priced on the {basis} basis without ISL and OSL" if basis in
+                     ("total", "output", "input") else
+                     f"the API is priced per total, output or input token, not on the {basis} basis")
+    rows = pd.DataFrame(evaluate(options, volume), columns=ROW_COLUMNS)
+    break_evens = tuple(_break_evens(options))
+    return VolumeAnswer(volume, basis, s.lens, answer.sizing_x, api, tuple(p.model for p in prices), tuple(options),
+                        rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)))
+
+
+def _pairs(options: list[Option]):
+    apis = [o for o in options if o.kind == "api"]
+    for o in options:
+        if o.kind != "api":
+            for a in apis:
+                yield o, a
+    for o in options:
+        if o.kind == "owned":
+            series = o.name.removeprefix("owned ").split(" (")[0]
+            for r in options:
+                if r.kind == "rented" and r.name.removeprefix("rented ").startswith(series + ","):
+                    yield o, r
+
+
+def _break_evens(options: list[Option]) -> list[dict]:
+    out = []
+    for a, b in _pairs(options):
+        intervals, complete = cheaper_where(a.cost, b.cost)
+        start = above(intervals)
+        if not intervals:
+            text = f"{a.name} never costs less than {b.name}"
+        elif start is not None and len(intervals) == 1:
+            text = (f"{a.name} costs less than {b.name} at every volume" if start == 0 else
+                    f"{a.name} costs less than {b.name} above {fmt.tokens(start)} tokens a month")
+        else:
+            parts = [("above " + fmt.tokens(lo)) if math.isinf(hi) else f"from {fmt.tokens(lo)} to {fmt.tokens(hi)}"
+                     for lo, hi in intervals[:6]]
+            text = f"{a.name} costs less than {b.name} " + ", ".join(parts) + " tokens a month" + \
+                (" (and more intervals)" if len(intervals) > 6 else "")
+        if not complete:
+            text += " (solved up to the 200,000th node step)"
+        out.append({"cheaper": a.name, "than": b.name, "above_tokens_per_month": start, "intervals": intervals,
+                    "text": text})
+    return out
+
+
+def _verdict(rows: pd.DataFrame, volume: float, basis: str, lens: str) -> str:
+    lens_words = "full cost" if lens == "full" else "marginal lens: owned capacity counts power and operations only"
+    head = f"At {fmt.tokens(volume)} {basis} tokens a month ({lens_words})"
+    if rows.empty:
+        return head + ", no option can be priced."
+    best = rows.iloc[0]
+    text = (f"{head}, {best['option']} is cheapest: ${best['usd_per_month']:,.0f} a month, "
+            f"{fmt.usd(best['effective_usd_per_mtok'])} effective")
+    if best["kind"] != "api":
+        text += f" ({fmt.count(int(best['nodes']), 'node')}, {fmt.percent(best['utilization'])} of it used)"
+    if len(rows) > 1:
+        second = rows.iloc[1]
+        text += (f"; ${second['usd_per_month'] - best['usd_per_month']:,.0f} a month less than {second['option']} "
+                 f"({fmt.usd(second['effective_usd_per_mtok'])} effective)")
+    return text + "."
+
+
+def curve(option: Option, lo: float, hi: float, max_steps: int = 400) -> tuple[list[float], list[float]]:
+    """Monthly cost of ``option`` from volume ``lo`` to ``hi``, with a vertical rise at every node added
+    (the first ``max_steps`` of them, then sampled)."""
+    cost = option.cost
+    if isinstance(cost, LineCost):
+        return [lo, hi], [cost.usd(lo), cost.usd(hi)]
+    assert isinstance(cost, StepCost)
+    first, last = math.floor(lo / cost.width) + 1, math.floor(hi / cost.width)
+    stride = max(1, (last - first + 1) // max_steps) if last >= first else 1
+    xs, ys = [lo], [cost.usd(lo)]
+    for j in range(first, last + 1, stride):
+        b = j * cost.width
+        xs += [b, b]
+        ys += [cost.usd(b), cost.usd(b * (1 + 1e-6))]   # past the fleet rounding (9 decimals of nodes)
+    xs.append(hi)
+    ys.append(cost.usd(hi))
+    return xs, ys

@@ -1,0 +1,122 @@
+"""Buy, rent or call an API: the monthly cost of each way to serve a monthly token volume, the break-even
+volumes and the cheapest option at yours (the view's volume answer, as the report and `costfrontier volume`)."""
+
+import streamlit as st
+
+from model.present import fmt
+from model.present.volume_figures import volume_figure
+from ui import data, frame, widgets
+from ui.state import bind, commit, plain
+
+ctx = frame.context(__file__)
+st.title("Buy, rent or API")
+st.caption("Owned and reserved nodes are whole nodes bought for the peak (volume × peak-to-average) at the measured "
+           "point that meets the SLA and the interactivity you need, paid every hour; on demand pays whole nodes for "
+           "the average load, at least the minimum kept up; the API bills the workload's input, cached input and "
+           "output tokens. A month is 730 hours.")
+if widgets.no_data(ctx):
+    st.stop()
+state = ctx.state
+c1, c2, c3 = st.columns(3)
+bind(c1.number_input, "tpm", "tokens_per_month", "Volume [tokens per month]", value=None, min_value=0.0,
+     step=1e9, format="%g", placeholder="e.g. 2e9")
+bind(c2.number_input, "pta", "peak_to_average", "Peak ÷ average load", min_value=1.0, max_value=1000.0, step=0.5)
+bind(c3.radio, "lens", "lens", "Lens", ("full", "marginal"), horizontal=True,
+     format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
+answer = ctx.answer
+if state.tokens_per_month is None:
+    st.info("Enter a monthly volume above (tokens per month; a month is 730 hours). A demand in req/s or tokens per "
+            "day set on the Fleet page must be cleared there first: a view gives its demand one way.")
+    st.stop()
+volume = answer.volume
+
+# ---------------------------------------------------------------- the API and the rented rates
+st.subheader("The alternatives")
+a1, a2 = st.columns(2)
+AUTO, CUSTOM = "matched by the model's name", "custom prices"
+choices = [AUTO, *volume.api_choices, CUSTOM]
+current = CUSTOM if state.api_usd else (state.api if state.api in volume.api_choices else AUTO)
+
+
+def _api_choice():
+    picked = st.session_state["api_pick"]
+    if picked == AUTO:
+        commit(api=None, api_usd=())
+    elif picked != CUSTOM:
+        commit(api=picked, api_usd=())
+
+
+st.session_state["api_pick"] = current   # the view decides what it shows (custom prices typed below, a link)
+a1.selectbox("API model", choices, key="api_pick", on_change=_api_choice)
+with a1.form("api_custom"):
+    st.caption("Custom API prices [$ per million tokens]")
+    f1, f2, f3 = st.columns(3)
+    typed = state.api_usd or (None, None, None)
+    p_in = f1.number_input("Input", value=typed[0], min_value=0.0, format="%g", key="api_in")
+    p_cached = f2.number_input("Cached input", value=typed[1], min_value=0.0, format="%g", key="api_cached")
+    p_out = f3.number_input("Output", value=typed[2], min_value=0.0, format="%g", key="api_out")
+    if st.form_submit_button("Use these prices"):
+        if p_in is None or p_out is None:
+            st.warning("Give at least the input and output prices (cached input defaults to the input price).")
+        elif commit(api=None, api_usd=(p_in, p_in if p_cached is None else p_cached, p_out)):
+            st.rerun()
+bind(a2.number_input, "ch", "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)", value=None,
+     min_value=0.0, max_value=1.0, step=0.05, format="%g")
+rented = dict(state.rent)
+for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.capacity.empty else []:
+    def _rent(hw=hw):
+        value = st.session_state[f"rent_{hw}"]
+        rest = tuple((h, r) for h, r in state.rent if h != hw)
+        commit(rent=rest + (((hw, float(value)),) if value else ()))
+
+    a2.number_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", value=rented.get(hw), min_value=0.0,
+                    max_value=1000.0, format="%g", key=f"rent_{hw}", on_change=_rent)
+if state.rent:
+    bind(a2.checkbox, "od", "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
+    if state.on_demand:
+        bind(a2.number_input, "odmin", "min_nodes", "Nodes kept up on demand", min_value=0, max_value=100_000, step=1)
+
+# ---------------------------------------------------------------- the answer
+st.subheader("Answer")
+st.success(plain(volume.verdict))
+for note in volume.notes:
+    st.info(plain(note[:1].upper() + note[1:] + "."))
+if volume.options:
+    st.plotly_chart(volume_figure(volume), width="stretch", key="volume_chart")
+for b in volume.break_evens:
+    st.markdown("- " + plain(b["text"]))
+widgets.table(volume.rows.drop(columns=["kind"]), key="volume_table")
+if volume.api:
+    a = volume.api
+    st.caption(plain(f"API: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
+                     f"input, {fmt.usd(a['usd_per_m_cached_input'])} cached input, {fmt.usd(a['usd_per_m_output'])} "
+                     f"output; read {a['read_on'] or 'on an unstated date'}; {a['matched']}; {a['source']}"))
+st.caption(plain("Capacity at " + (fmt.interactivity(volume.x) if volume.x else "the best measured point")
+                 + f" under SLA {state.sla or 'none'} (the interactivity you need: Overview page)."))
+
+# ---------------------------------------------------------------- add a price
+if not data.read_only():
+    with st.expander("Add an API price for the team"):
+        with st.form("api_add"):
+            g1, g2 = st.columns(2)
+            model = g1.text_input("Model", max_chars=120)
+            provider = g2.text_input("Provider", max_chars=120)
+            h1, h2, h3 = st.columns(3)
+            new_in = h1.number_input("Input [$/M]", value=None, min_value=0.0, format="%g")
+            new_cached = h2.number_input("Cached input [$/M]", value=None, min_value=0.0, format="%g")
+            new_out = h3.number_input("Output [$/M]", value=None, min_value=0.0, format="%g")
+            read_on = g1.date_input("Read on", value="today")
+            source = g2.text_input("Source (where you read it)", max_chars=300)
+            if st.form_submit_button("Save price"):
+                from model.data.api_prices import add_prices
+                from model.data.importers.base import IngestError
+
+                record = {"model": model, "provider": provider, "usd_per_m_input": "" if new_in is None else new_in,
+                          "usd_per_m_cached_input": "" if new_cached is None else new_cached,
+                          "usd_per_m_output": "" if new_out is None else new_out,
+                          "read_on": read_on.isoformat() if read_on else "", "source": source}
+                try:
+                    if data.write(lambda con: add_prices(con, [record]), "save the API price") is not None:
+                        st.success(plain(f"Saved the price of {model}."))
+                except IngestError as exc:
+                    st.error(plain(f"Not saved: {exc.message} ({exc.field})"))

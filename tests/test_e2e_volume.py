@@ -1,0 +1,86 @@
+"""End to end (issue 20): the Buy, rent or API page in Debian's Chromium, through the frame.
+
+A user opens the page on the MTP view of MI355X at 50 tok/s/user, types a volume of 2 B tokens a month and
+the API's prices by hand (GLM-5.2's $1.40 / $0.26 / $4.40 per M), reads the cheapest option and the break-even
+from the page, and finds the same in ``costfrontier volume --json`` on the page's link and in the report of
+that view. Oracle, the issue's worked example: the API is cheapest at 2 B ($3,467 a month, $1.73/M), and
+owning one MI355X node beats it above 4.99 B tokens a month. Screenshot: test-output/screenshots/volume_1280.png.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import test_e2e
+from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle
+from tests.test_e2e_proposal import _download, _html_text, _section
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
+]
+
+server, browser = test_e2e.server, test_e2e.browser
+VIEW = "wl=GLM-5|8192|1024&hw=MI355X&spec=mtp&by=hardware&x=50"
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _until(page, check, what: str, timeout_s: float = 20):
+    deadline = time.time() + timeout_s
+    while True:
+        found = check()
+        if found or time.time() > deadline:
+            assert found, (what, _main(page)[:2000])
+            return found
+        page.wait_for_timeout(250)
+
+
+def test_volume_and_api_price_typed_in_the_browser_match_the_cli_and_the_report(server, browser, tmp_path):
+    base, db = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    page = _open(browser, f"{base}/Buy_rent_or_API?{VIEW}")
+    volume = page.get_by_role("spinbutton", name="Volume [tokens per month]")
+    volume.fill("2000000000")
+    volume.press("Enter")
+    page.wait_for_function("() => location.search.includes('tpm=2e9')", timeout=15_000)
+    _settle(page)
+    form = page.locator("[data-testid=stForm]").filter(has_text="Custom API prices")
+    for label, value in (("Input", "1.4"), ("Cached input", "0.26"), ("Output", "4.4")):
+        form.get_by_role("spinbutton", name=label, exact=True).fill(value)
+    form.get_by_role("button", name="Use these prices").click()
+    page.wait_for_function("() => location.search.includes('apiusd=')", timeout=15_000)
+    _settle(page)
+    assert not page.locator("[data-testid=stException]").count()
+
+    verdict = _until(page, lambda: next((_words(t) for t in page.locator("[data-testid=stAlert]").all_inner_texts()
+                                         if "is cheapest" in t), None), "the verdict")
+    assert verdict.startswith("At 2.00 B total tokens a month (full cost), API custom prices is cheapest: "
+                              "$3,467 a month, $1.73/M effective"), verdict
+    bullets = [_words(t) for t in page.locator("[data-testid=stMain] li").all_inner_texts()]
+    even = next(b for b in bullets if b.startswith("owned MI355X costs less than API custom prices"))
+    assert even == "owned MI355X costs less than API custom prices above 4.99 B tokens a month", even
+    page.locator("[data-testid=stPlotlyChart]").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(SHOTS / "volume_1280.png"))
+
+    out = _cli(db, "volume", "--link", page.url)
+    assert out["verdict"] == verdict
+    assert [b["text"] for b in out["break_evens"]] == [b for b in bullets if " costs less than " in b or
+                                                       " never costs less " in b]
+    assert out["cheapest"] == "API custom prices"
+
+    doc = _download(page, "HTML report", tmp_path).read_text(encoding="utf-8")
+    section = _html_text(_section(doc, "volume-section"))
+    assert verdict in section and even in section
+    link = html.unescape(re.search(r"<a id=share-link href=\"([^\"]+)\"", doc).group(1))
+    assert "tpm=2e9" in link and "apiusd=1.4,0.26,4.4" in link.replace("%2C", ",")
+    assert time.time() - started < 60
