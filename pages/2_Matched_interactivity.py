@@ -25,7 +25,8 @@ if names:
          to_widget=lambda v: v if v in names else names[0])
 result, iso = answer.analysis, answer.iso_error
 widgets.notes(result)
-st.plotly_chart(figures.cost_figure(result.curves, iso, ctx.state.method, answer.uncertainty), width="stretch",
+curves, iso_drawn = figures.only(widgets.drawn(ctx, result), result.curves, iso)
+st.plotly_chart(figures.cost_figure(curves, iso_drawn, ctx.state.method, answer.uncertainty), width="stretch",
                 key="cost_chart")
 if iso.empty:
     st.info("No series to price.")

@@ -19,16 +19,20 @@ answer = ctx.answer
 result = answer.crossed
 widgets.notes(result)
 marked = answer.crossovers_marked
-st.plotly_chart(figures.crossover_figure(result.curves, marked, result.reach, ctx.state.method, answer.uncertainty),
+curves, shown, reach = figures.only(widgets.drawn(ctx, result), result.curves, marked, result.reach)
+st.plotly_chart(figures.crossover_figure(curves, shown, reach, ctx.state.method, answer.uncertainty),
                 width="stretch", key="crossover_chart")
 if result.crossovers.empty:
     st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
 else:
+    if len(shown) < len(marked):
+        st.caption(f"{len(shown):,} of {len(marked):,} crossings: those between the series drawn. The download "
+                   "lists all of them.")
     st.markdown("\n".join(   # one sentence per pair; the numbers are the chart's crossing markers
         f"- **{plain(row['series_a'])} and {plain(row['series_b'])}** (crossing{'s' if len(row['crossings']) > 1 else ''}"
         f" {', '.join(map(str, row['crossings']))}): {plain(row['text'])}"
-        for _, row in pair_intervals(result.crossovers, result.reach).iterrows()))
-    unsure = uncertain_crossings_text(marked)
+        for _, row in pair_intervals(shown, result.reach).iterrows()) if not shown.empty else "")
+    unsure = uncertain_crossings_text(shown)
     if unsure:
         st.markdown("**Within uncertainty** (grey crossing marks; the shaded bands are each curve's interpolation "
                     "error):\n" + "\n".join(f"- {plain(s)}" for s in unsure))

@@ -5,7 +5,9 @@ Widgets are found by key; links are seeded through query params before the first
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -14,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
+from model.cli import main
 from model.data.samples import load_samples
 from model.data.store import connect
+from model.present.view_answer import DRAW_LIMIT
 from tests.conftest import ROOT, reading
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
@@ -344,3 +348,65 @@ def test_a_link_of_1000_unknown_keys_gives_one_notice(app):
     assert not at.exception, at.exception
     unknown = [w.replace("\\", "") for w in at.link_warnings if "unknown link parameter" in w]
     assert len(unknown) == 1 and unknown[0].startswith("Ignored 999 unknown link parameters: 'junk0'"), unknown
+
+
+# ------------------------------------------------------------------ many series (issue 19)
+# Past DRAW_LIMIT series the cost charts draw what a person can read: the baseline, every series on the lower
+# envelope and the cheapest at the targets; one switch draws all; the tables keep every series.
+
+MANY_SERIES = 60
+
+
+def _many_series_csv() -> str:
+    rows = ["hardware,gpus,tput_per_gpu,tok_s_user,model,isl,osl,framework"]
+    for i in range(MANY_SERIES):
+        peak, speed = 1000 + 300 * math.sin(i * 1.7), 60 + 25 * math.cos(i * 0.9)
+        for x in (0.2, 0.4, 0.6, 0.8):    # each its own curve, so they cross
+            rows.append(f"H100,8,{peak * (1 - x):.2f},{speed * x:.3f},M,1000,100,f{i:02d}")
+    return "\n".join(rows) + "\n"
+
+
+def _curve_series(at) -> list[str]:
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return [t["meta"]["series"] for t in spec["data"] if t.get("meta", {}).get("kind") == "curve"]
+
+
+def _cli_json(capsys, *argv) -> dict:
+    assert main(["--db", os.environ["COSTFRONTIER_DB"], *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_crossovers_draw_the_envelope_and_the_baseline_until_asked_for_all(app, tmp_path, capsys):
+    at = app(samples=False, run=False)
+    _ingest_before_opening(tmp_path, _many_series_csv())
+    at.query_params["r"] = "H100:2"
+    at.query_params["base"] = "H100 · f59"
+    at.run()
+    at.switch_page("pages/3_Crossovers.py").run()
+    assert not at.exception
+    drawn = _curve_series(at)
+    envelope = _cli_json(capsys, "crossover", "--rate", "H100=2", "--baseline", "H100 · f59")
+    owners = {s["series"] for s in envelope["envelope"]["segments"]} if "envelope" in envelope else set()
+    assert 2 <= len(owners) < len(drawn) == DRAW_LIMIT < MANY_SERIES
+    assert owners <= set(drawn) and "H100 · f59" in drawn
+    assert any(c.value.startswith(f"Drawing {DRAW_LIMIT} of {MANY_SERIES} series") for c in at.caption)
+    at.toggle(key="allc").set_value(True).run()
+    assert len(_curve_series(at)) == MANY_SERIES and at.query_params["allc"] == "1"
+
+
+def test_matched_interactivity_draws_the_cheapest_at_every_target(app, tmp_path, capsys):
+    at = app(samples=False, run=False)
+    _ingest_before_opening(tmp_path, _many_series_csv())
+    at.query_params["r"] = "H100:2"
+    at.query_params["at"] = "15,30,45"
+    at.run()
+    at.switch_page("pages/2_Matched_interactivity.py").run()
+    assert not at.exception
+    drawn = set(_curve_series(at))
+    iso = _cli_json(capsys, "iso", "--rate", "H100=2", "--at", "15,30,45")["rows"]
+    cheapest = {}
+    for row in iso:
+        if row["usd_per_mtok"] is not None and row["usd_per_mtok"] < cheapest.get(row["interactivity"], ("", 1e9))[1]:
+            cheapest[row["interactivity"]] = (row["series"], row["usd_per_mtok"])
+    assert len(cheapest) == 3 and {s for s, _ in cheapest.values()} <= drawn and len(drawn) == DRAW_LIMIT
+    assert len(at.table[0].value) == MANY_SERIES          # the table keeps every series

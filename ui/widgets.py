@@ -7,10 +7,11 @@ import streamlit as st
 
 from model.core.analysis import Analysis
 from model.present.fmt import for_people
+from model.present.view_answer import DRAW_LIMIT
 from ui.data import Ctx
-from ui.state import plain
+from ui.state import bind, plain
 
-__all__ = ["table", "notes", "no_data", "rate_sources"]
+__all__ = ["table", "notes", "no_data", "rate_sources", "drawn"]
 
 
 def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
@@ -40,3 +41,18 @@ def rate_sources(answer) -> None:
     with st.expander("Where each rate comes from", expanded=False):
         for row in answer.rates.to_dict("records"):
             st.markdown(plain(f"{row['hardware']}: {row['detail']}"))
+
+
+def drawn(ctx: Ctx, result: Analysis) -> list[str] | None:
+    """Past :data:`DRAW_LIMIT` series: the "Draw all" switch, a caption saying what the chart draws, and the series
+    it draws (:meth:`model.present.view_answer.ViewAnswer.drawn`); None draws every series."""
+    count = len(result.curves)
+    if count <= DRAW_LIMIT:
+        return None
+    bind(st.toggle, "allc", "all_curves", f"Draw all {count:,} series",
+         help="Off: the chart draws what a person can read; every series stays in the tables and the download.")
+    chosen = ctx.answer.drawn(result)
+    if chosen is not None:
+        st.caption(f"Drawing {len(chosen)} of {count:,} series: the baseline, every series that is cheapest somewhere "
+                   "(the lower envelope) and the cheapest at the targets. The tables list all of them.")
+    return chosen

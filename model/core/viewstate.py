@@ -46,7 +46,7 @@ KEYS = {
     "at": "targets", "base": "baseline", "x": "headline_x", "y": "frontier_y", "opt": "optimal_only",
     "pair": "pair", "sla": "sla", "win": "w_input", "wc": "w_cached", "tol": "eval_tolerance",
     "cmp": "compare", "cmpb": "compare_base", "peak": "compare_peaks", "prof": "profiles", "use": "priced_by",
-    "all": "all_points", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
+    "all": "all_points", "allc": "all_curves", "rps": "demand_rps", "hr": "headroom", "sp": "spares", "mw": "budget_mw", "bud": "budget_usd_month",
     "tpd": "tokens_per_day", "pta": "peak_to_average", "f": "filters", "mix": "mix_workloads", "dis": "disagg",
     "rep": "repeats", "asof": "as_of", "hist": "history",
     "tpm": "tokens_per_month", "api": "api", "apiusd": "api_usd", "rent": "rent", "od": "on_demand",
@@ -80,6 +80,7 @@ class ViewState(VolumeView):
     frontier_y: str = "throughput"              # or "cost"
     optimal_only: bool = False
     all_points: bool = False                    # draw every measured point (else a sample past CLOUD_LIMIT)
+    all_curves: bool = False                    # draw every cost curve (else what a person can read past DRAW_LIMIT)
     pair: str | None = None                     # "A||B" for the break-even chart
     sla: str = ""                               # "ttft_p95=2,tpot=50" (model.core.sla.SLA text)
     w_input: float = 0.25                       # blended basis weights (relative to an output token)
@@ -391,7 +392,7 @@ def _coerce(field: str, text: str) -> Any:
             return date.fromisoformat(text.strip())
         except ValueError:
             raise ValueError(f"{_short(text)!r} is not a date (YYYY-MM-DD)") from None
-    if field in ("optimal_only", "compare_peaks", "all_points", "mix_workloads", "history", "on_demand"):
+    if field in ("optimal_only", "compare_peaks", "all_points", "all_curves", "mix_workloads", "history", "on_demand"):
         if text not in ("0", "1", "true", "false"):
             raise ValueError("expected 0 or 1")
         return text in ("1", "true")

@@ -19,7 +19,7 @@ from model.present.fmt import usd
 if TYPE_CHECKING:
     from model.core.uncertainty import Uncertainty
 
-__all__ = ["usd", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label",
+__all__ = ["usd", "only", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label",
            "band_traces"]
 
 X_TITLE = "Interactivity [tok/s/user]"
@@ -328,3 +328,20 @@ def break_even_figure(table: pd.DataFrame, series: str, against: str, at: float 
     if at is not None:
         fig.add_vline(x=at, line=dict(color="#bbb", width=1, dash="dot"))
     return fig
+
+
+def only(series: list[str] | None, curves: dict[str, CostCurve], *frames: pd.DataFrame) -> tuple:
+    """``curves`` and each frame cut to ``series`` (None keeps everything): a frame's rows are kept when its
+    ``series`` column, or both its ``series_a`` and ``series_b``, are among them."""
+    if series is None:
+        return (curves, *frames)
+    keep = set(series)
+    out: list = [{name: curves[name] for name in series if name in curves}]
+    for frame in frames:
+        if frame is None or frame.empty:
+            out.append(frame)
+        elif "series" in frame:
+            out.append(frame[frame["series"].isin(keep)])
+        else:
+            out.append(frame[frame["series_a"].isin(keep) & frame["series_b"].isin(keep)])
+    return tuple(out)

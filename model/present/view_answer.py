@@ -58,11 +58,15 @@ from model.data.store import load_points, stored_rates, workloads
 from model.present import fmt
 from model.present.answers import break_even_answer, changes_of, cheapest_at, default_pair, headline, summary
 
-__all__ = ["ViewAnswer", "ProfileAnswer", "FleetAnswer", "answer_of_view", "first_workload", "RATE_SOURCES",
+__all__ = ["ViewAnswer", "ProfileAnswer", "FleetAnswer", "answer_of_view", "first_workload", "RATE_SOURCES", "DRAW_LIMIT",
            "rate_source_text"]
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
+
+
+#: past this many series a cost chart draws what a person can read (:meth:`ViewAnswer.drawn`)
+DRAW_LIMIT = 40
 
 
 def first_workload(con) -> str | None:
@@ -260,6 +264,26 @@ class ViewAnswer:
         both bands on one side of the crossing)."""
         result = self.crossed
         return mark_crossovers(result.crossovers, result.curves, self.uncertainty, self.scenario.method)
+
+    def drawn(self, result: Analysis) -> list[str] | None:
+        """The series a cost chart of ``result`` draws: None for all of them (up to :data:`DRAW_LIMIT` series, or
+        when the view asks for every curve); past it, what a person can read: the baseline and the chosen pair,
+        every series on the lower envelope (cheapest somewhere), then the cheapest at the targets, up to
+        :data:`DRAW_LIMIT` (the envelope's series are always drawn). Tables and downloads keep every series."""
+        names = result.curves
+        if self.state.all_curves or len(names) <= DRAW_LIMIT:
+            return None
+        ranked = [self.baseline, *(self.pair or ())]
+        if result.envelope is not None and not result.envelope.segments.empty:
+            ranked += list(result.envelope.segments["series"])
+        must = len(dict.fromkeys(s for s in ranked if s in names))
+        iso = self.iso[self.iso["usd_per_mtok"].notna()] if not self.iso.empty else self.iso
+        if not iso.empty:
+            rank = iso.groupby("interactivity")["usd_per_mtok"].rank(method="first")
+            ranked += list(iso.assign(rank=rank).groupby("series")["rank"].min().sort_values(kind="stable").index)
+        ranked += sorted(names)
+        chosen = [s for s in dict.fromkeys(ranked) if s in names]
+        return chosen[:max(DRAW_LIMIT, must)]
 
     # ------------------------------------------------------------------ the interactivity you need
     @cached_property
