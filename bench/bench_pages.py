@@ -14,7 +14,8 @@ Chromium process this script started.
 
 0. The first view of a share link after start, on a server left cold and on one ``deploy/warm.py`` warmed
    (its CPU at start printed apart), against the second view.
-1. Per page: server CPU of a new session (a fresh browser context opening the page's link) and of a
+1. Per page: server CPU of a new session (a fresh browser context opening the page's link), for the first
+   viewer of the link on that page (who computes what the server then shares) and the next one, and of a
    slider rerun (the sidebar's first slider moved one step with the keyboard, as a user does), median of
    ``--reruns``; the ratio to the baseline page's own new session and slider rerun.
 2. Concurrent viewers of one link (the overview with non-default rates): 1, 4 and 8 contexts open it at
@@ -50,7 +51,8 @@ TICK = os.sysconf("SC_CLK_TCK")
 LINK = "?r=B200:3.1,MI355X:1.6&at=20,40,60"
 PAGES = [("overview", ""), ("Frontier", "Frontier"), ("Matched interactivity", "Matched_interactivity"),
          ("Crossovers", "Crossovers"), ("Ramps", "Ramps"), ("TCO rates", "TCO_rates"),
-         ("TCO builder", "TCO_builder"), ("Fleet", "Fleet"), ("Data", "Data")]
+         ("TCO builder", "TCO_builder"), ("Fleet", "Fleet"), ("Buy, rent or API", "Buy_rent_or_API"),
+         ("History", "History"), ("Data", "Data")]
 
 _BASELINE_PAGE = """import duckdb
 import plotly.graph_objects as go
@@ -226,11 +228,14 @@ async def run(args, tmp: Path) -> None:
                 base_new, base_rerun, _ = await view_cpu(browser, floor_url, floor.pid, args.reruns)
                 print(f"\n1. Server CPU per view [s] (baseline: one-chart page, Streamlit defaults: new session "
                       f"{base_new:.3f} s, slider rerun {base_rerun:.3f} s)")
-                print("| page | new session | ratio | slider rerun | ratio |\n|---|---|---|---|---|")
+                print("| page | first viewer's session | ratio | next viewer's session | ratio | slider rerun | ratio |\n"
+                      "|---|---|---|---|---|---|---|")
                 for title, path in PAGES:
+                    first, _, _ = await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, 0)
                     new, rerun, _ = await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, args.reruns)
                     rerun_text = f"{rerun:.3f} | {rerun / base_rerun:.2f}x" if rerun is not None else "— | —"
-                    print(f"| {title} | {new:.3f} | {new / base_new:.2f}x | {rerun_text} |", flush=True)
+                    print(f"| {title} | {first:.3f} | {first / base_new:.2f}x | {new:.3f} | {new / base_new:.2f}x | "
+                          f"{rerun_text} |", flush=True)
 
                 print("\n2. Concurrent viewers of one link (overview), 3 rounds each")
                 print("| viewers | server CPU per view [s] | p50 [s] | p95 [s] | viewers per core (a view each 10 s) |")
