@@ -28,6 +28,7 @@ widgets.notes(result)
 curves, iso_drawn = figures.only(widgets.drawn(ctx, result), result.curves, iso)
 st.plotly_chart(figures.cost_figure(curves, iso_drawn, ctx.state.method, answer.uncertainty), width="stretch",
                 key="cost_chart")
+widgets.band_note(curves)
 if iso.empty:
     st.info("No series to price.")
 else:

@@ -22,8 +22,10 @@ marked = answer.crossovers_marked
 curves, shown, reach = figures.only(widgets.drawn(ctx, result), result.curves, marked, result.reach)
 st.plotly_chart(figures.crossover_figure(curves, shown, reach, ctx.state.method, answer.uncertainty),
                 width="stretch", key="crossover_chart")
+widgets.band_note(curves)
 if result.crossovers.empty:
-    st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
+    if result.crossover_pairs != "none":   # else no pair was crossed (many series): the note above says why
+        st.info("No two cost curves cross inside their common range: the cheaper series stays cheaper.")
 else:
     if len(shown) < len(marked):
         st.caption(f"{len(shown):,} of {len(marked):,} crossings: those between the series drawn. The download "
@@ -41,7 +43,8 @@ st.caption(plain(method_errors_text(answer.uncertainty)))
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
                 "of their cost curves; the crossings above are " + plain(
-                    {"baseline": "each series against the baseline", "selected": "the selected series"}.get(
+                    {"baseline": "each series against the baseline", "selected": "the selected series",
+                     "none": "not computed: choose a baseline or select series"}.get(
                         result.crossover_pairs, result.crossover_pairs)) + ")")
     widgets.table(result.envelope.changes, key="envelope_table")
 st.markdown("**Reach**: the interactivity range of each frontier")

@@ -410,3 +410,6 @@ def test_matched_interactivity_draws_the_cheapest_at_every_target(app, tmp_path,
             cheapest[row["interactivity"]] = (row["series"], row["usd_per_mtok"])
     assert len(cheapest) == 3 and {s for s, _ in cheapest.values()} <= drawn and len(drawn) == DRAW_LIMIT
     assert len(at.table[0].value) == MANY_SERIES          # the table keeps every series
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)   # 40 curves: no ± bands, and the page says where the ± is
+    assert not [t for t in spec["data"] if t.get("meta", {}).get("kind") == "band"]
+    assert any("± bands are drawn for up to 8 series" in c.value for c in at.caption)

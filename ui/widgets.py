@@ -6,12 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from model.core.analysis import Analysis
+from model.present.figures import BAND_LIMIT
 from model.present.fmt import for_people
 from model.present.view_answer import DRAW_LIMIT
 from ui.data import Ctx
 from ui.state import bind, plain
 
-__all__ = ["table", "notes", "no_data", "rate_sources", "drawn"]
+__all__ = ["table", "notes", "no_data", "rate_sources", "drawn", "band_note"]
 
 
 def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
@@ -56,3 +57,10 @@ def drawn(ctx: Ctx, result: Analysis) -> list[str] | None:
         st.caption(f"Drawing {len(chosen)} of {count:,} series: the baseline, every series that is cheapest somewhere "
                    "(the lower envelope) and the cheapest at the targets. The tables list all of them.")
     return chosen
+
+
+def band_note(curves: dict) -> None:
+    """Past :data:`model.present.figures.BAND_LIMIT` curves the chart draws no ± bands: say where the ± is."""
+    if len(curves) > BAND_LIMIT:
+        st.caption(f"The ± bands are drawn for up to {BAND_LIMIT} series (more hide the curves); the ± of every "
+                   "value is in the tables.")

@@ -226,10 +226,15 @@ def _rgba(colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+#: bands are drawn for at most this many curves (past it they hide the curves; the ± stays in the tables)
+BAND_LIMIT = 8
+
+
 def band_traces(curves: dict[str, CostCurve], method: str, errors: Uncertainty | None, n: int = 160) -> list[dict]:
     """A shaded ± band around each cost curve (:mod:`model.core.uncertainty`): zero width at measured points,
-    widest mid-way between widely spaced ones. A series without an estimate has no band."""
-    if errors is None:
+    widest mid-way between widely spaced ones. A series without an estimate has no band; past
+    :data:`BAND_LIMIT` curves there are none."""
+    if errors is None or len(curves) > BAND_LIMIT:
         return []
     styles = _styles(sorted(curves), {k: c.hardware[0] for k, c in curves.items()})
     traces = []
@@ -243,13 +248,24 @@ def band_traces(curves: dict[str, CostCurve], method: str, errors: Uncertainty |
         pct = np.round(band * 100, 1)
         colour, _ = styles[name]
         traces.append(dict(
-            type="scatter", x=np.r_[x, x[::-1]], y=np.r_[y * (1 + band), (y * (1 - band))[::-1]], mode="lines",
+            type="scatter", x=np.r_[x, x[::-1]], y=np.r_[y * (1 + band), (y * np.maximum(1 - band, 0))[::-1]],
+            mode="lines",
             fill="toself", fillcolor=_rgba(colour, 0.2), line=dict(width=0.5, color=_rgba(colour, 0.45)),
             name=f"{name} ± interpolation error", legendgroup=name, showlegend=False,
             customdata=np.r_[pct, pct[::-1]],
             hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.3f}/M<br>± %{customdata} %<extra>" + name + " band</extra>",
             meta={"kind": "band", "series": name}))
     return traces
+
+
+def _scaled_to_curves(fig: go.Figure, traces: list[dict]) -> go.Figure:
+    """The y axis spans the cost curves, not their bands: a band wider than its curve (few points far apart)
+    runs off the chart instead of squashing every curve flat (its ± stays in the hover and the tables)."""
+    tops = [np.nanmax(t["y"]) for t in traces if t.get("meta", {}).get("kind") == "curve" and len(t["y"])]
+    bands = [np.nanmax(t["y"]) for t in traces if t.get("meta", {}).get("kind") == "band" and len(t["y"])]
+    if tops and bands and max(bands) > max(tops) * 1.1:
+        fig.update_yaxes(range=[0, float(max(tops)) * 1.1])
+    return fig
 
 
 def cost_figure(curves: dict[str, CostCurve], iso: pd.DataFrame, method: str = "linear",
@@ -267,7 +283,7 @@ def cost_figure(curves: dict[str, CostCurve], iso: pd.DataFrame, method: str = "
                         line=dict(width=2, color=colours)),
             hovertemplate="%{customdata}<br>%{x:g} tok/s/user<br>$%{y:.3f}/M<extra></extra>",
             meta={"kind": "targets"}))
-    fig = _figure(traces, "Cost [$ per million tokens]", y_money="/M")
+    fig = _scaled_to_curves(_figure(traces, "Cost [$ per million tokens]", y_money="/M"), traces)
     for x in sorted(iso["interactivity"].unique()) if not iso.empty else []:
         fig.add_vline(x=x, line=dict(color="#bbb", width=1, dash="dot"))
     return fig
@@ -308,7 +324,7 @@ def crossover_figure(curves: dict[str, CostCurve], crossovers: pd.DataFrame, rea
             marker=dict(symbol="line-ns", size=18, color=colours, line=dict(width=3, color=colours)),
             hovertemplate="%{customdata}: frontier ends at %{x:.1f} tok/s/user<extra>reach</extra>",
             meta={"kind": "reach"}))
-    return _figure(traces, "Cost [$ per million tokens]", y_money="/M")
+    return _scaled_to_curves(_figure(traces, "Cost [$ per million tokens]", y_money="/M"), traces)
 
 
 def break_even_figure(table: pd.DataFrame, series: str, against: str, at: float | None = None) -> go.Figure:
