@@ -53,6 +53,7 @@ __all__ = [
     "fleet_costs",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
+    "finite_number",
 ]
 
 #: what a token count counts
@@ -109,7 +110,8 @@ def demand(**values) -> Demand:
         raise TcoInputError("demand: " + "; ".join(parts)) from None
 
 
-def _num(value) -> float:
+def finite_number(value) -> float:
+    """``value`` as a float; NaN when it is missing, not a number, or infinite."""
     try:
         out = float(value)
     except (TypeError, ValueError):
@@ -118,13 +120,13 @@ def _num(value) -> float:
 
 
 def _tokens_per_request(isl, osl, basis: str) -> float:
-    isl, osl = _num(isl), _num(osl)
+    isl, osl = finite_number(isl), finite_number(osl)
     value = {"total": isl + osl, "output": osl, "input": isl}.get(basis, math.nan)
     return value if value > 0 else math.nan
 
 
 def _where(row) -> str:
-    file, line = row.get("source_file"), _num(row.get("source_line"))
+    file, line = row.get("source_file"), finite_number(row.get("source_line"))
     if not file:
         return ""
     return f", {file}" + (f" line {int(line)}" if math.isfinite(line) else "")
@@ -167,10 +169,10 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
         labelled = points.assign(series=series_labels(points, keys))
         by_series = {s: part for s, part in labelled.groupby("series", sort=False)}
     for k in ramps.to_dict("records"):
-        gpn = _num(k.get("gpus_per_node"))
+        gpn = finite_number(k.get("gpus_per_node"))
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
-        gpus = _num(k.get("gpus"))
-        rate = _num(k.get("request_rate"))
+        gpus = finite_number(k.get("gpus"))
+        rate = finite_number(k.get("request_rate"))
         scale = gpn / gpus if math.isfinite(gpus) and gpus > 0 else 1.0
         part = by_series.get(k["series"], pd.DataFrame())
         isl = part["isl"].dropna().iloc[0] if "isl" in part and part["isl"].notna().any() else None
@@ -178,17 +180,17 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
         text = ""
         if math.isfinite(rate):
             text = (f"ramp knee: {rate:g} req/s on {gpus if math.isfinite(gpus) else gpn:g} GPUs"
-                    f" ({sla.describe()}; TTFT {sla.ttft_percentile} {_num(k.get('ttft_s')):.3g} s){_where(k)}")
+                    f" ({sla.describe()}; TTFT {sla.ttft_percentile} {finite_number(k.get('ttft_s')):.3g} s){_where(k)}")
             if str(k.get("status", "")).startswith("ok:"):
                 text += "; no measured rate breaks the SLA, so capacity may be higher"
         rows.append({"series": k["series"], "hardware": k.get("hardware"), "method": "ramp knee",
                      "status": k.get("status"), "per_node_rps": rate * scale,
-                     "tokens_per_second_per_node": _num(k.get("tokens_per_second_per_node")),
-                     "tokens_per_second_per_gpu": _num(k.get("tokens_per_second_per_gpu")),
+                     "tokens_per_second_per_node": finite_number(k.get("tokens_per_second_per_node")),
+                     "tokens_per_second_per_gpu": finite_number(k.get("tokens_per_second_per_gpu")),
                      "basis": k.get("basis"), "gpus_per_node": gpn, "users_per_node": math.nan,
-                     "interactivity": math.nan, "isl": _num(isl), "osl": _num(osl),
+                     "interactivity": math.nan, "isl": finite_number(isl), "osl": finite_number(osl),
                      "capacity_from": text or f"no capacity: {k.get('status')} ({k.get('first_failure') or 'no rows'})",
-                     "source_file": k.get("source_file"), "source_line": _num(k.get("source_line"))})
+                     "source_file": k.get("source_file"), "source_line": finite_number(k.get("source_line"))})
     sweep = points
     if not sweep.empty and "interactivity" in sweep.columns:
         sweep = sweep[pd.to_numeric(sweep["interactivity"], errors="coerce").notna()]
@@ -207,7 +209,7 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             ok = ok[np.isfinite(values.loc[ok.index, "tps"].to_numpy(dtype=float))]
             first = part.iloc[0]
             base = {"series": series, "hardware": first.get("hardware"), "method": "frontier point",
-                    "isl": _num(first.get("isl")), "osl": _num(first.get("osl"))}
+                    "isl": finite_number(first.get("isl")), "osl": finite_number(first.get("osl"))}
             if ok.empty:
                 limits = sla.describe() + (f", interactivity >= {interactivity_min:g}" if interactivity_min else "")
                 rows.append({**base, "status": "no measured point meets the limits", "per_node_rps": math.nan,
@@ -218,17 +220,17 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             tps, used = float(values.at[best, "tps"]), str(values.at[best, "basis"])
             gpn = float(gpn_all.at[best])
             per_request = _tokens_per_request(row.get("isl"), row.get("osl"), used)
-            gpus, conc = _num(row.get("gpus")), _num(row.get("concurrency"))
+            gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
             users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
             rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
                          "tokens_per_second_per_node": tps * gpn, "tokens_per_second_per_gpu": tps, "basis": used,
                          "gpus_per_node": gpn, "users_per_node": users,
-                         "interactivity": _num(row.get("interactivity")), "isl": _num(row.get("isl")),
-                         "osl": _num(row.get("osl")),
+                         "interactivity": finite_number(row.get("interactivity")), "isl": finite_number(row.get("isl")),
+                         "osl": finite_number(row.get("osl")),
                          "capacity_from": (f"frontier point: {tps:.4g} {used} tok/s/GPU at "
-                                           f"{_num(row.get('interactivity')):.3g} tok/s/user, concurrency "
+                                           f"{finite_number(row.get('interactivity')):.3g} tok/s/user, concurrency "
                                            f"{conc:g} on {gpus:g} GPUs{_where(row)}"),
-                         "source_file": row.get("source_file"), "source_line": _num(row.get("source_line"))})
+                         "source_file": row.get("source_file"), "source_line": finite_number(row.get("source_line"))})
     out = pd.DataFrame(rows, columns=_CAPACITY_COLUMNS)
     for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
                    "users_per_node", "interactivity", "isl", "osl", "source_line"):
@@ -243,8 +245,8 @@ def _ceil(value: float) -> int:
 
 def _lookup(mapping, hardware, default=math.nan) -> float:
     if isinstance(mapping, dict):
-        return _num(mapping.get(hardware, default))
-    return _num(mapping) if mapping is not None else default
+        return finite_number(mapping.get(hardware, default))
+    return finite_number(mapping) if mapping is not None else default
 
 
 _SIZE_COLUMNS = ["series", "hardware", "per_node_rps", "demand_rps", "nodes_needed", "nodes", "spares", "gpus",
@@ -278,8 +280,8 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
     rows = []
     for c in capacity.to_dict("records"):
         hw = c.get("hardware")
-        per_node = _num(c.get("per_node_rps"))
-        gpn = _num(c.get("gpus_per_node"))
+        per_node = finite_number(c.get("per_node_rps"))
+        gpn = finite_number(c.get("gpus_per_node"))
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
         row = {k: c.get(k) for k in ("series", "hardware", "capacity_from")}
         row.update(per_node_rps=per_node, gpus_per_node=gpn, spares=need.spares)
@@ -351,7 +353,7 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
     rows = []
     for c in capacity.to_dict("records"):
         hw = c.get("hardware")
-        gpn = _num(c.get("gpus_per_node"))
+        gpn = finite_number(c.get("gpus_per_node"))
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
         kw_gpu, p, rate = _lookup(kw_per_gpu, hw), _lookup(pue, hw, 1.0), _lookup(usd_per_gpu_hour or {}, hw)
         limits, notes = {}, []
@@ -366,7 +368,7 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
             else:
                 notes.append(f"no $/GPU-hour for {hw}: unpriced")
         row = {"series": c.get("series"), "hardware": hw, "gpus_per_node": gpn, "basis": c.get("basis"),
-               "interactivity": _num(c.get("interactivity")), "capacity_from": c.get("capacity_from"),
+               "interactivity": finite_number(c.get("interactivity")), "capacity_from": c.get("capacity_from"),
                "usd_per_gpu_hour": rate}
         if limits:
             limit = min(limits, key=limits.get)
@@ -374,13 +376,13 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
             gpus = nodes * gpn
             row.update(limit=limit, nodes=nodes, gpus=gpus, kw=gpus * kw_gpu, facility_kw=gpus * kw_gpu * p,
                        usd_per_month=gpus * rate * HOURS_PER_MONTH,
-                       requests_per_second=nodes * _num(c.get("per_node_rps")),
-                       tokens_per_second=nodes * _num(c.get("tokens_per_second_per_node")),
-                       users=nodes * _num(c.get("users_per_node")))
+                       requests_per_second=nodes * finite_number(c.get("per_node_rps")),
+                       tokens_per_second=nodes * finite_number(c.get("tokens_per_second_per_node")),
+                       users=nodes * finite_number(c.get("users_per_node")))
             row["tokens_per_month"] = row["tokens_per_second"] * HOURS_PER_MONTH * 3600
             if nodes == 0:
                 notes.append("the budget does not buy one whole node")
-            if not math.isfinite(_num(c.get("per_node_rps"))):
+            if not math.isfinite(finite_number(c.get("per_node_rps"))):
                 notes.append("no capacity under these limits")
         row["note"] = "; ".join(notes)
         rows.append(row)
@@ -410,10 +412,10 @@ def fleet_costs(sized: pd.DataFrame, profiles) -> pd.DataFrame:
         for p in profiles:
             if p.hardware != s.get("hardware"):
                 continue
-            paid = _num(p.paid_rate())
-            gpus = _num(s.get("gpus"))
+            paid = finite_number(p.paid_rate())
+            gpus = finite_number(s.get("gpus"))
             rows.append({"series": s.get("series"), "profile": p.name, "kind": p.kind, "gpus": gpus,
-                         "usd_per_gpu_hour": paid, "usd_per_gpu_hour_effective": _num(p.rate()),
+                         "usd_per_gpu_hour": paid, "usd_per_gpu_hour_effective": finite_number(p.rate()),
                          "usd_per_month": gpus * paid * HOURS_PER_MONTH, "usd_per_year": gpus * paid * HOURS_PER_YEAR})
     return pd.DataFrame(rows, columns=["series", "profile", "kind", "gpus", "usd_per_gpu_hour",
                                        "usd_per_gpu_hour_effective", "usd_per_month", "usd_per_year"])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.cost import usd_per_mtok
-from model.core.fleet import _lookup, _num
+from model.core.fleet import _lookup, finite_number
 from model.core.tco import OnPremInputs, TcoInputError, build_up
 
 __all__ = ["BREAK_EVEN_INPUTS", "BreakEven", "TORNADO_INPUTS", "_BOUNDS", "break_even", "energy_per_token", "tornado"]
@@ -84,7 +84,7 @@ def tornado(inputs: OnPremInputs, tokens_per_second_per_gpu: float | None = None
     base = build_up(inputs)
     if not base.priced:
         raise TcoInputError("the sensitivity needs a priced build-up: give a server price")
-    tps = _num(tokens_per_second_per_gpu)
+    tps = finite_number(tokens_per_second_per_gpu)
     rows = []
     for name in names:
         if name not in TORNADO_INPUTS:
@@ -141,7 +141,7 @@ def break_even(inputs: OnPremInputs, target_usd_per_gpu_hour: float, solve_for: 
     """
     if solve_for not in BREAK_EVEN_INPUTS:
         raise TcoInputError(f"break-even solves for one of {', '.join(BREAK_EVEN_INPUTS)}, not {solve_for!r}")
-    target = _num(target_usd_per_gpu_hour)
+    target = finite_number(target_usd_per_gpu_hour)
     if not target > 0:
         raise TcoInputError(f"the target $/GPU-hour must be a positive number, got {target_usd_per_gpu_hour}")
     if solve_for == "usd_per_kwh" and inputs.server_usd is None:

@@ -14,6 +14,7 @@ from datetime import date
 
 import pandas as pd
 
+from model.core.fleet import finite_number
 from model.core.volume import (
     ApiPrice,
     LineCost,
@@ -68,14 +69,6 @@ class VolumeAnswer:
                 "notes": list(self.notes)}
 
 
-def _num(value) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return math.nan
-    return out if math.isfinite(out) else math.nan
-
-
 def _unique(frame: pd.DataFrame, column: str) -> list:
     if column not in frame.columns:
         return []
@@ -124,7 +117,7 @@ def _rate_of(answer, hardware: str) -> tuple[float, str]:
     if rows.empty:
         return math.nan, "not set"
     row = rows.iloc[0]
-    return _num(row["usd_per_gpu_hour_full_use"]), str(row["detail"])
+    return finite_number(row["usd_per_gpu_hour_full_use"]), str(row["detail"])
 
 
 def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
@@ -149,7 +142,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
             float(c["gpus_per_node"])
         basis = str(c.get("basis") or "total")
         if not math.isfinite(isl):
-            isl, osl = _num(c.get("isl")), _num(c.get("osl"))
+            isl, osl = finite_number(c.get("isl")), finite_number(c.get("osl"))
         where = f"{fmt.count(int(gpn), 'GPU')}/node, {node_tps:,.0f} tok/s/node: {c['capacity_from']}"
         mine = [p for p in chosen if p.hardware.lower() == str(hw).lower()]
         for p in mine or [None]:
