@@ -19,7 +19,7 @@ import streamlit as st
 from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
 from model.core.iso import METHODS
-from model.core.repeats import runs_in_view
+from model.core.repeats import RunsInView, runs_in_view
 from model.core.uncertainty import leave_one_out_frontier
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
@@ -136,13 +136,19 @@ def points(state: ViewState, ver: tuple) -> pd.DataFrame:
     return _points(db_path(), ver, _where_key(state))
 
 
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _runs(path: str, ver: tuple, where: tuple, runs: tuple) -> RunsInView:
+    """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys), applied as
+    :func:`model.present.view_answer.answer_of_view` applies them (:func:`model.core.repeats.runs_in_view`);
+    the fit and the answer share one result."""
+    as_of, repeats, view_by = runs
+    return runs_in_view(_points(path, ver, where), as_of, repeats, view_by)
+
+
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
               weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> pd.DataFrame:
-    # runs: (as_of, repeats, the view's series keys): which measured rows build the frontier, as
-    # model.present.view_answer.answer_of_view chooses them (model.core.repeats.runs_in_view)
-    as_of, repeats, view_by = runs
-    rows = runs_in_view(_points(path, ver, where), as_of, repeats, view_by).rows
+    rows = _runs(path, ver, where, runs).rows
     return frontiers_for(rows, by, basis, dict(rates), sla, *weights, disagg=disagg)
 
 
@@ -273,6 +279,8 @@ class Ctx:
         if "answer" not in self.memo:
             self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
                                                  fit=self._fit, loo=self._loo,
+                                                 runs=_runs(db_path(), self.version, _where_key(self.state),
+                                                            self._runs_key),
                                                  shared=_shared_parts(db_path(), self.version,
                                                                       self.state.model_dump_json()))
         return self.memo["answer"]
@@ -286,7 +294,11 @@ class Ctx:
                                                dict(scenario.rates)).items()))
         return (db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
                 scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
-                (self.state.as_of, self.state.repeats, tuple(self.state.by)))
+                self._runs_key)
+
+    @property
+    def _runs_key(self) -> tuple:
+        return self.state.as_of, self.state.repeats, tuple(self.state.by)
 
     def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
         return _frontier(*self._key(points, scenario))

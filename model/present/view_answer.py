@@ -41,7 +41,7 @@ from model.core.fleet import (
 )
 from model.core.history import history
 from model.core.iso import METHODS, iso_table
-from model.core.repeats import repeat_spread, runs_in_view
+from model.core.repeats import RunsInView, repeat_spread, runs_in_view
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.sla import SLA
@@ -622,15 +622,15 @@ class ViewAnswer:
 def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
                    notes: list[str] | None = None, shared: MutableMapping | None = None,
-                   loo: Callable | None = None) -> ViewAnswer:
+                   loo: Callable | None = None, runs: RunsInView | None = None) -> ViewAnswer:
     """The answer of ``state`` on the store ``con`` (a DuckDB connection or cursor, read only is enough).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without
     ``wl=`` opens. ``presets``, ``rows`` and ``fit`` let a caller pass what it has cached (they must be
     what this function would read: :func:`model.core.cost.load_presets` of the store, ``load_points`` of the
     view's filters, and a frontier fit of ``(points, scenario)`` where ``points`` are the rows left after the
-    view's ``as_of`` and ``repeats`` (:func:`model.core.repeats.runs_in_view`), which this function applies;
-    ``loo`` the leave-one-out of every method of that frontier, :func:`model.core.uncertainty.leave_one_out_frontier`).
+    view's ``as_of`` and ``repeats`` (:func:`model.core.repeats.runs_in_view`), which this function applies
+    unless ``runs`` is that function's answer for ``rows`` already; ``loo`` the leave-one-out of every method of that frontier, :func:`model.core.uncertainty.leave_one_out_frontier`).
     ``fleet_options`` (``rule``,
     ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``, ``basis``) tune fleet sizing.
     ``shared`` is a mapping that answers of the same ``state`` on the same data version share, e.g. a
@@ -641,6 +641,6 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
         state = state.replace(workload=first)
     presets = load_presets(stored_rates(con)) if presets is None else presets
     rows = load_points(con, state.where()) if rows is None else rows
-    runs = runs_in_view(rows, state.as_of, state.repeats, state.by)
+    runs = runs_in_view(rows, state.as_of, state.repeats, state.by) if runs is None else runs
     return ViewAnswer(con, state, presets, runs.rows, fit, dict(fleet_options or {}), list(notes or []) + runs.notes,
                       shared=shared, loaded=rows, pooled=runs.pooled, loo=loo)
