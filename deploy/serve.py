@@ -23,6 +23,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,14 +61,31 @@ def wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 90.0) -> 
                 return
         except OSError:
             time.sleep(0.3)
-    out = ""
-    if proc.poll() is not None and proc.stdout is not None:
-        out = proc.stdout.read().decode(errors="replace")[-2000:]
-    raise RuntimeError(f"{base} did not become healthy within {timeout_s:g} s {out}")
+    raise RuntimeError(f"{base} did not become healthy within {timeout_s:g} s {output_tail(proc)}")
 
 
-def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None = None) -> subprocess.Popen:
+def _captured() -> IO[bytes]:
+    """Where a process's output goes when the caller keeps it: an unnamed temporary file, never a pipe that
+    nobody reads (a full pipe would block a chatty process), removed when the process object is dropped."""
+    return tempfile.TemporaryFile(prefix="costfrontier-out-")
+
+
+def output_tail(proc: subprocess.Popen, limit: int = 2000) -> str:
+    """The last ``limit`` characters a process started here wrote ("" when its output went to the terminal)."""
+    log = getattr(proc, "captured", None)
+    if log is None or proc.poll() is None:
+        return ""
+    log.seek(0, os.SEEK_END)
+    log.seek(max(0, log.tell() - limit))
+    return log.read().decode(errors="replace")
+
+
+def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None = None,
+                  capture: bool = True) -> subprocess.Popen:
     """``streamlit run app.py`` on 127.0.0.1:port serving ``db`` (read-only unless told otherwise).
+
+    ``capture``: its output goes to a temporary file (read by :func:`output_tail` when it fails to start);
+    ``False`` leaves it on this process's terminal, as ``make run`` does.
 
     Run from the repository's root, it takes the production settings of ``.streamlit/config.toml`` (headless,
     no file watcher, no forced collection after every run) and overrides none of them.
@@ -77,10 +95,13 @@ def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None 
         environ["COSTFRONTIER_READ_ONLY"] = "1"
     else:
         environ.pop("COSTFRONTIER_READ_ONLY", None)
-    return subprocess.Popen(
+    log = _captured() if capture else None
+    proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT if log else None)
+    proc.captured = log
+    return proc
 
 
 def nginx_config(prefix: Path, listen_port: int, upstream_ports: list[int]) -> str:
@@ -103,8 +124,11 @@ def start_nginx(prefix: Path, listen_port: int, upstream_ports: list[int]) -> su
                            capture_output=True, text=True)
     if check.returncode:
         raise RuntimeError(f"nginx -t refused the config: {check.stderr}")
-    return subprocess.Popen([binary, "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf),
-                             "-g", "daemon off;"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = _captured()
+    proc = subprocess.Popen([binary, "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf),
+                             "-g", "daemon off;"], stdout=log, stderr=subprocess.STDOUT)
+    proc.captured = log
+    return proc
 
 
 def stop(*procs: subprocess.Popen | None) -> None:
@@ -131,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     db = Path(args.db).absolute()
     ports = [free_port() for _ in range(args.replicas)]
-    replicas = [start_replica(db, port, read_only=not (args.writer and i == 0)) for i, port in enumerate(ports)]
+    replicas = [start_replica(db, port, read_only=not (args.writer and i == 0), capture=False)
+                for i, port in enumerate(ports)]
     prefix = Path(tempfile.mkdtemp(prefix="costfrontier-nginx-"))
     proxy = None
     try:
