@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import model.data.ingest as ingest_module
 from model.data.importers.canonical_csv import quick_records
-from model.data.ingest import FileFacts, file_facts, ingest_file, sha256_of
+from model.data.ingest import FileFacts, IngestError, file_facts, ingest_file, sha256_of
 from model.data.samples import sample_files
-from model.data.store import connect
+from model.data.snapshot import write
+from model.data.store import connect, table_checksums
 from model.data.uploads import line_ends
 
 EDGES = [b"", b"a", b"a,b\n", b"a,b\nc,d", b"a,b\r\nc,d\r\n", b"a,b\rc,d\r", b"a,b\r\nc,d\n", b"a,b\nc,d\r",
@@ -83,3 +85,24 @@ def test_rows_stored_from_the_one_read_equal_those_from_the_full_scan(tmp_path, 
     stored = _stored(quick_db)
     assert len(stored) == sum(r.rows_added for r in quick if r.kind == "points") > len(rows)
     assert stored == _stored(scanned_db)
+
+
+def test_a_bad_last_row_found_after_the_one_read_leaves_the_store_unchanged(sample_db, tmp_path):
+    """The one read counts the records and lets DuckDB's reader through; a bad value on the last line
+    is still named by line and field, and the published store is what it was (nothing stored)."""
+    rows = ["hardware,gpus,concurrency,tput_per_gpu,tok_s_user"]
+    rows += [f"B200,8,{c},{900 + c}.5,{50 + c / 100:.2f}" for c in range(1, 30_000)]
+    rows.append("B200,8,30000,lots,12.5")
+    path = tmp_path / "late_error.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert file_facts(path).records == 30_000
+    con = connect(sample_db)
+    before = table_checksums(con)
+    con.close()
+    with pytest.raises(IngestError) as err:
+        write(sample_db, lambda con: ingest_file(con, path))
+    assert (err.value.line, err.value.field) == (30_001, "tput_per_gpu")
+    assert err.value.message == "not a number (got 'lots')"
+    con = connect(sample_db)
+    assert table_checksums(con) == before
+    con.close()
