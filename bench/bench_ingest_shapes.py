@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_scale import inferencex_rows  # noqa: E402
-from model import ingest as ingest_module  # noqa: E402
 from model.core.schema import POINT_FIELDS, SQL_TYPES  # noqa: E402
+from model.data import ingest as ingest_module  # noqa: E402
+from model.data import pipeline as pipeline_module  # noqa: E402
+from model.data.importers.canonical_csv import read_header, stage_csv  # noqa: E402
 from model.data.store import connect  # noqa: E402
 
 #: the fields load_points hands the analysis and the pages read per point
@@ -45,8 +47,8 @@ HOT = ("model", "isl", "osl", "prefix_cache_hit_rate", "scenario", "hardware", "
        "tpot_median_ms", "source_line", "run_date")
 COLD = tuple(f for f in POINT_FIELDS if f not in HOT)
 
-STEPS = {"sha256_of": "hash the file", "_quick_records": "count records", "_stage_csv": "stage: read_csv -> temp",
-         "_duplicate_warnings": "duplicate check", "_insert": "INSERT INTO points"}
+STEPS = {"file_facts": "one read: hash, line ends, record count", "stage_csv": "stage: read_csv -> temp"}
+PIPELINE_STEPS = {"_duplicate_warnings": "duplicate check", "_insert": "INSERT INTO points"}
 
 
 def timed_steps() -> dict[str, float]:
@@ -66,7 +68,9 @@ def timed_steps() -> dict[str, float]:
 
     for name, label in STEPS.items():
         wrap(ingest_module, name, label)
-    wrap(ingest_module._Pipeline, "validate", "validation pass")
+    for name, label in PIPELINE_STEPS.items():
+        wrap(pipeline_module, name, label)
+    wrap(pipeline_module._Pipeline, "validate", "validation pass")
     return spent
 
 
@@ -81,10 +85,10 @@ def best_of(repeat: int, fn) -> float:
 
 def normalised_rows(con: duckdb.DuckDBPyConnection, csv: Path) -> str:
     """The validated rows of ``csv`` as the pipeline produces them, in temp table ``staged`` (all 45 fields)."""
-    headers, delim = ingest_module._read_header(csv, csv.name)
-    raw = ingest_module._stage_csv(con, csv, csv.name, "bench", headers, delim)
+    headers, delim = read_header(csv, csv.name)
+    raw = stage_csv(con, csv, csv.name, "bench", headers, delim)
     first = int(con.execute(f"SELECT min(rowid) FROM {raw}").fetchone()[0])
-    pipe = ingest_module._Pipeline(con, csv.name, raw, dict(zip([f"c{i}" for i in range(len(headers))], headers)),
+    pipe = pipeline_module._Pipeline(con, csv.name, raw, dict(zip([f"c{i}" for i in range(len(headers))], headers)),
                                    {}, f"(r.rowid - {first} + 2)")
     pipe.map_columns()
     select, params = pipe.select()
@@ -176,14 +180,14 @@ def main() -> None:
         def straight():
             """Validation and INSERT read the CSV through a view: no temporary copy, two parses."""
             con = connect(fresh("view"))
-            headers, delim = ingest_module._read_header(csv, csv.name)
+            headers, delim = read_header(csv, csv.name)
             names = [f"c{i}" for i in range(len(headers))]
             path_sql = str(csv).replace("'", "''")        # our own temporary path; a view takes no parameters
             con.execute(f"CREATE TEMP VIEW raw_view AS SELECT row_number() OVER () - 1 AS rowid, * FROM read_csv("
                         f"'{path_sql}', header = true, names = {names!r}, delim = '{delim}')")
             con.execute("BEGIN")
             with contextlib.redirect_stdout(io.StringIO()):
-                ingest_module.run_pipeline(con, csv.name, "csv", "view", "raw_view",
+                pipeline_module.run_pipeline(con, csv.name, "csv", "view", "raw_view",
                                            dict(zip(names, headers)), {},
                                            "(r.rowid + 2)")
             con.execute("COMMIT")

@@ -1,6 +1,6 @@
 """Scale benchmark (issue 12): 900 series in ONE workload, as InferenceX's own data is shaped.
 
-    python bench/bench_scale.py [--rows 1000800] [--series 900] [--no-scaling]
+    python bench/bench_scale.py [--rows 1000800] [--series 900] [--no-scaling] [--ingest-only]
 
 Every series is hardware x framework x precision x speculative decoding of one model at
 ISL 8192 / OSL 1024, each a concurrency sweep over parallelism configs and run dates.
@@ -189,6 +189,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_800)
     parser.add_argument("--series", type=int, default=900)
     parser.add_argument("--no-scaling", action="store_true")
+    parser.add_argument("--ingest-only", action="store_true", help="only the ingest against bare read_csv")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()
@@ -208,6 +209,8 @@ def main() -> None:
         print(f"  ingest: bare read_csv {bare['seconds']:.2f} s (peak RSS {bare['rss_mib']:.0f} MiB), costfrontier "
               f"{ours['seconds']:.2f} s (peak RSS {ours['rss_mib']:.0f} MiB): {ours['seconds'] / bare['seconds']:.2f}x "
               "(target <= 1.5x)")
+        if args.ingest_only:
+            return
         analysis = child("analyse", db, BY, 3)
         report_analysis("analysis in one process", analysis)
         start_up = min(wall([sys.executable, "-c", "import model.cli, model.core.analysis, model.data.store"]) for _ in range(3))

@@ -13,14 +13,16 @@ which never imports it back; errors and results come from :mod:`model.data.impor
 
 from __future__ import annotations
 
+import codecs
 import errno
 import hashlib
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import duckdb
 import pandas as pd
@@ -53,7 +55,7 @@ from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
 )
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
-           "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
+           "FileFacts", "file_facts", "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
 
 
 def sha256_of(path: Path) -> str:
@@ -62,6 +64,80 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+class FileFacts(NamedTuple):
+    """What one read of a file tells the ingest (:func:`file_facts`)."""
+
+    #: hex SHA-256 of the bytes, as :func:`sha256_of`
+    sha256: str
+    #: ``"lf"``, ``"crlf"``, ``"none"`` or ``"mixed"``, as :func:`model.data.uploads.line_ends`
+    line_ends: str
+    #: data records counted by lines where that count is exact, else None, as
+    #: :func:`model.data.importers.canonical_csv.quick_records`
+    records: int | None
+
+
+#: block size of :func:`file_facts` [bytes]; a file of more than one block is hashed in a thread
+_FACTS_BLOCK = 1 << 23
+
+
+def file_facts(path: Path, block: int = _FACTS_BLOCK) -> FileFacts:
+    """The hash, line ends and record count of ``path`` from one read (the three used to read it thrice).
+
+    Each block is hashed in a worker thread (hashlib releases the interpreter lock) while this one
+    counts its line ends; the results equal :func:`sha256_of`, :func:`~model.data.uploads.line_ends`
+    and :func:`~model.data.importers.canonical_csv.quick_records` of the same file
+    (``tests/test_ingest_one_read.py`` checks them against each other).
+    """
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    utf8 = True
+    quote = blank = mixed = pending_cr = False
+    newlines = crlf = lone_lf = 0
+    tail = last = b""
+    with open(path, "rb") as handle, ThreadPoolExecutor(1) as hasher:
+        while chunk := handle.read(block):
+            hashed = hasher.submit(digest.update, chunk) if len(chunk) >= block else digest.update(chunk)
+            count = chunk.count(b"\n")
+            newlines += count
+            paired = 0
+            if pending_cr:                      # a CR that ended the previous block
+                paired = chunk[:1] == b"\n"
+                mixed = mixed or not paired
+            if b"\r" in chunk:
+                pairs = chunk.count(b"\r\n")
+                pending_cr = chunk.endswith(b"\r")
+                mixed = mixed or chunk.count(b"\r") - pairs - pending_cr > 0
+                crlf += pairs + paired
+                lone_lf += count - pairs - paired
+            else:
+                pending_cr = False
+                crlf += paired
+                lone_lf += count - paired
+            # what makes a count by lines inexact: a quote (multi-line values), a blank line, not UTF-8
+            quote = quote or b'"' in chunk
+            edge = tail + chunk[:2]
+            blank = blank or b"\n\n" in edge or b"\n\r\n" in edge or b"\n\n" in chunk \
+                or (b"\n\r\n" in chunk if b"\r" in chunk else False)
+            if utf8 and not (chunk.isascii() and not decoder.getstate()[0]):
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError:
+                    utf8 = False
+            tail, last = (tail + chunk[-2:])[-2:], chunk[-1:]
+            if hashed is not None:
+                hashed.result()
+    if utf8:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            utf8 = False
+    mixed = mixed or pending_cr or bool(crlf and lone_lf)   # a lone CR at the end; CRLF and LF in one file
+    ends = "mixed" if mixed else "crlf" if crlf else "lf" if lone_lf else "none"
+    exact = utf8 and not quote and not blank
+    records = max(newlines + (0 if last == b"\n" else 1) - 1, 0) if exact else None
+    return FileFacts(digest.hexdigest(), ends, records)
 
 
 # --------------------------------------------------------------------------- --set values
@@ -370,16 +446,18 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
         raise IngestError(name, "no such file")
     check_size(path.stat().st_size, name)
     set_fields = parse_set_fields(set_fields, name) if not isinstance(set_fields, dict) else dict(set_fields)
-    sha = sha256_of(path)
-    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+    facts = file_facts(path)  # one read: the hash, the line ends and the record count
+    existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [facts.sha256]).fetchone()
     if existing:
         return IngestResult(name, fmt or "?", "?", 0, int(existing[0]))
-    with plain_line_ends(path) as readable:  # CRLF, LF, CR-only and mixed line ends read alike
-        return _ingest_content(con, readable, name, sha, set_fields, fmt)
+    # CRLF, LF, CR-only and mixed line ends read alike
+    with plain_line_ends(path, facts.line_ends) as readable:
+        records = facts.records if readable == path else quick_records(readable)  # a copy: count its lines
+        return _ingest_content(con, readable, name, facts.sha256, set_fields, fmt, records)
 
 
 def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str,
-                    set_fields: dict[str, Any], fmt: str | None) -> IngestResult:
+                    set_fields: dict[str, Any], fmt: str | None, records: int | None) -> IngestResult:
     if fmt:
         detected, header = fmt, None
     else:
@@ -394,7 +472,6 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
     if len(headers) < 2:
         raise IngestError(name, f"only one column found ({headers[0][:40]!r}); expected a comma-, semicolon- or "
                           "tab-separated header such as hardware,tp,conc,tput_per_gpu,tok_s_user", line=1)
-    records = quick_records(path)
     if records is None:
         records = scan_csv(path, name, delim)
     kind = csv_kind(keys)

@@ -30,7 +30,7 @@ from model.data.importers.canonical_csv import (
     parse_parallelism,
     parse_workload,
 )
-from model.data.rates_sql import derive_sql, part_probes, role_cross_check
+from model.data.rates_sql import derive_sql, part_probes, role_cross_check, role_gap
 
 __all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "_ADAPTERS", "_CANONICALISERS", "_Column", "_MATERIALISE_BELOW", "_NUMERIC_TYPES", "_OP_TEXT", "_POINT_ID_STRIDE", "_Pipeline", "_THOUSANDS_RE", "_bool_expr", "_check_constraints_scalar", "_constraints", "_duplicate_warnings", "_insert", "_nonempty", "_numeric_expr", "_text_expr", "run_pipeline"]
 
@@ -149,6 +149,7 @@ class _Pipeline:
         self.value_check: tuple[str, str] | None = None
         self._maps = 0
         self.rows = 0
+        self.role_gaps = 0   # rows role_cross_check warns about, counted by validate
         self.types = {f"r.{name}": str(kind).upper().split("(")[0]
                       for name, kind, *_ in con.execute(f"DESCRIBE {raw_table}").fetchall()}
         # rowids of a table made inside a transaction start at an offset
@@ -366,9 +367,11 @@ class _Pipeline:
                          *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
                          "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)",
                          f"count(CASE WHEN success_rate < {LOW_SUCCESS_RATE!r} THEN 1 END)", "min(success_rate)",
-                         "arg_min(source_line, success_rate)", "count(*)"])
+                         "arg_min(source_line, success_rate)", f"count(CASE WHEN {role_gap()} THEN 1 END)",
+                         "count(*)"])
         row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
-        self.rows = int(row[-1])
+        self.rows, self.role_gaps = int(row[-1]), int(row[-2])
+        row = row[:-1]
         lines, warn_counts = row[:len(probes)], row[len(probes):len(probes) + len(warns)]
         failing = [i for i, line in enumerate(lines) if line is not None]
         firing = [i for i, count in enumerate(warn_counts) if count]
@@ -486,7 +489,8 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
         con.execute(f"CREATE TEMP TABLE {staged} AS {select}", params)
         select, params = f"SELECT * FROM {staged}", []
     pipe.validate(select, params)
-    pipe.warnings.extend(role_cross_check(con, select, params))
+    if pipe.role_gaps:
+        pipe.warnings.extend(role_cross_check(con, select, params))
     pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
     source_id = _insert(con, pipe, select, params, fmt, sha, notes)
     if staged:

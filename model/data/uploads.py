@@ -117,12 +117,13 @@ def line_ends(path: str | os.PathLike) -> str:
 
 
 @contextmanager
-def plain_line_ends(path: str | os.PathLike) -> Iterator[Path]:
+def plain_line_ends(path: str | os.PathLike, ends: str | None = None) -> Iterator[Path]:
     """``path`` itself when its lines all end alike (LF, or CRLF, which DuckDB reads), else a temporary copy
     with every CRLF and lone CR turned into LF, removed afterwards. Line numbers stay those of the original.
-    The copy is written block by block; the file is never read into memory whole."""
+    The copy is written block by block; the file is never read into memory whole. ``ends``: what
+    :func:`line_ends` says of ``path``, when the caller already knows (it is then not read again)."""
     path = Path(path)
-    if line_ends(path) != "mixed":
+    if (ends or line_ends(path)) != "mixed":
         yield path
         return
     folder = tempfile.mkdtemp(prefix="costfrontier-lines-")
