@@ -258,7 +258,7 @@ def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatc
     def no_reading(*args, **kwargs):
         raise AssertionError("the file was read")
 
-    monkeypatch.setattr(model.data.ingest, "sha256_of", no_reading)
+    monkeypatch.setattr(model.data.ingest, "file_facts", no_reading)  # the one read of the file (hash, lines)
     monkeypatch.setattr(model.data.importers.canonical_csv, "read_header", no_reading)
     before = _checksums(sample_db)
     con = connect(sample_db)
