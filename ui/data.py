@@ -188,6 +188,9 @@ def _options(path: str, ver: tuple) -> dict:
     rows = workloads(cur)
     out["workloads"] = ["|".join(row[:3]) for row in rows]
     out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
+    table = _presets(path, ver)
+    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
+    out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
 
 
@@ -201,12 +204,9 @@ def presets(ver: tuple) -> pd.DataFrame:
 
 
 def options(ver: tuple) -> dict:
-    """What the data holds: filter values, workloads, and the price sets with their tiers."""
-    table = presets(ver)
-    out = dict(_options(db_path(), ver))
-    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
-    out["priced"] = sorted(table["hardware"].astype(str).unique())
-    return out
+    """What the data holds: filter values, workloads, and the price sets with their tiers (computed once per
+    data version; each call gets its own copy)."""
+    return _options(db_path(), ver)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
