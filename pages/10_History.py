@@ -26,10 +26,11 @@ for note in answer.history_notes:
 if x is None or table.empty:
     st.info("No dated runs of a priced series in this view: nothing to show by run date.")
 else:
-    st.plotly_chart(figures.history_figure(table, x), width="stretch", key="history_chart")
+    st.plotly_chart(answer.share("history_figure", lambda: figures.history_figure(table, x)), width="stretch",
+                    key="history_chart")
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
-    st.table(for_people(table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]])
-             .set_index("Series"))
+    st.table(answer.share("history_rows", lambda: for_people(
+        table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]).set_index("Series")))
 bind(st.toggle, "hist", "history", "Add this history to the report",
      help="The report of this view (sidebar) then has a section with this chart and table.")

@@ -25,8 +25,9 @@ if len(cloud) > figures.CLOUD_LIMIT and not optimal:
         st.caption(f"Showing {len(cloud):,} of {len(result.points):,} measured points (every "
                    f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")
 frontier_table = ctx.answer.frontier_table
-st.plotly_chart(figures.frontier_figure(cloud, frontier_table, y, optimal), width="stretch",
-                key="frontier_chart")
+# built once per view and data version, for every session (the view holds y, 'Optimal only' and 'Draw all')
+figure = ctx.answer.share("frontier_figure", lambda: figures.frontier_figure(cloud, frontier_table, y, optimal))
+st.plotly_chart(figure, width="stretch", key="frontier_chart")
 if frontier_table["tput_min"].notna().any():
     st.caption("Bars: the min–max of a frontier point's repeats (the same configuration measured in several files "
                "or on several run dates); which repeats build the frontier is the sidebar's 'Repeat runs'.")
@@ -34,8 +35,8 @@ if not optimal and len(result.points) > figures.DETAIL_LIMIT:
     st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "
                "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
 st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
-widgets.table(frontier_table[["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep",
-                               "dp", "pp", "concurrency", "repeats", "tput_min", "tput_max", "spread_pct", "run_date",
-                               "source_file", "source_line"]].rename(columns={"spread_pct": "spread [%]"}),
-              key="frontier_table")
+widgets.view_table(ctx, "frontier_rows", lambda: frontier_table[
+    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep", "dp", "pp", "concurrency",
+     "repeats", "tput_min", "tput_max", "spread_pct", "run_date", "source_file", "source_line"]].rename(
+    columns={"spread_pct": "spread [%]"}), key="frontier_table")
 report.table_download(ctx, "Frontier points")

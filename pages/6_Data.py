@@ -5,7 +5,7 @@ import streamlit as st
 from model.data.ingest import IngestError, ingest_file
 from model.data.preview import FORM_FIELDS, for_form, form_pairs
 from model.data.snapshot import write as store_write
-from model.data.store import StoreError, list_sources, remove_source
+from model.data.store import StoreError, remove_source
 from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import commit, plain
@@ -75,7 +75,7 @@ else:
         st.rerun()
 
 st.subheader("Ingested sources")
-sources = list_sources(data.cursor())
+sources = data.sources(data.version())
 widgets.table(sources.drop(columns=["sha256"]), key="sources_table")
 verdicts, checks = data.published_checks_of(ctx.state, data.version())
 if not verdicts.empty:

@@ -25,13 +25,14 @@ from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.preview import dry_run
-from model.data.published import published_checks
+from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write
 from model.data.store import (
     StoreError,
     default_db_path,
     distinct_values,
+    list_sources,
     load_points,
     stored_rates,
     workloads,
@@ -40,6 +41,7 @@ from model.present.answers import workload_label
 from model.present.view_answer import ViewAnswer, answer_of_view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
+           "sources", "published_checks_of",
            "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
 
 
@@ -186,6 +188,9 @@ def _options(path: str, ver: tuple) -> dict:
     rows = workloads(cur)
     out["workloads"] = ["|".join(row[:3]) for row in rows]
     out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
+    table = _presets(path, ver)
+    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
+    out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
 
 
@@ -199,22 +204,36 @@ def presets(ver: tuple) -> pd.DataFrame:
 
 
 def options(ver: tuple) -> dict:
-    """What the data holds: filter values, workloads, and the price sets with their tiers."""
-    table = presets(ver)
-    out = dict(_options(db_path(), ver))
-    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
-    out["priced"] = sorted(table["hardware"].astype(str).unique())
-    return out
+    """What the data holds: filter values, workloads, and the price sets with their tiers (computed once per
+    data version; each call gets its own copy)."""
+    return _options(db_path(), ver)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _published_plan(path: str, ver: tuple) -> PublishedPlan:
+    # what the checks read from the store, before a rate is chosen: once per data version for every session
+    # (deploy/warm.py's run of the Data page computes it), so a view's own rates only price it (about 10 ms)
+    return published_plan(cursor())
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return published_checks(cursor(), price_set, tier, dict(rates))
+    return priced_checks(_published_plan(path, ver), price_set, tier, dict(rates))
 
 
 def published_checks_of(state: ViewState, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(verdict per published table, every checked value) at the view's price set and rates."""
     return _published(db_path(), ver, state.price_set, state.tier, state.rates)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _sources(path: str, ver: tuple) -> pd.DataFrame:
+    return list_sources(cursor())
+
+
+def sources(ver: tuple) -> pd.DataFrame:
+    """The ingested sources (:func:`model.data.store.list_sources`) of data version ``ver``."""
+    return _sources(db_path(), ver)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -12,12 +12,19 @@ from model.present.view_answer import DRAW_LIMIT
 from ui.data import Ctx
 from ui.state import bind, plain
 
-__all__ = ["table", "notes", "no_data", "rate_sources", "drawn", "band_note"]
+__all__ = ["table", "view_table", "notes", "no_data", "rate_sources", "drawn", "band_note"]
 
 
 def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
     """A data frame as people read it: formatted numbers, "—" for missing, headers in words."""
     st.dataframe(for_people(frame), hide_index=True, width="stretch", key=key, **kwargs)
+
+
+def view_table(ctx: Ctx, name: str, make, key: str | None = None, **kwargs) -> None:
+    """:func:`table` of ``make()``, a frame that depends only on the view and the data: made and formatted once
+    per view and data version for every session (:meth:`model.present.view_answer.ViewAnswer.share`)."""
+    st.dataframe(ctx.answer.share(name, lambda: for_people(make())), hide_index=True, width="stretch", key=key,
+                 **kwargs)
 
 
 def notes(result: Analysis) -> None:

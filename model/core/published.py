@@ -30,7 +30,8 @@ import pandas as pd
 
 from model.core.frontier import pareto_mask
 
-__all__ = ["CHECK_COLUMNS", "printed_decimals", "half_unit", "check_rows", "check_iso", "verdicts"]
+__all__ = ["CHECK_COLUMNS", "printed_decimals", "half_unit", "check_rows", "check_iso", "plan_rows", "plan_iso",
+           "price_rows", "price_iso", "verdicts"]
 
 CHECK_COLUMNS = ["source_id", "check", "line", "hardware", "spec_decoding", "interactivity", "published",
                  "published_lo", "published_hi", "recomputed", "recomputed_lo", "recomputed_hi", "agrees", "detail"]
@@ -69,6 +70,12 @@ def check_rows(rows: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
 
     ``rows``: store points (``source_id``, ``source_line``, ``hardware``, ...); ``rates``: hardware -> $/GPU-hour.
     """
+    return price_rows(plan_rows(rows), rates)
+
+
+def plan_rows(rows: pd.DataFrame) -> list[tuple]:
+    """What :func:`check_rows` needs of ``rows`` before a rate is known: one ``(source_id, row, published $/M,
+    its half unit, tok/s/GPU, its half unit)`` per row checked. :func:`price_rows` prices it."""
     out = []
     have = rows[rows["published_usd_per_mtok"].notna() & rows["total_tokens_per_second_per_gpu"].notna()] \
         if not rows.empty and "published_usd_per_mtok" in rows.columns else rows.iloc[0:0]
@@ -76,17 +83,24 @@ def check_rows(rows: pd.DataFrame, rates: dict[str, float]) -> pd.DataFrame:
         dp = half_unit(part["published_usd_per_mtok"])
         dt = half_unit(part["total_tokens_per_second_per_gpu"])
         for r in part.to_dict("records"):
-            rate = rates.get(str(r["hardware"]))
-            p, t = float(r["published_usd_per_mtok"]), float(r["total_tokens_per_second_per_gpu"])
-            if rate is None:
-                out.append(_cell(source_id, "row", r, p, dp, math.nan, math.nan, math.nan,
-                                 f"no $/GPU-hour for {r['hardware']}: not checked"))
-                continue
-            dr = rate_half_unit(rate)
-            value = float(_usd(rate, t))
-            lo, hi = float(_usd(rate - dr, t + dt)), float(_usd(rate + dr, t - dt))
-            out.append(_cell(source_id, "row", r, p, dp, value, lo, hi,
-                             f"{t:g} tok/s/GPU at ${rate:g}/GPU-hour"))
+            out.append((source_id, r, float(r["published_usd_per_mtok"]), dp,
+                        float(r["total_tokens_per_second_per_gpu"]), dt))
+    return out
+
+
+def price_rows(plan: list[tuple], rates: dict[str, float]) -> pd.DataFrame:
+    """:func:`check_rows` of the rows :func:`plan_rows` planned, at ``rates`` (hardware -> $/GPU-hour)."""
+    out = []
+    for source_id, r, p, dp, t, dt in plan:
+        rate = rates.get(str(r["hardware"]))
+        if rate is None:
+            out.append(_cell(source_id, "row", r, p, dp, math.nan, math.nan, math.nan,
+                             f"no $/GPU-hour for {r['hardware']}: not checked"))
+            continue
+        dr = rate_half_unit(rate)
+        value = float(_usd(rate, t))
+        lo, hi = float(_usd(rate - dr, t + dt)), float(_usd(rate + dr, t - dt))
+        out.append(_cell(source_id, "row", r, p, dp, value, lo, hi, f"{t:g} tok/s/GPU at ${rate:g}/GPU-hour"))
     return pd.DataFrame(out, columns=CHECK_COLUMNS)
 
 
@@ -99,18 +113,27 @@ def _cell(source_id, check, r, p, dp, value, lo, hi, detail, hardware=None, x=No
             "recomputed_lo": lo, "recomputed_hi": hi, "agrees": agrees, "detail": detail}
 
 
-def _frontier_at(rows: pd.DataFrame, x: float, rate: float, dr: float, dt: float) -> tuple[float, float, float]:
-    """$/M at ``x`` on the Pareto frontier of ``rows``, linear in $/M between its points, with its interval."""
+def _frontier_of(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The Pareto frontier of ``rows`` as increasing interactivity [tok/s/user] and its tok/s/GPU (several
+    frontier points at one interactivity keep the highest throughput, the cheapest)."""
     xs = rows["interactivity"].to_numpy(dtype=float)
     ys = rows["total_tokens_per_second_per_gpu"].to_numpy(dtype=float)
     keep = pareto_mask(xs, ys)
     order = np.argsort(xs[keep])
     fx, fy = xs[keep][order], ys[keep][order]
+    if not len(fx):
+        return fx, fy
+    # (np.interp needs increasing x)
+    fx, first = np.unique(fx, return_index=True)
+    return fx, np.maximum.reduceat(fy, first)
+
+
+def _frontier_at(fx: np.ndarray, fy: np.ndarray, x: float, rate: float, dr: float,
+                 dt: float) -> tuple[float, float, float]:
+    """$/M at ``x`` on the frontier ``fx, fy`` (:func:`_frontier_of`), linear in $/M between its points, with its
+    interval."""
     if not len(fx) or x < fx[0] or x > fx[-1]:
         return math.nan, math.nan, math.nan
-    # (np.interp needs increasing x; several frontier points at one x keep the cheapest)
-    fx, first = np.unique(fx, return_index=True)
-    fy = np.maximum.reduceat(fy, first)
     value = float(np.interp(x, fx, _usd(rate, fy)))
     lo = float(np.interp(x, fx, _usd(rate - dr, fy + dt)))
     hi = float(np.interp(x, fx, _usd(rate + dr, fy - dt)))
@@ -125,9 +148,18 @@ def check_iso(cells: pd.DataFrame, rows: pd.DataFrame, rates: dict[str, float]) 
     hardware_b, value); ``rows``: the store's published rows (points with ``published_usd_per_mtok``), the
     throughput a cell was computed from where the table does not state it.
     """
-    out = []
+    return price_iso(plan_iso(cells, rows), rates)
+
+
+def plan_iso(cells: pd.DataFrame, rows: pd.DataFrame) -> list[tuple] | None:
+    """What :func:`check_iso` needs before a rate is known (None: no cells), in its order: for each $/M cell
+    ``("cell", source_id, cell, hardware, x, published, its half unit, the rate the table states or None, how
+    it is recomputed)``, and each ratio's finished check as ``("done", check)`` (a ratio needs no rate).
+    :func:`price_iso` prices it."""
     if cells.empty:
-        return pd.DataFrame(columns=CHECK_COLUMNS)
+        return None
+    out = []
+    frontiers: dict = {}
     for source_id, table in cells.groupby("source_id", sort=True):
         money = table[table["metric"] == "usd_per_mtok"]
         stated_tput = table[table["metric"] == "tokens_per_second_per_gpu"]
@@ -137,38 +169,17 @@ def check_iso(cells: pd.DataFrame, rows: pd.DataFrame, rates: dict[str, float]) 
             hw, x, p = str(r["hardware"]), float(r["interactivity"]), float(r["value"])
             r = {**r, "source_line": r.get("source_line")}
             own_rate = stated_rate[(stated_rate["hardware"] == hw) & (stated_rate["source_line"] == r["source_line"])]
-            rate = float(own_rate["value"].iloc[0]) if len(own_rate) else rates.get(hw)
-            if rate is None:
-                out.append(_cell(source_id, "cell", r, p, dp[hw], math.nan, math.nan, math.nan,
-                                 f"no $/GPU-hour for {hw}: not checked", hw, x))
-                continue
-            dr = rate_half_unit(rate)
-            said = "stated" if len(own_rate) else "preset"
+            stated = float(own_rate["value"].iloc[0]) if len(own_rate) else None
             tput = stated_tput[(stated_tput["hardware"] == hw) & (stated_tput["source_line"] == r["source_line"])]
             if len(tput):
-                t = float(tput["value"].iloc[0])
-                dt = half_unit(stated_tput[stated_tput["hardware"] == hw]["value"])
-                value, lo, hi = float(_usd(rate, t)), float(_usd(rate - dr, t + dt)), float(_usd(rate + dr, t - dt))
-                detail = f"{t:g} tok/s/GPU as the table states, at ${rate:g}/GPU-hour ({said})"
+                how = ("stated", float(tput["value"].iloc[0]), half_unit(stated_tput[stated_tput["hardware"] == hw]["value"]))
             else:
-                mine = rows[(rows["hardware"].astype(str) == hw)]
-                if r.get("spec_decoding") is not None and "spec_decoding" in rows.columns:
-                    mine = mine[mine["spec_decoding"].astype(str) == str(r["spec_decoding"])]
-                workloads = mine[["model", "isl", "osl"]].astype(str).drop_duplicates() if not mine.empty else mine
-                if mine.empty:
-                    out.append(_cell(source_id, "cell", r, p, dp[hw], math.nan, math.nan, math.nan,
-                                     "no published rows of its throughput: not checked", hw, x))
-                    continue
-                if len(workloads) > 1:
-                    out.append(_cell(source_id, "cell", r, p, dp[hw], math.nan, math.nan, math.nan,
-                                     f"published rows of {len(workloads)} workloads match: not checked", hw, x))
-                    continue
-                dt = half_unit(mine["total_tokens_per_second_per_gpu"])
-                value, lo, hi = _frontier_at(mine, x, rate, dr, dt)
-                files = ", ".join(sorted(set(mine["source_file"].astype(str)))) if "source_file" in mine else ""
-                detail = (f"frontier of {len(mine)} published rows ({files}), linear in $/M, at ${rate:g}/GPU-hour "
-                          f"({said})") if value == value else "outside the published rows' reach: not checked"
-            out.append(_cell(source_id, "cell", r, p, dp[hw], value, lo, hi, detail, hw, x))
+                spec = r.get("spec_decoding") if r.get("spec_decoding") is not None and "spec_decoding" in rows.columns \
+                    else None
+                if (hw, spec) not in frontiers:
+                    frontiers[hw, spec] = _published_frontier(rows, hw, spec)
+                how = frontiers[hw, spec]
+            out.append(("cell", source_id, r, hw, x, p, dp[hw], stated, how))
         ratios = table[table["metric"] == "ratio"]
         dq = half_unit(ratios["value"]) if len(ratios) else 0.0
         for r in ratios.to_dict("records"):
@@ -177,13 +188,62 @@ def check_iso(cells: pd.DataFrame, rows: pd.DataFrame, rates: dict[str, float]) 
             pa, pb = line[line["hardware"] == a]["value"], line[line["hardware"] == b]["value"]
             label = f"{a}/{b}"
             if pa.empty or pb.empty:
-                out.append(_cell(source_id, "ratio", r, q, dq, math.nan, math.nan, math.nan,
-                                 "the row lacks a $/M cell it divides: not checked", label))
+                out.append(("done", _cell(source_id, "ratio", r, q, dq, math.nan, math.nan, math.nan,
+                                          "the row lacks a $/M cell it divides: not checked", label)))
                 continue
             va, vb = float(pa.iloc[0]), float(pb.iloc[0])
             da, db = dp[a], dp[b]
-            out.append(_cell(source_id, "ratio", r, q, dq, va / vb, (va - da) / (vb + db), (va + da) / (vb - db),
-                             f"${va:g}/M ÷ ${vb:g}/M from the same row", label))
+            out.append(("done", _cell(source_id, "ratio", r, q, dq, va / vb, (va - da) / (vb + db),
+                                      (va + da) / (vb - db), f"${va:g}/M ÷ ${vb:g}/M from the same row", label)))
+    return out
+
+
+def _published_frontier(rows: pd.DataFrame, hw: str, spec) -> tuple:
+    """How a cell of ``hw`` (and speculative decoding ``spec``, None: any) without a stated throughput is
+    recomputed: ``("frontier", fx, fy, dt, rows, files)``, or ``("skip", why)``."""
+    mine = rows[(rows["hardware"].astype(str) == hw)]
+    if spec is not None:
+        mine = mine[mine["spec_decoding"].astype(str) == str(spec)]
+    workloads = mine[["model", "isl", "osl"]].astype(str).drop_duplicates() if not mine.empty else mine
+    if mine.empty:
+        return ("skip", "no published rows of its throughput: not checked")
+    if len(workloads) > 1:
+        return ("skip", f"published rows of {len(workloads)} workloads match: not checked")
+    files = ", ".join(sorted(set(mine["source_file"].astype(str)))) if "source_file" in mine else ""
+    return ("frontier", *_frontier_of(mine), half_unit(mine["total_tokens_per_second_per_gpu"]), len(mine), files)
+
+
+def price_iso(plan: list[tuple] | None, rates: dict[str, float]) -> pd.DataFrame:
+    """:func:`check_iso` of the cells :func:`plan_iso` planned, at ``rates`` (hardware -> $/GPU-hour) where a
+    table states no rate of its own."""
+    if plan is None:
+        return pd.DataFrame(columns=CHECK_COLUMNS)
+    out = []
+    for job in plan:
+        if job[0] == "done":
+            out.append(job[1])
+            continue
+        _, source_id, r, hw, x, p, dp, stated, how = job
+        rate = stated if stated is not None else rates.get(hw)
+        if rate is None:
+            out.append(_cell(source_id, "cell", r, p, dp, math.nan, math.nan, math.nan,
+                             f"no $/GPU-hour for {hw}: not checked", hw, x))
+            continue
+        dr = rate_half_unit(rate)
+        said = "stated" if stated is not None else "preset"
+        if how[0] == "stated":
+            _, t, dt = how
+            value, lo, hi = float(_usd(rate, t)), float(_usd(rate - dr, t + dt)), float(_usd(rate + dr, t - dt))
+            detail = f"{t:g} tok/s/GPU as the table states, at ${rate:g}/GPU-hour ({said})"
+        elif how[0] == "skip":
+            out.append(_cell(source_id, "cell", r, p, dp, math.nan, math.nan, math.nan, how[1], hw, x))
+            continue
+        else:
+            _, fx, fy, dt, count, files = how
+            value, lo, hi = _frontier_at(fx, fy, x, rate, dr, dt)
+            detail = (f"frontier of {count} published rows ({files}), linear in $/M, at ${rate:g}/GPU-hour "
+                      f"({said})") if value == value else "outside the published rows' reach: not checked"
+        out.append(_cell(source_id, "cell", r, p, dp, value, lo, hi, detail, hw, x))
     return pd.DataFrame(out, columns=CHECK_COLUMNS)
 
 

@@ -54,32 +54,48 @@ _HOVER = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>parallelism %{customdata[
           "<br>%{x:.1f} tok/s/user · %{customdata[4]}<br>run %{customdata[5]} · %{customdata[6]}<extra></extra>")
 
 
-def _text(frame: pd.DataFrame, column: str) -> pd.Series:
+def _texts(frame: pd.DataFrame, column: str) -> list:
+    """``column`` of ``frame`` as text, row by row: ``str`` of a value, "" where it is missing or there is no column."""
     if column not in frame:
-        return pd.Series("", index=frame.index, dtype=object)
-    return frame[column].astype(object).where(frame[column].notna(), "")
+        return [""] * len(frame)
+    values = frame[column].astype(object).to_numpy()
+    missing = frame[column].isna().to_numpy()
+    return ["" if gone else str(v) for v, gone in zip(values, missing)]
+
+
+def _parallelism(frame: pd.DataFrame) -> list[str]:
+    """``TP8×EP8`` from the parallelism columns present (each rounded to a whole number), "—" when none is set."""
+    parts = []
+    for col in ("tp", "ep", "dp", "pp"):
+        if col in frame:
+            values = frame[col].astype("Float64").round().to_numpy(dtype=float, na_value=np.nan)
+            parts.append([f"{col.upper()}{int(v)}" if v == v else "" for v in values])
+    return ["×".join(t for t in tags if t) or "—" for tags in zip(*parts)] if parts else ["—"] * len(frame)
 
 
 def _customdata(frame: pd.DataFrame, value_col: str) -> np.ndarray:
-    """Hover fields, vectorised: hardware, recipe, parallelism, concurrency, value, run date, source:line."""
-    recipe = _text(frame, "framework").astype(str)
+    """Hover fields, one row per point: hardware, recipe, parallelism, concurrency, value, run date, source:line.
+    Plain Python over the columns' values: a few hundred rows cost microseconds, not pandas' per-call overhead."""
+    n = len(frame)
+    recipe = _texts(frame, "framework")
     for col in ("precision", "spec_decoding"):
-        part = _text(frame, col).astype(str)
-        recipe = recipe.where(part == "", recipe + " · " + part)
-    par = pd.Series("", index=frame.index, dtype=object)
-    for col in ("tp", "ep", "dp", "pp"):
-        if col in frame:
-            value = frame[col].astype("Float64").round().astype("Int64").astype(str).where(frame[col].notna(), "")
-            tag = (col.upper() + value).where(value != "", "")
-            par = par.where(tag == "", par.where(par == "", par + "×") + tag)
-    par = par.where(par != "", "—")
-    conc = frame["concurrency"].map(lambda v: f"{v:g}", na_action="ignore").fillna("—") \
-        if "concurrency" in frame else pd.Series("—", index=frame.index)
+        recipe = [r if part == "" else f"{r} · {part}" for r, part in zip(recipe, _texts(frame, col))]
+    if "concurrency" in frame:
+        values = frame["concurrency"].astype(object).to_numpy()
+        missing = frame["concurrency"].isna().to_numpy()
+        conc = ["—" if gone else f"{v:g}" for v, gone in zip(values, missing)]
+    else:
+        conc = ["—"] * n
     values = frame[value_col].to_numpy(dtype=float, na_value=np.nan)
     shown = [usd(v) for v in values] if value_col == "usd_per_mtok" else [f"{v:,.1f} tok/s/GPU" for v in values]
-    date = _text(frame, "run_date").astype(str).str[:10].replace("", "—")
-    source = _text(frame, "source_file").astype(str) + ":" + _text(frame, "source_line").astype(str)
-    return np.column_stack([frame["hardware"].astype(str), recipe, par, conc.astype(str), shown, date, source])
+    date = [d[:10] or "—" for d in _texts(frame, "run_date")]
+    source = [f"{f}:{line}" for f, line in zip(_texts(frame, "source_file"), _texts(frame, "source_line"))]
+    columns = (frame["hardware"].astype(str).to_numpy(dtype=object), recipe, _parallelism(frame), conc, shown, date,
+               source)
+    out = np.empty((n, len(columns)), dtype=object)
+    for i, column in enumerate(columns):
+        out[:, i] = column
+    return out
 
 
 #: above this many measured points, they hover with series and values only (full detail stays on
@@ -108,7 +124,7 @@ def frontier_figure(points: pd.DataFrame, frontier: pd.DataFrame, y: str = "thro
     value_col = "tokens_per_second_per_gpu" if y == "throughput" else "usd_per_mtok"
     y_title = "Throughput [tok/s/GPU]" if y == "throughput" else "Cost [$ per million tokens]"
     show_points = not optimal_only and "series" in points and not points.empty
-    firsts = [f.drop_duplicates("series")[["series", "hardware"]] for f in (frontier, points if show_points else None)
+    firsts = [f[["series", "hardware"]].drop_duplicates("series") for f in (frontier, points if show_points else None)
               if f is not None and not f.empty]
     names = pd.concat(firsts).drop_duplicates("series") if firsts else pd.DataFrame(columns=["series", "hardware"])
     series = sorted(names["series"].tolist())
@@ -121,35 +137,39 @@ def frontier_figure(points: pd.DataFrame, frontier: pd.DataFrame, y: str = "thro
         data = _customdata(points, value_col) if detailed else None
         light = ("%{x:.1f} tok/s/user · " + ("%{y:,.1f} tok/s/GPU" if y == "throughput" else "$%{y:.3f}/M"))
         rows_of = points.groupby("series", sort=False, observed=True).indices   # series -> row positions
+        xs, ys = points["interactivity"].to_numpy(), points[value_col].to_numpy()   # sliced per series, not the frame
         for name in series:
             take = rows_of.get(name)
             if take is None:
                 continue
             colour, _ = styles[name]
-            part = points.iloc[take]
             hover = dict(customdata=data[take], hovertemplate=_HOVER) if detailed else \
                 dict(hovertemplate=light + "<extra>" + name + "</extra>")
             traces.append(dict(
-                type=scatter, x=part["interactivity"].to_numpy(), y=part[value_col].to_numpy(), mode="markers",
+                type=scatter, x=xs[take], y=ys[take], mode="markers",
                 name=f"{name} (measured)", legendgroup=name, showlegend=False,
                 marker=dict(color=colour, size=7, opacity=0.35), meta={"kind": "points", "series": name}, **hover))
     if not frontier.empty:
         ordered = frontier.sort_values(["series", "interactivity"], kind="stable")
         details = _customdata(ordered, value_col)           # once for all series, then sliced
         rows_of = ordered.reset_index(drop=True).groupby("series", sort=False, observed=True).indices
+        xs, ys = ordered["interactivity"].to_numpy(), ordered[value_col].to_numpy()
+        bars = ordered[[c for c in _BAR_COLUMNS if c in ordered]]   # what the spread bars read
         for name in series:
             take = rows_of.get(name)
             if take is None:
                 continue
             colour, dash = styles[name]
-            front = ordered.iloc[take]
             traces.append(dict(
-                type="scatter", x=front["interactivity"].to_numpy(), y=front[value_col].to_numpy(),
+                type="scatter", x=xs[take], y=ys[take],
                 mode="lines+markers", name=name, legendgroup=name,
                 line=dict(color=colour, dash=dash, width=2.5), marker=dict(color=colour, size=8),
                 customdata=details[take], hovertemplate=_HOVER, meta={"kind": "frontier", "series": name},
-                **_spread_bars(front, y, colour)))
+                **_spread_bars(bars.iloc[take], y, colour)))
     return _figure(traces, y_title, y_money="/M" if y == "cost" else None)
+
+
+_BAR_COLUMNS = ("tput_min", "tput_max", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour")
 
 
 def _spread_bars(front: pd.DataFrame, y: str, colour: str) -> dict:

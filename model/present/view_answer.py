@@ -150,9 +150,11 @@ class ViewAnswer:
     pooled: pd.DataFrame | None = None          # ... after as-of, before the repeats choice (their spread is shown)
     loo: Callable | None = None                 # (points, scenario) -> {method: leave-one-out}, e.g. a cache
 
-    def _shared(self, name: str, make: Callable):
+    def share(self, name: str, make: Callable):
         """A part that depends only on the view and the data (never on who asks): taken from :attr:`shared`
-        when another answer of the same view on the same data version computed it, else computed and left there."""
+        when another answer of the same view on the same data version computed it, else ``make()``, left there.
+        The pages keep their figures here too (the figure of a view is the same for every session); what it
+        returns is shared, so nobody may change it."""
         if self.shared is None:
             return make()
         try:
@@ -202,7 +204,7 @@ class ViewAnswer:
     def analysis(self) -> Analysis:
         """Frontiers, cost curves and the iso table (ratios to the view's baseline when it is shown);
         no crossings (see :attr:`crossed`)."""
-        return self._shared("analysis", self._analyse)
+        return self.share("analysis", self._analyse)
 
     def _analyse(self) -> Analysis:
         frontier = self.fit(self.points, self.scenario) if self.fit is not None and \
@@ -215,12 +217,12 @@ class ViewAnswer:
     def crossed(self) -> Analysis:
         """:attr:`analysis` with the lower envelope and the crossovers of the pairs in view
         (every pair up to :data:`model.core.analysis.ALL_PAIRS_LIMIT` series per workload)."""
-        return self._shared("crossed", lambda: cross(self.analysis, "auto"))
+        return self.share("crossed", lambda: cross(self.analysis, "auto"))
 
     @cached_property
     def with_points(self) -> Analysis:
         """:attr:`analysis` with every usable point labelled and priced (the Frontier chart)."""
-        return self._shared("with_points", lambda: analyse(self.points, self.scenario, self.presets,
+        return self.share("with_points", lambda: analyse(self.points, self.scenario, self.presets,
                                                            frontier=self.analysis.frontier, with_points=True,
                                                            crossovers="none"))
 
@@ -565,7 +567,11 @@ class ViewAnswer:
     @cached_property
     def frontier_table(self) -> pd.DataFrame:
         """The frontier points with their repeats' spread: ``repeats``, ``tput_min``, ``tput_max`` [tok/s/GPU]
-        and ``spread_pct`` where the point's configuration was measured more than once (else empty)."""
+        and ``spread_pct`` where the point's configuration was measured more than once (else empty).
+        Shared (:meth:`share`): read-only."""
+        return self.share("frontier_table", self._frontier_table)
+
+    def _frontier_table(self) -> pd.DataFrame:
         frontier = self.analysis.frontier
         spread = self.spread
         cols = ["repeats", "tput_min", "tput_max", "spread_pct"]
@@ -587,6 +593,9 @@ class ViewAnswer:
 
     @cached_property
     def _history(self) -> tuple[pd.DataFrame, list[str]]:
+        return self.share("history", self._by_run_date)
+
+    def _by_run_date(self) -> tuple[pd.DataFrame, list[str]]:
         loaded = self.rows if self.loaded is None else self.loaded
         try:
             priced, rates, _ = price_with_profiles(loaded, dict(self.state.rates), self.state.cost_profiles(),
