@@ -309,6 +309,32 @@ def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
     return bool(np.all(gap <= (ba[ok] + bb[ok]) * (1 + 1e-9) + 1e-12 * np.maximum(va[ok], vb[ok])))
 
 
+def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:
+    """:func:`_side_unresolved` of every side ``[bounds[i], bounds[i + 1]]`` of one pair at once: the same points
+    and the same arithmetic, point by point, in one evaluation of each curve and band instead of one per side."""
+    ca, cb = curves[a], curves[b]
+    lo, hi = bounds[:-1], bounds[1:]
+    out = np.zeros(len(lo), dtype=bool)
+    sides = np.flatnonzero(hi > lo)
+    if not sides.size:
+        return out
+    grids = [np.unique(np.r_[np.linspace(s, e, n), ca.x[(ca.x >= s) & (ca.x <= e)], cb.x[(cb.x >= s) & (cb.x <= e)]])
+             for s, e in zip(lo[sides], hi[sides])]
+    x = np.concatenate(grids)
+    side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
+    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
+    ok = np.isfinite(va) & np.isfinite(vb)
+    unknown = ok & ~(np.isfinite(ba) & np.isfinite(bb))
+    with np.errstate(invalid="ignore"):
+        within = np.abs(va - vb) <= (ba + bb) * (1 + 1e-9) + 1e-12 * np.maximum(va, vb)
+    count = len(grids)
+    out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
+        & (np.bincount(side, weights=unknown, minlength=count) == 0) \
+        & (np.bincount(side, weights=ok & ~within, minlength=count) == 0)
+    return out
+
+
 def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty,
                     method: str = "linear") -> pd.DataFrame:
     """``crossovers`` (:func:`model.core.crossings.crossovers`) with ``within_uncertainty``: True when, on one side of
@@ -319,15 +345,14 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         return crossovers.assign(within_uncertainty=pd.Series(dtype=bool))
     marks = np.zeros(len(crossovers), dtype=bool)
     frame = crossovers.reset_index(drop=True)
+    at = frame["interactivity"].to_numpy(dtype=float)
     for (a, b), idx in frame.groupby(["series_a", "series_b"], sort=False).indices.items():
         if a not in curves or b not in curves:
             continue
         lo = max(curves[a].x_min, curves[b].x_min)
         hi = min(curves[a].x_max, curves[b].x_max)
-        xs = frame["interactivity"].to_numpy(dtype=float)[idx]
+        xs = at[idx]
         order = np.argsort(xs, kind="stable")
-        bounds = np.r_[lo, xs[order], hi]
-        sides = [_side_unresolved(curves, errors, a, b, s, e, method) for s, e in zip(bounds[:-1], bounds[1:])]
-        for k, row in enumerate(idx[order]):
-            marks[row] = sides[k] or sides[k + 1]
+        sides = _sides_unresolved(curves, errors, a, b, np.r_[lo, xs[order], hi], method)
+        marks[idx[order]] = sides[:-1] | sides[1:]
     return crossovers.assign(within_uncertainty=marks)
