@@ -42,7 +42,7 @@ import pandas as pd
 from model.core.iso import METHODS, CostCurve, _check_method, _inside, _Packed, cost_curves
 
 __all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
-           "leave_one_out", "leave_one_out_frontier", "band_coefficients", "relative_band", "error_summary",
+           "leave_one_out", "leave_one_out_frontier", "leave_one_out_methods", "band_coefficients", "relative_band", "error_summary",
            "uncertainty", "iso_with_error", "mark_crossovers"]
 
 #: a frontier needs this many interior points for a band of its own
@@ -157,6 +157,18 @@ def leave_one_out_frontier(frontier: pd.DataFrame, method: str = "linear",
     rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
         {h: 1.0 for h in frontier["hardware"].dropna().unique()}
     return leave_one_out(cost_curves(frontier, rates), method)
+
+
+def leave_one_out_methods(frontier: pd.DataFrame, methods=METHODS,
+                          usd_per_gpu_hour: dict[str, float] | None = None) -> dict[str, pd.DataFrame]:
+    """:func:`leave_one_out_frontier` of each of ``methods`` (method -> its leave-one-out), the frontier priced
+    into cost curves once for all of them."""
+    if frontier.empty:
+        return {m: pd.DataFrame(columns=LOO_COLUMNS) for m in methods}
+    rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
+        {h: 1.0 for h in frontier["hardware"].dropna().unique()}
+    curves = cost_curves(frontier, rates)
+    return {m: leave_one_out(curves, m) for m in methods}
 
 
 def band_coefficients(loo: pd.DataFrame, series) -> pd.DataFrame:

@@ -50,7 +50,7 @@ from model.core.tco import HOURS_PER_MONTH, ONPREM_LABELS, OnPremInputs, TcoInpu
 from model.core.uncertainty import (
     Uncertainty,
     iso_with_error,
-    leave_one_out_frontier,
+    leave_one_out_methods,
     mark_crossovers,
     uncertainty,
 )
@@ -299,7 +299,7 @@ class ViewAnswer:
             by_method = self.loo(self.points, s)
         else:
             rates = None if "hardware" in s.by else result.usd_per_gpu_hour
-            by_method = {m: leave_one_out_frontier(result.frontier, m, rates) for m in METHODS}
+            by_method = leave_one_out_methods(result.frontier, METHODS, rates)
         return uncertainty(result.curves, s.method, by_method)
 
     @cached_property
