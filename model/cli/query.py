@@ -22,11 +22,16 @@ FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd
                     "repeats", "tput_min", "tput_max", "spread_pct"]
 
 
-def answer_of_args(args, con, **options):
-    """The answer of the view the options (or ``--link``) describe; link notices printed to stderr."""
-    from model.present.view_answer import answer_of_view
+def answer_of_args(args, con, analysis_only: bool = False, **options):
+    """The answer of the view the options (or ``--link``) describe; link notices printed to stderr.
+
+    ``analysis_only``: the caller reads only :data:`model.present.view_answer.ANALYSIS_PARTS`, so only the
+    columns they need are loaded (:func:`model.present.view_answer.analysis_columns`)."""
+    from model.present.view_answer import analysis_columns, answer_of_view
 
     state, notices = view_from_args(args, con)
+    if analysis_only:
+        options["columns"] = analysis_columns(state)
     return answer_of_view(con, state, notes=[f"link: {n}" for n in notices], **options)
 
 
@@ -61,7 +66,8 @@ def _history(args, answer) -> int:
 
 
 def run(args, con) -> int:
-    answer = answer_of_args(args, con)
+    # iso and crossover print the analysis alone: they load only the columns it reads
+    answer = answer_of_args(args, con, analysis_only=args.command in ("iso", "crossover"))
     if args.command == "history":
         return _history(args, answer)
     if args.command == "crossover":

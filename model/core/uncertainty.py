@@ -42,7 +42,7 @@ import pandas as pd
 from model.core.iso import METHODS, CostCurve, _check_method, _inside, _Packed, cost_curves
 
 __all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
-           "leave_one_out", "leave_one_out_frontier", "band_coefficients", "relative_band", "error_summary",
+           "leave_one_out", "leave_one_out_frontier", "leave_one_out_methods", "band_coefficients", "relative_band", "error_summary",
            "uncertainty", "iso_with_error", "mark_crossovers"]
 
 #: a frontier needs this many interior points for a band of its own
@@ -157,6 +157,18 @@ def leave_one_out_frontier(frontier: pd.DataFrame, method: str = "linear",
     rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
         {h: 1.0 for h in frontier["hardware"].dropna().unique()}
     return leave_one_out(cost_curves(frontier, rates), method)
+
+
+def leave_one_out_methods(frontier: pd.DataFrame, methods=METHODS,
+                          usd_per_gpu_hour: dict[str, float] | None = None) -> dict[str, pd.DataFrame]:
+    """:func:`leave_one_out_frontier` of each of ``methods`` (method -> its leave-one-out), the frontier priced
+    into cost curves once for all of them."""
+    if frontier.empty:
+        return {m: pd.DataFrame(columns=LOO_COLUMNS) for m in methods}
+    rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
+        {h: 1.0 for h in frontier["hardware"].dropna().unique()}
+    curves = cost_curves(frontier, rates)
+    return {m: leave_one_out(curves, m) for m in methods}
 
 
 def band_coefficients(loo: pd.DataFrame, series) -> pd.DataFrame:
@@ -309,6 +321,32 @@ def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
     return bool(np.all(gap <= (ba[ok] + bb[ok]) * (1 + 1e-9) + 1e-12 * np.maximum(va[ok], vb[ok])))
 
 
+def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:
+    """:func:`_side_unresolved` of every side ``[bounds[i], bounds[i + 1]]`` of one pair at once: the same points
+    and the same arithmetic, point by point, in one evaluation of each curve and band instead of one per side."""
+    ca, cb = curves[a], curves[b]
+    lo, hi = bounds[:-1], bounds[1:]
+    out = np.zeros(len(lo), dtype=bool)
+    sides = np.flatnonzero(hi > lo)
+    if not sides.size:
+        return out
+    grids = [np.unique(np.r_[np.linspace(s, e, n), ca.x[(ca.x >= s) & (ca.x <= e)], cb.x[(cb.x >= s) & (cb.x <= e)]])
+             for s, e in zip(lo[sides], hi[sides])]
+    x = np.concatenate(grids)
+    side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
+    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
+    ok = np.isfinite(va) & np.isfinite(vb)
+    unknown = ok & ~(np.isfinite(ba) & np.isfinite(bb))
+    with np.errstate(invalid="ignore"):
+        within = np.abs(va - vb) <= (ba + bb) * (1 + 1e-9) + 1e-12 * np.maximum(va, vb)
+    count = len(grids)
+    out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
+        & (np.bincount(side, weights=unknown, minlength=count) == 0) \
+        & (np.bincount(side, weights=ok & ~within, minlength=count) == 0)
+    return out
+
+
 def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty,
                     method: str = "linear") -> pd.DataFrame:
     """``crossovers`` (:func:`model.core.crossings.crossovers`) with ``within_uncertainty``: True when, on one side of
@@ -319,15 +357,14 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         return crossovers.assign(within_uncertainty=pd.Series(dtype=bool))
     marks = np.zeros(len(crossovers), dtype=bool)
     frame = crossovers.reset_index(drop=True)
+    at = frame["interactivity"].to_numpy(dtype=float)
     for (a, b), idx in frame.groupby(["series_a", "series_b"], sort=False).indices.items():
         if a not in curves or b not in curves:
             continue
         lo = max(curves[a].x_min, curves[b].x_min)
         hi = min(curves[a].x_max, curves[b].x_max)
-        xs = frame["interactivity"].to_numpy(dtype=float)[idx]
+        xs = at[idx]
         order = np.argsort(xs, kind="stable")
-        bounds = np.r_[lo, xs[order], hi]
-        sides = [_side_unresolved(curves, errors, a, b, s, e, method) for s, e in zip(bounds[:-1], bounds[1:])]
-        for k, row in enumerate(idx[order]):
-            marks[row] = sides[k] or sides[k + 1]
+        sides = _sides_unresolved(curves, errors, a, b, np.r_[lo, xs[order], hi], method)
+        marks[idx[order]] = sides[:-1] | sides[1:]
     return crossovers.assign(within_uncertainty=marks)

@@ -29,7 +29,7 @@ from typing import Callable, MutableMapping
 
 import pandas as pd
 
-from model.core.analysis import Analysis, analyse, cross, workload_split
+from model.core.analysis import WORKLOAD_KEYS, Analysis, analyse, cross, workload_split
 from model.core.cost import has_price_set, load_presets, resolve_rates
 from model.core.cost_profiles import CostProfile, breakdown_frame, price_with_profiles
 from model.core.fleet import (
@@ -39,6 +39,7 @@ from model.core.fleet import (
     pricing_options,
     size_fleet,
 )
+from model.core.frontier import throughput_column
 from model.core.history import history
 from model.core.iso import METHODS, iso_table
 from model.core.repeats import RunsInView, repeat_spread, runs_in_view
@@ -49,7 +50,7 @@ from model.core.tco import HOURS_PER_MONTH, ONPREM_LABELS, OnPremInputs, TcoInpu
 from model.core.uncertainty import (
     Uncertainty,
     iso_with_error,
-    leave_one_out_frontier,
+    leave_one_out_methods,
     mark_crossovers,
     uncertainty,
 )
@@ -59,7 +60,7 @@ from model.present import fmt
 from model.present.answers import break_even_answer, changes_of, cheapest_at, default_pair, headline, summary
 
 __all__ = ["ViewAnswer", "ProfileAnswer", "FleetAnswer", "answer_of_view", "first_workload", "RATE_SOURCES", "DRAW_LIMIT",
-           "rate_source_text"]
+           "rate_source_text", "analysis_columns", "ANALYSIS_PARTS"]
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
@@ -67,6 +68,46 @@ RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this vie
 
 #: past this many series a cost chart draws what a person can read (:meth:`ViewAnswer.drawn`)
 DRAW_LIMIT = 40
+
+
+#: the parts of a :class:`ViewAnswer` that :func:`analysis_columns` serves (the ``iso`` and ``crossover`` commands)
+ANALYSIS_PARTS = ("analysis", "crossed", "baseline", "iso", "uncertainty", "iso_error", "crossovers_marked", "x",
+                  "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn")
+
+#: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
+#: series says so) and the disaggregation note
+_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "disaggregated", *WORKLOAD_KEYS)
+#: what each token basis reads beyond its own column: the per-role rates of disaggregated rows; blended tokens
+#: weigh output (else total) tok/s/GPU by ISL, OSL and the prefix-cache hit rate (workload keys, read anyway)
+_BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),
+                "output": ("output_tokens_per_second_per_decode_gpu",),
+                "blended": ("output_tokens_per_second_per_gpu", "total_tokens_per_second_per_gpu")}
+#: the ``share`` disaggregation mode splits total tok/s/GPU by the measured system rates
+_SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_tokens_per_second",
+                "total_tokens_per_second_per_gpu")
+
+
+def analysis_columns(state: ViewState) -> tuple[str, ...] | None:
+    """The columns of the store the analysis of ``state`` reads (:data:`ANALYSIS_PARTS`: frontiers, cost curves,
+    iso table, crossings, interpolation error, rates, notes), for ``load_points(columns=)``; None when it reads
+    them all (a repeats choice other than ``pooled`` tells configurations apart by every field).
+
+    Everything else (provenance, the repeats' spread, capacity, history) is left out: at 1M rows that is
+    most of a load's time and memory.
+    """
+    if state.repeats != "pooled":
+        return None
+    basis = state.basis
+    out = [*_ANALYSIS_BASE, *state.by, *_BASIS_EXTRA.get(basis, ())]
+    if basis != "blended":
+        out.append(throughput_column(basis))
+    if basis in ("input", "output") and state.disagg == "share":
+        out += _SHARE_EXTRA
+    if state.sla:
+        out += [column for _, column, _, _ in SLA.from_text(state.sla).limits()]
+    if state.as_of is not None:
+        out.append("run_date")
+    return tuple(dict.fromkeys(out))
 
 
 def first_workload(con) -> str | None:
@@ -149,6 +190,13 @@ class ViewAnswer:
     loaded: pd.DataFrame | None = None          # the rows the view's filters select, before as-of and repeats
     pooled: pd.DataFrame | None = None          # ... after as-of, before the repeats choice (their spread is shown)
     loo: Callable | None = None                 # (points, scenario) -> {method: leave-one-out}, e.g. a cache
+    columns: tuple[str, ...] | None = None      # the columns the rows hold (analysis_columns); None: every one
+
+    def _every_column(self, part: str) -> None:
+        """Refuse a part the projected rows cannot answer (it reads columns :func:`analysis_columns` leaves out)."""
+        if self.columns is not None:
+            raise RuntimeError(f"{part} reads columns this answer did not load (answer_of_view(columns=...) serves "
+                               f"{', '.join(ANALYSIS_PARTS)})")
 
     def share(self, name: str, make: Callable):
         """A part that depends only on the view and the data (never on who asks): taken from :attr:`shared`
@@ -222,6 +270,7 @@ class ViewAnswer:
     @cached_property
     def with_points(self) -> Analysis:
         """:attr:`analysis` with every usable point labelled and priced (the Frontier chart)."""
+        self._every_column("with_points")
         return self.share("with_points", lambda: analyse(self.points, self.scenario, self.presets,
                                                            frontier=self.analysis.frontier, with_points=True,
                                                            crossovers="none"))
@@ -252,7 +301,7 @@ class ViewAnswer:
             by_method = self.loo(self.points, s)
         else:
             rates = None if "hardware" in s.by else result.usd_per_gpu_hour
-            by_method = {m: leave_one_out_frontier(result.frontier, m, rates) for m in METHODS}
+            by_method = leave_one_out_methods(result.frontier, METHODS, rates)
         return uncertainty(result.curves, s.method, by_method)
 
     @cached_property
@@ -477,6 +526,7 @@ class ViewAnswer:
     def capacity(self) -> pd.DataFrame:
         """What one node of each series carries under the view's SLA at :attr:`sizing_x`
         (:func:`model.core.fleet.node_capacity`): the fleet and the volume answer size from it."""
+        self._every_column("capacity")
         s, opts = self.state, self.fleet_options
         sla = SLA.from_text(s.sla) if s.sla else None
         basis = opts.get("basis") or ("auto" if s.basis == "total" else s.basis)
@@ -555,8 +605,9 @@ class ViewAnswer:
     def spread(self) -> pd.DataFrame:
         """Every configuration measured more than once in view (after as-of), with its spread across the
         repeats (:func:`model.core.repeats.repeat_spread` on the view's basis) and its series label."""
-        from model.core.frontier import series_labels, throughput_column
+        from model.core.frontier import series_labels
 
+        self._every_column("spread")
         pooled = self.rows if self.pooled is None else self.pooled
         out = repeat_spread(pooled, throughput_column(self.state.basis) if self.state.basis != "blended"
                             else "total_tokens_per_second_per_gpu", self.scenario.by)
@@ -593,6 +644,7 @@ class ViewAnswer:
 
     @cached_property
     def _history(self) -> tuple[pd.DataFrame, list[str]]:
+        self._every_column("history")
         return self.share("history", self._by_run_date)
 
     def _by_run_date(self) -> tuple[pd.DataFrame, list[str]]:
@@ -631,7 +683,8 @@ class ViewAnswer:
 def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
                    notes: list[str] | None = None, shared: MutableMapping | None = None,
-                   loo: Callable | None = None, runs: RunsInView | None = None) -> ViewAnswer:
+                   loo: Callable | None = None, runs: RunsInView | None = None,
+                   columns: tuple[str, ...] | None = None) -> ViewAnswer:
     """The answer of ``state`` on the store ``con`` (a DuckDB connection or cursor, read only is enough).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without
@@ -645,11 +698,16 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
     ``shared`` is a mapping that answers of the same ``state`` on the same data version share, e.g. a
     cache across the sessions of a server: the analysis, the crossings and the priced points are computed
     once for all of them and must be treated as read-only.
+    ``columns`` (e.g. :func:`analysis_columns` of the view) loads only those columns of the store, for a caller that
+    reads only :data:`ANALYSIS_PARTS`; the other parts then raise ``RuntimeError``. Ignored when ``rows`` are passed.
     """
     if state.workload is None and (first := first_workload(con)) is not None:
         state = state.replace(workload=first)
     presets = load_presets(stored_rates(con)) if presets is None else presets
-    rows = load_points(con, state.where()) if rows is None else rows
+    if rows is None:
+        rows = load_points(con, state.where(), columns=columns)
+    else:
+        columns = None
     runs = runs_in_view(rows, state.as_of, state.repeats, state.by) if runs is None else runs
     return ViewAnswer(con, state, presets, runs.rows, fit, dict(fleet_options or {}), list(notes or []) + runs.notes,
-                      shared=shared, loaded=rows, pooled=runs.pooled, loo=loo)
+                      shared=shared, loaded=rows, pooled=runs.pooled, loo=loo, columns=columns)

@@ -1,0 +1,224 @@
+"""A projected load (``load_points(columns=)``, issue 19) answers the analysis exactly as the full load does.
+
+The ``iso`` and ``crossover`` commands load only :func:`model.present.view_answer.analysis_columns` of the view;
+every view option that reads a column (basis, disaggregation mode, SLA, as-of, the series keys, a workload
+split) is tried on the bundled samples and on a generated store with several workloads, disaggregated rows,
+latency columns, run dates and exact duplicates, against the answer of the full load.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from model.cli import main
+from model.core.viewstate import ViewState
+from model.data.ingest import ingest_file
+from model.data.store import connect, load_points, points_by_id
+from model.present.view_answer import ANALYSIS_PARTS, analysis_columns, answer_of_view
+
+BY4 = ("hardware", "framework", "precision", "spec_decoding")
+
+
+def generated_rows(seed: int = 5) -> pd.DataFrame:
+    """~1,900 rows: 2 workloads x 3 hardware x 2 frameworks x 2 precisions, concurrency sweeps over tp and run
+    dates; a third of one framework's rows disaggregated with per-role rates; latencies; 40 exact duplicates."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for (model, isl, osl), hw, fw, prec in [(w, h, f, p) for w in (("GLM-5", 8192, 1024), ("GLM-5.2", 1024, 1024))
+                                            for h in ("H100", "B200", "MI355X") for f in ("sglang", "dynamo")
+                                            for p in ("fp8", "fp4")]:
+        n = 80
+        conc = 2.0 ** rng.integers(0, 9, n)
+        tp = 2 ** rng.integers(0, 3, n)
+        peak = {"H100": 900, "B200": 1700, "MI355X": 1500}[hw] * (1.3 if prec == "fp4" else 1.0) * (1 + 0.02 * tp)
+        tput = peak * conc / (conc + 20) * rng.lognormal(0, 0.1, n)
+        speed = (70 if fw == "sglang" else 60) * (1.2 if prec == "fp8" else 1.0)
+        intvty = speed / (1 + conc / 40) * rng.lognormal(0, 0.1, n)
+        disagg = (fw == "dynamo") & (rng.random(n) < 0.35)
+        share_in = isl / (isl + osl)
+        parts.append(pd.DataFrame({
+            "model": model, "isl": isl, "osl": osl, "hardware": hw, "framework": fw, "precision": prec,
+            "spec_decoding": "none", "tp": tp, "gpus": tp * np.where(disagg, 2, 1), "concurrency": conc,
+            "disaggregated": disagg,
+            "gpus_prefill": np.where(disagg, tp, np.nan), "gpus_decode": np.where(disagg, tp, np.nan),
+            "total_tokens_per_second_per_gpu": tput.round(3),
+            "output_tokens_per_second_per_gpu": (tput * (1 - share_in)).round(3),
+            "input_tokens_per_second_per_gpu": (tput * share_in).round(3),
+            "total_tokens_per_second": (tput * tp).round(3),
+            "output_tokens_per_second": (tput * tp * (1 - share_in)).round(3),
+            "input_tokens_per_second": (tput * tp * share_in).round(3),
+            "input_tokens_per_second_per_prefill_gpu": np.where(disagg, (2 * tput * share_in).round(3), np.nan),
+            "output_tokens_per_second_per_decode_gpu": np.where(disagg, (2 * tput * (1 - share_in)).round(3), np.nan),
+            "interactivity": intvty.round(3), "tpot_median_ms": (1000 / intvty).round(3),
+            "ttft_p95_s": (0.3 + conc / 100 * rng.lognormal(0, 0.3, n)).round(3),
+            "success_rate": np.where(rng.random(n) < 0.1, 0.95, 1.0),
+            "prefix_cache_hit_rate": np.where(rng.random(n) < 0.5, 0.3, np.nan),
+            "run_date": (np.datetime64("2026-01-01") + rng.integers(0, 120, n).astype("timedelta64[D]")).astype(str),
+        }))
+    frame = pd.concat(parts, ignore_index=True)
+    frame = pd.concat([frame, frame.sample(40, random_state=seed)], ignore_index=True)   # exact duplicates
+    return frame
+
+
+@pytest.fixture(scope="module")
+def generated_db(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("projection")
+    csv = tmp / "sweeps.csv"
+    generated_rows().to_csv(csv, index=False)
+    path = tmp / "generated.duckdb"
+    con = connect(path)
+    ingest_file(con, csv)
+    con.close()
+    return path
+
+
+VIEWS = [
+    {},
+    {"workload": "all"},
+    {"workload": "all", "mix_workloads": True},
+    {"by": ("hardware",)},
+    {"by": ("hardware", "framework", "source_file")},
+    {"by": ("framework", "precision")},                       # series mix hardware: fitted on tokens per dollar
+    {"basis": "output"},
+    {"basis": "input"},
+    {"basis": "output", "disagg": "share"},
+    {"basis": "input", "disagg": "share"},
+    {"basis": "blended"},
+    {"basis": "blended", "w_input": 0.5, "w_cached": 0.5},
+    {"sla": "ttft_p95=2,success=0.99"},
+    {"sla": "tpot=30"},
+    {"as_of": date(2026, 2, 15)},
+    {"method": "monotone"},
+    {"targets": (5.0, 20.0, 40.0), "baseline": "B200 · sglang · fp8 · no spec"},
+    {"repeats": "latest"},
+    {"repeats": "median", "as_of": date(2026, 3, 1)},
+]
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=True)
+
+
+def _compare(con, state: ViewState, nonempty: bool = True) -> None:
+    columns = analysis_columns(state)
+    full = answer_of_view(con, state)
+    part = answer_of_view(con, state, columns=columns)
+    if columns is not None:
+        assert set(part.rows.columns) < set(full.rows.columns)
+    assert part.analysis.curves.keys() == full.analysis.curves.keys()
+    assert len(full.analysis.curves) > 0 or not nonempty
+    _same(part.iso_error, full.iso_error)
+    _same(part.crossovers_marked, full.crossovers_marked)
+    _same(part.crossed.envelope.changes, full.crossed.envelope.changes)
+    _same(part.crossed.reach, full.crossed.reach)
+    _same(part.rates, full.rates)
+    assert part.notes == full.notes and part.crossed.notes == full.crossed.notes
+    assert part.x == full.x and part.usd_per_gpu_hour == full.usd_per_gpu_hour
+    for name in ("loo", "bands", "by_method"):
+        _same(getattr(part.uncertainty, name), getattr(full.uncertainty, name))
+    # the frontier's numbers are the full load's (its provenance columns were not loaded)
+    keep = [c for c in ("series", "interactivity", "tokens_per_second_per_gpu", "hardware", "usd_per_mtok")
+            if c in full.analysis.frontier.columns]
+    assert len(keep) == 5 or full.analysis.frontier.empty
+    _same(part.analysis.frontier[keep], full.analysis.frontier[keep])
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "default")
+def test_a_projected_load_answers_the_generated_store_as_the_full_load(generated_db, view):
+    con = connect(generated_db, read_only=True)
+    try:
+        _compare(con, ViewState(**view))
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("view", [v for v in VIEWS if "baseline" not in v and "by" not in v]
+                         + [{"workload": "all", "by": ("hardware",)}, {"by": ("hardware", "source_file")}],
+                         ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "default")
+def test_a_projected_load_answers_the_samples_as_the_full_load(sample_db, view):
+    con = connect(sample_db, read_only=True)
+    try:
+        _compare(con, ViewState(**view), nonempty=False)   # the samples' first workload states no output rate
+    finally:
+        con.close()
+
+
+def test_the_projection_is_the_columns_the_view_reads():
+    assert analysis_columns(ViewState()) == (
+        "hardware", "interactivity", "tpot_median_ms", "disaggregated", "model", "isl", "osl", "scenario",
+        "prefix_cache_hit_rate", "framework", "precision", "spec_decoding", "total_tokens_per_second_per_gpu")
+    assert "ttft_p95_s" in analysis_columns(ViewState(sla="ttft_p95=2"))
+    assert "run_date" in analysis_columns(ViewState(as_of=date(2026, 1, 1)))
+    assert "output_tokens_per_second_per_decode_gpu" in analysis_columns(ViewState(basis="output"))
+    assert analysis_columns(ViewState(repeats="latest")) is None      # configurations are told apart by every field
+
+
+def test_a_projected_load_holds_the_full_loads_values_in_its_columns(generated_db):
+    con = connect(generated_db, read_only=True)
+    try:
+        full = load_points(con)
+        part = load_points(con, columns=("hardware", "interactivity", "isl", "disaggregated", "run_date"))
+        assert list(part.columns) == ["point_id", "source_id", "isl", "hardware", "disaggregated", "interactivity",
+                                      "run_date"]
+        _same(part, full[list(part.columns)])
+        with pytest.raises(ValueError, match="unknown field 'nonsense'"):
+            load_points(con, columns=("nonsense",))
+    finally:
+        con.close()
+
+
+def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
+    con = connect(generated_db, read_only=True)
+    try:
+        state = ViewState(workload="all")
+        full = answer_of_view(con, state)
+        part = answer_of_view(con, state, columns=analysis_columns(state))
+        frontier = part.analysis.frontier
+        assert "source_line" not in frontier.columns and len(frontier) > 50
+        provenance = points_by_id(con, frontier["point_id"])
+        assert list(provenance["point_id"]) == list(frontier["point_id"])
+        expected = full.analysis.frontier
+        _same(provenance[["point_id", "source_file", "source_line", "run_date", "tp", "concurrency"]],
+              expected[["point_id", "source_file", "source_line", "run_date", "tp", "concurrency"]])
+        assert points_by_id(con, [10 ** 9]).empty
+    finally:
+        con.close()
+
+
+def test_a_projected_answer_refuses_the_parts_it_cannot_answer(sample_db):
+    con = connect(sample_db, read_only=True)
+    try:
+        state = ViewState()
+        part = answer_of_view(con, state, columns=analysis_columns(state))
+        assert "analysis" in ANALYSIS_PARTS and not part.iso.empty
+        for name in ("frontier_table", "history", "capacity"):
+            with pytest.raises(RuntimeError, match="did not load"):
+                getattr(part, name)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("command", ["iso", "crossover"])
+def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
+    """``iso`` and ``crossover`` load the projection; their JSON is the full load's answer."""
+    from model.cli.options import records
+
+    baseline = "B200 · sglang · fp8 · no spec · GLM-5 · ISL 8192"      # the view holds both workloads (wl=all)
+    args = ["--db", str(generated_db), command, "--by", ",".join(BY4), "--at", "10,20,40", "--json"]
+    assert main(args + (["--baseline", baseline] if command == "crossover" else [])) == 0
+    out = json.loads(capsys.readouterr().out)
+    con = connect(generated_db, read_only=True)
+    try:
+        state = ViewState(workload=out["view"]["wl"], targets=(10.0, 20.0, 40.0),
+                          baseline=baseline if command == "crossover" else None)
+        full = answer_of_view(con, state)
+        frame = full.crossovers_marked if command == "crossover" else full.iso_error
+        assert out["rows"] == json.loads(json.dumps(records(frame)))
+        assert len(out["rows"]) > 10
+    finally:
+        con.close()
