@@ -1,7 +1,8 @@
 """Server CPU per page view, against a one-chart Streamlit page in the same run (issue 19). Prints figures;
 asserts nothing.
 
-    python bench/bench_pages.py [--reruns 5] [--viewers 1,4,8] [--scale-series 900] [--skip-scale]
+    python bench/bench_pages.py [--reruns 5] [--sessions 3] [--pages Frontier,History] [--viewers 1,4,8]
+                                [--scale-series 900] [--skip-scale] [--scale-only]
 
 Two servers run side by side on copies of one database (the bundled samples): ours (``app.py`` from the
 repository, so with ``.streamlit/config.toml``'s production settings) and the baseline, a one-chart page
@@ -15,9 +16,10 @@ Chromium process this script started.
 0. The first view of a share link after start, on a server left cold and on one ``deploy/warm.py`` warmed
    (its CPU at start printed apart), against the second view.
 1. Per page: server CPU of a new session (a fresh browser context opening the page's link), for the first
-   viewer of the link on that page (who computes what the server then shares) and the next one, and of a
-   slider rerun (the sidebar's first slider moved one step with the keyboard, as a user does), median of
-   ``--reruns``; the ratio to the baseline page's own new session and slider rerun.
+   viewer of the link on that page (who computes what the server then shares) and the next ones (median of
+   ``--sessions``), and of a slider rerun (the sidebar's first slider moved one step with the keyboard, as a
+   user does), median of ``--reruns``; the ratio to the baseline page's own new session (the median of its
+   sessions, one taken after each page's, so a load change during the run moves both) and slider rerun.
 2. Concurrent viewers of one link (the overview with non-default rates): 1, 4 and 8 contexts open it at
    once, 3 times; server CPU per view, and the p50/p95 time from navigation to settled. Viewers per core:
    how many viewers one core serves if each opens a new view every 10 s (10 s / server CPU per view).
@@ -225,14 +227,27 @@ async def run(args, tmp: Path) -> None:
                       f"warmed ({warmed[1].split(': ', 1)[1]}, {warm_cpu:.2f} s of CPU at start) {first_ours[0]:.2f} s; "
                       f"second view {second_ours[0]:.2f} s (first/second: cold {first_cold[0] / second_ours[0]:.2f}x, "
                       f"warmed {first_ours[0] / second_ours[0]:.2f}x); baseline page's first view {first_floor[0]:.2f} s")
-                base_new, base_rerun, _ = await view_cpu(browser, floor_url, floor.pid, args.reruns)
-                print(f"\n1. Server CPU per view [s] (baseline: one-chart page, Streamlit defaults: new session "
-                      f"{base_new:.3f} s, slider rerun {base_rerun:.3f} s)")
-                print("| page | first viewer's session | ratio | next viewer's session | ratio | slider rerun | ratio |\n"
-                      "|---|---|---|---|---|---|---|")
+                _, base_rerun, _ = await view_cpu(browser, floor_url, floor.pid, args.reruns)
+                # the baseline's new sessions are taken between the pages' (one after each page), so load that
+                # changes during the run moves both; each ratio is against the median of all of them
+                base_sessions = [(await view_cpu(browser, floor_url, floor.pid, 0))[0] for _ in range(args.sessions)]
+                rows = []
                 for title, path in PAGES:
+                    if args.pages and title not in args.pages and path not in args.pages:
+                        continue
                     first, _, _ = await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, 0)
-                    new, rerun, _ = await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, args.reruns)
+                    _, rerun, _ = await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, args.reruns)
+                    nexts = [(await view_cpu(browser, f"{ours_url}/{path}{LINK}", ours.pid, 0))[0]
+                             for _ in range(args.sessions)]
+                    base_sessions.append((await view_cpu(browser, floor_url, floor.pid, 0))[0])
+                    rows.append((title, first, statistics.median(nexts), rerun))
+                base_new = statistics.median(base_sessions)
+                print(f"\n1. Server CPU per view [s] (baseline: one-chart page, Streamlit defaults: new session "
+                      f"{base_new:.3f} s, median of {len(base_sessions)} taken between the pages' "
+                      f"(range {min(base_sessions):.3f}–{max(base_sessions):.3f}), slider rerun {base_rerun:.3f} s)")
+                print(f"| page | first viewer's session | ratio | next viewer's session (median of {args.sessions}) "
+                      "| ratio | slider rerun | ratio |\n|---|---|---|---|---|---|---|")
+                for title, first, new, rerun in rows:
                     rerun_text = f"{rerun:.3f} | {rerun / base_rerun:.2f}x" if rerun is not None else "— | —"
                     print(f"| {title} | {first:.3f} | {first / base_new:.2f}x | {new:.3f} | {new / base_new:.2f}x | "
                           f"{rerun_text} |", flush=True)
@@ -277,6 +292,10 @@ async def run(args, tmp: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reruns", type=int, default=5)
+    parser.add_argument("--sessions", type=int, default=3,
+                        help="new sessions per page after the first viewer's (median printed), and of the baseline")
+    parser.add_argument("--pages", type=lambda s: s.split(","), default=[],
+                        help="only these pages of part 1 (titles or paths, comma-separated)")
     parser.add_argument("--viewers", type=lambda s: [int(v) for v in s.split(",")], default=[1, 4, 8])
     parser.add_argument("--scale-series", type=int, default=900)
     parser.add_argument("--skip-scale", action="store_true")
