@@ -36,7 +36,7 @@ def published_plan(con) -> PublishedPlan:
         rows = rows[rows["published_usd_per_mtok"].notna()]
     empty = rows.empty and cells.empty
     hardware = sorted(set(rows["hardware"].astype(str)) | set(cells["hardware"].astype(str))) if not empty else []
-    return PublishedPlan(plan_rows(rows), plan_iso(cells, rows) if not empty else None, empty, hardware,
+    return PublishedPlan(plan_rows(rows), plan_iso(cells, rows), empty, hardware,
                          load_presets(stored_rates(con)), list_sources(con))
 
 
