@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from model.core.crossings import crossovers
-from model.core.iso import CostCurve, cost_curves, iso_table
+from model.core.iso import CostCurve, _inside, cost_curves, iso_table
 from model.core.uncertainty import (
     MIN_INTERIOR,
     QUANTILE,
@@ -111,11 +111,14 @@ def test_every_method_from_one_pricing_is_each_method_alone(sample_db):
     con.close()
     together = leave_one_out_methods(frontier)
     assert list(together) == list(METHODS) and not together["linear"].empty
-    for method in METHODS:
-        pd.testing.assert_frame_equal(together[method], leave_one_out_frontier(frontier, method))
+    unit = {h: 1.0 for h in frontier["hardware"].dropna().unique()}   # as leave_one_out_frontier prices it
+    for method in METHODS:   # oracle: each method's leave-one-out on curves priced for it alone
+        alone = leave_one_out(cost_curves(frontier, unit), method)
+        pd.testing.assert_frame_equal(together[method], alone)
+        pd.testing.assert_frame_equal(leave_one_out_frontier(frontier, method), alone)
     rates = {"B200": 2.0, "H100": 1.5, "H200": 1.8, "MI355X": 1.6}
     pd.testing.assert_frame_equal(leave_one_out_methods(frontier, ("monotone",), rates)["monotone"],
-                                  leave_one_out_frontier(frontier, "monotone", rates))
+                                  leave_one_out(cost_curves(frontier, rates), "monotone"))
 
 
 # ----------------------------------------------------------------------------- the band
@@ -199,11 +202,27 @@ def test_a_crossing_inside_both_bands_is_marked_and_a_clear_one_is_not():
     assert len(clear) == 1 and not clear["within_uncertainty"].any()
 
 
+def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
+    """The oracle of the batched marking (``_sides_unresolved``), one side at a time: the gap between a and b
+    stays within the sum of their bands everywhere on [lo, hi] (both bands known)."""
+    if not hi > lo:
+        return False
+    ca, cb = curves[a], curves[b]
+    x = np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
+    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
+    ok = np.isfinite(va) & np.isfinite(vb)
+    if not ok.any() or not (np.isfinite(ba[ok]).all() and np.isfinite(bb[ok]).all()):
+        return False
+    gap = np.abs(va[ok] - vb[ok])
+    return bool(np.all(gap <= (ba[ok] + bb[ok]) * (1 + 1e-9) + 1e-12 * np.maximum(va[ok], vb[ok])))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10 ** 6), st.sampled_from(["linear", "monotone"]))
 def test_every_side_at_once_is_each_side_alone(seed, method):
     # oracle: _side_unresolved one side at a time; the batched pass must agree side by side, and the marks with it
-    from model.core.uncertainty import _side_unresolved, _sides_unresolved
+    from model.core.uncertainty import _sides_unresolved
 
     rng = np.random.default_rng(seed)
     curves = {}

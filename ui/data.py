@@ -20,7 +20,7 @@ from model.core.analysis import frontiers_for
 from model.core.cost import load_presets, price_sets, resolve_rates, tiers
 from model.core.iso import METHODS
 from model.core.repeats import RunsInView, runs_in_view
-from model.core.uncertainty import leave_one_out_frontier
+from model.core.uncertainty import leave_one_out_methods
 from model.core.viewstate import ViewState
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -168,7 +168,7 @@ def _loo(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tupl
     # leave-one-out of every method, kept with the frontier it is computed from: series of one hardware are
     # predicted at $1/GPU-hour (relative errors do not depend on the rate), so a rate slider reuses it
     frontier = _frontier(path, ver, where, by, basis, rates, sla, weights, disagg, runs)
-    return {m: leave_one_out_frontier(frontier, m, dict(rates) if "hardware" not in by else None) for m in METHODS}
+    return leave_one_out_methods(frontier, METHODS, dict(rates) if "hardware" not in by else None)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

@@ -152,17 +152,13 @@ def leave_one_out_frontier(frontier: pd.DataFrame, method: str = "linear",
     (relative errors do not depend on a constant rate), so the result can be cached with the frontier.
     Pass the rates when series mix hardware.
     """
-    if frontier.empty:
-        return pd.DataFrame(columns=LOO_COLUMNS)
-    rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
-        {h: 1.0 for h in frontier["hardware"].dropna().unique()}
-    return leave_one_out(cost_curves(frontier, rates), method)
+    return leave_one_out_methods(frontier, (method,), usd_per_gpu_hour)[method]
 
 
 def leave_one_out_methods(frontier: pd.DataFrame, methods=METHODS,
                           usd_per_gpu_hour: dict[str, float] | None = None) -> dict[str, pd.DataFrame]:
-    """:func:`leave_one_out_frontier` of each of ``methods`` (method -> its leave-one-out), the frontier priced
-    into cost curves once for all of them."""
+    """:func:`leave_one_out` of a fitted frontier for each of ``methods`` (method -> its leave-one-out), the
+    frontier priced into cost curves once for all of them (``usd_per_gpu_hour``: as :func:`leave_one_out_frontier`)."""
     if frontier.empty:
         return {m: pd.DataFrame(columns=LOO_COLUMNS) for m in methods}
     rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
@@ -306,24 +302,10 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
     return iso.assign(usd_per_mtok_error=values, error_from=origin.astype(str))
 
 
-def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
-    """The gap between a and b stays within the sum of their bands everywhere on [lo, hi] (both bands known)."""
-    if not hi > lo:
-        return False
-    ca, cb = curves[a], curves[b]
-    x = np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
-    va, vb = _inside(ca, x, method), _inside(cb, x, method)
-    ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
-    ok = np.isfinite(va) & np.isfinite(vb)
-    if not ok.any() or not (np.isfinite(ba[ok]).all() and np.isfinite(bb[ok]).all()):
-        return False
-    gap = np.abs(va[ok] - vb[ok])
-    return bool(np.all(gap <= (ba[ok] + bb[ok]) * (1 + 1e-9) + 1e-12 * np.maximum(va[ok], vb[ok])))
-
-
 def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:
-    """:func:`_side_unresolved` of every side ``[bounds[i], bounds[i + 1]]`` of one pair at once: the same points
-    and the same arithmetic, point by point, in one evaluation of each curve and band instead of one per side."""
+    """For every side ``[bounds[i], bounds[i + 1]]`` of the pair a, b: True where the gap between a and b stays
+    within the sum of their bands everywhere on it (both bands known there). Each side is sampled at ``n`` even
+    points plus both curves' knots inside it; every curve and band is evaluated once for all sides."""
     ca, cb = curves[a], curves[b]
     lo, hi = bounds[:-1], bounds[1:]
     out = np.zeros(len(lo), dtype=bool)
