@@ -109,7 +109,7 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
     from model.core.crossings import crossovers
     from model.core.viewstate import ViewState
     from model.data.store import connect, load_points
-    from model.present.view_answer import analysis_columns
+    from model.data.inputs import analysis_columns
 
     con = connect(Path(db), read_only=True)
     keys = tuple(by.split(","))
@@ -122,7 +122,7 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
 
     out["baseline"], _ = best(bare, repeat)
     out["load"], points = best(lambda: load_points(con), repeat)
-    # what iso and crossover load: the columns their analysis reads (model.present.view_answer.analysis_columns)
+    # what iso and crossover load: the columns their analysis reads (model.data.inputs.analysis_columns)
     out["load_projected"], _ = best(lambda: load_points(con, columns=analysis_columns(ViewState(by=keys))), repeat)
     scenario = Scenario(by=keys, targets=(10.0, 20.0, 50.0))
     out["frontier"], frontier = best(lambda: frontiers_for(points, keys, "total"), repeat)

@@ -43,7 +43,7 @@ if not result.curves:
     st.stop()
 lo, hi = answer.x_range
 bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
-     step=1.0, format="%.1f", to_widget=lambda v: answer.x,
+     step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
      help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
 st.subheader(plain(answer.headline))
 widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],

@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.present import figures, fmt
 from model.present.fmt import for_people
-from ui import frame, widgets
+from ui import data, frame, widgets
 from ui.state import bind, plain
 
 ctx = frame.context(__file__)
@@ -15,7 +15,7 @@ st.caption("For every run date: each series' $/M at the interactivity you need f
 if widgets.no_data(ctx):
     st.stop()
 answer = ctx.answer
-x = answer.x
+x = answer.interactivity_needed
 if x is not None:
     span = answer.x_range
     bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
@@ -26,11 +26,11 @@ for note in answer.history_notes:
 if x is None or table.empty:
     st.info("No dated runs of a priced series in this view: nothing to show by run date.")
 else:
-    st.plotly_chart(answer.share("history_figure", lambda: figures.history_figure(table, x)), width="stretch",
+    st.plotly_chart(data.per_view(ctx, "history_figure", lambda: figures.history_figure(table, x)), width="stretch",
                     key="history_chart")
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
-    st.table(answer.share("history_rows", lambda: for_people(
+    st.table(data.per_view(ctx, "history_rows", lambda: for_people(
         table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]).set_index("Series")))
 bind(st.toggle, "hist", "history", "Add this history to the report",
      help="The report of this view (sidebar) then has a section with this chart and table.")

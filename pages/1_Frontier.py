@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model.present import figures
-from ui import frame, report, widgets
+from ui import data, frame, report, widgets
 from ui.state import bind
 
 ctx = frame.context(__file__)
@@ -26,7 +26,7 @@ if len(cloud) > figures.CLOUD_LIMIT and not optimal:
                    f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")
 frontier_table = ctx.answer.frontier_table
 # built once per view and data version, for every session (the view holds y, 'Optimal only' and 'Draw all')
-figure = ctx.answer.share("frontier_figure", lambda: figures.frontier_figure(cloud, frontier_table, y, optimal))
+figure = data.per_view(ctx, "frontier_figure", lambda: figures.frontier_figure(cloud, frontier_table, y, optimal))
 st.plotly_chart(figure, width="stretch", key="frontier_chart")
 if frontier_table["tput_min"].notna().any():
     st.caption("Bars: the min–max of a frontier point's repeats (the same configuration measured in several files "

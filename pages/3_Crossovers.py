@@ -56,7 +56,7 @@ if len(names) >= 2:
     lo, hi = answer.x_range
     c1, c2, c3 = st.columns(3)
     x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
-             step=1.0, format="%.1f", to_widget=lambda v: answer.x,
+             step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
              help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
     if ctx.state.pair and ctx.state.pair_names() != answer.pair:
         st.warning(plain(f"The pair {' and '.join(ctx.state.pair_names())} from the link is not among the series "

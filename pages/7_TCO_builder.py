@@ -63,7 +63,7 @@ if profiles:
         c1, c2 = st.columns(2)
         chosen = c1.selectbox("Profile", [pa.profile.name for pa in answered], key="tornado_profile")
         pa = next(pa for pa in answered if pa.profile.name == chosen)
-        c2.markdown(plain(f"$/M of {pa.series} at {fmt.interactivity(ctx.answer.x)} (the interactivity you need)"
+        c2.markdown(plain(f"$/M of {pa.series} at {fmt.interactivity(ctx.answer.interactivity_needed)} (the interactivity you need)"
                           if pa.tornado_unit == "usd_per_mtok" else
                           "$/GPU-hour (no series of this hardware is in view to price tokens)"))
         st.plotly_chart(tornado_figure(pa.tornado, pa.tornado_base, pa.tornado_unit), width="stretch",

@@ -27,7 +27,7 @@ else:
     bind(c1.number_input, "mw", "budget_mw", "Power budget [MW, facility]", value=None, step=0.5, format="%g")
     bind(c2.number_input, "bud", "budget_usd_month", "Money budget [$/month]", value=None, step=10_000.0, format="%g")
 answer = ctx.answer
-x = answer.sizing_x
+x = answer.interactivity_needed
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "
                  + (fmt.interactivity(x) if x else "not set (Overview page)")))
 fleet = answer.fleet

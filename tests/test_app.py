@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from model.cli import main
 from model.data.samples import load_samples
 from model.data.store import connect
-from model.present.view_answer import DRAW_LIMIT
+from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))

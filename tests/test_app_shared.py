@@ -114,9 +114,9 @@ def test_two_sessions_get_one_history_figure_equal_to_a_fresh_build(samples):
     second = open_page(HISTORY, LINK)
     assert not first.exception and not second.exception
     answer = _answer(samples, LINK)
-    if answer.x is None or answer.history.empty:
+    if answer.interactivity_needed is None or answer.history.empty:
         pytest.skip("the samples hold no dated runs")
-    fresh = figures.history_figure(answer.history, answer.x)
+    fresh = figures.history_figure(answer.history, answer.interactivity_needed)
     assert _spec(first) == _spec(second) == json.loads(plotly.io.to_json(fresh, validate=False))
     assert first.table[0].value.equals(second.table[0].value)
 

@@ -18,8 +18,9 @@ import pytest
 from model.cli import main
 from model.core.viewstate import ViewState
 from model.data.ingest import ingest_file
+from model.data.inputs import ANALYSIS_PARTS, analysis_columns
 from model.data.store import connect, load_points, points_by_id
-from model.present.view_answer import ANALYSIS_PARTS, analysis_columns, answer_of_view
+from model.present.view_answer import answer_of_view
 
 BY4 = ("hardware", "framework", "precision", "spec_decoding")
 
@@ -107,7 +108,7 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
 def _compare(con, state: ViewState, nonempty: bool = True) -> None:
     columns = analysis_columns(state)
     full = answer_of_view(con, state)
-    part = answer_of_view(con, state, columns=columns)
+    part = answer_of_view(con, state, ANALYSIS_PARTS)
     if columns is not None:
         assert set(part.rows.columns) < set(full.rows.columns)
     assert part.analysis.curves.keys() == full.analysis.curves.keys()
@@ -118,7 +119,7 @@ def _compare(con, state: ViewState, nonempty: bool = True) -> None:
     _same(part.crossed.reach, full.crossed.reach)
     _same(part.rates, full.rates)
     assert part.notes == full.notes and part.crossed.notes == full.crossed.notes
-    assert part.x == full.x and part.usd_per_gpu_hour == full.usd_per_gpu_hour
+    assert part.interactivity_needed == full.interactivity_needed and part.usd_per_gpu_hour == full.usd_per_gpu_hour
     for name in ("loo", "bands", "by_method"):
         _same(getattr(part.uncertainty, name), getattr(full.uncertainty, name))
     # the frontier's numbers are the full load's (its provenance columns were not loaded)
@@ -177,7 +178,7 @@ def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
     try:
         state = ViewState(workload="all")
         full = answer_of_view(con, state)
-        part = answer_of_view(con, state, columns=analysis_columns(state))
+        part = answer_of_view(con, state, ANALYSIS_PARTS)
         frontier = part.analysis.frontier
         assert "source_line" not in frontier.columns and len(frontier) > 50
         provenance = points_by_id(con, frontier["point_id"])
@@ -194,7 +195,7 @@ def test_a_projected_answer_refuses_the_parts_it_cannot_answer(sample_db):
     con = connect(sample_db, read_only=True)
     try:
         state = ViewState()
-        part = answer_of_view(con, state, columns=analysis_columns(state))
+        part = answer_of_view(con, state, ANALYSIS_PARTS)
         assert "analysis" in ANALYSIS_PARTS and not part.iso.empty
         for name in ("frontier_table", "history", "capacity"):
             with pytest.raises(RuntimeError, match="did not load"):

@@ -15,9 +15,10 @@ import pytest
 from model.cli import main
 from model.cli.options import view_of_link
 from model.core.viewstate import ViewState
+from model.data.inputs import load_inputs
 from model.data.store import connect
 from model.present.fmt import usd
-from model.present.view_answer import answer_of_view
+from model.present.view_answer import answer_of_view, build_answer, fit_of_inputs
 
 PROFILE = "B200 on-prem quote"
 BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",
@@ -115,11 +116,11 @@ def test_one_interactivity_you_need_everywhere(sample_db):
     try:
         answer = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=55.0,
                                                demand_rps=10.0))
-        assert answer.x == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
+        assert answer.interactivity_needed == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
         assert answer.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
         default = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",)))
         targets = default.analysis.targets
-        assert default.x == targets[len(targets) // 2]
+        assert default.interactivity_needed == targets[len(targets) // 2]
     finally:
         con.close()
 
@@ -165,21 +166,26 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
         con.close()
 
 
-def test_answers_of_one_view_share_the_analysis_and_give_the_same_numbers(sample_db):
-    """The dashboard hands every session showing one view on one data version the same ``shared`` mapping
-    (ui.data._shared_parts): the second viewer reads the first's analysis, and sees the same numbers as an
-    answer computed on its own."""
+def test_one_fit_answers_every_rate_of_a_view_whose_series_are_per_hardware(sample_db):
+    """The dashboard keeps one frontier fit per frontier key (ui.data.frontier_key) and hands it to the answer of
+    every view with that key: an answer built on another rate's fit gives the numbers of one fitted alone, and
+    holds no connection (it is read after the store is closed)."""
     state = ViewState(rates=(("B200", 3.1),), headline_x=50.0)
-    shared: dict = {}
     with connect(sample_db, read_only=True) as con:
-        first = answer_of_view(con, state, shared=shared)
-        headline = first.headline
-        crossed = first.crossed
-        second = answer_of_view(con, state, shared=shared)
-        alone = answer_of_view(con, state)
-        assert set(shared) == {"analysis", "crossed"}
-        assert second.analysis is first.analysis and second.crossed is crossed
-        assert alone.analysis is not first.analysis
-        assert second.headline == headline == alone.headline
-        assert second.iso.equals(alone.iso)
-        assert second.crossed.crossovers.equals(alone.crossed.crossovers)
+        inputs = load_inputs(con, state)
+        repriced_inputs = load_inputs(con, state.replace(rates=(("B200", 6.2),)))
+        alone = answer_of_view(con, state.replace(rates=(("B200", 6.2),)))
+        alone.crossed, alone.iso_error                                   # noqa: B018  (read while open)
+    fit = fit_of_inputs(inputs)
+    first, second = build_answer(inputs, fit), build_answer(inputs, fit)
+    assert second.analysis is not first.analysis and second.headline == first.headline
+    repriced = build_answer(repriced_inputs, fit)                        # the store is closed: no SQL
+    assert repriced.analysis.frontier["tokens_per_second_per_gpu"].equals(
+        first.analysis.frontier["tokens_per_second_per_gpu"])
+    assert repriced.headline == alone.headline and repriced.iso.equals(alone.iso)
+    assert repriced.crossed.crossovers.equals(alone.crossed.crossovers)
+    assert repriced.iso_error.equals(alone.iso_error)
+    # twice the B200 rate, twice every B200 $/M (rate × 10⁶ / (3600 × tok/s/GPU))
+    b200 = first.iso[first.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
+    again = repriced.iso[repriced.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
+    assert len(b200) and again == pytest.approx(2 * b200, rel=1e-12, nan_ok=True)

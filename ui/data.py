@@ -16,14 +16,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from model.core.analysis import frontiers_for
-from model.core.cost import load_presets, price_sets, resolve_rates, tiers
-from model.core.iso import METHODS
+from model.core.cost import load_presets, price_sets, tiers
 from model.core.repeats import RunsInView, runs_in_view
-from model.core.uncertainty import leave_one_out_methods
 from model.core.viewstate import ViewState
+from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
+from model.data.inputs import Inputs, first_workload, inputs_of, rate_files
 from model.data.preview import dry_run
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.snapshot import Snapshot, open_reader
@@ -37,10 +36,12 @@ from model.data.store import (
     stored_rates,
     workloads,
 )
+from model.present.answer_steps import Fit
 from model.present.answers import workload_label
-from model.present.view_answer import ViewAnswer, answer_of_view
+from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates_of_inputs
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
+           "frontier_key", "answer_of", "per_view",
            "sources", "published_checks_of",
            "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
 
@@ -130,45 +131,84 @@ def _where_key(state: ViewState) -> tuple:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _points(path: str, ver: tuple, where: tuple) -> pd.DataFrame:
-    return load_points(cursor(), {k: list(v) for k, v in where})
+def _points(path: str, ver: tuple, where: tuple, _con) -> pd.DataFrame:
+    return load_points(_con, {k: list(v) for k, v in where})
 
 
 def points(state: ViewState, ver: tuple) -> pd.DataFrame:
-    return _points(db_path(), ver, _where_key(state))
+    """The rows the view's filters select (before its as-of and repeats), shared and read-only."""
+    return _points(db_path(), ver, _where_key(state), snapshot().con)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _runs(path: str, ver: tuple, where: tuple, runs: tuple) -> RunsInView:
-    """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys), applied as
-    :func:`model.present.view_answer.answer_of_view` applies them (:func:`model.core.repeats.runs_in_view`);
-    the fit and the answer share one result."""
+def _runs(path: str, ver: tuple, where: tuple, runs: tuple, _con) -> RunsInView:
+    """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys)
+    (:func:`model.core.repeats.runs_in_view`)."""
     as_of, repeats, view_by = runs
-    return runs_in_view(_points(path, ver, where), as_of, repeats, view_by)
+    return runs_in_view(_points(path, ver, where, _con), as_of, repeats, view_by)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _store_parts(path: str, ver: tuple, _con) -> tuple:
+    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources."""
+    cur = _con.cursor()
+    return rate_files(cur), tuple(load_api_prices(cur)), list_sources(cur)
+
+
+def frontier_key(state: ViewState) -> tuple:
+    """The fields of a view that change its frontier fit (the one rule the frontier cache is keyed by): the rows
+    (filters, as-of, repeats), the grouping, the basis and its weights, the SLA and the disaggregation mode; the
+    rates only when series mix hardware (then the fit is on tokens per dollar) or cost profiles price the rows
+    (they rename the hardware they price)."""
+    key = (_where_key(state), state.workload, state.mix_workloads, tuple(state.by), state.basis, state.sla,
+           state.w_input, state.w_cached, state.disagg, state.as_of, state.repeats)
+    if "hardware" not in state.by or state.priced_by:
+        key += (state.price_set, state.tier, tuple(state.rates), state.profiles, tuple(state.priced_by))
+    return key
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _frontier(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
-              weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> pd.DataFrame:
-    rows = _runs(path, ver, where, runs).rows
-    return frontiers_for(rows, by, basis, dict(rates), sla, *weights, disagg=disagg)
+def _fit(path: str, ver: tuple, key: tuple, _inputs: Inputs) -> Fit:
+    # the one frontier cache: a rate change of a view whose series are per hardware refits nothing
+    return fit_of_inputs(_inputs)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _shared_parts(path: str, ver: tuple, state: str) -> dict:
-    """What every session showing one view on one data version shares: its analysis, crossings and priced
-    points (:attr:`model.present.view_answer.ViewAnswer.shared`), so a room opening one link computes them once.
-    Keyed by the whole view (its JSON), so two views share nothing; read-only for everyone."""
-    return {}
+def _inputs(path: str, ver: tuple, state: ViewState, con) -> Inputs:
+    if state.workload is None and (first := first_workload(con.cursor())) is not None:
+        state = state.replace(workload=first)
+    where = _where_key(state)
+    files, api, sources = _store_parts(path, ver, con)
+    return inputs_of(state, _points(path, ver, where, con), _presets(path, ver, con), files,
+                     runs=_runs(path, ver, where, (state.as_of, state.repeats, tuple(state.by)), con),
+                     api_prices=api, sources=sources)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _answer(path: str, ver: tuple, view_json: str, _con) -> Answer:
+    """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only)."""
+    inputs = _inputs(path, ver, ViewState.model_validate_json(view_json), _con)
+    return build_answer(inputs, _fit(path, ver, frontier_key(inputs.view), inputs))
+
+
+def answer_of(state: ViewState, snap: Snapshot | None = None) -> Answer:
+    """The answer of ``state`` on the snapshot ``snap`` (default: the newest published one, held while the
+    answer is built; a deferred download runs outside the rerun): the same object for every caller of one
+    view and data version."""
+    if snap is None:
+        with reader(db_path()).hold() as held:
+            return _answer(db_path(), held.version, state.model_dump_json(), held.con)
+    return _answer(db_path(), snap.version, state.model_dump_json(), snap.con)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _loo(path: str, ver: tuple, where: tuple, by: tuple, basis: str, rates: tuple, sla: str,
-         weights: tuple, disagg: str = "per-role", runs: tuple = (None, "pooled", ())) -> dict:
-    # leave-one-out of every method, kept with the frontier it is computed from: series of one hardware are
-    # predicted at $1/GPU-hour (relative errors do not depend on the rate), so a rate slider reuses it
-    frontier = _frontier(path, ver, where, by, basis, rates, sla, weights, disagg, runs)
-    return leave_one_out_methods(frontier, METHODS, dict(rates) if "hardware" not in by else None)
+def _view_part(path: str, ver: tuple, view_json: str, name: str, _make):
+    return _make()
+
+
+def per_view(ctx: "Ctx", name: str, make):
+    """``make()``, a figure or table that depends only on the view and the data: made once per view and data
+    version for every session (shared: nobody may change it)."""
+    return _view_part(db_path(), ctx.version, ctx.state.model_dump_json(), name, make)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -188,19 +228,20 @@ def _options(path: str, ver: tuple) -> dict:
     rows = workloads(cur)
     out["workloads"] = ["|".join(row[:3]) for row in rows]
     out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
-    table = _presets(path, ver)
+    table = _presets(path, ver, snapshot().con)
     out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
     out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _presets(path: str, ver: tuple) -> pd.DataFrame:
-    return load_presets(stored_rates(cursor()))
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _presets(path: str, ver: tuple, _con) -> pd.DataFrame:
+    return load_presets(stored_rates(_con.cursor()))
 
 
 def presets(ver: tuple) -> pd.DataFrame:
-    return _presets(db_path(), ver)
+    """The $/GPU-hour presets of data version ``ver`` (shared, read-only)."""
+    return _presets(db_path(), ver, snapshot().con)
 
 
 def options(ver: tuple) -> dict:
@@ -292,39 +333,13 @@ class Ctx:
         return not self.options["workloads"]
 
     @property
-    def answer(self) -> ViewAnswer:
-        """The answer of this view (:func:`model.present.view_answer.answer_of_view`), once per rerun, on the cached
-        rows and frontiers: every page renders parts of it."""
+    def answer(self) -> Answer:
+        """The answer of this view (:func:`answer_of`) on this rerun's snapshot: every page, the report box and
+        the CSV buttons render it."""
         if "answer" not in self.memo:
-            self.memo["answer"] = answer_of_view(cursor(), self.state, presets=self.presets, rows=self.points,
-                                                 fit=self._fit, loo=self._loo,
-                                                 runs=_runs(db_path(), self.version, _where_key(self.state),
-                                                            self._runs_key),
-                                                 shared=_shared_parts(db_path(), self.version,
-                                                                      self.state.model_dump_json()))
+            self.memo["answer"] = answer_of(self.state, snapshot())
         return self.memo["answer"]
 
-    def _key(self, points: pd.DataFrame, scenario) -> tuple:
-        # the frontier depends on rates only when series mix hardware (then it is fitted on tokens per $)
-        rates = ()
-        if "hardware" not in scenario.by:
-            hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
-            rates = tuple(sorted(resolve_rates(hardware, self.presets, scenario.price_set, scenario.tier,
-                                               dict(scenario.rates)).items()))
-        return (db_path(), self.version, _where_key(self.state), tuple(scenario.by), scenario.basis, rates,
-                scenario.sla, (scenario.w_input, scenario.w_cached), scenario.disagg,
-                self._runs_key)
-
-    @property
-    def _runs_key(self) -> tuple:
-        return self.state.as_of, self.state.repeats, tuple(self.state.by)
-
-    def _fit(self, points: pd.DataFrame, scenario) -> pd.DataFrame:
-        return _frontier(*self._key(points, scenario))
-
-    def _loo(self, points: pd.DataFrame, scenario) -> dict:
-        return _loo(*self._key(points, scenario))
-
     def rates(self) -> dict[str, float]:
-        """$/GPU-hour of every hardware in view, by the one rate rule (the answer's)."""
-        return self.answer.usd_per_gpu_hour
+        """$/GPU-hour of every hardware in view, by the one rate rule (the answer's), without a fit."""
+        return rates_of_inputs(_inputs(db_path(), self.version, self.state, snapshot().con))

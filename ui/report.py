@@ -1,8 +1,10 @@
 """The report box in the sidebar: the view on screen as a proposal (HTML, PDF) and its tables (XLSX).
 
 One :class:`~model.present.report.Report` per (view, data version, share link) is built when a download is
-first clicked (a deferred download: the button costs a rerun nothing) on the newest published snapshot,
-and cached, so the HTML and the XLSX of one view come from one build. The PDF takes seconds to print, so it is printed only when asked
+first clicked (a deferred download: the button costs a rerun nothing) from the page's own answer
+(:func:`ui.data.answer_of`: one per view and data version, shared), and cached, so the HTML and the XLSX of
+one view come from one build. A page's CSV button renders one table of that same answer
+(:func:`model.present.tables.rounded`), never a report. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
 """
 
@@ -17,30 +19,36 @@ import streamlit as st
 
 from model.core.viewstate import ViewState
 from model.data.export import safe_csv
-from model.present.report import Report, ReportError, chromium_path, report_of_view
+from model.present.report import Report, ReportError, build_report, chromium_path
+from model.present.tables import rounded
 from ui import data
 
-__all__ = ["report_box", "table_download", "report_of", "file_stem", "pdf_problem"]
+__all__ = ["report_box", "table_download", "report_of", "table_csv", "file_stem", "pdf_problem"]
 
 _PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
-_LINK = "_report_link"            # session state: this rerun's share link, for the pages' table downloads
 PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (README, Reports)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _LOG = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
-def _report(path: str, ver: tuple, view_json: str, link: str, _con) -> Report:
-    return report_of_view(_con.cursor(), ViewState.model_validate_json(view_json), link)
+def _report(path: str, ver: tuple, view_json: str, link: str, _answer) -> Report:
+    return build_report(_answer, link)
 
 
 def report_of(state: ViewState, link: str, snap=None) -> Report:
-    """The report of ``state``, reopened by ``link``, on the snapshot ``snap`` (default: the newest
-    published one; a deferred download runs outside the rerun). Cached per data version."""
+    """The report of ``state``, reopened by ``link``: :func:`model.present.report.build_report` of the view's one
+    answer on the snapshot ``snap`` (default: the newest published one). Cached per data version."""
     if snap is None:
-        with data.reader(data.db_path()).hold() as held:   # open until the report is made
-            return _report(data.db_path(), held.version, state.model_dump_json(), link, held.con)
-    return _report(data.db_path(), snap.version, state.model_dump_json(), link, snap.con)
+        with data.reader(data.db_path()).hold() as held:   # open until the answer is read
+            return report_of(state, link, held)
+    return _report(data.db_path(), snap.version, state.model_dump_json(), link, data.answer_of(state, snap))
+
+
+def table_csv(state: ViewState, name: str, snap=None) -> str:
+    """The table ``name`` of ``state``'s answer as a formula-safe CSV, rounded as the report's downloads are:
+    what a page's CSV button returns (nothing else is built)."""
+    return safe_csv(rounded(data.answer_of(state, snap), name))
 
 
 def file_stem(models: list[str], day: datetime | None = None) -> str:
@@ -86,7 +94,6 @@ def report_box(ctx: data.Ctx, link: str) -> None:
         sb.caption("Load benchmark data to make a report.")
         return
     state = ctx.state
-    st.session_state[_LINK] = link
     key = (state.model_dump_json(), ctx.version, link)
     stem = _stem(ctx)
 
@@ -117,12 +124,12 @@ def report_box(ctx: data.Ctx, link: str) -> None:
 
 
 def table_download(ctx: data.Ctx, name: str) -> None:
-    """A CSV download of the report's table ``name`` (e.g. "Crossovers") under a page's table: the same
-    rounded, formula-safe numbers as the report's downloads, made when clicked."""
+    """A CSV download of the table ``name`` (e.g. "Crossovers") under a page's table: the same rounded,
+    formula-safe numbers as the report's downloads, from the page's answer, made when clicked (:func:`table_csv`)."""
     if ctx.empty or ctx.points.empty:
         return
-    state, link = ctx.state, st.session_state.get(_LINK, "")
+    state = ctx.state
     stem = _stem(ctx)
-    st.download_button(f"{name} (CSV)", lambda: safe_csv(report_of(state, link).tables[name]),
+    st.download_button(f"{name} (CSV)", lambda: table_csv(state, name),
                        f"{stem}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.csv", "text/csv",
                        key=f"csv::{name}", on_click="ignore", icon=":material/download:")

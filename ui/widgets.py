@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from model.core.analysis import Analysis
+from model.present.answer_steps import DRAW_LIMIT
 from model.present.figures import BAND_LIMIT
 from model.present.fmt import for_people
-from model.present.view_answer import DRAW_LIMIT
-from ui.data import Ctx
+from ui.data import Ctx, per_view
 from ui.state import bind, plain
 
 __all__ = ["table", "view_table", "notes", "no_data", "rate_sources", "drawn", "band_note"]
@@ -22,8 +22,8 @@ def table(frame: pd.DataFrame, key: str | None = None, **kwargs) -> None:
 
 def view_table(ctx: Ctx, name: str, make, key: str | None = None, **kwargs) -> None:
     """:func:`table` of ``make()``, a frame that depends only on the view and the data: made and formatted once
-    per view and data version for every session (:meth:`model.present.view_answer.ViewAnswer.share`)."""
-    st.dataframe(ctx.answer.share(name, lambda: for_people(make())), hide_index=True, width="stretch", key=key,
+    per view and data version for every session (:func:`ui.data.per_view`)."""
+    st.dataframe(per_view(ctx, name, lambda: for_people(make())), hide_index=True, width="stretch", key=key,
                  **kwargs)
 
 
@@ -53,7 +53,7 @@ def rate_sources(answer) -> None:
 
 def drawn(ctx: Ctx, result: Analysis) -> list[str] | None:
     """Past :data:`DRAW_LIMIT` series: the "Draw all" switch, a caption saying what the chart draws, and the series
-    it draws (:meth:`model.present.view_answer.ViewAnswer.drawn`); None draws every series."""
+    it draws (:meth:`model.present.view_answer.Answer.drawn`); None draws every series."""
     count = len(result.curves)
     if count <= DRAW_LIMIT:
         return None

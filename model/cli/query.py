@@ -22,23 +22,23 @@ FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd
                     "repeats", "tput_min", "tput_max", "spread_pct"]
 
 
-def answer_of_args(args, con, analysis_only: bool = False, **options):
-    """The answer of the view the options (or ``--link``) describe; link notices printed to stderr.
+def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict | None = None):
+    """The answer of the view the options (or ``--link``) describe, its link notices among its notes.
 
-    ``analysis_only``: the caller reads only :data:`model.present.view_answer.ANALYSIS_PARTS`, so only the
-    columns they need are loaded (:func:`model.present.view_answer.analysis_columns`)."""
-    from model.present.view_answer import analysis_columns, answer_of_view
+    ``analysis_only``: the caller reads only :data:`model.data.inputs.ANALYSIS_PARTS`, so only the columns they
+    need are loaded (:func:`model.data.inputs.analysis_columns`)."""
+    from model.data.inputs import ANALYSIS_PARTS
+    from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
-    if analysis_only:
-        options["columns"] = analysis_columns(state)
-    return answer_of_view(con, state, notes=[f"link: {n}" for n in notices], **options)
+    return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
+                          notes=[f"link: {n}" for n in notices])
 
 
 def _payload(args, answer, frame: pd.DataFrame) -> dict:
     result = answer.analysis
     return {"command": args.command, "scenario": answer.scenario.model_dump(mode="json"), "where": answer.where,
-            "view": answer.state.to_query(), "interactivity_needed": answer.x,
+            "view": answer.state.to_query(), "interactivity_needed": answer.interactivity_needed,
             "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
             "rate_sources": records(answer.rates), "notes": answer.notes, "rows": records(frame)}
 
@@ -53,7 +53,7 @@ def _history(args, answer) -> int:
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    x = answer.x
+    x = answer.interactivity_needed
     print(f"history at {x:.4g} tok/s/user [$/M]" if x is not None else "history: no series can be priced")
     if frame.empty:
         print("no dated runs for this selection")

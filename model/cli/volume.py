@@ -5,7 +5,7 @@
                         [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal]
                         [selection and view options, or --link URL] [--json]
 
-It prints :attr:`model.present.view_answer.ViewAnswer.volume`, the same numbers as the Buy, rent or API page
+It prints :attr:`model.present.view_answer.Answer.volume`, the same numbers as the Buy, rent or API page
 and the report's section.
 """
 

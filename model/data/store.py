@@ -337,7 +337,7 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
     for exports; the analysis needs neither.
     ``columns`` (fields of :data:`POINT_FIELDS`, ``source_file``, ``source_format``) loads only those
     besides ``point_id`` and ``source_id``, in :data:`POINT_FIELDS` order, for a caller that reads no
-    others (:func:`model.present.view_answer.analysis_columns`): at 1M rows each column left out saves
+    others (:func:`model.data.inputs.analysis_columns`): at 1M rows each column left out saves
     about 8 MB of Arrow and of pandas. Fetch other columns of chosen rows afterwards with :func:`points_by_id`.
     """
     clauses, params = [], []

@@ -13,7 +13,7 @@ from model.core.iso import CostCurve, break_even_rates, iso_table
 from model.core.uncertainty import RULE
 from model.present import fmt
 
-__all__ = ["parse_targets", "changes_of", "headline", "summary", "cheapest_at", "default_pair", "common_range",
+__all__ = ["parse_targets", "changes_of", "headline", "summary", "headline_of", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
            "method_errors_text", "uncertain_crossings_text", "error_payload"]
 
@@ -41,7 +41,7 @@ def parse_targets(text: str) -> tuple[float, ...]:
 
 def status_text(row) -> str:
     """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value; with the
-    interpolation error when the row has it (:attr:`model.present.view_answer.ViewAnswer.iso_error`):
+    interpolation error when the row has it (:attr:`model.present.view_answer.Answer.iso_error`):
     ``$0.42/M ± 6 %``, ``$0.42/M (measured)``, ``$0.42/M ± ?`` (too few points to estimate it)."""
     if row["status"] == "ok":
         if "usd_per_mtok_error" in row:
@@ -256,6 +256,25 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
             text += (f" {second['series']} would have to cost {fmt.usd(needed, '/GPU-hour')} instead of "
                      f"{fmt.usd(now, '/GPU-hour')} to match {best['series']} at this interactivity.")
     return text
+
+
+def headline_of(answer) -> str:
+    """The Overview's one line for an answer (:class:`model.present.view_answer.Answer`): the cheapest series at
+    the interactivity you need, by how much, and where that changes."""
+    x = answer.interactivity_needed
+    if x is None:
+        return "No series in this view can be priced."
+    return headline(answer.at_x, changes_of(answer.crossed), x)
+
+
+def summary_of(answer) -> str:
+    """The report's answer paragraph for an answer (:func:`summary`), or why there is none."""
+    x = answer.interactivity_needed
+    if x is None:
+        return ("No benchmark rows match this view's filters." if answer.rows.empty else
+                "No series in this view has both interactivity and a priced throughput, so there is "
+                "nothing to price.")
+    return summary(answer.crossed, answer.at_x, x, answer.scenario.method)
 
 
 def method_errors_text(errors) -> str:

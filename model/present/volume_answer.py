@@ -1,4 +1,4 @@
-"""Buy, rent or call an API: the view's volume answer (:attr:`model.present.view_answer.ViewAnswer.volume`).
+"""Buy, rent or call an API: the view's volume answer (:attr:`model.present.view_answer.Answer.volume`).
 
 :func:`volume_of` turns a view with a monthly volume (``tokens_per_month``) into a :class:`VolumeAnswer`:
 every way to serve it (owned per series, by a chosen cost profile or the view's rate; rented at the view's
@@ -164,8 +164,8 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                                               s.headroom, s.spares), node_tps,
                                   f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}"))
     if usable.empty:
-        notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(answer.sizing_x)}"
-                                                                  if answer.sizing_x else "")
+        x = answer.interactivity_needed
+        notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else "")
                      + ": nothing to own or rent")
     price, matched = _api_price(answer, prices, notes)
     api = None
@@ -192,7 +192,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                      f"the API is priced per total, output or input token, not on the {basis} basis")
     rows = pd.DataFrame(evaluate(options, volume), columns=ROW_COLUMNS)
     break_evens = tuple(_break_evens(options))
-    return VolumeAnswer(volume, basis, s.lens, answer.sizing_x, api, tuple(p.model for p in prices), tuple(options),
+    return VolumeAnswer(volume, basis, s.lens, answer.interactivity_needed, api, tuple(p.model for p in prices), tuple(options),
                         rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)))
 
 

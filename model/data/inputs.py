@@ -1,0 +1,146 @@
+"""What one view reads from the store, read once: :func:`load_inputs` returns an :class:`Inputs` value that the
+answer (:func:`model.present.view_answer.build_answer`) is computed from without a connection.
+
+The rows are loaded by the view's filters, then its ``as_of`` and ``repeats`` are applied
+(:func:`model.core.repeats.runs_in_view`); beside them: the $/GPU-hour presets, which TCO rates file set each
+preset, the stored API prices, the ingested sources and the evaluations, each only when a part asked for
+reads it. :func:`analysis_columns` is the 1M-row path's column projection: a pure function of the view and
+the parts asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from model.core.analysis import WORKLOAD_KEYS
+from model.core.cost import load_presets
+from model.core.frontier import throughput_column
+from model.core.repeats import runs_in_view
+from model.core.sla import SLA
+from model.core.viewstate import ViewState
+from model.data.store import list_sources, load_points, stored_rates, workloads
+
+__all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "rate_files",
+           "ANALYSIS_PARTS", "EVERY_PART"]
+
+#: the parts of an answer that :func:`analysis_columns` serves (the ``iso`` and ``crossover`` commands)
+ANALYSIS_PARTS = ("analysis", "crossed", "baseline", "iso", "uncertainty", "iso_error", "crossovers_marked",
+                  "interactivity_needed", "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn")
+#: ``parts`` of :func:`load_inputs` meaning every part but the evaluations (the default)
+EVERY_PART = None
+
+#: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
+#: series says so) and the disaggregation note
+_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "disaggregated", *WORKLOAD_KEYS)
+#: what each token basis reads beyond its own column: the per-role rates of disaggregated rows; blended tokens
+#: weigh output (else total) tok/s/GPU by ISL, OSL and the prefix-cache hit rate (workload keys, read anyway)
+_BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),
+                "output": ("output_tokens_per_second_per_decode_gpu",),
+                "blended": ("output_tokens_per_second_per_gpu", "total_tokens_per_second_per_gpu")}
+#: the ``share`` disaggregation mode splits total tok/s/GPU by the measured system rates
+_SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_tokens_per_second",
+                "total_tokens_per_second_per_gpu")
+
+
+def analysis_columns(state: ViewState, parts: Iterable[str] | None = ANALYSIS_PARTS) -> tuple[str, ...] | None:
+    """The columns of the store that the ``parts`` of ``state``'s answer read, for ``load_points(columns=)``;
+    None when they read them all: a part outside :data:`ANALYSIS_PARTS` (provenance, the repeats' spread,
+    capacity, history), every part (``parts=None``), or a repeats choice other than ``pooled`` (configurations
+    are told apart by every field). At 1M rows what is left out is most of a load's time and memory."""
+    if parts is None or not set(parts) <= set(ANALYSIS_PARTS) or state.repeats != "pooled":
+        return None
+    basis = state.basis
+    out = [*_ANALYSIS_BASE, *state.by, *_BASIS_EXTRA.get(basis, ())]
+    if basis != "blended":
+        out.append(throughput_column(basis))
+    if basis in ("input", "output") and state.disagg == "share":
+        out += _SHARE_EXTRA
+    if state.sla:
+        out += [column for _, column, _, _ in SLA.from_text(state.sla).limits()]
+    if state.as_of is not None:
+        out.append("run_date")
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """Everything an answer reads, read once (:func:`load_inputs`). Read-only: shared by every answer and
+    session that is handed it."""
+
+    view: ViewState                          # the view, its workload set (a view without one shows the first)
+    loaded: pd.DataFrame                     # the rows the view's filters select, before as-of and repeats
+    rows: pd.DataFrame                       # ... after as-of and the repeats choice: what builds the frontier
+    pooled: pd.DataFrame                     # ... after as-of only (the repeats whose spread is shown)
+    presets: pd.DataFrame                    # model.core.cost.load_presets of the store
+    rate_files: Mapping[tuple[str, str, str], str]   # (price set, tier, lower hardware) -> TCO rates file
+    notes: tuple[str, ...] = ()              # what as-of and repeats left out
+    columns: tuple[str, ...] | None = None   # the columns the rows hold (analysis_columns); None: every one
+    api_prices: tuple | None = None          # model.data.api_prices.load_api_prices; None: not read
+    sources: pd.DataFrame | None = None      # model.data.store.list_sources; None: not read
+    evals: pd.DataFrame | None = None        # model.data.evals.load_evals; None: not read
+
+    def refuse(self, part: str, needs: str = "columns") -> None:
+        """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts)."""
+        missing = {"columns": self.columns is not None, "api_prices": self.api_prices is None,
+                   "sources": self.sources is None, "evals": self.evals is None}[needs]
+        if missing:
+            raise RuntimeError(f"{part} reads {needs.replace('_', ' ')} these inputs did not load "
+                               f"(load_inputs(parts=...) serves {', '.join(ANALYSIS_PARTS)} from a projection)")
+
+
+def first_workload(con) -> str | None:
+    """The workload a view without one shows (``model|isl|osl``): the one with most frontier points."""
+    rows = workloads(con)
+    return "|".join(rows[0][:3]) if rows else None
+
+
+def rate_files(con) -> Mapping[tuple[str, str, str], str]:
+    """(price set, tier, lower-case hardware) -> the ingested TCO rates file that set that preset."""
+    try:
+        rows = con.execute("SELECT r.price_set, r.tier, lower(r.hardware), s.file_name FROM tco_rates r "
+                           "JOIN sources s USING (source_id)").fetchall()
+    except Exception:   # an older store without the table: every preset is built in
+        return MappingProxyType({})
+    return MappingProxyType({(str(p), str(t), str(h)): str(f) for p, t, h, f in rows})
+
+
+def inputs_of(view: ViewState, loaded: pd.DataFrame, presets: pd.DataFrame,
+              rate_sources: Mapping[tuple[str, str, str], str], *, runs=None, columns: tuple[str, ...] | None = None,
+              api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None) -> Inputs:
+    """:class:`Inputs` from what was read (``loaded``: ``load_points`` of ``view.where()``); ``runs`` is
+    :func:`model.core.repeats.runs_in_view` of ``loaded`` for the view's as-of, repeats and series keys
+    (computed here when None)."""
+    runs = runs_in_view(loaded, view.as_of, view.repeats, view.by) if runs is None else runs
+    return Inputs(view, loaded, runs.rows, runs.pooled, presets, rate_sources, tuple(runs.notes), columns,
+                  tuple(api_prices) if api_prices is not None else None, sources, evals)
+
+
+def load_inputs(con, view: ViewState, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
+    """Read once from the store ``con`` (a DuckDB connection or cursor, read only is enough) everything the
+    ``parts`` of ``view``'s answer read (None: every part but the evaluations; add ``"evals"`` for those).
+
+    A view without a workload gets the store's first (:func:`first_workload`), as a link without ``wl=``
+    opens. Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
+    """
+    if view.workload is None and (first := first_workload(con)) is not None:
+        view = view.replace(workload=first)
+    wanted = None if parts is None else set(parts)
+    columns = analysis_columns(view, wanted)
+    loaded = load_points(con, view.where(), columns=columns)
+    api = sources = evals = None
+    if wanted is None or "volume" in wanted:
+        from model.data.api_prices import load_api_prices
+
+        api = load_api_prices(con)
+    if wanted is None or "provenance" in wanted:
+        sources = list_sources(con)
+    if wanted is not None and "evals" in wanted:
+        from model.data.evals import load_evals
+
+        evals = load_evals(con)
+    return inputs_of(view, loaded, load_presets(stored_rates(con)), rate_files(con), columns=columns,
+                     api_prices=api, sources=sources, evals=evals)

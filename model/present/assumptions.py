@@ -1,0 +1,103 @@
+"""The assumptions of an answer in words (the report's "Assumptions" table and the XLSX's second sheet):
+the workload, filters, grouping, SLA, basis, interpolation and its error, targets, the interactivity you
+need, the baseline, repeats, run dates, the source of every rate and the fleet's demand or budget."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from model.core.analysis import Analysis
+from model.core.sla import SLA
+from model.core.uncertainty import RULE
+from model.present import fmt
+
+__all__ = ["assumptions_of", "priced_workload"]
+
+_METHOD_TEXT = {
+    "linear": "linear in $/M between neighbouring frontier points (reproduces the InferenceX iso tables)",
+    "monotone": "monotone cubic (PCHIP) through tokens per dollar between frontier points",
+}
+
+
+def _workload(points: pd.DataFrame) -> str:
+    """``"GLM-5, ISL 8192 / OSL 1024 tokens"`` for each (model, ISL, OSL) in ``points``, joined by ``; ``."""
+    if points.empty:
+        return "no rows"
+    parts = []
+    combos = points[["model", "isl", "osl"]].drop_duplicates().astype(object)
+    for model, isl, osl in sorted(combos.itertuples(index=False, name=None), key=str):
+        text = str(model) if pd.notna(model) else "model not stated"
+        if pd.notna(isl) or pd.notna(osl):
+            text += f", ISL {_int_or(isl)} / OSL {_int_or(osl)} tokens"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def priced_workload(result: Analysis, points: pd.DataFrame) -> str:
+    """The workload of the frontiers (what the costs are about), else of every row in view."""
+    return _workload(result.frontier if not result.frontier.empty else points)
+
+
+def _unpriced_workload(result: Analysis, points: pd.DataFrame) -> str:
+    priced = set(priced_workload(result, points).split("; "))
+    return "; ".join(w for w in _workload(points).split("; ") if w not in priced and w != "no rows")
+
+
+def _int_or(value) -> str:
+    return "?" if pd.isna(value) else f"{int(value)}"
+
+
+def assumptions_of(answer) -> pd.DataFrame:
+    """Item, value and where it came from, one row per assumption of ``answer``."""
+    s, state, result = answer.scenario, answer.state, answer.analysis
+    points, x = answer.rows, answer.interactivity_needed
+    basis = {"total": "total tokens (input + output)", "output": "output tokens", "input": "input tokens",
+             "blended": f"blended: output tokens + {s.w_input:g} x uncached input + {s.w_cached:g} x cached input"}
+    where = answer.where
+    filters = "; ".join(f"{k} = {', '.join('(not stated)' if v is None else str(v) for v in vs)}"
+                        for k, vs in sorted(where.items()) if vs) or "none (all rows)"
+    rows = [
+        ("Workload", priced_workload(result, points), "the benchmark rows on a frontier"),
+        *([("Also in view, not priced", other, "rows without interactivity (load ramps, single points)")]
+          if (other := _unpriced_workload(result, points)) else []),
+        ("Filters", filters, "the view"),
+        ("Series grouped by", ", ".join(s.by), "the view"),
+        ("Latency SLA", SLA.from_text(s.sla).describe() if s.sla else "none",
+         "the view; rows breaking it are left out before the frontier fit"),
+        ("Token basis", basis[s.basis], "the view"),
+        *([("Disaggregated prefill/decode rows", next(n for n in result.notes if "disaggregated rows:" in n),
+            "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
+        ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
+                          "values within 1% past an end are clamped to it", "the view"),
+        ("Interpolation error (±)", RULE, "leave-one-out on this view's own frontier points (model.core.uncertainty); "
+                                          "not run-to-run noise"),
+        ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
+         "the view" if s.targets else "default: round values spread over the range every series reaches"),
+        ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
+         "the view" if state.headline_x else "default: the middle target"),
+        ("Ratios relative to", answer.baseline or "—",
+         "the view" if state.baseline == answer.baseline else "default: the first series by name"),
+        ("Cost formula", "$/M tokens = $/GPU-hour / (3600 x tok/s/GPU / 10^6)", "SemiAnalysis InferenceX"),
+        ("Repeat runs", _REPEATS_TEXT[state.repeats],
+         "the view (--repeats, link rep=)" if state.repeats != "pooled" else "default: all pooled"),
+        ("Run dates", f"rows run on or before {state.as_of.isoformat()}; rows that state no run date are left out"
+         if state.as_of else "every run date; rows that state none included", "the view (--as-of, link asof=)"
+         if state.as_of else "default"),
+    ]
+    for r in answer.rates.to_dict("records"):
+        value = fmt.usd(r["usd_per_gpu_hour"], "") if r["source"] != "not set" else "not set"
+        rows.append((f"$/GPU-hour, {r['hardware']}", value, r["detail"]))
+    fleet = answer.fleet
+    if fleet is not None:
+        rows.append(("Fleet " + fleet.kind, fleet.need, "the view"))
+        rows.append(("Fleet pricing", "every hour of every GPU is paid for (730 hours a month); an on-prem "
+                     "profile's full-use rate applies", "model.core.fleet"))
+    return pd.DataFrame(rows, columns=["Item", "Value", "Where it came from"])
+
+
+_REPEATS_TEXT = {
+    "pooled": "all pooled: every measured row of a configuration is a candidate for the frontier",
+    "latest": "latest run: of each configuration (hardware, recipe, parallelism, load, workload) only its latest "
+              "run date's rows (then the last file ingested)",
+    "median": "median of repeats: each configuration as the median of its repeats, measure by measure",
+}

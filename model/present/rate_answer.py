@@ -1,0 +1,182 @@
+"""The rates of an answer with their sources, and its cost profiles with their build-ups, tornado and
+break-even server price: pure steps (:class:`model.present.view_answer.Answer` calls them).
+
+Rates come from :func:`model.core.cost_profiles.price_with_profiles` (cost profiles chosen in the view) over
+:func:`model.core.cost.resolve_rates` (the view's own rates over the presets), each with its source in one
+vocabulary (:data:`RATE_SOURCES`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import pandas as pd
+
+from model.core.cost import has_price_set, resolve_rates
+from model.core.cost_profiles import CostProfile, breakdown_frame
+from model.core.sensitivity import break_even as server_break_even
+from model.core.sensitivity import tornado
+from model.core.tco import ONPREM_LABELS, OnPremInputs, onprem_defaults
+from model.core.viewstate import ViewState
+from model.present import fmt
+
+__all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
+
+#: where a $/GPU-hour comes from, the one vocabulary of every surface
+RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
+RATE_COLUMNS = ["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source", "detail", "profile"]
+
+
+def rate_source_text(kind: str, *, price_set: str = "", tier: str = "", source: str = "", file: str = "",
+                     profile: CostProfile | None = None, preset: float | None = None) -> str:
+    """A rate's source in words, e.g. ``preset: price set 2025-08, tier owning_hyperscaler (SemiAnalysis ...)``.
+
+    ``kind`` is one of :data:`RATE_SOURCES`.
+    """
+    if kind == "preset":
+        return f"preset: price set {price_set}, tier {tier}" + (f" ({source})" if source else "")
+    if kind == "ingested price set":
+        return f"ingested price set: {file or 'a TCO rates file'} (price set {price_set}, tier {tier})" + \
+            (f"; {source}" if source else "")
+    if kind == "cost profile" and profile is not None:
+        rate, full = profile.rate(), profile.paid_rate()
+        if rate is None:
+            return f"cost profile '{profile.name}': no price yet"
+        if profile.onprem is not None and full is not None and abs(full - rate) > 1e-12:
+            return (f"cost profile '{profile.name}' (on-prem build-up): {fmt.usd(rate, '/GPU-hour')} effective, "
+                    f"{fmt.usd(full, '/GPU-hour')} at full use ÷ {fmt.percent(profile.onprem.utilization)} "
+                    "utilisation")
+        return f"cost profile '{profile.name}' ({profile.kind}): {fmt.usd(rate, '/GPU-hour')}"
+    if kind == "set in this view":
+        return "set in this view (typed, or from a link or --rate)" + \
+            (f"; preset {fmt.usd(preset, '/GPU-hour')}" if preset is not None else "")
+    return "not set: unpriced, left out of every cost"
+
+
+def rates_of(view: ViewState, hardware: list[str], presets: pd.DataFrame, files: Mapping[tuple[str, str, str], str],
+             usd_per_gpu_hour: dict[str, float]) -> pd.DataFrame:
+    """One row per priced name in view (hardware, or a cost profile shown side by side): ``hardware``,
+    ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays every hour),
+    ``source`` (one of :data:`RATE_SOURCES`), ``detail`` (the source in words) and ``profile`` (the cost
+    profile's name when one prices it). ``files``: :func:`model.data.inputs.rate_files`."""
+    profiles = {p.name: p for p in view.cost_profiles()}
+    by_hw = {profiles[n].hardware.lower(): profiles[n] for n in view.priced_by if n in profiles}
+    own = {hw.lower() for hw, _ in view.rates}
+    preset = resolve_rates(hardware, presets, view.price_set, view.tier) \
+        if has_price_set(presets, view.price_set, view.tier) else {}
+    table = presets[(presets["price_set"] == view.price_set) & (presets["tier"] == view.tier)]
+    source_of = {str(h).lower(): str(s) for h, s in zip(table["hardware"], table["source"])
+                 if pd.notna(s) and str(s) not in ("", "nan")}
+    rows = []
+    for hw in hardware:
+        rate = usd_per_gpu_hour.get(hw)
+        full = rate
+        p = profiles.get(hw) if hw in view.priced_by else by_hw.get(hw.lower())   # side by side: named by it
+        if p is not None:
+            kind, detail, full = "cost profile", rate_source_text("cost profile", profile=p), p.paid_rate()
+        elif rate is None:
+            kind, detail = "not set", rate_source_text("not set")
+        elif hw.lower() in own:
+            kind, detail = "set in this view", rate_source_text("set in this view", preset=preset.get(hw))
+        elif (view.price_set, view.tier, hw.lower()) in files:
+            kind = "ingested price set"
+            detail = rate_source_text(kind, price_set=view.price_set, tier=view.tier,
+                                      file=files[(view.price_set, view.tier, hw.lower())],
+                                      source=source_of.get(hw.lower(), ""))
+        else:
+            kind = "preset"
+            detail = rate_source_text(kind, price_set=view.price_set, tier=view.tier,
+                                      source=source_of.get(hw.lower(), ""))
+        rows.append({"hardware": hw, "usd_per_gpu_hour": rate if rate is not None else math.nan,
+                     "usd_per_gpu_hour_full_use": full if full is not None else math.nan,
+                     "source": kind, "detail": detail, "profile": p.name if p is not None else None})
+    return pd.DataFrame(rows, columns=RATE_COLUMNS)
+
+
+@dataclass(frozen=True)
+class ProfileAnswer:
+    """One cost profile of the view, as every surface shows it."""
+
+    profile: CostProfile
+    prices: bool                               # chosen to price series (``priced_by``)
+    inputs: pd.DataFrame                       # input (label with unit), value, source
+    parts: pd.DataFrame                        # model.core.cost_profiles.breakdown_frame of this profile [$/GPU-hour]
+    series: str | None                         # the series its tornado prices tokens for
+    tokens_per_second_per_gpu: float           # that series' frontier at the answer's interactivity [tok/s/GPU]
+    tornado: pd.DataFrame | None               # model.core.sensitivity.tornado (None: not a priced build-up)
+    tornado_unit: str                          # "usd_per_mtok" or "usd_per_gpu_hour"
+    break_even: tuple[tuple[str, float, float, str], ...] = ()   # (against, its rate, server $/node, note)
+
+    @property
+    def tornado_base(self) -> float:
+        return float(self.tornado[f"{self.tornado_unit}_base"].iloc[0]) if self.tornado is not None else math.nan
+
+
+def profiles_of(view: ViewState, curves: dict, at_x: pd.DataFrame, presets: pd.DataFrame) -> list[ProfileAnswer]:
+    """Every cost profile of the view with its inputs, parts, tornado (at the $/M ``at_x`` shows: the answer's
+    series at the interactivity you need) and break-even server price."""
+    out = []
+    profiles = view.cost_profiles()
+    for p in profiles:
+        series = next((s for s, c in curves.items()
+                       if str(c.hardware[0]).lower() in (p.hardware.lower(), p.name.lower())), None)
+        tps = _throughput_at_x(at_x, series) if series else math.nan
+        swings, unit = None, "usd_per_gpu_hour"
+        if p.onprem is not None and p.onprem.server_usd is not None:
+            swings = tornado(p.onprem, tps)
+            unit = "usd_per_mtok" if tps == tps else "usd_per_gpu_hour"
+        out.append(ProfileAnswer(p, p.name in view.priced_by, _inputs(p, presets), breakdown_frame([p]),
+                                 series, tps, swings, unit, _break_evens(view, p, profiles, presets)))
+    return out
+
+
+def _throughput_at_x(at_x: pd.DataFrame, series: str) -> float:
+    """The tok/s/GPU the answer's own $/M of ``series`` at x implies (``rate / (0.0036 × $/M)``), so a tornado's
+    base $/M is the iso table's at x whatever the interpolation method [tok/s/GPU]."""
+    row = at_x[at_x["series"] == series]
+    if row.empty or not row["usd_per_mtok"].notna().iloc[0]:
+        return math.nan
+    usd, rate = float(row["usd_per_mtok"].iloc[0]), float(row["usd_per_gpu_hour"].iloc[0])
+    return rate * 1e6 / (3600 * usd)
+
+
+def _inputs(p: CostProfile, presets: pd.DataFrame) -> pd.DataFrame:
+    if p.onprem is None:
+        return pd.DataFrame([{"input": "Rate [$/GPU-hour]", "value": fmt.usd(p.usd_per_gpu_hour, ""),
+                              "source": p.source or "entered"}])
+    defaults = onprem_defaults(p.hardware, presets)
+    rows = []
+    for name, label in ONPREM_LABELS.items():
+        value = getattr(p.onprem, name)
+        if value is None or (name in ("network_usd", "rack_usd_per_month", "nodes_per_rack") and not value):
+            continue
+        default, source = defaults.get(name, (None, ""))
+        same = default is not None and isinstance(value, (int, float)) and abs(float(value) - default) < 1e-12
+        built_in = value == OnPremInputs.model_fields[name].default
+        rows.append({"input": label, "value": f"{value:,.6g}" if isinstance(value, (int, float))
+                     and not isinstance(value, bool) else str(value),
+                     "source": f"default: {source}" if same else
+                     "the build-up's own default (no cited value)" if built_in else (p.source or "entered")})
+    return pd.DataFrame(rows, columns=["input", "value", "source"])
+
+
+def _break_evens(view: ViewState, p: CostProfile, profiles: list[CostProfile], presets: pd.DataFrame) -> tuple:
+    if p.onprem is None or p.onprem.server_usd is None:
+        return ()
+    against = [(f"cost profile '{q.name}'", q.rate()) for q in profiles
+               if q.onprem is None and q.rate() and q.hardware.lower() == p.hardware.lower()]
+    if not against:
+        preset = resolve_rates([p.hardware], presets, view.price_set, view.tier).get(p.hardware) \
+            if has_price_set(presets, view.price_set, view.tier) else None
+        if preset:
+            against = [(f"the preset {view.price_set} / {view.tier}", preset)]
+    out = []
+    for label, rate in against:
+        solved = server_break_even(p.onprem, rate, "server_usd")
+        note = (f"{p.name} matches {label} ({fmt.usd(rate, '/GPU-hour')}) at a server price of "
+                + (f"${solved.value:,.0f} per node (quoted ${p.onprem.server_usd:,.0f})" if solved.value == solved.value
+                   else solved.note))
+        out.append((label, float(rate), float(solved.value), note))
+    return tuple(out)

@@ -1,0 +1,266 @@
+"""The tables of an answer, as every surface downloads them: one frame and one column spec per table name
+(:func:`table_of`), the whole set in the report's order (:func:`tables`), and one table rounded for people
+(:func:`rounded`, what a page's CSV button returns without building a report).
+
+A spec is a list of (header, column, kind) with kind in :data:`model.present.report_output.KINDS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from model.core.analysis import Analysis
+from model.core.cost import PRESETS_CSV
+from model.present import fmt
+from model.present.report_output import table_frames
+
+__all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "text_spec", "ISO_SPEC", "CROSS_SPEC",
+           "FRONTIER_SPEC"]
+
+#: the tables the pages offer as CSV (under their own table)
+PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
+
+
+def text_spec(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Every column as text, headed by its name."""
+    return [(c, c, "text") for c in frame.columns]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _provenance(sources: pd.DataFrame, points: pd.DataFrame, result: Analysis) -> pd.DataFrame:
+    """Every source whose rows or rates this view uses: name, format, SHA-256, run dates, row counts."""
+
+    in_view = points["source_id"].value_counts() if not points.empty else pd.Series(dtype=int)
+    on_frontier = result.frontier["source_id"].value_counts() if not result.frontier.empty else pd.Series(dtype=int)
+    used = sources[sources["source_id"].isin(in_view.index)].copy()
+    used["use"] = "benchmark rows"
+    overrides = {hw.lower() for hw, _ in result.scenario.rates}
+    preset_priced = any(hw.lower() not in overrides for hw in result.usd_per_gpu_hour)
+    if preset_priced:
+        rates = sources[sources["kind"] == "tco_rates"].copy()
+        rates["use"] = "$/GPU-hour presets"
+        used = pd.concat([used, rates], ignore_index=True)
+        builtin = _sha256(PRESETS_CSV)
+        if builtin not in set(rates["sha256"]):
+            used = pd.concat([used, pd.DataFrame([{
+                "source_id": pd.NA, "file_name": PRESETS_CSV.name, "format": "csv", "kind": "tco_rates",
+                "rows": sum(1 for _ in PRESETS_CSV.open(encoding="utf-8")) - 1, "sha256": builtin,
+                "use": "$/GPU-hour presets (built in)"}])], ignore_index=True)
+    used = used.sort_values(["use", "file_name"], kind="stable")
+
+    def dates(row) -> str:
+        first, last = row.get("first_run_date"), row.get("last_run_date")
+        if first is None or pd.isna(first):
+            return "not stated"
+        first, last = str(first)[:10], str(last)[:10]
+        return first if first == last else f"{first} to {last}"
+
+    return pd.DataFrame({
+        "File": used["file_name"].astype(str),
+        "Format": used["format"].astype(str),
+        "Used for": used["use"],
+        "SHA-256": used["sha256"].astype(str),
+        "Run date": [dates(r) for r in used.to_dict("records")],
+        "Rows in file": [int(v) for v in used["rows"]],
+        "Rows in view": [int(in_view.get(i, 0)) if pd.notna(i) else 0 for i in used["source_id"]],
+        "Measured rows on a frontier": [int(on_frontier.get(i, 0)) if pd.notna(i) else 0 for i in used["source_id"]],
+    })
+
+
+def _value_origin(result: Analysis, iso: pd.DataFrame) -> list[str]:
+    """Per iso row: ``measured`` (a frontier point), ``interpolated``, ``clamped`` or ``out of reach``."""
+    out = []
+    for series, x, status in iso[["series", "interactivity", "status"]].itertuples(index=False):
+        if status == "ok":
+            curve = result.curves[series]
+            out.append("measured" if np.isclose(curve.x, x, rtol=0, atol=1e-9).any() else "interpolated")
+        else:
+            out.append("clamped to frontier end" if status == "clamped" else "out of reach")
+    return out
+
+
+ISO_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
+             ("$/M tokens", "usd_per_mtok", "usd"), ("Ratio", "ratio_to_baseline", "ratio"),
+             ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"),
+             ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Value", "origin", "text"),
+             ("± interpolation error", "error_text", "text")]
+CROSS_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("$/M tokens at the crossing", "usd_per_mtok", "usd"),
+               ("Cheaper below", "cheaper_below", "text"), ("Cheaper above", "cheaper_above", "text"),
+               ("Within uncertainty", "within_text", "text")]
+FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "interactivity", "x"),
+                  ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"), ("$/M tokens", "usd_per_mtok", "usd"),
+                  ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("TP", "tp", "int"), ("EP", "ep", "int"),
+                  ("DP", "dp", "int"), ("PP", "pp", "int"), ("Concurrency", "concurrency", "int"),
+                  ("Repeats", "repeats", "int"), ("Repeats' min tok/s/GPU", "tput_min", "tps"),
+                  ("Repeats' max tok/s/GPU", "tput_max", "tps"),
+                  ("Run date", "run_date", "text"), ("Source file", "source_file", "text"),
+                  ("Line", "source_line", "int")]
+
+def _error_text(row) -> str:
+    """The ± column of the report's iso table: ``± 6 %``, ``exact (measured)``, ``± ? (too few points)`` or ``—``."""
+    if row["status"] != "ok":
+        return "—"
+    if row["error_from"] == "measured":
+        return "exact (measured)"
+    text = fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
+    return text + " (too few points)" if text == "± ?" else text
+
+
+def _iso_frame(result: Analysis, iso: pd.DataFrame) -> pd.DataFrame:
+    iso = iso.assign(origin=_value_origin(result, iso))
+    if "usd_per_mtok_error" in iso:
+        iso["error_text"] = [_error_text(r) for _, r in iso.iterrows()]
+    cheapest = iso.groupby("interactivity")["usd_per_mtok"].transform("min")
+    # the $/GPU-hour at which this series would cost what the cheapest does at the same interactivity
+    iso["break_even_usd_per_gpu_hour"] = iso["usd_per_gpu_hour"] * cheapest / iso["usd_per_mtok"]
+    return iso.sort_values(["interactivity", "usd_per_mtok", "series"], na_position="last", kind="stable")
+
+
+_INPUT_SPEC = [("Input", "input", "text"), ("Value", "value", "text"), ("Where it came from", "source", "text")]
+_PARTS_SPEC = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital", "usd"),
+               ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
+               ("Operations [$/GPU-hour]", "operations", "usd"),
+               ("At full use [$/GPU-hour]", "usd_per_gpu_hour_full_use", "usd"),
+               ("Utilisation", "utilization", "ratio"), ("Effective [$/GPU-hour]", "usd_per_gpu_hour", "usd")]
+_TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("Low (−20 %)", "low_value", "text"),
+                 ("High (+20 %)", "high_value", "text"), ("At low", "low", "usd"), ("At high", "high", "usd"),
+                 ("Note", "note", "text")]
+_FLEET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Capacity from", "method", "text"),
+               ("Per node [req/s]", "per_node_rps", "x"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
+               ("IT power [kW]", "kw", "tps"), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"),
+               ("$ per month", "usd_per_month", "dollars"), ("Note", "note", "text")]
+_BUDGET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Budget that binds", "limit", "text"),
+                ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"),
+                ("$ per month", "usd_per_month", "dollars"), ("Serves [req/s]", "requests_per_second", "x"),
+                ("Serves [tok/s]", "tokens_per_second", "tps"), ("Note", "note", "text")]
+
+
+
+_HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
+                 ("$/M that date alone", "usd_per_mtok", "usd"), ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
+                 ("Best so far $/M", "best_usd_per_mtok", "usd"), ("Best so far set by", "best_from", "text"),
+                 ("Source", "source", "text")]
+
+
+_VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
+                ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
+                ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
+_BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
+                    ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
+
+
+
+def marked_of(answer) -> pd.DataFrame:
+    """The answer's crossovers marked for uncertainty, with ``within_text`` for people."""
+    marked = answer.crossovers_marked
+    return marked.assign(within_text=np.where(marked["within_uncertainty"].to_numpy(dtype=bool),
+                                              "yes: the ± bands overlap", "no")) if not marked.empty else marked
+
+
+def _iso(answer):
+    iso = _iso_frame(answer.crossed, answer.iso_error) if not answer.iso.empty else answer.iso
+    return iso, [(f"Ratio to {answer.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
+                 for h, c, k in ISO_SPEC]
+
+
+def _crossovers(answer):
+    return marked_of(answer).sort_values("interactivity", kind="stable"), CROSS_SPEC
+
+
+def _frontier(answer):
+    frontier = answer.analysis.frontier
+    return (answer.frontier_table.sort_values(["series", "interactivity"]) if not frontier.empty else frontier,
+            FRONTIER_SPEC)
+
+
+def _fleet(answer):
+    fleet = answer.fleet
+    if fleet is None or fleet.sized.empty:
+        return None
+    return fleet.sized, _FLEET_SPEC if fleet.kind == "demand" else _BUDGET_SPEC
+
+
+def _history(answer):
+    return (answer.history, _HISTORY_SPEC) if answer.state.history and not answer.history.empty else None
+
+
+def _volume(answer):
+    volume = answer.volume
+    if volume is None:
+        return None
+    return volume.rows.assign(used=volume.rows["utilization"].map(
+        lambda v: "—" if v is None or v != v else fmt.percent(v))), _VOLUME_SPEC
+
+
+def _break_even_volumes(answer):
+    volume = answer.volume
+    if volume is None or not volume.break_evens:
+        return None
+    return pd.DataFrame(list(volume.break_evens)), _BREAK_EVEN_SPEC
+
+
+def _provenance_table(answer):
+    answer.inputs.refuse("Provenance", "sources")
+    frame = _provenance(answer.inputs.sources, answer.rows, answer.crossed)
+    return frame, text_spec(frame)
+
+
+def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
+    """The tables of one cost profile (:class:`model.present.rate_answer.ProfileAnswer`): its inputs, its parts
+    and, for a priced build-up, its sensitivity."""
+    p = pa.profile
+    out = {f"Inputs: {p.name}": (pa.inputs, _INPUT_SPEC), f"Parts: {p.name}": (pa.parts.copy(), _PARTS_SPEC)}
+    if pa.tornado is not None:
+        unit = pa.tornado_unit
+        swing = pa.tornado.assign(low=pa.tornado[f"{unit}_low"], high=pa.tornado[f"{unit}_high"])
+        for column in ("base_value", "low_value", "high_value"):
+            swing[column] = swing[column].map(lambda v: f"{v:,.6g}")
+        out[f"Sensitivity: {p.name}"] = (swing, [(h, c, k) if c not in ("low", "high") else
+                                                 (f"{h} [{'$/M' if unit == 'usd_per_mtok' else '$/GPU-hour'}]", c, k)
+                                                 for h, c, k in _TORNADO_SPEC])
+    return out
+
+
+#: name -> builder of (frame, spec), or None when the view has no such table
+_BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "Frontier points": _frontier,
+             "Fleet": _fleet, "History by run date": _history, "Buy, rent or API": _volume,
+             "Break-even volumes": _break_even_volumes, "Provenance": _provenance_table}
+
+
+def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
+    """The table ``name`` of ``answer`` as (frame, spec); None when the view has none by that name."""
+    if name in _BUILDERS:
+        return _BUILDERS[name](answer)
+    for pa in answer.profiles:
+        found = profile_tables(pa).get(name)
+        if found is not None:
+            return found
+    return None
+
+
+def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
+    """Every table of ``answer`` in the report's order: the three page tables, each cost profile's, the fleet,
+    the history (when the view asks for it), buy-rent-or-API, then the provenance."""
+    out = {name: _BUILDERS[name](answer) for name in PAGE_TABLES}
+    for pa in answer.profiles:
+        out.update(profile_tables(pa))
+    for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", "Provenance"):
+        found = _BUILDERS[name](answer)
+        if found is not None:
+            out[name] = found
+    return out
+
+
+def rounded(answer, name: str) -> pd.DataFrame:
+    """The table ``name`` as a download gives it: rounded for people, headers in words (a page's CSV)."""
+    found = table_of(answer, name)
+    if found is None:
+        raise KeyError(f"no table {name!r} in this view")
+    return table_frames(*found)[1]
