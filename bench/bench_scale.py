@@ -108,8 +108,8 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
     from model.core.analysis import Scenario, analyse, frontiers_for
     from model.core.crossings import crossovers
     from model.core.viewstate import ViewState
-    from model.data.store import connect, load_points
     from model.data.inputs import analysis_columns
+    from model.data.store import connect, load_points
 
     con = connect(Path(db), read_only=True)
     keys = tuple(by.split(","))

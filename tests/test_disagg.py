@@ -168,11 +168,16 @@ def test_canonical_csv_disaggregated_rates_are_per_role(tmp_path):
     assert pd.isna(rows.loc[1, "input_tokens_per_second_per_prefill_gpu"])
 
 
-def test_a_frontier_fitted_under_another_mode_is_refitted(rows):
+def test_a_frontier_cached_under_another_mode_is_never_reused(rows):
+    """The dashboard's frontier cache is keyed by every field that changes the fit (ui.data.frontier_key), the
+    disaggregation mode among them: the share mode's view gets the share mode's fit."""
     from model.core.analysis import frontiers_for
-    cached = frontiers_for(rows, ("hardware",), "input", disagg="per-role")
-    assert cached.attrs["disagg"] == "per-role"
+    from model.core.viewstate import ViewState
+    from ui.data import frontier_key
+
+    assert frontier_key(ViewState(basis="input", disagg="share")) != frontier_key(ViewState(basis="input"))
+    fitted = frontiers_for(rows, ("hardware",), "input", disagg="share")
     got = analyse(rows, Scenario(by=("hardware",), basis="input", disagg="share",
-                                 rates=(("GB200", 3.0), ("H200", 2.0))), frontier=cached, crossovers="none")
+                                 rates=(("GB200", 3.0), ("H200", 2.0))), frontier=fitted, crossovers="none")
     gb200 = got.frontier[got.frontier["series"] == "GB200 · disagg"]
     assert sorted(gb200["tokens_per_second_per_gpu"]) == pytest.approx([4706.3, 7200.0])   # share, not 9,412.6

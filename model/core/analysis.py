@@ -174,9 +174,7 @@ def frontiers_for(points: pd.DataFrame, by: tuple[str, ...], basis: str, rates: 
                   disagg: str = "per-role") -> pd.DataFrame:
     """The expensive step: SLA filter and frontier fit. Rate-independent when ``by`` holds hardware."""
     ready, _ = prepare(points, sla, basis, w_input, w_cached, disagg)
-    frontier = fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
-    frontier.attrs["disagg"] = disagg      # analyse() refits a cached frontier fitted under another mode
-    return frontier
+    return fit_frontiers(ready, by, basis, rates if "hardware" not in by else None)
 
 
 def price_points(frame: pd.DataFrame, basis: str, rates: dict[str, float]) -> pd.DataFrame:
@@ -229,7 +227,8 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
             selected: tuple[str, ...] | None = None) -> Analysis:
     """Price, interpolate and (when asked) cross every series of ``points`` under ``scenario``.
 
-    Pass ``frontier`` (from :func:`frontiers_for`) to skip the fit, e.g. from a cache.
+    Pass ``frontier`` (:func:`frontiers_for` of the same points and scenario) to skip the fit, e.g. from a cache
+    keyed by everything that changes the fit.
     ``with_points`` labels and prices every usable point too (for plotting them);
     otherwise ``Analysis.points`` holds the usable rows as they are.
     ``crossovers`` (one of :data:`CROSSOVERS`) says what to compute beyond the iso table:
@@ -249,8 +248,6 @@ def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | No
     points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached,
                                     scenario.disagg)
     notes.extend(prepare_notes)
-    if frontier is not None and frontier.attrs.get("disagg", "per-role") != scenario.disagg:
-        frontier = None                    # fitted under another disaggregation mode (a cache keyed without it)
     if frontier is None:
         frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     column = throughput_column(scenario.basis)

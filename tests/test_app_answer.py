@@ -1,0 +1,105 @@
+"""One answer per view (issue 27): the dashboard fits a view's frontier once, refits nothing when only a rate
+changes (series per hardware), and its page, report box and CSV buttons render that one answer: a CSV download
+builds its table and no report.
+
+Counters wrap the real functions (the frontier fit, the report build); nothing is mocked. AppTest sessions run in
+this process, so Streamlit's caches are the ones the counters see; every test opens its own database (its own
+cache keys).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+import model.core.analysis
+import ui.report
+from model.present.fmt import interactivity, usd
+from tests.test_app import _db, open_page
+from tests.test_app_report import QUERY
+
+MATCHED = "pages/2_Matched_interactivity.py"
+TABLE = "Cost at matched interactivity"
+
+
+class Counter:
+    """Wraps ``owner.name`` (the real function keeps running) and counts its calls."""
+
+    def __init__(self, monkeypatch, owner, name: str):
+        self.calls = 0
+        real = getattr(owner, name)
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+
+    def take(self) -> int:
+        calls, self.calls = self.calls, 0
+        return calls
+
+
+@pytest.fixture
+def samples(tmp_path, monkeypatch):
+    monkeypatch.setenv("COSTFRONTIER_DB", str(_db(tmp_path, True)))
+
+
+@pytest.fixture
+def fits(monkeypatch):
+    # every frontier fit goes through this function (frontiers_for, and analyse when handed no frontier)
+    return Counter(monkeypatch, model.core.analysis, "fit_frontiers")
+
+
+@pytest.fixture
+def reports(monkeypatch):
+    return Counter(monkeypatch, ui.report, "build_report")
+
+
+def test_a_view_is_fitted_once_and_a_rate_change_refits_nothing(samples, fits):
+    at = open_page(MATCHED, QUERY)              # the Overview, then the page: one view, one fit
+    assert not at.exception, at.exception
+    assert fits.take() == 1
+    before = at.table[0].value
+    at.number_input(key="rate_exact::B200").set_value(3.2).run()     # series per hardware: re-priced, not refitted
+    assert not at.exception
+    assert fits.take() == 0
+    after = at.table[0].value
+    assert not before.equals(after)              # ... and the page shows the new rate's costs
+    at.run()                                     # a rerun of the same view fits nothing either
+    assert fits.take() == 0
+    at.number_input(key="rate_exact::B200").set_value(1.6).run()     # back to the link's rate: that view's answer
+    assert fits.take() == 0 and at.table[0].value.equals(before)
+
+
+def test_the_page_the_report_box_and_a_csv_show_one_answer(samples, fits, reports):
+    from ui.data import answer_of
+
+    at = open_page(MATCHED, QUERY)
+    assert not at.exception, at.exception
+    fits.take()
+    view, link = at.session_state["_view"], at.sidebar.code[0].value
+    page_answer = at.session_state["_ctx"].answer
+    assert answer_of(view) is page_answer        # what a deferred download reads: the page's own answer
+
+    csv = ui.report.table_csv(view, TABLE)       # what the page's CSV button returns
+    assert reports.take() == 0 and fits.take() == 0          # no report is built for a CSV, nothing is refitted
+    report = ui.report.report_of(view, link)     # the report box's HTML/XLSX
+    assert reports.take() == 1 and fits.take() == 0
+    assert ui.report.report_of(view, link) is report and reports.take() == 0
+
+    from model.data.export import safe_csv
+
+    assert safe_csv(report.tables[TABLE]) == csv                  # the report's table is the CSV, to the byte
+    rows = pd.read_csv(io.StringIO(csv))
+    priced = rows[rows["$/M tokens"].notna()]
+    assert len(rows) == 4 and len(priced) == 3                    # the SLA leaves MI355X out of reach at 24
+    shown = at.table[0].value                                     # the page's grid: series x interactivity
+    for _, row in priced.iterrows():
+        cell = shown.loc[row["Series"], interactivity(row["Interactivity [tok/s/user]"])]
+        assert cell.startswith(usd(row["$/M tokens"])), (cell, row.to_dict())
+    # the CSV's numbers are the answer's, rounded by the report's rule
+    iso = page_answer.iso.dropna(subset=["usd_per_mtok"])
+    assert sorted(usd(v) for v in iso["usd_per_mtok"]) == sorted(usd(v) for v in priced["$/M tokens"])
