@@ -17,7 +17,7 @@ import pytest
 import model.core.analysis
 import ui.report
 from model.present.fmt import interactivity, usd
-from tests.test_app import _db, open_page
+from tests.test_app import open_page
 from tests.test_app_report import QUERY
 
 MATCHED = "pages/2_Matched_interactivity.py"
@@ -43,8 +43,8 @@ class Counter:
 
 
 @pytest.fixture
-def samples(tmp_path, monkeypatch):
-    monkeypatch.setenv("COSTFRONTIER_DB", str(_db(tmp_path, True)))
+def samples(sample_db, monkeypatch):
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from model.core.cost import PRESETS_CSV
 from model.present import fmt
 from model.present.report_output import table_frames
 
-__all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "text_spec", "ISO_SPEC", "CROSS_SPEC",
+__all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec", "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC"]
 
 #: the tables the pages offer as CSV (under their own table)
