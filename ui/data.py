@@ -150,9 +150,9 @@ def _runs(path: str, ver: tuple, where: tuple, runs: tuple, _con) -> RunsInView:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _store_parts(path: str, ver: tuple, _con) -> tuple:
-    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources."""
+    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources, evaluations."""
     cur = _con.cursor()
-    return rate_files(cur), tuple(load_api_prices(cur)), list_sources(cur)
+    return rate_files(cur), tuple(load_api_prices(cur)), list_sources(cur), load_evals(cur)
 
 
 def frontier_key(state: ViewState) -> tuple:
@@ -177,10 +177,10 @@ def _inputs(path: str, ver: tuple, state: ViewState, con) -> Inputs:
     if state.workload is None and (first := first_workload(con.cursor())) is not None:
         state = state.replace(workload=first)
     where = _where_key(state)
-    files, api, sources = _store_parts(path, ver, con)
+    files, api, sources, evals = _store_parts(path, ver, con)
     return inputs_of(state, _points(path, ver, where, con), _presets(path, ver, con), files,
                      runs=_runs(path, ver, where, (state.as_of, state.repeats, tuple(state.by)), con),
-                     api_prices=api, sources=sources)
+                     api_prices=api, sources=sources, evals=evals)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

@@ -8,6 +8,7 @@ Capacity is what one node of each series carries under the view's SLA at the int
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import pandas as pd
 
@@ -47,7 +48,7 @@ def capacity_of(view: ViewState, points: pd.DataFrame, by: tuple[str, ...], x: f
 
 
 def fleet_of(view: ViewState, capacity: pd.DataFrame, x: float | None, presets: pd.DataFrame,
-             rates: pd.DataFrame, options: dict) -> FleetAnswer | None:
+             rates: pd.DataFrame, options: Mapping) -> FleetAnswer | None:
     """The fleet for the view's demand (req/s, tokens/day or tokens/month) or budget; None when the view has
     neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours). ``rates``: the
     answer's rate table (its words say how a series is priced); ``options`` (``kw_per_gpu``, ``pue``,

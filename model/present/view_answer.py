@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
+from types import MappingProxyType
+from typing import Iterable, Mapping
 
 import pandas as pd
 
@@ -46,7 +47,7 @@ class Answer:
 
     inputs: Inputs
     fit: steps.Fit | None = None                  # the frontier of (points, scenario); None: fitted on first read
-    fleet_options: dict = field(default_factory=dict)   # rule, gpus_per_node, kw_per_gpu, pue, rack_kw, token_basis
+    fleet_options: Mapping = field(default_factory=lambda: MappingProxyType({}))   # rule, gpus_per_node, kw_per_gpu, pue, rack_kw, token_basis
     extra_notes: tuple[str, ...] = ()             # e.g. a link's notices
 
     # ------------------------------------------------------------------ the view and its rows
@@ -243,7 +244,7 @@ def build_answer(inputs: Inputs, fit: steps.Fit | None = None, *, fleet_options:
     points (e.g. from a cache keyed by the view's frontier key), fitted on first read when None.
     ``fleet_options`` (``rule``, ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``,
     ``basis``) tune fleet sizing; ``notes`` go first among the answer's notes."""
-    return Answer(inputs, fit, dict(fleet_options or {}), tuple(notes))
+    return Answer(inputs, fit, MappingProxyType(dict(fleet_options or {})), tuple(notes))
 
 
 def answer_of_view(con, state, parts: Iterable[str] | None = None, *, fleet_options: dict | None = None,
