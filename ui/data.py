@@ -1,7 +1,11 @@
-"""Cached data access at the edge: thin Streamlit cache wrappers over undecorated ``model`` functions.
+"""Cached data access at the edge: thin Streamlit cache wrappers over undecorated ``model`` functions; the only
+place the answer of a view is cached (the core never sees a cache).
 
-The DuckDB connection is a cache resource; points and frontiers are cached as resources
-(shared, never copied per hit); everything downstream treats them as read-only. Every key
+The DuckDB connection is a cache resource; rows, the per-version store parts (presets, TCO rates files, API
+prices, sources) and frontiers are cached as resources (shared, never copied per hit). Two caches make the
+answer: one frontier fit per (data version, :func:`frontier_key`) and one answer per (data version, view)
+(:func:`answer_of`), which every session's pages, the report box and the CSV buttons render; figures a page
+builds once per view are cached beside it (:func:`per_view`). Everything they hold is read-only. Every key
 holds the data version read once per rerun, so one rerun never mixes two versions.
 """
 
@@ -183,7 +187,7 @@ def _inputs(path: str, ver: tuple, state: ViewState, con) -> Inputs:
                      api_prices=api, sources=sources, evals=evals)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _answer(path: str, ver: tuple, view_json: str, _con) -> Answer:
     """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only)."""
     inputs = _inputs(path, ver, ViewState.model_validate_json(view_json), _con)
@@ -200,7 +204,7 @@ def answer_of(state: ViewState, snap: Snapshot | None = None) -> Answer:
     return _answer(db_path(), snap.version, state.model_dump_json(), snap.con)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def _view_part(path: str, ver: tuple, view_json: str, name: str, _make):
     return _make()
 
