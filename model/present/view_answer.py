@@ -55,6 +55,7 @@ from model.core.uncertainty import (
     uncertainty,
 )
 from model.core.viewstate import ViewState
+from model.data.evals import load_evals
 from model.data.store import load_points, stored_rates, workloads
 from model.present import fmt
 from model.present.answers import break_even_answer, changes_of, cheapest_at, default_pair, headline, summary
@@ -191,6 +192,7 @@ class ViewAnswer:
     pooled: pd.DataFrame | None = None          # ... after as-of, before the repeats choice (their spread is shown)
     loo: Callable | None = None                 # (points, scenario) -> {method: leave-one-out}, e.g. a cache
     columns: tuple[str, ...] | None = None      # the columns the rows hold (analysis_columns); None: every one
+    evals: pd.DataFrame | None = None           # the store's evaluation scores (model.data.evals.load_evals)
 
     def _every_column(self, part: str) -> None:
         """Refuse a part the projected rows cannot answer (it reads columns :func:`analysis_columns` leaves out)."""
@@ -679,6 +681,19 @@ class ViewAnswer:
             out.append(f"baseline {self.state.baseline!r} is not among the series shown; ratios are to {self.baseline}")
         return list(dict.fromkeys(out))
 
+    # ------------------------------------------------------------------ load ramps
+    @cached_property
+    def ramps(self):
+        """Knees, tokens per dollar and accuracy of the rows in view at its rates
+        (:func:`model.present.ramp_answer.ramp_answer`; :attr:`fleet_options` ``basis``, ``rule``, ``gpus_per_node``)."""
+        from model.present.ramp_answer import ramp_answer
+
+        self._every_column("ramps")
+        opts = self.fleet_options
+        return ramp_answer(self.points, self.state, self.usd_per_gpu_hour, self.evals, basis=opts.get("basis"),
+                           rule=opts.get("rule", "first_failure"), gpus_per_node=opts.get("gpus_per_node"),
+                           notes=(*self.extra_notes, *self._priced[2]))
+
 
 def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
@@ -709,5 +724,6 @@ def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None
     else:
         columns = None
     runs = runs_in_view(rows, state.as_of, state.repeats, state.by) if runs is None else runs
+    evals = load_evals(con) if columns is None else None     # the ramps' accuracy table (a few rows)
     return ViewAnswer(con, state, presets, runs.rows, fit, dict(fleet_options or {}), list(notes or []) + runs.notes,
-                      shared=shared, loaded=rows, pooled=runs.pooled, loo=loo, columns=columns)
+                      shared=shared, loaded=rows, pooled=runs.pooled, loo=loo, columns=columns, evals=evals)
