@@ -21,7 +21,7 @@ if widgets.no_data(ctx):
 ramps = ctx.answer.ramps
 if ramps.empty:
     st.info("No request-rate ramps in view. A ramp is rows with a request rate and no interactivity, such as the "
-            "bundled Wafer GLM-5.2 sample: pick its workload in the sidebar.")
+            "bundled Wafer GLM-5.2 sample: pick its workload in the sidebar. Its filters and 'As of (run date)' leave rows out too.")
     for note in ramps.notes:
         st.caption(plain(note[:1].upper() + note[1:] + "."))
     st.stop()

@@ -56,6 +56,8 @@ def run(args, con) -> int:
     comparison = ramps.comparison
     frame = ramps.knees if args.command == "capacity" else comparison.table
     notes = list(ramps.notes) + ([comparison.message] if args.command == "compare" and comparison.message else [])
+    if ramps.empty:
+        notes.append("no load ramps (rows with a request rate and no interactivity) in this view")
     if args.json:
         payload = {"command": args.command, "sla": sla.to_text(), "sla_description": sla.describe(),
                    "view": answer.state.to_query(), "where": answer.where, "by": list(ramps.by), "rule": ramps.rule,

@@ -149,8 +149,6 @@ def ramp_answer(rows: pd.DataFrame, state: ViewState, usd_per_gpu_hour: dict[str
     rates = dict(usd_per_gpu_hour)
     points = ramp_points(rows, by, sla, basis, gpus_per_node, state.w_input, state.w_cached)
     knees = knee(rows, sla, rates, **options)
-    if knees.empty:
-        out.append("no load ramps (rows with a request rate and no interactivity) in this view")
     missing = sorted({str(hw) for hw in knees["hardware"].dropna() if hw not in rates})
     if missing:
         out.append(f"no $/GPU-hour for {', '.join(missing)}: its knee is unpriced until a rate is set")
