@@ -329,7 +329,13 @@ def test_cli_capacity_text_rate_and_errors(sample_con, db_path, capsys):
     assert "TTFT p95 <= 5 s" in text and "2626" in text
     assert main(["--db", str(db_path), "capacity", "--sla", "ttft=5"]) == 2
     assert "name a percentile" in capsys.readouterr().err
-    assert main(["--db", str(db_path), "capacity", "--basis", "blended"]) == 2
+    # blended without weights: the view's own (0.25 uncached, 0.025 cached), as on the Ramps page. The Wafer
+    # knee at 5 s (328.25 output tok/s/GPU, ISL 20000, OSL 1000, 60 % prefix hits):
+    # 328.25 x (1000 + 0.25 x 20000 x 0.4 + 0.025 x 20000 x 0.6) / 1000 = 328.25 x 3.3
+    out = _json(capsys, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--basis", "blended", "--json")
+    row = {r["series"]: r for r in out["rows"]}[MI355X]
+    assert row["basis"] == "blended" and row["tokens_per_second_per_gpu"] == pytest.approx(328.25 * 3.3)
+    assert main(["--db", str(db_path), "capacity", "--basis", "blended", "--w-input", "-1"]) == 2
     assert "--w-input" in capsys.readouterr().err
 
 

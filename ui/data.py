@@ -47,7 +47,7 @@ from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates
 __all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "frontier_key", "answer_of", "per_view",
            "sources", "published_checks_of",
-           "evals", "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
+           "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
 
 
 _SNAP = "_snapshot"
@@ -279,15 +279,6 @@ def _sources(path: str, ver: tuple) -> pd.DataFrame:
 def sources(ver: tuple) -> pd.DataFrame:
     """The ingested sources (:func:`model.data.store.list_sources`) of data version ``ver``."""
     return _sources(db_path(), ver)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _evals(path: str, ver: tuple) -> pd.DataFrame:
-    return load_evals(cursor())
-
-
-def evals(ver: tuple) -> pd.DataFrame:
-    return _evals(db_path(), ver)
 
 
 def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:

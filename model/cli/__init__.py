@@ -9,9 +9,8 @@
                  [--at X,Y,...] [--baseline SERIES] [--profile NAME ...] [--interactivity X] [--link URL]
         fleet options: [--demand-rps R | --tokens-per-day T [--peak-to-average F]] [--headroom H] [--spares N]
                  [--budget-mw M] [--budget-usd-month B]
-    costfrontier capacity|compare [--sla KEY=VALUE ...] [--where key=value ...] [--by k,k] [--rate HW=USD ...]
-                 [--basis auto|total|output|input|blended] [--w-input W --w-cached W] [--rule RULE]
-                 [--gpus-per-node N] [--baseline SERIES] [--json]
+    costfrontier capacity|compare [view options, --basis may be auto] [--rule RULE] [--gpus-per-node N] [--json]
+                 (the ramp part of the view's answer, as the Ramps page shows it; compare: --baseline SERIES|HW)
     costfrontier volume --tokens-per-month N [--peak-to-average F] [--api MODEL | --api-usd IN,CACHED,OUT]
                  [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal] [--cache-hit H]
                  [view options] [--json]
@@ -33,9 +32,9 @@ import os
 import sys
 from pathlib import Path
 
+from model.cli import capacity, tco
 from model.cli import report as report_cli
-from model.cli import tco
-from model.cli.choices import CAPACITY_BASES, KNEE_RULES, SAMPLE_DIR, SLA_KEYS, WRITES
+from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args, volume_args
 
@@ -77,20 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     view_args(hist)
     hist.add_argument("--json", action="store_true")
 
-    for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
-                       ("compare", "tokens per dollar of ramp knees (or peaks, without --sla) against a baseline")):
-        q = sub.add_parser(name, help=text)
-        q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
-                       help=f"a limit (repeat, or comma-separate): {', '.join(SLA_KEYS)}; e.g. ttft_p95=5 success=0.99")
-        selection_args(q)
-        q.add_argument("--basis", default="auto", choices=CAPACITY_BASES,
-                       help="token basis; auto = total, else output, else input, as the rows have (and says which)")
-        q.add_argument("--w-input", type=float, help="blended basis: weight of an uncached input token")
-        q.add_argument("--w-cached", type=float, help="blended basis: weight of a cached input token")
-        q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES, help="how the knee is read off a ramp")
-        q.add_argument("--gpus-per-node", type=int, help="GPUs per node (default 8)")
-        q.add_argument("--baseline", help="compare: series or hardware the others are divided by")
-        q.add_argument("--json", action="store_true")
+    capacity.add_parsers(sub)
 
     src = sub.add_parser("sources", help="list ingested files, and the verdict on every published table")
     src.add_argument("--published", action="store_true",

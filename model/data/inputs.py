@@ -121,7 +121,7 @@ def inputs_of(view: ViewState, loaded: pd.DataFrame, presets: pd.DataFrame,
 
 def load_inputs(con, view: ViewState, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
     """Read once from the store ``con`` (a DuckDB connection or cursor, read only is enough) everything the
-    ``parts`` of ``view``'s answer read (None: every part but the evaluations; add ``"evals"`` for those).
+    ``parts`` of ``view``'s answer read (None: every part).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without ``wl=``
     opens. Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
@@ -138,7 +138,7 @@ def load_inputs(con, view: ViewState, parts: Iterable[str] | None = EVERY_PART) 
         api = load_api_prices(con)
     if wanted is None or "provenance" in wanted:
         sources = list_sources(con)
-    if wanted is not None and "evals" in wanted:
+    if wanted is None or wanted & {"evals", "ramps"}:
         from model.data.evals import load_evals
 
         evals = load_evals(con)

@@ -41,7 +41,8 @@ def ramp_figure(ramp: pd.DataFrame, sla: SLA | None = None, knee: pd.DataFrame |
     Returns
     -------
     plotly Figure. Trace names: ``"<series>"`` (throughput, passing points), ``"<series> breaks SLA"``,
-    ``"<series> TTFT p95"`` (one per percentile present), ``"<series> knee"`` and ``"SLA: TTFT p95 <= 5 s"``.
+    ``"<series> TTFT p95"`` (one per percentile present), ``"<series> knee"`` (its ``meta``: ``kind="knee"``,
+    ``series``, ``usd_per_mtok``, None when unpriced) and ``"SLA: TTFT p95 <= 5 s"``.
     """
     if "tokens_per_second_per_node" not in ramp.columns or "series" not in ramp.columns:
         ramp = ramp_points(ramp, sla=sla)
@@ -88,11 +89,16 @@ def ramp_figure(ramp: pd.DataFrame, sla: SLA | None = None, knee: pd.DataFrame |
     if knee is not None and not knee.empty:
         for _, row in knee[knee["request_rate"].notna()].iterrows():
             hardware = row.get("hardware") or str(row["series"]).split(" · ")[0]
+            cost = row.get("usd_per_mtok", np.nan)
+            priced = bool(pd.notna(cost) and np.isfinite(cost))
             fig.add_trace(go.Scatter(
                 x=[row["request_rate"]], y=[row["tokens_per_second_per_node"]], mode="markers",
                 name=f"{row['series']} knee", legendgroup=str(row["series"]),
                 marker=dict(symbol="star", size=18, color=hardware_colour(str(hardware)), line=dict(color="#111", width=1)),
-                hovertemplate=("knee %{x:g} req/s<br>%{y:,.0f} tok/s/node<extra>" + str(row["series"]) + "</extra>"),
+                text=[f"${cost:,.2f}/M tokens at ${row['usd_per_gpu_hour']:,.2f}/GPU-hour" if priced else "unpriced"],
+                meta=dict(kind="knee", series=str(row["series"]), usd_per_mtok=float(cost) if priced else None),
+                hovertemplate=("knee %{x:g} req/s<br>%{y:,.0f} tok/s/node<br>%{text}<extra>" + str(row["series"])
+                               + "</extra>"),
             ))
     if sla is not None and sla.ttft_max_s is not None:
         xs = ramp["request_rate_rps"].dropna()

@@ -233,6 +233,19 @@ class Answer:
         return self._history[1]
 
     @cached_property
+    def ramps(self):
+        """Knees, tokens per dollar and accuracy of the rows in view at its rates
+        (:func:`model.present.ramp_answer.ramp_answer`; :attr:`fleet_options` ``basis``, ``rule``, ``gpus_per_node``).
+        The accuracy table is empty when the inputs did not read the evaluations (``load_inputs(parts=...)``)."""
+        from model.present.ramp_answer import ramp_answer
+
+        self.inputs.refuse("ramps")
+        opts = self.fleet_options
+        return ramp_answer(self.points, self.state, self.usd_per_gpu_hour, self.inputs.evals, basis=opts.get("basis"),
+                           rule=opts.get("rule", "first_failure"), gpus_per_node=opts.get("gpus_per_node"),
+                           notes=(*self.extra_notes, *self.inputs.notes, *self._priced.notes))
+
+    @cached_property
     def notes(self) -> list[str]:
         """What the reader must know: rows left out, rates missing, values of the view not used."""
         return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes), self.analysis, self.baseline)
