@@ -34,7 +34,7 @@ for basis in sorted(set(knees["basis"].dropna())):
     st.caption(plain(f"Numbers on basis '{basis}' count {words}, as the source reports them; nothing is converted."))
 
 st.subheader("Tokens per dollar, side by side")
-peaks = bind(st.toggle, "peak", "compare_peaks", "Compare peaks (ignore the SLA)",
+peaks = bind(st.toggle, "compare_peaks", "Compare peaks (ignore the SLA)",
              help="A system with no point meeting the SLA (e.g. a published peak without TTFT) can only be compared "
                   "at its peak.")
 rows = knee(ctx.points, None if peaks else sla, rates, "auto", ctx.state.by)
@@ -44,9 +44,9 @@ if len(names) < 2:
     st.info("Fewer than two systems have a throughput to compare"
             + (" under this SLA; try comparing peaks." if sla and not peaks else "."))
 else:
-    chosen = bind(st.multiselect, "cmp", "compare", "Systems", names,
+    chosen = bind(st.multiselect, "compare", "Systems", names,
                   to_widget=lambda v: [n for n in v if n in names] or names, from_widget=tuple)
-    base = bind(st.selectbox, "cmpb", "compare_base", "Against", names,
+    base = bind(st.selectbox, "compare_base", "Against", names,
                 to_widget=lambda v: v if v in names else names[0])
     try:
         table = compare_systems(rows[rows["series"].isin(set(chosen) | {base})], rates, baseline=base)
@@ -65,7 +65,7 @@ models = set(ctx.points["model"].dropna()) if "model" in ctx.points else set()
 evals = evals[evals["model"].isin(models)] if not evals.empty else evals
 if not evals.empty:
     st.subheader("Accuracy beside cost")
-    tolerance = bind(st.number_input, "tol", "eval_tolerance", "Flag a score drop larger than", min_value=0.0,
+    tolerance = bind(st.number_input, "eval_tolerance", "Flag a score drop larger than", min_value=0.0,
                      max_value=1.0, step=0.005, format="%.3f",
                      help="...or larger than the two scores' combined standard error.")
     flags = flag_regressions(evals, "fp8", tolerance)

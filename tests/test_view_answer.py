@@ -14,7 +14,7 @@ import pytest
 
 from model.cli import main
 from model.cli.options import view_of_link
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.store import connect
 from model.present.fmt import usd
 from model.present.view_answer import answer_of_view
@@ -89,7 +89,7 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     # its link reopens the same view, profile and demand included
     link = next(a for a in parser.links if "?" in a)
     state, notices = view_of_link(link)
-    assert notices == [] and state.priced_by == (PROFILE,) and state.demand_rps == 12 and state.headline_x == 50
+    assert notices == [] and state.priced_by == (PROFILE,) and state.demand_rps == 12 and state.interactivity_needed == 50
     assert [p.name for p in state.cost_profiles()] == [PROFILE]
 
 
@@ -113,11 +113,11 @@ def test_one_interactivity_you_need_everywhere(sample_db):
     """The view's interactivity prices the headline, the break-even and the fleet; unset, the middle target."""
     con = connect(sample_db, read_only=True)
     try:
-        answer = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=55.0,
+        answer = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=55.0,
                                                demand_rps=10.0))
         assert answer.x == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
         assert answer.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
-        default = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",)))
+        default = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",)))
         targets = default.analysis.targets
         assert default.x == targets[len(targets) // 2]
     finally:
@@ -127,7 +127,7 @@ def test_one_interactivity_you_need_everywhere(sample_db):
 def test_every_rate_says_where_it_comes_from(sample_db):
     con = connect(sample_db, read_only=True)
     try:
-        answer = answer_of_view(con, ViewState(rates=(("B200", 1.6),)))
+        answer = answer_of_view(con, View(rates=(("B200", 1.6),)))
         rates = answer.rates.set_index("hardware")
         assert rates.loc["B200", "source"] == "set in this view"
         assert rates.loc["B200", "detail"].endswith("preset $1.95/GPU-hour")
@@ -155,7 +155,7 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
     try:
         from model.core.cost_profiles import profiles_to_text
 
-        state = ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=50.0, method=method,
+        state = View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=50.0, method=method,
                           profiles=profiles_to_text(load_profiles(con)), priced_by=(PROFILE,))
         answer = answer_of_view(con, state)
         (pa,) = answer.profiles
@@ -169,7 +169,7 @@ def test_answers_of_one_view_share_the_analysis_and_give_the_same_numbers(sample
     """The dashboard hands every session showing one view on one data version the same ``shared`` mapping
     (ui.data._shared_parts): the second viewer reads the first's analysis, and sees the same numbers as an
     answer computed on its own."""
-    state = ViewState(rates=(("B200", 3.1),), headline_x=50.0)
+    state = View(rates=(("B200", 3.1),), interactivity_needed=50.0)
     shared: dict = {}
     with connect(sample_db, read_only=True) as con:
         first = answer_of_view(con, state, shared=shared)

@@ -21,7 +21,7 @@ from model.core.cost import load_presets, price_sets, resolve_rates, tiers
 from model.core.iso import METHODS
 from model.core.repeats import RunsInView, runs_in_view
 from model.core.uncertainty import leave_one_out_methods
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.preview import dry_run
@@ -125,7 +125,7 @@ def max_upload_mb() -> float:
         return 200.0
 
 
-def _where_key(state: ViewState) -> tuple:
+def _where_key(state: View) -> tuple:
     return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
 
 
@@ -134,7 +134,7 @@ def _points(path: str, ver: tuple, where: tuple) -> pd.DataFrame:
     return load_points(cursor(), {k: list(v) for k, v in where})
 
 
-def points(state: ViewState, ver: tuple) -> pd.DataFrame:
+def points(state: View, ver: tuple) -> pd.DataFrame:
     return _points(db_path(), ver, _where_key(state))
 
 
@@ -176,7 +176,7 @@ def _export_csv(path: str, ver: tuple, where: tuple) -> str:
     return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
 
 
-def export_csv(state: ViewState, ver: tuple) -> str:
+def export_csv(state: View, ver: tuple) -> str:
     """Every column of the rows in view, formula-neutralised for spreadsheets."""
     return _export_csv(db_path(), ver, _where_key(state))
 
@@ -221,7 +221,7 @@ def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -
     return priced_checks(_published_plan(path, ver), price_set, tier, dict(rates))
 
 
-def published_checks_of(state: ViewState, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+def published_checks_of(state: View, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(verdict per published table, every checked value) at the view's price set and rates."""
     return _published(db_path(), ver, state.price_set, state.tier, state.rates)
 
@@ -279,7 +279,7 @@ def clear() -> None:
 class Ctx:
     """What a page needs: the view state, the data in view and the answer, for this rerun."""
 
-    state: ViewState
+    state: View
     points: pd.DataFrame
     presets: pd.DataFrame
     options: dict

@@ -15,7 +15,7 @@ from typing import Callable
 
 import streamlit as st
 
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.export import safe_csv
 from model.present.report import Report, ReportError, chromium_path, report_of_view
 from ui import data
@@ -31,10 +31,10 @@ _LOG = logging.getLogger(__name__)
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
 def _report(path: str, ver: tuple, view_json: str, link: str, _con) -> Report:
-    return report_of_view(_con.cursor(), ViewState.model_validate_json(view_json), link)
+    return report_of_view(_con.cursor(), View.model_validate_json(view_json), link)
 
 
-def report_of(state: ViewState, link: str, snap=None) -> Report:
+def report_of(state: View, link: str, snap=None) -> Report:
     """The report of ``state``, reopened by ``link``, on the snapshot ``snap`` (default: the newest
     published one; a deferred download runs outside the rerun). Cached per data version."""
     if snap is None:

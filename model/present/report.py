@@ -141,7 +141,7 @@ def _assumptions(answer, points: pd.DataFrame, x: float | None) -> pd.DataFrame:
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
-         "the view" if state.headline_x else "default: the middle target"),
+         "the view" if state.interactivity_needed else "default: the middle target"),
         ("Ratios relative to", answer.baseline or "—",
          "the view" if state.baseline == answer.baseline else "default: the first series by name"),
         ("Cost formula", "$/M tokens = $/GPU-hour / (3600 x tok/s/GPU / 10^6)", "SemiAnalysis InferenceX"),
@@ -219,7 +219,7 @@ def _value_origin(result: Analysis, iso: pd.DataFrame) -> list[str]:
 
 
 def view_link(state, base_url: str | None = None) -> str:
-    """A share link reopening ``state`` (a :class:`~model.core.viewstate.ViewState`) on the dashboard at
+    """A share link reopening ``state`` (a :class:`~model.core.view.View`) on the dashboard at
     ``base_url`` (default: :func:`public_base_url`, else localhost)."""
     base = base_url or public_base_url() or DEFAULT_BASE_URL
     query = urlencode(state.to_query(), safe=":,|")
@@ -491,7 +491,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
 
 
 def report_of_view(con, state, link: str | None = None, **extras) -> Report:
-    """The report of a dashboard view (a :class:`model.core.viewstate.ViewState`) on the store ``con``:
+    """The report of a dashboard view (a :class:`model.core.view.View`) on the store ``con``:
     :func:`build_report` of :func:`model.present.view_answer.answer_of_view`. ``extras`` go to :func:`build_report`."""
     from model.present.view_answer import answer_of_view
 

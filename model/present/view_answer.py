@@ -1,5 +1,5 @@
 """The answer of a view: everything the pages, the report and the CLI show for one
-:class:`~model.core.viewstate.ViewState`, computed once.
+:class:`~model.core.view.View`, computed once.
 
 :func:`answer_of_view` reads the rows a view selects from the store and returns a :class:`ViewAnswer`.
 Each part (the analysis, the crossings, the one interactivity the user needs, the headline, the
@@ -12,7 +12,7 @@ Rules that used to live in several places live here once:
 - **workload**: a view without one shows the first workload of the store (most frontier points
   first), as a link without ``wl=`` opens; ``"all"`` splits series by the workload keys that vary
   (:func:`model.core.analysis.workload_split`) unless the view pools them (``mix_workloads``).
-- **the interactivity you need** (:attr:`ViewAnswer.x`): the view's ``headline_x``, else the middle
+- **the interactivity you need** (:attr:`ViewAnswer.x`): the view's ``interactivity_needed``, else the middle
   interactivity target; kept within half the lowest and 1.5 times the highest reach of any series.
   The Overview's headline, the break-even answer, fleet sizing and the report's answer all use it.
 - **rates**: :func:`model.core.cost_profiles.price_with_profiles` (cost profiles chosen in the view) over
@@ -54,7 +54,7 @@ from model.core.uncertainty import (
     mark_crossovers,
     uncertainty,
 )
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.store import load_points, stored_rates, workloads
 from model.present import fmt
 from model.present.answers import break_even_answer, changes_of, cheapest_at, default_pair, headline, summary
@@ -87,7 +87,7 @@ _SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_to
                 "total_tokens_per_second_per_gpu")
 
 
-def analysis_columns(state: ViewState) -> tuple[str, ...] | None:
+def analysis_columns(state: View) -> tuple[str, ...] | None:
     """The columns of the store the analysis of ``state`` reads (:data:`ANALYSIS_PARTS`: frontiers, cost curves,
     iso table, crossings, interpolation error, rates, notes), for ``load_points(columns=)``; None when it reads
     them all (a repeats choice other than ``pooled`` tells configurations apart by every field).
@@ -180,7 +180,7 @@ class ViewAnswer:
     """The answer of one view. Build it with :func:`answer_of_view`; read the parts you show."""
 
     con: object
-    state: ViewState
+    state: View
     presets: pd.DataFrame
     rows: pd.DataFrame                          # the store rows the view selects
     fit: Callable | None = None                 # (points, scenario) -> frontier, e.g. a cache; None fits here
@@ -238,8 +238,8 @@ class ViewAnswer:
     @cached_property
     def scenario(self):
         overrides = self._priced[1]
-        return self.state.scenario().model_copy(update={"rates": tuple(sorted(overrides.items())),
-                                                        "by": self._split[0]})
+        return self.state.model_copy(update={"rates": tuple(sorted(overrides.items())),
+                                             "by": self._split[0]})
 
     @cached_property
     def usd_per_gpu_hour(self) -> dict[str, float]:
@@ -353,10 +353,10 @@ class ViewAnswer:
         (then the view's own value, if any, still sizes a fleet)."""
         span = self.x_range
         if span is None:
-            return self.state.headline_x
+            return self.state.interactivity_needed
         targets = self.analysis.targets
         middle = targets[len(targets) // 2] if targets else span[0]
-        return float(min(max(self.state.headline_x or middle, span[0]), span[1]))
+        return float(min(max(self.state.interactivity_needed or middle, span[0]), span[1]))
 
     @cached_property
     def at_x(self) -> pd.DataFrame:
@@ -520,7 +520,7 @@ class ViewAnswer:
     def sizing_x(self) -> float | None:
         """The interactivity a fleet is sized at [tok/s/user]: :attr:`x`, or without curves (a ramp-only
         view) the view's own value, if any."""
-        return self.x if self.analysis.curves else self.state.headline_x
+        return self.x if self.analysis.curves else self.state.interactivity_needed
 
     @cached_property
     def capacity(self) -> pd.DataFrame:
@@ -680,7 +680,7 @@ class ViewAnswer:
         return list(dict.fromkeys(out))
 
 
-def answer_of_view(con, state: ViewState, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
+def answer_of_view(con, state: View, *, presets: pd.DataFrame | None = None, rows: pd.DataFrame | None = None,
                    fit: Callable | None = None, fleet_options: dict | None = None,
                    notes: list[str] | None = None, shared: MutableMapping | None = None,
                    loo: Callable | None = None, runs: RunsInView | None = None,
