@@ -305,7 +305,8 @@ FIELDS: tuple[ViewField, ...] = (
        words="compared series"),
     _f("compare_base", "cmpb", str | None, None, c.TEXT, ANSWER, "a · x", "x" * 3000),
     _f("compare_peaks", "peak", bool, False, c.FLAG, ANSWER, "1", "2"),
-    _f("profiles", "prof", str, "", c.PROFILES, RATE, _ONE_PROFILE, "p1.!!!!", check=_profiles, option=PROFILE,
+    # profiles: a fit, not only a rate: two chosen profiles of one hardware split its rows (side by side)
+    _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=_profiles, option=PROFILE,
        words="cost profiles", needs=("use",)),
     _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
