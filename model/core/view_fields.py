@@ -74,13 +74,12 @@ class Option:
     choices: tuple[str, ...] | None = None
     default: Any = None
     read: Callable[[Any], Any] | None = None
-    dest: str | None = None
     exclusive: str | None = None
 
     @property
     def name(self) -> str:
         """The attribute argparse stores it under."""
-        return self.dest or self.flags[0].lstrip("-").replace("-", "_")
+        return self.flags[0].lstrip("-").replace("-", "_")
 
     @property
     def unset(self) -> Any:
@@ -240,9 +239,7 @@ def _sizing(flag: str, type_: Callable, text: str) -> Option:
     return Option((flag,), "sizing", text, type=type_)
 
 
-def _f(name, key, type_, default, codec, changes, example, bad, **more) -> ViewField:
-    return ViewField(name, key, type_, default, codec, changes, example, bad, **more)
-
+_f = ViewField   # the table below, one field a row
 
 #: a cost profile named "H200 quote" pricing H200 at $2/GPU-hour, as a link writes it (the profiles' example)
 _ONE_PROFILE = "p1.eNqLrlbKU7JS8jAyMFAoLM0vSVXSUcqACgCZRUpWRnoGtbEAzFYJ5Q"
@@ -348,7 +345,7 @@ FIELDS: tuple[ViewField, ...] = (
                      "are left out, and counted)", metavar="YYYY-MM-DD")),
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
-                     "interactivity you need, date by date)", kind="flag", dest="history_section")),
+                     "interactivity you need, date by date)", kind="flag")),
     _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=_POSITIVE,
        option=Option(("--tokens-per-month",), "volume", "average volume [tokens a month on the capacity's basis, "
                      "total by default; 730 h]", metavar="N", type=float)),
