@@ -3,6 +3,7 @@ volumes and the cheapest option at yours (the view's volume answer, as the repor
 
 import streamlit as st
 
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
 from model.present.volume_figures import volume_figure
 from ui import data, frame, widgets
@@ -70,7 +71,7 @@ for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.ca
         commit(rent=rest + (((hw, float(value)),) if value else ()))
 
     a2.number_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", value=rented.get(hw), min_value=0.0,
-                    max_value=1000.0, format="%g", key=f"rent_{hw}", on_change=_rent)
+                    max_value=MAX_USD_PER_GPU_HOUR, format="%g", key=f"rent_{hw}", on_change=_rent)
 if state.rent:
     bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
     if state.on_demand:

@@ -164,3 +164,23 @@ def test_the_frontier_key_holds_what_changes_the_fit(field):
     if field.name != "by":
         mixed = View(by=("model",))
         assert (mixed.replace(**changed).frontier_key() != mixed.frontier_key()) == bool(kinds & {FIT, RATE})
+
+
+# ------------------------------------------------------------------------------------------ the dashboard
+
+def test_a_widget_is_keyed_by_its_fields_link_key_and_offers_the_declared_range(sample_db, monkeypatch):
+    """The sidebar's blended weights name no key and no range: both come from the declarations."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["basis"] = "blended"
+    at.query_params["win"] = "0.3"
+    at.run()
+    assert not at.exception
+    weight = at.number_input(key=BY_NAME["w_input"].key)
+    assert (weight.value, weight.min, weight.max) == (0.3, 0.0, 10.0)
+    weight.set_value(0.5).run()
+    assert at.query_params["win"] == "0.5"

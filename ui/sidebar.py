@@ -56,10 +56,8 @@ def _filters(sb, opts: dict) -> None:
               "their price relative to an output token.")
     if view().basis == "blended":
         c1, c2 = sb.columns(2)
-        bind(c1.number_input, "w_input", "input weight", min_value=0.0, max_value=10.0, step=0.05,
-             format="%.3f")
-        bind(c2.number_input, "w_cached", "cached weight", min_value=0.0, max_value=10.0, step=0.005,
-             format="%.3f")
+        bind(c1.number_input, "w_input", "input weight", step=0.05, format="%.3f")
+        bind(c2.number_input, "w_cached", "cached weight", step=0.005, format="%.3f")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
     bind(sb.radio, "method", "Interpolation", ("linear", "monotone"), horizontal=True,

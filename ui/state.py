@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from model.core.names import reason
 from model.core.view import View
-from model.core.view_fields import BY_NAME
+from model.core.view_fields import BY_NAME, Bounds
 from model.present.report import public_base_url
 
 __all__ = ["view", "commit", "bind", "key_of", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
@@ -84,14 +84,28 @@ def key_of(field: str) -> str:
     return BY_NAME[field].key
 
 
+def _range(field: str) -> dict:
+    """A number input's range from the field's declared bounds (its closed ends), in the field's type."""
+    declared = BY_NAME[field]
+    if not isinstance(declared.check, Bounds):
+        return {}
+    kind = int if declared.type is int else float
+    bounds = declared.check
+    return {**({} if bounds.open_low else {"min_value": kind(bounds.low)}),
+            **({} if bounds.open_high else {"max_value": kind(bounds.high)})}
+
+
 def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
          from_widget: Callable[[Any], Any] = lambda v: v, **kwargs):
     """Draw ``widget(*args, key=..., **kwargs)`` showing the view's ``field``, and write changes back; the
-    widget's key is the field's link key (:func:`key_of`).
+    widget's key is the field's link key (:func:`key_of`), and a number input offers the field's declared
+    range unless given another (the interactivity of the data in view, say).
 
     ``to_widget`` / ``from_widget`` convert between the field's value and the widget's.
     """
     key = key_of(field)
+    if getattr(widget, "__name__", "") == "number_input":
+        kwargs = {**_range(field), **kwargs}
     st.session_state[key] = to_widget(getattr(view(), field))
     return widget(*args, key=key, on_change=_on_change, args=(key, field, from_widget), **kwargs)
 

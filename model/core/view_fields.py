@@ -21,7 +21,7 @@ from model.core import view_codecs as c
 from model.core.names import name_problem
 from model.core.view_codecs import short
 
-__all__ = ["ViewField", "Option", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
+__all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
@@ -131,15 +131,25 @@ def _one_of(what: str, choices: tuple[str, ...]) -> Callable[[str], str]:
     return check
 
 
-def _within(low: float, high: float, message: str, open_low: bool = False, open_high: bool = False) -> Callable:
-    """A check that a number (or None) is between ``low`` and ``high``, each end included unless open."""
-    def check(value):
+@dataclass(frozen=True)
+class Bounds:
+    """The check of a number (or None) between ``low`` and ``high``, each end included unless open; a widget
+    bound to the field offers the same range (:func:`ui.state.bind`)."""
+
+    low: float
+    high: float
+    message: str
+    open_low: bool = False
+    open_high: bool = False
+
+    def __call__(self, value):
         if value is None:
             return value
-        if not ((low < value) if open_low else (low <= value)) or not ((value < high) if open_high else (value <= high)):
-            raise ValueError(message)
+        above = self.low < value if self.open_low else self.low <= value
+        below = value < self.high if self.open_high else value <= self.high
+        if not (above and below):
+            raise ValueError(self.message)
         return value
-    return check
 
 
 def _by(value: tuple[str, ...]) -> tuple[str, ...]:
@@ -220,7 +230,7 @@ def _api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
     return value
 
 
-_POSITIVE = _within(0, 1e12, "must be a positive number", open_low=True)
+_POSITIVE = Bounds(0, 1e12, "must be a positive number", open_low=True)
 
 
 # ------------------------------------------------------------------------------------------ options
@@ -277,7 +287,7 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--baseline",), "view", "series the iso ratios divide by (default: the first by name)",
                      metavar="SERIES")),
     _f("interactivity_needed", "x", float | None, None, c.NUMBER, ANSWER, "40", "abc",
-       check=_within(0, MAX_INTERACTIVITY, "interactivity must be in (0, 100000) tok/s/user", True, True),
+       check=Bounds(0, MAX_INTERACTIVITY, "interactivity must be in (0, 100000) tok/s/user", True, True),
        option=Option(("--interactivity", "--x"), "view", "the interactivity you need [tok/s/user]: the answer, the "
                      "break-even and fleet sizing use it (default: the middle target)", metavar="TOK_S_USER",
                      type=float)),
@@ -289,15 +299,15 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--sla",), "view", f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; "
                      "e.g. ttft_p95=2", metavar="KEY=VALUE", kind="append", read=",".join)),
     _f("w_input", "win", float, 0.25, c.NUMBER, FIT, "0.3", "nan",
-       check=_within(0, 10, "a token weight must be in [0, 10]"),
+       check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-input",), "view", "blended basis: weight of an uncached input token relative to an "
                      "output token (default 0.25)", type=float)),
     _f("w_cached", "wc", float, 0.025, c.NUMBER, FIT, "0.03", "11",
-       check=_within(0, 10, "a token weight must be in [0, 10]"),
+       check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-cached",), "view", "blended basis: weight of a cached input token relative to an "
                      "output token (default 0.025)", type=float)),
     _f("eval_tolerance", "tol", float, 0.01, c.NUMBER, ANSWER, "0.05", "2",
-       check=_within(0, 1, "tolerance must be in [0, 1]")),
+       check=Bounds(0, 1, "tolerance must be in [0, 1]")),
     _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=_names,
        words="compared series"),
     _f("compare_base", "cmpb", str | None, None, c.TEXT, ANSWER, "a · x", "x" * 3000),
@@ -311,10 +321,10 @@ FIELDS: tuple[ViewField, ...] = (
     _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=_POSITIVE,
        option=Option(("--demand-rps",), "fleet", "peak demand [req/s]", type=float)),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
-       check=_within(1, 100, "headroom must be between 1 and 100"),
+       check=Bounds(1, 100, "headroom must be between 1 and 100"),
        option=_sizing("--headroom", float, "capacity ÷ peak demand (default 1.0)")),
     _f("spares", "sp", int, 0, c.WHOLE, ANSWER, "1", "1.5",
-       check=_within(0, 100_000, "spares must be between 0 and 100,000 nodes"),
+       check=Bounds(0, 100_000, "spares must be between 0 and 100,000 nodes"),
        option=_sizing("--spares", int, "whole spare nodes, owned or reserved (N+1 = 1)")),
     _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=_POSITIVE,
        option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", type=float)),
@@ -323,7 +333,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=_POSITIVE,
        option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", type=float)),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
-       check=_within(1, 1000, "peak-to-average must be between 1 and 1000"),
+       check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
        option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1): whole nodes are bought for "
                       "the peak; a fleet's demand in --tokens-per-day is an average")),
     _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=_filters,
@@ -363,17 +373,17 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--on-demand",), "volume", "rented nodes on demand, paid per node-hour carrying load "
                      "(default: reserved, every hour)", kind="flag")),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
-       check=_within(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
+       check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
        option=Option(("--min-nodes",), "volume", "on demand: nodes kept up (default 1)", type=int)),
     _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=_one_of("lens", LENSES),
        option=Option(("--lens",), "volume", "full cost (default), or marginal: owned capacity counts power and "
                      "operations only", choices=LENSES)),
     _f("cache_hit", "ch", float | None, None, c.NUMBER, ANSWER, "0.6", "60",
-       check=_within(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
+       check=Bounds(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
        option=Option(("--cache-hit",), "volume", "prefix-cache hit rate for the API's bill (default: the rows', "
                      "else 0)", metavar="FRACTION", type=float)),
     _f("stale_days", "stale", int, DEFAULT_STALE_DAYS, c.WHOLE, ANSWER, "90", "0",
-       check=_within(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
+       check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "
                      f"{DEFAULT_STALE_DAYS})", type=int)),
 )
