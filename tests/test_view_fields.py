@@ -50,6 +50,20 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     assert declared <= given and LINK.flags[0] in given
 
 
+@pytest.mark.parametrize("command", sorted(next(a for a in _parser()._actions
+                                                 if a.__class__.__name__ == "_SubParsersAction").choices))
+def test_every_commands_help_prints(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        _parser().parse_args([command, "--help"])
+    assert done.value.code == 0 and f"usage: costfrontier {command}" in capsys.readouterr().out
+
+
+def test_api_and_api_usd_exclude_each_other_on_the_command_line(capsys):
+    with pytest.raises(SystemExit) as done:
+        _parser().parse_args(["volume", "--api", "GLM-5.2", "--api-usd", "1,0.2,3"])
+    assert done.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------------------ the link
 
 @pytest.mark.parametrize("field", FIELDS, ids=_IDS)

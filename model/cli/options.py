@@ -45,8 +45,9 @@ def add_options(q, group: str) -> None:
         else:
             kwargs.update(action="append", default=[]) if opt.kind == "append" else kwargs.update(default=opt.default)
             kwargs.update({k: getattr(opt, k) for k in ("metavar", "type", "choices") if getattr(opt, k) is not None})
-        target = exclusive.setdefault(opt.exclusive, q.add_mutually_exclusive_group()) if opt.exclusive else q
-        target.add_argument(*opt.flags, **kwargs)
+        if opt.exclusive and opt.exclusive not in exclusive:
+            exclusive[opt.exclusive] = q.add_mutually_exclusive_group()
+        (exclusive[opt.exclusive] if opt.exclusive else q).add_argument(*opt.flags, **kwargs)
 
 
 def selection_args(q: argparse.ArgumentParser) -> None:
