@@ -27,7 +27,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from model.core.analysis import Scenario, analyse, frontiers_for  # noqa: E402
+from model.core.analysis import analyse, frontiers_for  # noqa: E402
 from model.core.iso import METHODS  # noqa: E402
 from model.core.uncertainty import (  # noqa: E402
     iso_with_error,
@@ -35,6 +35,7 @@ from model.core.uncertainty import (  # noqa: E402
     mark_crossovers,
     uncertainty,
 )
+from model.core.view import View  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.store import connect, load_points  # noqa: E402
 
@@ -114,7 +115,7 @@ def main() -> None:
 
         con = connect(db)
         t_query, points = timed(lambda: load_points(con), repeat=2)
-        scenario = Scenario(by=("hardware", "framework", "precision", "spec_decoding", "model", "isl", "osl"))
+        scenario = View(by=("hardware", "framework", "precision", "spec_decoding", "model", "isl", "osl"))
         t_front, frontier = timed(lambda: frontiers_for(points, scenario.by, "total"))
         t_price, result = timed(lambda: analyse(points, scenario, frontier=frontier, crossovers="auto"))
         print(f"query all rows to pandas: {t_query:.2f} s")

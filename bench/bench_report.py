@@ -30,9 +30,9 @@ import plotly.graph_objects as go  # noqa: E402
 from bench_core import make_rows, timed  # noqa: E402
 
 from model import figures  # noqa: E402
-from model.core.analysis import Scenario, analyse  # noqa: E402
+from model.core.analysis import analyse  # noqa: E402
 from model.core.cost import load_presets  # noqa: E402
-from model.core.viewstate import ViewState  # noqa: E402
+from model.core.view import View  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.samples import load_samples  # noqa: E402
 from model.data.store import connect, load_points, stored_rates  # noqa: E402
@@ -56,7 +56,7 @@ def playwright_pdf(page_html: str, out: Path, chromium: str) -> None:
         browser.close()
 
 
-def bench(label: str, con, scenario: Scenario, where: dict, pdf: bool, tmp: Path) -> None:
+def bench(label: str, con, scenario: View, where: dict, pdf: bool, tmp: Path) -> None:
     presets = load_presets(stored_rates(con))
     points = load_points(con, where)
     analysis_s, result = timed(lambda: analyse(points, scenario, presets, with_points=True))
@@ -66,7 +66,7 @@ def bench(label: str, con, scenario: Scenario, where: dict, pdf: bool, tmp: Path
         return go.Figure(fig).to_html(include_plotlyjs=True, full_html=True)   # validated, as the report does
 
     baseline_s, _ = timed(one_figure)
-    state = ViewState(workload="all", mix_workloads=True, by=scenario.by, rates=scenario.rates, targets=scenario.targets,
+    state = View(workload="all", mix_workloads=True, by=scenario.by, rates=scenario.rates, targets=scenario.targets,
                       hardware=tuple(where.get("hardware", ())), spec_decoding=tuple(where.get("spec_decoding", ())))
     report_s, report = timed(lambda: build_report(answer_of_view(con, state)))
     xlsx_s, xlsx = timed(report.tables_xlsx)
@@ -105,7 +105,7 @@ def main() -> None:
         con = connect(tmp / "samples.duckdb")
         with contextlib.redirect_stdout(io.StringIO()):
             load_samples(con)
-        bench("bundled samples (default view)", con, Scenario(), {}, not args.no_pdf, tmp)
+        bench("bundled samples (default view)", con, View(), {}, not args.no_pdf, tmp)
         con.close()
 
         con = connect(tmp / "synthetic.duckdb")
@@ -113,7 +113,7 @@ def main() -> None:
         make_rows(args.rows, args.series).to_csv(csv, index=False)
         ingest_file(con, csv, [])
         by = ("hardware", "precision", "spec_decoding", "model", "isl", "osl")   # one series per synthetic system
-        bench(f"synthetic, {args.series} series", con, Scenario(by=by), {}, not args.no_pdf, tmp)
+        bench(f"synthetic, {args.series} series", con, View(by=by), {}, not args.no_pdf, tmp)
         con.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -105,9 +105,9 @@ def phase_bare(csv: str, db: str) -> dict:
 
 
 def phase_analyse(db: str, by: str, repeat: int) -> dict:
-    from model.core.analysis import Scenario, analyse, frontiers_for
+    from model.core.analysis import analyse, frontiers_for
     from model.core.crossings import crossovers
-    from model.core.viewstate import ViewState
+    from model.core.view import View
     from model.data.inputs import analysis_columns
     from model.data.store import connect, load_points
 
@@ -123,8 +123,8 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
     out["baseline"], _ = best(bare, repeat)
     out["load"], points = best(lambda: load_points(con), repeat)
     # what iso and crossover load: the columns their analysis reads (model.data.inputs.analysis_columns)
-    out["load_projected"], _ = best(lambda: load_points(con, columns=analysis_columns(ViewState(by=keys))), repeat)
-    scenario = Scenario(by=keys, targets=(10.0, 20.0, 50.0))
+    out["load_projected"], _ = best(lambda: load_points(con, columns=analysis_columns(View(by=keys))), repeat)
+    scenario = View(by=keys, targets=(10.0, 20.0, 50.0))
     out["frontier"], frontier = best(lambda: frontiers_for(points, keys, "total"), repeat)
     out["iso"], result = best(lambda: analyse(points, scenario, frontier=frontier, crossovers="none"), repeat)
     names = sorted(result.curves)

@@ -42,7 +42,7 @@ if not result.curves:
     st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
     st.stop()
 lo, hi = answer.x_range
-bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
+bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
      step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
      help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
 st.subheader(plain(answer.headline))

@@ -18,7 +18,7 @@ answer = ctx.answer
 x = answer.interactivity_needed
 if x is not None:
     span = answer.x_range
-    bind(st.number_input, "x", "headline_x", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
+    bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
          max_value=float(span[1]), step=1.0, to_widget=lambda v: float(x), format="%.1f")
 table = answer.history
 for note in answer.history_notes:
@@ -32,5 +32,5 @@ else:
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
     st.table(data.per_view(ctx, "history_rows", lambda: for_people(
         table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]).set_index("Series")))
-bind(st.toggle, "hist", "history", "Add this history to the report",
+bind(st.toggle, "history", "Add this history to the report",
      help="The report of this view (sidebar) then has a section with this chart and table.")

@@ -12,14 +12,14 @@ st.caption("Every measured point, and each series' Pareto frontier of throughput
 if widgets.no_data(ctx):
     st.stop()
 c1, c2 = st.columns([2, 1])
-y = bind(c1.radio, "y", "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
+y = bind(c1.radio, "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
          format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
-optimal = bind(c2.toggle, "opt", "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
+optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
 result = ctx.answer.with_points
 widgets.notes(result)
 cloud = result.points
 if len(cloud) > figures.CLOUD_LIMIT and not optimal:
-    if not bind(st.toggle, "all", "all_points", f"Draw all {len(cloud):,} measured points",
+    if not bind(st.toggle, "all_points", f"Draw all {len(cloud):,} measured points",
                 help="Off: an even sample of them, so the page opens fast; frontiers are always complete."):
         cloud = figures.thin_cloud(cloud)
         st.caption(f"Showing {len(cloud):,} of {len(result.points):,} measured points (every "

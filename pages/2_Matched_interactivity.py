@@ -13,7 +13,7 @@ if widgets.no_data(ctx):
     st.stop()
 answer = ctx.answer
 defaults = answer.analysis.targets if not ctx.state.targets else []
-bind(st.text_input, "at", "targets", "Interactivity targets [tok/s/user], comma-separated",
+bind(st.text_input, "targets", "Interactivity targets [tok/s/user], comma-separated",
      to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets,
      help="Up to 20 positive numbers. Defaults are spread over the range every series reaches.")
 names = sorted(answer.analysis.curves)
@@ -21,7 +21,7 @@ if ctx.state.baseline and ctx.state.baseline not in names:
     st.warning(plain(f"Baseline {ctx.state.baseline!r} is not among the series shown; using {names[0]!r}.")
                if names else "No series to compare.")
 if names:
-    bind(st.selectbox, "base", "baseline", "Baseline series for ratios", names,
+    bind(st.selectbox, "baseline", "Baseline series for ratios", names,
          to_widget=lambda v: v if v in names else names[0])
 result, iso = answer.analysis, answer.iso_error
 widgets.notes(result)

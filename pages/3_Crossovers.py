@@ -5,7 +5,7 @@ import streamlit as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT
 from model.core.iso import break_even_rates
-from model.core.viewstate import pair_text
+from model.core.view import pair_text
 from model.present import figures
 from model.present.answers import common_range, method_errors_text, pair_intervals, uncertain_crossings_text
 from ui import frame, report, widgets
@@ -55,7 +55,7 @@ if len(names) >= 2:
     st.subheader("Break-even $/GPU-hour")
     lo, hi = answer.x_range
     c1, c2, c3 = st.columns(3)
-    x = bind(c1.number_input, "x", "headline_x", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
+    x = bind(c1.number_input, "interactivity_needed", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
              step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
              help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
     if ctx.state.pair and ctx.state.pair_names() != answer.pair:

@@ -51,7 +51,7 @@ if profiles:
             tco.replace_profiles(profiles_from_frame(edited))
         except TcoInputError as exc:
             st.error(plain(str(exc)))
-    bind(st.multiselect, "use", "priced_by", "Price series with", [p.name for p in profiles], to_widget=list,
+    bind(st.multiselect, "priced_by", "Price series with", [p.name for p in profiles], to_widget=list,
          from_widget=tuple, help="A hardware two chosen profiles name is shown side by side, once per profile.")
     table = breakdown_frame(profiles)
     st.plotly_chart(breakdown_figure(table), width="stretch", key="breakdown_chart")

@@ -19,13 +19,13 @@ way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="flee
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
 if way == "a demand":
-    bind(c1.number_input, "rps", "demand_rps", "Peak demand [req/s]", value=None, step=1.0, format="%g",
+    bind(c1.number_input, "demand_rps", "Peak demand [req/s]", value=None, step=1.0, format="%g",
          placeholder="e.g. 10")
-    bind(c2.number_input, "hr", "headroom", "Headroom [capacity ÷ peak]", min_value=1.0, max_value=100.0, step=0.05)
-    bind(c3.number_input, "sp", "spares", "Spare nodes (N+1 = 1)", min_value=0, max_value=100_000, step=1)
+    bind(c2.number_input, "headroom", "Headroom [capacity ÷ peak]", min_value=1.0, max_value=100.0, step=0.05)
+    bind(c3.number_input, "spares", "Spare nodes (N+1 = 1)", min_value=0, max_value=100_000, step=1)
 else:
-    bind(c1.number_input, "mw", "budget_mw", "Power budget [MW, facility]", value=None, step=0.5, format="%g")
-    bind(c2.number_input, "bud", "budget_usd_month", "Money budget [$/month]", value=None, step=10_000.0, format="%g")
+    bind(c1.number_input, "budget_mw", "Power budget [MW, facility]", value=None, step=0.5, format="%g")
+    bind(c2.number_input, "budget_usd_month", "Money budget [$/month]", value=None, step=10_000.0, format="%g")
 answer = ctx.answer
 x = answer.interactivity_needed
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "

@@ -3,6 +3,7 @@ volumes and the cheapest option at yours (the view's volume answer, as the repor
 
 import streamlit as st
 
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
 from model.present.volume_figures import volume_figure
 from ui import data, frame, widgets
@@ -18,10 +19,10 @@ if widgets.no_data(ctx):
     st.stop()
 state = ctx.state
 c1, c2, c3 = st.columns(3)
-bind(c1.number_input, "tpm", "tokens_per_month", "Volume [tokens per month]", value=None, min_value=0.0,
+bind(c1.number_input, "tokens_per_month", "Volume [tokens per month]", value=None, min_value=0.0,
      step=1e9, format="%g", placeholder="e.g. 2e9")
-bind(c2.number_input, "pta", "peak_to_average", "Peak ÷ average load", min_value=1.0, max_value=1000.0, step=0.5)
-bind(c3.radio, "lens", "lens", "Lens", ("full", "marginal"), horizontal=True,
+bind(c2.number_input, "peak_to_average", "Peak ÷ average load", min_value=1.0, max_value=1000.0, step=0.5)
+bind(c3.radio, "lens", "Lens", ("full", "marginal"), horizontal=True,
      format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
 answer = ctx.answer
 if state.tokens_per_month is None:
@@ -60,7 +61,7 @@ with a1.form("api_custom"):
             st.warning("Give at least the input and output prices (cached input defaults to the input price).")
         elif commit(api=None, api_usd=(p_in, p_in if p_cached is None else p_cached, p_out)):
             st.rerun()
-bind(a2.number_input, "ch", "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)", value=None,
+bind(a2.number_input, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)", value=None,
      min_value=0.0, max_value=1.0, step=0.05, format="%g")
 rented = dict(state.rent)
 for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.capacity.empty else []:
@@ -70,11 +71,11 @@ for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.ca
         commit(rent=rest + (((hw, float(value)),) if value else ()))
 
     a2.number_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", value=rented.get(hw), min_value=0.0,
-                    max_value=1000.0, format="%g", key=f"rent_{hw}", on_change=_rent)
+                    max_value=MAX_USD_PER_GPU_HOUR, format="%g", key=f"rent_{hw}", on_change=_rent)
 if state.rent:
-    bind(a2.checkbox, "od", "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
+    bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
     if state.on_demand:
-        bind(a2.number_input, "odmin", "min_nodes", "Nodes kept up on demand", min_value=0, max_value=100_000, step=1)
+        bind(a2.number_input, "min_nodes", "Nodes kept up on demand", min_value=0, max_value=100_000, step=1)
 
 # ---------------------------------------------------------------- the answer
 st.subheader("Answer")

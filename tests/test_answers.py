@@ -8,9 +8,9 @@ import math
 import pandas as pd
 import pytest
 
-from model.core.analysis import Scenario, analyse
+from model.core.analysis import analyse
 from model.core.cost import load_presets, resolve_rates
-from model.core.viewstate import ViewState, parse_query, reconcile
+from model.core.view import View, reconcile
 from model.data.ingest import ingest_file
 from model.data.preview import dry_run, for_form
 from model.data.store import load_points
@@ -31,7 +31,7 @@ from model.present.answers import (
 @pytest.fixture
 def mtp(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
-    return analyse(points, Scenario(by=("hardware",), targets=(24.0, 55.0)))
+    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0)))
 
 
 def test_people_formats():
@@ -75,7 +75,7 @@ def test_break_even_answer_is_a_number(mtp):
     assert answer["text"] == (f"At 55.0 tok/s/user, B200 becomes cheaper than MI355X below "
                               f"{fmt.usd(1.95 * mi / b200, '/GPU-hour')} (now $1.95/GPU-hour).")
     # priced at the break-even rate, B200 costs exactly what MI355X costs there
-    repriced = analyse(mtp.points, Scenario(by=("hardware",), targets=(55.0,), rates=(("B200", answer["rate"]),)))
+    repriced = analyse(mtp.points, View(by=("hardware",), targets=(55.0,), rates=(("B200", answer["rate"]),)))
     costs = repriced.iso.set_index("series")["usd_per_mtok"]
     assert costs["B200"] == pytest.approx(costs["MI355X"])
 
@@ -88,7 +88,7 @@ def test_break_even_out_of_reach_says_why(mtp):
 
 
 def test_iso_pivot_is_people_ready(mtp):
-    analysis = analyse(mtp.points, Scenario(by=("hardware",), targets=(24.0, 55.0, 200.0), baseline="MI355X"))
+    analysis = analyse(mtp.points, View(by=("hardware",), targets=(24.0, 55.0, 200.0), baseline="MI355X"))
     costs, ratios = iso_pivot(analysis.iso)
     assert list(costs.columns) == ["24.0 tok/s/user", "55.0 tok/s/user", "200.0 tok/s/user"]
     assert costs.loc["MI355X", "55.0 tok/s/user"] == "$0.45/M"      # published oracle (InferenceX)
@@ -126,7 +126,7 @@ def test_reconcile_says_what_it_drops(sample_con):
     options = {"workloads": ["GLM-5|8192|1024"], "hardware": ["B200", "MI355X"], "framework": ["sglang"],
                "precision": ["fp8"], "spec_decoding": ["mtp", "none"],
                "price_sets": {"2025-08": ["owning_hyperscaler", "rental_3yr"], "2026-07": ["owning_hyperscaler"]}}
-    state, notices = parse_query({"ps": "1999", "hw": "b200,TPU", "tier": "gold", "r": "mi355x:1.2,H20:3",
+    state, notices = View.from_query({"ps": "1999", "hw": "b200,TPU", "tier": "gold", "r": "mi355x:1.2,H20:3",
                                   "wl": "x|1|2"})
     assert notices == []                      # all well-formed: only the data can refuse them
     fixed, notices = reconcile(state, options)
@@ -140,12 +140,12 @@ def test_reconcile_says_what_it_drops(sample_con):
 
 def test_hostile_names_are_refused_in_links():
     # names are any printable text (issue 17): markup is text, which the data then does not hold
-    state, notices = parse_query({"r": "TPU<script>:1.5", "hw": "<b>x</b>"})
+    state, notices = View.from_query({"r": "TPU<script>:1.5", "hw": "<b>x</b>"})
     assert notices == [] and state.rates == (("TPU<script>", 1.5),) and state.hardware == ("<b>x</b>",)
     fixed, notices = reconcile(state, {"hardware": ["B200"]})
     assert fixed.rates == () and fixed.hardware == () and len(notices) == 2
     # control and invisible characters are refused in the link itself, each with a notice
-    state, notices = parse_query({"r": "TPU\x07:1.5", "hw": "x\u200by", "use": "a\nb"})
+    state, notices = View.from_query({"r": "TPU\x07:1.5", "hw": "x\u200by", "use": "a\nb"})
     assert state.rates == () and state.hardware == () and state.priced_by == () and len(notices) == 3
     assert all("control or invisible character" in n for n in notices)
 
@@ -156,11 +156,11 @@ def test_an_empty_workload_field_matches_only_rows_without_it(sample_con, tmp_pa
     path.write_text("hardware,gpus,tput_per_gpu,tok_s_user,isl,osl\nH100,8,900,30,8192,1024\n"
                     "H100,8,700,45,8192,1024\nH100,8,500,60,8192,1024\n")
     ingest_file(sample_con, path)
-    where = ViewState(workload="|8192|1024").where()
+    where = View(workload="|8192|1024").where()
     assert where == {"model": [None], "isl": ["8192"], "osl": ["1024"]}
     rows = load_points(sample_con, where)
     assert len(rows) == 3 and set(rows["hardware"]) == {"H100"}
-    assert len(load_points(sample_con, ViewState(workload="GLM-5|8192|1024").where())) == 29
+    assert len(load_points(sample_con, View(workload="GLM-5|8192|1024").where())) == 29
 
 
 def test_preview_speaks_the_forms_language(tmp_path):
@@ -188,7 +188,7 @@ def test_money_keeps_two_significant_digits_below_ten_cents():
 
 def test_a_tenth_of_a_cent_per_gpu_hour_is_never_level_at_zero(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
-    result = analyse(points, Scenario(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))))
+    result = analyse(points, View(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))))
     at = cheapest_at(result.curves, 55.0)
     text = headline(at, result.crossovers, 55.0)
     best, second = at["usd_per_mtok"].iloc[0], at["usd_per_mtok"].iloc[1]

@@ -70,11 +70,12 @@ def test_every_page_runs(app, page, samples):
 
 
 def _analysis(db: str, where: dict, **scenario):
-    from model.core.analysis import Scenario, analyse
+    from model.core.analysis import analyse
+    from model.core.view import View
     from model.data.store import load_points
 
     with reading(db) as con:
-        return analyse(load_points(con, where), Scenario(**scenario))
+        return analyse(load_points(con, where), View(**scenario))
 
 
 def _unescape(text: str) -> str:
@@ -321,12 +322,12 @@ def test_the_share_box_says_when_a_view_does_not_fit_in_a_link(app, count, fits)
     from urllib.parse import parse_qs
 
     from model.core.cost_profiles import profiles_to_text
-    from model.core.viewstate import MAX_VALUE_LENGTH, ViewState, parse_query
+    from model.core.view import MAX_VALUE_LENGTH, View
     from tests.test_viewstate import _profiles
 
     profiles = _profiles(count)
     at = app(run=False)
-    at.session_state["_view"] = ViewState(profiles=profiles_to_text(profiles), priced_by=(profiles[0].name,),
+    at.session_state["_view"] = View(profiles=profiles_to_text(profiles), priced_by=(profiles[0].name,),
                                           targets=(40.0,))
     at.run()
     assert not at.exception, at.exception
@@ -340,7 +341,7 @@ def test_the_share_box_says_when_a_view_does_not_fit_in_a_link(app, count, fits)
         assert "prof=" not in link and "use=" not in link and "at=40" in link
     query = parse_qs(link.split("?", 1)[1], keep_blank_values=True)
     assert all(len(value) <= MAX_VALUE_LENGTH for values in query.values() for value in values)
-    assert parse_query(query)[1] == []   # the link opens with nothing dropped
+    assert View.from_query(query)[1] == []   # the link opens with nothing dropped
 
 
 def test_a_link_of_1000_unknown_keys_gives_one_notice(app):

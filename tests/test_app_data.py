@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from model.core.viewstate import parse_query
+from model.core.view import View
 from model.data.store import list_sources, table_checksums
 from tests.conftest import FIXTURES, reading
 from tests.test_app import PAGES, _db, open_page
@@ -136,7 +136,7 @@ def test_hostile_links_never_raise(tmp_path_factory, monkeypatch, page, query):
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
     at = open_page(page, query)                    # repeated keys arrive as lists
     assert not at.exception, (page, query, at.exception)
-    _, notices = parse_query(query)
+    _, notices = View.from_query(query)
     if notices:                                    # every value the link parser refused is shown as a notice
         shown = _texts(at.warning) + "\n" + re.sub(r"\\(.)", r"\1", "\n".join(at.link_warnings))
         assert all(n.split(":")[0].lower() in shown.lower() for n in notices), (notices, shown)

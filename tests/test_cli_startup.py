@@ -46,6 +46,7 @@ def test_iso_loads_scipy_only_for_the_monotone_method(sample_db):
 
 def test_the_parsers_choices_are_the_models():
     from model.cli import choices
+    from model.core import view_fields as fields
     from model.core.capacity import CAPACITY_BASES, KNEE_RULES
     from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
     from model.core.fleet import TOKEN_BASES
@@ -53,16 +54,16 @@ def test_the_parsers_choices_are_the_models():
     from model.core.iso import METHODS
     from model.core.repeats import REPEATS
     from model.core.sla import SLA_KEYS
-    from model.core.viewstate import ViewState
+    from model.core.view import View
     from model.data.samples import SAMPLE_DIR
 
-    assert (choices.BASES, choices.DISAGG_MODES, choices.DEFAULT_SERIES_KEYS) == (BASES, DISAGG_MODES,
-                                                                                  DEFAULT_SERIES_KEYS)
-    assert (choices.CAPACITY_BASES, choices.KNEE_RULES, choices.SLA_KEYS) == (CAPACITY_BASES, KNEE_RULES, SLA_KEYS)
-    assert (choices.TOKEN_BASES, choices.METHODS, choices.SAMPLE_DIR) == (TOKEN_BASES, METHODS, SAMPLE_DIR)
-    assert (choices.DEFAULT_PRICE_SET, choices.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
-    assert choices.REPEATS == REPEATS
-    assert (ViewState().price_set, ViewState().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
+    assert (fields.BASES, fields.DISAGG_MODES, fields.DEFAULT_SERIES_KEYS) == (BASES, DISAGG_MODES,
+                                                                               DEFAULT_SERIES_KEYS)
+    assert (choices.CAPACITY_BASES, choices.KNEE_RULES, fields.SLA_KEYS) == (CAPACITY_BASES, KNEE_RULES, SLA_KEYS)
+    assert (choices.TOKEN_BASES, fields.METHODS, choices.SAMPLE_DIR) == (TOKEN_BASES, METHODS, SAMPLE_DIR)
+    assert (fields.DEFAULT_PRICE_SET, fields.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
+    assert fields.REPEATS == REPEATS
+    assert (View().price_set, View().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
 
 
 def test_every_command_has_a_module():

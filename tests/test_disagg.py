@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 from model.cli import main
-from model.core.analysis import Scenario, analyse, prepare
+from model.core.analysis import analyse, prepare
 from model.core.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
-from model.core.viewstate import ViewState, parse_query
+from model.core.view import View
 from model.data.ingest import ingest_file
 from model.data.store import connect, list_sources, load_points
 from tests.conftest import ROOT
@@ -87,13 +87,13 @@ def test_unknown_mode_is_refused(rows):
     with pytest.raises(ValueError, match="unknown disaggregation mode 'decode-only'"):
         disagg_throughput(rows, "input", "decode-only")
     with pytest.raises(ValueError):
-        Scenario(disagg="decode-only")
+        View(disagg="decode-only")
 
 
 def test_analysis_prices_the_chosen_normalisation_and_says_so(rows):
     rate = (("GB200", 3.0), ("H200", 2.0))
-    share = analyse(rows, Scenario(by=("hardware",), basis="output", disagg="share", rates=rate), crossovers="none")
-    per_role = analyse(rows, Scenario(by=("hardware",), basis="output", rates=rate), crossovers="none")
+    share = analyse(rows, View(by=("hardware",), basis="output", disagg="share", rates=rate), crossovers="none")
+    per_role = analyse(rows, View(by=("hardware",), basis="output", rates=rate), crossovers="none")
     assert any("3 disaggregated rows" in n and "token share" in n for n in share.notes)
     assert any("per decode GPU, as stated" in n for n in per_role.notes)
     gb200 = share.frontier[share.frontier["series"] == "GB200 · disagg"]
@@ -115,10 +115,10 @@ def test_cli_and_link_carry_the_choice(rows, tmp_path, capsys):
     gb200 = sorted((p["tokens_per_second_per_gpu"], p["gpus_prefill"], p["gpus_decode"]) for p in out["rows"]
                    if p["series"] == "GB200 · ISL 8192 · disagg")
     assert gb200 == [(pytest.approx(4706.3), 8, 8), (pytest.approx(7200.0), 4, 32)]
-    assert ViewState(disagg="share").to_query() == {"dis": "share"}
-    state, notices = parse_query({"dis": "share"})
-    assert state.scenario().disagg == "share" and not notices
-    assert "dis='x'" in parse_query({"dis": "x"})[1][0]
+    assert View(disagg="share").to_query() == {"dis": "share"}
+    state, notices = View.from_query({"dis": "share"})
+    assert state.disagg == "share" and not notices
+    assert "dis='x'" in View.from_query({"dis": "x"})[1][0]
 
 
 def test_labels_mark_disaggregated_series(rows):
@@ -172,12 +172,11 @@ def test_a_frontier_cached_under_another_mode_is_never_reused(rows):
     """The dashboard's frontier cache is keyed by every field that changes the fit (ui.data.frontier_key), the
     disaggregation mode among them: the share mode's view gets the share mode's fit."""
     from model.core.analysis import frontiers_for
-    from model.core.viewstate import ViewState
     from ui.data import frontier_key
 
-    assert frontier_key(ViewState(basis="input", disagg="share")) != frontier_key(ViewState(basis="input"))
+    assert frontier_key(View(basis="input", disagg="share")) != frontier_key(View(basis="input"))
     fitted = frontiers_for(rows, ("hardware",), "input", disagg="share")
-    got = analyse(rows, Scenario(by=("hardware",), basis="input", disagg="share",
+    got = analyse(rows, View(by=("hardware",), basis="input", disagg="share",
                                  rates=(("GB200", 3.0), ("H200", 2.0))), frontier=fitted, crossovers="none")
     gb200 = got.frontier[got.frontier["series"] == "GB200 · disagg"]
     assert sorted(gb200["tokens_per_second_per_gpu"]) == pytest.approx([4706.3, 7200.0])   # share, not 9,412.6

@@ -22,7 +22,7 @@ import pytest
 
 from model.core.cost import load_presets
 from model.core.tco import onprem_defaults
-from model.core.viewstate import parse_query
+from model.core.view import View
 from model.present.fmt import usd
 from tests import test_e2e
 from tests.test_app_report import money
@@ -117,7 +117,7 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     shown_kw = float(form.get_by_role("spinbutton", name="All-in power per GPU [kW]").input_value())
     form.get_by_role("button", name="Add to this view and price with it").click()
     for _ in range(100):                    # the address bar follows the view once the rerun is done
-        if parse_query(parse_qs(urlsplit(page.url).query, keep_blank_values=True))[0].priced_by == (NAME,):
+        if View.from_query(parse_qs(urlsplit(page.url).query, keep_blank_values=True))[0].priced_by == (NAME,):
             break
         page.wait_for_timeout(200)
     else:
@@ -125,7 +125,7 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
         raise AssertionError(f"the profile never reached the address bar: {page.url}")
     _settle(page)
     assert not page.locator("[data-testid=stException]").count()
-    state, notices = parse_query(parse_qs(urlsplit(page.url).query, keep_blank_values=True))
+    state, notices = View.from_query(parse_qs(urlsplit(page.url).query, keep_blank_values=True))
     assert notices == [] and state.priced_by == (NAME,)
     (profile,) = state.cost_profiles()
     assert (profile.name, profile.hardware) == (NAME, "B200")

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.core.analysis import ALL_PAIRS_LIMIT, Scenario, analyse
+from model.core.analysis import ALL_PAIRS_LIMIT, analyse
 from model.core.crossings import crossovers, envelope_usd_per_mtok, lower_envelope
 from model.core.iso import CostCurve, _inside
+from model.core.view import View
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
 
@@ -217,7 +218,7 @@ def _sweep_points(n_series: int) -> pd.DataFrame:
 
 def test_analyse_computes_only_what_is_asked():
     points = _sweep_points(3)
-    scenario = Scenario(by=("hardware", "framework", "model"))
+    scenario = View(by=("hardware", "framework", "model"))
     none = analyse(points, scenario, crossovers="none")
     assert none.envelope is None and none.crossovers.empty and none.crossover_pairs == "none"
     assert not none.iso.empty
@@ -232,8 +233,8 @@ def test_analyse_computes_only_what_is_asked():
 
 def test_many_series_cross_the_baseline_or_the_selection_only():
     points = _sweep_points(ALL_PAIRS_LIMIT + 2)
-    names = sorted(analyse(points, Scenario(by=("hardware", "framework")), crossovers="none").curves)
-    base = Scenario(by=("hardware", "framework"), baseline=names[0])
+    names = sorted(analyse(points, View(by=("hardware", "framework")), crossovers="none").curves)
+    base = View(by=("hardware", "framework"), baseline=names[0])
     result = analyse(points, base, crossovers="auto")
     assert result.crossover_pairs == "baseline"
     pairs = set(zip(result.crossovers["series_a"], result.crossovers["series_b"]))
@@ -241,6 +242,6 @@ def test_many_series_cross_the_baseline_or_the_selection_only():
     chosen = analyse(points, base, crossovers="auto", selected=(names[3], names[5]))
     assert chosen.crossover_pairs == "selected"
     assert set(zip(chosen.crossovers["series_a"], chosen.crossovers["series_b"])) == {(names[3], names[5])}
-    alone = analyse(points, Scenario(by=("hardware", "framework")), crossovers="auto")
+    alone = analyse(points, View(by=("hardware", "framework")), crossovers="auto")
     assert alone.crossovers.empty and alone.envelope is not None
     assert any("envelope" in note for note in alone.notes)

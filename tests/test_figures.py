@@ -10,9 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from model.core.analysis import Scenario, analyse
+from model.core.analysis import analyse
 from model.core.hardware import hardware_colour
 from model.core.iso import break_even_rates
+from model.core.view import View
 from model.data.store import load_points
 from model.present.figures import (
     X_TITLE,
@@ -28,7 +29,7 @@ from model.present.figures import (
 @pytest.fixture
 def mtp(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
-    return analyse(points, Scenario(by=("hardware",), targets=(24.0, 55.0)), with_points=True)
+    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0)), with_points=True)
 
 
 def _kinds(fig):

@@ -20,7 +20,7 @@ import pytest
 
 from model.cli import main
 from model.cli.options import view_of_link
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.store import connect
 from model.present.ramp_answer import ramp_answer
 from model.present.view_answer import answer_of_view
@@ -173,7 +173,7 @@ def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prin
 def wafer(sample_db):
     con = connect(sample_db)
     try:
-        yield lambda **view: answer_of_view(con, ViewState(workload="GLM-5.2|20000|1000", **view)).ramps
+        yield lambda **view: answer_of_view(con, View(workload="GLM-5.2|20000|1000", **view)).ramps
     finally:
         con.close()
 
@@ -204,7 +204,7 @@ def test_accuracy_table_is_of_the_models_in_view_at_the_views_tolerance(wafer, s
     assert not wafer(eval_tolerance=0.05).evals["flagged"].any()
     con = connect(sample_db)
     try:    # a view of GLM-5 (no evaluation rows) has no accuracy table
-        assert answer_of_view(con, ViewState(workload=GLM5)).ramps.evals.empty
+        assert answer_of_view(con, View(workload=GLM5)).ramps.evals.empty
     finally:
         con.close()
 
@@ -214,7 +214,7 @@ def test_a_projected_answer_refuses_the_ramp_part(sample_db):
 
     con = connect(sample_db)
     try:
-        state = ViewState(workload="GLM-5.2|20000|1000")
+        state = View(workload="GLM-5.2|20000|1000")
         with pytest.raises(RuntimeError, match="ramps reads columns"):
             _ = answer_of_view(con, state, ANALYSIS_PARTS).ramps
     finally:

@@ -18,10 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model.cli import main
-from model.core.analysis import Scenario
 from model.core.history import history
 from model.core.repeats import as_of_rows, choose_repeats, repeat_spread, runs_in_view
-from model.core.viewstate import ViewState, parse_query
+from model.core.view import View
 from model.data.ingest import ingest_file
 from model.data.store import connect, load_points
 from model.present.view_answer import answer_of_view
@@ -98,7 +97,7 @@ def test_each_repeats_choice_reaches_the_frontier(history_db):
     con = connect(history_db, read_only=True)
     try:
         def b200_at_40(repeats):
-            state = ViewState(workload="all", by=("hardware",), targets=(40.0,), repeats=repeats)
+            state = View(workload="all", by=("hardware",), targets=(40.0,), repeats=repeats)
             iso = answer_of_view(con, state).iso
             return float(iso.loc[iso["series"] == "B200", "usd_per_mtok"].iloc[0])
         # pooled: frontier knots (36, 760) and the undated (60, 500) -> linear in $/M between them
@@ -117,7 +116,7 @@ def test_each_repeats_choice_reaches_the_frontier(history_db):
 def test_frontier_table_carries_the_spread(history_db):
     con = connect(history_db, read_only=True)
     try:
-        answer = answer_of_view(con, ViewState(workload="all", by=("hardware",), hardware=("B200",)))
+        answer = answer_of_view(con, View(workload="all", by=("hardware",), hardware=("B200",)))
         table = answer.frontier_table
         row = table[table["concurrency"] == 16].iloc[0]
         assert (row["repeats"], row["tput_min"], row["tput_max"]) == (3, 680, 760)
@@ -180,7 +179,7 @@ def runs(draw):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=runs(), x=st.floats(15, 60), repeats=st.sampled_from(["pooled", "latest", "median"]))
 def test_best_so_far_never_rises(frame, x, repeats):
-    scenario = Scenario(by=("hardware",))
+    scenario = View(by=("hardware",))
     table, _ = history(frame, scenario, x, repeats=repeats)
     for _, one in table.groupby("series"):
         best = one["best_usd_per_mtok"].to_numpy(dtype=float)
@@ -196,7 +195,7 @@ def test_best_so_far_never_rises(frame, x, repeats):
 
 
 def test_history_by_hand(rows):
-    table, notes = history(rows, Scenario(by=("hardware",)), 40.0)
+    table, notes = history(rows, View(by=("hardware",)), 40.0)
     b200 = table[table["series"] == "B200"]
     assert list(b200["run_date"]) == ["2026-01-10", "2026-02-10", "2026-03-10"]
     usd = lambda rate, tput: rate * 1e6 / 3600 / tput   # noqa: E731
@@ -216,12 +215,12 @@ def test_history_by_hand(rows):
 # ------------------------------------------------------------------ links and the CLI
 
 def test_link_round_trip_and_bad_values_dropped():
-    state = ViewState(repeats="latest", as_of=date(2026, 2, 10), history=True)
+    state = View(repeats="latest", as_of=date(2026, 2, 10), history=True)
     query = state.to_query()
     assert {k: query[k] for k in ("rep", "asof", "hist")} == {"rep": "latest", "asof": "2026-02-10", "hist": "1"}
-    assert parse_query(query)[0] == state
-    back, notices = parse_query({"rep": "best", "asof": "2026-13-01"})
-    assert back == ViewState()
+    assert View.from_query(query)[0] == state
+    back, notices = View.from_query({"rep": "best", "asof": "2026-13-01"})
+    assert back == View()
     assert len(notices) == 2 and "rep='best'" in notices[0] and "not a date" in notices[1]
 
 
@@ -253,7 +252,7 @@ def test_report_names_the_choices_and_adds_the_history(history_db):
 
     con = connect(history_db, read_only=True)
     try:
-        state = ViewState(workload="all", by=("hardware",), targets=(40.0,), repeats="latest",
+        state = View(workload="all", by=("hardware",), targets=(40.0,), repeats="latest",
                           as_of=date(2026, 2, 28), history=True)
         report = report_of_view(con, state)
         items = dict(zip(report.assumptions["Item"], report.assumptions["Value"]))

@@ -22,7 +22,7 @@ import pytest
 
 from model.cli import main
 from model.cli.options import view_of_link
-from model.core.viewstate import ViewState, parse_query
+from model.core.view import View
 from model.data.store import connect, list_sources, load_points
 from model.present.answers import pair_intervals
 from model.present.figures import usd
@@ -189,16 +189,16 @@ def test_provenance_lists_every_source_with_its_sha256(db, html_report):
 
 def test_share_link_reopens_the_same_view(html_report):
     link = next(a for a in parse(html_report).links if "?" in a)
-    state, notices = parse_query(parse_qs(urlsplit(link).query))
+    state, notices = View.from_query(parse_qs(urlsplit(link).query))
     assert notices == []
     assert state.rates == (("B200", 1.6),) and state.by == ("hardware",) and state.spec_decoding == ("mtp",)
     assert state.targets == (20.0, 24.5, 35.0, 55.0, 77.0, 90.0) and state.baseline == "MI355X"
 
 
 def test_view_link_round_trips_the_view_with_every_filter():
-    state = ViewState(by=("hardware", "spec_decoding"), basis="blended", method="monotone", rates=(("B200", 2.5),),
+    state = View(by=("hardware", "spec_decoding"), basis="blended", method="monotone", rates=(("B200", 2.5),),
                       targets=(30.0, 60.0), sla="ttft_p95=2", w_input=0.5, workload="GLM-5|8192|1024",
-                      hardware=("B200", "MI355X"), filters=(("tp", "8"),), demand_rps=12.0, headline_x=50.0)
+                      hardware=("B200", "MI355X"), filters=(("tp", "8"),), demand_rps=12.0, interactivity_needed=50.0)
     link = view_link(state, "https://cf.example/")
     back, notices = view_of_link(link)
     assert back == state and notices == []
@@ -208,9 +208,9 @@ def test_view_link_round_trips_the_view_with_every_filter():
 
 def test_view_link_defaults_to_the_public_address(monkeypatch):
     monkeypatch.setenv("COSTFRONTIER_PUBLIC_URL", "https://costs.example.com/team")
-    assert view_link(ViewState(headline_x=50.0)) == "https://costs.example.com/team/?x=50"
+    assert view_link(View(interactivity_needed=50.0)) == "https://costs.example.com/team/?x=50"
     monkeypatch.delenv("COSTFRONTIER_PUBLIC_URL")
-    assert view_link(ViewState()) == "http://localhost:8501/"
+    assert view_link(View()) == "http://localhost:8501/"
 
 
 def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
@@ -232,10 +232,10 @@ def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(d
     from urllib.parse import urlencode
 
     from model.core.cost_profiles import cost_profile, profiles_to_text
-    from model.core.viewstate import ViewState
+    from model.core.view import View
 
     name = 'B200, quote #2 $ % @ "é" || x'
-    state = ViewState(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
+    state = View(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
                       profiles=profiles_to_text([cost_profile(name=name, hardware="B200", usd_per_gpu_hour=2.25)]))
     link = "http://cf.example:8501/Crossovers?" + urlencode(state.to_query(), safe=":,|")   # as ui.state.share_link
     out = tmp_path / "r.html"
@@ -281,7 +281,7 @@ def test_downloads_are_formula_safe(tmp_path):
 
     ingest_file(con, csv, [])
     # grouped by framework alone, the series label itself starts with "="
-    report = report_of_view(con, ViewState(by=("framework",)))
+    report = report_of_view(con, View(by=("framework",)))
     con.close()
     with zipfile.ZipFile(io.BytesIO(report.tables_csv())) as archive:
         frontier = archive.read("frontier_points.csv").decode()
@@ -342,7 +342,7 @@ def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
 def test_pdf_bytes_for_a_download_button(db):
     con = connect(db, read_only=True)
     try:
-        report = report_of_view(con, ViewState(by=("hardware",), spec_decoding=("mtp",)))
+        report = report_of_view(con, View(by=("hardware",), spec_decoding=("mtp",)))
     finally:
         con.close()
     data = report.pdf_bytes()
@@ -391,7 +391,7 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
     from model.data.ingest import ingest_file
 
     ingest_file(con, csv, [])
-    report = report_of_view(con, ViewState(by=("framework",)))
+    report = report_of_view(con, View(by=("framework",)))
     con.close()
     assert "<script>alert(1)" not in report.html.lower() and "<script>alert(1)" not in report.print_html.lower()
     # shown as typed in the tables (the series label is the framework, lower-cased by the importer)
@@ -401,7 +401,7 @@ def test_text_from_files_cannot_inject_markup(tmp_path):
 def test_unknown_baseline_falls_back_to_the_first_series_and_says_so(db):
     con = connect(db, read_only=True)
     try:
-        report = report_of_view(con, ViewState(by=("hardware",), baseline="H100", spec_decoding=("mtp",)))
+        report = report_of_view(con, View(by=("hardware",), baseline="H100", spec_decoding=("mtp",)))
     finally:
         con.close()
     assert "baseline &#x27;H100&#x27; is not among the series shown; ratios are to B200" in report.html

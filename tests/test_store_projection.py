@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from model.cli import main
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.ingest import ingest_file
 from model.data.inputs import ANALYSIS_PARTS, analysis_columns
 from model.data.store import connect, load_points, points_by_id
@@ -105,7 +105,7 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=True)
 
 
-def _compare(con, state: ViewState, nonempty: bool = True) -> None:
+def _compare(con, state: View, nonempty: bool = True) -> None:
     columns = analysis_columns(state)
     full = answer_of_view(con, state)
     part = answer_of_view(con, state, ANALYSIS_PARTS)
@@ -133,7 +133,7 @@ def _compare(con, state: ViewState, nonempty: bool = True) -> None:
 def test_a_projected_load_answers_the_generated_store_as_the_full_load(generated_db, view):
     con = connect(generated_db, read_only=True)
     try:
-        _compare(con, ViewState(**view))
+        _compare(con, View(**view))
     finally:
         con.close()
 
@@ -144,19 +144,19 @@ def test_a_projected_load_answers_the_generated_store_as_the_full_load(generated
 def test_a_projected_load_answers_the_samples_as_the_full_load(sample_db, view):
     con = connect(sample_db, read_only=True)
     try:
-        _compare(con, ViewState(**view), nonempty=False)   # the samples' first workload states no output rate
+        _compare(con, View(**view), nonempty=False)   # the samples' first workload states no output rate
     finally:
         con.close()
 
 
 def test_the_projection_is_the_columns_the_view_reads():
-    assert analysis_columns(ViewState()) == (
+    assert analysis_columns(View()) == (
         "hardware", "interactivity", "tpot_median_ms", "disaggregated", "model", "isl", "osl", "scenario",
         "prefix_cache_hit_rate", "framework", "precision", "spec_decoding", "total_tokens_per_second_per_gpu")
-    assert "ttft_p95_s" in analysis_columns(ViewState(sla="ttft_p95=2"))
-    assert "run_date" in analysis_columns(ViewState(as_of=date(2026, 1, 1)))
-    assert "output_tokens_per_second_per_decode_gpu" in analysis_columns(ViewState(basis="output"))
-    assert analysis_columns(ViewState(repeats="latest")) is None      # configurations are told apart by every field
+    assert "ttft_p95_s" in analysis_columns(View(sla="ttft_p95=2"))
+    assert "run_date" in analysis_columns(View(as_of=date(2026, 1, 1)))
+    assert "output_tokens_per_second_per_decode_gpu" in analysis_columns(View(basis="output"))
+    assert analysis_columns(View(repeats="latest")) is None      # configurations are told apart by every field
 
 
 def test_a_projected_load_holds_the_full_loads_values_in_its_columns(generated_db):
@@ -176,7 +176,7 @@ def test_a_projected_load_holds_the_full_loads_values_in_its_columns(generated_d
 def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
     con = connect(generated_db, read_only=True)
     try:
-        state = ViewState(workload="all")
+        state = View(workload="all")
         full = answer_of_view(con, state)
         part = answer_of_view(con, state, ANALYSIS_PARTS)
         frontier = part.analysis.frontier
@@ -194,7 +194,7 @@ def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
 def test_a_projected_answer_refuses_the_parts_it_cannot_answer(sample_db):
     con = connect(sample_db, read_only=True)
     try:
-        state = ViewState()
+        state = View()
         part = answer_of_view(con, state, ANALYSIS_PARTS)
         assert "analysis" in ANALYSIS_PARTS and not part.iso.empty
         for name in ("frontier_table", "history", "capacity"):
@@ -215,7 +215,7 @@ def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
     out = json.loads(capsys.readouterr().out)
     con = connect(generated_db, read_only=True)
     try:
-        state = ViewState(workload=out["view"]["wl"], targets=(10.0, 20.0, 40.0),
+        state = View(workload=out["view"]["wl"], targets=(10.0, 20.0, 40.0),
                           baseline=baseline if command == "crossover" else None)
         full = answer_of_view(con, state)
         frame = full.crossovers_marked if command == "crossover" else full.iso_error

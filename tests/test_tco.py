@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.cli import main
-from model.core.analysis import Scenario, analyse
+from model.core.analysis import analyse
 from model.core.cost import load_presets
 from model.core.cost_profiles import (
     CostProfile,
@@ -49,6 +49,7 @@ from model.core.tco import (
     onprem_inputs,
     reference_values,
 )
+from model.core.view import View
 from model.data.profiles import delete_profile, load_profiles, profiles_table, profiles_version, save_profiles
 from model.data.store import connect, load_points
 
@@ -208,8 +209,8 @@ def test_a_profile_summing_to_the_preset_prices_every_series_as_the_preset(sampl
     profiles = [onprem, CostProfile(name="MI355X preset", hardware="MI355X", usd_per_gpu_hour=1.48)]
     assert onprem.rate() == pytest.approx(1.95, rel=1e-12)
     rates = hardware_rates(profiles)
-    by_preset = analyse(points, Scenario(), presets)
-    by_profile = analyse(points, Scenario(rates=tuple(rates.items())), presets)
+    by_preset = analyse(points, View(), presets)
+    by_profile = analyse(points, View(rates=tuple(rates.items())), presets)
     assert not by_preset.frontier.empty and by_preset.frontier["usd_per_mtok"].notna().all()
     np.testing.assert_allclose(by_profile.frontier["usd_per_mtok"], by_preset.frontier["usd_per_mtok"], rtol=1e-12)
     value_columns = [c for c in by_preset.iso.columns if pd.api.types.is_float_dtype(by_preset.iso[c])]
@@ -227,7 +228,7 @@ def test_one_hardware_priced_two_ways_side_by_side(sample_con):
     relabelled, rates = relabel_by_profile(points, profiles, ["B200 rented", "B200 owned"])
     assert rates == {"B200 rented": 2.90, "B200 owned": 1.45}
     assert set(relabelled["base_hardware"]) == {"B200"}
-    result = analyse(relabelled, Scenario(rates=tuple(rates.items())), load_presets())
+    result = analyse(relabelled, View(rates=tuple(rates.items())), load_presets())
     front = result.frontier
     rented = front[front["hardware"] == "B200 rented"]["usd_per_mtok"].to_numpy()
     owned = front[front["hardware"] == "B200 owned"]["usd_per_mtok"].to_numpy()

@@ -14,7 +14,7 @@ import pytest
 
 from model.cli import main
 from model.cli.options import view_of_link
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.inputs import load_inputs
 from model.data.store import connect
 from model.present.fmt import usd
@@ -90,7 +90,7 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     # its link reopens the same view, profile and demand included
     link = next(a for a in parser.links if "?" in a)
     state, notices = view_of_link(link)
-    assert notices == [] and state.priced_by == (PROFILE,) and state.demand_rps == 12 and state.headline_x == 50
+    assert notices == [] and state.priced_by == (PROFILE,) and state.demand_rps == 12 and state.interactivity_needed == 50
     assert [p.name for p in state.cost_profiles()] == [PROFILE]
 
 
@@ -114,11 +114,11 @@ def test_one_interactivity_you_need_everywhere(sample_db):
     """The view's interactivity prices the headline, the break-even and the fleet; unset, the middle target."""
     con = connect(sample_db, read_only=True)
     try:
-        answer = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=55.0,
+        answer = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=55.0,
                                                demand_rps=10.0))
         assert answer.interactivity_needed == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
         assert answer.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
-        default = answer_of_view(con, ViewState(spec_decoding=("mtp",), by=("hardware",)))
+        default = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",)))
         targets = default.analysis.targets
         assert default.interactivity_needed == targets[len(targets) // 2]
     finally:
@@ -128,7 +128,7 @@ def test_one_interactivity_you_need_everywhere(sample_db):
 def test_every_rate_says_where_it_comes_from(sample_db):
     con = connect(sample_db, read_only=True)
     try:
-        answer = answer_of_view(con, ViewState(rates=(("B200", 1.6),)))
+        answer = answer_of_view(con, View(rates=(("B200", 1.6),)))
         rates = answer.rates.set_index("hardware")
         assert rates.loc["B200", "source"] == "set in this view"
         assert rates.loc["B200", "detail"].endswith("preset $1.95/GPU-hour")
@@ -156,7 +156,7 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
     try:
         from model.core.cost_profiles import profiles_to_text
 
-        state = ViewState(spec_decoding=("mtp",), by=("hardware",), headline_x=50.0, method=method,
+        state = View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=50.0, method=method,
                           profiles=profiles_to_text(load_profiles(con)), priced_by=(PROFILE,))
         answer = answer_of_view(con, state)
         (pa,) = answer.profiles
@@ -170,7 +170,7 @@ def test_one_fit_answers_every_rate_of_a_view_whose_series_are_per_hardware(samp
     """The dashboard keeps one frontier fit per frontier key (ui.data.frontier_key) and hands it to the answer of
     every view with that key: an answer built on another rate's fit gives the numbers of one fitted alone, and
     holds no connection (it is read after the store is closed)."""
-    state = ViewState(rates=(("B200", 3.1),), headline_x=50.0)
+    state = View(rates=(("B200", 3.1),), interactivity_needed=50.0)
     with connect(sample_db, read_only=True) as con:
         inputs = load_inputs(con, state)
         repriced_inputs = load_inputs(con, state.replace(rates=(("B200", 6.2),)))

@@ -22,7 +22,7 @@ import streamlit as st
 
 from model.core.cost import load_presets, price_sets, tiers
 from model.core.repeats import RunsInView, runs_in_view
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -130,7 +130,7 @@ def max_upload_mb() -> float:
         return 200.0
 
 
-def _where_key(state: ViewState) -> tuple:
+def _where_key(state: View) -> tuple:
     return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
 
 
@@ -139,7 +139,7 @@ def _points(path: str, ver: tuple, where: tuple, _con) -> pd.DataFrame:
     return load_points(_con, {k: list(v) for k, v in where})
 
 
-def points(state: ViewState, ver: tuple) -> pd.DataFrame:
+def points(state: View, ver: tuple) -> pd.DataFrame:
     """The rows the view's filters select (before its as-of and repeats), shared and read-only."""
     return _points(db_path(), ver, _where_key(state), snapshot().con)
 
@@ -159,16 +159,10 @@ def _store_parts(path: str, ver: tuple, _con) -> tuple:
     return rate_files(cur), tuple(load_api_prices(cur)), list_sources(cur), load_evals(cur)
 
 
-def frontier_key(state: ViewState) -> tuple:
-    """The fields of a view that change its frontier fit (the one rule the frontier cache is keyed by): the rows
-    (filters, as-of, repeats), the grouping, the basis and its weights, the SLA and the disaggregation mode; the
-    rates only when series mix hardware (then the fit is on tokens per dollar) or cost profiles price the rows
-    (they rename the hardware they price)."""
-    key = (_where_key(state), state.workload, state.mix_workloads, tuple(state.by), state.basis, state.sla,
-           state.w_input, state.w_cached, state.disagg, state.as_of, state.repeats)
-    if "hardware" not in state.by or state.priced_by:
-        key += (state.price_set, state.tier, tuple(state.rates), state.profiles, tuple(state.priced_by))
-    return key
+def frontier_key(state: View) -> tuple:
+    """The key of the one frontier cache: :meth:`model.core.view.View.frontier_key`, the fields that change the
+    fit (declared in :mod:`model.core.view_fields`)."""
+    return state.frontier_key()
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -177,7 +171,7 @@ def _fit(path: str, ver: tuple, key: tuple, _inputs: Inputs) -> Fit:
     return fit_of_inputs(_inputs)
 
 
-def _inputs(path: str, ver: tuple, state: ViewState, con) -> Inputs:
+def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
     if state.workload is None and (first := first_workload(con.cursor())) is not None:
         state = state.replace(workload=first)
     where = _where_key(state)
@@ -190,11 +184,11 @@ def _inputs(path: str, ver: tuple, state: ViewState, con) -> Inputs:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _answer(path: str, ver: tuple, view_json: str, _con) -> Answer:
     """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only)."""
-    inputs = _inputs(path, ver, ViewState.model_validate_json(view_json), _con)
+    inputs = _inputs(path, ver, View.model_validate_json(view_json), _con)
     return build_answer(inputs, _fit(path, ver, frontier_key(inputs.view), inputs))
 
 
-def answer_of(state: ViewState, snap: Snapshot | None = None) -> Answer:
+def answer_of(state: View, snap: Snapshot | None = None) -> Answer:
     """The answer of ``state`` on the snapshot ``snap`` (default: the newest published one, held while the
     answer is built; a deferred download runs outside the rerun): the same object for every caller of one
     view and data version."""
@@ -220,7 +214,7 @@ def _export_csv(path: str, ver: tuple, where: tuple) -> str:
     return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
 
 
-def export_csv(state: ViewState, ver: tuple) -> str:
+def export_csv(state: View, ver: tuple) -> str:
     """Every column of the rows in view, formula-neutralised for spreadsheets."""
     return _export_csv(db_path(), ver, _where_key(state))
 
@@ -266,7 +260,7 @@ def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -
     return priced_checks(_published_plan(path, ver), price_set, tier, dict(rates))
 
 
-def published_checks_of(state: ViewState, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
+def published_checks_of(state: View, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(verdict per published table, every checked value) at the view's price set and rates."""
     return _published(db_path(), ver, state.price_set, state.tier, state.rates)
 
@@ -315,7 +309,7 @@ def clear() -> None:
 class Ctx:
     """What a page needs: the view state, the data in view and the answer, for this rerun."""
 
-    state: ViewState
+    state: View
     points: pd.DataFrame
     presets: pd.DataFrame
     options: dict

@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from model.core.viewstate import MAX_VALUE_LENGTH
+from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
 from ui import data, report, sidebar

@@ -17,7 +17,7 @@ from typing import Callable
 
 import streamlit as st
 
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.export import safe_csv
 from model.present.report import Report, ReportError, build_report, chromium_path
 from model.present.tables import rounded
@@ -36,7 +36,7 @@ def _report(path: str, ver: tuple, view_json: str, link: str, _answer) -> Report
     return build_report(_answer, link)
 
 
-def report_of(state: ViewState, link: str, snap=None) -> Report:
+def report_of(state: View, link: str, snap=None) -> Report:
     """The report of ``state``, reopened by ``link``: :func:`model.present.report.build_report` of the view's one
     answer on the snapshot ``snap`` (default: the newest published one). Cached per data version."""
     if snap is None:
@@ -45,7 +45,7 @@ def report_of(state: ViewState, link: str, snap=None) -> Report:
     return _report(data.db_path(), snap.version, state.model_dump_json(), link, data.answer_of(state, snap))
 
 
-def table_csv(state: ViewState, name: str, snap=None) -> str:
+def table_csv(state: View, name: str, snap=None) -> str:
     """The table ``name`` of ``state``'s answer as a formula-safe CSV, rounded as the report's downloads are:
     what a page's CSV button returns (nothing else is built)."""
     return safe_csv(rounded(data.answer_of(state, snap), name))

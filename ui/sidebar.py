@@ -1,6 +1,6 @@
 """The shared sidebar, drawn once per rerun by the frame (``app.py``) before the page runs.
 
-Every control is bound to a :class:`~model.core.viewstate.ViewState` field (see ``ui.state``),
+Every control is bound to a :class:`~model.core.view.View` field (see ``ui.state``; its widget key is the field's link key),
 so its value survives page changes, reloads and share links.
 """
 
@@ -15,18 +15,18 @@ from model.core.cost import resolve_rates
 from model.core.frontier import BASES, SERIES_KEY_CHOICES
 from model.core.names import reason
 from model.core.sla import SLA, TTFT_PERCENTILES
-from model.core.viewstate import reconcile
+from model.core.view import reconcile
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from ui import data
-from ui.state import bind, commit, notice, plain, view
+from ui.state import bind, commit, key_of, notice, plain, view
 
 __all__ = ["draw"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl")
-RATE_LIMIT = 1000.0   # $/GPU-hour: the most a rate may be (the ViewState's rule)
 
 
 def _on_workload() -> None:
-    chosen = st.session_state["wl"]
+    chosen = st.session_state[key_of("workload")]
     by = view().by
     if chosen == "all" and "isl" not in by:   # series of different workloads must not be compared
         by = tuple(by) + tuple(k for k in WORKLOAD_KEYS if k not in by)
@@ -38,31 +38,29 @@ def _filters(sb, opts: dict) -> None:
     workloads = list(opts["workloads"]) + (["all"] if len(opts["workloads"]) > 1 else [])
     sb.header("View")
     if workloads:
-        st.session_state["wl"] = state.workload if state.workload in workloads else workloads[0]
+        st.session_state[key_of("workload")] = state.workload if state.workload in workloads else workloads[0]
         labels = {**opts["workload_labels"], "all": "All workloads (series split by model and ISL/OSL)"}
-        sb.selectbox("Model and workload", workloads, key="wl", on_change=_on_workload,
+        sb.selectbox("Model and workload", workloads, key=key_of("workload"), on_change=_on_workload,
                      format_func=lambda w: labels.get(w, w), help="ISL/OSL: input/output sequence length [tokens]")
         if state.workload is None:
             commit(workload=workloads[0])
-    for key, column, label in (("hw", "hardware", "Hardware"), ("fw", "framework", "Framework"),
-                               ("prec", "precision", "Precision"), ("spec", "spec_decoding", "Speculative decoding")):
-        bind(sb.multiselect, key, column, label, opts[column], placeholder="all", to_widget=list, from_widget=tuple)
-    bind(sb.multiselect, "by", "by", "Series = rows sharing", SERIES_KEY_CHOICES, to_widget=list, from_widget=tuple,
+    for column, label in (("hardware", "Hardware"), ("framework", "Framework"), ("precision", "Precision"),
+                          ("spec_decoding", "Speculative decoding")):
+        bind(sb.multiselect, column, label, opts[column], placeholder="all", to_widget=list, from_widget=tuple)
+    bind(sb.multiselect, "by", "Series = rows sharing", SERIES_KEY_CHOICES, to_widget=list, from_widget=tuple,
          help="Series pool over parallelism and concurrency; the frontier is per series.")
     if not view().by:
         sb.caption("No grouping keys: everything is one series.")
-    bind(sb.radio, "basis", "basis", "Token basis", BASES, horizontal=True,
+    bind(sb.radio, "basis", "Token basis", BASES, horizontal=True,
          help="Which tokens a $/M counts; each from its own per-GPU throughput. Blended weighs input tokens by "
               "their price relative to an output token.")
     if view().basis == "blended":
         c1, c2 = sb.columns(2)
-        bind(c1.number_input, "win", "w_input", "input weight", min_value=0.0, max_value=10.0, step=0.05,
-             format="%.3f")
-        bind(c2.number_input, "wc", "w_cached", "cached weight", min_value=0.0, max_value=10.0, step=0.005,
-             format="%.3f")
+        bind(c1.number_input, "w_input", "input weight", step=0.05, format="%.3f")
+        bind(c2.number_input, "w_cached", "cached weight", step=0.005, format="%.3f")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
-    bind(sb.radio, "method", "method", "Interpolation", ("linear", "monotone"), horizontal=True,
+    bind(sb.radio, "method", "Interpolation", ("linear", "monotone"), horizontal=True,
          help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic. The cost "
               "pages show each method's leave-one-out error on this view's own points (median and p90), so "
               "you can see which fits your data better, and a ± band at each value.")
@@ -76,11 +74,11 @@ def _runs(sb) -> None:
     state = view()
     title = "Repeat runs and run dates" + (f": as of {state.as_of.isoformat()}" if state.as_of else "")
     with sb.expander(title, expanded=state.repeats != "pooled" or state.as_of is not None):
-        bind(st.radio, "rep", "repeats", "Repeat runs", tuple(_REPEAT_LABELS), format_func=_REPEAT_LABELS.get,
+        bind(st.radio, "repeats", "Repeat runs", tuple(_REPEAT_LABELS), format_func=_REPEAT_LABELS.get,
              horizontal=True, help="Rows of one configuration (hardware, recipe, parallelism, concurrency, workload) "
                                    "from several files or run dates: all of them, the latest run of each, or the "
                                    "median of each measure.")
-        bind(st.date_input, "asof", "as_of", "As of (run date)", format="YYYY-MM-DD",
+        bind(st.date_input, "as_of", "As of (run date)", format="YYYY-MM-DD",
              help="Only rows run on or before this date; rows that state no run date are left out then. Empty: all.")
 
 
@@ -90,7 +88,7 @@ def _disagg(sb, points) -> None:
             or not points["disaggregated"].astype("boolean").fillna(False).any():
         return
     labels = {"per-role": "per GPU of its own role, as stated", "share": "all-GPU total × token share"}
-    bind(sb.radio, "dis", "disagg", "Disaggregated rows", tuple(labels), format_func=labels.get,
+    bind(sb.radio, "disagg", "Disaggregated rows", tuple(labels), format_func=labels.get,
          help="A disaggregated row states its input rate per prefill GPU and its output rate per decode GPU. "
               "Per role keeps those; share splits the total per GPU of both roles by the token share, which "
               "compares with aggregated rows like for like.")
@@ -138,7 +136,7 @@ def _sla(sb) -> None:
 
 
 def _on_price_set(key: str) -> None:
-    changes = {"price_set" if key == "ps" else "tier": st.session_state[key]}
+    changes = {"price_set" if key == key_of("price_set") else "tier": st.session_state[key]}
     sets = data.options(data.version())["price_sets"]
     tiers = sets.get(changes.get("price_set", view().price_set), [])
     if "price_set" in changes and view().tier not in tiers and tiers:
@@ -159,9 +157,9 @@ def set_rate(hw: str, value) -> None:
         except (TypeError, ValueError):
             notice(f"{hw}: {value!r} is not a number; the rate stays as it was")
             return
-        if not (math.isfinite(value) and 0 < value <= RATE_LIMIT):
+        if not (math.isfinite(value) and 0 < value <= MAX_USD_PER_GPU_HOUR):
             kept = overrides.get(hw)
-            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (more than $0, at most ${RATE_LIMIT:,.0f}); "
+            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (more than $0, at most ${MAX_USD_PER_GPU_HOUR:,.0f}); "
                    + (f"kept ${kept:,.2f}" if kept else "kept the preset"))
             return
         preset = resolve_rates([hw], data.presets(data.version()), view().price_set, view().tier).get(hw)
@@ -191,8 +189,9 @@ def _rates(sb, ctx_points, presets) -> None:
     state = view()
     sb.header("TCO rates [$/GPU-hour]")
     sets = data.options(data.version())["price_sets"]
-    for key, field, label, choices in (("ps", "price_set", "Price set", list(sets)),
-                                       ("tier", "tier", "Tier", sets.get(state.price_set, []))):
+    for field, label, choices in (("price_set", "Price set", list(sets)),
+                                  ("tier", "Tier", sets.get(state.price_set, []))):
+        key = key_of(field)
         if choices:
             st.session_state[key] = getattr(state, field)
             sb.selectbox(label, choices, key=key, on_change=_on_price_set, args=(key,))
@@ -225,7 +224,7 @@ def _rates(sb, ctx_points, presets) -> None:
         st.session_state[exact_key] = float(rate)
         c2.number_input(f"{hw} exact [$/GPU-hour]", key=exact_key, step=0.01, format="%.2f",
                         label_visibility="collapsed", on_change=_on_rate, args=(hw, exact_key),
-                        help="Type any rate up to $1,000/GPU-hour.")
+                        help=f"Type any rate up to ${MAX_USD_PER_GPU_HOUR:,.0f}/GPU-hour.")
     sb.button("Reset rates to preset", on_click=reset_rates, key="reset_rates_sidebar", disabled=not state.rates)
 
 

@@ -1,4 +1,4 @@
-"""The view state of a session: one :class:`~model.core.viewstate.ViewState`, mirrored to the URL.
+"""The view of a session: one :class:`~model.core.view.View`, mirrored to the URL.
 
 The state lives in ``st.session_state`` under a non-widget key, so it survives page
 changes (Streamlit drops the state of widgets a page does not draw). Widgets are
@@ -16,10 +16,11 @@ import streamlit as st
 from pydantic import ValidationError
 
 from model.core.names import reason
-from model.core.viewstate import ViewState, parse_query
+from model.core.view import View
+from model.core.view_fields import BY_NAME, Bounds
 from model.present.report import public_base_url
 
-__all__ = ["view", "commit", "bind", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
+__all__ = ["view", "commit", "bind", "key_of", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
 
 _VIEW, _NOTICES = "_view", "_notices"
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
@@ -30,11 +31,11 @@ def plain(text: str) -> str:
     return str(text).translate(_MD_SPECIAL)
 
 
-def view() -> ViewState:
+def view() -> View:
     """This session's view. The first run of a session reads it from the link (with a notice
     for each value ignored); after that the session owns it."""
     if _VIEW not in st.session_state:
-        state, notices = parse_query({k: st.query_params.get_all(k) for k in st.query_params.keys()})
+        state, notices = View.from_query({k: st.query_params.get_all(k) for k in st.query_params.keys()})
         st.session_state[_VIEW] = state
         st.session_state[_NOTICES] = list(notices)
     return st.session_state[_VIEW]
@@ -78,12 +79,33 @@ def _on_change(key: str, field: str, from_widget: Callable[[Any], Any]) -> None:
     commit(**{field: value})
 
 
-def bind(widget: Callable, key: str, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
+def key_of(field: str) -> str:
+    """The widget key of a view field: its link key (:data:`model.core.view_fields.FIELDS`)."""
+    return BY_NAME[field].key
+
+
+def _range(field: str) -> dict:
+    """A number input's range from the field's declared bounds (its closed ends), in the field's type."""
+    declared = BY_NAME[field]
+    if not isinstance(declared.check, Bounds):
+        return {}
+    kind = int if declared.type is int else float
+    bounds = declared.check
+    return {**({} if bounds.open_low else {"min_value": kind(bounds.low)}),
+            **({} if bounds.open_high else {"max_value": kind(bounds.high)})}
+
+
+def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
          from_widget: Callable[[Any], Any] = lambda v: v, **kwargs):
-    """Draw ``widget(*args, key=key, **kwargs)`` showing the view's ``field``, and write changes back.
+    """Draw ``widget(*args, key=..., **kwargs)`` showing the view's ``field``, and write changes back; the
+    widget's key is the field's link key (:func:`key_of`), and a number input offers the field's declared
+    range unless given another (the interactivity of the data in view, say).
 
     ``to_widget`` / ``from_widget`` convert between the field's value and the widget's.
     """
+    key = key_of(field)
+    if getattr(widget, "__name__", "") == "number_input":
+        kwargs = {**_range(field), **kwargs}
     st.session_state[key] = to_widget(getattr(view(), field))
     return widget(*args, key=key, on_change=_on_change, args=(key, field, from_widget), **kwargs)
 

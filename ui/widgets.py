@@ -57,7 +57,7 @@ def drawn(ctx: Ctx, result: Analysis) -> list[str] | None:
     count = len(result.curves)
     if count <= DRAW_LIMIT:
         return None
-    bind(st.toggle, "allc", "all_curves", f"Draw all {count:,} series",
+    bind(st.toggle, "all_curves", f"Draw all {count:,} series",
          help="Off: the chart draws what a person can read; every series stays in the tables and the download.")
     chosen = ctx.answer.drawn(result)
     if chosen is not None:

@@ -19,7 +19,8 @@
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
 Exit codes: 0 done, 1 a file refused, 2 a usage or database error, 130 stopped by Ctrl-C.
 
-Starting is cheap: the parser is built from :mod:`model.cli.choices` and ``argparse`` alone, so ``--help`` and
+Starting is cheap: the parser is built from :mod:`model.cli.choices`, the view's declarations
+(:mod:`model.core.view_fields`, plain dataclasses) and ``argparse`` alone, so ``--help`` and
 a usage error import none of pandas, pydantic, DuckDB, SciPy or Plotly; a command imports its own module
 (:data:`_COMMANDS`) once the arguments parse (``tests/test_cli_startup.py``, ``bench/bench_cli.py``).
 """

@@ -32,7 +32,10 @@ def add_parsers(sub) -> None:
                            "row has them" + ("; --baseline is the series or hardware the others are divided by"
                                              if name == "compare" else "") + ".")
         selection_args(q)
-        view_args(q, basis_choices=CAPACITY_BASES, basis_default=None)
+        view_args(q)
+        for action in q._actions:   # ramps also take --basis auto: the view's total basis, read as on the page
+            if action.dest == "basis":
+                action.choices = CAPACITY_BASES
         q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES, help="how the knee is read off a ramp")
         q.add_argument("--gpus-per-node", type=int, help="GPUs per node where the rows do not say (default 8)")
         q.add_argument("--json", action="store_true")

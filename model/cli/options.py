@@ -1,11 +1,14 @@
-"""The options every view command shares, and the one way they fill a :class:`~model.core.viewstate.ViewState`.
+"""The options every view command shares, and the one way they fill a :class:`~model.core.view.View`.
+
+Every option is declared with the view field it fills (:data:`model.core.view_fields.FIELDS`); the parsers,
+``--link`` merging and the reading of the options below are derived from those declarations.
 
 ``frontier``, ``iso``, ``crossover``, ``size`` and ``report`` take the same selection, view and fleet
 options with the same meaning; ``--link URL`` is one more way to fill the view (a share link,
 read as the dashboard reads it). The view then goes to :func:`model.present.view_answer.answer_of_view`,
 whose answer the commands only print.
 
-Building the options imports nothing heavy (the choices come from :mod:`model.cli.choices`): pandas, pydantic
+Building the options imports nothing heavy (the declarations are plain dataclasses): pandas, pydantic
 and the model load only when a command reads its options, so ``--help`` and usage errors start at once.
 """
 
@@ -16,26 +19,15 @@ import math
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from model.cli.choices import (
-    BASES,
-    DEFAULT_PRICE_SET,
-    DEFAULT_SERIES_KEYS,
-    DEFAULT_TIER,
-    DISAGG_MODES,
-    METHODS,
-    REPEATS,
-    SLA_KEYS,
-)
+from model.core.view_fields import BY_NAME, FIELDS, FILTER_FIELDS, PROFILE, WHERE, Option, options_of
 
 if TYPE_CHECKING:
     import pandas as pd
     from pydantic import ValidationError
 
-__all__ = ["UsageError", "selection_args", "view_args", "fleet_args", "volume_args", "view_from_args", "view_of_link", "pairs",
-           "one_line", "records", "clean", "jsonable"]
+__all__ = ["UsageError", "add_options", "selection_args", "view_args", "fleet_args", "volume_args", "report_args",
+           "view_from_args", "view_of_link", "pairs", "field_of", "one_line", "records", "clean", "jsonable"]
 
-#: --where fields that have a field of their own in the view (the rest go to ViewState.filters)
-_OWN_FIELDS = ("hardware", "framework", "precision", "spec_decoding")
 _WORKLOAD = ("model", "isl", "osl")
 
 
@@ -43,57 +35,51 @@ class UsageError(Exception):
     """A command line that cannot be run: printed as one ``error:`` line, exit 2."""
 
 
+def add_options(q, group: str) -> None:
+    """Add the options of ``group`` (:class:`model.core.view_fields.Option`) to a parser or argument group."""
+    exclusive: dict[str, object] = {}
+    for opt in options_of(group):
+        kwargs: dict[str, object] = {"dest": opt.name, "help": opt.help or None}
+        if opt.kind == "flag":
+            kwargs["action"] = "store_true"
+        else:
+            kwargs.update(action="append", default=[]) if opt.kind == "append" else kwargs.update(default=opt.default)
+            kwargs.update({k: getattr(opt, k) for k in ("metavar", "type", "choices") if getattr(opt, k) is not None})
+        if opt.exclusive and opt.exclusive not in exclusive:
+            exclusive[opt.exclusive] = q.add_mutually_exclusive_group()
+        (exclusive[opt.exclusive] if opt.exclusive else q).add_argument(*opt.flags, **kwargs)
+
+
 def selection_args(q: argparse.ArgumentParser) -> None:
-    """Which rows, grouped how, priced at which rates."""
-    q.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                   help="keep rows whose field equals a value (repeat a key to allow several)")
-    q.add_argument("--by", default=",".join(DEFAULT_SERIES_KEYS), help="series grouping keys, comma-separated")
-    q.add_argument("--rate", action="append", default=[], metavar="HW=USD", help="$/GPU-hour override")
-    q.add_argument("--price-set", default=DEFAULT_PRICE_SET)
-    q.add_argument("--tier", default=DEFAULT_TIER)
-    q.add_argument("--mix-workloads", action="store_true",
-                   help="compare series across workloads (model, ISL, OSL) instead of splitting them")
-    q.add_argument("--repeats", choices=REPEATS, default=None,
-                   help="rows of one configuration measured more than once: pooled = all (default), latest = the "
-                        "latest run of each, median = the median of each measure")
-    q.add_argument("--as-of", dest="as_of", metavar="YYYY-MM-DD", default=None,
-                   help="only rows run on or before this date (rows that state no run date are left out, and counted)")
+    """Which rows, grouped how, priced at which rates, and which repeat runs up to which run date."""
+    add_options(q, "selection")
+    add_options(q, "runs")
 
 
-def view_args(q: argparse.ArgumentParser, basis_choices=BASES, basis_default: str = "total") -> None:
+def view_args(q: argparse.ArgumentParser) -> None:
     """Basis, SLA, method, targets, baseline, cost profiles, the interactivity you need and ``--link``."""
-    q.add_argument("--basis", default=basis_default, choices=basis_choices)
-    q.add_argument("--disagg", default="per-role", choices=DISAGG_MODES,
-                   help="disaggregated prefill/decode rows on the input/output basis: per-role = per GPU of its own "
-                        "role as stated; share = total per GPU of both roles x token share")
-    q.add_argument("--w-input", type=float, default=None,
-                   help="blended basis: weight of an uncached input token relative to an output token (default 0.25)")
-    q.add_argument("--w-cached", type=float, default=None,
-                   help="blended basis: weight of a cached input token relative to an output token (default 0.025)")
-    q.add_argument("--sla", action="append", default=[], metavar="KEY=VALUE",
-                   help=f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; e.g. ttft_p95=2")
-    q.add_argument("--method", default="linear", choices=METHODS)
-    q.add_argument("--at", default="", help="interactivity targets [tok/s/user], comma-separated")
-    q.add_argument("--baseline", help="series the iso ratios divide by (default: the first by name)")
-    q.add_argument("--profile", action="append", default=[], metavar="NAME",
-                   help="price by a stored cost profile (costfrontier tco ... --save); repeat for several; "
-                        "two profiles of one hardware are shown side by side")
-    q.add_argument("--interactivity", "--x", dest="x", type=float, metavar="TOK_S_USER",
-                   help="the interactivity you need [tok/s/user]: the answer, the break-even and fleet sizing use it "
-                        "(default: the middle target)")
-    q.add_argument("--link", metavar="URL", help="a share link: its view replaces the selection and view options")
+    add_options(q, "view")
 
 
 def fleet_args(q: argparse.ArgumentParser) -> None:
     """A demand (req/s or tokens/day) or a budget to size a fleet for."""
     need = q.add_argument_group("fleet: a demand or a budget")
-    need.add_argument("--demand-rps", type=float, help="peak demand [req/s]")
-    need.add_argument("--tokens-per-day", type=float, help="average demand [tokens/day]")
-    need.add_argument("--peak-to-average", type=float, help="peak ÷ average load, with --tokens-per-day (default 1)")
-    need.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
-    need.add_argument("--spares", type=int, help="whole spare nodes (N+1 = 1)")
-    need.add_argument("--budget-mw", type=float, help="facility power budget [MW]")
-    need.add_argument("--budget-usd-month", type=float, help="money budget [$/month]")
+    add_options(need, "fleet")
+    add_options(need, "sizing")
+
+
+def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:
+    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``; ``report``
+    has the fleet options already: ``with_fleet=False``)."""
+    g = q.add_argument_group("volume: buy, rent or call an API")
+    add_options(g, "volume")
+    if with_fleet:
+        add_options(g, "sizing")
+
+
+def report_args(q: argparse.ArgumentParser) -> None:
+    """What only a report adds to the view (its history section)."""
+    add_options(q, "report")
 
 
 def pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -117,20 +103,21 @@ def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> s
     return resolved[0]
 
 
-def one_line(exc: ValidationError) -> str:
-    """A pydantic error as one line: ``--by: value error, ...`` rather than the dump with a URL."""
+def one_line(exc: ValidationError, flags: dict[str, str] | None = None) -> str:
+    """A pydantic error as one line: ``--by: value error, ...`` rather than the dump with a URL. ``flags``
+    names the option of a field (``{"targets": "--at"}``); else the field's name is the option's."""
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ()) if not isinstance(part, int))
-    option = f"--{where.replace('_', '-')}: " if where else ""
+    option = (flags or {}).get(where) or f"--{where.replace('_', '-')}"
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"{option}{first.get('msg', 'invalid value').removeprefix('Value error, ')}{more}"
+    return f"{option + ': ' if where else ''}{first.get('msg', 'invalid value').removeprefix('Value error, ')}{more}"
 
 
 def view_of_link(url: str):
-    """(ViewState, notices) of a share link's query string, read as the dashboard reads it."""
-    from model.core.viewstate import parse_query
+    """(View, notices) of a share link's query string, read as the dashboard reads it."""
+    from model.core.view import View
 
-    return parse_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
+    return View.from_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
 
 
 def _stored_profiles(con, names: list[str]) -> list:
@@ -144,178 +131,85 @@ def _stored_profiles(con, names: list[str]) -> list:
     return [stored[n] for n in dict.fromkeys(names)]
 
 
-#: options that change a link's view (option dest -> ViewState field); the others cannot be merged into it
-_OVER_A_LINK = {"x": "headline_x", "basis": "basis", "method": "method", "baseline": "baseline",
-                "disagg": "disagg", "w_input": "w_input", "w_cached": "w_cached", "demand_rps": "demand_rps",
-                "tokens_per_day": "tokens_per_day", "peak_to_average": "peak_to_average", "headroom": "headroom",
-                "spares": "spares", "budget_mw": "budget_mw", "budget_usd_month": "budget_usd_month",
-                "repeats": "repeats", "as_of": "as_of",
-                "tokens_per_month": "tokens_per_month", "api": "api", "cache_hit": "cache_hit", "lens": "lens",
-                "min_nodes": "min_nodes", "stale_days": "stale_days"}
+def _given(args, opt: Option) -> bool:
+    return getattr(args, opt.name, opt.unset) != opt.unset
 
 
-def _on_top_of_link(args) -> tuple[dict, list[str]]:
-    """The view changes options given beside ``--link`` make (``--at 50``, ``--x 55``, a demand...), and the
-    options that cannot change a link's view (the selection: ``--where``, ``--by``, ``--rate``, price set)."""
-    from model.core.analysis import Scenario
-
-    changes: dict[str, object] = {}
-    defaults = {"basis": "total", "method": "linear", "disagg": "per-role"}
-    for dest, field in _OVER_A_LINK.items():
-        value = getattr(args, dest, None)
-        if value is not None and value != defaults.get(dest):
-            changes[field] = value
-    if getattr(args, "at", ""):
+def _options_given(args) -> tuple[dict, list[str]]:
+    """The fields the options given set (``--where`` and ``--profile`` aside), and the given options that
+    choose rows (group ``selection``), which a share link's view keeps."""
+    fields: dict[str, object] = {}
+    selection: list[str] = []
+    for field in FIELDS:
+        opt = field.option
+        if opt is None or opt is PROFILE or not _given(args, opt):
+            continue
+        if opt.group == "selection":
+            selection.append(opt.flags[0])
+        if opt is WHERE:
+            continue
+        value = getattr(args, opt.name)
         try:
-            changes["targets"] = tuple(float(x) for x in args.at.split(",") if x.strip())
-        except ValueError:
-            raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
-    if getattr(args, "sla", None):
-        changes["sla"] = ",".join(args.sla)
-    changes.update(_volume_fields(args))
-    ignored = [option for option, given in (
-        ("--where", getattr(args, "where", [])), ("--rate", getattr(args, "rate", [])),
-        ("--by", getattr(args, "by", None) not in (None, ",".join(DEFAULT_SERIES_KEYS))),
-        ("--price-set", getattr(args, "price_set", None) not in (None, Scenario().price_set)),
-        ("--tier", getattr(args, "tier", None) not in (None, Scenario().tier)),
-        ("--mix-workloads", getattr(args, "mix_workloads", False))) if given]
-    return changes, ignored
+            fields[field.name] = opt.read(value) if opt.read else value
+        except ValueError as exc:
+            raise UsageError(f"{opt.flags[0]}: {exc}") from None
+    return fields, list(dict.fromkeys(selection))
 
 
-def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:
-    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``; ``report``
-    has the fleet options already: ``with_fleet=False``)."""
-    g = q.add_argument_group("volume: buy, rent or call an API")
-    g.add_argument("--tokens-per-month", type=float, metavar="N",
-                   help="average volume [tokens a month on the capacity's basis, total by default; 730 h]")
-    if with_fleet:
-        g.add_argument("--peak-to-average", type=float, help="peak ÷ average load: whole nodes are bought for the peak")
-        g.add_argument("--headroom", type=float, help="capacity ÷ peak demand (default 1.0)")
-        g.add_argument("--spares", type=int, help="whole spare nodes owned or reserved (N+1 = 1)")
-    api = g.add_mutually_exclusive_group()
-    api.add_argument("--api", metavar="MODEL", help="the hosted API model to compare with (default: matched by name)")
-    api.add_argument("--api-usd", metavar="IN,CACHED,OUT", help="custom API prices [$/M input, cached input, output]")
-    g.add_argument("--cache-hit", type=float, metavar="FRACTION",
-                   help="prefix-cache hit rate for the API's bill (default: the rows', else 0)")
-    g.add_argument("--rent", action="append", default=[], metavar="HW=USD", help="rented $/GPU-hour (repeat per GPU)")
-    g.add_argument("--on-demand", action="store_true", help="rented nodes on demand, paid per node-hour carrying load "
-                                                             "(default: reserved, every hour)")
-    g.add_argument("--min-nodes", type=int, help="on demand: nodes kept up (default 1)")
-    g.add_argument("--lens", choices=("full", "marginal"),
-                   help="full cost (default), or marginal: owned capacity counts power and operations only")
-    g.add_argument("--stale-days", type=int, help="an API price read longer ago may be stale (default 180)")
+def _where(items: list[str]) -> dict:
+    """The view's row fields from ``--where KEY=VALUE`` items: workload (``all`` unless model, ISL and OSL are
+    each given once), hardware, framework, precision, speculative decoding, and the other filters."""
+    from model.core.view_codecs import hardware_name
 
-
-def _volume_fields(args) -> dict:
-    """ViewState fields from the options that take parsing (``--rent``, ``--api-usd``, ``--on-demand``)."""
-    from model.core.hardware import canonical_hardware
-
-    out: dict[str, object] = {}
-    rent = []
-    for hw, value in pairs(getattr(args, "rent", None) or [], "--rent"):
+    where: dict[str, list[str]] = {}
+    for key, value in pairs(items, "--where"):
+        field = field_of(key, "--where")
         try:
-            rent.append((canonical_hardware(hw), float(value)))
-        except ValueError:
-            raise UsageError(f"--rent {hw}={value}: not a number of $/GPU-hour") from None
-    if rent:
-        out["rent"] = tuple(rent)
-    if getattr(args, "api_usd", None):
-        try:
-            out["api_usd"] = tuple(float(x) for x in args.api_usd.split(","))
-        except ValueError:
-            raise UsageError(f"--api-usd expects three numbers IN,CACHED,OUT [$/M], got {args.api_usd!r}") from None
-        if len(out["api_usd"]) != 3:
-            raise UsageError(f"--api-usd expects three numbers IN,CACHED,OUT [$/M], got {args.api_usd!r}")
-    if getattr(args, "on_demand", False):
-        out["on_demand"] = True
-    return out
+            where.setdefault(field, []).append(hardware_name(value) if field == "hardware" else value)
+        except ValueError as exc:
+            raise UsageError(f"--where: {exc}") from None
+    fields: dict[str, object] = {name: tuple(where.pop(name)) for name in FILTER_FIELDS if name in where}
+    fields["workload"] = "|".join(where.pop(k)[0] for k in _WORKLOAD) \
+        if all(len(where.get(k, [])) == 1 for k in _WORKLOAD) else "all"
+    fields["filters"] = tuple((k, v) for k, values in where.items() for v in values)
+    return fields
 
 
 def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
-    """The view the options describe (or ``--link``'s), and notices (link values ignored).
+    """The view the options describe (or ``--link``'s, changed by the options given beside it that do not
+    choose rows), and notices (link values ignored, options a link's view keeps).
 
     Raises :class:`UsageError` for an option that cannot be used (an unknown profile name, a bad number).
     """
     from pydantic import ValidationError
 
-    from model.core.analysis import Scenario
     from model.core.cost_profiles import profiles_from_text, profiles_to_text
-    from model.core.frontier import SERIES_KEY_CHOICES
-    from model.core.hardware import canonical_hardware
-    from model.core.viewstate import ViewState
+    from model.core.view import View
 
-    link = getattr(args, "link", None)
-    if link:
-        state, notices = view_of_link(link)
-        changes, ignored = _on_top_of_link(args)
+    fields, selection = _options_given(args)
+    notices: list[str] = []
+    if getattr(args, "link", None):
+        base, notices = view_of_link(args.link)
         notices += [f"--link gives the view: {option} is ignored (set it in the link, or leave --link out)"
-                    for option in ignored]
-        if getattr(args, "profile", None):
-            chosen = _stored_profiles(con, args.profile)
-            mine = [p for p in profiles_from_text(state.profiles) if p.name not in {c.name for c in chosen}]
-            changes.update(profiles=profiles_to_text([*mine, *chosen]),
-                           priced_by=tuple(dict.fromkeys([*state.priced_by, *(p.name for p in chosen)])))
-        try:
-            return (state.replace(**changes) if changes else state), notices
-        except ValidationError as exc:
-            raise UsageError(one_line(exc)) from None
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    fields: dict[str, object] = {}
-    where: dict[str, list[str]] = {}
-    for key, value in pairs(args.where, "--where"):
-        field = field_of(key, "--where")
-        where.setdefault(field, []).append(canonical_hardware(value) if field == "hardware" else value)
-    for field in _OWN_FIELDS:
-        if field in where:
-            fields[field] = tuple(where.pop(field))
-    if all(len(where.get(k, [])) == 1 for k in _WORKLOAD):
-        fields["workload"] = "|".join(where.pop(k)[0] for k in _WORKLOAD)
+                    for option in selection]
+        fields = {name: value for name, value in fields.items() if BY_NAME[name].option.group != "selection"}
+        mine = profiles_from_text(base.profiles)
+        priced_by = base.priced_by
     else:
-        fields["workload"] = "all"
-    fields["filters"] = tuple((k, v) for k, values in where.items() for v in values)
-    fields["by"] = tuple(field_of(k.strip(), "--by", SERIES_KEY_CHOICES) for k in args.by.split(",") if k.strip())
-    rates = []
-    for hw, value in pairs(args.rate, "--rate"):
-        try:
-            rates.append((canonical_hardware(hw), float(value)))
-        except ValueError:
-            raise UsageError(f"--rate {hw}={value}: not a number") from None
-    try:
-        targets = tuple(float(x) for x in args.at.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"--at expects numbers separated by commas, got {args.at!r}") from None
-    fields.update(rates=tuple(rates), targets=targets, price_set=args.price_set, tier=args.tier,
-                  basis=args.basis if args.basis in BASES else "total", method=args.method, baseline=args.baseline,
-                  sla=",".join(args.sla), mix_workloads=bool(args.mix_workloads), headline_x=args.x,
-                  disagg=getattr(args, "disagg", None) or "per-role")
-    for name in ("repeats", "as_of"):
-        if getattr(args, name, None) is not None:
-            fields[name] = getattr(args, name)
-    if getattr(args, "history_section", False):
-        fields["history"] = True
-    for name in ("w_input", "w_cached"):
-        if getattr(args, name, None) is not None:
-            fields[name] = getattr(args, name)
-    for name in ("demand_rps", "tokens_per_day", "peak_to_average", "headroom", "spares", "budget_mw",
-                 "budget_usd_month"):
-        if getattr(args, name, None) is not None:
-            fields[name] = getattr(args, name)
-    fields.update(_volume_fields(args))
-    for name in ("tokens_per_month", "api", "cache_hit", "lens", "min_nodes", "stale_days"):
-        if getattr(args, name, None) is not None:
-            fields[name] = getattr(args, name)
-    if args.profile:
+        base = View()
+        fields.update(_where(getattr(args, "where", [])))
+        mine, priced_by = [], ()
+    if getattr(args, "profile", None):
         chosen = _stored_profiles(con, args.profile)
-        fields.update(profiles=profiles_to_text(chosen), priced_by=tuple(p.name for p in chosen))
+        mine = [p for p in mine if p.name not in {c.name for c in chosen}]
+        fields.update(profiles=profiles_to_text([*mine, *chosen]),
+                      priced_by=tuple(dict.fromkeys([*priced_by, *(p.name for p in chosen)])))
     try:
-        Scenario(**{k: v for k, v in fields.items() if k in Scenario.model_fields})   # names the option at fault
-        state = ViewState(**fields)
+        return base.replace(**fields), notices
     except ValidationError as exc:
-        raise UsageError(one_line(exc)) from None
+        raise UsageError(one_line(exc, {f.name: f.option.flags[0] for f in FIELDS if f.option})) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return state, []
 
 
 def clean(value):

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli.options import fleet_args, selection_args, view_args, view_of_link, volume_args
+from model.cli.options import fleet_args, report_args, selection_args, view_args, view_of_link, volume_args
 
 __all__ = ["add_parsers", "run", "OUTPUTS"]
 
@@ -36,8 +36,7 @@ def add_parsers(sub) -> None:
                      help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
                                         "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
-    rep.add_argument("--history", dest="history_section", action="store_true",
-                     help="add the history by run date (each series' $/M at the interactivity you need, date by date)")
+    report_args(rep)
     rep.add_argument("--json", action="store_true")
 
 

@@ -1,7 +1,7 @@
 """One question, answered the same way by the CLI and the dashboard.
 
-A :class:`Scenario` (pydantic, frozen: it hashes and keys caches) says which rows,
-how to group them, which rates, basis and method; :func:`analyse` turns the rows
+A view (:class:`model.core.view.View`) says how to group the rows, which rates, basis
+and method; :func:`analyse` turns the rows
 into frontiers, cost curves, an iso table, reach limits and, when asked (``crossovers=``),
 the lower envelope of the cost curves and the crossovers of the pairs in view.
 The expensive part (:func:`frontiers_for`) does not depend on rates when series
@@ -11,36 +11,22 @@ are per hardware, so a rate change only re-prices the cached frontier.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, field_validator
 
 from model.core.capacity import add_blended_throughput
-from model.core.cost import (
-    DEFAULT_PRICE_SET,
-    DEFAULT_TIER,
-    has_price_set,
-    load_presets,
-    resolve_rates,
-    usd_per_mtok,
-)
+from model.core.cost import has_price_set, load_presets, resolve_rates, usd_per_mtok
 from model.core.crossings import CROSSOVER_COLUMNS, Envelope, lower_envelope
 from model.core.crossings import crossovers as _crossovers
-from model.core.frontier import (
-    BASES,
-    DEFAULT_SERIES_KEYS,
-    DISAGG_MODES,
-    SERIES_KEY_CHOICES,
-    apply_disagg,
-    fit_frontiers,
-    series_labels,
-    throughput_column,
-)
-from model.core.iso import METHODS, CostCurve, cost_curves, default_targets, iso_table, reach
+from model.core.frontier import apply_disagg, fit_frontiers, series_labels, throughput_column
+from model.core.iso import CostCurve, cost_curves, default_targets, iso_table, reach
 from model.core.sla import SLA, split_by_sla
 
-__all__ = ["Scenario", "Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
+if TYPE_CHECKING:
+    from model.core.view import View
+
+__all__ = ["Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
            "analyse", "cross", "price_points", "crossover_pairs", "workload_split", "SPLIT_WORKLOAD_KEYS"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
@@ -54,80 +40,11 @@ CROSSOVERS = ("none", "envelope", "pairs", "all", "auto")
 ALL_PAIRS_LIMIT = 8
 
 
-class Scenario(BaseModel):
-    """What to compute. Field values are plain types so the model round-trips through URLs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    by: tuple[str, ...] = DEFAULT_SERIES_KEYS
-    basis: str = "total"
-    method: str = "linear"
-    price_set: str = DEFAULT_PRICE_SET
-    tier: str = DEFAULT_TIER
-    rates: tuple[tuple[str, float], ...] = ()          # per-hardware overrides [$/GPU/h]
-    targets: tuple[float, ...] = ()                    # interactivity targets [tok/s/user]; () = from the data
-    baseline: str | None = None
-    sla: str = ""                                      # latency SLA, e.g. "ttft_p95=2,tpot=50" (model.core.sla.SLA)
-    w_input: float = 0.25                              # blended basis: weight of an uncached input token
-    w_cached: float = 0.025                            # blended basis: weight of a cached input token
-    disagg: Literal[DISAGG_MODES] = "per-role"         # disaggregated rows on input/output: model.core.frontier.DISAGG_MODES
-
-    @field_validator("sla")
-    @classmethod
-    def _sla(cls, value: str) -> str:
-        return SLA.from_text(value).to_text() if value else ""
-
-    @field_validator("w_input", "w_cached")
-    @classmethod
-    def _weight(cls, value: float) -> float:
-        if not (0 <= value <= 10):
-            raise ValueError(f"a token weight must be in [0, 10], got {value}")
-        return value
-
-    @field_validator("by")
-    @classmethod
-    def _by(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [k for k in value if k not in SERIES_KEY_CHOICES]
-        if bad:
-            raise ValueError(f"cannot group by {', '.join(bad)}; choose from {', '.join(SERIES_KEY_CHOICES)}")
-        return tuple(dict.fromkeys(value))
-
-    @field_validator("basis")
-    @classmethod
-    def _basis(cls, value: str) -> str:
-        if value not in BASES:
-            raise ValueError(f"basis must be one of {', '.join(BASES)}")
-        return value
-
-    @field_validator("method")
-    @classmethod
-    def _method(cls, value: str) -> str:
-        if value not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}")
-        return value
-
-    @field_validator("rates")
-    @classmethod
-    def _rates(cls, value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
-        for hw, rate in value:
-            if not (0 < rate <= 1000):
-                raise ValueError(f"$/GPU-hour for {hw} must be in (0, 1000], got {rate}")
-        return tuple(sorted(dict(value).items()))
-
-    @field_validator("targets")
-    @classmethod
-    def _targets(cls, value: tuple[float, ...]) -> tuple[float, ...]:
-        for x in value:
-            if not (0 < x < 100_000):
-                raise ValueError(f"interactivity target must be in (0, 100000) tok/s/user, got {x}")
-        return tuple(sorted(set(value)))
-
-
 @dataclass
 class Analysis:
-    """Everything the pages and the CLI show for one scenario."""
+    """Everything the pages and the CLI show for one view."""
 
-    scenario: Scenario
+    scenario: View                        # the view analysed (its rates and grouping as priced and split)
     usd_per_gpu_hour: dict[str, float]
     missing_rates: list[str]
     points: pd.DataFrame                  # every usable point, with series, $/M
@@ -222,10 +139,12 @@ def crossover_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | No
     return "none", []
 
 
-def analyse(points: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None = None,
+def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None = None,
             frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
             selected: tuple[str, ...] | None = None) -> Analysis:
-    """Price, interpolate and (when asked) cross every series of ``points`` under ``scenario``.
+    """Price, interpolate and (when asked) cross every series of ``points`` under the view ``scenario``
+    (:class:`model.core.view.View`: its grouping, basis, method, price set, tier, rates, targets, baseline,
+    SLA, weights and disaggregation).
 
     Pass ``frontier`` (:func:`frontiers_for` of the same points and scenario) to skip the fit, e.g. from a cache
     keyed by everything that changes the fit.

@@ -22,6 +22,7 @@ from model.core.tco import (
     build_up,
     onprem_inputs,
 )
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 
 __all__ = ["CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "_LINK_PREFIX", "_LONG", "_MAX_JSON_BYTES", "_MAX_JSON_DEPTH", "_MAX_LINK_CHARS", "_SHORT", "_cell", "_link_items", "_nesting_depth", "_profile", "_unique", "breakdown_frame", "cost_profile", "hardware_rates", "preset_profiles", "price_with_profiles", "profile_rates", "profiles_frame", "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile"]
 
@@ -47,7 +48,7 @@ class CostProfile(BaseModel):
 
     name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
     hardware: str = Field(description="GPU (canonical name)")
-    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=1000)
+    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=MAX_USD_PER_GPU_HOUR)
     onprem: OnPremInputs | None = None
     source: str = Field("", description="provenance of the numbers", max_length=300)
 
@@ -150,7 +151,7 @@ def profile_rates(profiles) -> dict[str, float]:
 
 
 def hardware_rates(profiles, names=None) -> dict[str, float]:
-    """{hardware: $/GPU-hour} from the chosen profiles, for ``Scenario.rates`` / ``--rate``.
+    """{hardware: $/GPU-hour} from the chosen profiles, for ``View.rates`` / ``--rate``.
 
     Parameters
     ----------
@@ -184,7 +185,7 @@ def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFr
 
     Each copy keeps the rows of its profile's hardware, moves the GPU name to ``base_hardware``,
     sets ``hardware`` and ``cost_profile`` to the profile name, and the returned rates are keyed by
-    profile name: ``analyse(points, Scenario(rates=tuple(rates.items())))`` then draws one series
+    profile name: ``analyse(points, View(rates=tuple(rates.items())))`` then draws one series
     per (series, profile). Unpriced profiles are kept (their series stay unpriced).
 
     Returns
@@ -436,7 +437,7 @@ def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profi
 
     Returns
     -------
-    (points, overrides, notes): the rows to analyse, the rates for ``Scenario.rates`` and what was done.
+    (points, overrides, notes): the rows to analyse, the rates for ``View.rates`` and what was done.
     """
     names = list(dict.fromkeys(names))
     if not names:

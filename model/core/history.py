@@ -17,14 +17,18 @@ run date are left out and counted, never given one) and every series that ran on
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from model.core.analysis import Scenario, analyse
+from model.core.analysis import analyse
 from model.core.frontier import series_labels
 from model.core.iso import iso_table
 from model.core.repeats import choose_repeats, run_dates, runs_in_view
+
+if TYPE_CHECKING:
+    from model.core.view import View
 
 __all__ = ["HISTORY_COLUMNS", "history"]
 
@@ -32,7 +36,7 @@ HISTORY_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_pe
                    "source", "best_from", "note"]
 
 
-def _at(rows: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None, x: float) -> pd.DataFrame:
+def _at(rows: pd.DataFrame, scenario: View, presets: pd.DataFrame | None, x: float) -> pd.DataFrame:
     """Every series' iso row at ``x`` from ``rows`` (series, usd_per_mtok, status)."""
     if rows.empty:
         return pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
@@ -40,11 +44,11 @@ def _at(rows: pd.DataFrame, scenario: Scenario, presets: pd.DataFrame | None, x:
     return iso_table(result.curves, [x], scenario.method)[["series", "usd_per_mtok", "status"]]
 
 
-def _labels(rows: pd.DataFrame, scenario: Scenario) -> pd.Series:
+def _labels(rows: pd.DataFrame, scenario: View) -> pd.Series:
     return series_labels(rows, scenario.by)
 
 
-def history(rows: pd.DataFrame, scenario: Scenario, x: float, presets: pd.DataFrame | None = None,
+def history(rows: pd.DataFrame, scenario: View, x: float, presets: pd.DataFrame | None = None,
             repeats: str = "pooled", as_of: date | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The history table (:data:`HISTORY_COLUMNS`, by series then run date) at interactivity ``x``
     [tok/s/user], and notes (rows without a run date, steps where the as-of frontier rose).

@@ -28,18 +28,14 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict, field_validator
-
-from model.core.names import name_problem
 from model.core.tco import HOURS_PER_MONTH
+from model.core.view_fields import DEFAULT_STALE_DAYS, LENSES
 
-__all__ = ["VolumeView", "SECONDS_PER_MONTH", "LENSES", "DEFAULT_STALE_DAYS", "ApiPrice", "api_usd_per_mtok", "match_api_model",
+__all__ = ["SECONDS_PER_MONTH", "LENSES", "DEFAULT_STALE_DAYS", "ApiPrice", "api_usd_per_mtok", "match_api_model",
            "days_old", "StepCost", "LineCost", "cheaper_where", "above", "owned_rate", "owned_cost", "rented_cost",
            "api_cost", "Option", "evaluate"]
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
-LENSES = ("full", "marginal")
-DEFAULT_STALE_DAYS = 180
 #: the most steps :func:`cheaper_where` walks before it reports only within that range
 MAX_STEPS = 200_000
 
@@ -300,69 +296,3 @@ def evaluate(options: list[Option], volume: float) -> list[dict]:
     """Every option at ``volume``, cheapest first."""
     return sorted((o.at(volume) for o in options), key=lambda r: r["usd_per_month"])
 
-
-# ------------------------------------------------------------------------------------------ the view's fields
-
-class VolumeView(BaseModel):
-    """The buy, rent or API fields of a view (:class:`model.core.viewstate.ViewState` has them; link keys
-    ``tpm``, ``api``, ``apiusd``, ``rent``, ``od``, ``odmin``, ``lens``, ``ch``, ``stale``)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    # buy, rent or API (model.core.volume); tokens_per_month is a third way to give the fleet's demand
-    tokens_per_month: float | None = None       # average demand [tokens/month on the capacity's basis; 730 h]
-    api: str | None = None                      # the hosted API model priced (None: matched by the workload's name)
-    api_usd: tuple[float, ...] = ()             # or custom API prices (in, cached in, out) [$/M tokens]
-    rent: tuple[tuple[str, float], ...] = ()    # rented $/GPU-hour per hardware
-    on_demand: bool = False                     # rented nodes on demand (else reserved: every hour)
-    min_nodes: int = 1                          # on demand: nodes kept up
-    lens: str = "full"                          # full cost, or marginal (owned capacity: power and operations)
-    cache_hit: float | None = None              # prefix-cache hit rate for the API's cost (None: the rows', else 0)
-    stale_days: int = 180                       # an API price read longer ago may be stale [days]
-
-    @field_validator("api")
-    @classmethod
-    def _api(cls, v):
-        if v is not None and name_problem(v):
-            raise ValueError(f"the API model name {v[:40]!r} {name_problem(v)}")
-        return v
-
-    @field_validator("api_usd")
-    @classmethod
-    def _api_usd(cls, v):
-        if v and (len(v) != 3 or not all(0 <= x <= 1000 for x in v) or not (v[0] > 0 and v[2] > 0)):
-            raise ValueError("API prices are three $/M numbers, input,cached input,output, e.g. 1.4,0.26,4.4 "
-                             "(input and output above 0, each at most 1,000)")
-        return v
-
-    @field_validator("rent")
-    @classmethod
-    def _rent(cls, v):
-        for hw, usd in v:
-            if name_problem(hw):
-                raise ValueError(f"the hardware name {hw[:40]!r} {name_problem(hw)}")
-            if not (0 < usd <= 1000):
-                raise ValueError(f"a rented rate is above $0 and at most $1,000/GPU-hour (got {usd:g} for {hw})")
-        return v
-
-    @field_validator("lens")
-    @classmethod
-    def _lens(cls, v):
-        if v not in ("full", "marginal"):
-            raise ValueError("lens must be full or marginal")
-        return v
-
-    @field_validator("cache_hit")
-    @classmethod
-    def _hit(cls, v):
-        if v is not None and not (0 <= v <= 1):
-            raise ValueError("the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %")
-        return v
-
-    @field_validator("min_nodes", "stale_days")
-    @classmethod
-    def _counts(cls, v, info):
-        low = 1 if info.field_name == "stale_days" else 0
-        if not (low <= v <= 100_000):
-            raise ValueError(f"{info.field_name.replace('_', ' ')} must be a whole number from {low} to 100,000")
-        return v

@@ -35,6 +35,7 @@ from model.core.schema import (
     canonical_precision,
     canonical_spec_decoding,
 )
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.data import api_prices, importers
 from model.data.importers._common import env_mb
 from model.data.importers.base import IngestError, IngestResult, duck_msg
@@ -218,8 +219,9 @@ def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> Inges
         if not hardware:
             raise IngestError(name, "missing hardware", line=line, field=hw_col)
         rate = _num(name, line, rate_col, rec[rate_col])
-        if rate <= 0 or rate > 1000:
-            raise IngestError(name, f"$/GPU-hour must be in (0, 1000] (got {rate:g})", line=line, field=rate_col)
+        if rate <= 0 or rate > MAX_USD_PER_GPU_HOUR:
+            raise IngestError(name, f"$/GPU-hour must be in (0, {MAX_USD_PER_GPU_HOUR:g}] (got {rate:g})", line=line,
+                              field=rate_col)
         kw = _num(name, line, "all_in_kw_per_gpu", rec.get(cols.get("allinkwpergpu", ""), ""), required=False)
         rows.append([line, str(rec.get(cols.get("asof", ""), "") or "custom").strip(),
                      str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,

@@ -21,7 +21,7 @@ from model.core.cost import load_presets
 from model.core.frontier import throughput_column
 from model.core.repeats import runs_in_view
 from model.core.sla import SLA
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.store import list_sources, load_points, stored_rates, workloads
 
 __all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "rate_files",
@@ -46,7 +46,7 @@ _SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_to
                 "total_tokens_per_second_per_gpu")
 
 
-def analysis_columns(state: ViewState, parts: Iterable[str] | None = ANALYSIS_PARTS) -> tuple[str, ...] | None:
+def analysis_columns(state: View, parts: Iterable[str] | None = ANALYSIS_PARTS) -> tuple[str, ...] | None:
     """The columns of the store that the ``parts`` of ``state``'s answer read, for ``load_points(columns=)``;
     None when they read them all: a part outside :data:`ANALYSIS_PARTS` (provenance, the repeats' spread,
     capacity, history), every part (``parts=None``), or a repeats choice other than ``pooled`` (configurations
@@ -71,7 +71,7 @@ class Inputs:
     """Everything an answer reads, read once (:func:`load_inputs`). Read-only: shared by every answer and
     session that is handed it."""
 
-    view: ViewState                          # the view, its workload set (a view without one shows the first)
+    view: View                          # the view, its workload set (a view without one shows the first)
     loaded: pd.DataFrame                     # the rows the view's filters select, before as-of and repeats
     rows: pd.DataFrame                       # ... after as-of and the repeats choice: what builds the frontier
     pooled: pd.DataFrame                     # ... after as-of only (the repeats whose spread is shown)
@@ -108,7 +108,7 @@ def rate_files(con) -> Mapping[tuple[str, str, str], str]:
     return MappingProxyType({(str(p), str(t), str(h)): str(f) for p, t, h, f in rows})
 
 
-def inputs_of(view: ViewState, loaded: pd.DataFrame, presets: pd.DataFrame,
+def inputs_of(view: View, loaded: pd.DataFrame, presets: pd.DataFrame,
               rate_sources: Mapping[tuple[str, str, str], str], *, runs=None, columns: tuple[str, ...] | None = None,
               api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None) -> Inputs:
     """:class:`Inputs` from what was read (``loaded``: ``load_points`` of ``view.where()``); ``runs`` is
@@ -119,7 +119,7 @@ def inputs_of(view: ViewState, loaded: pd.DataFrame, presets: pd.DataFrame,
                   tuple(api_prices) if api_prices is not None else None, sources, evals)
 
 
-def load_inputs(con, view: ViewState, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
+def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
     """Read once from the store ``con`` (a DuckDB connection or cursor, read only is enough) everything the
     ``parts`` of ``view``'s answer read (None: every part).
 

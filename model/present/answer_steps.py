@@ -24,7 +24,7 @@ from model.core.iso import METHODS, iso_table
 from model.core.repeats import repeat_spread
 from model.core.tco import TcoInputError
 from model.core.uncertainty import Uncertainty, leave_one_out_methods, uncertainty
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.present.answers import cheapest_at, default_pair
 
 __all__ = ["Priced", "Fit", "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "fit_of",
@@ -45,7 +45,7 @@ class Priced:
     notes: tuple[str, ...]
 
 
-def priced(view: ViewState, rows: pd.DataFrame) -> Priced:
+def priced(view: View, rows: pd.DataFrame) -> Priced:
     try:
         points, rates, notes = price_with_profiles(rows, dict(view.rates), view.cost_profiles(), view.priced_by)
     except TcoInputError as exc:
@@ -53,14 +53,14 @@ def priced(view: ViewState, rows: pd.DataFrame) -> Priced:
     return Priced(points, rates, tuple(notes))
 
 
-def scenario_of(view: ViewState, prices: Priced):
+def scenario_of(view: View, prices: Priced):
     """The view's scenario with the profiles' rates, its series keys split by workload when it mixes them
     (unless it pools them); and the split's note (or None)."""
     if view.workload != "all" or view.mix_workloads:
         by, note = view.by, None
     else:
         by, note = workload_split(prices.points, view.by)
-    return view.scenario().model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by}), note
+    return view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by}), note
 
 
 def hardware_of(points: pd.DataFrame) -> list[str]:
@@ -101,7 +101,7 @@ def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit,
     return result
 
 
-def baseline_of(view: ViewState, result: Analysis) -> str | None:
+def baseline_of(view: View, result: Analysis) -> str | None:
     """The series ratios divide by: the view's, else the first series by name."""
     names = sorted(result.curves)
     return view.baseline if view.baseline in result.curves else (names[0] if names else None)
@@ -127,14 +127,14 @@ def x_range_of(result: Analysis) -> tuple[float, float] | None:
     return round(min(c.x_min for c in curves.values()) * 0.5, 1), round(max(c.x_max for c in curves.values()) * 1.5, 1)
 
 
-def interactivity_needed_of(view: ViewState, result: Analysis, span: tuple[float, float] | None) -> float | None:
+def interactivity_needed_of(view: View, result: Analysis, span: tuple[float, float] | None) -> float | None:
     """The interactivity you need [tok/s/user]: the view's, else the middle target, kept within ``span``;
     without curves the view's own value (which still sizes a fleet), if any."""
     if span is None:
-        return view.headline_x
+        return view.interactivity_needed
     targets = result.targets
     middle = targets[len(targets) // 2] if targets else span[0]
-    return float(min(max(view.headline_x or middle, span[0]), span[1]))
+    return float(min(max(view.interactivity_needed or middle, span[0]), span[1]))
 
 
 def at_x_of(result: Analysis, x: float | None) -> pd.DataFrame:
@@ -143,7 +143,7 @@ def at_x_of(result: Analysis, x: float | None) -> pd.DataFrame:
         pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
 
 
-def pair_of(view: ViewState, result: Analysis, at_x: pd.DataFrame, x: float | None) -> tuple[str, str] | None:
+def pair_of(view: View, result: Analysis, at_x: pd.DataFrame, x: float | None) -> tuple[str, str] | None:
     """The pair the break-even answer prices: the view's, else the runner-up against the cheapest at x."""
     names = sorted(result.curves)
     chosen = view.pair_names()
@@ -152,7 +152,7 @@ def pair_of(view: ViewState, result: Analysis, at_x: pd.DataFrame, x: float | No
     return default_pair(at_x) if x is not None else None
 
 
-def drawn_of(view: ViewState, result: Analysis, baseline: str | None, pair, iso: pd.DataFrame) -> list[str] | None:
+def drawn_of(view: View, result: Analysis, baseline: str | None, pair, iso: pd.DataFrame) -> list[str] | None:
     """The series a cost chart of ``result`` draws: None for all of them (up to :data:`DRAW_LIMIT` series, or
     when the view asks for every curve); past it, what a person can read: the baseline and the chosen pair,
     every series on the lower envelope (cheapest somewhere), then the cheapest at the targets, up to
@@ -202,7 +202,7 @@ def frontier_table_of(frontier: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFr
     return left
 
 
-def history_of(view: ViewState, loaded: pd.DataFrame, scenario, presets: pd.DataFrame,
+def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame,
                x: float | None) -> tuple[pd.DataFrame, list[str]]:
     """Each series' $/M at ``x`` run date by run date (:func:`model.core.history.history`) of the rows before
     as-of and repeats, and its notes."""
@@ -213,7 +213,7 @@ def history_of(view: ViewState, loaded: pd.DataFrame, scenario, presets: pd.Data
     return history(prices.points, scenario, x, presets, view.repeats, view.as_of)
 
 
-def notes_of(view: ViewState, extra: tuple[str, ...], result: Analysis, baseline: str | None) -> list[str]:
+def notes_of(view: View, extra: tuple[str, ...], result: Analysis, baseline: str | None) -> list[str]:
     """What the reader must know: rows left out, rates missing, values of the view not used."""
     out = list(extra) + list(result.notes)
     if view.baseline and baseline != view.baseline and baseline:

@@ -74,7 +74,7 @@ def assumptions_of(answer) -> pd.DataFrame:
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
-         "the view" if state.headline_x else "default: the middle target"),
+         "the view" if state.interactivity_needed else "default: the middle target"),
         ("Ratios relative to", answer.baseline or "—",
          "the view" if state.baseline == answer.baseline else "default: the first series by name"),
         ("Cost formula", "$/M tokens = $/GPU-hour / (3600 x tok/s/GPU / 10^6)", "SemiAnalysis InferenceX"),

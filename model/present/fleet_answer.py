@@ -17,7 +17,7 @@ from model.core.cost_profiles import CostProfile
 from model.core.fleet import demand, node_capacity, preset_kw_per_gpu, pricing_options, size_fleet
 from model.core.sla import SLA
 from model.core.tco import HOURS_PER_MONTH
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.present import fmt
 
 __all__ = ["FleetAnswer", "capacity_of", "fleet_of"]
@@ -37,7 +37,7 @@ class FleetAnswer:
     notes: tuple[str, ...] = ()
 
 
-def capacity_of(view: ViewState, points: pd.DataFrame, by: tuple[str, ...], x: float | None,
+def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None,
                 options: dict) -> pd.DataFrame:
     """What one node of each series carries under the view's SLA at ``x`` [tok/s/user]; ``options`` (``basis``,
     ``rule``, ``gpus_per_node``) tune it."""
@@ -47,7 +47,7 @@ def capacity_of(view: ViewState, points: pd.DataFrame, by: tuple[str, ...], x: f
                          interactivity_min=x)
 
 
-def fleet_of(view: ViewState, capacity: pd.DataFrame, x: float | None, presets: pd.DataFrame,
+def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.DataFrame,
              rates: pd.DataFrame, options: Mapping) -> FleetAnswer | None:
     """The fleet for the view's demand (req/s, tokens/day or tokens/month) or budget; None when the view has
     neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours). ``rates``: the

@@ -29,7 +29,7 @@ from model.core.analysis import workload_split
 from model.core.capacity import KNEE_RULES, compare_systems, knee, ramp_points
 from model.core.hardware import canonical_hardware
 from model.core.sla import SLA
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.data.evals import flag_regressions
 
 __all__ = ["RampAnswer", "RampComparison", "ramp_answer", "REFERENCE_PRECISION", "EVAL_TABLE_COLUMNS"]
@@ -93,7 +93,7 @@ def _base(reached: pd.DataFrame, names: list[str], wanted: str | None) -> tuple[
     return names[0], None
 
 
-def _comparison(rows: pd.DataFrame, knees: pd.DataFrame, state: ViewState, sla: SLA | None,
+def _comparison(rows: pd.DataFrame, knees: pd.DataFrame, state: View, sla: SLA | None,
                 rates: dict, options: dict) -> tuple[RampComparison, list[str]]:
     peaks = bool(state.compare_peaks)
     at = knee(rows, None, rates, **options) if peaks and sla is not None else knees
@@ -119,7 +119,7 @@ def _comparison(rows: pd.DataFrame, knees: pd.DataFrame, state: ViewState, sla: 
     return RampComparison(peaks, tuple(names), chosen, base, table, left_out, message), notes
 
 
-def ramp_answer(rows: pd.DataFrame, state: ViewState, usd_per_gpu_hour: dict[str, float],
+def ramp_answer(rows: pd.DataFrame, state: View, usd_per_gpu_hour: dict[str, float],
                 evals: pd.DataFrame | None = None, *, basis: str | None = None, rule: str = KNEE_RULES[0],
                 gpus_per_node: int | None = None, notes: tuple[str, ...] | list[str] = ()) -> RampAnswer:
     """The ramp part of the answer of ``state``.
@@ -127,7 +127,7 @@ def ramp_answer(rows: pd.DataFrame, state: ViewState, usd_per_gpu_hour: dict[str
     Parameters
     ----------
     rows : DataFrame  the rows of the view's answer: after as-of and repeats, priced by its cost profiles
-    state : ViewState  the view (its SLA, series keys, basis and weights, compared systems, eval tolerance)
+    state : View  the view (its SLA, series keys, basis and weights, compared systems, eval tolerance)
     usd_per_gpu_hour : {name: float}  the answer's rates [$/GPU-hour] (a cost profile's name when it prices
         rows side by side)
     evals : DataFrame, optional  the store's evaluation scores (:func:`model.data.evals.load_evals`)

@@ -19,7 +19,7 @@ from model.core.cost_profiles import CostProfile, breakdown_frame
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.tco import ONPREM_LABELS, OnPremInputs, onprem_defaults
-from model.core.viewstate import ViewState
+from model.core.view import View
 from model.present import fmt
 
 __all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
@@ -55,7 +55,7 @@ def rate_source_text(kind: str, *, price_set: str = "", tier: str = "", source: 
     return "not set: unpriced, left out of every cost"
 
 
-def rates_of(view: ViewState, hardware: list[str], presets: pd.DataFrame, files: Mapping[tuple[str, str, str], str],
+def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapping[tuple[str, str, str], str],
              usd_per_gpu_hour: dict[str, float]) -> pd.DataFrame:
     """One row per priced name in view (hardware, or a cost profile shown side by side): ``hardware``,
     ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays every hour),
@@ -114,7 +114,7 @@ class ProfileAnswer:
         return float(self.tornado[f"{self.tornado_unit}_base"].iloc[0]) if self.tornado is not None else math.nan
 
 
-def profiles_of(view: ViewState, curves: dict, at_x: pd.DataFrame, presets: pd.DataFrame) -> list[ProfileAnswer]:
+def profiles_of(view: View, curves: dict, at_x: pd.DataFrame, presets: pd.DataFrame) -> list[ProfileAnswer]:
     """Every cost profile of the view with its inputs, parts, tornado (at the $/M ``at_x`` shows: the answer's
     series at the interactivity you need) and break-even server price."""
     out = []
@@ -162,7 +162,7 @@ def _inputs(p: CostProfile, presets: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["input", "value", "source"])
 
 
-def _break_evens(view: ViewState, p: CostProfile, profiles: list[CostProfile], presets: pd.DataFrame) -> tuple:
+def _break_evens(view: View, p: CostProfile, profiles: list[CostProfile], presets: pd.DataFrame) -> tuple:
     if p.onprem is None or p.onprem.server_usd is None:
         return ()
     against = [(f"cost profile '{q.name}'", q.rate()) for q in profiles

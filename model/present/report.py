@@ -79,7 +79,7 @@ class ReportSection:
 
 
 def view_link(state, base_url: str | None = None) -> str:
-    """A share link reopening ``state`` (a :class:`~model.core.viewstate.ViewState`) on the dashboard at
+    """A share link reopening ``state`` (a :class:`~model.core.view.View`) on the dashboard at
     ``base_url`` (default: :func:`public_base_url`, else localhost)."""
     base = base_url or public_base_url() or DEFAULT_BASE_URL
     query = urlencode(state.to_query(), safe=":,|")
@@ -252,7 +252,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
 
 
 def report_of_view(con, state, link: str | None = None, **extras) -> Report:
-    """The report of a dashboard view (a :class:`model.core.viewstate.ViewState`) on the store ``con``:
+    """The report of a dashboard view (a :class:`model.core.view.View`) on the store ``con``:
     :func:`build_report` of :func:`model.present.view_answer.answer_of_view`. ``extras`` go to :func:`build_report`."""
     from model.present.view_answer import answer_of_view
 

@@ -1,5 +1,5 @@
 """The answer of a view: everything the pages, the report and the CLI show for one
-:class:`~model.core.viewstate.ViewState`, built from explicit inputs.
+:class:`~model.core.view.View`, built from explicit inputs.
 
 :func:`build_answer` takes the :class:`~model.data.inputs.Inputs` the store read for the view
 (:func:`model.data.inputs.load_inputs`) and, optionally, its frontier :class:`~model.present.answer_steps.Fit`
@@ -13,7 +13,7 @@ Rules that live here once:
 
 - **workload**: a view without one shows the store's first (:func:`model.data.inputs.first_workload`);
   ``"all"`` splits series by the workload keys that vary unless the view pools them (``mix_workloads``).
-- **the interactivity you need** (:attr:`Answer.interactivity_needed`): the view's ``headline_x``, else the
+- **the interactivity you need** (:attr:`Answer.interactivity_needed`): the view's ``interactivity_needed``, else the
   middle target, kept within half the lowest and 1.5 times the highest reach of any series; without curves
   the view's own value. The headline, the break-even answer, fleet sizing and the report all use it.
 - **rates**: cost profiles over the view's own rates over the presets, each with its source
