@@ -1,4 +1,5 @@
-"""End to end: Debian's Chromium, driven by Playwright, against `streamlit run` on a loopback port.
+"""End to end: Debian's Chromium, driven by Playwright, against `streamlit run` on a loopback port (the
+``server`` and ``browser`` fixtures of tests/conftest.py, shared by every browser test on the samples).
 
 Screenshots of every page go to test-output/screenshots/ (CI keeps the directory).
 """
@@ -6,27 +7,19 @@ Screenshots of every page go to test-output/screenshots/ (CI keeps the directory
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from model.data.samples import load_samples
-from model.data.store import connect
 from model.present.answers import pair_intervals
 from model.present.figures import usd
-from tests.conftest import ROOT
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = CHROMIUM_ARGS
 SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
          "ramps": "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "tco_rates": "TCO_rates", "data": "Data"}
@@ -38,53 +31,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
-    con = connect(db)
-    load_samples(con)
-    con.close()
-    # DuckDB lets one process write a file; the CLI answers from an identical copy
-    cli_db = db.with_name("cli.duckdb")
-    shutil.copy(db, cli_db)
-    port = _free_port()
-    env = {**os.environ, "COSTFRONTIER_DB": str(db)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode()[-2000:])
-    yield base, cli_db
-    proc.terminate()
-    proc.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, url: str):
