@@ -25,9 +25,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-#: the xdist group of the tests that use the shared samples ``server``: one worker runs them all, so the
-#: suite starts that server once (``make test`` runs ``pytest -n 2 --dist loadgroup``)
-SERVER_GROUP = "samples_server"
+#: the marks of the tests that take longest (a browser, servers, many processes): under xdist they are handed
+#: out first, so no worker is left with one of them at the end while the other waits (``make test``)
+LONG = ("e2e", "slow")
 
 
 @pytest.fixture
@@ -97,10 +97,10 @@ def reading(path) -> Iterator:
 
 
 # ------------------------------------------------------------------ browser tests
-# One `streamlit run` over the samples and one Chromium serve every browser test of a test process: the tests
-# only read the store (a view lives in its link and its session; none uploads, saves or deletes), and the
-# server's caches are keyed by the view, so a test sees what a fresh server shows. The server's store is
-# checked unchanged when it stops. Tests that write, or need another store, start their own server.
+# One `streamlit run` over the samples and one Chromium serve every browser test of a test process (of each xdist
+# worker): the tests only read the store (a view lives in its link and its session; none uploads, saves or
+# deletes), and the server's caches are keyed by the view, so a test sees what a fresh server shows. The
+# server's store is checked unchanged when it stops. Tests that write, or need another store, start their own.
 
 
 @pytest.fixture(scope="session")
@@ -138,12 +138,10 @@ def browser():
         b.close()
 
 
-@pytest.hookimpl(tryfirst=True)      # before xdist's own hook, which reads the group marks
 def pytest_collection_modifyitems(config, items):
-    """The tests on the shared server go to one xdist worker, and first: they are the longest group, so the
-    other worker takes the rest meanwhile. The order is the collection's otherwise (the same in every worker)."""
-    shared = [item for item in items if "server" in item.fixturenames]
-    for item in shared:
-        item.add_marker(pytest.mark.xdist_group(SERVER_GROUP))
-    if getattr(config.option, "dist", "no") != "no":
-        items[:] = shared + [item for item in items if "server" not in item.fixturenames]
+    """Under xdist (``make test``: ``-n 2 --maxschedchunk 1``, tests handed out one at a time to whichever worker
+    is free), the long tests come first: the short ones then fill both workers to the end. Each worker that gets a
+    browser test starts its own ``server`` and ``browser``. Run in one process, the collection's order stays."""
+    if getattr(config.option, "dist", "no") == "no":
+        return
+    items[:] = sorted(items, key=lambda item: not any(item.get_closest_marker(mark) for mark in LONG))
