@@ -126,22 +126,57 @@ def server(tmp_path_factory):
         assert table_checksums(after) == table_checksums(before), "a browser test wrote to the shared store"
 
 
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium through Playwright, shared by the test process's browser tests (each opens its own
-    pages or context and closes them)."""
-    from playwright.sync_api import sync_playwright
+class _Chromium:
+    """The Chromium the browser tests share, launched when a test asks for it and closed as soon as the next test
+    of this process does not (:func:`pytest_runtest_teardown`): Playwright's sync API leaves an asyncio loop
+    running in the thread while it is open, which would break a later test that runs a loop of its own."""
 
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    playwright = None
+    browser = None
+
+    @classmethod
+    def get(cls):
+        if cls.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            cls.playwright = sync_playwright().start()
+            cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return cls.browser
+
+    @classmethod
+    def close(cls) -> None:
+        if cls.playwright is not None:
+            try:
+                cls.browser.close()
+            finally:
+                cls.playwright.stop()
+                cls.playwright = cls.browser = None
+
+
+@pytest.fixture
+def browser():
+    """Debian's Chromium through Playwright, shared by consecutive browser tests (each opens its own pages or
+    context and closes them)."""
+    return _Chromium.get()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or "browser" not in nextitem.fixturenames:
+        _Chromium.close()
 
 
 def pytest_collection_modifyitems(config, items):
     """Under xdist (``make test``: ``-n 2 --maxschedchunk 1``, tests handed out one at a time to whichever worker
-    is free), the long tests come first: the short ones then fill both workers to the end. Each worker that gets a
-    browser test starts its own ``server`` and ``browser``. Run in one process, the collection's order stays."""
+    is free), the browser tests come first, then the other long ones (marked e2e or slow): the short ones then
+    fill both workers to the end, and a worker's browser tests follow each other, sharing one Chromium. Each
+    worker that gets a browser test on the samples starts its own ``server``. Run in one process, the
+    collection's order stays."""
     if getattr(config.option, "dist", "no") == "no":
         return
-    items[:] = sorted(items, key=lambda item: not any(item.get_closest_marker(mark) for mark in LONG))
+
+    def rank(item) -> int:
+        if "browser" in item.fixturenames:
+            return 0
+        return 1 if any(item.get_closest_marker(mark) for mark in LONG) else 2
+
+    items[:] = sorted(items, key=rank)
