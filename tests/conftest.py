@@ -55,7 +55,7 @@ def _template() -> Path:
 
 
 def samples_copy(path: Path) -> Path:
-    """A copy of the samples database at ``path`` (which must not exist yet), for one test's own use."""
+    """A copy of the samples database at ``path`` (replacing any file there), for one test's own use."""
     path = Path(path)
     shutil.copy(_template(), path)
     return path
