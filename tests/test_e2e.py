@@ -51,13 +51,14 @@ def _settle(page) -> None:
 
 
 def _cli(db: Path, *argv) -> dict:
-    """``costfrontier --db DB ... --json`` in its own process. The CLI's store is a fixed copy, so a question asked
-    again (a page visited again) takes the first answer: each is asked once per test process."""
-    return json.loads(_cli_stdout(str(db), tuple(argv)))
+    """``costfrontier --db DB ... --json`` in its own process. A question asked again of an unchanged file (a page
+    visited again) takes the first answer: each is asked once per test process."""
+    stat = Path(db).stat()
+    return json.loads(_cli_stdout(str(db), stat.st_mtime_ns, stat.st_size, tuple(argv)))
 
 
 @functools.cache
-def _cli_stdout(db: str, argv: tuple[str, ...]) -> str:
+def _cli_stdout(db: str, mtime_ns: int, size: int, argv: tuple[str, ...]) -> str:
     exe = Path(sys.executable).parent / "costfrontier"
     return subprocess.run([str(exe), "--db", db, *argv, "--json"], capture_output=True, text=True, check=True).stdout
 
