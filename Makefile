@@ -28,10 +28,14 @@ dev: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT) \
 		--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true
 
+# Every test, e2e and slow included, on $(TEST_WORKERS) pytest-xdist workers, handed out one at a time to whichever
+# is free, the long ones (e2e, slow) first (tests/conftest.py). `make test TEST_WORKERS=0` runs them in one process.
+TEST_WORKERS ?= 2
+
 test: $(BIN)/costfrontier
 	bash deploy/system-deps.sh
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
 bench: $(BIN)/costfrontier
 	$(BIN)/python bench/bench_core.py

@@ -1,20 +1,33 @@
-"""Shared fixtures: a real DuckDB file per test, optionally holding the bundled samples."""
+"""Shared fixtures: a real DuckDB file per test, optionally holding the bundled samples.
+
+The samples are loaded once per test process (:func:`samples_copy`'s template, 0.5 s); every test that wants them
+gets its own copy of that file (a millisecond), never a second load.
+"""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from model.data.samples import load_samples
-from model.data.store import connect
+from model.data.store import connect, table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: Debian's Chromium and the flags every browser test launches it with
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+#: the marks of the tests that take longest (a browser, servers, many processes): under xdist they are handed
+#: out first, so no worker is left with one of them at the end while the other waits (``make test``)
+LONG = ("e2e", "slow")
 
 
 @pytest.fixture
@@ -29,28 +42,43 @@ def con(db_path):
     connection.close()
 
 
-@pytest.fixture
-def sample_con(con):
-    load_samples(con)
-    return con
-
-
-@pytest.fixture(scope="session")
-def samples_template(tmp_path_factory) -> Path:
-    """A database holding the bundled samples, built once per test run; tests get copies."""
-    path = tmp_path_factory.mktemp("template") / "samples.duckdb"
+@cache
+def _template() -> Path:
+    """A database holding the bundled samples, built once per test process (each xdist worker builds its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="costfrontier-samples-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "samples.duckdb"
     connection = connect(path)
     load_samples(connection)
     connection.close()
     return path
 
 
+def samples_copy(path: Path) -> Path:
+    """A copy of the samples database at ``path`` (replacing any file there), for one test's own use."""
+    path = Path(path)
+    shutil.copy(_template(), path)
+    return path
+
+
+@pytest.fixture
+def sample_con(db_path):
+    """A connection to this test's own copy of the samples, at ``db_path``."""
+    connection = connect(samples_copy(db_path))
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="session")
+def samples_template() -> Path:
+    """The samples database built once per test process; tests copy it (:func:`samples_copy`, ``sample_db``)."""
+    return _template()
+
+
 @pytest.fixture
 def sample_db(samples_template, tmp_path) -> Path:
     """A fresh copy of the samples database, this test's own."""
-    path = tmp_path / "samples.duckdb"
-    shutil.copy(samples_template, path)
-    return path
+    return samples_copy(tmp_path / "samples.duckdb")
 
 
 @contextlib.contextmanager
@@ -66,3 +94,89 @@ def reading(path) -> Iterator:
             yield connection
         finally:
             connection.close()
+
+
+# ------------------------------------------------------------------ browser tests
+# One `streamlit run` over the samples and one Chromium serve every browser test of a test process (of each xdist
+# worker): the tests only read the store (a view lives in its link and its session; none uploads, saves or
+# deletes), and the server's caches are keyed by the view, so a test sees what a fresh server shows. The
+# server's store is checked unchanged when it stops. Tests that write, or need another store, start their own.
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """``(base URL, CLI copy)``: the shared samples server, and an identical copy of its store for the CLI
+    (DuckDB lets one process write a file)."""
+    from deploy.serve import free_port, start_replica, stop, wait_healthy
+
+    folder = tmp_path_factory.mktemp("e2e")
+    db = samples_copy(folder / "e2e.duckdb")
+    cli_db = samples_copy(folder / "cli.duckdb")
+    port = free_port()
+    proc = start_replica(db, port, read_only=False)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, proc, timeout_s=60)
+    except RuntimeError as err:
+        stop(proc)
+        pytest.fail(f"streamlit did not start: {err}")
+    yield base, cli_db
+    stop(proc)
+    with reading(db) as after, reading(cli_db) as before:
+        assert table_checksums(after) == table_checksums(before), "a browser test wrote to the shared store"
+
+
+class _Chromium:
+    """The Chromium the browser tests share, launched when a test asks for it and closed as soon as the next test
+    of this process does not (:func:`pytest_runtest_teardown`): Playwright's sync API leaves an asyncio loop
+    running in the thread while it is open, which would break a later test that runs a loop of its own."""
+
+    playwright = None
+    browser = None
+
+    @classmethod
+    def get(cls):
+        if cls.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            cls.playwright = sync_playwright().start()
+            cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return cls.browser
+
+    @classmethod
+    def close(cls) -> None:
+        if cls.playwright is not None:
+            try:
+                cls.browser.close()
+            finally:
+                cls.playwright.stop()
+                cls.playwright = cls.browser = None
+
+
+@pytest.fixture
+def browser():
+    """Debian's Chromium through Playwright, shared by consecutive browser tests (each opens its own pages or
+    context and closes them)."""
+    return _Chromium.get()
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or "browser" not in nextitem.fixturenames:
+        _Chromium.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist (``make test``: ``-n 2 --maxschedchunk 1``, tests handed out one at a time to whichever worker
+    is free), the browser tests come first, then the other long ones (marked e2e or slow): the short ones then
+    fill both workers to the end, and a worker's browser tests follow each other, sharing one Chromium. Each
+    worker that gets a browser test on the samples starts its own ``server``. Run in one process, the
+    collection's order stays."""
+    if getattr(config.option, "dist", "no") == "no":
+        return
+
+    def rank(item) -> int:
+        if "browser" in item.fixturenames:
+            return 0
+        return 1 if any(item.get_closest_marker(mark) for mark in LONG) else 2
+
+    items[:] = sorted(items, key=rank)

@@ -17,21 +17,20 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.cli import main
-from model.data.samples import load_samples
 from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
-from tests.conftest import ROOT, reading
+from tests.conftest import ROOT, reading, samples_copy
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 OVERVIEW = "pages/0_Overview.py"
 
 
 def _db(tmp_path: Path, samples: bool) -> Path:
-    path = tmp_path / ("samples.duckdb" if samples else "empty.duckdb")
-    con = connect(path)
+    """This test's own database: a copy of the samples template, or a new empty store."""
     if samples:
-        load_samples(con)
-    con.close()
+        return samples_copy(tmp_path / "samples.duckdb")
+    path = tmp_path / "empty.duckdb"
+    connect(path).close()
     return path
 
 

@@ -23,7 +23,7 @@ from tests.conftest import ROOT
 from tests.test_crash_safety import write_big_csv
 from tests.test_deploy import NEW_ROWS, SAMPLE_ROWS_IN_VIEW, cli, new_points_csv, rerun_until, rows_in_view
 
-browser, replicas = test_deploy.browser, test_deploy.replicas  # the deployment test's fixtures
+replicas = test_deploy.replicas  # the deployment test's fixture (``browser`` is tests/conftest.py's)
 
 READERS = 8
 ROWS = 100_000

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from model.data.samples import load_samples
 from model.data.store import OUR_TABLES, connect
+from tests.conftest import samples_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = 200_000
@@ -84,9 +84,8 @@ def setup(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("crash")
     big = tmp / "big.csv"
     write_big_csv(big, ROWS)
-    base = tmp / "base.duckdb"
+    base = samples_copy(tmp / "base.duckdb")
     con = connect(base)
-    load_samples(con)
     sample_ids = [r[0] for r in con.execute("SELECT source_id FROM sources ORDER BY 1").fetchall()]
     expected = earlier_checksums(con, sample_ids)
     con.close()

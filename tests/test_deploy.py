@@ -16,11 +16,9 @@ from pathlib import Path
 import pytest
 
 from deploy.serve import free_port, nginx_binary, start_nginx, start_replica, stop, wait_healthy
-from tests import test_e2e
-from tests.conftest import ROOT
+from tests.conftest import CHROMIUM, ROOT
 
-CHROMIUM = test_e2e.CHROMIUM
-browser = test_e2e.browser   # the module-scoped Chromium fixture, with the project's launch flags
+# ``browser``: tests/conftest.py's Chromium, with the project's launch flags
 #: points in the default view of the samples: the InferenceX GLM-5 8192/1024 table has 29 rows
 #: (data/samples/inferencex_glm5_fp8_2026-05-20.csv, one per line after the header)
 SAMPLE_ROWS_IN_VIEW = 29

@@ -1,32 +1,26 @@
-"""End to end: Debian's Chromium, driven by Playwright, against `streamlit run` on a loopback port.
+"""End to end: Debian's Chromium, driven by Playwright, against `streamlit run` on a loopback port (the
+``server`` and ``browser`` fixtures of tests/conftest.py, shared by every browser test on the samples).
 
 Screenshots of every page go to test-output/screenshots/ (CI keeps the directory).
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from model.data.samples import load_samples
-from model.data.store import connect
 from model.present.answers import pair_intervals
 from model.present.figures import usd
-from tests.conftest import ROOT
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = CHROMIUM_ARGS
 SHOTS = ROOT / "test-output" / "screenshots"
 PAGES = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
          "ramps": "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "tco_rates": "TCO_rates", "data": "Data"}
@@ -38,53 +32,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
-    con = connect(db)
-    load_samples(con)
-    con.close()
-    # DuckDB lets one process write a file; the CLI answers from an identical copy
-    cli_db = db.with_name("cli.duckdb")
-    shutil.copy(db, cli_db)
-    port = _free_port()
-    env = {**os.environ, "COSTFRONTIER_DB": str(db)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode()[-2000:])
-    yield base, cli_db
-    proc.terminate()
-    proc.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, url: str):
@@ -104,9 +51,16 @@ def _settle(page) -> None:
 
 
 def _cli(db: Path, *argv) -> dict:
+    """``costfrontier --db DB ... --json`` in its own process. A question asked again of an unchanged file (a page
+    visited again) takes the first answer: each is asked once per test process."""
+    stat = Path(db).stat()
+    return json.loads(_cli_stdout(str(db), stat.st_mtime_ns, stat.st_size, tuple(argv)))
+
+
+@functools.cache
+def _cli_stdout(db: str, mtime_ns: int, size: int, argv: tuple[str, ...]) -> str:
     exe = Path(sys.executable).parent / "costfrontier"
-    out = subprocess.run([str(exe), "--db", str(db), *argv, "--json"], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return subprocess.run([str(exe), "--db", db, *argv, "--json"], capture_output=True, text=True, check=True).stdout
 
 
 def _main(page) -> str:
@@ -254,19 +208,21 @@ def test_bad_link_values_in_the_browser(server, browser, link, words):
     page.close()
 
 
-def test_screenshots_of_every_page(server, browser):
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+def test_screenshots_of_every_page(server, browser, width, height):
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for width, height in ((1280, 800), (390, 844)):
-        page = browser.new_page(viewport={"width": width, "height": height})
-        for name, path in PAGES.items():
-            page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
-            _settle(page)
-            page.wait_for_timeout(300)            # charts finish drawing after the script run
-            assert not page.locator("[data-testid=stException]").count(), name
-            page.screenshot(path=str(SHOTS / f"{name}_{width}.png"), full_page=True)
-        page.close()
-    assert len(list(SHOTS.glob("*.png"))) >= 2 * len(PAGES)
+    page = browser.new_page(viewport={"width": width, "height": height})
+    for name, path in PAGES.items():
+        shot = SHOTS / f"{name}_{width}.png"
+        shot.unlink(missing_ok=True)
+        page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
+        _settle(page)
+        page.wait_for_timeout(300)            # charts finish drawing after the script run
+        assert not page.locator("[data-testid=stException]").count(), name
+        page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    assert all((SHOTS / f"{name}_{width}.png").stat().st_size > 0 for name in PAGES)
 
 
 def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):

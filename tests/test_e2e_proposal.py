@@ -24,7 +24,6 @@ from model.core.cost import load_presets
 from model.core.tco import onprem_defaults
 from model.core.view import View
 from model.present.fmt import usd
-from tests import test_e2e
 from tests.test_app_report import money
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle
 
@@ -34,7 +33,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (apt-get install poppler-utils)"),
 ]
 
-server, browser = test_e2e.server, test_e2e.browser   # module-scoped fixtures: this module's own server
 NAME = "B200 quote, rev 2"          # a comma: the link joins profile names with "||", not ","
 VIEW = "spec=mtp&by=hardware&x=50&at=50"
 PARTS = ("Capital [$/GPU-hour]", "Power [$/GPU-hour]", "Facility [$/GPU-hour]", "Operations [$/GPU-hour]")

@@ -17,7 +17,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from model.present.figures import usd
-from tests import test_e2e
 from tests.test_app_report import CLI_VIEW, check_report, money, ratio
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _settle, _type_rate
 
@@ -29,7 +28,6 @@ pytestmark = [
 PATH = "Matched_interactivity"
 #: the view: MTP only, series by hardware, both rates overridden, two targets, MI355X the baseline, an SLA
 LINK = "spec=mtp&by=hardware&r=B200:1.6,MI355X:1.3&at=24,55&base=MI355X&sla=interactivity=20"
-server, browser = test_e2e.server, test_e2e.browser   # module-scoped fixtures: this module's own server
 NAME = re.compile(r"cost-frontier-GLM-5-\d{4}-\d{2}-\d{2}\.(html|xlsx|pdf)")
 
 

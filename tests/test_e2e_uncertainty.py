@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from model.present import fmt
-from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _shows, browser, server  # noqa: F401  (fixtures)
+from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _shows
 
 pytestmark = [
     pytest.mark.e2e,
@@ -18,7 +18,7 @@ pytestmark = [
 LINK = "Matched_interactivity?spec=mtp&by=hardware&at=30,65,90"
 
 
-def test_the_plus_minus_on_the_cost_page_equals_the_cli(server, browser):  # noqa: F811
+def test_the_plus_minus_on_the_cost_page_equals_the_cli(server, browser):
     base, db = server
     url = f"{base}/{LINK}"
     page = _open(browser, url)

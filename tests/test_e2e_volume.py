@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_e2e
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle
 from tests.test_e2e_proposal import _download, _html_text, _section
 
@@ -25,7 +24,6 @@ pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
 ]
 
-server, browser = test_e2e.server, test_e2e.browser
 VIEW = "wl=GLM-5|8192|1024&hw=MI355X&spec=mtp&by=hardware&x=50"
 
 

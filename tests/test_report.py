@@ -351,17 +351,12 @@ def test_pdf_bytes_for_a_download_button(db):
 
 @pytest.mark.slow
 @needs_chromium
-def test_html_opens_offline_without_console_errors(html_report, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_html_opens_offline_without_console_errors(html_report, tmp_path, browser):
     path = tmp_path / "proposal.html"
     path.write_text(html_report, encoding="utf-8")
     errors, requests = [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        page = browser.new_page()
+    page = browser.new_page()      # tests/conftest.py's Chromium, with the project's launch flags
+    try:
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -377,7 +372,8 @@ def test_html_opens_offline_without_console_errors(html_report, tmp_path):
         page.wait_for_selector("#cost-chart .main-svg", timeout=20_000)
         page.wait_for_selector("#frontier-chart .main-svg", timeout=20_000)
         curves = page.locator("#cost-chart .scatterlayer .trace").count()
-        browser.close()
+    finally:
+        page.close()
     assert errors == [] and requests == []
     assert curves >= 2
 
