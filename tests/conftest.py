@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -158,6 +159,15 @@ def browser():
     """Debian's Chromium through Playwright, shared by consecutive browser tests (each opens its own pages or
     context and closes them)."""
     return _Chromium.get()
+
+
+def pytest_configure(config):
+    """No test writes the repository's own store (``data/costfrontier.duckdb``, what ``make run`` serves): a test
+    that opens the default store without naming one gets a throwaway file of this test process instead."""
+    if not os.environ.get("COSTFRONTIER_DB"):
+        scratch = tempfile.mkdtemp(prefix="costfrontier-default-db-")
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        os.environ["COSTFRONTIER_DB"] = str(Path(scratch) / "default.duckdb")
 
 
 def pytest_runtest_teardown(item, nextitem):
