@@ -16,7 +16,7 @@ from model.data.store import list_sources, table_checksums
 from tests.conftest import FIXTURES, reading
 from tests.test_app import PAGES, _db, open_page
 
-DATA = "pages/6_Data.py"
+DATA = "views/data.py"
 FORMATS = sorted(p for p in (FIXTURES / "formats").iterdir() if p.suffix in (".json", ".jsonl", ".csv"))
 
 

@@ -351,7 +351,7 @@ def test_cost_page_shows_the_band_and_the_plus_minus_of_the_cli(page):
 
     from model.present import fmt
 
-    at = page("pages/2_Matched_interactivity.py", {"spec": "mtp", "by": "hardware", "at": "24,30,90"})
+    at = page("views/matched_interactivity.py", {"spec": "mtp", "by": "hardware", "at": "24,30,90"})
     table = at.table[0].value
     expected = _cli_iso(os.environ["COSTFRONTIER_DB"], *MTP, "--at", "24,30,90")
     for row in expected["rows"]:
@@ -374,7 +374,7 @@ def test_crossovers_page_marks_a_crossing_within_uncertainty(page):
 
     from model.cli import main
 
-    at = page("pages/3_Crossovers.py", {"spec": "mtp", "by": "hardware"})
+    at = page("views/crossovers.py", {"spec": "mtp", "by": "hardware"})
     import contextlib
     import io
 

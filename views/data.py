@@ -11,7 +11,7 @@ from ui import data, frame, widgets
 from ui.state import commit, plain
 
 MAX_UPLOAD_MB = data.max_upload_mb()
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Data")
 for text in st.session_state.pop("_ingest_report", []):
     (st.success if text[0] == "ok" else st.error if text[0] == "error" else st.warning)(plain(text[1]))
