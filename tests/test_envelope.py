@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT, Scenario, analyse
 from model.core.crossings import crossovers, envelope_usd_per_mtok, lower_envelope
-from model.core.iso import CostCurve, _inside
+from model.core.iso import CostCurve, cost_within
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
 
@@ -74,7 +74,7 @@ ONE_ULP_ABOVE_1 = float(np.nextafter(1.0, 2.0))      # 1.0000000000000002
 
 def _assert_envelope_is_the_minimum(curves, x, method="linear"):
     env = lower_envelope(curves, method)
-    truth = np.nanmin(np.vstack([_inside(c, x, method) for c in curves.values()]), axis=0)
+    truth = np.nanmin(np.vstack([cost_within(c, x, method) for c in curves.values()]), axis=0)
     np.testing.assert_allclose(envelope_usd_per_mtok(env, curves, x, method), truth, rtol=1e-9)
     return env
 
@@ -144,15 +144,15 @@ def test_envelope_is_the_minimum_of_every_curve(method, sets, data):
         members = [c for name, c in curves.items() if (groups or {}).get(name) == group]
         breakpoints = np.concatenate([c.x for c in members])
         for x in (breakpoints, randoms):
-            values = np.vstack([_inside(c, x, method) for c in members])
+            values = np.vstack([cost_within(c, x, method) for c in members])
             truth = np.where(np.isnan(values).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(values), np.inf,
                                                                                           values), axis=0))
             got = envelope_usd_per_mtok(env, curves, x, method, group)
             np.testing.assert_allclose(got, truth, rtol=1e-9)
     # where the cheapest changes by a crossing, both series cost the same there
     for row in env.changes[env.changes["kind"] == "crossover"].itertuples():
-        a = _inside(curves[row.from_series], np.array([row.interactivity]), method)[0]
-        b = _inside(curves[row.to_series], np.array([row.interactivity]), method)[0]
+        a = cost_within(curves[row.from_series], np.array([row.interactivity]), method)[0]
+        b = cost_within(curves[row.to_series], np.array([row.interactivity]), method)[0]
         assert a == pytest.approx(b, rel=1e-7) and b == pytest.approx(row.usd_per_mtok, rel=1e-7)
 
 
@@ -182,13 +182,13 @@ def test_monotone_crossovers_are_roots_and_include_the_per_pair_loops(a, b):
     new = crossovers(curves, "monotone")
     for row in new.itertuples():
         x = np.array([row.interactivity])
-        assert _inside(curves["s0"], x, "monotone")[0] == pytest.approx(_inside(curves["s1"], x, "monotone")[0],
+        assert cost_within(curves["s0"], x, "monotone")[0] == pytest.approx(cost_within(curves["s1"], x, "monotone")[0],
                                                                         rel=1e-7)
     lo = max(c.x_min for c in curves.values())
     hi = min(c.x_max for c in curves.values())
     def gap(v: float) -> float:
         x = np.array([v])
-        return float(_inside(curves["s0"], x, "monotone")[0] - _inside(curves["s1"], x, "monotone")[0])
+        return float(cost_within(curves["s0"], x, "monotone")[0] - cost_within(curves["s1"], x, "monotone")[0])
 
     for row in crossovers_per_pair_loop(curves, "monotone").itertuples():
         h = 1e-3 * (hi - lo)

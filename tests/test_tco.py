@@ -342,3 +342,26 @@ def test_breakdown_frame_for_the_stacked_bar():
     frame = breakdown_frame(profiles).set_index("profile")
     check_worked({**frame.loc["H200 on-prem 5y"].to_dict(), "capital_per_gpu": 43_125, "crf": 0.263797})
     assert frame.loc["H200 cloud", "usd_per_gpu_hour"] == 2.9 and math.isnan(frame.loc["H200 cloud", "capital"])
+
+
+def test_each_onprem_input_has_one_label_used_by_the_form_the_report_and_the_cli():
+    """ONPREM_LABELS is the one declaration: every OnPremInputs field, in order, its whole-number fields named in
+    ONPREM_COUNTS, and each `costfrontier tco` option's help starts with the field's label."""
+    import argparse
+    import typing
+
+    from model.cli import tco as cli_tco
+    from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS, onprem_label
+    from model.core.tco import OnPremInputs
+
+    assert tuple(ONPREM_LABELS) == tuple(OnPremInputs.model_fields)
+    ints = {name for name, f in OnPremInputs.model_fields.items() if int in (f.annotation, *typing.get_args(f.annotation))}
+    assert set(ONPREM_COUNTS) == ints == {"gpus_per_node", "nodes_per_rack", "fleet_gpus"}
+    parser = argparse.ArgumentParser()
+    cli_tco.add_parsers(parser.add_subparsers())
+    tco = parser._subparsers._group_actions[0].choices["tco"]
+    helps = {a.dest: a.help for a in tco._actions}
+    for name, label in ONPREM_LABELS.items():
+        assert helps[name].replace("%%", "%").startswith(label), (name, helps[name])
+    assert tco.parse_args(["--gpus-per-node", "4", "--pue", "1.3"]).gpus_per_node == 4
+    assert onprem_label("utilization", percent=True) == "Utilisation [% of hours billable]"

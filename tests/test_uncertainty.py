@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from model.core.crossings import crossovers
-from model.core.iso import CostCurve, _inside, cost_curves, iso_table
+from model.core.iso import CostCurve, cost_curves, cost_within, iso_table
 from model.core.uncertainty import (
     MIN_INTERIOR,
     QUANTILE,
@@ -209,7 +209,7 @@ def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
         return False
     ca, cb = curves[a], curves[b]
     x = np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
-    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
     ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
     ok = np.isfinite(va) & np.isfinite(vb)
     if not ok.any() or not (np.isfinite(ba[ok]).all() and np.isfinite(bb[ok]).all()):

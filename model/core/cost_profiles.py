@@ -10,6 +10,7 @@ import zlib
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from model.core.cost import MAX_USD_PER_GPU_HOUR
 from model.core.hardware import canonical_hardware
 from model.core.names import MAX_NAME_LENGTH, name_problem
 from model.core.tco import (
@@ -18,12 +19,16 @@ from model.core.tco import (
     OnPremInputs,
     TcoBreakdown,
     TcoInputError,
-    _explain,
     build_up,
+    explain_validation,
     onprem_inputs,
 )
 
-__all__ = ["CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "_LINK_PREFIX", "_LONG", "_MAX_JSON_BYTES", "_MAX_JSON_DEPTH", "_MAX_LINK_CHARS", "_SHORT", "_cell", "_link_items", "_nesting_depth", "_profile", "_unique", "breakdown_frame", "cost_profile", "hardware_rates", "preset_profiles", "price_with_profiles", "profile_rates", "profiles_frame", "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile"]
+__all__ = [
+    "CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "unique_profiles", "breakdown_frame", "cost_profile",
+    "hardware_rates", "price_with_profiles", "profile_rates", "profiles_frame",
+    "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile",
+]
 
 
 PROFILE_KINDS = ("rate", "on-prem")
@@ -47,7 +52,7 @@ class CostProfile(BaseModel):
 
     name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
     hardware: str = Field(description="GPU (canonical name)")
-    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=1000)
+    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=MAX_USD_PER_GPU_HOUR)
     onprem: OnPremInputs | None = None
     source: str = Field("", description="provenance of the numbers", max_length=300)
 
@@ -127,10 +132,10 @@ def _profile(values: dict, what: str) -> CostProfile:
     try:
         return CostProfile(**values)
     except ValidationError as exc:
-        raise _explain(exc, what, CostProfile.model_fields) from None
+        raise explain_validation(exc, what, CostProfile.model_fields) from None
 
 
-def _unique(profiles) -> list[CostProfile]:
+def unique_profiles(profiles) -> list[CostProfile]:
     profiles = list(profiles)
     seen: set[str] = set()
     for p in profiles:
@@ -146,7 +151,7 @@ def profile_rates(profiles) -> dict[str, float]:
     Unpriced profiles are left out (a series is never priced at zero); duplicate names raise
     :class:`TcoInputError`.
     """
-    return {p.name: r for p in _unique(profiles) if (r := p.rate()) is not None}
+    return {p.name: r for p in unique_profiles(profiles) if (r := p.rate()) is not None}
 
 
 def hardware_rates(profiles, names=None) -> dict[str, float]:
@@ -160,7 +165,7 @@ def hardware_rates(profiles, names=None) -> dict[str, float]:
     Raises :class:`TcoInputError` when two chosen profiles name the same hardware (price them side
     by side with :func:`relabel_by_profile` instead) or a name is unknown.
     """
-    by_name = {p.name: p for p in _unique(profiles)}
+    by_name = {p.name: p for p in unique_profiles(profiles)}
     chosen = list(by_name) if names is None else list(names)
     unknown = [n for n in chosen if n not in by_name]
     if unknown:
@@ -191,7 +196,7 @@ def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFr
     -------
     (DataFrame, {profile name: $/GPU-hour})
     """
-    by_name = {p.name: p for p in _unique(profiles)}
+    by_name = {p.name: p for p in unique_profiles(profiles)}
     frames = []
     for name in names:
         if name not in by_name:
@@ -201,17 +206,6 @@ def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFr
         frames.append(part.assign(base_hardware=part["hardware"], hardware=name, cost_profile=name))
     out = pd.concat(frames, ignore_index=True) if frames else points.iloc[0:0].assign(base_hardware=[], cost_profile=[])
     return out, {n: r for n in names if (r := by_name[n].rate()) is not None}
-
-
-def preset_profiles(presets: pd.DataFrame, price_set: str, tier: str) -> list[CostProfile]:
-    """One plain-rate profile per hardware of a preset price set and tier, named ``"B200 owning_hyperscaler 2025-08"``.
-
-    ``presets`` as :func:`model.core.cost.load_presets`; the source column is kept as provenance.
-    """
-    rows = presets[(presets["price_set"] == price_set) & (presets["tier"] == tier)]
-    return [CostProfile(name=f"{r.hardware} {tier} {price_set}", hardware=r.hardware,
-                        usd_per_gpu_hour=float(r.usd_per_gpu_hour), source=f"{r.source} ({price_set}, {tier})")
-            for r in rows.itertuples(index=False)]
 
 
 #: columns of the editable profiles table (:func:`profiles_frame`)
@@ -243,7 +237,7 @@ def breakdown_frame(profiles) -> pd.DataFrame:
     ``usd_per_gpu_hour`` (effective: what prices tokens; NaN when unpriced).
     """
     rows = []
-    for p in _unique(profiles):
+    for p in unique_profiles(profiles):
         row: dict[str, object] = {"profile": p.name, "hardware": p.hardware, "kind": p.kind}
         b = p.breakdown()
         if b is not None:
@@ -294,7 +288,7 @@ def profiles_from_frame(frame: pd.DataFrame) -> list[CostProfile]:
         else:
             values["usd_per_gpu_hour"] = cells.get("usd_per_gpu_hour")
         out.append(_profile(values, f"row {i} ({cells['name']})"))
-    return _unique(out)
+    return unique_profiles(out)
 
 
 #: stable short keys for the share link; never reuse a retired key
@@ -329,7 +323,7 @@ def profiles_to_text(profiles) -> str:
     ``"p1.<base64>"``; ``""`` for no profiles. :func:`profiles_from_text` reads it back equal.
     """
     items = []
-    for p in _unique(profiles):
+    for p in unique_profiles(profiles):
         data = p.model_dump(exclude_defaults=True)
         short = {_SHORT[k]: v for k, v in data.items() if k != "onprem"}
         if p.onprem is not None:
@@ -415,7 +409,7 @@ def profiles_from_text(text: str | None) -> list[CostProfile]:
         except KeyError:
             raise foreign from None
         long.append(values)
-    return _unique(_profile(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
+    return unique_profiles(_profile(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
 
 
 def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profiles,
@@ -441,7 +435,7 @@ def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profi
     names = list(dict.fromkeys(names))
     if not names:
         return points, dict(overrides), []
-    by_name = {p.name: p for p in _unique(profiles)}
+    by_name = {p.name: p for p in unique_profiles(profiles)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")

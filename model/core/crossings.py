@@ -7,9 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from model.core.iso import CostCurve, _check_method, _inside, _Packed
+from model.core.iso import CostCurve, PackedCurves, check_method, cost_within
 
-__all__ = ["CROSSOVER_COLUMNS", "ENVELOPE_CHANGE_COLUMNS", "ENVELOPE_SEGMENT_COLUMNS", "Envelope", "_PAIR_CHUNK", "_POINT_NOISE", "_SAME_COST", "_add_points", "_envelope_frames", "_merge", "_overlay", "_pair_crossings", "_roots", "_shifted", "_split_at_stationary_points", "all_pairs", "crossovers", "envelope_usd_per_mtok", "lower_envelope"]
+__all__ = [
+    "CROSSOVER_COLUMNS", "ENVELOPE_CHANGE_COLUMNS", "ENVELOPE_SEGMENT_COLUMNS", "Envelope", "all_pairs",
+    "crossovers", "envelope_usd_per_mtok", "lower_envelope",
+]
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ _POINT_NOISE = 1e-12        # a crossing's lone point must be cheaper than this 
 _PAIR_CHUNK = 1_000_000     # pieces per batch when crossing many pairs: bounds memory [elements]
 
 
-def _overlay(packed: _Packed, a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+def _overlay(packed: PackedCurves, a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
     """Lay pieces ``a`` and ``b`` (job, x0, x1, row) over the union of their endpoints, per job.
 
     A piece's ``row`` is its owner's segment that holds it. Returns per elementary (sub)interval:
@@ -98,14 +101,14 @@ def _overlay(packed: _Packed, a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ..
     return out
 
 
-def _shifted(packed: _Packed, row: np.ndarray, x0: np.ndarray) -> np.ndarray:
+def _shifted(packed: PackedCurves, row: np.ndarray, x0: np.ndarray) -> np.ndarray:
     """Cubic coefficients (a3, a2, a1) of q on segment ``row`` in s = x - x0."""
     c = packed.coef[row]
     e = x0 - packed.x[row]
     return np.stack([c[:, 0], 3 * c[:, 0] * e + c[:, 1], (3 * c[:, 0] * e + 2 * c[:, 1]) * e + c[:, 2]], axis=1)
 
 
-def _split_at_stationary_points(packed: _Packed, out: dict[str, np.ndarray], both: np.ndarray) -> dict[str, np.ndarray]:
+def _split_at_stationary_points(packed: PackedCurves, out: dict[str, np.ndarray], both: np.ndarray) -> dict[str, np.ndarray]:
     """Cut each interval where both curves exist at the stationary points of q_a - q_b inside it."""
     x0, x1 = out["x0"][both], out["x1"][both]
     c = _shifted(packed, out["row_a"][both], x0) - _shifted(packed, out["row_b"][both], x0)
@@ -151,7 +154,7 @@ def _split_at_stationary_points(packed: _Packed, out: dict[str, np.ndarray], bot
     return {k_: v[keep] for k_, v in new.items()}
 
 
-def _roots(packed: _Packed, ov: dict[str, np.ndarray], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _roots(packed: PackedCurves, ov: dict[str, np.ndarray], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where q_a - q_b changes sign inside intervals ``idx``, and the $/M there.
 
     Exact for ``linear`` (both are linear on the interval); bisection to machine precision
@@ -207,14 +210,14 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dic
     DataFrame with columns series_a, series_b (in name order), interactivity [tok/s/user],
     usd_per_mtok [$/M], cheaper_below, cheaper_above; sorted by series_a, series_b, interactivity.
     """
-    _check_method(method)
+    check_method(method)
     wanted = all_pairs(curves, groups) if pairs is None else pairs
     if groups is not None:
         wanted = [(a, b) for a, b in wanted if groups.get(a) == groups.get(b)]
     wanted = sorted({tuple(sorted((a, b))) for a, b in wanted if a != b and a in curves and b in curves})
     if not wanted:
         return pd.DataFrame(columns=CROSSOVER_COLUMNS)
-    packed = _Packed({n: curves[n] for n in {s for pair in wanted for s in pair}}, method)
+    packed = PackedCurves({n: curves[n] for n in {s for pair in wanted for s in pair}}, method)
     index = {n: i for i, n in enumerate(packed.names)}
     ia = np.array([index[a] for a, _ in wanted], dtype=np.int64)
     ib = np.array([index[b] for _, b in wanted], dtype=np.int64)
@@ -235,7 +238,7 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dic
     return pd.concat(parts, ignore_index=True).sort_values(["series_a", "series_b", "interactivity"], ignore_index=True)
 
 
-def _pair_crossings(packed: _Packed, ia: np.ndarray, ib: np.ndarray) -> pd.DataFrame:
+def _pair_crossings(packed: PackedCurves, ia: np.ndarray, ib: np.ndarray) -> pd.DataFrame:
     jobs = np.arange(len(ia), dtype=np.int64)
     ov = _overlay(packed, packed.segment_pieces(ia, jobs), packed.segment_pieces(ib, jobs))
     # a gap within rounding of zero is zero: two monotone curves through one shared point differ there
@@ -283,11 +286,11 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
     -------
     Envelope
     """
-    _check_method(method)
+    check_method(method)
     empty = Envelope(pd.DataFrame(columns=ENVELOPE_SEGMENT_COLUMNS), pd.DataFrame(columns=ENVELOPE_CHANGE_COLUMNS))
     if not curves:
         return empty
-    packed = _Packed(curves, method)
+    packed = PackedCurves(curves, method)
     labels = [(groups or {}).get(n) for n in packed.names]
     group_keys = list(dict.fromkeys(labels))
     gcode = np.array([group_keys.index(g) for g in labels], dtype=np.int64) if groups else \
@@ -318,7 +321,7 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
     return _envelope_frames(packed, job, x0, x1, packed.owner[row], gcode, group_keys, points)
 
 
-def _merge(packed: _Packed, a, b) -> tuple[np.ndarray, ...]:
+def _merge(packed: PackedCurves, a, b) -> tuple[np.ndarray, ...]:
     """Pointwise cheaper of two envelopes per job, as pieces (job, x0, x1, row), and lone points (row, x).
 
     Where a crossing falls between two neighbouring floats (a curve that rises or falls over less
@@ -366,7 +369,7 @@ def _merge(packed: _Packed, a, b) -> tuple[np.ndarray, ...]:
     return job[keep], x0[keep], x1[keep], owner[keep], owner[lost], x0[lost]
 
 
-def _envelope_frames(packed: _Packed, job, x0, x1, owner, gcode, group_keys, points=None) -> Envelope:
+def _envelope_frames(packed: PackedCurves, job, x0, x1, owner, gcode, group_keys, points=None) -> Envelope:
     """Coalesce pieces into segments, add lone points that win, and list the changes.
 
     ``points`` (owner, x): lone points the merges found (see :func:`_merge`).
@@ -414,7 +417,7 @@ def _envelope_frames(packed: _Packed, job, x0, x1, owner, gcode, group_keys, poi
     return Envelope(segments, changes)
 
 
-def _add_points(packed: _Packed, single, at, tol, gcode, group, x0, x1, owner):
+def _add_points(packed: PackedCurves, single, at, tol, gcode, group, x0, x1, owner):
     """Zero-width pieces for points (series ``single`` at ``at``) cheaper than every piece covering them
     (by more than ``tol``, relative)."""
     g = gcode[single]
@@ -462,5 +465,5 @@ def envelope_usd_per_mtok(envelope: Envelope, curves: dict[str, CostCurve], targ
     for series, lo, hi in zip(mine["series"], mine["min_interactivity"], mine["max_interactivity"]):
         inside = (x >= lo) & (x <= hi)
         if inside.any():
-            out[inside] = np.fmin(out[inside], _inside(curves[series], x[inside], method))
+            out[inside] = np.fmin(out[inside], cost_within(curves[series], x[inside], method))
     return out

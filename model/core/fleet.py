@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from model.core.capacity import DEFAULT_GPUS_PER_NODE, _gpus_per_node, _on_basis, knee
+from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.sla import SLA, split_by_sla
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, TcoInputError
@@ -54,6 +54,7 @@ __all__ = [
     "tokens_per_second_at",
     "preset_kw_per_gpu",
     "finite_number",
+    "hardware_value",
 ]
 
 #: what a token count counts
@@ -199,9 +200,9 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
     if not sweep.empty:
         labels = series_labels(sweep, keys)
         kept, _ = split_by_sla(sweep.assign(series=labels), sla)
-        per_gpu, names = _on_basis(sweep, basis)
+        per_gpu, names = throughput_on_basis(sweep, basis)
         values = pd.DataFrame({"tps": per_gpu, "basis": names}, index=sweep.index)
-        gpn_all = pd.Series(_gpus_per_node(sweep, gpus_per_node), index=sweep.index)
+        gpn_all = pd.Series(gpus_per_node_of(sweep, gpus_per_node), index=sweep.index)
         for series, part in sweep.assign(series=labels).groupby("series", sort=True):
             ok = part.loc[part.index.isin(kept.index)]
             if interactivity_min is not None:
@@ -243,7 +244,7 @@ def _ceil(value: float) -> int:
     return int(math.ceil(round(value, 9)))
 
 
-def _lookup(mapping, hardware, default=math.nan) -> float:
+def hardware_value(mapping, hardware, default=math.nan) -> float:
     if isinstance(mapping, dict):
         return finite_number(mapping.get(hardware, default))
     return finite_number(mapping) if mapping is not None else default
@@ -300,9 +301,9 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             needed = peak * need.headroom / per_node
             nodes = _ceil(needed) + need.spares
             gpus = nodes * gpn
-            kw = gpus * _lookup(kw_per_gpu, hw)
-            rate = _lookup(usd_per_gpu_hour or {}, hw)
-            row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * _lookup(pue, hw, 1.0),
+            kw = gpus * hardware_value(kw_per_gpu, hw)
+            rate = hardware_value(usd_per_gpu_hour or {}, hw)
+            row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
                        racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw) else math.nan,
                        usd_per_gpu_hour=rate, usd_per_month=gpus * rate * HOURS_PER_MONTH,
                        usd_per_year=gpus * rate * HOURS_PER_YEAR)
@@ -355,7 +356,7 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         hw = c.get("hardware")
         gpn = finite_number(c.get("gpus_per_node"))
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
-        kw_gpu, p, rate = _lookup(kw_per_gpu, hw), _lookup(pue, hw, 1.0), _lookup(usd_per_gpu_hour or {}, hw)
+        kw_gpu, p, rate = hardware_value(kw_per_gpu, hw), hardware_value(pue, hw, 1.0), hardware_value(usd_per_gpu_hour or {}, hw)
         limits, notes = {}, []
         if budget_mw is not None:
             if math.isfinite(kw_gpu):
@@ -463,12 +464,12 @@ def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, flo
             rate = p.paid_rate()
             options.append({"hardware": hw, "pricing": f"profile {p.name}",
                             "usd_per_gpu_hour": rate if rate is not None else math.nan,
-                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else _lookup(kw_per_gpu, hw,
+                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw,
                                                                                                        None)),
                             "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
         if not mine:
-            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": _lookup(rates, hw),
-                            "kw_per_gpu": kw_override or _lookup(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": hardware_value(rates, hw),
+                            "kw_per_gpu": kw_override or hardware_value(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
     return options
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Callable
 
 import annotated_types
@@ -31,8 +29,12 @@ from model.data.importers.canonical_csv import (
     parse_workload,
 )
 from model.data.rates_sql import derive_sql, part_probes, role_cross_check, role_gap
+from model.data.store import add_source
 
-__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "_ADAPTERS", "_CANONICALISERS", "_Column", "_MATERIALISE_BELOW", "_NUMERIC_TYPES", "_OP_TEXT", "_POINT_ID_STRIDE", "_Pipeline", "_THOUSANDS_RE", "_bool_expr", "_check_constraints_scalar", "_constraints", "_duplicate_warnings", "_insert", "_nonempty", "_numeric_expr", "_text_expr", "run_pipeline"]
+__all__ = [
+    "LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "ADAPTERS", "CANONICALISERS",
+    "check_constraints_scalar", "run_pipeline",
+]
 
 
 MAX_ERRORS_REPORTED = 10
@@ -41,10 +43,10 @@ MAX_ERRORS_REPORTED = 10
 _POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
 
 
-_ADAPTERS = {name: TypeAdapter(info.annotation) for name, info in BenchmarkPoint.model_fields.items()}
+ADAPTERS = {name: TypeAdapter(info.annotation) for name, info in BenchmarkPoint.model_fields.items()}
 
 
-_CANONICALISERS: dict[str, Callable[[Any], Any]] = {
+CANONICALISERS: dict[str, Callable[[Any], Any]] = {
     "hardware": canonical_hardware,
     "spec_decoding": canonical_spec_decoding,
     "precision": canonical_precision,
@@ -68,7 +70,7 @@ _OP_TEXT = {"gt": ("<=", "must be greater than"), "ge": ("<", "must be at least"
             "lt": (">=", "must be less than"), "le": (">", "must be at most")}
 
 
-def _check_constraints_scalar(file: str, name: str, value: Any) -> None:
+def check_constraints_scalar(file: str, name: str, value: Any) -> None:
     if value is None or isinstance(value, (str, bool)):
         return
     for op, bound in _constraints(name):
@@ -250,9 +252,9 @@ class _Pipeline:
 
     def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
         sql_type = SQL_TYPES[name]
-        if name in _CANONICALISERS:
+        if name in CANONICALISERS:
             bare = raw.removeprefix("r.")
-            fn = _CANONICALISERS[name]
+            fn = CANONICALISERS[name]
             self.columns.update(self._map_distinct(
                 bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name], header))
         elif sql_type in ("DOUBLE", "BIGINT"):
@@ -423,12 +425,7 @@ class _Pipeline:
 
 def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, params: list[Any], fmt: str,
             sha: str, notes: str | None) -> int:
-    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    con.execute(
-        "INSERT INTO sources VALUES (?, ?, ?, 'points', ?, ?, ?, ?, ?)",
-        [source_id, pipe.file, fmt, sha, pipe.rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
-         json.dumps(pipe.set_fields, default=str) if pipe.set_fields else None],
-    )
+    source_id = add_source(con, pipe.file, fmt, "points", sha, pipe.rows, notes, pipe.set_fields)
     cols = ", ".join(POINT_FIELDS)
     casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
     con.execute(

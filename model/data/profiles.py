@@ -17,9 +17,9 @@ import duckdb
 import pandas as pd
 from pydantic import ValidationError
 
-from model.core.cost_profiles import CostProfile, _unique
+from model.core.cost_profiles import CostProfile, unique_profiles
 from model.core.schema import COST_PROFILES_DDL
-from model.core.tco import TcoInputError, _explain
+from model.core.tco import TcoInputError, explain_validation
 
 __all__ = ["save_profiles", "load_profiles", "profiles_table", "delete_profile", "profiles_version"]
 
@@ -38,7 +38,7 @@ def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli
     profiles : iterable of CostProfile  names must be unique
     saved_by : str  who saved them (``cli``, ``dashboard``), kept with the timestamp
     """
-    profiles = _unique(profiles)
+    profiles = unique_profiles(profiles)
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     cur = con.cursor()
     cur.execute("BEGIN")
@@ -65,7 +65,7 @@ def load_profiles(con: duckdb.DuckDBPyConnection) -> list[CostProfile]:
         try:
             out.append(CostProfile(**json.loads(inputs)))
         except ValidationError as exc:
-            raise _explain(exc, f"stored cost profile {name!r}", CostProfile.model_fields) from None
+            raise explain_validation(exc, f"stored cost profile {name!r}", CostProfile.model_fields) from None
         except ValueError as exc:
             raise TcoInputError(f"stored cost profile {name!r} is damaged: {exc}") from None
     return out
