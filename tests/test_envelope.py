@@ -14,10 +14,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT, Scenario, analyse
-from model.core.crossings import crossovers, envelope_usd_per_mtok, lower_envelope
+from model.core.crossings import crossovers
+from model.core.envelope import Envelope, lower_envelope
 from model.core.iso import CostCurve, cost_within
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
+
+
+def envelope_usd_per_mtok(envelope: Envelope, curves: dict[str, CostCurve], targets, method: str = "linear",
+                          group: object = None) -> np.ndarray:
+    """$/M of the envelope of ``group`` at each target interactivity [tok/s/user]; NaN where no series reaches
+    (the envelope read back, for these tests; the product reads its segments and changes).
+
+    Where two segments meet (at a change), the cheaper of the two is taken.
+    """
+    x = np.atleast_1d(np.asarray(targets, dtype=float))
+    out = np.full(x.shape, np.nan)
+    segments = envelope.segments
+    mine = segments[segments["group"].isna()] if group is None else segments[segments["group"] == group]
+    for series, lo, hi in zip(mine["series"], mine["min_interactivity"], mine["max_interactivity"]):
+        inside = (x >= lo) & (x <= hi)
+        if inside.any():
+            out[inside] = np.fmin(out[inside], cost_within(curves[series], x[inside], method))
+    return out
+
 
 
 def _curve(name: str, points) -> CostCurve:

@@ -25,8 +25,9 @@ from model.core.cost import (
     resolve_rates,
     usd_per_mtok,
 )
-from model.core.crossings import CROSSOVER_COLUMNS, Envelope, lower_envelope
+from model.core.crossings import CROSSOVER_COLUMNS
 from model.core.crossings import crossovers as _crossovers
+from model.core.envelope import Envelope, lower_envelope
 from model.core.frontier import (
     BASES,
     DEFAULT_SERIES_KEYS,

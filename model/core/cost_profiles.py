@@ -1,4 +1,5 @@
-"""Cost profiles: a named way to pay for one hardware's GPU (a plain $/GPU-hour or an on-prem build-up), how they price series, and their round trip through a table and a share link."""
+"""Cost profiles (:class:`model.core.profile.CostProfile`, re-exported here): how they price series, and their
+round trip through a table and a share link."""
 
 from __future__ import annotations
 
@@ -8,19 +9,12 @@ import math
 import zlib
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from model.core.cost import MAX_USD_PER_GPU_HOUR
-from model.core.hardware import canonical_hardware
-from model.core.names import MAX_NAME_LENGTH, name_problem
+from model.core.profile import PROFILE_KINDS, CostProfile, cost_profile, profile_of, unique_profiles
 from model.core.tco import (
     ONPREM_FIELDS,
     PARTS,
-    OnPremInputs,
-    TcoBreakdown,
     TcoInputError,
-    build_up,
-    explain_validation,
     onprem_inputs,
 )
 
@@ -29,120 +23,6 @@ __all__ = [
     "hardware_rates", "price_with_profiles", "profile_rates", "profiles_frame",
     "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile",
 ]
-
-
-PROFILE_KINDS = ("rate", "on-prem")
-
-
-class CostProfile(BaseModel):
-    """A named way to pay for one hardware's GPU: a plain $/GPU-hour or an on-prem build-up.
-
-    Attributes
-    ----------
-    name : str  unique label, e.g. ``"H200 on-prem 5y"``; prices series by name
-    hardware : str  canonical GPU name (``h200`` -> ``H200``)
-    usd_per_gpu_hour : float, optional  a plain rate [$/GPU-hour] (preset, cloud quote)
-    onprem : OnPremInputs, optional  the build-up instead of a plain rate
-    source : str  where the numbers come from (provenance), e.g. ``"SemiAnalysis 2025-08 owning_hyperscaler"``
-
-    Neither a rate nor a build-up (or a build-up without a server price) is an *unpriced* profile.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
-    hardware: str = Field(description="GPU (canonical name)")
-    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=MAX_USD_PER_GPU_HOUR)
-    onprem: OnPremInputs | None = None
-    source: str = Field("", description="provenance of the numbers", max_length=300)
-
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, value):
-        if isinstance(value, str):
-            problem = name_problem(value)
-            if problem:
-                raise ValueError(problem)
-            value = " ".join(value.split())   # runs of spaces (a non-breaking one too) become one
-        return value
-
-    @field_validator("source", mode="before")
-    @classmethod
-    def _text(cls, value):
-        if isinstance(value, str):
-            value = " ".join(value.split())   # provenance may be pasted over several lines
-            if not value.isprintable():
-                raise ValueError("must not hold control characters")
-        return value
-
-    @field_validator("hardware", mode="before")
-    @classmethod
-    def _hardware(cls, value):
-        name = canonical_hardware(value)
-        if not name:
-            raise ValueError("is empty: name the GPU, e.g. H200")
-        return name
-
-    @field_validator("usd_per_gpu_hour", mode="before")
-    @classmethod
-    def _rate(cls, value):
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        return value
-
-    @model_validator(mode="after")
-    def _one_way(self) -> "CostProfile":
-        if self.usd_per_gpu_hour is not None and self.onprem is not None:
-            raise ValueError(f"profile {self.name!r}: give a plain $/GPU-hour or an on-prem build-up, not both")
-        return self
-
-    @property
-    def kind(self) -> str:
-        """``"on-prem"`` or ``"rate"``."""
-        return "on-prem" if self.onprem is not None else "rate"
-
-    def breakdown(self) -> TcoBreakdown | None:
-        """The build-up of an on-prem profile; ``None`` for a plain rate."""
-        return build_up(self.onprem) if self.onprem is not None else None
-
-    def rate(self) -> float | None:
-        """The $/GPU-hour that prices tokens (on-prem: effective, ÷ utilisation); ``None`` when unpriced."""
-        if self.onprem is None:
-            return self.usd_per_gpu_hour
-        value = build_up(self.onprem).usd_per_gpu_hour
-        return value if math.isfinite(value) else None
-
-    def paid_rate(self) -> float | None:
-        """The $/GPU-hour paid for every hour a GPU exists (on-prem: at full use); ``None`` when unpriced.
-
-        A fleet's $/month is GPUs × this × 730: idle hours cost the same as busy ones.
-        """
-        if self.onprem is None:
-            return self.usd_per_gpu_hour
-        value = build_up(self.onprem).usd_per_gpu_hour_full_use
-        return value if math.isfinite(value) else None
-
-
-def cost_profile(**values) -> CostProfile:
-    """:class:`CostProfile` from keyword values, raising :class:`TcoInputError` with readable messages."""
-    return _profile(values, f"cost profile {values.get('name')!r}")
-
-
-def _profile(values: dict, what: str) -> CostProfile:
-    try:
-        return CostProfile(**values)
-    except ValidationError as exc:
-        raise explain_validation(exc, what, CostProfile.model_fields) from None
-
-
-def unique_profiles(profiles) -> list[CostProfile]:
-    profiles = list(profiles)
-    seen: set[str] = set()
-    for p in profiles:
-        if p.name in seen:
-            raise TcoInputError(f"two cost profiles are named {p.name!r}; profile names must be unique")
-        seen.add(p.name)
-    return profiles
 
 
 def profile_rates(profiles) -> dict[str, float]:
@@ -287,7 +167,7 @@ def profiles_from_frame(frame: pd.DataFrame) -> list[CostProfile]:
                 raise TcoInputError(f"row {i} ({cells['name']}): {exc}") from None
         else:
             values["usd_per_gpu_hour"] = cells.get("usd_per_gpu_hour")
-        out.append(_profile(values, f"row {i} ({cells['name']})"))
+        out.append(profile_of(values, f"row {i} ({cells['name']})"))
     return unique_profiles(out)
 
 
@@ -409,7 +289,7 @@ def profiles_from_text(text: str | None) -> list[CostProfile]:
         except KeyError:
             raise foreign from None
         long.append(values)
-    return unique_profiles(_profile(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
+    return unique_profiles(profile_of(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
 
 
 def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profiles,

@@ -36,9 +36,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
+from model.core.demand import SECONDS_PER_DAY, TOKEN_BASES, Demand, demand, finite_number, tokens_per_request
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.sla import SLA, split_by_sla
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, TcoInputError
@@ -50,81 +50,11 @@ __all__ = [
     "node_capacity",
     "size_for_demand",
     "size_for_budget",
-    "fleet_costs",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
     "finite_number",
     "hardware_value",
 ]
-
-#: what a token count counts
-TOKEN_BASES = ("total", "output", "input")
-SECONDS_PER_DAY = 86_400.0
-
-
-class Demand(BaseModel):
-    """Peak demand and how much spare capacity to buy.
-
-    Attributes
-    ----------
-    requests_per_second : float, optional  peak demand [req/s]
-    tokens_per_day : float, optional  average demand [tokens/day] on ``token_basis``, instead of req/s
-    peak_to_average : float  peak ÷ average load [-], >= 1 (only with ``tokens_per_day``)
-    token_basis : str  what ``tokens_per_day`` counts: total (input+output), output or input tokens
-    headroom : float  capacity bought ÷ peak demand [-], >= 1, e.g. 1.2 for 20 % spare
-    spares : int  whole nodes added after rounding up (N+1 = 1)
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    requests_per_second: float | None = Field(None, gt=0, le=1e9)
-    tokens_per_day: float | None = Field(None, gt=0, le=1e18)
-    peak_to_average: float = Field(1.0, ge=1, le=1000)
-    token_basis: str = "total"
-    headroom: float = Field(1.0, ge=1, le=100)
-    spares: int = Field(0, ge=0, le=100_000)
-
-    @model_validator(mode="after")
-    def _one(self) -> "Demand":
-        if (self.requests_per_second is None) == (self.tokens_per_day is None):
-            raise ValueError("give demand as requests per second or as tokens per day (one of them)")
-        if self.token_basis not in TOKEN_BASES:
-            raise ValueError(f"token_basis must be one of {', '.join(TOKEN_BASES)}")
-        return self
-
-    def describe(self) -> str:
-        if self.requests_per_second is not None:
-            text = f"{self.requests_per_second:g} req/s at peak"
-        else:
-            text = (f"{self.tokens_per_day:,.0f} {self.token_basis} tokens/day × {self.peak_to_average:g} "
-                    "peak/average")
-        return text + f", headroom {self.headroom:g}" + (f", +{self.spares} spare nodes" if self.spares else "")
-
-
-def demand(**values) -> Demand:
-    """:class:`Demand` from keyword values (``None`` = default), raising :class:`TcoInputError` readably."""
-    try:
-        return Demand(**{k: v for k, v in values.items() if v is not None})
-    except ValidationError as exc:
-        parts = [f"{'.'.join(map(str, e['loc'])) or 'demand'}: {e['msg'].removeprefix('Value error, ')}"
-                 for e in exc.errors()]
-        raise TcoInputError("demand: " + "; ".join(parts)) from None
-
-
-def finite_number(value) -> float:
-    """``value`` as a float; NaN when it is missing, not a number, or infinite."""
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return math.nan
-    return out if math.isfinite(out) else math.nan
-
-
-def _tokens_per_request(isl, osl, basis: str) -> float:
-    isl, osl = finite_number(isl), finite_number(osl)
-    value = {"total": isl + osl, "output": osl, "input": isl}.get(basis, math.nan)
-    return value if value > 0 else math.nan
-
 
 def _where(row) -> str:
     file, line = row.get("source_file"), finite_number(row.get("source_line"))
@@ -220,7 +150,7 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             row = ok.loc[best]
             tps, used = float(values.at[best, "tps"]), str(values.at[best, "basis"])
             gpn = float(gpn_all.at[best])
-            per_request = _tokens_per_request(row.get("isl"), row.get("osl"), used)
+            per_request = tokens_per_request(row.get("isl"), row.get("osl"), used)
             gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
             users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
             rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
@@ -289,7 +219,7 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
         if need.requests_per_second is not None:
             peak = need.requests_per_second
         else:
-            per_request = _tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
+            per_request = tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
             peak = need.tokens_per_day / SECONDS_PER_DAY * need.peak_to_average / per_request
         row["demand_rps"] = peak
         notes = []
@@ -392,34 +322,6 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         if column not in ("series", "hardware", "limit", "basis", "capacity_from", "note"):
             out[column] = pd.to_numeric(out[column], errors="coerce")
     return out
-
-
-def fleet_costs(sized: pd.DataFrame, profiles) -> pd.DataFrame:
-    """$/month and $/year of each sized fleet under every cost profile of its hardware.
-
-    Parameters
-    ----------
-    sized : DataFrame  :func:`size_for_demand` (or :func:`size_for_budget`) output, with ``gpus``
-    profiles : iterable of :class:`model.core.cost_profiles.CostProfile`
-
-    Returns
-    -------
-    DataFrame: ``series``, ``profile``, ``kind``, ``gpus``, ``usd_per_gpu_hour`` (paid: on-prem at
-    full use), ``usd_per_gpu_hour_effective`` (÷ utilisation, the token price), ``usd_per_month``,
-    ``usd_per_year`` [$]; unpriced profiles have NaN costs.
-    """
-    rows = []
-    for s in sized.to_dict("records"):
-        for p in profiles:
-            if p.hardware != s.get("hardware"):
-                continue
-            paid = finite_number(p.paid_rate())
-            gpus = finite_number(s.get("gpus"))
-            rows.append({"series": s.get("series"), "profile": p.name, "kind": p.kind, "gpus": gpus,
-                         "usd_per_gpu_hour": paid, "usd_per_gpu_hour_effective": finite_number(p.rate()),
-                         "usd_per_month": gpus * paid * HOURS_PER_MONTH, "usd_per_year": gpus * paid * HOURS_PER_YEAR})
-    return pd.DataFrame(rows, columns=["series", "profile", "kind", "gpus", "usd_per_gpu_hour",
-                                       "usd_per_gpu_hour_effective", "usd_per_month", "usd_per_year"])
 
 
 def preset_kw_per_gpu(presets: pd.DataFrame, price_set: str) -> dict[str, float]:

@@ -30,6 +30,7 @@ from model.core.schema import (
 )
 from model.data import api_prices, importers
 from model.data.database import disk_full, no_space
+from model.data.field_sql import ADAPTERS, CANONICALISERS, check_constraints_scalar
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -37,7 +38,7 @@ from model.data.importers.canonical_csv import (
     scan_csv,
     stage_csv,
 )
-from model.data.pipeline import ADAPTERS, CANONICALISERS, check_constraints_scalar, run_pipeline
+from model.data.pipeline import run_pipeline
 from model.data.tables_csv import ingest_evals_csv, ingest_published_csv, ingest_rates_csv
 from model.data.uploads import (  # the size and column limits, line ends, non-UTF-8 names
     check_size,
