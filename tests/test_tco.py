@@ -49,7 +49,7 @@ from model.core.tco import (
     onprem_inputs,
     reference_values,
 )
-from model.data.profiles import delete_profile, load_profiles, profiles_table, profiles_version, save_profiles
+from model.data.profiles import load_profiles, profiles_table, save_profiles
 from model.data.store import connect, load_points
 
 WORKED = dict(server_usd=300_000, gpus_per_node=8, network_pct=15, install_usd=0, years=5, rate_pct=10,
@@ -299,27 +299,24 @@ def test_table_rows_with_bad_values_name_row_and_field():
 def test_profiles_in_the_database(db_path):
     con = connect(db_path)
     try:
-        assert load_profiles(con) == [] and profiles_version(con) == (0, 0)  # table not created yet
+        assert load_profiles(con) == [] and profiles_table(con).empty  # table not created yet
         a = CostProfile(name="H200 on-prem 5y", hardware="H200", onprem=onprem_inputs(**WORKED), source="quote #12")
         b = CostProfile(name="H200 cloud", hardware="H200", usd_per_gpu_hour=2.9, source="cloud list price")
         assert save_profiles(con, [a, b], saved_by="dashboard") == 2
         assert load_profiles(con) == [b, a]  # by name
-        version = profiles_version(con)
         table = profiles_table(con)
         assert table.set_index("name").loc["H200 on-prem 5y", "usd_per_gpu_hour"] == pytest.approx(2.76306, abs=5e-6)
         assert set(table["source"]) == {"quote #12", "cloud list price"} and set(table["saved_by"]) == {"dashboard"}
         # a failing save changes nothing (duplicate names in one call)
         with pytest.raises(TcoInputError):
             save_profiles(con, [b.model_copy(update={"usd_per_gpu_hour": 9.0}), b])
-        assert load_profiles(con) == [b, a] and profiles_version(con) == version
-        assert delete_profile(con, "H200 cloud") and not delete_profile(con, "H200 cloud")
-        assert load_profiles(con) == [a] and profiles_version(con) != version
+        assert load_profiles(con) == [b, a] and profiles_table(con).equals(table)
     finally:
         con.close()
     # visible to the next process that opens the file
     con = connect(db_path, read_only=True)
     try:
-        assert load_profiles(con) == [a]
+        assert load_profiles(con) == [b, a]
     finally:
         con.close()
 
@@ -365,3 +362,31 @@ def test_each_onprem_input_has_one_label_used_by_the_form_the_report_and_the_cli
         assert helps[name].replace("%%", "%").startswith(label), (name, helps[name])
     assert tco.parse_args(["--gpus-per-node", "4", "--pue", "1.3"]).gpus_per_node == 4
     assert onprem_label("utilization", percent=True) == "Utilisation [% of hours billable]"
+
+
+def test_one_rate_bound_for_every_way_a_rate_comes_in(tmp_path, con):
+    """MAX_USD_PER_GPU_HOUR is the one bound: a typed or linked rate (Scenario), a cost profile, a rates file and
+    resolve_rates all take $1000/GPU-hour and refuse a cent more, and none takes $0, NaN or infinity."""
+    from model.core.analysis import Scenario
+    from model.core.cost import MAX_USD_PER_GPU_HOUR, RateError, resolve_rates, usable_rate
+    from model.data.ingest import IngestError, ingest_file
+
+    assert MAX_USD_PER_GPU_HOUR == 1000.0
+    assert [usable_rate(v) for v in (1000.0, 0.01, 1000.01, 0.0, -1.0, math.nan, math.inf)] == \
+        [True, True, False, False, False, False, False]
+    presets = load_presets()
+    assert resolve_rates(["B200"], presets, overrides={"B200": 1000.0}) == {"B200": 1000.0}
+    for bad in (1000.01, 0.0):
+        with pytest.raises(RateError, match=r"must be in \(0, 1000\]"):
+            resolve_rates(["B200"], presets, overrides={"B200": bad})
+        with pytest.raises(ValueError, match=r"must be in \(0, 1000\]"):
+            Scenario(rates=(("B200", bad),))
+        with pytest.raises(TcoInputError):
+            cost_profile(name="x", hardware="B200", usd_per_gpu_hour=bad)
+    assert cost_profile(name="x", hardware="B200", usd_per_gpu_hour=1000.0).rate() == 1000.0
+    path = tmp_path / "rates.csv"
+    path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\nH200,1000.01,2026-01,custom\n")
+    with pytest.raises(IngestError, match=r"line 3.*must be in \(0, 1000\] \(got 1000\.01\)"):
+        ingest_file(con, path)
+    path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\n")
+    assert ingest_file(con, path).rows_added == 1

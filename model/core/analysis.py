@@ -20,9 +20,11 @@ from model.core.capacity import add_blended_throughput
 from model.core.cost import (
     DEFAULT_PRICE_SET,
     DEFAULT_TIER,
+    RATE_RANGE,
     has_price_set,
     load_presets,
     resolve_rates,
+    usable_rate,
     usd_per_mtok,
 )
 from model.core.crossings import CROSSOVER_COLUMNS
@@ -111,8 +113,8 @@ class Scenario(BaseModel):
     @classmethod
     def _rates(cls, value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
         for hw, rate in value:
-            if not (0 < rate <= 1000):
-                raise ValueError(f"$/GPU-hour for {hw} must be in (0, 1000], got {rate}")
+            if not usable_rate(rate):
+                raise ValueError(f"$/GPU-hour for {hw} must be in {RATE_RANGE}, got {rate}")
         return tuple(sorted(dict(value).items()))
 
     @field_validator("targets")

@@ -21,7 +21,7 @@ from model.core.cost_profiles import CostProfile, unique_profiles
 from model.core.schema import COST_PROFILES_DDL
 from model.core.tco import TcoInputError, explain_validation
 
-__all__ = ["save_profiles", "load_profiles", "profiles_table", "delete_profile", "profiles_version"]
+__all__ = ["save_profiles", "load_profiles", "profiles_table"]
 
 
 def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
@@ -77,19 +77,3 @@ def profiles_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     if not _has_table(con):
         return pd.DataFrame(columns=columns)
     return con.cursor().execute(f"SELECT {', '.join(columns)} FROM cost_profiles ORDER BY name").df()
-
-
-def delete_profile(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Remove one profile by name; True when it existed."""
-    if not _has_table(con):
-        return False
-    return bool(con.cursor().execute("DELETE FROM cost_profiles WHERE name = ? RETURNING name", [name]).fetchall())
-
-
-def profiles_version(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
-    """(number of profiles, order-independent hash of every row): changes on every save or delete; a cache key."""
-    if not _has_table(con):
-        return (0, 0)
-    count, digest = con.cursor().execute(
-        "SELECT count(*), coalesce(sum(hash(name, inputs, saved_at)), 0) FROM cost_profiles").fetchone()
-    return int(count), int(digest)

@@ -38,7 +38,6 @@ __all__ = [
     "list_sources",
     "distinct_values",
     "table_checksums",
-    "point_count",
     "add_source",
     "remove_source",
     "workloads",
@@ -146,10 +145,6 @@ def distinct_values(con: duckdb.DuckDBPyConnection, field: str) -> list:
     _checked_field(field)
     return [r[0] for r in con.execute(
         f"SELECT DISTINCT {field} FROM points WHERE {field} IS NOT NULL ORDER BY 1").fetchall()]
-
-
-def point_count(con: duckdb.DuckDBPyConnection) -> int:
-    return int(con.execute("SELECT count(*) FROM points").fetchone()[0])
 
 
 def _present(con) -> set[str]:
