@@ -31,7 +31,7 @@ from model.core.cost_profiles import (
     CostProfile,
     breakdown_frame,
     cost_profile,
-    hardware_rates,
+    price_with_profiles,
     profile_rates,
     profiles_frame,
     profiles_from_frame,
@@ -207,9 +207,10 @@ def test_a_profile_summing_to_the_preset_prices_every_series_as_the_preset(sampl
     onprem = b200_like_preset(presets)
     profiles = [onprem, CostProfile(name="MI355X preset", hardware="MI355X", usd_per_gpu_hour=1.48)]
     assert onprem.rate() == pytest.approx(1.95, rel=1e-12)
-    rates = hardware_rates(profiles)
+    priced, rates, _ = price_with_profiles(points, {}, profiles, [p.name for p in profiles])   # the view's path
+    assert rates == pytest.approx({"B200": 1.95, "MI355X": 1.48}, rel=1e-12)
     by_preset = analyse(points, Scenario(), presets)
-    by_profile = analyse(points, Scenario(rates=tuple(rates.items())), presets)
+    by_profile = analyse(priced, Scenario(rates=tuple(rates.items())), presets)
     assert not by_preset.frontier.empty and by_preset.frontier["usd_per_mtok"].notna().all()
     np.testing.assert_allclose(by_profile.frontier["usd_per_mtok"], by_preset.frontier["usd_per_mtok"], rtol=1e-12)
     value_columns = [c for c in by_preset.iso.columns if pd.api.types.is_float_dtype(by_preset.iso[c])]
@@ -222,10 +223,10 @@ def test_one_hardware_priced_two_ways_side_by_side(sample_con):
     points = load_points(sample_con)
     profiles = [CostProfile(name="B200 rented", hardware="B200", usd_per_gpu_hour=2.90),
                 CostProfile(name="B200 owned", hardware="B200", usd_per_gpu_hour=1.45)]
-    with pytest.raises(TcoInputError, match="both price B200"):
-        hardware_rates(profiles)
     relabelled, rates = relabel_by_profile(points, profiles, ["B200 rented", "B200 owned"])
     assert rates == {"B200 rented": 2.90, "B200 owned": 1.45}
+    priced, overrides, _ = price_with_profiles(points, {}, profiles, ["B200 rented", "B200 owned"])  # the view's path
+    assert overrides == rates and priced["cost_profile"].notna().sum() == len(relabelled)
     assert set(relabelled["base_hardware"]) == {"B200"}
     result = analyse(relabelled, Scenario(rates=tuple(rates.items())), load_presets())
     front = result.frontier

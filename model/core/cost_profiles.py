@@ -20,7 +20,7 @@ from model.core.tco import (
 
 __all__ = [
     "CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "unique_profiles", "breakdown_frame", "cost_profile",
-    "hardware_rates", "price_with_profiles", "profile_rates", "profiles_frame",
+    "price_with_profiles", "profile_rates", "profiles_frame",
     "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile",
 ]
 
@@ -32,36 +32,6 @@ def profile_rates(profiles) -> dict[str, float]:
     :class:`TcoInputError`.
     """
     return {p.name: r for p in unique_profiles(profiles) if (r := p.rate()) is not None}
-
-
-def hardware_rates(profiles, names=None) -> dict[str, float]:
-    """{hardware: $/GPU-hour} from the chosen profiles, for ``Scenario.rates`` / ``--rate``.
-
-    Parameters
-    ----------
-    profiles : iterable of CostProfile
-    names : iterable of str, optional  the profiles to use; default every priced profile
-
-    Raises :class:`TcoInputError` when two chosen profiles name the same hardware (price them side
-    by side with :func:`relabel_by_profile` instead) or a name is unknown.
-    """
-    by_name = {p.name: p for p in unique_profiles(profiles)}
-    chosen = list(by_name) if names is None else list(names)
-    unknown = [n for n in chosen if n not in by_name]
-    if unknown:
-        raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")
-    out: dict[str, float] = {}
-    owner: dict[str, str] = {}
-    for name in chosen:
-        profile = by_name[name]
-        rate = profile.rate()
-        if rate is None:
-            continue
-        if profile.hardware in out:
-            raise TcoInputError(f"profiles {owner[profile.hardware]!r} and {name!r} both price {profile.hardware}; "
-                                "choose one, or compare them side by side")
-        out[profile.hardware], owner[profile.hardware] = rate, name
-    return out
 
 
 def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFrame, dict[str, float]]:
