@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.core.viewstate import parse_query
-from model.data.store import list_sources, table_checksums
+from model.data.store import list_sources
+from tests.checksums import table_checksums
 from tests.conftest import FIXTURES, reading
 from tests.test_app import PAGES, _db, open_page
 

@@ -27,8 +27,9 @@ from model.core.frontier import fit_frontiers
 from model.data.export import neutralise_formula, safe_csv
 from model.data.ingest import IngestError, ingest_file
 from model.data.preview import preview
-from model.data.store import connect, load_points, table_checksums
+from model.data.store import connect, load_points
 from model.data.uploads import line_ends, plain_line_ends
+from tests.checksums import table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad"

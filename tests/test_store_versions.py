@@ -24,8 +24,8 @@ from model.data.store import (
     list_sources,
     load_points,
     remove_source,
-    table_checksums,
 )
+from tests.checksums import table_checksums
 from tests.conftest import ROOT
 
 

@@ -37,7 +37,6 @@ __all__ = [
     "points_by_id",
     "list_sources",
     "distinct_values",
-    "table_checksums",
     "add_source",
     "remove_source",
     "workloads",
@@ -150,17 +149,6 @@ def distinct_values(con: duckdb.DuckDBPyConnection, field: str) -> list:
 def _present(con) -> set[str]:
     return {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
-
-
-def table_checksums(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int]]:
-    """(row count, order-independent hash of every row) for each of our tables."""
-    out = {}
-    present = _present(con)
-    for table in OUR_TABLES + tuple(t for t in OPTIONAL_TABLES if t in present):
-        # table names come from our own constant tuple, not from input
-        row = con.execute(f"SELECT count(*), coalesce(sum(hash(t)), 0) FROM {table} t").fetchone()
-        out[table] = (int(row[0]), int(row[1]))
-    return out
 
 
 def add_source(con: duckdb.DuckDBPyConnection, file_name: str, fmt: str, kind: str, sha: str, rows: int,
