@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 import plotly.graph_objects as go  # noqa: E402
 from bench_core import make_rows, timed  # noqa: E402
 
-from model import figures  # noqa: E402
 from model.core.analysis import analyse  # noqa: E402
 from model.core.cost import load_presets  # noqa: E402
 from model.core.view import View  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.samples import load_samples  # noqa: E402
 from model.data.store import connect, load_points, stored_rates  # noqa: E402
+from model.present import figures  # noqa: E402
 from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path  # noqa: E402
 from model.present.view_answer import answer_of_view  # noqa: E402
 

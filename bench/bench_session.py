@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = "pages/2_Matched_interactivity.py"
+PAGE = "views/matched_interactivity.py"
 
 
 def _rss_mib() -> float:

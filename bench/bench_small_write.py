@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_scale import inferencex_rows  # noqa: E402
-from model.data import snapshot, store  # noqa: E402
+from model.data import database, snapshot, store  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 
 SMALL = [  # (file, --set): one vLLM result (1 row) and one canonical CSV (3 rows)
@@ -55,7 +55,7 @@ def used_blocks(path: Path) -> int:
 def steps_once(live: Path, small: Path, set_fields) -> dict[str, float]:
     """One small write, step by step, as :func:`model.data.snapshot.writing` runs it."""
     spent: dict[str, float] = {}
-    verify = store._verify_readable
+    verify = database._verify_readable
 
     def timed_verify(*args):
         start = time.perf_counter()
@@ -69,13 +69,13 @@ def steps_once(live: Path, small: Path, set_fields) -> dict[str, float]:
     shutil.copyfile(live, copy)
     shutil.copymode(live, copy)
     spent["copy"] = time.perf_counter() - start
-    store._verify_readable = timed_verify
+    database._verify_readable = timed_verify
     try:
         start = time.perf_counter()
         con = store.connect(copy)
         spent["open"] = time.perf_counter() - start
     finally:
-        store._verify_readable = verify
+        database._verify_readable = verify
     con.execute("SET checkpoint_threshold = '1TB'")
     con.execute("SET memory_limit = ?", [snapshot.write_memory()])
     start = time.perf_counter()

@@ -33,7 +33,7 @@ from bench_core import make_rows  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.store import connect  # noqa: E402
 
-PAGE = "pages/2_Matched_interactivity.py"
+PAGE = "views/matched_interactivity.py"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from model.data.samples import load_samples
-from model.data.store import connect, table_checksums
+from model.data.store import connect
+from tests.checksums import table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

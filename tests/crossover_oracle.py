@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from model.core.iso import CostCurve, _inside
+from model.core.iso import CostCurve, cost_within
 
 
 def crossovers_per_pair_loop(curves: dict[str, CostCurve], method: str = "linear",
@@ -40,7 +40,7 @@ def crossovers_per_pair_loop(curves: dict[str, CostCurve], method: str = "linear
         if len(members) < 2:
             continue
         grid = np.unique(np.concatenate([curves[m].x for m in members]))
-        values = np.vstack([_inside(curves[m], grid, method) for m in members])
+        values = np.vstack([cost_within(curves[m], grid, method) for m in members])
         for a in range(len(members) - 1):
             diff = values[a] - values[a + 1:]                   # (others, grid)
             sign = np.sign(diff)
@@ -62,9 +62,9 @@ def crossovers_per_pair_loop(curves: dict[str, CostCurve], method: str = "linear
                 ca = curves[members[a]]
                 for i in np.flatnonzero(~on_point):
                     cb = curves[members[a + 1 + other[i]]]
-                    x_root[i] = brentq(lambda v, ca=ca, cb=cb: _inside(ca, v, method) - _inside(cb, v, method),
+                    x_root[i] = brentq(lambda v, ca=ca, cb=cb: cost_within(ca, v, method) - cost_within(cb, v, method),
                                        grid[seg[i]], grid[seg[i] + 1], xtol=1e-9)
-                    cost[i] = float(_inside(ca, np.array([x_root[i]]), method)[0])
+                    cost[i] = float(cost_within(ca, np.array([x_root[i]]), method)[0])
             names_b = np.array(members, dtype=object)[a + 1 + other]
             a_below = sign[other, seg - on_point] < 0            # A is cheaper just below the crossing (shipped: seg)
             name_a = np.full(other.size, members[a], dtype=object)

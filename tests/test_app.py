@@ -21,8 +21,8 @@ from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading, samples_copy
 
-PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
-OVERVIEW = "pages/0_Overview.py"
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py"))
+OVERVIEW = "views/overview.py"
 
 
 def _db(tmp_path: Path, samples: bool) -> Path:
@@ -64,7 +64,7 @@ def app(tmp_path, monkeypatch):
 def test_every_page_runs(app, page, samples):
     at = app(page, samples)
     assert not at.exception, at.exception
-    if not samples and page not in (OVERVIEW, "pages/6_Data.py", "pages/5_TCO_rates.py", "pages/7_TCO_builder.py"):
+    if not samples and page not in (OVERVIEW, "views/data.py", "views/tco_rates.py", "views/tco_builder.py"):
         assert any("No benchmark data" in i.value for i in at.info)
 
 
@@ -89,7 +89,7 @@ def _markdown(at) -> str:
 def test_rate_slider_reprices_and_moves_the_crossover(app):
     import os
 
-    at = app("pages/3_Crossovers.py", query={"spec": "mtp", "by": "hardware"})
+    at = app("views/crossovers.py", query={"spec": "mtp", "by": "hardware"})
     assert not at.exception
     # published finding (InferenceX GLM-5 blog): B200 cheaper again near 90 tok/s/user
     assert re.search(r"MI355X cheaper from [\d\\.]+ to 89\\.4 tok/s/user; B200 cheaper from 89\\.4 to ", _markdown(at))
@@ -110,7 +110,7 @@ def test_rate_slider_reprices_and_moves_the_crossover(app):
 
 
 def test_rate_slider_changes_costs_on_the_cost_page(app):
-    at = app("pages/2_Matched_interactivity.py", query={"spec": "mtp", "by": "hardware", "at": "24"})
+    at = app("views/matched_interactivity.py", query={"spec": "mtp", "by": "hardware", "at": "24"})
     before = at.table[0].value.loc["B200"].iloc[0]
     # published oracle: B200 with MTP costs $0.34/M at 24 tok/s/user at $1.95/GPU-h
     assert before.split(" ")[0] == "$0.34/M"      # then its interpolation error, "± N %"
@@ -123,7 +123,7 @@ def test_query_params_restore_the_view(app):
     import os
 
     query = {"spec": "none", "by": "hardware", "r": "MI355X:1.2", "at": "15,30", "base": "B200", "method": "monotone"}
-    at = app("pages/2_Matched_interactivity.py", query=query)
+    at = app("views/matched_interactivity.py", query=query)
     assert not at.exception
     assert at.text_input(key="at").value == "15, 30"
     assert at.slider(key="rate::MI355X").value == 1.2
@@ -145,7 +145,7 @@ def test_query_params_restore_the_view(app):
     {"method": "cubic"}, {"x": "1e308"}, {"wl": "nope|1|2"}, {"r": "B200:1e9,MI355X:x"}, {"at": "1" * 5000},
 ])
 def test_bad_link_values_are_ignored_with_a_notice(app, query):
-    at = app("pages/2_Matched_interactivity.py", query=query)
+    at = app("views/matched_interactivity.py", query=query)
     assert not at.exception
     assert at.warning or at.link_warnings, "an ignored link value must be visible"
     assert at.table, "the page still renders with defaults"
@@ -170,7 +170,7 @@ def test_overview_headline_names_the_cheapest(app):
 
 def test_ramps_page_reproduces_the_published_knee_from_a_link(app):
     # published (Wafer GLM-5.2 MXFP4 on 8x MI355X): TTFT p95 <= 1.1 s -> 2.0 req/s and 1,944 tok/s/node
-    at = app("pages/4_Ramps.py", query={"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=1.1"})
+    at = app("views/ramps.py", query={"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=1.1"})
     assert not at.exception
     knees = at.dataframe[0].value.set_index("Series")
     mi = knees.loc["MI355X · sglang · mxfp4 · mtp"]
@@ -186,7 +186,7 @@ def test_ramps_page_reproduces_the_published_knee_from_a_link(app):
 def test_tokens_per_dollar_comparison_and_break_even(app):
     # published claim (Wafer): MI355X at 82% of B200's node throughput; at 2.75x cheaper per GPU ~2.3x better
     query = {"wl": "GLM-5.2|20000|1000", "peak": "1", "r": f"B200:{1.48 * 2.75:.2f}", "cmpb": "B200 · sglang"}
-    at = app("pages/4_Ramps.py", query=query)
+    at = app("views/ramps.py", query=query)
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Throughput ratio"] == "0.82x"
@@ -198,7 +198,7 @@ def test_tokens_per_dollar_comparison_and_break_even(app):
 
 
 def test_sla_in_the_link_filters_the_frontier(app):
-    at = app("pages/2_Matched_interactivity.py",
+    at = app("views/matched_interactivity.py",
              query={"spec": "mtp", "by": "hardware", "sla": "interactivity=60", "at": "50,80"})
     assert not at.exception
     assert any("leaves out" in w.value for w in at.warning)
@@ -243,7 +243,7 @@ RATE_VALUES = [0.0, -1.0, 0.01, 11.0, 1000.0, 1e9, float("nan"), 1.61, 999.99, 1
 
 @pytest.mark.parametrize("typed", RATE_VALUES, ids=str)
 def test_any_typed_rate_is_taken_as_typed_or_refused_with_a_notice(app, typed):
-    at = app("pages/3_Crossovers.py", query={"spec": "mtp", "by": "hardware"})
+    at = app("views/crossovers.py", query={"spec": "mtp", "by": "hardware"})
     at.number_input(key="rate_exact::B200").set_value(typed).run()
     assert not at.exception, at.exception
     usable = math.isfinite(typed) and 0 < typed <= 1000
@@ -264,7 +264,7 @@ def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
     if not db.exists():
         _db(db.parent, True).rename(db)
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
-    at = open_page("pages/5_TCO_rates.py", {"spec": "mtp"})
+    at = open_page("views/tco_rates.py", {"spec": "mtp"})
     at.number_input(key="rate_exact::MI355X").set_value(typed).run()
     assert not at.exception, (typed, at.exception)
     rate = at.number_input(key="rate_exact::MI355X").value
@@ -280,7 +280,7 @@ def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Rows in view"] == "3"
     assert "GLM" not in at.subheader[0].value and "H100" in at.subheader[0].value
-    at.switch_page("pages/6_Data.py").run()      # the Data page's download covers the same rows
+    at.switch_page("views/data.py").run()      # the Data page's download covers the same rows
     assert not at.exception and any(b.label.startswith("Download") for b in at.get("download_button"))
 
 
@@ -293,7 +293,7 @@ def test_frontier_page_draws_a_sample_of_a_big_cloud_until_asked_for_all(app, tm
     _ingest_before_opening(tmp_path, "\n".join(rows) + "\n", "framework=vllm")
     at.query_params["r"] = "H100:2"
     at.run()
-    at.switch_page("pages/1_Frontier.py").run()
+    at.switch_page("views/frontier.py").run()
 
     def measured() -> int:
         spec = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -382,7 +382,7 @@ def test_crossovers_draw_the_envelope_and_the_baseline_until_asked_for_all(app, 
     at.query_params["r"] = "H100:2"
     at.query_params["base"] = "H100 · f59"
     at.run()
-    at.switch_page("pages/3_Crossovers.py").run()
+    at.switch_page("views/crossovers.py").run()
     assert not at.exception
     drawn = _curve_series(at)
     envelope = _cli_json(capsys, "crossover", "--rate", "H100=2", "--baseline", "H100 · f59")
@@ -400,7 +400,7 @@ def test_matched_interactivity_draws_the_cheapest_at_every_target(app, tmp_path,
     at.query_params["r"] = "H100:2"
     at.query_params["at"] = "15,30,45"
     at.run()
-    at.switch_page("pages/2_Matched_interactivity.py").run()
+    at.switch_page("views/matched_interactivity.py").run()
     assert not at.exception
     drawn = set(_curve_series(at))
     iso = _cli_json(capsys, "iso", "--rate", "H100=2", "--at", "15,30,45")["rows"]

@@ -20,7 +20,7 @@ from model.present.fmt import interactivity, usd
 from tests.test_app import open_page
 from tests.test_app_report import QUERY
 
-MATCHED = "pages/2_Matched_interactivity.py"
+MATCHED = "views/matched_interactivity.py"
 TABLE = "Cost at matched interactivity"
 
 

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.core.view import View
-from model.data.store import list_sources, table_checksums
+from model.data.store import list_sources
+from tests.checksums import table_checksums
 from tests.conftest import FIXTURES, reading
 from tests.test_app import PAGES, _db, open_page
 
-DATA = "pages/6_Data.py"
+DATA = "views/data.py"
 FORMATS = sorted(p for p in (FIXTURES / "formats").iterdir() if p.suffix in (".json", ".jsonl", ".csv"))
 
 

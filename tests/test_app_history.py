@@ -30,7 +30,7 @@ def history_db(tmp_path, monkeypatch):
 
 
 def test_history_page_table_equals_the_cli(history_db, capsys):
-    at = open_page("pages/10_History.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
+    at = open_page("views/history.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
     assert not at.exception
     shown = at.table[0].value.reset_index()
     assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--repeats", "latest",
@@ -45,7 +45,7 @@ def test_history_page_table_equals_the_cli(history_db, capsys):
 
 
 def test_frontier_page_shows_the_spread_of_repeats(history_db):
-    at = open_page("pages/1_Frontier.py", {"wl": "all", "by": "hardware", "hw": "B200"})
+    at = open_page("views/frontier.py", {"wl": "all", "by": "hardware", "hw": "B200"})
     assert not at.exception
     table = at.dataframe[0].value
     row = table[table["Concurrency"] == "16"].iloc[0] if "Concurrency" in table else None

@@ -114,7 +114,7 @@ def test_empty_database_offers_no_report(app):
 
 
 def test_html_report_is_the_view_on_screen(app, tmp_path):
-    at = app("pages/2_Matched_interactivity.py", query=QUERY)
+    at = app("views/matched_interactivity.py", query=QUERY)
     assert not at.exception
     assert "report_html" in _downloads(at)
     report = check_report(_report_html(at), _cli_iso(tmp_path))
@@ -127,7 +127,7 @@ def test_html_report_is_the_view_on_screen(app, tmp_path):
 @needs_chromium
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (apt-get install poppler-utils)")
 def test_prepare_pdf_then_a_changed_view_drops_it(app, tmp_path):
-    at = app("pages/3_Crossovers.py", query=QUERY)
+    at = app("views/crossovers.py", query=QUERY)
     at.button(key="report_prepare_pdf").click().run()
     assert not at.exception and not at.sidebar.error
     assert _downloads(at)["report_pdf"].label == "PDF"
@@ -151,7 +151,7 @@ def test_a_failed_print_is_told_plainly(app, tmp_path, monkeypatch):
     broken.write_text(f"#!/bin/sh\necho 'FATAL: cannot write {secret}/profile/lock' >&2\nexit 3\n")
     broken.chmod(0o755)
     monkeypatch.setenv("COSTFRONTIER_CHROMIUM", str(broken))
-    at = app("pages/2_Matched_interactivity.py", query=QUERY)
+    at = app("views/matched_interactivity.py", query=QUERY)
     at.button(key="report_prepare_pdf").click().run()
     assert not at.exception
     message = at.sidebar.error[0].value
@@ -160,9 +160,9 @@ def test_a_failed_print_is_told_plainly(app, tmp_path, monkeypatch):
     assert "report_pdf" not in _downloads(at)
 
 
-@pytest.mark.parametrize("page,name", [("pages/1_Frontier.py", "Frontier points"),
-                                       ("pages/2_Matched_interactivity.py", "Cost at matched interactivity"),
-                                       ("pages/3_Crossovers.py", "Crossovers")])
+@pytest.mark.parametrize("page,name", [("views/frontier.py", "Frontier points"),
+                                       ("views/matched_interactivity.py", "Cost at matched interactivity"),
+                                       ("views/crossovers.py", "Crossovers")])
 def test_pages_offer_their_table_as_csv(app, page, name):
     at = app(page, query=QUERY)
     assert not at.exception
@@ -178,7 +178,7 @@ def test_crossovers_csv_is_the_cli_crossovers_rounded(app, tmp_path):
     from model.data.export import safe_csv
     from ui.report import report_of
 
-    at = app("pages/3_Crossovers.py", query=QUERY)
+    at = app("views/crossovers.py", query=QUERY)
     csv = safe_csv(report_of(at.session_state["_view"], at.sidebar.code[0].value).tables["Crossovers"])
     shown = pd.read_csv(io.StringIO(csv))
     copy = tmp_path / "cli.duckdb"

@@ -21,7 +21,7 @@ from tests.conftest import reading
 from tests.test_app import open_page
 
 LINK = {"r": "B200:3.1,MI355X:1.6", "at": "20,40,60"}
-FRONTIER, HISTORY, DATA = "pages/1_Frontier.py", "pages/10_History.py", "pages/6_Data.py"
+FRONTIER, HISTORY, DATA = "views/frontier.py", "views/history.py", "views/data.py"
 
 
 @pytest.fixture

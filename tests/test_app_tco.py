@@ -29,7 +29,7 @@ def _submit(at, label: str):
 
 
 def test_an_onprem_profile_prices_every_page(db, capsys):
-    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware", "at": "50"})
+    at = open_page("views/tco_builder.py", {"spec": "mtp", "by": "hardware", "at": "50"})
     # the issue's worked example, on B200: $300,000 per 8-GPU node, 15 % network, 5 years at 10 %,
     # 1.37 kW/GPU, PUE 1.3, $0.08/kWh, colocation $184/kW-month, 3 % maintenance, 70 % utilisation
     at.selectbox(key="tco_hw").set_value("B200").run()   # its own fields (keyed per GPU)
@@ -49,7 +49,7 @@ def test_an_onprem_profile_prices_every_page(db, capsys):
     assert at.query_params["use"] == "B200 on-prem 5y" and at.query_params["prof"].startswith("p1.")
     assert any("B200: cost profile 'B200 on-prem 5y' $2.76/GPU-hour" in c.value.replace("\\", "")
                for c in at.sidebar.caption)
-    at.switch_page("pages/2_Matched_interactivity.py").run()
+    at.switch_page("views/matched_interactivity.py").run()
     assert not at.exception
     iso = _cli(capsys, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
                "--rate", f"B200={rate!r}", "--at", "50")
@@ -67,14 +67,14 @@ def test_an_onprem_profile_prices_every_page(db, capsys):
 
 
 def test_two_profiles_of_one_gpu_side_by_side(db):
-    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware"})
+    at = open_page("views/tco_builder.py", {"spec": "mtp", "by": "hardware"})
     for name, rate in (("B200 cloud", 2.9), ("B200 reserved", 1.6)):
         at.selectbox(key="quote_hw").set_value("B200")
         at.text_input(key="quote_name").input(name)
         at.number_input(key="quote_rate").set_value(rate)
         _submit(at, "Add")
     assert at.query_params["use"] == "B200 cloud||B200 reserved"
-    at.switch_page("pages/2_Matched_interactivity.py").run()
+    at.switch_page("views/matched_interactivity.py").run()
     assert not at.exception
     series = list(at.table[0].value.index)
     assert series == ["B200 cloud", "B200 reserved", "MI355X"]
@@ -85,7 +85,7 @@ def test_two_profiles_of_one_gpu_side_by_side(db):
 
 
 def test_bad_build_up_input_is_refused_on_the_page(db):
-    at = open_page("pages/7_TCO_builder.py")
+    at = open_page("views/tco_builder.py")
     at.number_input(key="tco_server_usd::H200").set_value(300000.0)   # the default GPU
     at.number_input(key="tco_pue::H200").set_value(0.5)
     _submit(at, "Add to this view and price with it")
@@ -97,7 +97,7 @@ def test_bad_build_up_input_is_refused_on_the_page(db):
 def test_fleet_page_equals_the_cli(db, capsys):
     # published (Wafer GLM-5.2 on MI355X): TTFT p95 <= 5 s gives 2.4 req/s per node, so 10 req/s needs 5 nodes,
     # 40 GPUs, $43,216 a month at $1.48/GPU-hour (the issue's example)
-    at = open_page("pages/8_Fleet.py", {"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=5", "rps": "10"})
+    at = open_page("views/fleet.py", {"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=5", "rps": "10"})
     assert not at.exception
     table = at.dataframe[0].value.set_index("Series")
     mi = table.loc["MI355X · sglang · mxfp4 · mtp"]
@@ -115,7 +115,7 @@ def test_fleet_page_equals_the_cli(db, capsys):
 def test_a_profile_named_with_commas_and_signs_is_applied_and_said_once(db):
     # issue 17: "H200, quote #2" was refused by the link's name rule while the page said it prices H200
     name = 'B200, quote #2 $ % @ "é" || x'
-    at = open_page("pages/7_TCO_builder.py", {"spec": "mtp", "by": "hardware"})
+    at = open_page("views/tco_builder.py", {"spec": "mtp", "by": "hardware"})
     at.selectbox(key="quote_hw").set_value("B200")
     at.text_input(key="quote_name").input(name)
     at.number_input(key="quote_rate").set_value(2.5)
@@ -126,7 +126,7 @@ def test_a_profile_named_with_commas_and_signs_is_applied_and_said_once(db):
     assert sum("B200 is now priced by it" in w for w in warnings) == 1
     assert at.query_params["use"] == "B200%2C quote #2 $ %25 @ \"é\" %7C%7C x"
     assert at.session_state["_view"].priced_by == (name,)
-    at.switch_page("pages/2_Matched_interactivity.py").run()   # the link's B200 rate is the profile's
+    at.switch_page("views/matched_interactivity.py").run()   # the link's B200 rate is the profile's
     assert not at.exception
     assert any(f"cost profile '{name}' $2.50/GPU-hour" in re.sub(r"\\(.)", r"\1", c.value) for c in at.caption)
 
@@ -136,7 +136,7 @@ def test_a_link_with_profiles_nested_150000_deep_opens_with_a_notice(db):
     import zlib
 
     value = "p1." + base64.urlsafe_b64encode(zlib.compress(b"[" * 150_000, 9)).decode("ascii").rstrip("=")
-    at = open_page("pages/7_TCO_builder.py", {"prof": value, "x": "abc"})
+    at = open_page("views/tco_builder.py", {"prof": value, "x": "abc"})
     assert not at.exception
     assert any("nested deeper" in w for w in at.link_warnings), at.link_warnings
     assert any("x='abc'\\: not a number" in w for w in at.link_warnings), at.link_warnings

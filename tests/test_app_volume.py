@@ -10,7 +10,7 @@ import re
 
 from tests.test_app import app  # noqa: F401  (the fixture)
 
-PAGE = "pages/9_Buy_rent_or_API.py"
+PAGE = "views/buy_rent_or_api.py"
 LINK = {"wl": "GLM-5|8192|1024", "hw": "MI355X", "spec": "mtp", "by": "hardware", "x": "50"}
 
 

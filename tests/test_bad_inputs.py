@@ -27,8 +27,9 @@ from model.core.frontier import fit_frontiers
 from model.data.export import neutralise_formula, safe_csv
 from model.data.ingest import IngestError, ingest_file
 from model.data.preview import preview
-from model.data.store import connect, load_points, table_checksums
+from model.data.store import connect, load_points
 from model.data.uploads import line_ends, plain_line_ends
+from tests.checksums import table_checksums
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad"
@@ -286,7 +287,23 @@ def test_the_size_limit_is_configurable(con, tmp_path, monkeypatch):
     monkeypatch.setenv("COSTFRONTIER_MAX_FILE_MB", "3")
     assert ingest_file(con, path).rows_added == len(lines) - 1
     monkeypatch.setenv("COSTFRONTIER_MAX_FILE_MB", "not a number")
-    assert model.data.ingest.max_file_mb() == model.data.ingest.DEFAULT_MAX_FILE_MB == 512
+    assert model.data.uploads.max_file_mb() == model.data.uploads.DEFAULT_MAX_FILE_MB == 512
+
+
+def test_the_upload_limit_counts_megabytes_as_streamlit_does(monkeypatch):
+    """One unit for every size limit: 2**20 bytes, the megabyte of Streamlit's server.maxUploadSize (its server
+    refuses an upload over maxUploadSize * 1024 * 1024 bytes: streamlit/web/server/starlette/starlette_routes.py),
+    which .streamlit/config.toml sets to the app's own upload limit."""
+    import tomllib
+
+    from tests.conftest import ROOT
+
+    monkeypatch.delenv("COSTFRONTIER_MAX_UPLOAD_MB", raising=False)
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == model.data.uploads.max_upload_mb() == 200
+    assert model.data.uploads.BYTES_PER_MB == 1_048_576
+    monkeypatch.setenv("COSTFRONTIER_MAX_UPLOAD_MB", "-5")
+    assert model.data.uploads.max_upload_mb() == 200
 
 
 # --------------------------------------------------------------------------- unexpected failures

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from model.cli import main
-from model.data.store import connect, table_checksums
+from model.data.store import connect
+from tests.checksums import table_checksums
 
 
 def run_json(capsys, *argv):

@@ -17,8 +17,9 @@ from model.core.analysis import analyse
 from model.core.view import View
 from model.data.ingest import IngestError, ingest_file
 from model.data.snapshot import StoreBusy, write
-from model.data.store import connect, load_points, remove_source, table_checksums
+from model.data.store import connect, load_points, remove_source
 from tests import test_deploy
+from tests.checksums import table_checksums
 from tests.conftest import ROOT
 from tests.test_crash_safety import write_big_csv
 from tests.test_deploy import NEW_ROWS, SAMPLE_ROWS_IN_VIEW, cli, new_points_csv, rerun_until, rows_in_view

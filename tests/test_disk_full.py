@@ -45,7 +45,7 @@ def test_a_copy_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkey
     assert main(["--db", str(sample_db), "ingest", str(csv)]) == 2
     line = _one_error_line(capsys.readouterr().err)
     size_mb = f"{(sample_db.stat().st_size + (32 << 20)) / (1 << 20):,.0f}"
-    assert line.startswith(f"error: not enough disk space on the database's disk: the write needs about {size_mb} MB ("), line
+    assert line.startswith(f"error: not enough disk space to store this write: it needs about {size_mb} MB ("), line
     assert "MB free)" in line and str(tmp_path) not in line and "Errno" not in line
     assert sample_db.read_bytes() == raw and _checksums(sample_db) == before
     assert not list(sample_db.parent.glob(".samples.duckdb.*"))   # the partial copy is gone

@@ -132,6 +132,42 @@ def _check_view(page, db, path: str) -> None:
         _shows(page, "TCO rates")
 
 
+#: the heading each page's address opens (the first layout's URL paths, kept by ui.frame.PAGES' url_path)
+HEADINGS = {"": "Cost Frontier", "Frontier": "Frontier", "Matched_interactivity": "Cost at matched interactivity",
+            "Crossovers": "Crossovers", "Ramps": "Load ramps and capacity", "TCO_rates": "TCO rates",
+            "TCO_builder": "TCO builder", "Fleet": "Fleet sizing", "Buy_rent_or_API": "Buy, rent or API",
+            "History": "History by run date", "Data": "Data"}
+
+
+def test_every_address_opens_its_page_inside_the_frame(server, browser):
+    """Old links open their page, each in a new session, with the shared sidebar and one page list. (The pages
+    sat in ``pages/``, where Streamlit's legacy mode ran a page file without the frame on a server's first
+    request; ``views/`` is served by ``st.navigation`` alone.)"""
+    from ui.frame import PAGES as FRAME_PAGES
+
+    assert not (ROOT / "pages").exists()      # Streamlit turns its legacy multipage mode on for a pages/ folder
+    assert {path for _, _, path, _ in FRAME_PAGES} - {"overview"} == set(HEADINGS) - {""}
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    for path, heading in HEADINGS.items():
+        query = "wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1" if path == "Ramps" else "spec=mtp"
+        page.goto(f"{base}/{path}?{query}")
+        _settle(page)
+        assert page.locator("[data-testid=stMain] h1").first.inner_text() == heading, path
+        assert page.evaluate("() => location.pathname") == f"/{path}"
+        assert query.split("&")[0] in _query(page), (path, _query(page))
+        assert page.locator("[data-testid=stSidebarNav]").count() == 1, path          # one page list, not two
+        assert page.locator("[data-testid=stSidebarNav] a").count() == len(FRAME_PAGES), path
+        assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
+        assert not page.locator("[data-testid=stException]").count(), path
+    page.locator("[data-testid=stSidebarNav] a", has_text="Fleet sizing").first.click()   # and a link in it works
+    page.wait_for_function("() => location.pathname === '/Fleet'", timeout=15_000)
+    _settle(page)
+    assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Fleet sizing"
+    assert "spec=mtp" in _query(page)                                               # the view went along
+    page.close()
+
+
 def test_a_share_link_survives_every_page_link_back_and_reload(server, browser):
     """Issue 9: clicking the sidebar's page links used to reset every rate to $0.05/GPU-hour."""
     base, db = server

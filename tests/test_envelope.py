@@ -14,11 +14,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT, analyse
-from model.core.crossings import crossovers, envelope_usd_per_mtok, lower_envelope
-from model.core.iso import CostCurve, _inside
+from model.core.crossings import crossovers
+from model.core.envelope import Envelope, lower_envelope
+from model.core.iso import CostCurve, cost_within
 from model.core.view import View
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
+
+
+def envelope_usd_per_mtok(envelope: Envelope, curves: dict[str, CostCurve], targets, method: str = "linear",
+                          group: object = None) -> np.ndarray:
+    """$/M of the envelope of ``group`` at each target interactivity [tok/s/user]; NaN where no series reaches
+    (the envelope read back, for these tests; the product reads its segments and changes).
+
+    Where two segments meet (at a change), the cheaper of the two is taken.
+    """
+    x = np.atleast_1d(np.asarray(targets, dtype=float))
+    out = np.full(x.shape, np.nan)
+    segments = envelope.segments
+    mine = segments[segments["group"].isna()] if group is None else segments[segments["group"] == group]
+    for series, lo, hi in zip(mine["series"], mine["min_interactivity"], mine["max_interactivity"]):
+        inside = (x >= lo) & (x <= hi)
+        if inside.any():
+            out[inside] = np.fmin(out[inside], cost_within(curves[series], x[inside], method))
+    return out
+
 
 
 def _curve(name: str, points) -> CostCurve:
@@ -75,7 +95,7 @@ ONE_ULP_ABOVE_1 = float(np.nextafter(1.0, 2.0))      # 1.0000000000000002
 
 def _assert_envelope_is_the_minimum(curves, x, method="linear"):
     env = lower_envelope(curves, method)
-    truth = np.nanmin(np.vstack([_inside(c, x, method) for c in curves.values()]), axis=0)
+    truth = np.nanmin(np.vstack([cost_within(c, x, method) for c in curves.values()]), axis=0)
     np.testing.assert_allclose(envelope_usd_per_mtok(env, curves, x, method), truth, rtol=1e-9)
     return env
 
@@ -145,15 +165,15 @@ def test_envelope_is_the_minimum_of_every_curve(method, sets, data):
         members = [c for name, c in curves.items() if (groups or {}).get(name) == group]
         breakpoints = np.concatenate([c.x for c in members])
         for x in (breakpoints, randoms):
-            values = np.vstack([_inside(c, x, method) for c in members])
+            values = np.vstack([cost_within(c, x, method) for c in members])
             truth = np.where(np.isnan(values).all(axis=0), np.nan, np.nanmin(np.where(np.isnan(values), np.inf,
                                                                                           values), axis=0))
             got = envelope_usd_per_mtok(env, curves, x, method, group)
             np.testing.assert_allclose(got, truth, rtol=1e-9)
     # where the cheapest changes by a crossing, both series cost the same there
     for row in env.changes[env.changes["kind"] == "crossover"].itertuples():
-        a = _inside(curves[row.from_series], np.array([row.interactivity]), method)[0]
-        b = _inside(curves[row.to_series], np.array([row.interactivity]), method)[0]
+        a = cost_within(curves[row.from_series], np.array([row.interactivity]), method)[0]
+        b = cost_within(curves[row.to_series], np.array([row.interactivity]), method)[0]
         assert a == pytest.approx(b, rel=1e-7) and b == pytest.approx(row.usd_per_mtok, rel=1e-7)
 
 
@@ -183,13 +203,13 @@ def test_monotone_crossovers_are_roots_and_include_the_per_pair_loops(a, b):
     new = crossovers(curves, "monotone")
     for row in new.itertuples():
         x = np.array([row.interactivity])
-        assert _inside(curves["s0"], x, "monotone")[0] == pytest.approx(_inside(curves["s1"], x, "monotone")[0],
+        assert cost_within(curves["s0"], x, "monotone")[0] == pytest.approx(cost_within(curves["s1"], x, "monotone")[0],
                                                                         rel=1e-7)
     lo = max(c.x_min for c in curves.values())
     hi = min(c.x_max for c in curves.values())
     def gap(v: float) -> float:
         x = np.array([v])
-        return float(_inside(curves["s0"], x, "monotone")[0] - _inside(curves["s1"], x, "monotone")[0])
+        return float(cost_within(curves["s0"], x, "monotone")[0] - cost_within(curves["s1"], x, "monotone")[0])
 
     for row in crossovers_per_pair_loop(curves, "monotone").itertuples():
         h = 1e-3 * (hi - lo)

@@ -22,8 +22,9 @@ from model.cli import main
 from model.core.cost_profiles import CostProfile
 from model.core.fleet import (
     demand,
-    fleet_costs,
     node_capacity,
+    pricing_options,
+    size_fleet,
     size_for_budget,
     size_for_demand,
     tokens_per_second_at,
@@ -218,18 +219,21 @@ def test_break_even_against_a_cloud_rate():
     assert "includes power" in break_even(included, 2.9, "usd_per_kwh").note
 
 
-def test_fleet_costs_under_each_profile(points):
+def test_a_fleet_is_priced_by_each_profile_of_its_hardware_for_every_hour(points):
+    """The sizing the Fleet page and `size` show (pricing_options, then size_fleet): one row per profile of the
+    series' hardware, another hardware's profile unused."""
     capacity = wafer_capacity(points)
-    sized = size_for_demand(capacity, demand(requests_per_second=10))
     onprem = CostProfile(name="MI355X on-prem", hardware="MI355X",
                          onprem=onprem_inputs(**{**WORKED, "kw_per_gpu": 2.65}))
     cloud = CostProfile(name="MI355X cloud", hardware="MI355X", usd_per_gpu_hour=2.10)
     other = CostProfile(name="B200 cloud", hardware="B200", usd_per_gpu_hour=2.90)
-    costs = fleet_costs(sized, [onprem, cloud, other]).set_index("profile")
-    assert list(costs.index) == ["MI355X on-prem", "MI355X cloud"]
+    options = pricing_options(sorted(set(capacity["hardware"])), {}, {}, [onprem, cloud, other])
+    sized = size_fleet(capacity, options, demand(requests_per_second=10)).set_index("pricing")
+    assert list(sized.index) == ["profile MI355X on-prem", "profile MI355X cloud"]
+    assert (sized["gpus"] == 40).all()
     # a fleet pays for every hour: the on-prem full-use rate, not the rate ÷ utilisation
-    assert costs.loc["MI355X on-prem", "usd_per_month"] == pytest.approx(40 * onprem.paid_rate() * 730)
-    assert costs.loc["MI355X cloud", "usd_per_month"] == pytest.approx(40 * 2.10 * 730)
+    assert sized.loc["profile MI355X on-prem", "usd_per_month"] == pytest.approx(40 * onprem.paid_rate() * 730)
+    assert sized.loc["profile MI355X cloud", "usd_per_month"] == pytest.approx(40 * 2.10 * 730)
 
 
 def test_tokens_per_second_at_interpolates_inside_the_frontier_only():

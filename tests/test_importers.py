@@ -16,7 +16,8 @@ from model.core.columns import resolve_column
 from model.core.schema import POINT_FIELDS
 from model.data import importers
 from model.data.ingest import IngestError, ingest_file
-from model.data.store import connect, list_sources, load_points, table_checksums
+from model.data.store import connect, list_sources, load_points
+from tests.checksums import table_checksums
 from tests.conftest import FIXTURES
 
 FORMATS_DIR = FIXTURES / "formats"

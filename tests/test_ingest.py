@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from model.core.schema import BenchmarkPoint
 from model.data.ingest import IngestError, ingest_file, parse_set_fields
 from model.data.samples import sample_files
-from model.data.store import connect, list_sources, load_points, table_checksums
+from model.data.store import connect, list_sources, load_points
+from tests.checksums import table_checksums
 
 
 def write(tmp_path, name, text):

@@ -14,8 +14,9 @@ from model.data.importers.canonical_csv import quick_records
 from model.data.ingest import FileFacts, IngestError, file_facts, ingest_file, sha256_of
 from model.data.samples import sample_files
 from model.data.snapshot import write
-from model.data.store import connect, table_checksums
+from model.data.store import connect
 from model.data.uploads import line_ends
+from tests.checksums import table_checksums
 
 EDGES = [b"", b"a", b"a,b\n", b"a,b\nc,d", b"a,b\r\nc,d\r\n", b"a,b\rc,d\r", b"a,b\r\nc,d\n", b"a,b\nc,d\r",
          b"a\r\n\r\nb\r\n", b"a\n\nb\n", b'a,"b\nc"\n', b"\xef\xbb\xbfa,b\n1,2\n", b"a,b\n\xff,1\n",

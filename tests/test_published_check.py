@@ -104,7 +104,7 @@ def test_data_page_shows_the_verdict_per_table(sample_db, monkeypatch):
     from tests.test_app import open_page
 
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
-    at = open_page("pages/6_Data.py")
+    at = open_page("views/data.py")
     assert not at.exception
     tables = [d.value for d in at.dataframe if "Verdict" in d.value.columns]
     assert len(tables) == 1

@@ -157,7 +157,7 @@ def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prin
                                               f"{BASE}/Ramps?{urlencode(query)}")["rows"]}
     assert printed[MI355X]["usd_per_mtok"] == pytest.approx(ONPREM_RATE / (243 * 3600) * 1e6, abs=1e-6)
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
-    at = open_page("pages/4_Ramps.py", query)
+    at = open_page("views/ramps.py", query)
     assert not at.exception
     shown = at.dataframe[0].value.set_index("Series")
     assert list(shown.index) == sorted(printed)

@@ -23,11 +23,14 @@ from model.data.store import (
     connect,
     list_sources,
     load_points,
-    point_count,
     remove_source,
-    table_checksums,
 )
+from tests.checksums import table_checksums
 from tests.conftest import ROOT
+
+
+def _points(con) -> int:
+    return con.execute("SELECT count(*) FROM points").fetchone()[0]
 
 
 @pytest.fixture
@@ -308,8 +311,8 @@ def test_read_only_mode_writes_nothing(case, template, tmp_path, monkeypatch, ca
     else:
         snap = reader.current()
         assert (snap.changed_at is None) == (case == "missing")
-        assert point_count(snap.con.cursor()) == expect
-        assert point_count(connect(db).cursor()) == expect
+        assert _points(snap.con.cursor()) == expect
+        assert _points(connect(db).cursor()) == expect
     reader.close()
 
     # the command line: read commands read (or say why not), write commands refuse
@@ -356,7 +359,7 @@ def test_a_writer_absorbs_a_leftover_wal_and_publishes_one_file(template, tmp_pa
     assert main(["--db", str(db), "ingest", str(other)]) == 0
     assert not Path(str(db) + ".wal").exists()
     con = open_snapshot(db)
-    assert point_count(con) == 39 + 2 + 1
+    assert _points(con) == 39 + 2 + 1
     con.close()
 
 

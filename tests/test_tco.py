@@ -31,7 +31,7 @@ from model.core.cost_profiles import (
     CostProfile,
     breakdown_frame,
     cost_profile,
-    hardware_rates,
+    price_with_profiles,
     profile_rates,
     profiles_frame,
     profiles_from_frame,
@@ -50,7 +50,7 @@ from model.core.tco import (
     reference_values,
 )
 from model.core.view import View
-from model.data.profiles import delete_profile, load_profiles, profiles_table, profiles_version, save_profiles
+from model.data.profiles import load_profiles, profiles_table, save_profiles
 from model.data.store import connect, load_points
 
 WORKED = dict(server_usd=300_000, gpus_per_node=8, network_pct=15, install_usd=0, years=5, rate_pct=10,
@@ -208,9 +208,10 @@ def test_a_profile_summing_to_the_preset_prices_every_series_as_the_preset(sampl
     onprem = b200_like_preset(presets)
     profiles = [onprem, CostProfile(name="MI355X preset", hardware="MI355X", usd_per_gpu_hour=1.48)]
     assert onprem.rate() == pytest.approx(1.95, rel=1e-12)
-    rates = hardware_rates(profiles)
+    priced, rates, _ = price_with_profiles(points, {}, profiles, [p.name for p in profiles])   # the view's path
+    assert rates == pytest.approx({"B200": 1.95, "MI355X": 1.48}, rel=1e-12)
     by_preset = analyse(points, View(), presets)
-    by_profile = analyse(points, View(rates=tuple(rates.items())), presets)
+    by_profile = analyse(priced, View(rates=tuple(rates.items())), presets)
     assert not by_preset.frontier.empty and by_preset.frontier["usd_per_mtok"].notna().all()
     np.testing.assert_allclose(by_profile.frontier["usd_per_mtok"], by_preset.frontier["usd_per_mtok"], rtol=1e-12)
     value_columns = [c for c in by_preset.iso.columns if pd.api.types.is_float_dtype(by_preset.iso[c])]
@@ -223,10 +224,10 @@ def test_one_hardware_priced_two_ways_side_by_side(sample_con):
     points = load_points(sample_con)
     profiles = [CostProfile(name="B200 rented", hardware="B200", usd_per_gpu_hour=2.90),
                 CostProfile(name="B200 owned", hardware="B200", usd_per_gpu_hour=1.45)]
-    with pytest.raises(TcoInputError, match="both price B200"):
-        hardware_rates(profiles)
     relabelled, rates = relabel_by_profile(points, profiles, ["B200 rented", "B200 owned"])
     assert rates == {"B200 rented": 2.90, "B200 owned": 1.45}
+    priced, overrides, _ = price_with_profiles(points, {}, profiles, ["B200 rented", "B200 owned"])  # the view's path
+    assert overrides == rates and priced["cost_profile"].notna().sum() == len(relabelled)
     assert set(relabelled["base_hardware"]) == {"B200"}
     result = analyse(relabelled, View(rates=tuple(rates.items())), load_presets())
     front = result.frontier
@@ -300,27 +301,24 @@ def test_table_rows_with_bad_values_name_row_and_field():
 def test_profiles_in_the_database(db_path):
     con = connect(db_path)
     try:
-        assert load_profiles(con) == [] and profiles_version(con) == (0, 0)  # table not created yet
+        assert load_profiles(con) == [] and profiles_table(con).empty  # table not created yet
         a = CostProfile(name="H200 on-prem 5y", hardware="H200", onprem=onprem_inputs(**WORKED), source="quote #12")
         b = CostProfile(name="H200 cloud", hardware="H200", usd_per_gpu_hour=2.9, source="cloud list price")
         assert save_profiles(con, [a, b], saved_by="dashboard") == 2
         assert load_profiles(con) == [b, a]  # by name
-        version = profiles_version(con)
         table = profiles_table(con)
         assert table.set_index("name").loc["H200 on-prem 5y", "usd_per_gpu_hour"] == pytest.approx(2.76306, abs=5e-6)
         assert set(table["source"]) == {"quote #12", "cloud list price"} and set(table["saved_by"]) == {"dashboard"}
         # a failing save changes nothing (duplicate names in one call)
         with pytest.raises(TcoInputError):
             save_profiles(con, [b.model_copy(update={"usd_per_gpu_hour": 9.0}), b])
-        assert load_profiles(con) == [b, a] and profiles_version(con) == version
-        assert delete_profile(con, "H200 cloud") and not delete_profile(con, "H200 cloud")
-        assert load_profiles(con) == [a] and profiles_version(con) != version
+        assert load_profiles(con) == [b, a] and profiles_table(con).equals(table)
     finally:
         con.close()
     # visible to the next process that opens the file
     con = connect(db_path, read_only=True)
     try:
-        assert load_profiles(con) == [a]
+        assert load_profiles(con) == [b, a]
     finally:
         con.close()
 
@@ -343,3 +341,54 @@ def test_breakdown_frame_for_the_stacked_bar():
     frame = breakdown_frame(profiles).set_index("profile")
     check_worked({**frame.loc["H200 on-prem 5y"].to_dict(), "capital_per_gpu": 43_125, "crf": 0.263797})
     assert frame.loc["H200 cloud", "usd_per_gpu_hour"] == 2.9 and math.isnan(frame.loc["H200 cloud", "capital"])
+
+
+def test_each_onprem_input_has_one_label_used_by_the_form_the_report_and_the_cli():
+    """ONPREM_LABELS is the one declaration: every OnPremInputs field, in order, its whole-number fields named in
+    ONPREM_COUNTS, and each `costfrontier tco` option's help starts with the field's label."""
+    import argparse
+    import typing
+
+    from model.cli import tco as cli_tco
+    from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS, onprem_label
+    from model.core.tco import OnPremInputs
+
+    assert tuple(ONPREM_LABELS) == tuple(OnPremInputs.model_fields)
+    ints = {name for name, f in OnPremInputs.model_fields.items() if int in (f.annotation, *typing.get_args(f.annotation))}
+    assert set(ONPREM_COUNTS) == ints == {"gpus_per_node", "nodes_per_rack", "fleet_gpus"}
+    parser = argparse.ArgumentParser()
+    cli_tco.add_parsers(parser.add_subparsers())
+    tco = parser._subparsers._group_actions[0].choices["tco"]
+    helps = {a.dest: a.help for a in tco._actions}
+    for name, label in ONPREM_LABELS.items():
+        assert helps[name].replace("%%", "%").startswith(label), (name, helps[name])
+    assert tco.parse_args(["--gpus-per-node", "4", "--pue", "1.3"]).gpus_per_node == 4
+    assert onprem_label("utilization", percent=True) == "Utilisation [% of hours billable]"
+
+
+def test_one_rate_bound_for_every_way_a_rate_comes_in(tmp_path, con):
+    """MAX_USD_PER_GPU_HOUR is the one bound: a typed or linked rate (View), a cost profile, a rates file and
+    resolve_rates all take $1000/GPU-hour and refuse a cent more, and none takes $0, NaN or infinity."""
+    from model.core.cost import MAX_USD_PER_GPU_HOUR, RateError, resolve_rates, usable_rate
+    from model.core.view import View
+    from model.data.ingest import IngestError, ingest_file
+
+    assert MAX_USD_PER_GPU_HOUR == 1000.0
+    assert [usable_rate(v) for v in (1000.0, 0.01, 1000.01, 0.0, -1.0, math.nan, math.inf)] == \
+        [True, True, False, False, False, False, False]
+    presets = load_presets()
+    assert resolve_rates(["B200"], presets, overrides={"B200": 1000.0}) == {"B200": 1000.0}
+    for bad in (1000.01, 0.0):
+        with pytest.raises(RateError, match=r"must be in \(0, 1000\]"):
+            resolve_rates(["B200"], presets, overrides={"B200": bad})
+        with pytest.raises(ValueError, match=r"must be in \(0, 1000\]"):
+            View(rates=(("B200", bad),))
+        with pytest.raises(TcoInputError):
+            cost_profile(name="x", hardware="B200", usd_per_gpu_hour=bad)
+    assert cost_profile(name="x", hardware="B200", usd_per_gpu_hour=1000.0).rate() == 1000.0
+    path = tmp_path / "rates.csv"
+    path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\nH200,1000.01,2026-01,custom\n")
+    with pytest.raises(IngestError, match=r"line 3.*must be in \(0, 1000\] \(got 1000\.01\)"):
+        ingest_file(con, path)
+    path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\n")
+    assert ingest_file(con, path).rows_added == 1

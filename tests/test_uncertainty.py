@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from model.core.crossings import crossovers
-from model.core.iso import CostCurve, _inside, cost_curves, iso_table
+from model.core.iso import CostCurve, cost_curves, cost_within, iso_table
 from model.core.uncertainty import (
     MIN_INTERIOR,
     QUANTILE,
@@ -209,7 +209,7 @@ def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
         return False
     ca, cb = curves[a], curves[b]
     x = np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
-    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
     ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
     ok = np.isfinite(va) & np.isfinite(vb)
     if not ok.any() or not (np.isfinite(ba[ok]).all() and np.isfinite(bb[ok]).all()):
@@ -351,7 +351,7 @@ def test_cost_page_shows_the_band_and_the_plus_minus_of_the_cli(page):
 
     from model.present import fmt
 
-    at = page("pages/2_Matched_interactivity.py", {"spec": "mtp", "by": "hardware", "at": "24,30,90"})
+    at = page("views/matched_interactivity.py", {"spec": "mtp", "by": "hardware", "at": "24,30,90"})
     table = at.table[0].value
     expected = _cli_iso(os.environ["COSTFRONTIER_DB"], *MTP, "--at", "24,30,90")
     for row in expected["rows"]:
@@ -374,7 +374,7 @@ def test_crossovers_page_marks_a_crossing_within_uncertainty(page):
 
     from model.cli import main
 
-    at = page("pages/3_Crossovers.py", {"spec": "mtp", "by": "hardware"})
+    at = page("views/crossovers.py", {"spec": "mtp", "by": "hardware"})
     import contextlib
     import io
 

@@ -32,6 +32,7 @@ from model.core.volume import (
     owned_rate,
     rented_cost,
 )
+from tests.checksums import table_checksums
 
 GLM = ApiPrice("GLM-5.2", 1.40, 0.26, 4.40, "Z.ai", date(2026, 11, 23), "Z.ai list price")
 NODE_TPS = 911.7 * 8          # tok/s of one 8-GPU MI355X node at the measured point
@@ -170,7 +171,7 @@ HEADER = "model,provider,usd_per_m_input,usd_per_m_cached_input,usd_per_m_output
 def test_api_price_files_ingest_atomically_and_refuse_bad_rows_by_line_and_field(tmp_path):
     from model.data.api_prices import add_prices, load_api_prices
     from model.data.ingest import IngestError, ingest_file
-    from model.data.store import connect, table_checksums
+    from model.data.store import connect
 
     con = connect(tmp_path / "p.duckdb")
     good = tmp_path / "prices.csv"

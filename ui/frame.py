@@ -3,10 +3,7 @@ the shared sidebar, the share box and the address bar."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
@@ -16,23 +13,25 @@ from ui.state import mirror_to_url, plain, pop_notices, share_link, view
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "start", "context", "link_left_out_text"]
 
-#: script, title, URL path (kept from the first layout so old links still open), icon
+#: script, title, URL path (the first layout's, from its ``pages/`` file names, so old links still open), icon.
+#: The scripts sit in ``views/``, which only ``st.navigation`` serves: Streamlit's legacy ``pages/``-directory
+#: mode, which ran a page file without this frame, is never on.
 PAGES = (
-    ("pages/0_Overview.py", "Overview", "overview", ":material/home:"),   # default page: served at /
-    ("pages/1_Frontier.py", "Frontier", "Frontier", ":material/scatter_plot:"),
-    ("pages/2_Matched_interactivity.py", "Cost at matched interactivity", "Matched_interactivity",
+    ("views/overview.py", "Overview", "overview", ":material/home:"),   # default page: served at /
+    ("views/frontier.py", "Frontier", "Frontier", ":material/scatter_plot:"),
+    ("views/matched_interactivity.py", "Cost at matched interactivity", "Matched_interactivity",
      ":material/payments:"),
-    ("pages/3_Crossovers.py", "Crossovers", "Crossovers", ":material/compare_arrows:"),
-    ("pages/4_Ramps.py", "Load ramps and capacity", "Ramps", ":material/speed:"),
-    ("pages/5_TCO_rates.py", "TCO rates", "TCO_rates", ":material/tune:"),
-    ("pages/7_TCO_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
-    ("pages/8_Fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
-    ("pages/9_Buy_rent_or_API.py", "Buy, rent or API", "Buy_rent_or_API", ":material/shopping_cart:"),
-    ("pages/10_History.py", "History by run date", "History", ":material/history:"),
-    ("pages/6_Data.py", "Data", "Data", ":material/database:"),
+    ("views/crossovers.py", "Crossovers", "Crossovers", ":material/compare_arrows:"),
+    ("views/ramps.py", "Load ramps and capacity", "Ramps", ":material/speed:"),
+    ("views/tco_rates.py", "TCO rates", "TCO_rates", ":material/tune:"),
+    ("views/tco_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
+    ("views/fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
+    ("views/buy_rent_or_api.py", "Buy, rent or API", "Buy_rent_or_API", ":material/shopping_cart:"),
+    ("views/history.py", "History by run date", "History", ":material/history:"),
+    ("views/data.py", "Data", "Data", ":material/database:"),
 )
 URL_PATHS = tuple(p[2] for p in PAGES)
-_CTX, _RUN = "_ctx", "_frame_run"
+_CTX = "_ctx"
 
 
 def navigation():
@@ -68,8 +67,6 @@ def start(url_path: str) -> data.Ctx:
         st.caption(changed_text(snap.changed_at))
     report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
-    run = get_script_run_ctx()
-    st.session_state[_RUN] = run.cursors if run is not None else None   # marks this run as framed
     return ctx
 
 
@@ -83,22 +80,6 @@ def link_left_out_text(left_out: tuple[str, ...]) -> str:
             f"the link opens the view without them. To share them, {instead}.")
 
 
-def context(page_file: str) -> data.Ctx:
-    """This rerun's context, for the page script ``page_file`` (its ``__file__``).
-
-    Streamlit runs a file in ``pages/`` by itself, without the frame, while it is in its legacy
-    ``pages/``-directory mode: on a server's first request (until ``st.navigation`` has been called
-    once in the process) and under AppTest. The page then draws the frame itself (navigation,
-    which also ends that mode, and the sidebar), so it never shows a stale or missing view.
-    """
-    run = get_script_run_ctx()
-    if run is None or st.session_state.get(_RUN) is not run.cursors or _CTX not in st.session_state:
-        name = Path(page_file).name
-        url_path = next((path for script, _, path, _ in PAGES[1:] if Path(script).name == name), "")
-        if run is None:   # no Streamlit runtime: nothing to keep identities for
-            start(url_path)
-        else:             # drawn as app.py draws it (same widget identities), so the next, framed, run keeps its state
-            with run.run_with_active_hash(run.pages_manager.main_script_hash):
-                navigation()
-                start(url_path)
+def context() -> data.Ctx:
+    """This rerun's context, as :func:`start` left it before the page ran."""
     return st.session_state[_CTX]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from model.core.cost_profiles import cost_profile, profiles_to_text
+from model.core.onprem_labels import onprem_label
 from model.core.tco import TcoInputError
 from model.data.profiles import load_profiles, save_profiles
 from ui import data
@@ -13,23 +14,23 @@ from ui.state import commit, notice, plain, view
 
 __all__ = ["build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
 
-#: build-up input, label, step, shown as a percentage of a fraction
+#: build-up input (labelled by model.core.tco.ONPREM_LABELS), step, shown as a percentage of a fraction
 _FIELDS = (
-    ("server_usd", "Server price per node [$]", 1000.0, False),
-    ("gpus_per_node", "GPUs per node", 1, False),
-    ("network_pct", "Network and storage [% of server]", 1.0, False),
-    ("install_usd", "Installation per node [$]", 100.0, False),
-    ("years", "Depreciation [years]", 1.0, False),
-    ("rate_pct", "Cost of capital [%/year]", 0.5, False),
-    ("kw_per_gpu", "All-in power per GPU [kW]", 0.05, False),
-    ("pue", "PUE", 0.01, False),
-    ("usd_per_kwh", "Electricity [$/kWh]", 0.005, False),
-    ("colo_usd_per_kw_month", "Colocation [$/kW-month]", 1.0, False),
-    ("maintenance_pct", "Support and maintenance [% of capital/year]", 0.5, False),
-    ("licence_usd_per_gpu_year", "Software licences [$/GPU-year]", 100.0, False),
-    ("staff_usd_per_year", "Staff [$/year, whole fleet]", 1000.0, False),
-    ("fleet_gpus", "Fleet size for staff cost [GPUs]", 8, False),
-    ("utilization", "Utilisation [% of hours billable]", 1.0, True),
+    ("server_usd", 1000.0, False),
+    ("gpus_per_node", 1, False),
+    ("network_pct", 1.0, False),
+    ("install_usd", 100.0, False),
+    ("years", 1.0, False),
+    ("rate_pct", 0.5, False),
+    ("kw_per_gpu", 0.05, False),
+    ("pue", 0.01, False),
+    ("usd_per_kwh", 0.005, False),
+    ("colo_usd_per_kw_month", 1.0, False),
+    ("maintenance_pct", 0.5, False),
+    ("licence_usd_per_gpu_year", 100.0, False),
+    ("staff_usd_per_year", 1000.0, False),
+    ("fleet_gpus", 8, False),
+    ("utilization", 1.0, True),
 )
 _START = {"gpus_per_node": 8, "network_pct": 0.0, "install_usd": 0.0, "rate_pct": 0.0, "maintenance_pct": 0.0,
           "licence_usd_per_gpu_year": 0.0, "staff_usd_per_year": 0.0, "utilization": 1.0}
@@ -42,7 +43,8 @@ def build_up_inputs(defaults: dict, hardware: str) -> dict:
     defaults, never the last one's (a B200 profile was once priced with the H200's 1.37 kW/GPU)."""
     values, sources = {}, []
     cols = st.columns(3)
-    for i, (name, label, step, pct) in enumerate(_FIELDS):
+    for i, (name, step, pct) in enumerate(_FIELDS):
+        label = onprem_label(name, percent=pct)
         start, source = defaults.get(name, (_START.get(name), ""))
         if start is not None and pct:
             start = start * 100
@@ -53,7 +55,7 @@ def build_up_inputs(defaults: dict, hardware: str) -> dict:
         values[name] = value / 100 if (pct and value is not None) else value
         if source:
             sources.append(f"{label}: {start:g} from {source}" if start is not None else f"{label}: {source}")
-    values["colo_includes_power"] = st.checkbox("The colocation price includes electricity", key="tco_colo_power")
+    values["colo_includes_power"] = st.checkbox(onprem_label("colo_includes_power"), key="tco_colo_power")
     st.caption("Defaults and their sources — " + plain("; ".join(sources)))
     return values
 

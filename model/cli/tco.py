@@ -25,31 +25,23 @@ import sys
 
 from model.cli.choices import KNEE_RULES, TOKEN_BASES
 from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
+from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
 
 __all__ = ["add_parsers", "run"]
 
-#: (option, input name, type, help) of the build-up options
-_ONPREM_OPTIONS = (
-    ("--server-usd", "server_usd", float, "server price per node [$]"),
-    ("--gpus-per-node", "gpus_per_node", int, "GPUs per node (default 8)"),
-    ("--network-pct", "network_pct", float, "network and storage [%% of the server price]"),
-    ("--network-usd", "network_usd", float, "network and storage per node [$] (instead of --network-pct)"),
-    ("--install-usd", "install_usd", float, "installation per node [$]"),
-    ("--years", "years", float, "depreciation period [years] (default 5)"),
-    ("--rate-pct", "rate_pct", float, "cost of capital [%%/year]; 0 = straight-line (default 0)"),
-    ("--kw-per-gpu", "kw_per_gpu", float, "all-in IT power per GPU [kW] (default: the preset's)"),
-    ("--pue", "pue", float, "power usage effectiveness (default 1.56, Uptime Institute 2024)"),
-    ("--usd-per-kwh", "usd_per_kwh", float, "electricity [$/kWh] (default 0.0806, EIA US industrial 2023)"),
-    ("--colo-usd-per-kw-month", "colo_usd_per_kw_month", float,
-     "colocation [$/kW-month] (default 184.06, CBRE H2 2024)"),
-    ("--rack-usd-per-month", "rack_usd_per_month", float, "rack space [$/rack-month] (instead of colocation)"),
-    ("--nodes-per-rack", "nodes_per_rack", int, "nodes per rack (with --rack-usd-per-month)"),
-    ("--maintenance-pct", "maintenance_pct", float, "support and maintenance [%% of capital per year]"),
-    ("--licence-usd-per-gpu-year", "licence_usd_per_gpu_year", float, "software licences [$/GPU-year]"),
-    ("--staff-usd-per-year", "staff_usd_per_year", float, "staff [$/year] for the whole fleet"),
-    ("--fleet-gpus", "fleet_gpus", int, "GPUs the staff cost is spread over"),
-    ("--utilization", "utilization", float, "share of hours serving billable load [0..1] (default 1)"),
-)
+#: the build-up options: each input of :class:`model.core.tco.OnPremInputs` but the colocation switch, as
+#: ``--name-with-dashes`` with its one label (ONPREM_LABELS) for help, and the default it takes
+_ONPREM_DEFAULTS = {
+    "gpus_per_node": "default 8", "network_usd": "instead of --network-pct", "years": "default 5",
+    "rate_pct": "0 = straight-line; default 0", "kw_per_gpu": "default: the preset's",
+    "pue": "default 1.56, Uptime Institute 2024", "usd_per_kwh": "default 0.0806, EIA US industrial 2023",
+    "colo_usd_per_kw_month": "default 184.06, CBRE H2 2024", "rack_usd_per_month": "instead of colocation",
+    "nodes_per_rack": "with --rack-usd-per-month", "utilization": "a fraction, 0..1; default 1",
+}
+_ONPREM_OPTIONS = tuple(
+    ("--" + name.replace("_", "-"), name, int if name in ONPREM_COUNTS else float,
+     (label + (f" ({_ONPREM_DEFAULTS[name]})" if name in _ONPREM_DEFAULTS else "")).replace("%", "%%"))
+    for name, label in ONPREM_LABELS.items() if name != "colo_includes_power")
 
 
 def add_parsers(sub) -> None:
@@ -58,7 +50,7 @@ def add_parsers(sub) -> None:
     tco.add_argument("--hardware", help="GPU, e.g. H200")
     for option, dest, kind, text in _ONPREM_OPTIONS:
         tco.add_argument(option, dest=dest, type=kind, help=text)
-    tco.add_argument("--colo-includes-power", action="store_true", help="the colocation price includes electricity")
+    tco.add_argument("--colo-includes-power", action="store_true", help=ONPREM_LABELS["colo_includes_power"])
     tco.add_argument("--usd-per-gpu-hour", type=float, help="a plain rate instead of a build-up (a cloud quote)")
     tco.add_argument("--name", help="profile name (default '<hardware> on-prem <years>y')")
     tco.add_argument("--source", default="", help="where the numbers come from (kept with a saved profile)")

@@ -17,8 +17,9 @@ import pandas as pd
 
 from model.core.capacity import add_blended_throughput
 from model.core.cost import has_price_set, load_presets, resolve_rates, usd_per_mtok
-from model.core.crossings import CROSSOVER_COLUMNS, Envelope, lower_envelope
+from model.core.crossings import CROSSOVER_COLUMNS
 from model.core.crossings import crossovers as _crossovers
+from model.core.envelope import Envelope, lower_envelope
 from model.core.frontier import apply_disagg, fit_frontiers, series_labels, throughput_column
 from model.core.iso import CostCurve, cost_curves, default_targets, iso_table, reach
 from model.core.sla import SLA, split_by_sla

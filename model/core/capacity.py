@@ -34,7 +34,7 @@ import pandas as pd
 
 from model.core.cost import usd_per_mtok
 from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, MEASURED_BASES, series_labels
-from model.core.sla import SLA, _column, sla_failures, sla_mask
+from model.core.sla import SLA, numeric_column, sla_failures, sla_mask
 
 __all__ = [
     "KNEE_RULES",
@@ -45,6 +45,8 @@ __all__ = [
     "ramp_points",
     "knee",
     "compare_systems",
+    "gpus_per_node_of",
+    "throughput_on_basis",
 ]
 
 #: how a knee is read off a ramp (see the module docstring)
@@ -95,12 +97,12 @@ def add_blended_throughput(points: pd.DataFrame, w_input: float, w_cached: float
     rows without a hit rate, unless ``w_input == w_cached`` (then the hit rate does not matter).
     """
     w_input, w_cached = _check_weight("w_input", w_input), _check_weight("w_cached", w_cached)
-    isl, osl = _column(points, "isl"), _column(points, "osl")
-    hit = _column(points, "prefix_cache_hit_rate")
+    isl, osl = numeric_column(points, "isl"), numeric_column(points, "osl")
+    hit = numeric_column(points, "prefix_cache_hit_rate")
     if w_input == w_cached:
         hit = np.where(np.isfinite(hit), hit, 0.0)  # ISL·w·(1−hit) + ISL·w·hit = ISL·w for any hit
     weighted = osl + w_input * isl * (1.0 - hit) + w_cached * isl * hit
-    output, total = _column(points, "output_tokens_per_second_per_gpu"), _column(points, "total_tokens_per_second_per_gpu")
+    output, total = numeric_column(points, "output_tokens_per_second_per_gpu"), numeric_column(points, "total_tokens_per_second_per_gpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         from_output = output * weighted / osl
         from_total = total * weighted / (isl + osl)
@@ -121,12 +123,12 @@ def _check(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _gpus_per_node(points: pd.DataFrame, gpus_per_node: int | dict[str, int] | None) -> np.ndarray:
+def gpus_per_node_of(points: pd.DataFrame, gpus_per_node: int | dict[str, int] | None) -> np.ndarray:
     """GPUs per node per row: a ``gpus_per_node`` column, else the argument, else the default."""
     n = len(points)
     out = np.full(n, np.nan)
     if "gpus_per_node" in points.columns:
-        out = _column(points, "gpus_per_node")
+        out = numeric_column(points, "gpus_per_node")
     if isinstance(gpus_per_node, dict):
         mapped = points["hardware"].map(gpus_per_node) if "hardware" in points.columns else pd.Series(np.nan, index=points.index)
         fill = pd.to_numeric(mapped, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -136,18 +138,18 @@ def _gpus_per_node(points: pd.DataFrame, gpus_per_node: int | dict[str, int] | N
     return np.where(np.isfinite(out), out, float(DEFAULT_GPUS_PER_NODE))
 
 
-def _on_basis(points: pd.DataFrame, basis: str) -> tuple[np.ndarray, np.ndarray]:
+def throughput_on_basis(points: pd.DataFrame, basis: str) -> tuple[np.ndarray, np.ndarray]:
     """(tok/s/GPU on the basis, basis name per row); ``auto`` takes total, output, input in turn."""
     if basis == "blended":
         if "blended_tokens_per_second_per_gpu" not in points.columns:
             raise ValueError("basis 'blended' needs add_blended_throughput first (or w_input/w_cached)")
-        return _column(points, "blended_tokens_per_second_per_gpu"), np.full(len(points), "blended", dtype=object)
+        return numeric_column(points, "blended_tokens_per_second_per_gpu"), np.full(len(points), "blended", dtype=object)
     if basis != "auto":
-        return _column(points, f"{basis}_tokens_per_second_per_gpu"), np.full(len(points), basis, dtype=object)
+        return numeric_column(points, f"{basis}_tokens_per_second_per_gpu"), np.full(len(points), basis, dtype=object)
     value = np.full(len(points), np.nan)
     name = np.full(len(points), None, dtype=object)
     for candidate in MEASURED_BASES:
-        column = _column(points, f"{candidate}_tokens_per_second_per_gpu")
+        column = numeric_column(points, f"{candidate}_tokens_per_second_per_gpu")
         take = ~np.isfinite(value) & np.isfinite(column)
         value = np.where(take, column, value)
         name = np.where(take, candidate, name)
@@ -178,15 +180,15 @@ def ramp_points(points: pd.DataFrame, keys=DEFAULT_SERIES_KEYS, sla: SLA | None 
     if points.empty or "request_rate_rps" not in points.columns:
         ramp = points.iloc[0:0]
     else:
-        rate = _column(points, "request_rate_rps")
-        inter = _column(points, "interactivity")
+        rate = numeric_column(points, "request_rate_rps")
+        inter = numeric_column(points, "interactivity")
         ramp = points[np.isfinite(rate) & (rate > 0) & ~np.isfinite(inter)]
     if basis == "blended":
         if w_input is None or w_cached is None:
             raise ValueError("basis 'blended' needs w_input and w_cached")
         ramp = add_blended_throughput(ramp, w_input, w_cached)
-    per_gpu, names = _on_basis(ramp, basis)
-    per_node = _gpus_per_node(ramp, gpus_per_node)
+    per_gpu, names = throughput_on_basis(ramp, basis)
+    per_node = gpus_per_node_of(ramp, gpus_per_node)
     ramp = ramp.assign(series=series_labels(ramp, keys), basis=pd.array(names, dtype="string"),
                        tokens_per_second_per_gpu=per_gpu, tokens_per_second_per_node=per_gpu * per_node,
                        gpus_per_node=per_node)
@@ -318,9 +320,9 @@ def compare_systems(rows: pd.DataFrame, usd_per_gpu_hour: dict[str, float],
         bases = sorted(set(frame["basis"].dropna().astype(str)))
         if len(bases) > 1:
             raise ValueError(f"systems are on different token bases ({', '.join(bases)}); compare like with like")
-    gpn = _gpus_per_node(frame, gpus_per_node)
-    node = _column(frame, "tokens_per_second_per_node")
-    gpu = _column(frame, "tokens_per_second_per_gpu")
+    gpn = gpus_per_node_of(frame, gpus_per_node)
+    node = numeric_column(frame, "tokens_per_second_per_node")
+    gpu = numeric_column(frame, "tokens_per_second_per_gpu")
     node = np.where(np.isfinite(node), node, gpu * gpn)
     gpu = np.where(np.isfinite(gpu), gpu, node / gpn)
     frame = frame.assign(_node=node, _gpu=gpu, _gpn=gpn, _rate=frame["hardware"].map(usd_per_gpu_hour).astype(float))

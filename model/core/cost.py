@@ -6,11 +6,14 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR  # the one bound, declared with the view's rates
 
 __all__ = [
     "usd_per_mtok",
@@ -19,6 +22,9 @@ __all__ = [
     "DEFAULT_PRICE_SET",
     "DEFAULT_TIER",
     "RateError",
+    "MAX_USD_PER_GPU_HOUR",
+    "RATE_RANGE",
+    "usable_rate",
     "load_presets",
     "price_sets",
     "tiers",
@@ -33,8 +39,19 @@ DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
 
 
+#: the most a $/GPU-hour may be [$/GPU/h]: a rate is usable when finite, above 0 and at most this
+#: the rule in words, for messages: "must be in (0, 1000]"
+RATE_RANGE = f"(0, {MAX_USD_PER_GPU_HOUR:g}]"
+
+
 class RateError(ValueError):
     """A $/GPU-hour is missing or not usable."""
+
+
+def usable_rate(usd_per_gpu_hour: float) -> bool:
+    """Whether ``usd_per_gpu_hour`` [$/GPU/h] may price anything: finite, above 0, at most
+    :data:`MAX_USD_PER_GPU_HOUR` (every rate a user, a link, a file or a profile gives)."""
+    return math.isfinite(usd_per_gpu_hour) and 0 < usd_per_gpu_hour <= MAX_USD_PER_GPU_HOUR
 
 
 def usd_per_mtok(usd_per_gpu_hour, tokens_per_second_per_gpu):
@@ -118,18 +135,18 @@ def resolve_rates(hardware: list[str] | None, presets: pd.DataFrame, price_set: 
     hardware : list of str or None  names to price, as the data spells them
     presets : DataFrame  from :func:`load_presets`
     price_set, tier : str  which preset rows to use
-    overrides : dict  hardware -> $/GPU-hour set by the user [$/GPU/h]; each in (0, 1000]
+    overrides : dict  hardware -> $/GPU-hour set by the user [$/GPU/h]; each :func:`usable_rate`
 
     Raises
     ------
-    RateError  when an override is not a positive finite number.
+    RateError  when an override is not a :func:`usable_rate`.
     """
     table = preset_rates(presets, price_set, tier) if has_price_set(presets, price_set, tier) else {}
     names = {hw.lower(): hw for hw in table}
     rates = {hw.lower(): rate for hw, rate in table.items()}
     for hw, value in (overrides or {}).items():
-        if not (value > 0 and np.isfinite(value)):
-            raise RateError(f"$/GPU-hour for {hw} must be a positive number (got {value})")
+        if not usable_rate(value):
+            raise RateError(f"$/GPU-hour for {hw} must be in {RATE_RANGE} (got {value})")
         names.setdefault(hw.lower(), hw)
         rates[hw.lower()] = float(value)
     if hardware is None:

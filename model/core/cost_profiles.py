@@ -1,4 +1,5 @@
-"""Cost profiles: a named way to pay for one hardware's GPU (a plain $/GPU-hour or an on-prem build-up), how they price series, and their round trip through a table and a share link."""
+"""Cost profiles (:class:`model.core.profile.CostProfile`, re-exported here): how they price series, and their
+round trip through a table and a share link."""
 
 from __future__ import annotations
 
@@ -8,137 +9,20 @@ import math
 import zlib
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from model.core.hardware import canonical_hardware
-from model.core.names import MAX_NAME_LENGTH, name_problem
+from model.core.profile import PROFILE_KINDS, CostProfile, cost_profile, profile_of, unique_profiles
 from model.core.tco import (
     ONPREM_FIELDS,
     PARTS,
-    OnPremInputs,
-    TcoBreakdown,
     TcoInputError,
-    _explain,
-    build_up,
     onprem_inputs,
 )
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 
-__all__ = ["CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "_LINK_PREFIX", "_LONG", "_MAX_JSON_BYTES", "_MAX_JSON_DEPTH", "_MAX_LINK_CHARS", "_SHORT", "_cell", "_link_items", "_nesting_depth", "_profile", "_unique", "breakdown_frame", "cost_profile", "hardware_rates", "preset_profiles", "price_with_profiles", "profile_rates", "profiles_frame", "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile"]
-
-
-PROFILE_KINDS = ("rate", "on-prem")
-
-
-class CostProfile(BaseModel):
-    """A named way to pay for one hardware's GPU: a plain $/GPU-hour or an on-prem build-up.
-
-    Attributes
-    ----------
-    name : str  unique label, e.g. ``"H200 on-prem 5y"``; prices series by name
-    hardware : str  canonical GPU name (``h200`` -> ``H200``)
-    usd_per_gpu_hour : float, optional  a plain rate [$/GPU-hour] (preset, cloud quote)
-    onprem : OnPremInputs, optional  the build-up instead of a plain rate
-    source : str  where the numbers come from (provenance), e.g. ``"SemiAnalysis 2025-08 owning_hyperscaler"``
-
-    Neither a rate nor a build-up (or a build-up without a server price) is an *unpriced* profile.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
-    hardware: str = Field(description="GPU (canonical name)")
-    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=MAX_USD_PER_GPU_HOUR)
-    onprem: OnPremInputs | None = None
-    source: str = Field("", description="provenance of the numbers", max_length=300)
-
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, value):
-        if isinstance(value, str):
-            problem = name_problem(value)
-            if problem:
-                raise ValueError(problem)
-            value = " ".join(value.split())   # runs of spaces (a non-breaking one too) become one
-        return value
-
-    @field_validator("source", mode="before")
-    @classmethod
-    def _text(cls, value):
-        if isinstance(value, str):
-            value = " ".join(value.split())   # provenance may be pasted over several lines
-            if not value.isprintable():
-                raise ValueError("must not hold control characters")
-        return value
-
-    @field_validator("hardware", mode="before")
-    @classmethod
-    def _hardware(cls, value):
-        name = canonical_hardware(value)
-        if not name:
-            raise ValueError("is empty: name the GPU, e.g. H200")
-        return name
-
-    @field_validator("usd_per_gpu_hour", mode="before")
-    @classmethod
-    def _rate(cls, value):
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        return value
-
-    @model_validator(mode="after")
-    def _one_way(self) -> "CostProfile":
-        if self.usd_per_gpu_hour is not None and self.onprem is not None:
-            raise ValueError(f"profile {self.name!r}: give a plain $/GPU-hour or an on-prem build-up, not both")
-        return self
-
-    @property
-    def kind(self) -> str:
-        """``"on-prem"`` or ``"rate"``."""
-        return "on-prem" if self.onprem is not None else "rate"
-
-    def breakdown(self) -> TcoBreakdown | None:
-        """The build-up of an on-prem profile; ``None`` for a plain rate."""
-        return build_up(self.onprem) if self.onprem is not None else None
-
-    def rate(self) -> float | None:
-        """The $/GPU-hour that prices tokens (on-prem: effective, ÷ utilisation); ``None`` when unpriced."""
-        if self.onprem is None:
-            return self.usd_per_gpu_hour
-        value = build_up(self.onprem).usd_per_gpu_hour
-        return value if math.isfinite(value) else None
-
-    def paid_rate(self) -> float | None:
-        """The $/GPU-hour paid for every hour a GPU exists (on-prem: at full use); ``None`` when unpriced.
-
-        A fleet's $/month is GPUs × this × 730: idle hours cost the same as busy ones.
-        """
-        if self.onprem is None:
-            return self.usd_per_gpu_hour
-        value = build_up(self.onprem).usd_per_gpu_hour_full_use
-        return value if math.isfinite(value) else None
-
-
-def cost_profile(**values) -> CostProfile:
-    """:class:`CostProfile` from keyword values, raising :class:`TcoInputError` with readable messages."""
-    return _profile(values, f"cost profile {values.get('name')!r}")
-
-
-def _profile(values: dict, what: str) -> CostProfile:
-    try:
-        return CostProfile(**values)
-    except ValidationError as exc:
-        raise _explain(exc, what, CostProfile.model_fields) from None
-
-
-def _unique(profiles) -> list[CostProfile]:
-    profiles = list(profiles)
-    seen: set[str] = set()
-    for p in profiles:
-        if p.name in seen:
-            raise TcoInputError(f"two cost profiles are named {p.name!r}; profile names must be unique")
-        seen.add(p.name)
-    return profiles
+__all__ = [
+    "CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "unique_profiles", "breakdown_frame", "cost_profile",
+    "price_with_profiles", "profile_rates", "profiles_frame",
+    "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile",
+]
 
 
 def profile_rates(profiles) -> dict[str, float]:
@@ -147,37 +31,7 @@ def profile_rates(profiles) -> dict[str, float]:
     Unpriced profiles are left out (a series is never priced at zero); duplicate names raise
     :class:`TcoInputError`.
     """
-    return {p.name: r for p in _unique(profiles) if (r := p.rate()) is not None}
-
-
-def hardware_rates(profiles, names=None) -> dict[str, float]:
-    """{hardware: $/GPU-hour} from the chosen profiles, for ``View.rates`` / ``--rate``.
-
-    Parameters
-    ----------
-    profiles : iterable of CostProfile
-    names : iterable of str, optional  the profiles to use; default every priced profile
-
-    Raises :class:`TcoInputError` when two chosen profiles name the same hardware (price them side
-    by side with :func:`relabel_by_profile` instead) or a name is unknown.
-    """
-    by_name = {p.name: p for p in _unique(profiles)}
-    chosen = list(by_name) if names is None else list(names)
-    unknown = [n for n in chosen if n not in by_name]
-    if unknown:
-        raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")
-    out: dict[str, float] = {}
-    owner: dict[str, str] = {}
-    for name in chosen:
-        profile = by_name[name]
-        rate = profile.rate()
-        if rate is None:
-            continue
-        if profile.hardware in out:
-            raise TcoInputError(f"profiles {owner[profile.hardware]!r} and {name!r} both price {profile.hardware}; "
-                                "choose one, or compare them side by side")
-        out[profile.hardware], owner[profile.hardware] = rate, name
-    return out
+    return {p.name: r for p in unique_profiles(profiles) if (r := p.rate()) is not None}
 
 
 def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFrame, dict[str, float]]:
@@ -192,7 +46,7 @@ def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFr
     -------
     (DataFrame, {profile name: $/GPU-hour})
     """
-    by_name = {p.name: p for p in _unique(profiles)}
+    by_name = {p.name: p for p in unique_profiles(profiles)}
     frames = []
     for name in names:
         if name not in by_name:
@@ -202,17 +56,6 @@ def relabel_by_profile(points: pd.DataFrame, profiles, names) -> tuple[pd.DataFr
         frames.append(part.assign(base_hardware=part["hardware"], hardware=name, cost_profile=name))
     out = pd.concat(frames, ignore_index=True) if frames else points.iloc[0:0].assign(base_hardware=[], cost_profile=[])
     return out, {n: r for n in names if (r := by_name[n].rate()) is not None}
-
-
-def preset_profiles(presets: pd.DataFrame, price_set: str, tier: str) -> list[CostProfile]:
-    """One plain-rate profile per hardware of a preset price set and tier, named ``"B200 owning_hyperscaler 2025-08"``.
-
-    ``presets`` as :func:`model.core.cost.load_presets`; the source column is kept as provenance.
-    """
-    rows = presets[(presets["price_set"] == price_set) & (presets["tier"] == tier)]
-    return [CostProfile(name=f"{r.hardware} {tier} {price_set}", hardware=r.hardware,
-                        usd_per_gpu_hour=float(r.usd_per_gpu_hour), source=f"{r.source} ({price_set}, {tier})")
-            for r in rows.itertuples(index=False)]
 
 
 #: columns of the editable profiles table (:func:`profiles_frame`)
@@ -244,7 +87,7 @@ def breakdown_frame(profiles) -> pd.DataFrame:
     ``usd_per_gpu_hour`` (effective: what prices tokens; NaN when unpriced).
     """
     rows = []
-    for p in _unique(profiles):
+    for p in unique_profiles(profiles):
         row: dict[str, object] = {"profile": p.name, "hardware": p.hardware, "kind": p.kind}
         b = p.breakdown()
         if b is not None:
@@ -294,8 +137,8 @@ def profiles_from_frame(frame: pd.DataFrame) -> list[CostProfile]:
                 raise TcoInputError(f"row {i} ({cells['name']}): {exc}") from None
         else:
             values["usd_per_gpu_hour"] = cells.get("usd_per_gpu_hour")
-        out.append(_profile(values, f"row {i} ({cells['name']})"))
-    return _unique(out)
+        out.append(profile_of(values, f"row {i} ({cells['name']})"))
+    return unique_profiles(out)
 
 
 #: stable short keys for the share link; never reuse a retired key
@@ -330,7 +173,7 @@ def profiles_to_text(profiles) -> str:
     ``"p1.<base64>"``; ``""`` for no profiles. :func:`profiles_from_text` reads it back equal.
     """
     items = []
-    for p in _unique(profiles):
+    for p in unique_profiles(profiles):
         data = p.model_dump(exclude_defaults=True)
         short = {_SHORT[k]: v for k, v in data.items() if k != "onprem"}
         if p.onprem is not None:
@@ -416,7 +259,7 @@ def profiles_from_text(text: str | None) -> list[CostProfile]:
         except KeyError:
             raise foreign from None
         long.append(values)
-    return _unique(_profile(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
+    return unique_profiles(profile_of(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
 
 
 def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profiles,
@@ -442,7 +285,7 @@ def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profi
     names = list(dict.fromkeys(names))
     if not names:
         return points, dict(overrides), []
-    by_name = {p.name: p for p in _unique(profiles)}
+    by_name = {p.name: p for p in unique_profiles(profiles)}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")

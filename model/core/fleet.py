@@ -36,9 +36,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from model.core.capacity import DEFAULT_GPUS_PER_NODE, _gpus_per_node, _on_basis, knee
+from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
+from model.core.demand import SECONDS_PER_DAY, TOKEN_BASES, Demand, demand, finite_number, tokens_per_request
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.sla import SLA, split_by_sla
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, TcoInputError
@@ -50,80 +50,11 @@ __all__ = [
     "node_capacity",
     "size_for_demand",
     "size_for_budget",
-    "fleet_costs",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
     "finite_number",
+    "hardware_value",
 ]
-
-#: what a token count counts
-TOKEN_BASES = ("total", "output", "input")
-SECONDS_PER_DAY = 86_400.0
-
-
-class Demand(BaseModel):
-    """Peak demand and how much spare capacity to buy.
-
-    Attributes
-    ----------
-    requests_per_second : float, optional  peak demand [req/s]
-    tokens_per_day : float, optional  average demand [tokens/day] on ``token_basis``, instead of req/s
-    peak_to_average : float  peak ÷ average load [-], >= 1 (only with ``tokens_per_day``)
-    token_basis : str  what ``tokens_per_day`` counts: total (input+output), output or input tokens
-    headroom : float  capacity bought ÷ peak demand [-], >= 1, e.g. 1.2 for 20 % spare
-    spares : int  whole nodes added after rounding up (N+1 = 1)
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    requests_per_second: float | None = Field(None, gt=0, le=1e9)
-    tokens_per_day: float | None = Field(None, gt=0, le=1e18)
-    peak_to_average: float = Field(1.0, ge=1, le=1000)
-    token_basis: str = "total"
-    headroom: float = Field(1.0, ge=1, le=100)
-    spares: int = Field(0, ge=0, le=100_000)
-
-    @model_validator(mode="after")
-    def _one(self) -> "Demand":
-        if (self.requests_per_second is None) == (self.tokens_per_day is None):
-            raise ValueError("give demand as requests per second or as tokens per day (one of them)")
-        if self.token_basis not in TOKEN_BASES:
-            raise ValueError(f"token_basis must be one of {', '.join(TOKEN_BASES)}")
-        return self
-
-    def describe(self) -> str:
-        if self.requests_per_second is not None:
-            text = f"{self.requests_per_second:g} req/s at peak"
-        else:
-            text = (f"{self.tokens_per_day:,.0f} {self.token_basis} tokens/day × {self.peak_to_average:g} "
-                    "peak/average")
-        return text + f", headroom {self.headroom:g}" + (f", +{self.spares} spare nodes" if self.spares else "")
-
-
-def demand(**values) -> Demand:
-    """:class:`Demand` from keyword values (``None`` = default), raising :class:`TcoInputError` readably."""
-    try:
-        return Demand(**{k: v for k, v in values.items() if v is not None})
-    except ValidationError as exc:
-        parts = [f"{'.'.join(map(str, e['loc'])) or 'demand'}: {e['msg'].removeprefix('Value error, ')}"
-                 for e in exc.errors()]
-        raise TcoInputError("demand: " + "; ".join(parts)) from None
-
-
-def finite_number(value) -> float:
-    """``value`` as a float; NaN when it is missing, not a number, or infinite."""
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return math.nan
-    return out if math.isfinite(out) else math.nan
-
-
-def _tokens_per_request(isl, osl, basis: str) -> float:
-    isl, osl = finite_number(isl), finite_number(osl)
-    value = {"total": isl + osl, "output": osl, "input": isl}.get(basis, math.nan)
-    return value if value > 0 else math.nan
-
 
 def _where(row) -> str:
     file, line = row.get("source_file"), finite_number(row.get("source_line"))
@@ -199,9 +130,9 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
     if not sweep.empty:
         labels = series_labels(sweep, keys)
         kept, _ = split_by_sla(sweep.assign(series=labels), sla)
-        per_gpu, names = _on_basis(sweep, basis)
+        per_gpu, names = throughput_on_basis(sweep, basis)
         values = pd.DataFrame({"tps": per_gpu, "basis": names}, index=sweep.index)
-        gpn_all = pd.Series(_gpus_per_node(sweep, gpus_per_node), index=sweep.index)
+        gpn_all = pd.Series(gpus_per_node_of(sweep, gpus_per_node), index=sweep.index)
         for series, part in sweep.assign(series=labels).groupby("series", sort=True):
             ok = part.loc[part.index.isin(kept.index)]
             if interactivity_min is not None:
@@ -219,7 +150,7 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             row = ok.loc[best]
             tps, used = float(values.at[best, "tps"]), str(values.at[best, "basis"])
             gpn = float(gpn_all.at[best])
-            per_request = _tokens_per_request(row.get("isl"), row.get("osl"), used)
+            per_request = tokens_per_request(row.get("isl"), row.get("osl"), used)
             gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
             users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
             rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
@@ -243,7 +174,7 @@ def _ceil(value: float) -> int:
     return int(math.ceil(round(value, 9)))
 
 
-def _lookup(mapping, hardware, default=math.nan) -> float:
+def hardware_value(mapping, hardware, default=math.nan) -> float:
     if isinstance(mapping, dict):
         return finite_number(mapping.get(hardware, default))
     return finite_number(mapping) if mapping is not None else default
@@ -288,7 +219,7 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
         if need.requests_per_second is not None:
             peak = need.requests_per_second
         else:
-            per_request = _tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
+            per_request = tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
             peak = need.tokens_per_day / SECONDS_PER_DAY * need.peak_to_average / per_request
         row["demand_rps"] = peak
         notes = []
@@ -300,9 +231,9 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             needed = peak * need.headroom / per_node
             nodes = _ceil(needed) + need.spares
             gpus = nodes * gpn
-            kw = gpus * _lookup(kw_per_gpu, hw)
-            rate = _lookup(usd_per_gpu_hour or {}, hw)
-            row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * _lookup(pue, hw, 1.0),
+            kw = gpus * hardware_value(kw_per_gpu, hw)
+            rate = hardware_value(usd_per_gpu_hour or {}, hw)
+            row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
                        racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw) else math.nan,
                        usd_per_gpu_hour=rate, usd_per_month=gpus * rate * HOURS_PER_MONTH,
                        usd_per_year=gpus * rate * HOURS_PER_YEAR)
@@ -355,7 +286,7 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         hw = c.get("hardware")
         gpn = finite_number(c.get("gpus_per_node"))
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
-        kw_gpu, p, rate = _lookup(kw_per_gpu, hw), _lookup(pue, hw, 1.0), _lookup(usd_per_gpu_hour or {}, hw)
+        kw_gpu, p, rate = hardware_value(kw_per_gpu, hw), hardware_value(pue, hw, 1.0), hardware_value(usd_per_gpu_hour or {}, hw)
         limits, notes = {}, []
         if budget_mw is not None:
             if math.isfinite(kw_gpu):
@@ -391,34 +322,6 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         if column not in ("series", "hardware", "limit", "basis", "capacity_from", "note"):
             out[column] = pd.to_numeric(out[column], errors="coerce")
     return out
-
-
-def fleet_costs(sized: pd.DataFrame, profiles) -> pd.DataFrame:
-    """$/month and $/year of each sized fleet under every cost profile of its hardware.
-
-    Parameters
-    ----------
-    sized : DataFrame  :func:`size_for_demand` (or :func:`size_for_budget`) output, with ``gpus``
-    profiles : iterable of :class:`model.core.cost_profiles.CostProfile`
-
-    Returns
-    -------
-    DataFrame: ``series``, ``profile``, ``kind``, ``gpus``, ``usd_per_gpu_hour`` (paid: on-prem at
-    full use), ``usd_per_gpu_hour_effective`` (÷ utilisation, the token price), ``usd_per_month``,
-    ``usd_per_year`` [$]; unpriced profiles have NaN costs.
-    """
-    rows = []
-    for s in sized.to_dict("records"):
-        for p in profiles:
-            if p.hardware != s.get("hardware"):
-                continue
-            paid = finite_number(p.paid_rate())
-            gpus = finite_number(s.get("gpus"))
-            rows.append({"series": s.get("series"), "profile": p.name, "kind": p.kind, "gpus": gpus,
-                         "usd_per_gpu_hour": paid, "usd_per_gpu_hour_effective": finite_number(p.rate()),
-                         "usd_per_month": gpus * paid * HOURS_PER_MONTH, "usd_per_year": gpus * paid * HOURS_PER_YEAR})
-    return pd.DataFrame(rows, columns=["series", "profile", "kind", "gpus", "usd_per_gpu_hour",
-                                       "usd_per_gpu_hour_effective", "usd_per_month", "usd_per_year"])
 
 
 def preset_kw_per_gpu(presets: pd.DataFrame, price_set: str) -> dict[str, float]:
@@ -463,12 +366,12 @@ def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, flo
             rate = p.paid_rate()
             options.append({"hardware": hw, "pricing": f"profile {p.name}",
                             "usd_per_gpu_hour": rate if rate is not None else math.nan,
-                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else _lookup(kw_per_gpu, hw,
+                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw,
                                                                                                        None)),
                             "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
         if not mine:
-            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": _lookup(rates, hw),
-                            "kw_per_gpu": kw_override or _lookup(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+            options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": hardware_value(rates, hw),
+                            "kw_per_gpu": kw_override or hardware_value(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
     return options
 
 

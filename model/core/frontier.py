@@ -173,13 +173,6 @@ def _first_index(codes: np.ndarray) -> np.ndarray:
     return first
 
 
-def _na(value: object) -> object:
-    """Make missing values hashable-equal (NaN != NaN would split series)."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return None
-    return value
-
-
 def pareto_mask(x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
     """Boolean mask of points not dominated in (x higher, y higher), per group. O(n log n).
 

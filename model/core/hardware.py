@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CANONICAL_HARDWARE", "canonical_hardware", "same_hardware", "vendor", "hardware_colour"]
+__all__ = ["CANONICAL_HARDWARE", "canonical_hardware", "same_hardware", "hardware_colour"]
 
 #: Canonical names, in the order charts list them (NVIDIA by generation, then AMD).
 CANONICAL_HARDWARE = (
@@ -45,15 +45,6 @@ def canonical_hardware(value: object) -> str:
 def same_hardware(a: object, b: object) -> bool:
     """Whether two accelerator names mean the same part: canonical names equal, case-insensitively."""
     return canonical_hardware(a).casefold() == canonical_hardware(b).casefold()
-
-
-def vendor(hardware: str) -> str:
-    """``"AMD"`` for MI-series parts, ``"NVIDIA"`` for the rest we know, else ``"other"``."""
-    if hardware.upper().startswith("MI"):
-        return "AMD"
-    if hardware in CANONICAL_HARDWARE:
-        return "NVIDIA"
-    return "other"
 
 
 _NVIDIA_GREENS = {

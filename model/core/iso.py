@@ -40,6 +40,9 @@ __all__ = [
     "reach",
     "break_even_rates",
     "default_targets",
+    "check_method",
+    "cost_within",
+    "PackedCurves",
 ]
 
 METHODS = ("linear", "monotone")
@@ -81,7 +84,7 @@ class CostCurve:
         return cached
 
 
-def _check_method(method: str) -> None:
+def check_method(method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"unknown interpolation method {method!r}; choose one of {', '.join(METHODS)}")
 
@@ -118,7 +121,7 @@ def cost_curves(frontier: pd.DataFrame, usd_per_gpu_hour: dict[str, float]) -> d
     return curves
 
 
-def _inside(curve: CostCurve, x: np.ndarray, method: str) -> np.ndarray:
+def cost_within(curve: CostCurve, x: np.ndarray, method: str) -> np.ndarray:
     """Cost at x within [x_min, x_max]; NaN outside."""
     x = np.asarray(x, dtype=float)
     out = np.full(x.shape, np.nan)
@@ -141,9 +144,9 @@ def evaluate(curve: CostCurve, targets, method: str = "linear") -> tuple[np.ndar
     status : array of str: ``ok``, ``clamped`` (within 1 % past an end),
         ``above reach`` or ``below reach``
     """
-    _check_method(method)
+    check_method(method)
     x = np.atleast_1d(np.asarray(targets, dtype=float))
-    values = _inside(curve, x, method)
+    values = cost_within(curve, x, method)
     status = np.where(np.isfinite(values), "ok", "").astype(object)
     hi = x > curve.x_max
     lo = x < curve.x_min
@@ -165,7 +168,7 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
     hardware, usd_per_gpu_hour, tokens_per_second_per_gpu, ratio_to_baseline
     (this series' $/M over the baseline's: above 1 means dearer than the baseline).
     """
-    _check_method(method)
+    check_method(method)
     if baseline is not None and baseline not in curves:
         raise ValueError(f"baseline series {baseline!r} is not among: {', '.join(curves)}")
     targets = np.atleast_1d(np.asarray(targets, dtype=float))
@@ -174,7 +177,7 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
     if not curves:
         return pd.DataFrame(columns=columns)
     n, k = len(curves), len(targets)
-    packed = _Packed(curves, method)
+    packed = PackedCurves(curves, method)
     index = {name: i for i, name in enumerate(packed.names)}
     owner = np.repeat([index[name] for name in curves], k)
     x = np.tile(targets, n)
@@ -232,7 +235,7 @@ def reach(curves: dict[str, CostCurve]) -> pd.DataFrame:
 # one is cheaper, and where they cross, is decided for every interval of every job at once.
 
 
-class _Packed:
+class PackedCurves:
     """Every curve's breakpoints in flat arrays, to evaluate many (curve, x) at once.
 
     Curves are numbered in name order. ``q`` is the compared quantity, smaller = cheaper:
@@ -320,7 +323,7 @@ def break_even_rates(curves: dict[str, CostCurve], series: str, against: str, ta
     """
     ca, cb = curves[series], curves[against]
     targets = np.atleast_1d(np.asarray(targets, dtype=float))
-    va, vb = _inside(ca, targets, method), _inside(cb, targets, method)
+    va, vb = cost_within(ca, targets, method), cost_within(cb, targets, method)
     rate_a = np.interp(np.clip(targets, ca.x_min, ca.x_max), ca.x, ca.usd_per_gpu_hour)
     return pd.DataFrame({
         "interactivity": targets,

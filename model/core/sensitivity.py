@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from model.core.cost import usd_per_mtok
-from model.core.fleet import _lookup, finite_number
+from model.core.fleet import finite_number, hardware_value
 from model.core.tco import OnPremInputs, TcoInputError, build_up
 
-__all__ = ["BREAK_EVEN_INPUTS", "BreakEven", "TORNADO_INPUTS", "_BOUNDS", "break_even", "energy_per_token", "tornado"]
+__all__ = ["BREAK_EVEN_INPUTS", "BreakEven", "TORNADO_INPUTS", "break_even", "energy_per_token", "tornado"]
 
 
 #: the inputs the tornado moves, with their labels
@@ -44,7 +44,7 @@ def energy_per_token(frame: pd.DataFrame, kw_per_gpu: dict[str, float] | float |
     n = len(frame)
     measured = (pd.to_numeric(frame["power_per_gpu_w"], errors="coerce").to_numpy(dtype=float) / 1000.0
                 if "power_per_gpu_w" in frame.columns else np.full(n, np.nan))
-    preset = np.array([_lookup(kw_per_gpu, hw) for hw in frame.get("hardware", pd.Series([None] * n))], dtype=float)
+    preset = np.array([hardware_value(kw_per_gpu, hw) for hw in frame.get("hardware", pd.Series([None] * n))], dtype=float)
     has_measured = np.isfinite(measured) & (measured > 0)
     kw = np.where(has_measured, measured, preset)
     source = np.where(has_measured, "measured power_per_gpu_w",

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["SLA", "SLA_KEYS", "TTFT_PERCENTILES", "_column", "_limit_pass", "sla_failures", "sla_mask", "split_by_sla"]
+__all__ = [
+    "SLA", "SLA_KEYS", "TTFT_PERCENTILES", "numeric_column", "sla_failures", "sla_mask", "split_by_sla",
+]
 
 
 #: TTFT percentiles an SLA may name; each maps to the field ``ttft_<p>_s``
@@ -136,7 +138,7 @@ class SLA(BaseModel):
         return ", ".join(out) or "no SLA"
 
 
-def _column(points: pd.DataFrame, name: str) -> np.ndarray:
+def numeric_column(points: pd.DataFrame, name: str) -> np.ndarray:
     if name not in points.columns:
         return np.full(len(points), np.nan)
     return pd.to_numeric(points[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -144,7 +146,7 @@ def _column(points: pd.DataFrame, name: str) -> np.ndarray:
 
 def _limit_pass(points: pd.DataFrame, column: str, op: str, value: float) -> tuple[np.ndarray, np.ndarray]:
     """(passes, missing) per row for one limit."""
-    values = _column(points, column)
+    values = numeric_column(points, column)
     missing = ~np.isfinite(values)
     with np.errstate(invalid="ignore"):
         ok = values <= value if op == "<=" else values >= value
@@ -180,7 +182,7 @@ def sla_failures(points: pd.DataFrame, sla: SLA | None) -> pd.Series:
     reasons: list[list[str]] = [[] for _ in range(len(points))]
     for _, column, op, value in (sla.limits() if sla is not None else []):
         ok, missing = _limit_pass(points, column, op, value)
-        values = _column(points, column)
+        values = numeric_column(points, column)
         broken = ">" if op == "<=" else "<"
         for i in np.flatnonzero(~ok):
             reasons[i].append(f"{column} missing" if missing[i] else f"{column} {values[i]:.4g} {broken} {value:g}")

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from model.core.hardware import canonical_hardware
 from model.core.names import validation_reason
+from model.core.onprem_labels import ONPREM_LABELS, onprem_label
 
 __all__ = [
     "HOURS_PER_YEAR",
@@ -51,6 +52,8 @@ __all__ = [
     "reference_values",
     "onprem_defaults",
     "ONPREM_LABELS",
+    "onprem_label",
+    "explain_validation",
 ]
 
 HOURS_PER_YEAR = 8760.0
@@ -157,7 +160,7 @@ class OnPremInputs(BaseModel):
         return self
 
 
-def _explain(exc: ValidationError, what: str, fields: dict | None = None) -> TcoInputError:
+def explain_validation(exc: ValidationError, what: str, fields: dict | None = None) -> TcoInputError:
     """One readable line per broken field: ``what: field (description): message (got value)``."""
     lines = []
     fields = OnPremInputs.model_fields | (fields or {})
@@ -180,7 +183,7 @@ def onprem_inputs(**values) -> OnPremInputs:
     try:
         return OnPremInputs(**{k: v for k, v in values.items() if v is not None or k == "server_usd"})
     except ValidationError as exc:
-        raise _explain(exc, "on-prem build-up") from None
+        raise explain_validation(exc, "on-prem build-up") from None
 
 
 @dataclass(frozen=True)
@@ -292,22 +295,9 @@ def build_up(inputs: OnPremInputs) -> TcoBreakdown:
 
 # ------------------------------------------------------------------------------------------ profiles
 
-#: build-up input -> what it is, with its unit (the TCO builder's form, the report's inputs table)
-ONPREM_LABELS = {
-    "server_usd": "Server price per node [$]", "gpus_per_node": "GPUs per node",
-    "network_pct": "Network and storage [% of server]", "network_usd": "Network and storage per node [$]",
-    "install_usd": "Installation per node [$]", "years": "Depreciation [years]",
-    "rate_pct": "Cost of capital [%/year]", "kw_per_gpu": "All-in power per GPU [kW]", "pue": "PUE",
-    "usd_per_kwh": "Electricity [$/kWh]", "colo_usd_per_kw_month": "Colocation [$/kW-month]",
-    "colo_includes_power": "Colocation price includes electricity",
-    "rack_usd_per_month": "Rack space [$/rack-month]", "nodes_per_rack": "Nodes per rack",
-    "maintenance_pct": "Support and maintenance [% of capital/year]",
-    "licence_usd_per_gpu_year": "Software licences [$/GPU-year]", "staff_usd_per_year": "Staff [$/year, whole fleet]",
-    "fleet_gpus": "Fleet size for staff cost [GPUs]", "utilization": "Utilisation [fraction of hours billable]",
-}
-
 #: the on-prem input names, in form order
 ONPREM_FIELDS: tuple[str, ...] = tuple(OnPremInputs.model_fields)
+
 
 
 # ---------------------------------------------------------------------------------------- share link

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from model.core.iso import METHODS, CostCurve, _check_method, _inside, _Packed, cost_curves
+from model.core.iso import METHODS, CostCurve, PackedCurves, check_method, cost_curves, cost_within
 
 __all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
            "leave_one_out", "leave_one_out_frontier", "leave_one_out_methods", "band_coefficients", "relative_band", "error_summary",
@@ -116,7 +116,7 @@ def leave_one_out(curves: dict[str, CostCurve], method: str = "linear") -> pd.Da
     ``usd_error``/``tps_error``: signed relative errors (module docstring); ``scale`` = (x − left)(right − x) / x²;
     ``coefficient`` = |usd_error| / scale (the curvature rule's k for this point).
     """
-    _check_method(method)
+    check_method(method)
     names, x, cost, owner = _packed(curves)
     n = len(x)
     if n < 3:
@@ -266,7 +266,7 @@ def uncertainty(curves: dict[str, CostCurve], method: str, loo_by_method: dict[s
     """The :class:`Uncertainty` of ``curves`` under ``method``. ``loo_by_method`` (method -> :func:`leave_one_out`
     or :func:`leave_one_out_frontier`, e.g. from a cache) is computed from ``curves`` where not given; it may
     hold other series, which are left out."""
-    _check_method(method)
+    check_method(method)
     loo_by_method = dict(loo_by_method or {})
     for m in METHODS:
         if m not in loo_by_method:
@@ -285,7 +285,7 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
     origin = np.full(len(iso), "", dtype=object)
     if not iso.empty and curves:
         # every (series, target) at once over the packed breakpoints, as iso_table evaluates them
-        packed = _Packed(curves, "linear")
+        packed = PackedCurves(curves, "linear")
         index = {name: i for i, name in enumerate(packed.names)}
         owner = iso["series"].map(index).to_numpy(dtype=float)
         have = np.isfinite(owner) & (iso["status"] == "ok").to_numpy()
@@ -316,7 +316,7 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
              for s, e in zip(lo[sides], hi[sides])]
     x = np.concatenate(grids)
     side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-    va, vb = _inside(ca, x, method), _inside(cb, x, method)
+    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
     ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
     ok = np.isfinite(va) & np.isfinite(vb)
     unknown = ok & ~(np.isfinite(ba) & np.isfinite(bb))

@@ -21,9 +21,10 @@ import pandas as pd
 
 from model.core.columns import normalise_header
 from model.core.volume import ApiPrice
+from model.data.database import API_PRICES_DDL
 from model.data.importers.base import IngestError, IngestResult
 from model.data.importers.canonical_csv import read_small_csv
-from model.data.store import API_PRICES_DDL
+from model.data.store import add_source
 
 __all__ = ["API_PRICES_DDL", "COLUMNS", "ingest_csv", "add_prices", "load_api_prices",
            "prices_frame", "check_row"]
@@ -82,17 +83,9 @@ def check_row(record: dict, name: str, line: int, today: date | None = None) -> 
     return [model, provider, *prices, discount, read_on, source]
 
 
-def _new_source(con, name: str, sha: str, rows: int, notes: str | None = None) -> int:
-    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                [source_id, name, "csv", "api_prices", sha, rows, datetime.now(timezone.utc).replace(tzinfo=None),
-                 notes])
-    return source_id
-
-
 def _insert(con, name: str, sha: str, rows: list[list], notes: str | None = None) -> IngestResult:
     con.execute(API_PRICES_DDL)
-    source_id = _new_source(con, name, sha, len(rows), notes)
+    source_id = add_source(con, name, "csv", "api_prices", sha, len(rows), notes)
     con.executemany("INSERT INTO api_prices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [[source_id, *row] for row in rows])
     return IngestResult(name, "csv", "api_prices", len(rows), None, source_id)

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-__all__ = ["EVAL_COLUMNS", "load_evals", "flag_regressions", "recipe_accuracy"]
+__all__ = ["EVAL_COLUMNS", "load_evals", "flag_regressions"]
 
 #: columns of :func:`load_evals`
 EVAL_COLUMNS = ("source_id", "source_line", "model", "eval", "setting", "precision", "score", "stderr")
@@ -112,26 +112,3 @@ def flag_regressions(evals: pd.DataFrame, reference_precision: str = "fp8", tole
     out = out.assign(reference_precision=reference_precision, drop=drop, combined_stderr=combined,
                      tolerance=tolerance, flagged=over_tol | over_se, reason=reasons)
     return out[columns].sort_values(["model", "eval", "precision"], kind="stable").reset_index(drop=True)
-
-
-def recipe_accuracy(flags: pd.DataFrame) -> pd.DataFrame:
-    """One row per recipe (model, precision) of :func:`flag_regressions`, to show beside its cost.
-
-    Returns
-    -------
-    DataFrame: ``model``, ``precision``, ``reference_precision``, ``evals`` (count compared),
-    ``evals_flagged`` (count), ``flagged`` (any), ``worst_drop`` [fraction] and ``summary``
-    (e.g. ``"GSM8K −0.010, GPQA-Diamond −0.019 vs fp8"``; flagged evals marked ``!``).
-    """
-    columns = ["model", "precision", "reference_precision", "evals", "evals_flagged", "flagged", "worst_drop", "summary"]
-    if flags.empty:
-        return pd.DataFrame(columns=columns)
-    rows = []
-    for (model, precision), part in flags.groupby(["model", "precision"], dropna=False, sort=True):
-        text = ", ".join(f"{r['eval']}{'!' if r['flagged'] else ''} {-r['drop']:+.3f}" for _, r in part.iterrows())
-        rows.append({
-            "model": model, "precision": precision, "reference_precision": part["reference_precision"].iloc[0],
-            "evals": len(part), "evals_flagged": int(part["flagged"].sum()), "flagged": bool(part["flagged"].any()),
-            "worst_drop": float(part["drop"].max()), "summary": f"{text} vs {part['reference_precision'].iloc[0]}",
-        })
-    return pd.DataFrame(rows, columns=columns)

@@ -14,13 +14,9 @@ which never imports it back; errors and results come from :mod:`model.data.impor
 from __future__ import annotations
 
 import codecs
-import errno
 import hashlib
-import math
-import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -29,26 +25,23 @@ import pandas as pd
 from pydantic import ValidationError
 
 from model.core.columns import normalise_header, resolve_column
-from model.core.hardware import canonical_hardware
 from model.core.schema import (
     POINT_FIELDS,
-    canonical_precision,
-    canonical_spec_decoding,
 )
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.data import api_prices, importers
-from model.data.importers._common import env_mb
+from model.data.database import disk_full, no_space
+from model.data.field_sql import ADAPTERS, CANONICALISERS, check_constraints_scalar
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
     quick_records,
-    read_small_csv,
     scan_csv,
     stage_csv,
 )
-from model.data.pipeline import _ADAPTERS, _CANONICALISERS, _check_constraints_scalar, run_pipeline
-from model.data.store import StoreError
-from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
+from model.data.pipeline import run_pipeline
+from model.data.tables_csv import ingest_evals_csv, ingest_published_csv, ingest_rates_csv
+from model.data.uploads import (  # the size and column limits, line ends, non-UTF-8 names
+    check_size,
     check_upload_shape,
     plain_line_ends,
     utf8_name,
@@ -56,7 +49,7 @@ from model.data.uploads import (  # the column limit, line ends, non-UTF-8 names
 )
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
-           "FileFacts", "file_facts", "max_file_mb", "check_size", "DEFAULT_MAX_FILE_MB"]
+           "FileFacts", "file_facts"]
 
 
 def sha256_of(path: Path) -> str:
@@ -158,15 +151,15 @@ def parse_set_fields(pairs: list[str] | dict[str, Any] | None, file: str = "--se
         if name in ("source_line", "extra"):
             raise IngestError(file, f"{name} is set by the importer", field=key)
         try:
-            typed = _ADAPTERS[name].validate_strings(str(value)) if not isinstance(value, (int, float, bool)) \
-                else _ADAPTERS[name].validate_python(value)
+            typed = ADAPTERS[name].validate_strings(str(value)) if not isinstance(value, (int, float, bool)) \
+                else ADAPTERS[name].validate_python(value)
         except ValidationError as exc:
             raise IngestError(file, f"invalid value {value!r}: {exc.errors()[0]['msg']}", field=name) from None
         if isinstance(typed, float) and scale != 1:
             typed *= scale
-        if name in _CANONICALISERS and typed is not None:
-            typed = _CANONICALISERS[name](typed)
-        _check_constraints_scalar(file, name, typed)
+        if name in CANONICALISERS and typed is not None:
+            typed = CANONICALISERS[name](typed)
+        check_constraints_scalar(file, name, typed)
         out[name] = typed
     return out
 
@@ -183,146 +176,7 @@ def _ingest_points_csv(con, raw_table: str, name: str, sha: str, headers: list[s
                         f"(r.rowid - {first} + 2)")
 
 
-def _num(name: str, line: int, fld: str, text: Any, required: bool = True) -> float | None:
-    text = "" if text is None else str(text).strip()
-    if not text:
-        if required:
-            raise IngestError(name, "missing value", line=line, field=fld)
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise IngestError(name, f"not a number (got {text!r})", line=line, field=fld) from None
-    if not math.isfinite(value):
-        raise IngestError(name, f"must be finite (got {text!r})", line=line, field=fld)
-    return value
-
-
-def _new_source(con, name: str, fmt: str, kind: str, sha: str, rows: int, notes: str | None = None) -> int:
-    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                [source_id, name, fmt, kind, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes])
-    return source_id
-
-
-def _ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = read_small_csv(path, name, delim)
-    cols = {normalise_header(c): c for c in frame.columns}
-    hw_col = cols.get("gpu") or cols.get("hardware")
-    rate_col = cols.get("usdpergpuhr") or cols.get("usdpergpuhour")
-    if hw_col is None:
-        raise IngestError(name, "a rates file needs a 'gpu' (or 'hardware') column", field="gpu")
-    rows = []
-    for i, rec in enumerate(frame.to_dict("records")):
-        line = i + 2
-        hardware = canonical_hardware(rec[hw_col])
-        if not hardware:
-            raise IngestError(name, "missing hardware", line=line, field=hw_col)
-        rate = _num(name, line, rate_col, rec[rate_col])
-        if rate <= 0 or rate > MAX_USD_PER_GPU_HOUR:
-            raise IngestError(name, f"$/GPU-hour must be in (0, {MAX_USD_PER_GPU_HOUR:g}] (got {rate:g})", line=line,
-                              field=rate_col)
-        kw = _num(name, line, "all_in_kw_per_gpu", rec.get(cols.get("allinkwpergpu", ""), ""), required=False)
-        rows.append([line, str(rec.get(cols.get("asof", ""), "") or "custom").strip(),
-                     str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,
-                     str(rec.get(cols.get("source", ""), "") or "").strip() or None])
-    if not rows:
-        raise IngestError(name, "the file has a header but no data rows", line=2)
-    source_id = _new_source(con, name, "csv", "tco_rates", sha, len(rows))
-    con.executemany("INSERT INTO tco_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
-    return IngestResult(name, "csv", "tco_rates", len(rows), None, source_id)
-
-
-def _ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = read_small_csv(path, name, delim)
-    cols = {normalise_header(c): c for c in frame.columns}
-    precisions = [k[: -len("score")] for k in cols if k.endswith("score")]
-    rows = []
-    for i, rec in enumerate(frame.to_dict("records")):
-        line = i + 2
-        for prec in precisions:
-            score_col = cols[prec + "score"]
-            score = _num(name, line, score_col, rec[score_col], required=False)
-            if score is None:
-                continue
-            stderr_col = cols.get(prec + "stderr")
-            stderr = _num(name, line, stderr_col, rec.get(stderr_col), required=False) if stderr_col else None
-            rows.append([line, (rec.get(cols.get("model", ""), "") or None), str(rec[cols["eval"]]).strip(),
-                         (rec.get(cols.get("setting", ""), "") or None), canonical_precision(prec), score, stderr])
-    if not rows:
-        raise IngestError(name, "no scores found (expected columns like 'fp8_score')", field="score")
-    source_id = _new_source(con, name, "csv", "evals", sha, len(rows))
-    con.executemany("INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
-    return IngestResult(name, "csv", "evals", len(rows), None, source_id)
-
-
-#: columns of an iso table stating what its $/M cells were computed from (normalised suffix -> metric)
-_ISO_STATED = (("tputpergpu", "tokens_per_second_per_gpu"), ("tokspergpu", "tokens_per_second_per_gpu"),
-               ("toksgpu", "tokens_per_second_per_gpu"), ("usdpergpuhr", "usd_per_gpu_hour"),
-               ("usdpergpuhour", "usd_per_gpu_hour"))
-
-
-def _raw_suffix_len(col: str, normalised_len: int) -> int:
-    """How many characters of the raw header ``col`` its last ``normalised_len`` letters and digits span."""
-    seen = 0
-    for i in range(len(col) - 1, -1, -1):
-        if col[i].isalnum():
-            seen += 1
-            if seen == normalised_len:
-                return len(col) - i
-    return len(col)
-
-
-def _ingest_published_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:
-    frame = read_small_csv(path, name, delim)
-    cols = {normalise_header(c): c for c in frame.columns}
-    x_col = cols.get("toksuser") or cols.get("interactivity")
-    spec_col = cols.get("specdecode") or cols.get("specdecoding")
-    rows = []
-    for i, rec in enumerate(frame.to_dict("records")):
-        line = i + 2
-        x = _num(name, line, x_col, rec[x_col])
-        spec = canonical_spec_decoding(rec[spec_col]) if spec_col else None
-        for key, col in cols.items():
-            stated = next(((metric, len(suffix)) for suffix, metric in _ISO_STATED if key.endswith(suffix)
-                           and len(key) > len(suffix)), None)
-            if stated is not None:   # the throughput or rate a cell was computed from, as the table states it
-                value = _num(name, line, col, rec[col], required=False)
-                head = re.sub(r"[^a-z0-9]+$", "", col[: len(col) - _raw_suffix_len(col, stated[1])].lower())
-                if value is not None:
-                    rows.append([line, spec, x, stated[0], canonical_hardware(head), None, value])
-            elif key.endswith("usdperm"):
-                value = _num(name, line, col, rec[col], required=False)
-                if value is not None:
-                    rows.append([line, spec, x, "usd_per_mtok", canonical_hardware(col[: -len("_usd_per_m")]), None, value])
-            elif "over" in key:
-                a, b = col.split("_over_") if "_over_" in col else (None, None)
-                value = _num(name, line, col, rec[col], required=False)
-                if a and value is not None:
-                    rows.append([line, spec, x, "ratio", canonical_hardware(a), canonical_hardware(b), value])
-    source_id = _new_source(con, name, "csv", "published_iso", sha, len(rows))
-    con.executemany("INSERT INTO published_iso VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
-    return IngestResult(name, "csv", "published_iso", len(rows), None, source_id)
-
-
 # --------------------------------------------------------------------------- entry points
-
-#: default upload/ingest size limit [MB]; ``$COSTFRONTIER_MAX_FILE_MB`` overrides it
-DEFAULT_MAX_FILE_MB = 512
-
-
-def max_file_mb() -> float:
-    """The size limit for one ingested file [MB]: ``$COSTFRONTIER_MAX_FILE_MB``, else 512."""
-    return env_mb("COSTFRONTIER_MAX_FILE_MB", DEFAULT_MAX_FILE_MB)
-
-
-def check_size(size_bytes: int, name: str) -> None:
-    """Refuse a file over :func:`max_file_mb` (before anything reads it), naming the limit and its setting."""
-    limit = max_file_mb()
-    if size_bytes > limit * 1024 * 1024:
-        raise IngestError(name, f"the file is {size_bytes / 1024 / 1024:,.0f} MB, over the {limit:g} MB limit "
-                          "(COSTFRONTIER_MAX_FILE_MB); split it into smaller files or raise the limit")
-
 
 @contextmanager
 def _clear_errors(name: str) -> Iterator[None]:
@@ -347,12 +201,12 @@ def _clear_errors(name: str) -> Iterator[None]:
         raise IngestError(name, "too large to read into memory; split it into smaller files; "
                           "nothing was stored") from None
     except duckdb.Error as exc:
-        if _disk_full(exc):
-            raise _no_space(name) from None
+        if disk_full(exc):   # it stops the whole write: every file after it would fail the same way
+            raise no_space(name) from None
         raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
     except OSError as exc:
-        if _disk_full(exc):
-            raise _no_space(name) from None
+        if disk_full(exc):
+            raise no_space(name) from None
         raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
         raise _unexpected(name, exc) from exc
@@ -361,18 +215,6 @@ def _clear_errors(name: str) -> Iterator[None]:
 def _unexpected(name: str, exc: BaseException) -> IngestError:
     return IngestError(name, f"unexpected problem ({type(exc).__name__}: {str(exc)[:200]}); nothing was "
                        "stored; please report this file")
-
-
-def _disk_full(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "no space left" in text \
-        or "disk quota" in text
-
-
-def _no_space(name: str) -> StoreError:
-    """A full disk stops the whole write (every file after it would fail the same way), naming no path."""
-    text = f"not enough disk space to store {name}; nothing from it was stored; free some space and ingest again"
-    return StoreError(text, text[:1].upper() + text[1:] + ".")
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -433,7 +275,7 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | Path, set_fields: di
     (``IngestResult.duplicate_of``). Raises :class:`IngestError` naming the
     file, line and field of the first problems; the store is then unchanged.
     Every failure is an :class:`IngestError` (never another exception), and a
-    file over :func:`max_file_mb` is refused before it is read.
+    file over :func:`model.data.uploads.max_file_mb` is refused before it is read.
     """
 
     path = Path(path)
@@ -482,11 +324,11 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
         con.execute("BEGIN")
         try:
             if kind == "tco_rates":
-                result = _ingest_rates_csv(con, path, name, sha, delim)
+                result = ingest_rates_csv(con, path, name, sha, delim)
             elif kind == "evals":
-                result = _ingest_evals_csv(con, path, name, sha, delim)
+                result = ingest_evals_csv(con, path, name, sha, delim)
             elif kind == "published_iso":
-                result = _ingest_published_csv(con, path, name, sha, delim)
+                result = ingest_published_csv(con, path, name, sha, delim)
             elif kind == "api_prices":
                 result = api_prices.ingest_csv(con, path, name, sha, delim)
             else:

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Callable
 
-import annotated_types
 import duckdb
 import pandas as pd
-from pydantic import TypeAdapter
 
 from model.core.columns import normalise_header, resolve_column
-from model.core.hardware import canonical_hardware
 from model.core.schema import (
     MEASUREMENT_FIELDS,
     PLAUSIBILITY,
     POINT_FIELDS,
     ROLE_RATES,
     SQL_TYPES,
-    BenchmarkPoint,
-    canonical_precision,
-    canonical_spec_decoding,
+)
+from model.data.field_sql import (
+    CANONICALISERS,
+    NUMERIC_TYPES,
+    OP_TEXT,
+    bool_expr,
+    field_bounds,
+    nonempty_expr,
+    numeric_expr,
+    text_expr,
 )
 from model.data.importers.base import IngestError, IngestResult
 from model.data.importers.canonical_csv import (
@@ -31,50 +33,15 @@ from model.data.importers.canonical_csv import (
     parse_workload,
 )
 from model.data.rates_sql import derive_sql, part_probes, role_cross_check, role_gap
+from model.data.store import add_source
 
-__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "_ADAPTERS", "_CANONICALISERS", "_Column", "_MATERIALISE_BELOW", "_NUMERIC_TYPES", "_OP_TEXT", "_POINT_ID_STRIDE", "_Pipeline", "_THOUSANDS_RE", "_bool_expr", "_check_constraints_scalar", "_constraints", "_duplicate_warnings", "_insert", "_nonempty", "_numeric_expr", "_text_expr", "run_pipeline"]
+__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "run_pipeline"]
 
 
 MAX_ERRORS_REPORTED = 10
 
 
 _POINT_ID_STRIDE = 10_000_000_000  # point_id = source_id * stride + ordinal within the file
-
-
-_ADAPTERS = {name: TypeAdapter(info.annotation) for name, info in BenchmarkPoint.model_fields.items()}
-
-
-_CANONICALISERS: dict[str, Callable[[Any], Any]] = {
-    "hardware": canonical_hardware,
-    "spec_decoding": canonical_spec_decoding,
-    "precision": canonical_precision,
-    "framework": lambda v: str(v).strip().lower() or None,
-}
-
-
-def _constraints(name: str) -> list[tuple[str, float]]:
-    """[(op, bound)] from the pydantic field metadata: gt/ge/lt/le."""
-    out = []
-    for meta in BenchmarkPoint.model_fields[name].metadata:
-        for op in ("gt", "ge", "lt", "le"):
-            bound = getattr(meta, op, None)
-            if bound is not None and isinstance(meta, (annotated_types.Gt, annotated_types.Ge,
-                                                       annotated_types.Lt, annotated_types.Le)):
-                out.append((op, float(bound)))
-    return out
-
-
-_OP_TEXT = {"gt": ("<=", "must be greater than"), "ge": ("<", "must be at least"),
-            "lt": (">=", "must be less than"), "le": (">", "must be at most")}
-
-
-def _check_constraints_scalar(file: str, name: str, value: Any) -> None:
-    if value is None or isinstance(value, (str, bool)):
-        return
-    for op, bound in _constraints(name):
-        bad = {"gt": value <= bound, "ge": value < bound, "lt": value >= bound, "le": value > bound}[op]
-        if bad:
-            raise IngestError(file, f"{value} {_OP_TEXT[op][1]} {bound:g}", field=name)
 
 
 @dataclass
@@ -93,44 +60,6 @@ LOW_SUCCESS_RATE = 0.95
 
 #: the fields at least one of which a canonical CSV must have for a frontier
 THROUGHPUT_FIELDS = (*MEASUREMENT_FIELDS[:6], *ROLE_RATES)
-
-
-_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                  "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
-
-
-_THOUSANDS_RE = r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?([eE][+-]?[0-9]+)?"
-
-
-def _numeric_expr(raw: str, scale: float, typed: bool = False) -> str:
-    """DOUBLE value of a raw column [field unit]. Text is trimmed and thousands separators dropped;
-    a column DuckDB already read as a number is used as is. Whole-number fields are checked, then
-    cast on insert."""
-    if typed:
-        value = f"CAST({raw} AS DOUBLE)"
-    else:
-        # a comma is a thousands separator only in groups of three ("4,433.93"); "1000,5" (a decimal
-        # comma) is not a number rather than silently 10005
-        text = f"trim(CAST({raw} AS VARCHAR))"
-        value = (f"TRY_CAST(CASE WHEN strpos({text}, ',') = 0 THEN {text} "
-                 f"WHEN regexp_full_match({text}, '{_THOUSANDS_RE}') THEN replace({text}, ',', '') END AS DOUBLE)")
-    return f"({value} * {float(scale)!r})" if scale != 1 else value
-
-
-def _bool_expr(raw: str) -> str:
-    t = f"lower(trim(CAST({raw} AS VARCHAR)))"
-    return (f"CASE WHEN {t} IN ('true','t','yes','y','1','1.0') THEN TRUE "
-            f"WHEN {t} IN ('false','f','no','n','0','0.0') THEN FALSE END")
-
-
-def _nonempty(raw: str, typed: bool = False) -> str:
-    if typed:
-        return f"({raw} IS NOT NULL)"
-    return f"({raw} IS NOT NULL AND trim(CAST({raw} AS VARCHAR)) NOT IN ('', 'N/A', 'n/a', 'NA', 'null', 'None', '-'))"
-
-
-def _text_expr(raw: str) -> str:
-    return f"NULLIF(trim(CAST({raw} AS VARCHAR)), '')"
 
 
 class _Pipeline:
@@ -246,19 +175,19 @@ class _Pipeline:
 
     def _typed(self, raw: str) -> bool:
         """True when DuckDB already read ``raw`` as a number."""
-        return self.types.get(raw, "VARCHAR") in _NUMERIC_TYPES
+        return self.types.get(raw, "VARCHAR") in NUMERIC_TYPES
 
     def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
         sql_type = SQL_TYPES[name]
-        if name in _CANONICALISERS:
+        if name in CANONICALISERS:
             bare = raw.removeprefix("r.")
-            fn = _CANONICALISERS[name]
+            fn = CANONICALISERS[name]
             self.columns.update(self._map_distinct(
                 bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name], header))
         elif sql_type in ("DOUBLE", "BIGINT"):
-            self.columns[name] = _Column(_numeric_expr(raw, scale, self._typed(raw)), raw, header)
+            self.columns[name] = _Column(numeric_expr(raw, scale, self._typed(raw)), raw, header)
         elif sql_type == "BOOLEAN":
-            self.columns[name] = _Column(_bool_expr(raw), raw, header)
+            self.columns[name] = _Column(bool_expr(raw), raw, header)
         elif sql_type == "DATE" and self.types.get(raw) in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
             self.columns[name] = _Column(f"CAST({raw} AS DATE)", raw, header)
         elif sql_type == "DATE":
@@ -267,7 +196,7 @@ class _Pipeline:
                 f"coalesce(TRY_CAST({text} AS DATE), TRY_CAST(TRY_CAST({text} AS TIMESTAMP) AS DATE),"
                 f" TRY_CAST(TRY_STRPTIME({text}, '%Y%m%d') AS DATE))", raw, header)
         else:
-            self.columns[name] = _Column(_text_expr(raw), raw, header)
+            self.columns[name] = _Column(text_expr(raw), raw, header)
 
     def _long_format(self, value_raw: str, unit_raw: str) -> None:
         units = [r[0] for r in self.con.execute(
@@ -284,14 +213,14 @@ class _Pipeline:
             f, scale = UNIT_FIELDS[normalise_header(unit)]
             by_field.setdefault(f, []).append((unit, scale))
         for f, pairs in by_field.items():
-            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {_numeric_expr('r.' + value_raw, s, self._typed('r.' + value_raw))}"
+            cases = " ".join(f"WHEN CAST(r.{unit_raw} AS VARCHAR) = ? THEN {numeric_expr('r.' + value_raw, s, self._typed('r.' + value_raw))}"
                              for _, s in pairs)
             expr, params = f"CASE {cases} END", [u for u, _ in pairs]
             if f in self.columns:
                 expr, params = f"coalesce({self.columns[f].expr}, {expr})", [*self.columns[f].params, *params]
             self.columns[f] = _Column(expr, None, "value", params)
         # a value cell that is not a number is reported against 'value'
-        self.value_check = (f"r.{value_raw}", _numeric_expr(f"r.{value_raw}", 1, self._typed(f"r.{value_raw}")))
+        self.value_check = (f"r.{value_raw}", numeric_expr(f"r.{value_raw}", 1, self._typed(f"r.{value_raw}")))
 
     # -- the staged relation ------------------------------------------------------
     def select(self) -> tuple[str, list[Any]]:
@@ -314,9 +243,9 @@ class _Pipeline:
                 base.append(f"NULL::{SQL_TYPES[name]} AS {name}")
         for name, col in self.columns.items():
             if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
-                base.append(f"{_nonempty(col.raw, self._typed(col.raw))} AS raw_ok_{name}")
+                base.append(f"{nonempty_expr(col.raw, self._typed(col.raw))} AS raw_ok_{name}")
         if self.value_check:
-            base.append(f"{_nonempty(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
+            base.append(f"{nonempty_expr(self.value_check[0], self._typed(self.value_check[0]))} AS raw_ok_value, "
                         f"{self.value_check[1]} AS parsed_value")
         inner = f"SELECT {', '.join(base)} FROM {self.raw_table} r {' '.join(self.joins)}"
         return derive_sql(inner), params
@@ -342,8 +271,8 @@ class _Pipeline:
                 probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
                 probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
                 finite = f"isfinite({name}::DOUBLE)"  # NaN and infinity are reported once, above
-                for op, bound in _constraints(name):
-                    sql_op, text = _OP_TEXT[op]
+                for op, bound in field_bounds(name):
+                    sql_op, text = OP_TEXT[op]
                     probes.append((f"{finite} AND {name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
                 if name in PLAUSIBILITY:
                     probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
@@ -423,12 +352,7 @@ class _Pipeline:
 
 def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, params: list[Any], fmt: str,
             sha: str, notes: str | None) -> int:
-    source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    con.execute(
-        "INSERT INTO sources VALUES (?, ?, ?, 'points', ?, ?, ?, ?, ?)",
-        [source_id, pipe.file, fmt, sha, pipe.rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
-         json.dumps(pipe.set_fields, default=str) if pipe.set_fields else None],
-    )
+    source_id = add_source(con, pipe.file, fmt, "points", sha, pipe.rows, notes, pipe.set_fields)
     cols = ", ".join(POINT_FIELDS)
     casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
     con.execute(

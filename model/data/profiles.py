@@ -17,11 +17,11 @@ import duckdb
 import pandas as pd
 from pydantic import ValidationError
 
-from model.core.cost_profiles import CostProfile, _unique
+from model.core.cost_profiles import CostProfile, unique_profiles
 from model.core.schema import COST_PROFILES_DDL
-from model.core.tco import TcoInputError, _explain
+from model.core.tco import TcoInputError, explain_validation
 
-__all__ = ["save_profiles", "load_profiles", "profiles_table", "delete_profile", "profiles_version"]
+__all__ = ["save_profiles", "load_profiles", "profiles_table"]
 
 
 def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
@@ -38,7 +38,7 @@ def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli
     profiles : iterable of CostProfile  names must be unique
     saved_by : str  who saved them (``cli``, ``dashboard``), kept with the timestamp
     """
-    profiles = _unique(profiles)
+    profiles = unique_profiles(profiles)
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     cur = con.cursor()
     cur.execute("BEGIN")
@@ -65,7 +65,7 @@ def load_profiles(con: duckdb.DuckDBPyConnection) -> list[CostProfile]:
         try:
             out.append(CostProfile(**json.loads(inputs)))
         except ValidationError as exc:
-            raise _explain(exc, f"stored cost profile {name!r}", CostProfile.model_fields) from None
+            raise explain_validation(exc, f"stored cost profile {name!r}", CostProfile.model_fields) from None
         except ValueError as exc:
             raise TcoInputError(f"stored cost profile {name!r} is damaged: {exc}") from None
     return out
@@ -77,19 +77,3 @@ def profiles_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     if not _has_table(con):
         return pd.DataFrame(columns=columns)
     return con.cursor().execute(f"SELECT {', '.join(columns)} FROM cost_profiles ORDER BY name").df()
-
-
-def delete_profile(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Remove one profile by name; True when it existed."""
-    if not _has_table(con):
-        return False
-    return bool(con.cursor().execute("DELETE FROM cost_profiles WHERE name = ? RETURNING name", [name]).fetchall())
-
-
-def profiles_version(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
-    """(number of profiles, order-independent hash of every row): changes on every save or delete; a cache key."""
-    if not _has_table(con):
-        return (0, 0)
-    count, digest = con.cursor().execute(
-        "SELECT count(*), coalesce(sum(hash(name, inputs, saved_at)), 0) FROM cost_profiles").fetchone()
-    return int(count), int(digest)

@@ -26,9 +26,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from model.data.importers._common import env_mb
 from model.data.importers.base import IngestError
 
 __all__ = [
+    "BYTES_PER_MB",
+    "DEFAULT_MAX_FILE_MB",
+    "DEFAULT_MAX_UPLOAD_MB",
+    "max_file_mb",
+    "max_upload_mb",
+    "check_size",
     "DEFAULT_MAX_COLUMNS",
     "PREVIEW_ROWS",
     "PREVIEW_MEMORY",
@@ -41,6 +48,13 @@ __all__ = [
     "plain_line_ends",
 ]
 
+#: the megabyte of every size limit [bytes]: 2**20, as Streamlit's ``server.maxUploadSize`` counts it
+BYTES_PER_MB = 1 << 20
+#: default size limit of one ingested file [MB]; ``$COSTFRONTIER_MAX_FILE_MB`` overrides it
+DEFAULT_MAX_FILE_MB = 512
+#: default size limit of one file uploaded on the Data page [MB]; ``$COSTFRONTIER_MAX_UPLOAD_MB`` overrides
+#: it, and ``server.maxUploadSize`` (.streamlit/config.toml) should be at least as large
+DEFAULT_MAX_UPLOAD_MB = 200
 DEFAULT_MAX_COLUMNS = 1000
 #: records of a CSV the dashboard's preview checks (the ingest checks all of them)
 PREVIEW_ROWS = 2000
@@ -142,6 +156,24 @@ def plain_line_ends(path: str | os.PathLike, ends: str | None = None) -> Iterato
         yield copy
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def max_file_mb() -> float:
+    """The size limit for one ingested file [MB]: ``$COSTFRONTIER_MAX_FILE_MB``, else 512."""
+    return env_mb("COSTFRONTIER_MAX_FILE_MB", DEFAULT_MAX_FILE_MB)
+
+
+def max_upload_mb() -> float:
+    """The size limit for one file uploaded on the Data page [MB]: ``$COSTFRONTIER_MAX_UPLOAD_MB``, else 200."""
+    return env_mb("COSTFRONTIER_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB)
+
+
+def check_size(size_bytes: int, name: str) -> None:
+    """Refuse a file over :func:`max_file_mb` (before anything reads it), naming the limit and its setting."""
+    limit = max_file_mb()
+    if size_bytes > limit * BYTES_PER_MB:
+        raise IngestError(name, f"the file is {size_bytes / BYTES_PER_MB:,.0f} MB, over the {limit:g} MB limit "
+                          "(COSTFRONTIER_MAX_FILE_MB); split it into smaller files or raise the limit")
 
 
 def check_upload_shape(path: str | os.PathLike, name: str | None = None, limit: int | None = None) -> int:

@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from model.core.hardware import hardware_colour
-from model.core.iso import CostCurve, _inside
+from model.core.iso import CostCurve, cost_within
 from model.present.fmt import usd
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def _dense(curve: CostCurve, method: str, n: int = 120) -> tuple[np.ndarray, np.
     if method == "linear":
         return curve.x, curve.usd_per_mtok
     x = np.unique(np.r_[np.linspace(curve.x_min, curve.x_max, n), curve.x])
-    return x, _inside(curve, x, method)
+    return x, cost_within(curve, x, method)
 
 
 def _curve_traces(curves: dict[str, CostCurve], method: str) -> list[dict]:
@@ -263,7 +263,7 @@ def band_traces(curves: dict[str, CostCurve], method: str, errors: Uncertainty |
         if len(curve.x) < 2 or not np.isfinite(errors.coefficient(name)):
             continue
         x = np.unique(np.r_[np.linspace(curve.x_min, curve.x_max, n), curve.x])
-        y = _inside(curve, x, method)
+        y = cost_within(curve, x, method)
         band = errors.band(curve, x)
         pct = np.round(band * 100, 1)
         colour, _ = styles[name]

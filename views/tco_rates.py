@@ -6,7 +6,7 @@ import streamlit as st
 from model.core.cost import resolve_rates
 from ui import frame, sidebar, widgets
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("TCO rates")
 st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-prices at once. Any rate above $0 and "
            "up to $1,000 is taken as typed.")

@@ -12,7 +12,7 @@ from model.present.ramp_figures import ramp_figure
 from ui import frame, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Load ramps and capacity")
 st.caption("Request-rate ramps against a latency SLA: the highest measured load that meets it, and what a million "
            "tokens costs there. Set the SLA in the sidebar.")

@@ -7,7 +7,7 @@ from model.present.answers import iso_pivot, method_errors_text, parse_targets
 from ui import frame, report, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Cost at matched interactivity")
 if widgets.no_data(ctx):
     st.stop()

@@ -9,7 +9,7 @@ from model.present.volume_figures import volume_figure
 from ui import data, frame, widgets
 from ui.state import bind, commit, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Buy, rent or API")
 st.caption("Owned and reserved nodes are whole nodes bought for the peak (volume × peak-to-average) at the measured "
            "point that meets the SLA and the interactivity you need, paid every hour; on demand pays whole nodes for "

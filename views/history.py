@@ -7,7 +7,7 @@ from model.present.fmt import for_people
 from ui import data, frame, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("History by run date")
 st.caption("For every run date: each series' $/M at the interactivity you need from that date's runs alone "
            "(markers), and the best so far, the frontier of every run on or before that date, as 'As of' that "

@@ -8,7 +8,7 @@ from model.present import fmt
 from ui import frame, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Fleet sizing")
 st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
            "that meets the SLA and the interactivity you need. Every GPU-hour is paid for (730 hours a month), so "

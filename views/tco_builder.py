@@ -11,7 +11,7 @@ from model.present.tco_figures import breakdown_figure, tornado_figure
 from ui import data, frame, tco, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("TCO builder")
 st.caption("A cost profile is a named way to pay for a GPU: a quoted $/GPU-hour, or an on-prem build-up. Profiles "
            "chosen below price their hardware on every page and travel in the share link.")

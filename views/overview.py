@@ -8,7 +8,7 @@ from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import bind, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Cost Frontier")
 st.caption("What does a million tokens cost on this hardware, at this speed?")
 if ctx.empty:

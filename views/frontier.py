@@ -6,7 +6,7 @@ from model.present import figures
 from ui import data, frame, report, widgets
 from ui.state import bind
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Frontier")
 st.caption("Every measured point, and each series' Pareto frontier of throughput per GPU against interactivity.")
 if widgets.no_data(ctx):

@@ -6,12 +6,13 @@ from model.data.ingest import IngestError, ingest_file
 from model.data.preview import FORM_FIELDS, for_form, form_pairs
 from model.data.snapshot import write as store_write
 from model.data.store import StoreError, remove_source
+from model.data.uploads import BYTES_PER_MB, max_upload_mb
 from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import commit, plain
 
-MAX_UPLOAD_MB = data.max_upload_mb()
-ctx = frame.context(__file__)
+MAX_UPLOAD_MB = max_upload_mb()
+ctx = frame.context()
 st.title("Data")
 for text in st.session_state.pop("_ingest_report", []):
     (st.success if text[0] == "ok" else st.error if text[0] == "error" else st.warning)(plain(text[1]))
@@ -33,8 +34,8 @@ else:
     if files:
         st.markdown("**Preview** (checked exactly as the ingest will; nothing is stored yet)")
     for upload in files or []:
-        if upload.size > MAX_UPLOAD_MB * 1e6:
-            st.error(plain(f"{upload.name}: {upload.size / 1e6:.0f} MB is over the upload limit of "
+        if upload.size > MAX_UPLOAD_MB * BYTES_PER_MB:
+            st.error(plain(f"{upload.name}: {upload.size / BYTES_PER_MB:.0f} MB is over the upload limit of "
                            f"{MAX_UPLOAD_MB:g} MB."))
             continue
         dry, spool = data.preview(upload, set_fields)

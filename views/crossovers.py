@@ -11,7 +11,7 @@ from model.present.answers import common_range, method_errors_text, pair_interva
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
-ctx = frame.context(__file__)
+ctx = frame.context()
 st.title("Crossovers")
 if widgets.no_data(ctx):
     st.stop()
