@@ -47,7 +47,7 @@ from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates
 __all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "frontier_key", "answer_of", "per_view",
            "sources", "published_checks_of",
-           "read_only", "max_upload_mb", "preview", "drop_previews", "clear"]
+           "read_only", "preview", "drop_previews", "clear"]
 
 
 _SNAP = "_snapshot"
@@ -120,14 +120,6 @@ def read_only() -> bool:
         return bool(st.secrets.get("read_only", False))
     except Exception:  # no secrets file
         return False
-
-
-def max_upload_mb() -> float:
-    """Largest upload the Data page takes [MB]: COSTFRONTIER_MAX_UPLOAD_MB, default 200."""
-    try:
-        return float(os.environ.get("COSTFRONTIER_MAX_UPLOAD_MB", "200"))
-    except ValueError:
-        return 200.0
 
 
 def _where_key(state: View) -> tuple:

@@ -10,15 +10,14 @@ fails validation is refused with a notice and the widget shows the kept value.
 from __future__ import annotations
 
 from typing import Any, Callable
-from urllib.parse import urlencode
 
 import streamlit as st
 from pydantic import ValidationError
 
+from model.core.links import public_base_url, view_url
 from model.core.names import reason
 from model.core.view import View
 from model.core.view_fields import BY_NAME, Bounds
-from model.present.report import public_base_url
 
 __all__ = ["view", "commit", "bind", "key_of", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
 
@@ -119,19 +118,20 @@ def mirror_to_url() -> None:
 
 
 def share_link(url_path: str, page_paths: tuple[str, ...]) -> str:
-    """Absolute link to the page at ``url_path`` with the view's query string.
+    """Absolute link to the page at ``url_path`` with the view's query string (:func:`model.core.links.view_url`).
 
-    ``page_paths``: every page's URL path, so the current page's path is taken off the address
-    (a deployment under a base path, e.g. behind a proxy, keeps its prefix).
+    The base is the deployment's public address when its operator set one, else the address the browser shows
+    less the current page's path (``page_paths``: every page's URL path), so a deployment under a base path,
+    e.g. behind a proxy, keeps its prefix.
     """
     try:
         url = str(st.context.url or "")
     except Exception:  # AppTest has no browser URL
         url = ""
-    public = public_base_url()          # the deployment's public address, when its operator set one
-    root = (public or url.split("?")[0] or "http://localhost:8501/").rstrip("/")
-    last = root.rsplit("/", 1)[-1]
-    if not public and root.count("/") > 2 and last in page_paths:
-        root = root[: -len(last) - 1]
-    query = urlencode(view().to_query(), safe=":,|")
-    return f"{root}/{url_path}" + (f"?{query}" if query else "")
+    base = public_base_url()
+    if base is None and url:
+        base = url.split("?")[0].rstrip("/")
+        last = base.rsplit("/", 1)[-1]
+        if base.count("/") > 2 and last in page_paths:
+            base = base[: -len(last) - 1]
+    return view_url(view().to_query(), url_path, base)

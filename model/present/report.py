@@ -18,16 +18,15 @@ link; product version and the date it was made.
 from __future__ import annotations
 
 import html
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
-from urllib.parse import urlencode
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from model.core.analysis import Analysis
+from model.core.links import view_url
 from model.present import figures, fmt
 from model.present.answers import method_errors_text, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
@@ -49,19 +48,7 @@ from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_of_view", "view_link", "html_to_pdf",
-           "chromium_path", "public_base_url", "DEFAULT_BASE_URL", "PRINT_WIDTH_PX"]
-
-DEFAULT_BASE_URL = "http://localhost:8501/"
-def public_base_url() -> str | None:
-    """The deployment's public address (``COSTFRONTIER_PUBLIC_URL``), ending in ``/``; None when not set.
-
-    Share links in reports and the Share box point there instead of the address the server sees.
-    """
-    url = os.environ.get("COSTFRONTIER_PUBLIC_URL", "").strip()
-    if not url.startswith(("http://", "https://")):
-        return None
-    return url if url.endswith("/") else url + "/"
-
+           "chromium_path", "PRINT_WIDTH_PX"]
 
 @dataclass(frozen=True)
 class ReportSection:
@@ -79,11 +66,9 @@ class ReportSection:
 
 
 def view_link(state, base_url: str | None = None) -> str:
-    """A share link reopening ``state`` (a :class:`~model.core.view.View`) on the dashboard at
-    ``base_url`` (default: :func:`public_base_url`, else localhost)."""
-    base = base_url or public_base_url() or DEFAULT_BASE_URL
-    query = urlencode(state.to_query(), safe=":,|")
-    return base + (f"?{query}" if query else "")
+    """A share link reopening ``state`` (a :class:`~model.core.view.View`) on the dashboard's default page at
+    ``base_url`` (:func:`model.core.links.view_url`: default the deployment's public address, else localhost)."""
+    return view_url(state.to_query(), "", base_url)
 
 
 def _profile_sections(answer) -> list[ReportSection]:
@@ -204,7 +189,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     """The report of a view's answer (:func:`model.present.view_answer.answer_of_view`).
 
     link : the share link that reopens this view; ``None`` builds one from the view on ``base_url``
-        (default :func:`public_base_url`, else localhost)
+        (default :func:`model.core.links.public_base_url`, else localhost)
     made_at : timestamp printed on the report (UTC); default now
     link_notes : notices from reading ``link`` (values ignored), printed under the answer
     """
