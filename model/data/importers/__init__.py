@@ -7,10 +7,12 @@ values already in the field's unit, ``source_line`` locating it) that
 
 Every format is one :class:`~model.data.importers.base.Format` in :data:`REGISTRY`, the only
 list detection reads: a new format is a new module with a ``FORMATS`` tuple and one line
-here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex`,
-:mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`, :mod:`.llmperf`, :mod:`.guidellm`,
+here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex` (and
+:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`,
+:mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
-:mod:`._common`, errors and results in :mod:`.base`. Nothing here imports :mod:`model.data.ingest`.
+:mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
+records, time slices, console text) are told apart in :mod:`.companions` and never stored. Nothing here imports :mod:`model.data.ingest`.
 """
 
 from __future__ import annotations

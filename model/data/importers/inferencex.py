@@ -2,6 +2,9 @@
 
 ``inferencex_agg``: ``agg_<run>.json`` objects from ``utils/process_result.py``, or
 the ``agg_bmk.json`` array ``utils/collect_results.py`` merges them into.
+``inferencex_agentic``: the current nested agentic aggregate (:mod:`.inferencex_agentic`; an array mixing it
+with flat rows is read as ``inferencex_agg``, which reads both). A row that measured nothing is left out of an
+array with a note; a file of nothing else is refused.
 ``inferencex_api``: rows of the app's ``/api/v1/benchmarks`` (config at the top,
 numbers in a ``metrics`` map under the agg names).
 
