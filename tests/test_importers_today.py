@@ -472,3 +472,38 @@ def test_set_interactivity_supplies_it_and_the_warning_goes(con):
     result = ingest_file(con, TODAY / "throughput_only_no_interactivity.csv", ["interactivity=50"])
     assert result.warnings == [] and source_notes(con) is None
     assert {row["interactivity"] for row in stored(con)} == {50.0}
+
+
+def test_inferencex_nested_multinode_and_stated_gpu_count(con, tmp_path):
+    # the aggregation's other layouts: multinode (GPUs = prefill + decode, every rate per GPU of both roles),
+    # and a newer file stating num_gpus (then used as stated, no note), power marked invalid (not stored)
+    base = json.loads((TODAY / "inferencex_agentic_nested.json").read_text())
+    base["request_metrics"]["throughput"]["per_gpu"] = {"total_tput_tps": 2280.0, "output_tput_tps": 30.0,
+                                                        "input_tput_tps": 2250.0}   # 36480 / 16 ...
+    multinode = {**base, "disagg": True, "is_multinode": True, "num_prefill_gpu": 8, "num_decode_gpu": 8,
+                 "decode_tp": 8, "decode_ep": 8, "power_valid": 0}
+    for key in ("avg_power_w", "avg_total_gpu_power_w", "total_gpu_energy_j", "joules_per_successful_query",
+                "joules_per_input_token", "joules_per_output_token", "joules_per_total_token"):
+        multinode.pop(key)
+    stated = {**base, "num_gpus": 16, "conc": 128}
+    path = tmp_path / "agg_bmk.json"
+    path.write_text(json.dumps([multinode, stated]))
+    ingest_file(con, path)
+    first, second = stored(con)
+    assert (first["gpus"], first["gpus_prefill"], first["gpus_decode"], first["disaggregated"]) == (16, 8, 8, True)
+    assert (first["tp"], first["ep"]) == (8, 8)
+    assert first["total_tokens_per_second_per_gpu"] == 2280.0
+    assert first["output_tokens_per_second_per_gpu"] == pytest.approx(480.0 / 16)   # system / all GPUs
+    assert first["input_tokens_per_second_per_gpu"] == pytest.approx(36000.0 / 16)
+    assert "power_per_gpu_w" not in first
+    assert first["notes"] == (
+        "success over the measured (profiling) window only: 720 of 720 measured requests succeeded; 887 warm-up "
+        "records (14 of them errors) are not requests of that window; requests failed derived: records_total - "
+        "records_warmup_dropped - num_requests_successful = 0 (the file states no failed count); success rate from "
+        "it; power not stored: the file marks it invalid (power_valid 0); interactivity = intvty.p50 as stated (1 / "
+        "p50 ITL); p75/p90/p95 interactivity (1 / the matching ITL percentile, the slow tail) kept in extra as "
+        "intvty_p75/intvty_p90/intvty_p95; TPOT = ITL (the agentic aggregation writes tpot from the inter-token "
+        "latencies); ISL/OSL = measured mean input/output tokens, rounded (the agentic trace has no fixed length); "
+        "gpus derived: num_prefill_gpu + num_decode_gpu, the aggregation's per-GPU denominator")
+    assert (second["gpus"], second["tp"], second["concurrency"], second["power_per_gpu_w"]) == (16, 8, 128.0, 812.4)
+    assert not any(n.startswith("gpus derived") for n in second["notes"].split("; "))
