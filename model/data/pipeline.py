@@ -416,6 +416,12 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     if pipe.role_gaps:
         pipe.warnings.extend(role_cross_check(con, select, params))
     pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
+    if fmt == "csv" and not {"interactivity", "tpot_median_ms"} & set(pipe.columns):
+        said = (f"no interactivity or TPOT column: {'this row' if pipe.rows == 1 else f'these {pipe.rows} rows'} "
+                "cannot reach a frontier until one is supplied: add a column, or give one with "
+                "--set interactivity=N or --set tpot_median_ms=N")
+        pipe.warnings.append(said)
+        notes = "; ".join(n for n in (notes, said) if n)
     source_id = _insert(con, pipe, select, params, fmt, sha, notes)
     if staged:
         con.execute(f"DROP TABLE {staged}")
