@@ -11,6 +11,7 @@ import pandas as pd
 from model.core.columns import normalise_header, resolve_column
 from model.core.schema import (
     MEASUREMENT_FIELDS,
+    MIN_TOKENS_PER_SECOND_PER_GPU,
     PLAUSIBILITY,
     POINT_FIELDS,
     ROLE_RATES,
@@ -283,6 +284,11 @@ class _Pipeline:
         probes.append((f"NOT ({has_measure})", "throughput",
                        "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
         probes.extend(part_probes())
+        for basis in ("total", "output", "input"):   # a per-GPU rate derived from a system one has the floor too
+            per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
+            if per_gpu not in self.columns and system in self.columns:
+                probes.append((f"{per_gpu} < {MIN_TOKENS_PER_SECOND_PER_GPU!r}", system,
+                               f"gives under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s per GPU, the least a point may have"))
         for basis in ("total", "output", "input"):
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
                            f"AND gpus IS NULL AND NOT coalesce(_role_{basis}, false)" if basis != "total" else
