@@ -26,9 +26,9 @@ import plotly.io as pio
 
 from model.data.export import neutralise_formula, safe_csv
 from model.present import figures
-from model.present.fmt import usd_decimals
+from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 
-__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "table_frames", "html_table", "chart",
+__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
@@ -85,8 +85,9 @@ class Report:
         book.remove(book.active)
         header = [self.title, f"Made {self.made_at:%Y-%m-%d %H:%M} UTC; assumptions on the 'Assumptions' sheet"]
         first, *rest = self.tables.items()
-        for name, frame in dict([first, ("Assumptions", self.assumptions), *rest]).items():
-            sheet = book.create_sheet(_sheet_name(name))
+        sheets = dict([first, ("Assumptions", self.assumptions), *rest])
+        for (name, frame), title in zip(sheets.items(), sheet_names(list(sheets))):
+            sheet = book.create_sheet(title)
             sheet.append([neutralise_formula(header[0])])
             sheet["A1"].font = Font(bold=True, size=13)
             sheet.append([neutralise_formula(f"{name}. {header[1]}")])
@@ -107,9 +108,12 @@ class Report:
 
 
 def round_usd(value: float) -> float:
-    """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`) [$]. NaN stays NaN."""
+    """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`; two significant digits
+    below a millionth of a dollar) [$]. NaN stays NaN."""
     if value is None or not np.isfinite(value):
         return np.nan
+    if 0 < abs(value) < USD_PLAIN_LOW:
+        return float(f"{float(value):.2g}")
     return round(float(value), usd_decimals(value))
 
 
@@ -121,7 +125,7 @@ def _show(value, kind: str) -> str:
     if kind == "usd":
         return figures.usd(float(value), "")
     if kind == "dollars":                 # whole dollars, rounded as the sentences round them ($156,604)
-        return f"${float(value):,.0f}"
+        return dollars(value)
     if kind == "x":
         return f"{float(value):.1f}"
     if kind == "tps":
@@ -185,8 +189,27 @@ def file_name(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")
 
 
-def _sheet_name(name: str) -> str:
-    return "".join(c for c in name if c not in "[]:*?/\\")[:31]
+#: Excel's limit on a sheet name [characters]
+SHEET_NAME_LIMIT = 31
+
+
+def sheet_names(names: list[str]) -> list[str]:
+    """A sheet name for each table name: no ``[]:*?/\\``, no leading or trailing apostrophe, at most
+    :data:`SHEET_NAME_LIMIT` characters, and unique ignoring case (Excel's rules); a name that would repeat an
+    earlier one ends in `` (2)``, `` (3)``, ... within the limit."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        clean = "".join(c for c in str(name) if c not in "[]:*?/\\" and ord(c) >= 32).strip().strip("'").strip()
+        clean = clean or "Sheet"
+        title, n = clean[:SHEET_NAME_LIMIT].rstrip(), 1
+        while title.lower() in taken:
+            n += 1
+            suffix = f" ({n})"
+            title = clean[:SHEET_NAME_LIMIT - len(suffix)].rstrip() + suffix
+        taken.add(title.lower())
+        out.append(title)
+    return out
 
 
 @dataclass(frozen=True)
