@@ -9,6 +9,7 @@ import duckdb
 import pandas as pd
 
 from model.core.columns import normalise_header, resolve_column
+from model.core.repeats import latest_run_date
 from model.core.schema import (
     MEASUREMENT_FIELDS,
     MIN_TOKENS_PER_SECOND_PER_GPU,
@@ -23,6 +24,7 @@ from model.data.field_sql import (
     OP_TEXT,
     bool_expr,
     field_bounds,
+    future_date_text,
     nonempty_expr,
     numeric_expr,
     text_expr,
@@ -278,6 +280,9 @@ class _Pipeline:
                 if name in PLAUSIBILITY:
                     probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
                                    f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
+        if "run_date" in self.columns:   # a literal this module writes (a date), not a value from the file
+            latest = latest_run_date()
+            probes.append((f"run_date > DATE '{latest.isoformat()}'", "run_date", future_date_text(latest)))
         probes.append(("hardware IS NULL", "hardware",
                        "missing: name the accelerator in a 'hardware' column or with --set hardware=NAME"))
         has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
