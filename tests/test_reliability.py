@@ -196,7 +196,7 @@ def test_money_never_runs_to_hundreds_of_digits(sample_db):
     assert fmt.usd(6.559e307, "") == "$6.56e+307"
     assert fmt.usd(0.000423) == "$0.00042/M" and fmt.usd(0.2194) == "$0.22/M" and fmt.usd(0) == "$0.00/M"
     assert fmt.dollars(156604.2) == "$156,604" and fmt.dollars(5e-324) == "$4.9e-324"
-    assert fmt.usd_decimals(1e-9) == 7
+    assert fmt.usd_decimals(1e-9) == 8 and fmt.usd(2e-7, "/h") == "$0.00000020/h"
     assert round_usd(5e-324) == 4.9e-324 and round_usd(0.0612) == 0.061
     done = _cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--api-usd", "5e-324,0,5e-324")
     _no_traceback(done)

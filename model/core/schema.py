@@ -218,6 +218,9 @@ class BenchmarkPoint(BaseModel):
                                  "add a 'gpus' column or --set gpus=N")
             if value[per_gpu] is None and value[system] is not None and self.gpus:
                 derived[per_gpu] = value[system] / self.gpus
+                if derived[per_gpu] < MIN_TOKENS_PER_SECOND_PER_GPU:   # the floor holds for a derived rate too
+                    raise ValueError(f"{system} gives under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s per GPU, "
+                                     "the least a point may have")
             if role and value[role] is None and value[system] is not None and count:
                 derived[role] = value[system] / count
         if derived:

@@ -26,18 +26,18 @@ def _missing(value) -> bool:
 
 #: money below this (and above 0) [$] or from USD_PLAIN_HIGH up is written with significant digits and a power
 #: of ten (``$4.9e-324/M``, ``$5.42e+302``), never as hundreds of digits
-USD_PLAIN_LOW = 1e-6
+USD_PLAIN_LOW = 1e-7
 USD_PLAIN_HIGH = 1e15
 
 
 def usd_decimals(value) -> int:
     """Decimals money is shown with: 2 from $0.10 up (and for zero), else 3 or as many as give two
-    significant digits (``0.0612`` -> 3, ``0.00042`` -> 5), at most 7 (below :data:`USD_PLAIN_LOW` money has
+    significant digits (``0.0612`` -> 3, ``0.00042`` -> 5), at most 8 (below :data:`USD_PLAIN_LOW` money has
     significant digits, :func:`usd`). The one rule of :func:`usd` and the report's rounding."""
     value = abs(float(value))
     if value >= 0.1 or value == 0 or not math.isfinite(value):
         return 2
-    return min(7, max(3, 1 - math.floor(math.log10(value))))
+    return min(8, max(3, 1 - math.floor(math.log10(value))))
 
 
 def _far(value: float) -> bool:

@@ -109,7 +109,7 @@ class Report:
 
 def round_usd(value: float) -> float:
     """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`; two significant digits
-    below a millionth of a dollar) [$]. NaN stays NaN."""
+    below a ten-millionth of a dollar) [$]. NaN stays NaN."""
     if value is None or not np.isfinite(value):
         return np.nan
     if 0 < abs(value) < USD_PLAIN_LOW:
