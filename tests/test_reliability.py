@@ -464,3 +464,52 @@ def test_today_is_not_refused():
     from model.core.repeats import latest_run_date
 
     assert latest_run_date() >= date.today()
+
+
+# ------------------------------------------------------------------ one PDF print at a time per replica
+
+def _chromium_children() -> int:
+    """Chromium processes this test process started itself (one per print job)."""
+    me, count = str(os.getpid()), 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        count += rest[1] == me and "chrom" in name
+    return count
+
+
+@pytest.mark.slow
+def test_three_pdfs_at_once_print_one_at_a_time(tmp_path):
+    """Three viewers pressing "Prepare PDF" at once once started three Chromium print jobs (4.1 GB peak):
+    a replica now prints one at a time, the two others told they wait, and all three PDFs come out whole."""
+    from model.present.report_output import chromium_path, html_to_pdf
+
+    if chromium_path() is None:
+        pytest.skip("no Chromium")
+    waited, results, peak, done = [], {}, [0], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], _chromium_children())
+            time.sleep(0.02)
+
+    def one(i):
+        path = html_to_pdf(f"<h1>Report {i}</h1>" + "<p>x</p>" * 200, tmp_path / f"r{i}.pdf",
+                           on_wait=lambda: waited.append(i))
+        results[i] = path.read_bytes()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    done.set()
+    watcher.join(5)
+    assert sorted(results) == [0, 1, 2] and all(b.startswith(b"%PDF") for b in results.values())
+    assert len(waited) == 2, waited          # the first prints at once, the two others queue and are told
+    assert peak[0] == 1, peak                 # never two Chromium print jobs at a time

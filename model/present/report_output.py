@@ -14,10 +14,13 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 import zipfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -29,7 +32,7 @@ from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 
 __all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
-           "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
+           "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
 KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "text")
@@ -58,14 +61,17 @@ class Report:
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
 
-    def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180) -> Path:
-        """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path."""
-        return html_to_pdf(self.print_html, path, chromium, timeout_s)
+    def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180,
+               on_wait: Callable[[], None] | None = None) -> Path:
+        """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path.
+        One print at a time per process (:func:`html_to_pdf`); ``on_wait`` is called when this one queues."""
+        return html_to_pdf(self.print_html, path, chromium, timeout_s, on_wait)
 
-    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180) -> bytes:
+    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180,
+                  on_wait: Callable[[], None] | None = None) -> bytes:
         """The PDF as bytes (for a download button); see :meth:`to_pdf`."""
         with tempfile.TemporaryDirectory(prefix="costfrontier-pdf-") as tmp:
-            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s).read_bytes()
+            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s, on_wait).read_bytes()
 
     def tables_csv(self) -> bytes:
         """A zip of one formula-safe CSV per table, plus ``assumptions.csv``."""
@@ -289,18 +295,40 @@ def chromium_path() -> str | None:
     return None
 
 
+#: one Chromium print at a time in this process (a dashboard replica): each print peaks at about a GB, and three
+#: viewers pressing "Prepare PDF" at once started three
+_PRINTING = threading.Lock()
+#: how long a print waits for the one before it [s] (a print itself is stopped after its timeout)
+PRINT_QUEUE_WAIT_S = 300.0
+
+
 def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = None,
-                timeout_s: float = 180) -> Path:
+                timeout_s: float = 180, on_wait: Callable[[], None] | None = None) -> Path:
     """Print ``page_html`` to ``path`` with headless Chromium (no network, a throw-away profile).
 
     The page's scripts run before printing (``--virtual-time-budget``), so Plotly charts are drawn
     and land in the PDF as vector graphics. Written atomically: ``path`` is whole or untouched.
+    At most one print runs per process: a second waits its turn (``on_wait`` is called once when it
+    has to, so a page can say so), at most :data:`PRINT_QUEUE_WAIT_S`, then :class:`ReportError`.
     """
     chromium = chromium or chromium_path()
     if chromium is None:
         raise ReportError("a PDF needs Chromium: install Debian's chromium (apt-get install chromium) "
                           "or set COSTFRONTIER_CHROMIUM to its path; the HTML report needs nothing")
-    target = Path(path)
+    if not _PRINTING.acquire(blocking=False):
+        if on_wait is not None:
+            on_wait()
+        started = time.monotonic()
+        if not _PRINTING.acquire(timeout=PRINT_QUEUE_WAIT_S):
+            raise ReportError(f"another PDF was still printing after {time.monotonic() - started:.0f} s; "
+                              "try again in a moment")
+    try:
+        return _print(page_html, Path(path), chromium, timeout_s)
+    finally:
+        _PRINTING.release()
+
+
+def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Path:
     with tempfile.TemporaryDirectory(prefix="costfrontier-report-") as tmp:
         source = Path(tmp) / "report.html"
         source.write_text(page_html, encoding="utf-8")
