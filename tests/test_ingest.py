@@ -88,7 +88,7 @@ def test_reingest_adds_nothing_and_says_so(con):
 
 @pytest.mark.parametrize("text,line,field,words", [
     ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,abc,900\n", 3, "tok_s_user", "not a number"),
-    ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,40,-5\n", 3, "tput_per_gpu", "must be at least 0.001"),
+    ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,40,-5\n", 3, "tput_per_gpu", "greater than 0"),
     ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,40,1e30\n", 3, "tput_per_gpu", "implausible"),
     ("hardware,tok_s_user,tput_per_gpu\nB200,50,1000\nB200,inf,900\n", 3, "tok_s_user", "finite"),
     ("hardware,tp,tput_per_gpu,tok_s_user\nB200,2.5,1000,50\n", 2, "tp", "whole number"),

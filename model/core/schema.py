@@ -125,11 +125,11 @@ class BenchmarkPoint(BaseModel):
     concurrency: float | None = Field(None, gt=0, description="configured max concurrency [requests]")
     request_rate_rps: float | None = Field(None, gt=0, description="offered request rate [req/s]; None = unbounded")
     # measurements
-    total_tokens_per_second_per_gpu: float | None = Field(None, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+    total_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
                                                         description="[tok/s/GPU]")
-    output_tokens_per_second_per_gpu: float | None = Field(None, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+    output_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
                                                         description="[tok/s/GPU]")
-    input_tokens_per_second_per_gpu: float | None = Field(None, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+    input_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
                                                         description="[tok/s/GPU]")
     total_tokens_per_second: float | None = Field(None, gt=0, description="whole system [tok/s]")
     output_tokens_per_second: float | None = Field(None, gt=0, description="whole system [tok/s]")
@@ -154,9 +154,9 @@ class BenchmarkPoint(BaseModel):
     extra: str | None = Field(None, description="JSON object of columns the importer did not know")
     # per-role rates of disaggregated rows (appended last: older databases gain them as trailing columns)
     input_tokens_per_second_per_prefill_gpu: float | None = Field(
-        None, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
+        None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
     output_tokens_per_second_per_decode_gpu: float | None = Field(
-        None, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
+        None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
 
     @field_validator("hardware", mode="before")
     @classmethod

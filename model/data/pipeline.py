@@ -274,9 +274,12 @@ class _Pipeline:
                 probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
                 probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
                 finite = f"isfinite({name}::DOUBLE)"  # NaN and infinity are reported once, above
-                for op, bound in field_bounds(name):
+                bounds = field_bounds(name)
+                for op, bound in bounds:
                     sql_op, text = OP_TEXT[op]
-                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
+                    # a floor above zero (throughputs): a value at or below zero is told once, by "greater than 0"
+                    above = f" AND {name} > 0" if op == "ge" and ("gt", 0.0) in bounds else ""
+                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}{above}", name, f"{text} {bound:g}"))
                 if name in PLAUSIBILITY:
                     probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
                                    f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
