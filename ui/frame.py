@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from model.core.view import View
 from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
@@ -52,6 +53,11 @@ def start(url_path: str) -> data.Ctx:
     except StoreError as exc:
         st.error(plain(f"Cannot open the data: {exc.public}"))
         st.stop()
+    if data.store_away(snap, view() != View()):
+        st.warning("The data are away for a moment (the store is being replaced). Your view, its rates, filters "
+                   "and targets, is kept and comes back with the data: try again in a moment.", icon="⏳")
+        st.button("Try again", key="_store_away_retry")   # a rerun of this session, its view intact
+        st.stop()   # before the sidebar: drawn over no data, it would drop every filter and rate of the view
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
         st.warning(plain(text[:1].upper() + text[1:]), icon="⚠️")
