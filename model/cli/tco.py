@@ -183,6 +183,7 @@ def _size(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
+    from model.core.plausible import fleet_question
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None
     wants_budget = args.budget_mw is not None or args.budget_usd_month is not None
@@ -198,7 +199,12 @@ def _size(args, con) -> int:
                          "--budget-mw or --budget-usd-month")
     frame = fleet.sized
     state = answer.state
-    notes = list(fleet.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "the selection"))]
+    notes = list(fleet.notes) + [n for n in answer.notes
+                                 if n.startswith(("link:", "cost profile", "the selection", "unusual"))]
+    if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
+        asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
+        if asked:
+            notes.append(f"unusual demand: {asked}: is it what you meant?")
     if args.json:
         _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
                      "demand": fleet.need if fleet.kind == "demand" else None,

@@ -124,7 +124,7 @@ def number(text, what: str = "a number", percent: bool = False) -> float:
         whole, _, frac = mantissa.partition(",")
         if len(frac) == 3 and whole and whole.strip("0"):
             raise ValueError(f"{shown!r} is ambiguous: a decimal comma or a thousands separator? Write "
-                             f"{whole}{frac} or {whole}.{frac.rstrip('0') or '0'}")
+                             f"{whole}{frac} or {whole}.{frac}")
         mantissa = whole + "." + frac
     elif commas > 1:
         mantissa = _grouped(mantissa, ",", shown)

@@ -24,24 +24,25 @@ def rate_question(hardware: str, rate: float | None, preset: float | None) -> st
     if rate is None or preset is None or not (preset > 0 and rate > 0):
         return None
     ratio = rate / preset
-    if ratio > RATE_FACTOR:
+    if ratio > RATE_FACTOR * (1 + 1e-9):
         how = f"{ratio:,.3g}× its preset"
-    elif ratio < 1 / RATE_FACTOR:
+    elif ratio < (1 - 1e-9) / RATE_FACTOR:
         how = f"1/{1 / ratio:,.3g} of its preset"
     else:
         return None
     return (f"{hardware} at ${rate:,.2f}/GPU-hour is {how} (${preset:,.2f}); rates more than "
-            f"{RATE_FACTOR:g}× or less than 1/{RATE_FACTOR:g} of the preset are checked")
+            f"{RATE_FACTOR:g}× or less than 1/{RATE_FACTOR:g} of their preset are checked")
 
 
 def rate_notes(rates: Iterable[tuple[str, float]], presets: Mapping[str, float]) -> list[str]:
-    """One note per rate set by hand that :func:`rate_question` asks about (the command line prints them)."""
+    """One note per rate set by hand that :func:`rate_question` asks about (the command line prints them, each
+    starting ``unusual rate:``)."""
     by_name = {str(k).lower(): v for k, v in presets.items()}
     notes = []
     for hardware, rate in rates:
         question = rate_question(hardware, rate, by_name.get(str(hardware).lower()))
         if question:
-            notes.append(question + ": is it what you meant?")
+            notes.append(f"unusual rate: {question}: is it what you meant?")
     return notes
 
 
