@@ -88,7 +88,7 @@ def _sidebar_rate(page, hw: str) -> str:
 
 
 def _type_rate(page, hw: str, value: str) -> None:
-    box = page.get_by_role("spinbutton", name=f"{hw} exact [$/GPU-hour]")
+    box = page.get_by_role("textbox", name=f"{hw} exact [$/GPU-hour]")
     box.fill(value)
     box.press("Enter")
     page.wait_for_timeout(800)
@@ -309,7 +309,7 @@ def test_an_onprem_profile_built_in_the_browser_prices_every_page_and_sizes_a_fl
                          ("All-in power per GPU [kW]", "1.37"), ("PUE", "1.3"), ("Electricity [$/kWh]", "0.08"),
                          ("Colocation [$/kW-month]", "184"), ("Support and maintenance [% of capital/year]", "3"),
                          ("Utilisation [% of hours billable]", "70")):
-        page.get_by_role("spinbutton", name=label).fill(value)
+        page.get_by_role("textbox", name=label).fill(value)
     page.get_by_role("button", name="Add to this view and price with it").click()
     try:
         page.wait_for_function("() => decodeURIComponent(location.search).replace(/\\+/g, ' ')"
