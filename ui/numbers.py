@@ -106,6 +106,9 @@ def field_box(where, field: str, label: str, *, question: Callable[[float], str 
     The held question is drawn under the box."""
     key = key_of(field)
     entry = held(key)
+    declared = BY_NAME[field].check
+    if help is None and isinstance(declared, Bounds):   # the limits the field declares, in its message's words
+        help = declared.message[:1].upper() + declared.message[1:] + "."
     st.session_state[key] = entry["typed"] if entry else shown(getattr(view(), field))
     box = where.text_input(label, key=key, on_change=_on_field, args=(field, label, percent, question),
                            help=help, placeholder=placeholder)

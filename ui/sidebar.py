@@ -14,7 +14,7 @@ from model.core.capacity import BLENDED_FORMULA
 from model.core.cost import resolve_rates
 from model.core.frontier import BASES, SERIES_KEY_CHOICES
 from model.core.names import reason
-from model.core.plausible import rate_question
+from model.core.plausible import percent_question, rate_question
 from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.view import reconcile
 from model.core.view_codecs import short
@@ -58,8 +58,8 @@ def _filters(sb, opts: dict) -> None:
               "their price relative to an output token.")
     if view().basis == "blended":
         c1, c2 = sb.columns(2)
-        bind(c1.number_input, "w_input", "input weight", step=0.05, format="%.3f")
-        bind(c2.number_input, "w_cached", "cached weight", step=0.005, format="%.3f")
+        numbers.field_box(c1, "w_input", "input weight")
+        numbers.field_box(c2, "w_cached", "cached weight")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
     bind(sb.radio, "method", "Interpolation", ("linear", "monotone"), horizontal=True,
@@ -105,35 +105,43 @@ _SLA_INPUTS = (  # widget key, SLA field, label, step
 )
 
 
-def _sla_text() -> str:
-    parts = {"ttft_percentile": st.session_state["sla_pct"]}
-    for key, name, _, _ in _SLA_INPUTS:
-        value = st.session_state.get(key) or 0.0
-        if value > 0:
-            parts[name] = value / 100 if name == "success_min" else value
-    limits = SLA(**parts)
-    return limits.to_text() if any(k != "ttft_percentile" for k in parts) else ""
-
-
 def _on_sla() -> None:
+    """Read the SLA boxes by the one number rule; a success rate of 1 % or less is held until confirmed."""
+    parts = {"ttft_percentile": st.session_state["sla_pct"]}
+    for key, name, label, _ in _SLA_INPUTS:
+        ok, value = numbers.read(label, st.session_state.get(key), percent=name == "success_min")
+        if not ok:
+            return
+        if value:
+            parts[name] = value / 100 if name == "success_min" else value
     try:
-        commit(sla=_sla_text())
+        text = SLA(**parts).to_text() if any(k != "ttft_percentile" for k in parts) else ""
     except ValueError as exc:
         notice(f"SLA not applied: {reason(exc)}")
+        return
+    numbers.drop("sla_ok")
+    asked = percent_question(parts["success_min"] * 100, "success rate") if "success_min" in parts else None
+    if asked:
+        numbers.hold("sla_ok", asked, st.session_state["sla_ok"], {"sla": text})
+        return
+    commit(sla=text)
 
 
 def _sla(sb) -> None:
-    """The latency SLA, shared by every page: 0 leaves a limit off."""
+    """The latency SLA, shared by every page: empty or 0 leaves a limit off."""
     text = view().sla
     current = SLA.from_text(text) if text else SLA()
     with sb.expander("Latency SLA" + (f": {current.describe()}" if text else " (off)"), expanded=bool(text)):
         st.session_state["sla_pct"] = current.ttft_percentile
         st.selectbox("TTFT percentile", TTFT_PERCENTILES, key="sla_pct", on_change=_on_sla)
-        for key, name, label, step in _SLA_INPUTS:
+        for key, name, label, _ in _SLA_INPUTS:
             value = getattr(current, name)
-            st.session_state[key] = float(0.0 if value is None else (value * 100 if name == "success_min" else value))
-            st.number_input(label, min_value=0.0, max_value=100.0 if name == "success_min" else 100_000.0,
-                            step=step, key=key, help="0 = no limit", on_change=_on_sla)
+            entry = numbers.held(key)
+            st.session_state[key] = entry["typed"] if entry else numbers.shown(
+                None if value is None else (value * 100 if name == "success_min" else value))
+            st.text_input(label, key=key, placeholder="no limit", on_change=_on_sla,
+                          help="In percent: 99.5 for 99.5 %." if name == "success_min" else "Empty or 0: no limit.")
+        numbers.confirm_box(st, "sla_ok", "sidebar:")
         st.caption("Rows that break a limit are left out before any frontier is fitted.")
 
 
