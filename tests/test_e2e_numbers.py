@@ -146,6 +146,35 @@ def test_a_profile_priced_rate_is_read_only_and_the_notice_is_true(server, brows
     page.close()
 
 
+def test_a_rate_cell_a_profile_prices_is_not_edited(server, browser):
+    from model.core.cost_profiles import CostProfile, profiles_to_text
+
+    base, _ = server
+    profile = profiles_to_text([CostProfile(name="B200 quote", hardware="B200", usd_per_gpu_hour=2.0)])
+    page = _open(browser, f"{base}/TCO_rates?spec=mtp&prof={profile}&use=B200 quote")
+    grid = page.locator("[data-testid=stDataFrame]").first
+    box = grid.bounding_box()
+    page.wait_for_timeout(2_000)
+    opened = False
+    for _ in range(3):
+        for share in (0.45, 0.5, 0.4, 0.55, 0.35, 0.6):       # the "your $/GPU-hour" cell of B200's row
+            page.mouse.dblclick(box["x"] + box["width"] * share, box["y"] + 52)
+            page.wait_for_timeout(600)
+            if page.locator("textarea, input.gdg-input").count():
+                opened = True
+                break
+        if opened:
+            break
+    assert opened, "the rate cell opens for editing"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("9", delay=50)
+    page.keyboard.press("Enter")
+    said = _alert(page, "'9' not applied", "B200 is priced by the cost profile 'B200 quote'")
+    assert "TCO builder" in said
+    assert "&r=" not in _query(page) and "use=B200" in _query(page)
+    page.close()
+
+
 def test_volume_and_demand_as_typed(server, browser):
     base, db = server
     page = _open(browser, f"{base}/Buy_rent_or_API?{VIEW}&hw=MI355X&apiusd=1.4,0.26,4.4")

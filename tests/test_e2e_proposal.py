@@ -102,7 +102,8 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Hardware").first.click()
     page.get_by_role("option", name="B200", exact=True).click()
     _settle(page)
-    b200_kw = onprem_defaults("B200", load_presets())["kw_per_gpu"][0]
+    # the view's price set (the default, 2025-08): the kW per GPU TCO rates and Fleet show beside it
+    b200_kw = onprem_defaults("B200", load_presets(), "2025-08")["kw_per_gpu"][0]
     power = form.get_by_role("textbox", name="All-in power per GPU [kW]")
     for _ in range(50):                     # the rerun that refills the form may land after the page settles
         if float(power.input_value()) == pytest.approx(b200_kw):

@@ -116,3 +116,15 @@ def test_the_cli_reads_numbers_by_the_rule_and_notes_unusual_values(sample_db, c
     assert "note: unusual demand: this demand needs at least" in err and "nodes are checked" in err
     code, out, err = _cli(capsys, sample_db, "size", "--demand-rps", "10")
     assert code == 0 and "unusual" not in err
+
+
+def test_costfrontier_tco_reads_its_numbers_by_the_rule(sample_db, capsys):
+    # the worked example (2.7630 $/GPU-hour by hand), typed with decimal commas and thousands separators
+    code, out, _ = _cli(capsys, sample_db, "tco", "--hardware", "B200", "--server-usd", "300 000", "--network-pct",
+                        "15", "--years", "5", "--rate-pct", "10", "--kw-per-gpu", "1,37", "--pue", "1,3",
+                        "--usd-per-kwh", "0,08", "--colo-usd-per-kw-month", "184", "--maintenance-pct", "3",
+                        "--utilization", "0,7", "--json")
+    assert code == 0 and json.loads(out)["rows"][0]["usd_per_gpu_hour"] == pytest.approx(2.7630, abs=1e-4)
+    with pytest.raises(SystemExit):
+        main(["--db", str(sample_db), "tco", "--hardware", "B200", "--server-usd", "300,000"])
+    assert "'300,000' is ambiguous" in capsys.readouterr().err

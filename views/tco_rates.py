@@ -22,8 +22,9 @@ kw_of = {p.hardware.lower(): p.onprem.kw_per_gpu for p in ctx.state.cost_profile
          if p.name in ctx.state.priced_by and p.onprem is not None}
 rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [preset.get(hw) for hw in in_view],
                      "your $/GPU-hour": [numbers.shown(current.get(hw)) for hw in in_view],
-                     "priced by": [f"cost profile {profiled[hw]} (read-only)" if profiled[hw] else "" for hw in in_view],
                      "all-in kW/GPU": [kw_of.get(hw.lower(), power.get(hw.lower())) for hw in in_view]})
+if any(profiled.values()):   # which profile prices a row: its rate is the profile's, not edited here
+    rows["priced by"] = [f"cost profile {profiled[hw]} (read-only)" if profiled[hw] else "" for hw in in_view]
 # the editor's key changes with every accepted or refused edit, so it always shows the rates in force
 edits = st.session_state.setdefault("_rates_table_edits", 0)
 
@@ -41,7 +42,7 @@ for hw in in_view:
     numbers.confirm_box(st, f"rate::{hw}", "page:")
 if in_view:
     st.data_editor(rows, key=f"rates_table_{edits}", hide_index=True, width="stretch", on_change=_on_edit,
-                   disabled=["hardware", "preset $/GPU-hour", "priced by", "all-in kW/GPU"],
+                   disabled=[c for c in rows.columns if c != "your $/GPU-hour"],
                    column_config={"your $/GPU-hour": st.column_config.TextColumn(
                        help="Type a $/GPU-hour: 1.48 or 1,48. Empty: the preset."),
                                   "preset $/GPU-hour": st.column_config.NumberColumn(format="$%.2f")})
