@@ -62,3 +62,26 @@ def test_a_demand_is_read_by_the_rule_and_a_huge_one_is_held(db):
     assert any("Not applied yet: this demand needs at least" in w for w in _said(at)), _said(at)
     at.button(key="confirm::rps").click().run()
     assert at.query_params["rps"] == "10000"
+
+
+def test_an_api_price_and_the_nodes_kept_up_are_read_by_the_rule(db):
+    from model.data.api_prices import prices_frame
+    from tests.conftest import reading
+
+    link = {"wl": "GLM-5|8192|1024", "hw": "MI355X", "spec": "mtp", "by": "hardware", "x": "50", "tpm": "2e9",
+            "rent": "MI355X:2.1", "od": "1"}
+    at = open_page("views/buy_rent_or_api.py", link)
+    at.text_input(key="odmin").input("2,5").run()            # not a whole number of nodes
+    assert "odmin" not in at.query_params
+    assert any("Nodes kept up on demand: '2,5' not applied: not a whole number" in w for w in _said(at)), _said(at)
+    at.text_input(key="odmin").input("3").run()
+    assert at.query_params["odmin"] == "3"
+    typed = {"Model": "GLM-5 typed", "Input [$/M]": "1,40", "Cached input [$/M]": "0,26", "Output [$/M]": "4.4",
+             "Source (where you read it)": "typed by hand"}
+    for box in [t for t in at.text_input if t.label in typed]:
+        box.input(typed[box.label])
+    next(b for b in at.button if b.label == "Save price").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    with reading(db) as con:
+        saved = prices_frame(con).set_index("model").loc["GLM-5 typed"]
+    assert (saved["usd_per_m_input"], saved["usd_per_m_cached_input"], saved["usd_per_m_output"]) == (1.4, 0.26, 4.4)

@@ -86,7 +86,7 @@ for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.ca
 if state.rent:
     bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
     if state.on_demand:
-        bind(a2.number_input, "min_nodes", "Nodes kept up on demand", min_value=0, max_value=100_000, step=1)
+        numbers.field_box(a2, "min_nodes", "Nodes kept up on demand")
 
 # ---------------------------------------------------------------- the answer
 st.subheader("Answer")
@@ -114,21 +114,24 @@ if not data.read_only():
             model = g1.text_input("Model", max_chars=120)
             provider = g2.text_input("Provider", max_chars=120)
             h1, h2, h3 = st.columns(3)
-            new_in = h1.number_input("Input [$/M]", value=None, min_value=0.0, format="%g")
-            new_cached = h2.number_input("Cached input [$/M]", value=None, min_value=0.0, format="%g")
-            new_out = h3.number_input("Output [$/M]", value=None, min_value=0.0, format="%g")
+            typed_prices = {label: box.text_input(label) for box, label in
+                            ((h1, "Input [$/M]"), (h2, "Cached input [$/M]"), (h3, "Output [$/M]"))}
             read_on = g1.date_input("Read on", value="today")
             source = g2.text_input("Source (where you read it)", max_chars=300)
             if st.form_submit_button("Save price"):
                 from model.data.api_prices import add_prices
                 from model.data.importers.base import IngestError
 
-                record = {"model": model, "provider": provider, "usd_per_m_input": "" if new_in is None else new_in,
-                          "usd_per_m_cached_input": "" if new_cached is None else new_cached,
-                          "usd_per_m_output": "" if new_out is None else new_out,
+                read = [numbers.read(label, text) for label, text in typed_prices.items()]
+                new_in, new_cached, new_out = ("" if value is None else value for _, value in read)
+                record = {"model": model, "provider": provider, "usd_per_m_input": new_in,
+                          "usd_per_m_cached_input": new_cached, "usd_per_m_output": new_out,
                           "read_on": read_on.isoformat() if read_on else "", "source": source}
                 try:
-                    if data.write(lambda con: add_prices(con, [record]), "save the API price") is not None:
+                    if not all(ok for ok, _ in read):
+                        for text in pop_notices():
+                            st.error(plain(text))
+                    elif data.write(lambda con: add_prices(con, [record]), "save the API price") is not None:
                         st.success(plain(f"Saved the price of {model}."))
                 except IngestError as exc:
                     st.error(plain(f"Not saved: {exc.message} ({exc.field})"))
