@@ -230,8 +230,7 @@ def _api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
     return value
 
 
-#: the demand, budgets and volume a view takes (fleet sizing and the volume answer answer all of them); each
-#: message states its limits
+#: the demand, budgets and volume a view takes (fleet sizing answers all of them); each message states its limits
 _DEMAND = Bounds(0, 1e9, "peak demand must be more than 0 and at most 1e9 req/s", open_low=True)
 _MW = Bounds(0, 1e6, "the power budget must be more than 0 and at most 1e6 MW", open_low=True)
 _USD = Bounds(0, 1e15, "the money budget must be more than $0 and at most $1e15 a month", open_low=True)
