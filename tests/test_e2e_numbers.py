@@ -61,6 +61,13 @@ def _alert(page, *words: str) -> str:
 def test_rates_typed_in_the_sidebar(server, browser):
     base, db = server
     page = _open(browser, f"{base}/Matched_interactivity?{VIEW}")
+    b200 = page.get_by_role("textbox", name="B200 exact [$/GPU-hour]")
+    _type(page, b200, "1,48")                                 # the slip: $1.48, never $148
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:1.48')", timeout=15_000)
+    assert "$1.48" in page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text="B200")\
+        .inner_text()
+    _type(page, b200, "")                                     # empty: back to the preset
+    page.wait_for_function("() => !location.search.includes('r=')", timeout=15_000)
     box = page.get_by_role("textbox", name="MI355X exact [$/GPU-hour]")
     _type(page, box, "1,61")                                  # a decimal comma: $1.61, never $161
     page.wait_for_function("() => location.search.includes('r=MI355X')", timeout=15_000)
