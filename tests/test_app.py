@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.cli import main
+from model.core.names import number
 from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading, samples_copy
@@ -175,9 +176,9 @@ def test_ramps_page_reproduces_the_published_knee_from_a_link(app):
     knees = at.dataframe[0].value.set_index("Series")
     mi = knees.loc["MI355X · sglang · mxfp4 · mtp"]
     assert mi["Request rate [req/s]"] == "2" and mi["Throughput [tok/s/node]"] == "1,944.0"
-    assert at.number_input(key="sla_ttft").value == 1.1 and at.selectbox(key="sla_pct").value == "p95"
+    assert at.text_input(key="sla_ttft").value == "1.1" and at.selectbox(key="sla_pct").value == "p95"
     # loosening the SLA to 5 s moves the knee to the published 2.4 req/s and 2,626 tok/s/node
-    at.number_input(key="sla_ttft").set_value(5.0).run()
+    at.text_input(key="sla_ttft").input("5").run()
     mi = at.dataframe[0].value.set_index("Series").loc["MI355X · sglang · mxfp4 · mtp"]
     assert mi["Request rate [req/s]"] == "2.4" and mi["Throughput [tok/s/node]"] == "2,626.0"
     assert at.query_params["sla"] == "ttft_p95=5"
@@ -232,43 +233,56 @@ def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path
     at.run()
     assert not at.exception
     assert any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
-    at.number_input(key="rate_exact::H20").set_value(1.0).run()
+    at.text_input(key="rate_exact::H20").input("1").run()
     assert not at.exception
     assert not any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
     assert at.slider(key="rate::H20").value == 1.0 and at.query_params["r"] == "H20:1"
 
 
-RATE_VALUES = [0.0, -1.0, 0.01, 11.0, 1000.0, 1e9, float("nan"), 1.61, 999.99, 1000.01, 5e-5, 1e-4]
+# typed text -> what happens to B200's rate (preset $1.95, InferenceX): applied, held for a confirmation (more
+# than 5x or less than 1/5 of the preset), or refused with a notice quoting the text and the limit
+RATE_VALUES = [("0", "refused"), ("-1", "refused"), ("0.01", "held"), ("11", "held"), ("1000", "held"),
+               ("1e9", "refused"), ("nan", "refused"), ("1.61", "applied"), ("1,61", "applied"),
+               ("1,610", "refused"), ("999.99", "held"), ("1000.01", "refused"), ("abc", "refused"),
+               ("5e-5", "refused"), ("1e-4", "held")]   # MIN_USD_PER_GPU_HOUR: $0.0001
 
 
-@pytest.mark.parametrize("typed", RATE_VALUES, ids=str)
-def test_any_typed_rate_is_taken_as_typed_or_refused_with_a_notice(app, typed):
+@pytest.mark.parametrize("typed,fate", RATE_VALUES, ids=[t for t, _ in RATE_VALUES])
+def test_any_typed_rate_is_taken_held_or_refused_with_a_notice(app, typed, fate):
     at = app("views/crossovers.py", query={"spec": "mtp", "by": "hardware"})
-    at.number_input(key="rate_exact::B200").set_value(typed).run()
+    at.text_input(key="rate_exact::B200").input(typed).run()
     assert not at.exception, at.exception
-    usable = math.isfinite(typed) and 1e-4 <= typed <= 1000   # MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR
-    shown = at.number_input(key="rate_exact::B200").value
-    if usable:   # kept as typed, the slider follows, the link carries it
-        assert shown == typed and at.slider(key="rate::B200").value == typed
-        assert at.query_params["r"] == f"B200:{typed:g}"
-    else:        # refused: a notice names the value, the rate stays the preset ($1.95, InferenceX)
-        assert shown == 1.95 and "r" not in at.query_params
-        assert any("B200" in w.value and "not a usable rate" in w.value for w in at.warning), \
-            [w.value for w in at.warning]
+    warnings = [_unescape(w.value) for w in at.warning]
+    if fate == "refused":    # a notice quotes what was typed; the rate stays the preset
+        assert "r" not in at.query_params and at.slider(key="rate::B200").value == 1.95
+        assert any(f"'{typed}' not applied" in w and "B200" in w for w in warnings), warnings
+        return
+    value = 1.61 if typed == "1,61" else float(typed)
+    if fate == "held":       # asked, not applied until confirmed
+        assert "r" not in at.query_params and at.slider(key="rate::B200").value == 1.95
+        assert any("Not applied yet" in w and f"'{typed}'" in w for w in warnings), warnings
+        at.button(key="confirm::sidebar:rate::B200").click().run()
+        assert not at.exception
+    assert at.slider(key="rate::B200").value == value and at.query_params["r"] == f"B200:{value:g}"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(typed=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**12, 10**12).map(float)))
+@given(typed=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**12, 10**12).map(float),
+                       st.text(max_size=12)))
 def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
     db = tmp_path_factory.getbasetemp() / "typed-rates.duckdb"
     if not db.exists():
         _db(db.parent, True).rename(db)
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
     at = open_page("views/tco_rates.py", {"spec": "mtp"})
-    at.number_input(key="rate_exact::MI355X").set_value(typed).run()
+    at.text_input(key="rate_exact::MI355X").input(str(typed)).run()
     assert not at.exception, (typed, at.exception)
-    rate = at.number_input(key="rate_exact::MI355X").value
-    assert rate == (typed if math.isfinite(typed) and 1e-4 <= typed <= 1000 else 1.48)   # MIN_USD_PER_GPU_HOUR
+    try:
+        value = number(str(typed))
+    except ValueError:
+        value = None
+    plain = value is not None and 1.48 / 5 <= value <= 1.48 * 5   # taken without a question
+    assert at.slider(key="rate::MI355X").value == (value if plain else 1.48)
 
 
 def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):

@@ -63,14 +63,14 @@ def test_a_view_is_fitted_once_and_a_rate_change_refits_nothing(samples, fits):
     assert not at.exception, at.exception
     assert fits.take() == 1
     before = at.table[0].value
-    at.number_input(key="rate_exact::B200").set_value(3.2).run()     # series per hardware: re-priced, not refitted
+    at.text_input(key="rate_exact::B200").input("3.2").run()     # series per hardware: re-priced, not refitted
     assert not at.exception
     assert fits.take() == 0
     after = at.table[0].value
     assert not before.equals(after)              # ... and the page shows the new rate's costs
     at.run()                                     # a rerun of the same view fits nothing either
     assert fits.take() == 0
-    at.number_input(key="rate_exact::B200").set_value(1.6).run()     # back to the link's rate: that view's answer
+    at.text_input(key="rate_exact::B200").input("1.6").run()     # back to the link's rate: that view's answer
     assert fits.take() == 0 and at.table[0].value.equals(before)
 
 

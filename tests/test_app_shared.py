@@ -80,7 +80,7 @@ def test_a_rate_change_reprices_the_cost_axis_and_leaves_the_other_session_alone
     other = open_page(FRONTIER, query)
     before = _frontier_traces(_spec(other))
     b200 = next(name for name in before if name.startswith("B200"))
-    one.number_input(key="rate_exact::B200").set_value(6.2).run()
+    one.text_input(key="rate_exact::B200").input("6.2").run()
     after = _frontier_traces(_spec(one))
     # $/M = rate × 10⁶ / (3600 × tok/s/GPU): twice the rate, twice every B200 cost; MI355X's unchanged
     assert after[b200] == pytest.approx([2 * v for v in before[b200]], rel=1e-12)

@@ -29,11 +29,11 @@ def test_page_answers_the_worked_example_and_follows_the_inputs(app):  # noqa: F
     owned = table[table["Option"] == "owned MI355X"].iloc[0]
     assert owned["$ per month"] == "$8,643" and owned["Effective [$/M tokens]"] == "$4.32/M"
     # the user raises the volume past the break-even and types custom API prices
-    at.number_input(key="tpm").set_value(6e9).run()
+    at.text_input(key="tpm").input("6e9").run()
     assert "owned MI355X is cheapest" in _text(at)
-    at.number_input(key="api_in").set_value(1.0)
-    at.number_input(key="api_cached").set_value(0.1)
-    at.number_input(key="api_out").set_value(2.0)
+    at.text_input(key="api_in").input("1")
+    at.text_input(key="api_cached").input("0,1")     # a decimal comma: 0.1
+    at.text_input(key="api_out").input("2.0")
     at.button[0].click().run()   # the custom prices' form button ("Use these prices")
     assert not at.exception, at.exception
     text = _text(at)

@@ -88,7 +88,7 @@ def _sidebar_rate(page, hw: str) -> str:
 
 
 def _type_rate(page, hw: str, value: str) -> None:
-    box = page.get_by_role("spinbutton", name=f"{hw} exact [$/GPU-hour]")
+    box = page.get_by_role("textbox", name=f"{hw} exact [$/GPU-hour]")
     box.fill(value)
     box.press("Enter")
     page.wait_for_timeout(800)
@@ -217,15 +217,18 @@ def test_procurement_question_set_b200_to_match_mi355x_at_50(server, browser):
 def test_rates_typed_in_the_browser(server, browser):
     base, _ = server
     page = _open(browser, f"{base}/Matched_interactivity?spec=mtp&by=hardware")
-    # refused values keep the rate in force (the preset, $1.95, or the last rate taken as typed)
-    for typed, kept in (("0", "$1.95"), ("-3", "$1.95"), ("1e9", "$1.95"), ("11", "$11.00"),
-                        ("1000", "$1,000.00"), ("0.01", "$0.01"), ("-1", "$0.01")):
+    # refused values keep the rate in force (the preset, $1.95, or the last rate taken as typed), with a notice
+    # quoting what was typed; a rate more than 5x or under 1/5 of the preset waits for a confirmation
+    for typed, kept in (("0", "$1.95"), ("-3", "$1.95"), ("1e9", "$1.95"), ("9", "$9.00"), ("1,5", "$1.50"),
+                        ("11", "$1.50"), ("1000", "$1.50"), ("0.01", "$1.50"), ("-1", "$1.50")):
         _type_rate(page, "B200", typed)
         assert not page.locator("[data-testid=stException]").count()
         shown = _sidebar_rate(page, "B200")
         assert kept in shown or kept.replace(",", "") in shown, (typed, shown)
         if typed.startswith("-") or typed in ("0", "1e9"):
-            _shows(page, "not a usable rate")
+            _shows(page, f"'{typed}' not applied")
+        elif typed in ("11", "1000", "0.01"):
+            assert "Not applied yet" in page.locator("[data-testid=stSidebar]").inner_text()
     page.close()
 
 
@@ -277,11 +280,11 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
                 break
         page.keyboard.press("Control+A")
         page.wait_for_timeout(300)
-        page.keyboard.type("12.5", delay=50)     # above the old $10 slider limit, which used to crash
+        page.keyboard.type("9,5", delay=50)      # a decimal comma; above the old $10 slider's 3x, under 5x the preset
         page.wait_for_timeout(300)
         page.keyboard.press("Enter")
         try:
-            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:12.5')",
+            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:9.5')",
                                    timeout=10_000)
             break
         except Exception:
@@ -289,7 +292,7 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
                 page.screenshot(path=str(SHOTS.parent / "rates_table_failure.png"), full_page=True)
                 raise
     _settle(page)
-    assert "$12.50" in _sidebar_rate(page, "B200")
+    assert "$9.50" in _sidebar_rate(page, "B200")
     assert not page.locator("[data-testid=stException]").count()
     page.close()
 
@@ -309,7 +312,7 @@ def test_an_onprem_profile_built_in_the_browser_prices_every_page_and_sizes_a_fl
                          ("All-in power per GPU [kW]", "1.37"), ("PUE", "1.3"), ("Electricity [$/kWh]", "0.08"),
                          ("Colocation [$/kW-month]", "184"), ("Support and maintenance [% of capital/year]", "3"),
                          ("Utilisation [% of hours billable]", "70")):
-        page.get_by_role("spinbutton", name=label).fill(value)
+        page.get_by_role("textbox", name=label).fill(value)
     page.get_by_role("button", name="Add to this view and price with it").click()
     try:
         page.wait_for_function("() => decodeURIComponent(location.search).replace(/\\+/g, ' ')"

@@ -102,17 +102,18 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Hardware").first.click()
     page.get_by_role("option", name="B200", exact=True).click()
     _settle(page)
-    b200_kw = onprem_defaults("B200", load_presets())["kw_per_gpu"][0]
-    power = form.get_by_role("spinbutton", name="All-in power per GPU [kW]")
+    # the view's price set (the default, 2025-08): the kW per GPU TCO rates and Fleet show beside it
+    b200_kw = onprem_defaults("B200", load_presets(), "2025-08")["kw_per_gpu"][0]
+    power = form.get_by_role("textbox", name="All-in power per GPU [kW]")
     for _ in range(50):                     # the rerun that refills the form may land after the page settles
         if float(power.input_value()) == pytest.approx(b200_kw):
             break
         page.wait_for_timeout(200)
     assert float(power.input_value()) == pytest.approx(b200_kw), "the form shows B200's own all-in power"
     form.get_by_role("textbox", name="Profile name").fill(NAME)
-    form.get_by_role("spinbutton", name="Server price per node [$]").fill("400000")
-    form.get_by_role("spinbutton", name="Utilisation [% of hours billable]").fill("80")
-    shown_kw = float(form.get_by_role("spinbutton", name="All-in power per GPU [kW]").input_value())
+    form.get_by_role("textbox", name="Server price per node [$]").fill("400000")
+    form.get_by_role("textbox", name="Utilisation [% of hours billable]").fill("80")
+    shown_kw = float(form.get_by_role("textbox", name="All-in power per GPU [kW]").input_value())
     form.get_by_role("button", name="Add to this view and price with it").click()
     for _ in range(100):                    # the address bar follows the view once the rerun is done
         if View.from_query(parse_qs(urlsplit(page.url).query, keep_blank_values=True))[0].priced_by == (NAME,):
@@ -136,7 +137,7 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
 
     # 3. the Fleet page by its sidebar link: 12 req/s at peak
     _go(page, "Fleet", "Fleet")
-    rps = page.get_by_role("spinbutton", name="Peak demand [req/s]")
+    rps = page.get_by_role("textbox", name="Peak demand [req/s]")
     rps.fill("12")
     rps.press("Enter")
     page.wait_for_function("() => location.search.includes('rps=12')", timeout=15_000)

@@ -97,11 +97,10 @@ def test_peak_demand_limit_is_the_views_and_the_sizings(sample_db, monkeypatch):
     assert demand(requests_per_second=MAX_DEMAND_RPS).requests_per_second == 1e9
     state, notices = View.from_query({"rps": "5e9"})
     assert state.demand_rps is None
-    assert notices == ["ignored link parameter rps='5e9': peak demand must be above 0 and at most "
-                       "1,000,000,000 req/s"]
+    assert notices == ["ignored link parameter rps='5e9': peak demand must be more than 0 and at most 1e9 req/s"]
     at = _app(sample_db, monkeypatch, {"rps": "5e9"}, "views/fleet.py")
     assert not at.exception, at.exception
-    assert any("at most 1,000,000,000 req/s" in w for w in at.link_warnings), at.link_warnings
+    assert any("at most 1e9 req/s" in w for w in at.link_warnings), at.link_warnings
     at = _app(sample_db, monkeypatch, {"rps": "1e9"}, "views/fleet.py")
     assert not at.exception, at.exception
     assert at.session_state["_view"].demand_rps == 1e9
@@ -140,7 +139,7 @@ def tiny_store(tmp_path) -> Path:
     return db
 
 
-@pytest.mark.parametrize("args", [["size", "--demand-rps", "1e9"], ["size", "--budget-mw", "1e12"],
+@pytest.mark.parametrize("args", [["size", "--demand-rps", "1e9"], ["size", "--budget-mw", "1e6"],
                                   ["size", "--tokens-per-day", "1e12", "--peak-to-average", "1000"],
                                   ["volume", "--tokens-per-month", "1e12"]], ids=" ".join)
 def test_a_stored_near_zero_throughput_sizes_nothing_and_overflows_nothing(tiny_store, args):

@@ -195,7 +195,10 @@ def test_a_widget_is_keyed_by_its_fields_link_key_and_offers_the_declared_range(
     at.query_params["win"] = "0.3"
     at.run()
     assert not at.exception
-    weight = at.number_input(key=BY_NAME["w_input"].key)
-    assert (weight.value, weight.min, weight.max) == (0.3, 0.0, 10.0)
-    weight.set_value(0.5).run()
+    weight = at.text_input(key=BY_NAME["w_input"].key)
+    assert weight.value == "0.3" and "[0, 10]" in weight.help     # the declared range, in the box's hint
+    weight.input("0,5").run()                                    # a decimal comma
     assert at.query_params["win"] == "0.5"
+    at.text_input(key=BY_NAME["w_input"].key).input("11").run()
+    assert at.query_params["win"] == "0.5"
+    assert any("'11' not applied: a token weight must be in [0, 10]" in w.value.replace("\\", "") for w in at.warning)

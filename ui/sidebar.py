@@ -14,13 +14,15 @@ from model.core.capacity import BLENDED_FORMULA
 from model.core.cost import resolve_rates
 from model.core.frontier import BASES, SERIES_KEY_CHOICES
 from model.core.names import reason
+from model.core.plausible import percent_question, rate_question
 from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.view import reconcile
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
-from ui import data
+from model.core.view_codecs import short
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR, Bounds
+from ui import data, numbers
 from ui.state import bind, commit, key_of, notice, plain, view
 
-__all__ = ["draw"]
+__all__ = ["draw", "set_rate", "reset_rates", "profile_pricing", "RATE_BOUNDS"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl")
 
@@ -56,8 +58,8 @@ def _filters(sb, opts: dict) -> None:
               "their price relative to an output token.")
     if view().basis == "blended":
         c1, c2 = sb.columns(2)
-        bind(c1.number_input, "w_input", "input weight", step=0.05, format="%.3f")
-        bind(c2.number_input, "w_cached", "cached weight", step=0.005, format="%.3f")
+        numbers.field_box(c1, "w_input", "input weight")
+        numbers.field_box(c2, "w_cached", "cached weight")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
     bind(sb.radio, "method", "Interpolation", ("linear", "monotone"), horizontal=True,
@@ -103,35 +105,43 @@ _SLA_INPUTS = (  # widget key, SLA field, label, step
 )
 
 
-def _sla_text() -> str:
-    parts = {"ttft_percentile": st.session_state["sla_pct"]}
-    for key, name, _, _ in _SLA_INPUTS:
-        value = st.session_state.get(key) or 0.0
-        if value > 0:
-            parts[name] = value / 100 if name == "success_min" else value
-    limits = SLA(**parts)
-    return limits.to_text() if any(k != "ttft_percentile" for k in parts) else ""
-
-
 def _on_sla() -> None:
+    """Read the SLA boxes by the one number rule; a success rate of 1 % or less is held until confirmed."""
+    parts = {"ttft_percentile": st.session_state["sla_pct"]}
+    for key, name, label, _ in _SLA_INPUTS:
+        ok, value = numbers.read(label, st.session_state.get(key), percent=name == "success_min")
+        if not ok:
+            return
+        if value:
+            parts[name] = value / 100 if name == "success_min" else value
     try:
-        commit(sla=_sla_text())
+        text = SLA(**parts).to_text() if any(k != "ttft_percentile" for k in parts) else ""
     except ValueError as exc:
         notice(f"SLA not applied: {reason(exc)}")
+        return
+    numbers.drop("sla_ok")
+    asked = percent_question(parts["success_min"] * 100, "success rate") if "success_min" in parts else None
+    if asked:
+        numbers.hold("sla_ok", asked, st.session_state["sla_ok"], {"sla": text})
+        return
+    commit(sla=text)
 
 
 def _sla(sb) -> None:
-    """The latency SLA, shared by every page: 0 leaves a limit off."""
+    """The latency SLA, shared by every page: empty or 0 leaves a limit off."""
     text = view().sla
     current = SLA.from_text(text) if text else SLA()
     with sb.expander("Latency SLA" + (f": {current.describe()}" if text else " (off)"), expanded=bool(text)):
         st.session_state["sla_pct"] = current.ttft_percentile
         st.selectbox("TTFT percentile", TTFT_PERCENTILES, key="sla_pct", on_change=_on_sla)
-        for key, name, label, step in _SLA_INPUTS:
+        for key, name, label, _ in _SLA_INPUTS:
             value = getattr(current, name)
-            st.session_state[key] = float(0.0 if value is None else (value * 100 if name == "success_min" else value))
-            st.number_input(label, min_value=0.0, max_value=100.0 if name == "success_min" else 100_000.0,
-                            step=step, key=key, help="0 = no limit", on_change=_on_sla)
+            entry = numbers.held(key)
+            st.session_state[key] = entry["typed"] if entry else numbers.shown(
+                None if value is None else (value * 100 if name == "success_min" else value))
+            st.text_input(label, key=key, placeholder="no limit", on_change=_on_sla,
+                          help="In percent: 99.5 for 99.5 %." if name == "success_min" else "Empty or 0: no limit.")
+        numbers.confirm_box(st, "sla_ok", "sidebar:")
         st.caption("Rows that break a limit are left out before any frontier is fitted.")
 
 
@@ -146,29 +156,52 @@ def _on_price_set(key: str) -> None:
     commit(**changes, rates=())
 
 
-def set_rate(hw: str, value) -> None:
-    """Set ``hw``'s $/GPU-hour as typed; refuse (with a notice) what is not a usable rate."""
+#: the check of a rate typed by hand: the one bound every surface imports
+RATE_BOUNDS = Bounds(MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR, f"a rate must be at least ${MIN_USD_PER_GPU_HOUR:g} "
+                     f"and at most ${MAX_USD_PER_GPU_HOUR:,.0f}/GPU-hour")
+
+
+def profile_pricing(hw: str) -> str | None:
+    """The name(s) of the chosen cost profiles that price ``hw``, or None when its rate is the preset's or typed."""
+    state = view()
+    profiles = {p.name: p for p in state.cost_profiles()}
+    names = [n for n in state.priced_by if n in profiles and profiles[n].hardware.lower() == hw.lower()]
+    return ", ".join(f"'{n}'" for n in names) or None
+
+
+def set_rate(hw: str, value, typed: str | None = None) -> None:
+    """Set ``hw``'s $/GPU-hour as typed (text read by the one number rule, or a slider's number); refuse with a
+    notice quoting what was typed what is not a usable rate; hold (:func:`ui.numbers.hold`) a rate more than
+    5× or less than 1/5 of its preset until confirmed. A hardware a cost profile prices is not set here."""
+    typed = str(value if typed is None else typed) if value is not None else ""
+    by = profile_pricing(hw)
+    if by:
+        notice(f"{hw}: {short(typed)!r} not applied: {hw} is priced by the cost profile {by} (TCO builder); "
+               "change the profile there, or stop pricing with it")
+        return
     overrides = dict(view().rates)
-    if value is None:
+    numbers.drop(f"rate::{hw}")
+    if isinstance(value, str):
+        ok, value = numbers.read(f"{hw} rate [$/GPU-hour]", value, bounds=RATE_BOUNDS)
+        if not ok:
+            return
+    elif value is not None:
+        try:
+            RATE_BOUNDS(float(value))
+        except (TypeError, ValueError) as exc:
+            notice(f"{hw} rate [$/GPU-hour]: {short(typed)!r} not applied: {reason(exc)}")
+            return
+    preset = resolve_rates([hw], data.presets(data.version()), view().price_set, view().tier).get(hw)
+    if value is None or (preset is not None and abs(value - preset) < 1e-9):
         overrides.pop(hw, None)
     else:
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            notice(f"{hw}: {value!r} is not a number; the rate stays as it was")
-            return
-        if not (math.isfinite(value) and MIN_USD_PER_GPU_HOUR <= value <= MAX_USD_PER_GPU_HOUR):
-            kept = overrides.get(hw)
-            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (at least ${MIN_USD_PER_GPU_HOUR:g}, at most "
-                   f"${MAX_USD_PER_GPU_HOUR:,.0f}); "
-                   + (f"kept ${kept:,.2f}" if kept else "kept the preset"))
-            return
-        preset = resolve_rates([hw], data.presets(data.version()), view().price_set, view().tier).get(hw)
-        if preset is not None and abs(value - preset) < 1e-9:
-            overrides.pop(hw, None)
-        else:
-            overrides[hw] = value
-    commit(rates=tuple(sorted(overrides.items())))
+        overrides[hw] = float(value)
+    changes = {"rates": tuple(sorted(overrides.items()))}
+    question = rate_question(hw, value, preset)
+    if question:
+        numbers.hold(f"rate::{hw}", question, typed, changes)
+        return
+    commit(**changes)
 
 
 def _on_rate(hw: str, key: str) -> None:
@@ -212,9 +245,9 @@ def _rates(sb, ctx_points, presets) -> None:
         rate = overrides.get(hw.lower(), preset.get(hw))
         exact_key, slider_key = f"rate_exact::{hw}", f"rate::{hw}"
         if rate is None:   # no preset and no rate given: ask, never invent one (unpriced until set)
-            st.session_state[exact_key] = None
-            sb.number_input(f"{hw} (no preset)", value=None, step=0.01, key=exact_key, format="%.2f",
-                            placeholder="set $/GPU-hour", on_change=_on_rate, args=(hw, exact_key))
+            st.session_state[exact_key] = ""
+            sb.text_input(f"{hw} (no preset)", key=exact_key, placeholder="set $/GPU-hour", on_change=_on_rate,
+                          args=(hw, exact_key))
             continue
         label = f"{hw} (preset {'$%.2f' % preset[hw]})" if hw in preset else f"{hw} (no preset)"
         c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
@@ -222,10 +255,13 @@ def _rates(sb, ctx_points, presets) -> None:
         st.session_state[slider_key] = float(rate)
         c1.slider(label, 0.0, top, key=slider_key, step=0.01, format="$%.2f", on_change=_on_rate,
                   args=(hw, slider_key))
-        st.session_state[exact_key] = float(rate)
-        c2.number_input(f"{hw} exact [$/GPU-hour]", key=exact_key, step=0.01, format="%.2f",
-                        label_visibility="collapsed", on_change=_on_rate, args=(hw, exact_key),
-                        help=f"Type any rate up to ${MAX_USD_PER_GPU_HOUR:,.0f}/GPU-hour.")
+        entry = numbers.held(f"rate::{hw}")
+        st.session_state[exact_key] = entry["typed"] if entry else numbers.shown(rate)
+        c2.text_input(f"{hw} exact [$/GPU-hour]", key=exact_key, label_visibility="collapsed", on_change=_on_rate,
+                      args=(hw, exact_key), help=f"Type any rate above $0 and up to ${MAX_USD_PER_GPU_HOUR:,.0f}"
+                      "/GPU-hour; 1,48 and 1.48 are both $1.48. A rate more than 5× or less than 1/5 of the preset "
+                      "is applied once you confirm it.")
+        numbers.confirm_box(sb, f"rate::{hw}", "sidebar:")
     sb.button("Reset rates to preset", on_click=reset_rates, key="reset_rates_sidebar", disabled=not state.rates)
 
 

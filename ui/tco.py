@@ -6,81 +6,118 @@ from __future__ import annotations
 import streamlit as st
 
 from model.core.cost_profiles import cost_profile, profiles_to_text
-from model.core.onprem_labels import onprem_label
+from model.core.onprem_labels import ONPREM_COUNTS, onprem_label
+from model.core.plausible import percent_question
 from model.core.tco import TcoInputError
 from model.data.profiles import load_profiles, save_profiles
-from ui import data
+from ui import data, numbers
+from ui.sidebar import RATE_BOUNDS
 from ui.state import commit, notice, plain, view
 
-__all__ = ["build_up_inputs", "add_onprem", "add_rate", "replace_profiles", "team_store"]
+__all__ = ["build_up_inputs", "read_build_up", "add_onprem", "add_rate", "replace_profiles", "team_store"]
 
-#: build-up input (labelled by model.core.tco.ONPREM_LABELS), step, shown as a percentage of a fraction
-_FIELDS = (
-    ("server_usd", 1000.0, False),
-    ("gpus_per_node", 1, False),
-    ("network_pct", 1.0, False),
-    ("install_usd", 100.0, False),
-    ("years", 1.0, False),
-    ("rate_pct", 0.5, False),
-    ("kw_per_gpu", 0.05, False),
-    ("pue", 0.01, False),
-    ("usd_per_kwh", 0.005, False),
-    ("colo_usd_per_kw_month", 1.0, False),
-    ("maintenance_pct", 0.5, False),
-    ("licence_usd_per_gpu_year", 100.0, False),
-    ("staff_usd_per_year", 1000.0, False),
-    ("fleet_gpus", 8, False),
-    ("utilization", 1.0, True),
-)
+#: build-up input (labelled by model.core.tco.ONPREM_LABELS), typed in percent (the model takes utilisation as a
+#: fraction: the form divides by 100)
+_FIELDS = (("server_usd", False), ("gpus_per_node", False), ("network_pct", True), ("install_usd", False),
+           ("years", False), ("rate_pct", True), ("kw_per_gpu", False), ("pue", False), ("usd_per_kwh", False),
+           ("colo_usd_per_kw_month", False), ("maintenance_pct", True), ("licence_usd_per_gpu_year", False),
+           ("staff_usd_per_year", False), ("fleet_gpus", False), ("utilization", True))
 _START = {"gpus_per_node": 8, "network_pct": 0.0, "install_usd": 0.0, "rate_pct": 0.0, "maintenance_pct": 0.0,
           "licence_usd_per_gpu_year": 0.0, "staff_usd_per_year": 0.0, "utilization": 1.0}
+_PER_NODE = "kw_per_node"
+_PER_NODE_LABEL = "All-in power per node [kW] (instead of per GPU)"
+_UTIL_LABEL = onprem_label("utilization", percent=True)
 
 
 def build_up_inputs(defaults: dict, hardware: str) -> dict:
-    """Draw the build-up's inputs (inside a form); each default says where it comes from. Returns the values.
+    """Draw the build-up's inputs (inside a form) as number boxes read by the one number rule; each default
+    says where it comes from. Returns {input: typed text}; :func:`read_build_up` reads them on submit.
 
     The fields are keyed per GPU (``tco_kw_per_gpu::B200``): choosing another GPU shows that GPU's
     defaults, never the last one's (a B200 profile was once priced with the H200's 1.37 kW/GPU)."""
-    values, sources = {}, []
+    typed, sources = {}, []
     cols = st.columns(3)
-    for i, (name, step, pct) in enumerate(_FIELDS):
-        label = onprem_label(name, percent=pct)
+    for i, (name, pct) in enumerate(_FIELDS):
+        label = onprem_label(name, percent=name == "utilization")
         start, source = defaults.get(name, (_START.get(name), ""))
-        if start is not None and pct:
+        if start is not None and name == "utilization":
             start = start * 100
-        is_int = isinstance(step, int)
-        value = cols[i % 3].number_input(label, value=None if start is None else (int(start) if is_int else float(start)),
-                                         step=step, key=f"tco_{name}::{hardware}", placeholder="needed" if name == "server_usd"
-                                         else "optional", format=None if is_int else "%g")
-        values[name] = value / 100 if (pct and value is not None) else value
+        typed[name] = cols[i % 3].text_input(
+            label, value=numbers.shown(start), key=f"tco_{name}::{hardware}",
+            placeholder="needed" if name == "server_usd" else "optional",
+            help=("In percent: 70 for 70 %." if pct else None))
         if source:
             sources.append(f"{label}: {start:g} from {source}" if start is not None else f"{label}: {source}")
-    values["colo_includes_power"] = st.checkbox(onprem_label("colo_includes_power"), key="tco_colo_power")
+    kw = defaults.get("kw_per_gpu", (None, ""))[0]
+    typed[_PER_NODE] = cols[len(_FIELDS) % 3].text_input(
+        _PER_NODE_LABEL, key=f"tco_{_PER_NODE}::{hardware}",
+        placeholder=f"{kw * 8:g} for 8 GPUs" if kw else "optional",
+        help="A quote's power per node: divided by the GPUs per node, it replaces the power per GPU.")
+    typed["colo_includes_power"] = st.checkbox(onprem_label("colo_includes_power"), key="tco_colo_power")
+    if kw:
+        st.caption(plain(f"All-in power: {kw:g} kW per GPU = {kw * 8:g} kW per 8-GPU node (the preset's); give "
+                         "either."))
     st.caption("Defaults and their sources — " + plain("; ".join(sources)))
-    return values
+    return typed
 
 
-def _add(profile, profiles) -> None:
+def read_build_up(typed: dict) -> tuple[dict | None, str | None]:
+    """(values, question) of the typed build-up: values None when a box is refused (each refusal shown, quoting
+    what was typed); question when the utilisation looks like a fraction (1 % or less), to confirm."""
+    values, ok = {}, True
+    for name, pct in (*_FIELDS, (_PER_NODE, False)):
+        label = _PER_NODE_LABEL if name == _PER_NODE else onprem_label(name, percent=name == "utilization")
+        good, value = numbers.read(label, typed.get(name), percent=pct, whole=name in ONPREM_COUNTS)
+        ok = ok and good
+        values[name] = value
+    util = values["utilization"]
+    if util is not None and not (0 < util <= 100):
+        notice(f"{_UTIL_LABEL}: {typed['utilization'].strip()!r} not applied: the share of hours billable "
+                       "must be more than 0 % and at most 100 %")
+        ok = False
+    if not ok:
+        return None, None
+    node_kw = values.pop(_PER_NODE)
+    if node_kw is not None:
+        values["kw_per_gpu"] = node_kw / (values["gpus_per_node"] or 8)
+    question = percent_question(util, _UTIL_LABEL)
+    values["utilization"] = None if util is None else util / 100
+    values["colo_includes_power"] = typed["colo_includes_power"]
+    return values, question
+
+
+def _add(profile, profiles, in_view: tuple[str, ...] = ()) -> None:
     kept = [p for p in profiles if p.name != profile.name]
     if commit(profiles=profiles_to_text([*kept, profile]),
               priced_by=tuple(n for n in view().priced_by if n != profile.name) + (profile.name,)):
-        notice(f"cost profile '{profile.name}' added: {profile.hardware} is now priced by it on every page")
+        rate = profile.rate()
+        priced = f" at ${rate:,.2f}/GPU-hour" if rate else " (no price yet)"
+        if profile.hardware.lower() in {h.lower() for h in in_view}:
+            notice(f"cost profile '{profile.name}' added{priced}: {profile.hardware} is now priced by it on every page")
+        else:
+            notice(f"cost profile '{profile.name}' added{priced}; no series in view runs on {profile.hardware}, so "
+                   "it prices nothing until its rows are in view")
 
 
-def add_onprem(name: str, hardware: str, values: dict, profiles) -> None:
+def add_onprem(name: str, hardware: str, values: dict, profiles, in_view: tuple[str, ...] = ()) -> None:
     try:
         _add(cost_profile(name=name, hardware=hardware, onprem={k: v for k, v in values.items() if v is not None},
-                          source="TCO builder (on-prem build-up)"), profiles)
+                          source="TCO builder (on-prem build-up)"), profiles, in_view)
     except TcoInputError as exc:
         st.error(plain(str(exc)))
     else:
         st.rerun()
 
 
-def add_rate(name: str, hardware: str, rate, profiles) -> None:
+def add_rate(name: str, hardware: str, typed: str, profiles, in_view: tuple[str, ...] = ()) -> None:
+    ok, rate = numbers.read("$/GPU-hour", typed, bounds=RATE_BOUNDS)
+    if not ok or rate is None:
+        if ok:
+            st.error("Give the quoted $/GPU-hour.")
+        return
     try:
         _add(cost_profile(name=name, hardware=hardware, usd_per_gpu_hour=rate, source="TCO builder (quoted rate)"),
-             profiles)
+             profiles, in_view)
     except TcoInputError as exc:
         st.error(plain(str(exc)))
     else:

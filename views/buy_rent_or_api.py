@@ -6,8 +6,9 @@ import streamlit as st
 from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
 from model.present.volume_figures import volume_figure
-from ui import data, frame, widgets
-from ui.state import bind, commit, plain
+from ui import data, frame, numbers, widgets
+from ui.sidebar import RATE_BOUNDS
+from ui.state import bind, commit, plain, pop_notices
 
 ctx = frame.context()
 st.title("Buy, rent or API")
@@ -19,9 +20,10 @@ if widgets.no_data(ctx):
     st.stop()
 state = ctx.state
 c1, c2, c3 = st.columns(3)
-bind(c1.number_input, "tokens_per_month", "Volume [tokens per month]", value=None, min_value=0.0,
-     step=1e9, format="%g", placeholder="e.g. 2e9")
-bind(c2.number_input, "peak_to_average", "Peak ÷ average load", min_value=1.0, max_value=1000.0, step=0.5)
+numbers.field_box(c1, "tokens_per_month", "Volume [tokens per month]", placeholder="e.g. 2e9 or 2,000,000,000",
+                  help="More than 0 and at most 1e18 tokens a month; 2e12, 2,000,000,000,000 and 2 000 000 000 000 "
+                       "are all read as written.")
+numbers.field_box(c2, "peak_to_average", "Peak ÷ average load", help="From 1 to 1000.")
 bind(c3.radio, "lens", "Lens", ("full", "marginal"), horizontal=True,
      format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
 answer = ctx.answer
@@ -53,29 +55,38 @@ with a1.form("api_custom"):
     st.caption("Custom API prices [$ per million tokens]")
     f1, f2, f3 = st.columns(3)
     typed = state.api_usd or (None, None, None)
-    p_in = f1.number_input("Input", value=typed[0], min_value=0.0, format="%g", key="api_in")
-    p_cached = f2.number_input("Cached input", value=typed[1], min_value=0.0, format="%g", key="api_cached")
-    p_out = f3.number_input("Output", value=typed[2], min_value=0.0, format="%g", key="api_out")
+    t_in = f1.text_input("Input", value=numbers.shown(typed[0]), key="api_in")
+    t_cached = f2.text_input("Cached input", value=numbers.shown(typed[1]), key="api_cached")
+    t_out = f3.text_input("Output", value=numbers.shown(typed[2]), key="api_out")
     if st.form_submit_button("Use these prices"):
-        if p_in is None or p_out is None:
+        read = [numbers.read(label, text) for label, text in (("API input [$/M]", t_in),
+                                                               ("API cached input [$/M]", t_cached),
+                                                               ("API output [$/M]", t_out))]
+        p_in, p_cached, p_out = (value for _, value in read)
+        if not all(ok for ok, _ in read):
+            for text in pop_notices():
+                st.error(plain(text))
+        elif p_in is None or p_out is None:
             st.warning("Give at least the input and output prices (cached input defaults to the input price).")
         elif commit(api=None, api_usd=(p_in, p_in if p_cached is None else p_cached, p_out)):
             st.rerun()
-bind(a2.number_input, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)", value=None,
-     min_value=0.0, max_value=1.0, step=0.05, format="%g")
+numbers.field_box(a2, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)",
+                  help="A fraction from 0 to 1: 0.6 for 60 %.")
 rented = dict(state.rent)
 for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.capacity.empty else []:
     def _rent(hw=hw):
-        value = st.session_state[f"rent_{hw}"]
-        rest = tuple((h, r) for h, r in state.rent if h != hw)
-        commit(rent=rest + (((hw, float(value)),) if value else ()))
+        ok, value = numbers.read(f"Rented {hw} [$/GPU-hour]", st.session_state[f"rent_{hw}"], bounds=RATE_BOUNDS)
+        if ok:
+            rest = tuple((h, r) for h, r in state.rent if h != hw)
+            commit(rent=rest + (((hw, value),) if value else ()))
 
-    a2.number_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", value=rented.get(hw), min_value=0.0,
-                    max_value=MAX_USD_PER_GPU_HOUR, format="%g", key=f"rent_{hw}", on_change=_rent)
+    st.session_state[f"rent_{hw}"] = numbers.shown(rented.get(hw))
+    a2.text_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", key=f"rent_{hw}", on_change=_rent,
+                  help=f"More than $0 and at most ${MAX_USD_PER_GPU_HOUR:,.0f}/GPU-hour.")
 if state.rent:
     bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
     if state.on_demand:
-        bind(a2.number_input, "min_nodes", "Nodes kept up on demand", min_value=0, max_value=100_000, step=1)
+        numbers.field_box(a2, "min_nodes", "Nodes kept up on demand")
 
 # ---------------------------------------------------------------- the answer
 st.subheader("Answer")
@@ -103,21 +114,24 @@ if not data.read_only():
             model = g1.text_input("Model", max_chars=120)
             provider = g2.text_input("Provider", max_chars=120)
             h1, h2, h3 = st.columns(3)
-            new_in = h1.number_input("Input [$/M]", value=None, min_value=0.0, format="%g")
-            new_cached = h2.number_input("Cached input [$/M]", value=None, min_value=0.0, format="%g")
-            new_out = h3.number_input("Output [$/M]", value=None, min_value=0.0, format="%g")
+            typed_prices = {label: box.text_input(label) for box, label in
+                            ((h1, "Input [$/M]"), (h2, "Cached input [$/M]"), (h3, "Output [$/M]"))}
             read_on = g1.date_input("Read on", value="today")
             source = g2.text_input("Source (where you read it)", max_chars=300)
             if st.form_submit_button("Save price"):
                 from model.data.api_prices import add_prices
                 from model.data.importers.base import IngestError
 
-                record = {"model": model, "provider": provider, "usd_per_m_input": "" if new_in is None else new_in,
-                          "usd_per_m_cached_input": "" if new_cached is None else new_cached,
-                          "usd_per_m_output": "" if new_out is None else new_out,
+                read = [numbers.read(label, text) for label, text in typed_prices.items()]
+                new_in, new_cached, new_out = ("" if value is None else value for _, value in read)
+                record = {"model": model, "provider": provider, "usd_per_m_input": new_in,
+                          "usd_per_m_cached_input": new_cached, "usd_per_m_output": new_out,
                           "read_on": read_on.isoformat() if read_on else "", "source": source}
                 try:
-                    if data.write(lambda con: add_prices(con, [record]), "save the API price") is not None:
+                    if not all(ok for ok, _ in read):
+                        for text in pop_notices():
+                            st.error(plain(text))
+                    elif data.write(lambda con: add_prices(con, [record]), "save the API price") is not None:
                         st.success(plain(f"Saved the price of {model}."))
                 except IngestError as exc:
                     st.error(plain(f"Not saved: {exc.message} ({exc.field})"))

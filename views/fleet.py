@@ -4,11 +4,26 @@ interactivity you need (the same as the Overview's and the report's)."""
 
 import streamlit as st
 
+from model.core.plausible import fleet_question
 from model.present import fmt
-from ui import frame, widgets
-from ui.state import bind, plain
+from ui import data, frame, numbers, widgets
+from ui.state import plain, view
 
 ctx = frame.context()
+
+
+def _nodes_question(rps: float) -> str | None:
+    """Why ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the page would)."""
+    try:
+        fleet = data.answer_of(view().replace(demand_rps=rps, budget_mw=None, budget_usd_month=None)).fleet
+    except ValueError:   # the view refuses it: committing says why
+        return None
+    if fleet is None or fleet.sized.empty or "nodes" not in fleet.sized.columns:
+        return None
+    return fleet_question(dict(zip(fleet.sized["series"], fleet.sized["nodes"])))
+
+
+
 st.title("Fleet sizing")
 st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
            "that meets the SLA and the interactivity you need. Every GPU-hour is paid for (730 hours a month), so "
@@ -19,13 +34,14 @@ way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="flee
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
 if way == "a demand":
-    bind(c1.number_input, "demand_rps", "Peak demand [req/s]", value=None, step=1.0, format="%g",
-         placeholder="e.g. 10")
-    bind(c2.number_input, "headroom", "Headroom [capacity ÷ peak]", min_value=1.0, max_value=100.0, step=0.05)
-    bind(c3.number_input, "spares", "Spare nodes (N+1 = 1)", min_value=0, max_value=100_000, step=1)
+    numbers.field_box(c1, "demand_rps", "Peak demand [req/s]", placeholder="e.g. 10", question=_nodes_question,
+                      help="More than 0 and at most 1e9 req/s. A demand that needs more than 1,000 nodes is applied "
+                           "once you confirm it.")
+    numbers.field_box(c2, "headroom", "Headroom [capacity ÷ peak]", help="From 1 to 100.")
+    numbers.field_box(c3, "spares", "Spare nodes (N+1 = 1)", help="A whole number from 0 to 100,000.")
 else:
-    bind(c1.number_input, "budget_mw", "Power budget [MW, facility]", value=None, step=0.5, format="%g")
-    bind(c2.number_input, "budget_usd_month", "Money budget [$/month]", value=None, step=10_000.0, format="%g")
+    numbers.field_box(c1, "budget_mw", "Power budget [MW, facility]", help="More than 0 and at most 1e6 MW.")
+    numbers.field_box(c2, "budget_usd_month", "Money budget [$/month]", help="More than $0 and at most $1e15.")
 answer = ctx.answer
 x = answer.interactivity_needed
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "

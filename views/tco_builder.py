@@ -9,7 +9,7 @@ from model.core.tco import TcoInputError, onprem_defaults
 from model.present import fmt
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from ui import data, frame, tco, widgets
-from ui.state import bind, plain
+from ui.state import bind, plain, pop_notices
 
 ctx = frame.context()
 st.title("TCO builder")
@@ -18,25 +18,61 @@ st.caption("A cost profile is a named way to pay for a GPU: a quoted $/GPU-hour,
 profiles = ctx.state.cost_profiles()
 hardware = sorted({*(ctx.options["hardware"]), *CANONICAL_HARDWARE}, key=str.lower)
 
+in_view = tuple(sorted(ctx.points["hardware"].dropna().astype(str).unique())) if not ctx.points.empty else ()
+# the form starts from the hardware in view: the cheapest series' hardware, or the only one
+at_x = ctx.answer.at_x if len(in_view) > 1 else None
+start = (str(at_x["hardware"].iloc[0]) if at_x is not None and not at_x.empty and "hardware" in at_x.columns
+         else in_view[0] if in_view else "H200")
 st.subheader("On-prem build-up")
 # outside the form: choosing a GPU reruns the page, so its own defaults (kW per GPU, ...) fill the form
-hw = st.selectbox("Hardware", hardware, index=hardware.index("H200") if "H200" in hardware else 0, key="tco_hw")
+hw = st.selectbox("Hardware", hardware, index=hardware.index(start) if start in hardware else 0, key="tco_hw",
+                  help="Starts from the hardware in view (the cheapest series' hardware).")
 with st.form("onprem_form"):
     name = st.text_input("Profile name", placeholder=f"{hw} on-prem 5y", key="tco_name")
-    defaults = onprem_defaults(hw, ctx.presets)
-    values = tco.build_up_inputs(defaults, hw)
+    # the view's price set first, so the profile's kW per GPU is the one TCO rates and Fleet show
+    defaults = onprem_defaults(hw, ctx.presets, ctx.state.price_set)
+    if "kw_per_gpu" not in defaults:
+        defaults = onprem_defaults(hw, ctx.presets)
+    typed = tco.build_up_inputs(defaults, hw)
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")
 if submitted:
-    tco.add_onprem(name or f"{hw} on-prem {values.get('years') or 5:g}y", hw, values, profiles)
+    values, question = tco.read_build_up(typed)
+    for text in pop_notices():
+        st.error(plain(text))
+    if values is not None:
+        chosen_name = name or f"{hw} on-prem {values.get('years') or 5:g}y"
+        if question:
+            st.session_state["_tco_held"] = (chosen_name, hw, values, question)
+        else:
+            tco.add_onprem(chosen_name, hw, values, profiles, in_view)
+held = st.session_state.get("_tco_held")
+if held:
+    held_name, held_hw, held_values, held_question = held
+    share = held_values["utilization"] * 100
+    st.warning(plain(f"Not saved yet: {held_question}"))
+    b1, b2, b3 = st.columns(3)
+    if b1.button(f"Save with {share:g} %", key="tco_util_as_typed"):
+        st.session_state.pop("_tco_held")
+        tco.add_onprem(held_name, held_hw, held_values, profiles, in_view)
+    if b2.button(f"Save with {share * 100:g} %", key="tco_util_times_100", type="primary"):
+        st.session_state.pop("_tco_held")
+        tco.add_onprem(held_name, held_hw, {**held_values, "utilization": held_values["utilization"] * 100},
+                       profiles, in_view)
+    if b3.button("Cancel", key="tco_util_cancel"):
+        st.session_state.pop("_tco_held")
+        st.rerun()
 
 with st.expander("A quoted rate (cloud, reserved, neocloud)"):
     with st.form("rate_form"):
         c1, c2, c3 = st.columns(3)
-        quote_hw = c1.selectbox("Hardware", hardware, key="quote_hw")
+        quote_hw = c1.selectbox("Hardware", hardware, key="quote_hw",
+                                index=hardware.index(start) if start in hardware else 0)
         quote_name = c2.text_input("Profile name", key="quote_name", placeholder=f"{quote_hw} cloud 3y reserved")
-        quote = c3.number_input("$/GPU-hour", value=None, step=0.01, format="%.2f", key="quote_rate")
+        quote = c3.text_input("$/GPU-hour", key="quote_rate", placeholder="e.g. 2.10")
         if st.form_submit_button("Add"):
-            tco.add_rate(quote_name or f"{quote_hw} quote", quote_hw, quote, profiles)
+            tco.add_rate(quote_name or f"{quote_hw} quote", quote_hw, quote, profiles, in_view)
+            for text in pop_notices():
+                st.error(plain(text))
 
 if profiles:
     st.subheader("Profiles in this view")

@@ -4,20 +4,27 @@ import pandas as pd
 import streamlit as st
 
 from model.core.cost import resolve_rates
-from ui import frame, sidebar, widgets
+from ui import frame, numbers, sidebar, widgets
 
 ctx = frame.context()
 st.title("TCO rates")
 st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-prices at once. Any rate above $0 and "
-           "up to $1,000 is taken as typed.")
+           "up to $1,000 is taken as typed (1,48 and 1.48 are both $1.48); one more than 5× or less than 1/5 of its "
+           "preset is applied once you confirm it. A hardware a cost profile prices shows the profile's rate, "
+           "read-only: change it on the TCO builder page.")
 in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
 preset = resolve_rates(in_view, ctx.presets, ctx.state.price_set, ctx.state.tier)
 current = ctx.rates()
 chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
 power = {str(hw).lower(): kw for hw, kw in zip(chosen["hardware"], chosen["all_in_kw_per_gpu"])}
+profiled = {hw: sidebar.profile_pricing(hw) for hw in in_view}
+kw_of = {p.hardware.lower(): p.onprem.kw_per_gpu for p in ctx.state.cost_profiles()
+         if p.name in ctx.state.priced_by and p.onprem is not None}
 rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [preset.get(hw) for hw in in_view],
-                     "your $/GPU-hour": [current.get(hw) for hw in in_view],
-                     "all-in kW/GPU": [power.get(hw.lower()) for hw in in_view]})
+                     "your $/GPU-hour": [numbers.shown(current.get(hw)) for hw in in_view],
+                     "all-in kW/GPU": [kw_of.get(hw.lower(), power.get(hw.lower())) for hw in in_view]})
+if any(profiled.values()):   # which profile prices a row: its rate is the profile's, not edited here
+    rows["priced by"] = [f"cost profile {profiled[hw]} (read-only)" if profiled[hw] else "" for hw in in_view]
 # the editor's key changes with every accepted or refused edit, so it always shows the rates in force
 edits = st.session_state.setdefault("_rates_table_edits", 0)
 
@@ -26,14 +33,18 @@ def _on_edit() -> None:
     changed = st.session_state[f"rates_table_{edits}"].get("edited_rows", {})
     for index, change in changed.items():
         if "your $/GPU-hour" in change and int(index) < len(in_view):
-            sidebar.set_rate(in_view[int(index)], change["your $/GPU-hour"])
+            typed = change["your $/GPU-hour"]
+            sidebar.set_rate(in_view[int(index)], "" if typed is None else str(typed))
     st.session_state["_rates_table_edits"] = edits + 1
 
 
+for hw in in_view:
+    numbers.confirm_box(st, f"rate::{hw}", "page:")
 if in_view:
     st.data_editor(rows, key=f"rates_table_{edits}", hide_index=True, width="stretch", on_change=_on_edit,
-                   disabled=["hardware", "preset $/GPU-hour", "all-in kW/GPU"],
-                   column_config={"your $/GPU-hour": st.column_config.NumberColumn(step=0.01, format="$%.2f"),
+                   disabled=[c for c in rows.columns if c != "your $/GPU-hour"],
+                   column_config={"your $/GPU-hour": st.column_config.TextColumn(
+                       help="Type a $/GPU-hour: 1.48 or 1,48. Empty: the preset."),
                                   "preset $/GPU-hour": st.column_config.NumberColumn(format="$%.2f")})
 else:
     st.info("No hardware in view.")

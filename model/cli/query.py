@@ -32,7 +32,19 @@ def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict |
 
     state, notices = view_from_args(args, con)
     return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
-                          notes=[f"link: {n}" for n in notices])
+                          notes=[f"link: {n}" for n in notices] + _unusual_rates(state, con))
+
+
+def _unusual_rates(state, con) -> list[str]:
+    """A note per rate set by hand more than 5× or less than 1/5 of its preset (:func:`model.core.plausible.rate_notes`)."""
+    if not state.rates:
+        return []
+    from model.core.cost import load_presets, resolve_rates
+    from model.core.plausible import rate_notes
+    from model.data.store import stored_rates
+
+    presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con)), state.price_set, state.tier)
+    return rate_notes(state.rates, presets)
 
 
 def _payload(args, answer, frame: pd.DataFrame) -> dict:

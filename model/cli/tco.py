@@ -19,6 +19,7 @@ and the preset's all-in kW per GPU; the output names each default and its source
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -38,8 +39,28 @@ _ONPREM_DEFAULTS = {
     "colo_usd_per_kw_month": "default 184.06, CBRE H2 2024", "rack_usd_per_month": "instead of colocation",
     "nodes_per_rack": "with --rack-usd-per-month", "utilization": "a fraction, 0..1; default 1",
 }
+
+
+def _number(whole: bool = False):
+    """An argparse type reading a number by the one rule (:func:`model.core.names.number`: 1,5 is 1.5,
+    1,000,000 a million); a refusal quotes what was typed."""
+    def read(text: str):
+        from model.core.names import number
+
+        try:
+            value = number(text, "a whole number" if whole else "a number")
+            if whole and not value.is_integer():
+                raise ValueError("not a whole number")
+        except ValueError as exc:
+            said = str(exc)
+            raise argparse.ArgumentTypeError(said if repr(text) in said else f"{text!r}: {said}") from None
+        return int(value) if whole else value
+    read.__name__ = "whole number" if whole else "number"
+    return read
+
+
 _ONPREM_OPTIONS = tuple(
-    ("--" + name.replace("_", "-"), name, int if name in ONPREM_COUNTS else float,
+    ("--" + name.replace("_", "-"), name, _number(whole=name in ONPREM_COUNTS),
      (label + (f" ({_ONPREM_DEFAULTS[name]})" if name in _ONPREM_DEFAULTS else "")).replace("%", "%%"))
     for name, label in ONPREM_LABELS.items() if name != "colo_includes_power")
 
@@ -51,11 +72,11 @@ def add_parsers(sub) -> None:
     for option, dest, kind, text in _ONPREM_OPTIONS:
         tco.add_argument(option, dest=dest, type=kind, help=text)
     tco.add_argument("--colo-includes-power", action="store_true", help=ONPREM_LABELS["colo_includes_power"])
-    tco.add_argument("--usd-per-gpu-hour", type=float, help="a plain rate instead of a build-up (a cloud quote)")
+    tco.add_argument("--usd-per-gpu-hour", type=_number(), help="a plain rate instead of a build-up (a cloud quote)")
     tco.add_argument("--name", help="profile name (default '<hardware> on-prem <years>y')")
     tco.add_argument("--source", default="", help="where the numbers come from (kept with a saved profile)")
     tco.add_argument("--save", action="store_true", help="store the profile in the database (replaces one of that name)")
-    tco.add_argument("--vs-rate", type=float, metavar="USD",
+    tco.add_argument("--vs-rate", type=_number(), metavar="USD",
                      help="a cloud $/GPU-hour: print the break-even server price and electricity price")
     tco.add_argument("--price-set", help="price set whose all-in kW per GPU is the default (default: newest)")
     tco.add_argument("--list", action="store_true", help="list the stored cost profiles")
@@ -67,10 +88,10 @@ def add_parsers(sub) -> None:
     fleet_args(size)
     size.add_argument("--token-basis", default="total", choices=TOKEN_BASES, help="what --tokens-per-day counts")
     size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
-    size.add_argument("--gpus-per-node", type=int, help="GPUs per node (default 8)")
-    size.add_argument("--kw-per-gpu", type=float, help="all-in IT power per GPU [kW] (default: the preset's)")
-    size.add_argument("--pue", type=float, help="PUE for facility kW and the MW budget (default: profile's, else 1)")
-    size.add_argument("--rack-kw", type=float, help="IT power per rack [kW] (racks are counted only with it)")
+    size.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
+    size.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")
+    size.add_argument("--pue", type=_number(), help="PUE for facility kW and the MW budget (default: profile's, else 1)")
+    size.add_argument("--rack-kw", type=_number(), help="IT power per rack [kW] (racks are counted only with it)")
     size.add_argument("--json", action="store_true")
 
 
@@ -183,6 +204,7 @@ def _size(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
+    from model.core.plausible import fleet_question
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None
     wants_budget = args.budget_mw is not None or args.budget_usd_month is not None
@@ -198,7 +220,12 @@ def _size(args, con) -> int:
                          "--budget-mw or --budget-usd-month")
     frame = fleet.sized
     state = answer.state
-    notes = list(fleet.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "the selection"))]
+    notes = list(fleet.notes) + [n for n in answer.notes
+                                 if n.startswith(("link:", "cost profile", "the selection", "unusual"))]
+    if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
+        asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
+        if asked:
+            notes.append(f"unusual demand: {asked}: is it what you meant?")
     if args.json:
         _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
                      "demand": fleet.need if fleet.kind == "demand" else None,

@@ -23,13 +23,20 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
+    from model.core.plausible import fleet_question
     from model.present import fmt
 
     answer = answer_of_args(args, con)
     volume = answer.volume
     if volume is None:
         raise UsageError("volume needs --tokens-per-month N (or a link with tpm=)")
-    notes = list(volume.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile"))]
+    notes = list(volume.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "unusual"))]
+    rows = volume.rows
+    if not rows.empty and "nodes" in rows.columns:
+        owned = rows[rows["kind"] != "api"] if "kind" in rows.columns else rows
+        asked = fleet_question(dict(zip(owned["option"], owned["nodes"])))
+        if asked:
+            notes.append(f"unusual volume: {asked.replace('this demand', 'this volume')}: is it what you meant?")
     if args.json:
         print(json.dumps(jsonable({"command": "volume", "view": answer.state.to_query(), "where": answer.where,
                                    **volume.payload(), "notes": notes}), indent=2, allow_nan=False))

@@ -9,6 +9,7 @@ pydantic's own ("Input should be ...").
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from urllib.parse import unquote
 
@@ -63,11 +64,75 @@ def split_names(text: str | None, sep: str = ",") -> tuple[str, ...]:
     return tuple(decode_name(part.strip()) for part in (text or "").split(sep) if part.strip())
 
 
-def number(text: str, what: str = "a number") -> float:
-    """``text`` as a finite float; ValueError in the product's words (``"not a number"``) otherwise."""
+#: characters people put between groups of three digits besides a comma or a point (spaces, thin spaces,
+#: an apostrophe, an underscore): always a thousands separator, never a decimal one
+_GAPS = (" ", "\u00a0", "\u2009", "\u202f", "'", "\u2019", "_")
+_MANTISSA = re.compile(r"^[0-9.,]*$")
+
+
+def _grouped(integer: str, sep: str, typed: str) -> str:
+    """``integer`` (digits and ``sep``) without its thousands separators, which must fall every three digits."""
+    groups = integer.split(sep)
+    if not (1 <= len(groups[0]) <= 3 and groups[0].isdigit() and all(len(g) == 3 and g.isdigit() for g in groups[1:])):
+        raise ValueError(f"{typed!r} is not a number: {sep!r} must separate groups of three digits, e.g. 1,000,000")
+    return "".join(groups)
+
+
+def number(text, what: str = "a number", percent: bool = False) -> float:
+    """``text`` as people type it, as a finite float; ValueError in the product's words otherwise.
+
+    The one rule of every number box, command-line value and link value:
+
+    - a point is the decimal point (``1.48``); ``2e12`` is read as written;
+    - a comma alone is a decimal comma when it cannot be a thousands separator (``1,48`` → 1.48,
+      ``0,750`` → 0.75); commas every three digits are thousands (``1,000,000``, ``1,000.5``); with both a
+      point and a comma the last one is the decimal mark (``1.000.000,5`` → 1000000.5);
+    - one comma before exactly three digits (``1,480``) could be either: refused, quoting what was typed;
+    - spaces, thin spaces, ``'`` and ``_`` between groups of three digits are thousands separators;
+    - a leading ``$`` is dropped; a trailing ``%`` only where ``percent`` (the number is then in percent).
+    """
+    typed = str(text).strip()
+    shown = typed if len(typed) <= 40 else typed[:39] + "…"
+    s = typed.replace("\u2212", "-")
+    sign = ""
+    if s[:1] in "+-" and s:
+        sign, s = s[0], s[1:].lstrip()
+    s = s.removeprefix("$").strip()
+    if percent:
+        s = s.removesuffix("%").strip()
+    mantissa, exp_mark, exponent = s.replace("E", "e").partition("e")
+    if exp_mark and not re.fullmatch(r"[+-]?\d{1,4}", exponent):
+        raise ValueError(f"not {what}")
+    gaps = [g for g in _GAPS if g in mantissa]
+    if len(gaps) > 1:
+        raise ValueError(f"{shown!r} is not {what}: it mixes thousands separators")
+    if gaps:
+        whole, point, frac = mantissa.replace(",", ".", 1).partition(".") if "." not in mantissa \
+            else mantissa.partition(".")
+        mantissa = _grouped(whole, gaps[0], shown) + point + frac
+    if not mantissa or not _MANTISSA.match(mantissa) or not any(ch.isdigit() for ch in mantissa):
+        raise ValueError(f"not {what}")
+    commas, points = mantissa.count(","), mantissa.count(".")
+    if commas and points:
+        decimal = "," if mantissa.rfind(",") > mantissa.rfind(".") else "."
+        thousands = "." if decimal == "," else ","
+        whole, _, frac = mantissa.rpartition(decimal)
+        if decimal in whole:
+            raise ValueError(f"{shown!r} is not {what}: two decimal marks")
+        mantissa = _grouped(whole, thousands, shown) + "." + frac
+    elif commas == 1:
+        whole, _, frac = mantissa.partition(",")
+        if len(frac) == 3 and whole and whole.strip("0"):
+            raise ValueError(f"{shown!r} is ambiguous: a decimal comma or a thousands separator? Write "
+                             f"{whole}{frac} or {whole}.{frac}")
+        mantissa = whole + "." + frac
+    elif commas > 1:
+        mantissa = _grouped(mantissa, ",", shown)
+    elif points > 1:
+        mantissa = _grouped(mantissa, ".", shown)
     try:
-        value = float(str(text).strip())
-    except (TypeError, ValueError):
+        value = float(sign + mantissa + (exp_mark + exponent if exp_mark else ""))
+    except ValueError:
         raise ValueError(f"not {what}") from None
     if not math.isfinite(value):
         raise ValueError(f"not {what} (must be finite)")

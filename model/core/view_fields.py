@@ -237,7 +237,12 @@ def _api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
     return value
 
 
-_POSITIVE = Bounds(0, 1e12, "must be a positive number", open_low=True)
+#: the demand, budgets and volume a view takes (fleet sizing answers all of them); each message states its limits
+_DEMAND = Bounds(0, MAX_DEMAND_RPS, "peak demand must be more than 0 and at most 1e9 req/s", open_low=True)
+_MW = Bounds(0, 1e6, "the power budget must be more than 0 and at most 1e6 MW", open_low=True)
+_USD = Bounds(0, 1e15, "the money budget must be more than $0 and at most $1e15 a month", open_low=True)
+_TPD = Bounds(0, 1e17, "the demand must be more than 0 and at most 1e17 tokens a day", open_low=True)
+_TPM = Bounds(0, 1e18, "the volume must be more than 0 and at most 1e18 tokens a month", open_low=True)
 
 
 # ------------------------------------------------------------------------------------------ options
@@ -253,7 +258,7 @@ LINK = Option(("--link",), "view", "a share link: its view replaces the selectio
 
 
 def _sizing(flag: str, type_: Callable, text: str) -> Option:
-    return Option((flag,), "sizing", text, type=type_)
+    return Option((flag,), "sizing", text, read=c.WHOLE.read if type_ is int else c.NUMBER.read)
 
 
 _f = ViewField   # the table below, one field a row
@@ -297,7 +302,7 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(0, MAX_INTERACTIVITY, "interactivity must be in (0, 100000) tok/s/user", True, True),
        option=Option(("--interactivity", "--x"), "view", "the interactivity you need [tok/s/user]: the answer, the "
                      "break-even and fleet sizing use it (default: the middle target)", metavar="TOK_S_USER",
-                     type=float)),
+                     read=c.NUMBER.read)),
     _f("frontier_y", "y", str, "throughput", c.TEXT, ANSWER, "cost", "z",
        check=_one_of("y", ("throughput", "cost"))),
     _f("optimal_only", "opt", bool, False, c.FLAG, ANSWER, "1", "yes"),
@@ -308,11 +313,11 @@ FIELDS: tuple[ViewField, ...] = (
     _f("w_input", "win", float, 0.25, c.NUMBER, FIT, "0.3", "nan",
        check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-input",), "view", "blended basis: weight of an uncached input token relative to an "
-                     "output token (default 0.25)", type=float)),
+                     "output token (default 0.25)", read=c.NUMBER.read)),
     _f("w_cached", "wc", float, 0.025, c.NUMBER, FIT, "0.03", "11",
        check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-cached",), "view", "blended basis: weight of a cached input token relative to an "
-                     "output token (default 0.025)", type=float)),
+                     "output token (default 0.025)", read=c.NUMBER.read)),
     _f("eval_tolerance", "tol", float, 0.01, c.NUMBER, ANSWER, "0.05", "2",
        check=Bounds(0, 1, "tolerance must be in [0, 1]")),
     _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=_names,
@@ -325,22 +330,20 @@ FIELDS: tuple[ViewField, ...] = (
     _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
-    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1",
-       check=Bounds(0, MAX_DEMAND_RPS, f"peak demand must be above 0 and at most {MAX_DEMAND_RPS:,.0f} req/s",
-                    open_low=True),
-       option=Option(("--demand-rps",), "fleet", "peak demand [req/s]", type=float)),
+    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=_DEMAND,
+       option=Option(("--demand-rps",), "fleet", "peak demand [req/s]", read=c.NUMBER.read)),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
        check=Bounds(1, 100, "headroom must be between 1 and 100"),
        option=_sizing("--headroom", float, "capacity ÷ peak demand (default 1.0)")),
     _f("spares", "sp", int, 0, c.WHOLE, ANSWER, "1", "1.5",
        check=Bounds(0, 100_000, "spares must be between 0 and 100,000 nodes"),
        option=_sizing("--spares", int, "whole spare nodes, owned or reserved (N+1 = 1)")),
-    _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=_POSITIVE,
-       option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", type=float)),
-    _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=_POSITIVE,
-       option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", type=float)),
-    _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=_POSITIVE,
-       option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", type=float)),
+    _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=_MW,
+       option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", read=c.NUMBER.read)),
+    _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=_USD,
+       option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", read=c.NUMBER.read)),
+    _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=_TPD,
+       option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read)),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
        check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
        option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1): whole nodes are bought for "
@@ -365,9 +368,9 @@ FIELDS: tuple[ViewField, ...] = (
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
                      "interactivity you need, date by date)", kind="flag")),
-    _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=_POSITIVE,
+    _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=_TPM,
        option=Option(("--tokens-per-month",), "volume", "average volume [tokens a month on the capacity's basis, "
-                     "total by default; 730 h]", metavar="N", type=float)),
+                     "total by default; 730 h]", metavar="N", read=c.NUMBER.read)),
     _f("api", "api", str | None, None, c.TEXT, ANSWER, "GLM-5.2", "a\tb", check=_api,
        option=Option(("--api",), "volume", "the hosted API model to compare with (default: matched by name)",
                      metavar="MODEL", exclusive="api")),
@@ -383,18 +386,18 @@ FIELDS: tuple[ViewField, ...] = (
                      "(default: reserved, every hour)", kind="flag")),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
-       option=Option(("--min-nodes",), "volume", "on demand: nodes kept up (default 1)", type=int)),
+       option=Option(("--min-nodes",), "volume", "on demand: nodes kept up (default 1)", read=c.WHOLE.read)),
     _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=_one_of("lens", LENSES),
        option=Option(("--lens",), "volume", "full cost (default), or marginal: owned capacity counts power and "
                      "operations only", choices=LENSES)),
     _f("cache_hit", "ch", float | None, None, c.NUMBER, ANSWER, "0.6", "60",
        check=Bounds(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
        option=Option(("--cache-hit",), "volume", "prefix-cache hit rate for the API's bill (default: the rows', "
-                     "else 0)", metavar="FRACTION", type=float)),
+                     "else 0)", metavar="FRACTION", read=c.NUMBER.read)),
     _f("stale_days", "stale", int, DEFAULT_STALE_DAYS, c.WHOLE, ANSWER, "90", "0",
        check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "
-                     f"{DEFAULT_STALE_DAYS})", type=int)),
+                     f"{DEFAULT_STALE_DAYS})", read=c.WHOLE.read)),
 )
 
 BY_NAME = {f.name: f for f in FIELDS}
