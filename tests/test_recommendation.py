@@ -27,6 +27,7 @@ from model.present import fmt
 from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
 from model.present.report import build_report
 from model.present.view_answer import answer_of_view
+from tests.conftest import FIXTURES
 from tests.test_app import open_page
 
 MTP = {"wl": "GLM-5|8192|1024", "spec": "mtp", "by": "hardware", "x": "40"}
@@ -180,3 +181,22 @@ def test_every_report_section_speaks_the_products_words(sales_db):
         assert all(a != b for a, b in zip(clauses, clauses[1:])), text          # no phrase said twice in a row
         assert all(re.fullmatch(r"± \d+(\.\d)? %", m) for m in _PM.findall(text)), text   # one ± format
         assert "± ?" not in text and "above reach" not in text, text
+
+
+def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db_path, capsys):
+    # two series of three points each: two interior points in the view, fewer than a pooled band needs (3)
+    assert main(["--db", str(db_path), "ingest", str(FIXTURES / "history" / "runs_2026-01-10.csv")]) == 0
+    capsys.readouterr()
+    with connect(db_path) as con:
+        answer = answer_of_view(con, View().replace(interactivity_needed=27.0, targets=(27.0, 40.0)))
+        doc = build_report(answer).html
+    pooled = answer.uncertainty.figures()["usd_p90"]
+    assert answer.uncertainty.figures()["points"] == 2 and pooled > 0.3          # measured on the view's 2 points
+    assert set(answer.uncertainty.bands["source"]) == {"none"}
+    interpolated = answer.iso_error[answer.iso_error["error_from"] != "measured"]
+    assert len(interpolated) == 4 and set(interpolated["error_from"]) == {"view"}
+    assert interpolated["usd_per_mtok_error"].tolist() == pytest.approx([pooled] * 4)
+    rec = answer.recommendation
+    assert all(c.error == pytest.approx(pooled) and c.text.endswith(fmt.plus_minus(pooled)) for c in rec.series)
+    assert any("the view's pooled estimate" in n for n in rec.notes)
+    assert "± ?" not in doc and f"{fmt.plus_minus(pooled)} (the view's)" in html.unescape(doc)

@@ -333,7 +333,7 @@ def recommendation_of(answer) -> Recommendation:
     if borrowed:
         notes.append(f"The ± of {', '.join(borrowed)} is the view's pooled estimate: "
                      f"{'its curve has' if len(borrowed) == 1 else 'their curves have'} too few measured points "
-                     "between two others for an estimate of its own.")
+                     f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
     if series:
         notes.append(PLUS_MINUS)
     return Recommendation(x, answer.scenario.method, basis, demand, tuple(series), settled, contenders,
