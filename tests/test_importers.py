@@ -498,7 +498,7 @@ def test_cli_ingests_the_whole_directory(db_path, capsys):
     assert main(["--db", str(db_path), "ingest", str(FORMATS_DIR), "--set", "hardware=H100",
                  "--set", "gpus=8"]) == 0
     out = capsys.readouterr().out
-    assert out.count("rows added") == len(DETECTED)
+    assert out.count(" added as ") == len(DETECTED)
     con = connect(db_path)
     try:
         sources = list_sources(con)

@@ -200,3 +200,16 @@ def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db
     assert all(c.error == pytest.approx(pooled) and c.text.endswith(fmt.plus_minus(pooled)) for c in rec.series)
     assert any("the view's pooled estimate" in n for n in rec.notes)
     assert "± ?" not in doc and f"{fmt.plus_minus(pooled)} (the view's)" in html.unescape(doc)
+
+
+def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales_db, capsys, tmp_path):
+    with connect(sales_db) as con:
+        query = _sales_view(con).to_query()
+    link = "http://localhost:8501/?" + "&".join(f"{k}={v}" for k, v in query.items())
+    out = tmp_path / "p.html"
+    said = _json(capsys, "--db", str(sales_db), "report", "--link", link, "--out", str(out), "--json")
+    rec = said["recommendation"]
+    assert rec["winner"] == "API custom prices" and rec["demand"] == "16 B total tokens a month (peak 2× the average)"
+    assert rec["headline"] in _first_page(out.read_text(encoding="utf-8"))
+    assert main(["--db", str(sales_db), "report", "--link", link, "--out", str(out)]) == 0
+    assert rec["headline"] in capsys.readouterr().out
