@@ -73,7 +73,7 @@ def test_through_the_cli(entry, sample_db, capsys):
         assert _checksums(sample_db) == before
     else:
         assert code == 0, out + err
-        assert f"{entry['file']}: " in out and "rows added" in out
+        assert f"{entry['file']}: " in out and " added as " in out
         assert entry["expected_substring"] in out, out
         if entry["outcome"] == "warning":
             assert "warning:" in out

@@ -37,7 +37,7 @@ def test_the_plus_minus_on_the_cost_page_equals_the_cli(server, browser):
         ".filter(t => t.meta && t.meta.kind === 'band').map(t => t.meta.series)")
     assert sorted(bands) == sorted({r["series"] for r in expected["rows"]})
     figures = expected["interpolation_error"]["by_method"]
-    _shows(page, f"monotone median {fmt.percent(figures['monotone']['usd_median'], 1)}")
+    _shows(page, f"monotone by {fmt.percent(figures['monotone']['usd_median'], 1)}")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("[data-testid=stPlotlyChart]").first.screenshot(path=str(SHOTS / "cost_band.png"))
     page.close()

@@ -504,7 +504,7 @@ def test_cli_ingests_the_whole_directory(db_path, capsys):
             "aiperf_profile_export.csv: the same run as aiperf_profile_export.json (AIPerf writes both; the CSV has "
             "no run id), not stored again"]
     assert [line for line in out.splitlines() if "the same run as" in line] == same
-    assert out.count("rows added") == len(DETECTED) - 2
+    assert out.count(" added as ") == len(DETECTED) - 2
     con = connect(db_path)
     try:
         sources = list_sources(con)

@@ -292,7 +292,7 @@ def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path,
     assert lines[0] == "profile_export.jsonl: per-request records (AIPerf), skipped"
     assert lines[1] == ("profile_export_aiperf.csv: the same run as profile_export_aiperf.json (AIPerf writes both; "
                         "the CSV has no run id), not stored again")
-    assert lines[2].startswith("profile_export_aiperf.json: 1 rows added as points (aiperf, source #1)")
+    assert lines[2].startswith("profile_export_aiperf.json: 1 row added as points (aiperf, source #1)")
     assert lines[3:] == ["profile_export_aiperf_timeslices.json: time slices (AIPerf), skipped",
                          "profile_export_console.txt: console text (AIPerf), skipped",
                          "published: files 1-5 of 5"]
@@ -358,7 +358,7 @@ def test_a_csv_and_json_of_different_runs_are_both_stored(db_path, tmp_path, cap
     assert csv != (source / "profile_export_aiperf.csv").read_bytes()
     (folder / "profile_export_aiperf.csv").write_bytes(csv)
     assert main(["--db", str(db_path), "ingest", str(folder), "--set", "hardware=H100", "--set", "gpus=1"]) == 0
-    assert capsys.readouterr().out.count("rows added") == 2
+    assert capsys.readouterr().out.count(" added as points") == 2
 
 
 # --------------------------------------------------------------------------- vLLM

@@ -139,16 +139,20 @@ def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, 
     best, second = at[0], at[1]
     html = out.read_text(encoding="utf-8")
     answer = html.split("class=answer>")[1].split("</p>")[0]
-    assert f"At 55.0 tok/s/user, {best['series']} is the cheapest" in answer
-    assert usd(best["usd_per_mtok"]) in answer
-    if usd(best["usd_per_mtok"]) == usd(second["usd_per_mtok"]):   # equal as shown: "level with", no percentage
-        assert f"level with {second['series']}" in answer
-    else:
-        assert usd(second["usd_per_mtok"]) in answer
-        assert f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x" in answer
-    # break-even: the runner-up's rate scaled by the cost ratio (cost is proportional to the rate)
+    first = html.split("<section id=recommendation")[1].split("</section>")[0]
+    errors = {r["series"]: r["usd_per_mtok_error"] for r in at}
+    # B200 at $1.60 is level with MI355X at 55 (the gap, under $0.001/M, lies inside their ± bands): no winner named,
+    # each series with its ± (the iso table's), and the break-even as the range those bands allow
+    gap = second["usd_per_mtok"] - best["usd_per_mtok"]
+    assert gap < best["usd_per_mtok"] * errors[best["series"]] + second["usd_per_mtok"] * errors[second["series"]]
+    assert "At 55.0 tok/s/user, which series is cheapest is not settled by the data" in answer
+    for row in (best, second):
+        assert f"{row['series']} {usd(row['usd_per_mtok'])} ± {errors[row['series']] * 100:.0f} %" in answer
+    assert "is the cheapest" not in answer and "is cheapest at" not in first
     needed = second["usd_per_gpu_hour"] * best["usd_per_mtok"] / second["usd_per_mtok"]
-    assert usd(needed, "/GPU-hour") in answer
+    low = needed * (1 - errors[best["series"]]) / (1 + errors[second["series"]])
+    high = needed * (1 + errors[best["series"]]) / (1 - errors[second["series"]])
+    assert f"at a rate from {usd(low, '')} to {usd(high, '/GPU-hour')}" in first
 
 
 def test_assumptions_name_every_rate_and_where_it_came_from(html_report):
@@ -325,8 +329,8 @@ def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
     cross = cli_json(capsys, db, "crossover", *VIEW)   # each pair said once, as intervals
     said = pair_intervals(pd.DataFrame(cross["rows"]), pd.DataFrame(cross["reach"]))["text"]
     assert len(said) >= 1 and all("".join(t.split()) in "".join(text.split()) for t in said), list(said)
-    # the charts were drawn before printing: their axis titles are text in the PDF
-    assert text.count("Interactivity [tok/s/user]") >= 3 and "Throughput [tok/s/GPU]" in text
+    # the charts were drawn before printing: their axis titles are text in the PDF (the tables' headers wrap)
+    assert text.count("Interactivity [tok/s/user]") >= 2 and "Throughput [tok/s/GPU]" in text
     flat = "".join(text.split())
     con = connect(db, read_only=True)
     try:

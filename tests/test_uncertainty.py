@@ -364,8 +364,8 @@ def test_cost_page_shows_the_band_and_the_plus_minus_of_the_cli(page):
     assert {t["meta"]["series"] for t in bands} == {"B200", "MI355X"}
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     figures = expected["interpolation_error"]["by_method"]
-    assert f"median {fmt.percent(figures['linear']['usd_median'], 1)}" in captions
-    assert f"median {fmt.percent(figures['monotone']['usd_median'], 1)}" in captions
+    assert f"off by {fmt.percent(figures['linear']['usd_median'], 1)} at the median point" in captions
+    assert f"monotone by {fmt.percent(figures['monotone']['usd_median'], 1)}" in captions
 
 
 def test_crossovers_page_marks_a_crossing_within_uncertainty(page):
@@ -422,5 +422,5 @@ def test_report_shows_the_plus_minus_and_marks_crossings_like_the_cli(sample_db,
     assert [r["Within uncertainty"].startswith("yes") for r in tables["crossovers"]] == \
         [r["within_uncertainty"] for r in rows]
     linear = cross["interpolation_error"]["by_method"]["linear"]
-    assert f"median {fmt.percent(linear['usd_median'], 1)}" in html
+    assert f"off by {fmt.percent(linear['usd_median'], 1)} at the median point" in html
     assert "Interpolation error (±)" in html

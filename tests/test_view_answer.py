@@ -86,7 +86,7 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     assert f"<td class=num>${fleet['usd_per_month']:,.0f}</td>" in table      # the table rounds as the sentence
     # the first page: the recommendation, the cost at the target, the fleet and its monthly cost
     first = text.split("The answer")[0]
-    assert "Recommendation:" in first and "Fleet for 12 req/s at peak" in first
+    assert "cheapest at" in first and "Fleet for 12 req/s at peak" in first
     # its link reopens the same view, profile and demand included
     link = next(a for a in parser.links if "?" in a)
     state, notices = view_of_link(link)

@@ -73,7 +73,11 @@ if len(names) >= 2:
     if a == b:
         st.info("Pick two different series.")
     else:
-        st.markdown(f"### {plain(answer.break_even['text'])}")
+        found = answer.recommendation.break_even
+        same = found is not None and (found["series"], found["against"]) == (a, b)
+        st.markdown(f"### {plain(found['text'] if same else answer.break_even['text'])}")
+        if same:
+            st.caption(plain(" ".join(answer.recommendation.notes)))
         span = common_range(result.curves, a, b)
         if span:
             table = break_even_rates(result.curves, a, b, np.linspace(*span, 60), ctx.state.method)

@@ -45,7 +45,7 @@ else:
         ready.append((upload, dry, spool))
         checked = f" (the first {fmt.count(dry['rows'], 'row')} checked)" if dry["sampled"] else ""
         st.success(plain(f"{upload.name}: {dry['format']} → "
-                         f"{fmt.count(dry['rows'], dry['kind'] + ' row')}{checked}"))
+                         f"{fmt.count(dry['rows'], 'row')} of {dry['kind']}{checked}"))
         for warning in dry["warnings"]:
             st.warning(plain(f"{upload.name}: {warning}"))
         if not dry["preview"].empty:

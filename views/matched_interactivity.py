@@ -34,8 +34,8 @@ if iso.empty:
 else:
     costs, ratios = iso_pivot(iso)
     st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end; "
-                "*± N %*: interpolation error, the shaded band; *(measured)*: a frontier point, exact; *± ?*: too "
-                "few points to estimate it)")
+                "*± N %*: interpolation error, the shaded band: if we had not measured a point, our method would have "
+                "been off by about N % there; *(measured)*: a frontier point, exact)")
     st.table(costs)
     st.markdown(f"**Cost relative to {plain(answer.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)

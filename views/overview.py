@@ -1,10 +1,11 @@
-"""Overview: the answer at one interactivity, and what data it comes from."""
+"""Overview: the view's recommendation at the interactivity you need, and what data it comes from."""
 
 import streamlit as st
 
 from model.data.samples import load_samples
 from model.data.store import list_sources
 from model.present import fmt
+from model.present.answers import REACH_WORDS
 from ui import data, frame, widgets
 from ui.state import bind, plain
 
@@ -45,9 +46,15 @@ lo, hi = answer.x_range
 bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
      step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
      help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
-st.subheader(plain(answer.headline))
-widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
-              key="headline_table")
+recommendation = answer.recommendation
+st.subheader(plain(recommendation.headline))
+st.markdown("\n".join(f"- {plain(line)}" for line in recommendation.lines[1:] if line not in recommendation.notes))
+st.caption(plain(" ".join(recommendation.notes)))
+if recommendation.break_even is not None:
+    st.page_link("views/crossovers.py", label="The break-even $/GPU-hour of any two series: Crossovers",
+                 icon=":material/swap_horiz:")
+widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]]
+              .assign(status=answer.at_x["status"].map(lambda s: REACH_WORDS.get(s, s))), key="headline_table")
 widgets.rate_sources(answer)
 with st.expander("Sources loaded", expanded=False):
     widgets.table(sources.drop(columns=["sha256"]))

@@ -69,6 +69,8 @@ def _parser() -> argparse.ArgumentParser:
         selection_args(q)
         view_args(q)
         fleet_args(q)
+        if name == "iso":      # the recommendation weighs owning, renting and the API at a monthly volume
+            volume_args(q, with_fleet=False)
         q.add_argument("--json", action="store_true")
 
     hist = sub.add_parser("history", help="each series' $/M at --at X run date by run date: that date's runs alone "

@@ -31,6 +31,9 @@ def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict |
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
+    sized = any(getattr(state, f) is not None for f in ("demand_rps", "tokens_per_day", "tokens_per_month", "budget_mw",
+                                                        "budget_usd_month"))
+    analysis_only = analysis_only and not sized       # the recommendation sizes a fleet and prices the volume
     return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
                           notes=[f"link: {n}" for n in notices] + _unusual_rates(state, con))
 
@@ -98,6 +101,8 @@ def run(args, con) -> int:
             from model.present.answers import error_payload
 
             payload["interpolation_error"] = error_payload(answer.uncertainty)
+        if args.command == "iso":
+            payload["recommendation"] = answer.recommendation.payload()
         if args.command == "crossover":
             payload["notes"] = list(dict.fromkeys(answer.notes + result.notes))
             payload["reach"] = records(result.reach)
@@ -116,9 +121,11 @@ def run(args, con) -> int:
     else:
         if args.command == "iso":     # the ± as a percentage, after the columns the table always had
             frame = frame.assign(error_pct=frame.pop("usd_per_mtok_error") * 100, error_from=frame.pop("error_from"))
+        # a crossing's interval within uncertainty is in its sentence below
+        shown = frame.drop(columns=["uncertain_from", "uncertain_to"], errors="ignore")
         with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
-            print(frame.to_string(index=False))
+            print(shown.to_string(index=False))
     if args.command == "crossover" and not frame.empty:
         from model.present.answers import pair_intervals
 
@@ -138,6 +145,9 @@ def run(args, con) -> int:
         print("\nreach [tok/s/user]:")
         with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
             print(result.reach.to_string(index=False))
+    if args.command == "iso":
+        print("\nrecommendation:")
+        print("\n".join(f"  {line}" for line in answer.recommendation.lines))
     if args.command in ("iso", "crossover") and result.curves:
         from model.present.answers import method_errors_text
 

@@ -75,8 +75,10 @@ def run(args: argparse.Namespace, con) -> int | None:
         return 2
     if args.json:
         print(json.dumps({"command": "report", "out": str(out), "what": OUTPUTS[suffix], "title": report.title,
-                          "tables": list(report.tables), "notices": [n for n in answer.notes if n.startswith("link: ")]},
+                          "tables": list(report.tables), "notices": [n for n in answer.notes if n.startswith("link: ")],
+                          "recommendation": answer.recommendation.payload()},
                          indent=2))
     else:
         print(f"wrote {out} ({OUTPUTS[suffix]}): {report.title}")
+        print(answer.recommendation.headline)
     return 0

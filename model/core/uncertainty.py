@@ -334,10 +334,14 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
     """``crossovers`` (:func:`model.core.crossings.crossovers`) with ``within_uncertainty``: True when, on one side of
     the crossing up to the pair's neighbouring crossing (or the end of their common range), the gap between the two
     curves never leaves their bands (|cost_a − cost_b| ≤ ±_a + ±_b everywhere there): the data cannot tell which
-    series is cheaper on that side, so the crossing may not be there at all. A series without a band never marks."""
+    series is cheaper on that side, so the crossing may not be there at all. A series without a band never marks.
+    ``uncertain_from``/``uncertain_to``: the interval [tok/s/user] where the bands do not decide (both sides when
+    both are unresolved), NaN for a crossing not marked."""
     if crossovers.empty:
-        return crossovers.assign(within_uncertainty=pd.Series(dtype=bool))
+        return crossovers.assign(within_uncertainty=pd.Series(dtype=bool), uncertain_from=pd.Series(dtype=float),
+                                 uncertain_to=pd.Series(dtype=float))
     marks = np.zeros(len(crossovers), dtype=bool)
+    start, stop = np.full(len(crossovers), np.nan), np.full(len(crossovers), np.nan)
     frame = crossovers.reset_index(drop=True)
     at = frame["interactivity"].to_numpy(dtype=float)
     for (a, b), idx in frame.groupby(["series_a", "series_b"], sort=False).indices.items():
@@ -349,4 +353,7 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         order = np.argsort(xs, kind="stable")
         sides = _sides_unresolved(curves, errors, a, b, np.r_[lo, xs[order], hi], method)
         marks[idx[order]] = sides[:-1] | sides[1:]
-    return crossovers.assign(within_uncertainty=marks)
+        bounds = np.r_[lo, xs[order], hi]
+        start[idx[order]] = np.where(sides[:-1], bounds[:-2], np.where(sides[1:], bounds[1:-1], np.nan))
+        stop[idx[order]] = np.where(sides[1:], bounds[2:], np.where(sides[:-1], bounds[1:-1], np.nan))
+    return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop)

@@ -15,7 +15,11 @@ from model.present import fmt
 
 __all__ = ["parse_targets", "changes_of", "headline", "summary", "headline_of", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
-           "method_errors_text", "uncertain_crossings_text", "error_payload"]
+           "method_errors_text", "uncertain_crossings_text", "error_payload", "REACH_WORDS"]
+
+
+#: the one name of each out-of-reach state, wherever a person reads it
+REACH_WORDS = {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}
 
 
 def parse_targets(text: str) -> tuple[float, ...]:
@@ -42,15 +46,16 @@ def parse_targets(text: str) -> tuple[float, ...]:
 def status_text(row) -> str:
     """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value; with the
     interpolation error when the row has it (:attr:`model.present.view_answer.Answer.iso_error`):
-    ``$0.42/M ± 6 %``, ``$0.42/M (measured)``, ``$0.42/M ± ?`` (too few points to estimate it)."""
+    ``$0.42/M ± 6 %``, ``$0.42/M (measured)``, ``$0.42/M (± not estimated)`` (no point in view to test it)."""
     if row["status"] == "ok":
         if "usd_per_mtok_error" in row:
-            return fmt.usd(row["usd_per_mtok"]) + " " + fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
+            if row["error_from"] == "none":
+                return fmt.usd(row["usd_per_mtok"]) + " (± not estimated)"
+            return fmt.usd_pm(row["usd_per_mtok"], row["usd_per_mtok_error"], row["error_from"])
         return fmt.usd(row["usd_per_mtok"])
     if row["status"] == "clamped":
         return fmt.usd(row["usd_per_mtok"]) + " (clamped)"
-    return {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}.get(
-        row["status"], "no value")
+    return REACH_WORDS.get(row["status"], "no value")
 
 
 def cheapest_at(curves: dict[str, CostCurve], x: float, method: str = "linear") -> pd.DataFrame:
@@ -226,11 +231,14 @@ def workload_label(model: str, isl: str, osl: str, frontier_rows: int, rows: int
     return f"{name} · {sizes} · {fmt.count(rows, 'row')}{kind}"
 
 
-def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
+def summary(result, at_x: pd.DataFrame, x: float, method: str, lead: str | None = None,
+            with_break_even: bool = True) -> str:
     """The report's answer paragraph: the cheapest series at ``x`` [tok/s/user], by how much, where that
     changes (the three crossings nearest ``x``), and the runner-up's break-even $/GPU-hour.
 
     ``result``: an analysis with its crossings (:func:`model.core.analysis.cross`); ``at_x``: :func:`cheapest_at`.
+    ``lead``: the sentence that names the cheapest (the recommendation's, with its ±) instead of this one's;
+    ``with_break_even``: end with the runner-up's break-even rate (off when the recommendation says it).
     """
     at = at_x.dropna(subset=["usd_per_mtok"])
     if at.empty:
@@ -246,7 +254,7 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
             saving = 1 - best["usd_per_mtok"] / second["usd_per_mtok"]
             text += (f", {fmt.percent(saving)} below {second['series']} ({fmt.usd(second['usd_per_mtok'])}; "
                      f"{second['usd_per_mtok'] / best['usd_per_mtok']:.2f}x)")
-    text += "."
+    text = lead if lead else text + "."
     cross = result.crossovers
     mine = cross[(cross["series_a"] == best["series"]) | (cross["series_b"] == best["series"])] \
         if not cross.empty else cross
@@ -261,7 +269,7 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str) -> str:
         text += " That changes where the cost curves cross: " + "; ".join(changes) + more + "."
     elif len(result.curves) > 1:
         text += f" No other series' cost curve crosses {best['series']}'s in this view."
-    if len(at) > 1:
+    if len(at) > 1 and with_break_even:
         second = at.iloc[1]
         table = break_even_rates(result.curves, second["series"], best["series"], [x], method)
         needed = float(table["break_even_usd_per_gpu_hour"].iloc[0])
@@ -288,22 +296,29 @@ def summary_of(answer) -> str:
         return ("No benchmark rows match this view's filters." if answer.rows.empty else
                 "No series in this view has both interactivity and a priced throughput, so there is "
                 "nothing to price.")
-    return summary(answer.crossed, answer.at_x, x, answer.scenario.method)
+    rec = answer.recommendation
+    lead = next((line for line in rec.lines if line.startswith(f"At {fmt.interactivity(x)}, ")), None)
+    return summary(answer.crossed, answer.at_x, x, answer.scenario.method, lead, rec.break_even is None)
 
 
 def method_errors_text(errors) -> str:
-    """The per-method interpolation error of a view in one sentence (``errors``:
-    :class:`model.core.uncertainty.Uncertainty`), e.g. "Leave-one-out error of $/M on this view's 20 interior
-    frontier points: linear (in use) median 7.0%, p90 17.6%; monotone median 2.1%, p90 9.2%: monotone fits this data
-    better"."""
+    """How far each interpolation method was off on this view, in one sentence (``errors``:
+    :class:`model.core.uncertainty.Uncertainty`), e.g. "Tested on this view's 20 measured points that have a
+    neighbour on each side, leaving each out in turn: linear (in use) was off by 7.0% at the median point and by
+    17.6% or less at 9 points in 10; monotone by 2.1% and 9.2%: monotone fits this data better"."""
     rows = errors.by_method[errors.by_method["points"] > 0]
     if rows.empty:
-        return ("No frontier in view has a point between two others, so the interpolation error cannot be measured "
-                "(no ± band).")
-    parts = [f"{r.method}{' (in use)' if r.method == errors.method else ''} median {fmt.percent(r.usd_median, 1)}, "
-             f"p90 {fmt.percent(r.usd_p90, 1)}" for r in rows.itertuples()]
-    text = (f"Leave-one-out error of $/M on this view's {fmt.count(int(rows['points'].max()), 'interior frontier point')}"
-            f": " + "; ".join(parts))
+        return ("No frontier in view has a measured point between two others, so how far the interpolation is off "
+                "cannot be tested (no ± band).")
+    parts = []
+    for i, r in enumerate(rows.itertuples()):
+        name = f"{r.method}{' (in use)' if r.method == errors.method else ''}"
+        parts.append(f"{name} was off by {fmt.percent(r.usd_median, 1)} at the median point and by "
+                     f"{fmt.percent(r.usd_p90, 1)} or less at 9 points in 10" if i == 0 else
+                     f"{name} by {fmt.percent(r.usd_median, 1)} and {fmt.percent(r.usd_p90, 1)}")
+    count = int(rows["points"].max())
+    text = (f"Tested on this view's {fmt.count(count, 'measured point')} that "
+            f"{'has' if count == 1 else 'have'} a neighbour on each side, leaving each out in turn: " + "; ".join(parts))
     if len(rows) == 2:
         a, b = rows.iloc[0], rows.iloc[1]
         if a["usd_median"] <= b["usd_median"] and a["usd_p90"] <= b["usd_p90"]:
@@ -320,11 +335,14 @@ def uncertain_crossings_text(marked: pd.DataFrame) -> list[str]:
     if marked.empty or "within_uncertainty" not in marked:
         return []
     out = []
-    for number, row in enumerate(marked.reset_index(drop=True).itertuples(), 1):
-        if row.within_uncertainty:
-            out.append(f"crossing {number} ({row.series_a} and {row.series_b} at {row.interactivity:.1f} tok/s/user) "
-                       "is within uncertainty: on one side of it the two curves stay inside each other's ± bands, so "
-                       "the data do not settle which series is cheaper there")
+    for number, row in enumerate(marked.reset_index(drop=True).to_dict("records"), 1):
+        if row["within_uncertainty"]:
+            lo, hi = row.get("uncertain_from", np.nan), row.get("uncertain_to", np.nan)
+            where = (f"from {lo:.1f} to {hi:.1f} tok/s/user" if np.isfinite(lo) and np.isfinite(hi) else
+                     "on one side of it")
+            out.append(f"crossing {number} ({row['series_a']} and {row['series_b']} at {row['interactivity']:.1f} "
+                       f"tok/s/user) is within uncertainty: {where} the two curves stay inside each other's ± bands, "
+                       "so the data do not settle which series is cheaper there")
     return out
 
 

@@ -8,10 +8,15 @@ import pandas as pd
 
 from model.core.analysis import Analysis
 from model.core.sla import SLA
-from model.core.uncertainty import RULE
 from model.present import fmt
 
-__all__ = ["assumptions_of", "priced_workload"]
+__all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS"]
+
+#: the ± rule in words a buyer can use (the rule itself: :data:`model.core.uncertainty.RULE`)
+ERROR_WORDS = ("if we had not measured a point, our method would have been off by about the ± there: each measured "
+               "frontier point with a neighbour on each side is left out and predicted from the others, and the error "
+               "found grows with the distance from the nearest measured points (zero at a measured point); a curve "
+               "with fewer than 3 such points uses the view's pooled figure")
 
 _METHOD_TEXT = {
     "linear": "linear in $/M between neighbouring frontier points (reproduces the InferenceX iso tables)",
@@ -69,8 +74,7 @@ def assumptions_of(answer) -> pd.DataFrame:
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
         ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
                           "values within 1% past an end are clamped to it", "the view"),
-        ("Interpolation error (±)", RULE, "leave-one-out on this view's own frontier points (model.core.uncertainty); "
-                                          "not run-to-run noise"),
+        ("Interpolation error (±)", ERROR_WORDS, "tested on this view's own frontier points; not run-to-run noise"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
@@ -89,9 +93,11 @@ def assumptions_of(answer) -> pd.DataFrame:
         rows.append((f"$/GPU-hour, {r['hardware']}", value, r["detail"]))
     fleet = answer.fleet
     if fleet is not None:
-        rows.append(("Fleet " + fleet.kind, fleet.need, "the view"))
+        from model.present.recommendation import demand_words
+
+        rows.append(("Fleet " + fleet.kind, demand_words(state) or fleet.need, "the view"))
         rows.append(("Fleet pricing", "every hour of every GPU is paid for (730 hours a month); an on-prem "
-                     "profile's full-use rate applies", "model.core.fleet"))
+                     "profile's full-use rate applies", "how Cost Frontier sizes a fleet"))
     return pd.DataFrame(rows, columns=["Item", "Value", "Where it came from"])
 
 

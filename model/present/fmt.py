@@ -11,7 +11,8 @@ import math
 
 import pandas as pd
 
-__all__ = ["usd", "usd_decimals", "dollars", "USD_PLAIN_LOW", "USD_PLAIN_HIGH", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "tokens",
+__all__ = ["usd", "usd_decimals", "dollars", "USD_PLAIN_LOW", "USD_PLAIN_HIGH", "interactivity", "ratio", "percent",
+           "plus_minus", "usd_pm", "usd_span", "compact", "amount", "yes_no", "date", "count", "tokens",
            "COLUMN_LABELS", "for_people"]
 
 
@@ -94,6 +95,47 @@ def plus_minus(fraction, origin: str = "") -> str:
         return "± ?"
     value = float(fraction) * 100
     return f"± {value:.1f} %" if 0 < value < 1 else f"± {value:.0f} %"
+
+
+def usd_pm(value, fraction, origin: str = "", per: str = "/M") -> str:
+    """A price with its ±, the one way a ± is written beside a number: ``(0.3649, 0.167)`` -> ``"$0.36/M ± 17 %"``;
+    a measured point -> ``"$0.36/M (measured)"``."""
+    return f"{usd(value, per)} {plus_minus(fraction, origin)}"
+
+
+def usd_span(low, high, per: str = "/M") -> str:
+    """A range of prices: ``(0.304, 0.426)`` -> ``"$0.30 to $0.43/M"``."""
+    return f"{usd(low, '')} to {usd(high, per)}"
+
+
+def compact(value) -> str:
+    """A large count as people type it: ``16e9`` -> ``"16 B"``, ``1.25e9`` -> ``"1.25 B"``, ``5.26e8`` -> ``"526 M"``,
+    ``1200`` -> ``"1,200"`` (three significant digits at most, no trailing zeros)."""
+    if _missing(value):
+        return "—"
+    value = float(value)
+    for size, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(value) >= size:
+            return f"{float(f'{value / size:.3g}'):,g} {unit}"
+    return f"{value:,.0f}" if abs(value) >= 1000 or value == int(value) else f"{value:.3g}"
+
+
+def amount(value) -> str:
+    """A typed quantity without exponent notation: ``2.5e6`` -> ``"2,500,000"``, ``0.0806`` -> ``"0.0806"``,
+    ``True`` -> ``"yes"``."""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if _missing(value):
+        return "—"
+    value = float(value)
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
+
+
+def yes_no(value) -> str:
+    """A flag for people: ``"yes"`` or ``"no"``."""
+    return "yes" if value else "no"
 
 
 def date(value) -> str:

@@ -155,8 +155,7 @@ def _inputs(p: CostProfile, presets: pd.DataFrame) -> pd.DataFrame:
         default, source = defaults.get(name, (None, ""))
         same = default is not None and isinstance(value, (int, float)) and abs(float(value) - default) < 1e-12
         built_in = value == OnPremInputs.model_fields[name].default
-        rows.append({"input": label, "value": f"{value:,.6g}" if isinstance(value, (int, float))
-                     and not isinstance(value, bool) else str(value),
+        rows.append({"input": label, "value": fmt.amount(value) if isinstance(value, (int, float)) else str(value),
                      "source": f"default: {source}" if same else
                      "the build-up's own default (no cited value)" if built_in else (p.source or "entered")})
     return pd.DataFrame(rows, columns=["input", "value", "source"])

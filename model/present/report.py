@@ -6,8 +6,9 @@ inlined, opens offline), a PDF of the same content (printed by headless Chromium
 graphics), and the tables as CSV (a zip) and XLSX, rounded for people and formula-safe. It computes
 nothing of its own: every number comes from the answer.
 
-Contents, in order: a first page with the recommendation (the cheapest system at the interactivity
-you need, its cost, and the fleet with its monthly cost when the view holds a demand); the answer
+Contents, in order: a first page with the view's one recommendation (the cheapest series at the interactivity
+you need with its ±, or "not settled by the data"; owning, renting or the API at the view's volume; the fleet
+and its monthly cost; the break-even rate: :mod:`model.present.recommendation`); the answer
 paragraph; cost curves with crossovers marked; the iso-interactivity table with ratios; crossovers,
 said per pair as intervals; the frontier chart; one section per cost profile (inputs with units and
 the source of each default, the parts, full-use and effective rates, the tornado, the break-even
@@ -30,6 +31,7 @@ from model.core.links import view_url
 from model.present import figures, fmt
 from model.present.answers import method_errors_text, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
+from model.present.recommendation import PLUS_MINUS
 from model.present.report_output import (
     PRINT_WIDTH_PX,
     Report,
@@ -94,7 +96,7 @@ def _profile_sections(answer) -> list[ReportSection]:
             unit = pa.tornado_unit
             what = (f"$/M of {pa.series} at {fmt.interactivity(answer.interactivity_needed)}" if unit == "usd_per_mtok"
                     else "$/GPU-hour (no series of this hardware is in view to price tokens)")
-            text.append(f"Sensitivity: each input moved ±20 %; the bars show {what} (now "
+            text.append(f"Sensitivity: each input moved {fmt.plus_minus(0.2)}; the bars show {what} (now "
                         f"{fmt.usd(pa.tornado_base, '/M' if unit == 'usd_per_mtok' else '/GPU-hour')}).")
             figs.append(tornado_figure(pa.tornado, pa.tornado_base, unit))
         out.append(ReportSection(f"Cost profile: {p.name}", tuple(text), mine, tuple(figs)))
@@ -121,7 +123,11 @@ def _fleet_section(answer) -> ReportSection | None:
     fleet = answer.fleet
     if fleet is None:
         return None
-    text = [f"Fleet for {fleet.need}; SLA: {fleet.sla}; interactivity you need: "
+    from model.present.recommendation import demand_words
+
+    need = demand_words(answer.state, answer.volume.basis if answer.volume is not None else answer.scenario.basis) \
+        or fleet.need
+    text = [f"Fleet for {need}; SLA: {fleet.sla}; interactivity you need: "
             + (fmt.interactivity(fleet.x) if fleet.x else "not set") + ". Capacity per node comes from the measured "
             "point named for each series below; every hour of every GPU is paid for (730 hours a month)."]
     text.extend(fleet.sentences)
@@ -142,9 +148,10 @@ def _volume_section(answer) -> ReportSection | None:
     text = [volume.verdict, *(b["text"] + "." for b in volume.break_evens), *volume.notes]
     if volume.api:
         a = volume.api
+        whence = "; ".join(dict.fromkeys(w for w in (a["matched"], a["source"]) if w))
         text.append(f"API price: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
                     f"input, {fmt.usd(a['usd_per_m_cached_input'])} cached input, {fmt.usd(a['usd_per_m_output'])} "
-                    f"output, read {a['read_on'] or 'on an unstated date'}; {a['matched']}; {a['source']}.")
+                    f"output, read {a['read_on'] or 'on an unstated date'}; {whence}.")
     tables = {name: found for name in ("Buy, rent or API", "Break-even volumes")
               if (found := table_of(answer, name)) is not None}
     from model.present.volume_figures import volume_figure
@@ -153,30 +160,9 @@ def _volume_section(answer) -> ReportSection | None:
 
 
 def _recommendation(answer) -> list[str]:
-    """The first page: the recommendation, the cost at the target, the fleet and its monthly cost."""
-    at = answer.at_x.dropna(subset=["usd_per_mtok"]) if answer.interactivity_needed is not None else answer.at_x.iloc[0:0]
-    if at.empty:
-        return [answer.summary]
-    best = at.iloc[0]
-    rate = answer.rates.set_index("hardware")["detail"].to_dict()
-    hw = answer.analysis.curves[best["series"]].hardware[0]
-    lines = [f"Recommendation: {best['series']}, at {fmt.usd(best['usd_per_mtok'])} {answer.scenario.basis} tokens "
-             f"at {fmt.interactivity(answer.interactivity_needed)}, the interactivity you need" + (f". Its rate: {rate[hw]}" if hw in rate
-                                                                                else "") + "."]
-    if len(at) > 1:
-        second = at.iloc[1]
-        lines.append(f"Next: {second['series']} at {fmt.usd(second['usd_per_mtok'])}.")
-    fleet = answer.fleet
-    if fleet is not None and fleet.kind == "demand" and not fleet.sized.empty:
-        mine = fleet.sized[(fleet.sized["series"] == best["series"]) & fleet.sized["nodes"].notna()]
-        if not mine.empty:
-            row = mine.iloc[0]
-            lines.append(f"Fleet for {fleet.need}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
-                         f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month (at "
-                         f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}, {row['pricing']}).")
-        else:
-            lines.append(f"Fleet for {fleet.need}: {best['series']} cannot be sized from this view's rows.")
-    return lines
+    """The first page: the view's one recommendation (:attr:`model.present.view_answer.Answer.recommendation`), the
+    same sentences the Overview and ``costfrontier iso`` give."""
+    return list(answer.recommendation.lines)
 
 
 _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
@@ -273,9 +259,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         f"interactivity; ratio = this series' $/M over {esc(baseline or '—')}'s (above 1: dearer). Break-even "
         "$/GPU-hour: the rate at which the series would cost what the cheapest does there. Value: measured "
         "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach. "
-        "± interpolation error: the error expected of an interpolated $/M at its knot spacing, from predicting "
-        "each interior frontier point from the others (leave-one-out); not run-to-run noise. "
-        f"{esc(errors_text)}</p>"
+        f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
         + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
         + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + "</section>",

@@ -180,7 +180,7 @@ def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, st
         previous = values[0]
         rows.append(f"<tr class=group>{cells}</tr>" if group else f"<tr>{cells}</tr>")
     return (f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            if rows else '<p class="muted">None.</p>')
+            if rows else '<p class="muted">No rows.</p>')
 
 
 def _cell(value):

@@ -16,6 +16,7 @@ import pandas as pd
 from model.core.analysis import Analysis
 from model.core.cost import PRESETS_CSV
 from model.present import fmt
+from model.present.answers import REACH_WORDS
 from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec", "ISO_SPEC", "CROSS_SPEC",
@@ -82,7 +83,7 @@ def _value_origin(result: Analysis, iso: pd.DataFrame) -> list[str]:
             curve = result.curves[series]
             out.append("measured" if np.isclose(curve.x, x, rtol=0, atol=1e-9).any() else "interpolated")
         else:
-            out.append("clamped to frontier end" if status == "clamped" else "out of reach")
+            out.append("clamped to frontier end" if status == "clamped" else REACH_WORDS.get(status, "no value"))
     return out
 
 
@@ -104,13 +105,16 @@ FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "i
                   ("Line", "source_line", "int")]
 
 def _error_text(row) -> str:
-    """The ± column of the report's iso table: ``± 6 %``, ``exact (measured)``, ``± ? (too few points)`` or ``—``."""
-    if row["status"] != "ok":
+    """The ± column of the report's iso table: ``± 6 %``, ``± 31 % (the view's)`` (a curve with too few points for
+    its own), ``exact (measured)``, ``not estimated (no point to test)`` or ``—``."""
+    if row["status"] not in ("ok", "clamped"):
         return "—"
     if row["error_from"] == "measured":
         return "exact (measured)"
+    if row["error_from"] == "none" or row["usd_per_mtok_error"] != row["usd_per_mtok_error"]:
+        return "not estimated (no point to test)"
     text = fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
-    return text + " (too few points)" if text == "± ?" else text
+    return text + " (the view's)" if row["error_from"] == "view" else text
 
 
 def _iso_frame(result: Analysis, iso: pd.DataFrame) -> pd.DataFrame:
@@ -160,8 +164,16 @@ _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
 def marked_of(answer) -> pd.DataFrame:
     """The answer's crossovers marked for uncertainty, with ``within_text`` for people."""
     marked = answer.crossovers_marked
-    return marked.assign(within_text=np.where(marked["within_uncertainty"].to_numpy(dtype=bool),
-                                              "yes: the ± bands overlap", "no")) if not marked.empty else marked
+    return marked.assign(within_text=[_within_words(r) for r in marked.to_dict("records")]) \
+        if not marked.empty else marked
+
+
+def _within_words(row) -> str:
+    if not row["within_uncertainty"]:
+        return "no"
+    lo, hi = row.get("uncertain_from", np.nan), row.get("uncertain_to", np.nan)
+    return (f"yes: from {lo:.1f} to {hi:.1f} tok/s/user the ± bands overlap" if np.isfinite(lo) and np.isfinite(hi)
+            else "yes: the ± bands overlap")
 
 
 def _iso(answer):

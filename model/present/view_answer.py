@@ -33,7 +33,7 @@ from model.core.analysis import Analysis, analyse, cross
 from model.core.uncertainty import Uncertainty, iso_with_error, mark_crossovers
 from model.data.inputs import Inputs, load_inputs
 from model.present import answer_steps as steps
-from model.present.answers import break_even_answer, headline_of, summary_of
+from model.present.answers import break_even_answer, summary_of
 from model.present.fleet_answer import FleetAnswer, capacity_of, fleet_of
 from model.present.rate_answer import ProfileAnswer, profiles_of, rates_of
 
@@ -127,8 +127,12 @@ class Answer:
 
     @cached_property
     def iso_error(self) -> pd.DataFrame:
-        """:attr:`iso` with ``usd_per_mtok_error`` (relative ± of its $/M; 0 at a measured point) and ``error_from``."""
-        return iso_with_error(self.iso, self.analysis.curves, self.uncertainty)
+        """:attr:`iso` with ``usd_per_mtok_error`` (relative ± of its $/M; 0 at a measured point) and ``error_from``
+        (a curve without a band of its own in a view with too few points for a pooled one: the view's leave-one-out
+        error, :func:`model.present.recommendation.filled_errors`)."""
+        from model.present.recommendation import filled_errors
+
+        return filled_errors(iso_with_error(self.iso, self.analysis.curves, self.uncertainty), self.uncertainty)
 
     @cached_property
     def crossovers_marked(self) -> pd.DataFrame:
@@ -156,7 +160,17 @@ class Answer:
 
     @cached_property
     def headline(self) -> str:
-        return headline_of(self)
+        """The recommendation's first sentence (:attr:`recommendation`)."""
+        return self.recommendation.headline
+
+    @cached_property
+    def recommendation(self):
+        """The one recommendation of the view (:func:`model.present.recommendation.recommendation_of`): the cheapest
+        series at the interactivity you need with its ±, owning, renting or the API at the view's volume, the fleet,
+        the break-even rate; "not settled by the data" when the ± bands do not decide."""
+        from model.present.recommendation import recommendation_of
+
+        return recommendation_of(self)
 
     @cached_property
     def summary(self) -> str:

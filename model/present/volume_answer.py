@@ -184,8 +184,8 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
         options.append(Option(label, "api", api_cost(per_m),
                               detail=f"{fmt.usd(per_m)} {basis} tokens: ISL {isl:,.0f} / OSL {osl:,.0f}, "
                                      f"{fmt.percent(hit)} cache hits ({hit_words}); {matched}; read "
-                                     f"{price.read_on.isoformat() if price.read_on else 'on an unstated date'}; "
-                                     f"{price.source}"))
+                                     f"{price.read_on.isoformat() if price.read_on else 'on an unstated date'}"
+                                     + (f"; {price.source}" if price.source and price.source != matched else "")))
     elif price is not None:
         notes.append(f"the API cannot be priced on the {basis} basis without ISL and OSL" if basis in
                      ("total", "output", "input") else

@@ -71,7 +71,7 @@ class IngestResult:
     def summary(self) -> str:
         if self.duplicate_of is not None:
             return f"{self.file}: already ingested (source #{self.duplicate_of}); nothing added"
-        text = f"{self.file}: {self.rows_added} rows added as {self.kind} ({self.format}, source #{self.source_id})"
+        text = f"{self.file}: {self.rows_added:,} row{'' if self.rows_added == 1 else 's'} added as {self.kind} ({self.format}, source #{self.source_id})"
         if self.unknown_columns:
             text += f"; columns kept in 'extra': {', '.join(self.unknown_columns)}"
         return text

@@ -1,0 +1,341 @@
+"""The recommendation of a view: one answer composed from every part the view holds
+(:attr:`model.present.view_answer.Answer.recommendation`), said the same way by the Overview, the break-even box,
+the report's first page and the CLI.
+
+At the interactivity you need it ranks the priced series by $/M with each one's ± (the interpolation error,
+:mod:`model.core.uncertainty`); when the view holds a monthly volume it ranks owning, renting and the API at that
+volume by their effective $/M (idle capacity included); it names the fleet and its monthly cost, and the
+break-even $/GPU-hour of the pair the view compares. When the gap between the best two lies inside their ± bands
+it names no winner: the ranking is "not settled by the data", given as ranges, and so is the break-even rate.
+
+A curve with too few interior points for its own ± borrows the view's pooled one (and the sentence says so);
+a view with fewer than three interior points in all uses the 90th percentile of the leave-one-out errors it
+has (:func:`filled_errors`), so no ± reads "?" beside a measured error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from model.core.uncertainty import iso_with_error
+from model.present import fmt
+
+__all__ = ["Choice", "Recommendation", "recommendation_of", "filled_errors", "demand_words", "PLUS_MINUS",
+           "NOT_SETTLED"]
+
+#: the ± in one sentence a buyer can use (the report's first page, the Overview, the CLI)
+PLUS_MINUS = ("± is how far our interpolation can be off: if we had not measured a point, our method would have been "
+              "off by about that much there (zero at a measured point; not run-to-run noise).")
+#: the words for a ranking the ± bands do not decide
+NOT_SETTLED = "not settled by the data"
+_PAID = " (every hour of every GPU paid for)."
+#: error_from values that borrow the view's estimate
+_BORROWED = ("view",)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One way to pay for tokens: a series at the interactivity you need, or an option at the monthly volume."""
+
+    name: str
+    kind: str                  # "series", "owned", "rented" or "api"
+    usd_per_mtok: float        # its $/M (effective at the volume for an option)
+    error: float               # relative ± of usd_per_mtok (0: measured or a price; NaN: no estimate)
+    error_from: str            # "measured", "own", "view", "price" or "none"
+    usd_per_month: float = math.nan
+    nodes: float = math.nan
+    utilization: float = math.nan
+
+    @property
+    def low(self) -> float:
+        return self.usd_per_mtok * (1 - self.error)
+
+    @property
+    def high(self) -> float:
+        return self.usd_per_mtok * (1 + self.error)
+
+    @property
+    def text(self) -> str:
+        """``$0.36/M ± 17 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a price,
+        or owned capacity read at a measured point)."""
+        if self.kind != "series":      # a price, or a cost from a measured point at the volume: no interpolation
+            return fmt.usd(self.usd_per_mtok)
+        return fmt.usd_pm(self.usd_per_mtok, self.error, self.error_from)
+
+    def payload(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
+                "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
+                "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
+                "nodes": _num(self.nodes), "utilization": _num(self.utilization)}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The one recommendation of a view. ``lines`` are what the report's first page prints, ``headline`` the first."""
+
+    x: float | None                       # the interactivity you need [tok/s/user]
+    method: str
+    basis: str
+    demand: str | None                    # the demand or volume as typed, in words
+    series: tuple[Choice, ...]            # the priced series at x, cheapest first
+    settled: bool | None                  # the best two series are apart beyond their bands (None: fewer than two)
+    contenders: tuple[str, ...]           # the series whose band reaches the cheapest's (one when settled)
+    options: tuple[Choice, ...]           # owning, renting, the API at the volume, cheapest first ((): no volume)
+    fleet: dict | None                    # series, nodes, gpus, kw, usd_per_month, usd_per_gpu_hour, pricing
+    break_even: dict | None               # series, against, rate, low, high, current, settled, text
+    lines: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        return self.lines[0]
+
+    @property
+    def winner(self) -> str | None:
+        """What the recommendation names: the cheapest option at the volume, else the cheapest series when the data
+        settle it; None when they do not."""
+        if self.options:
+            return self.options[0].name
+        if self.series and self.settled is not False:
+            return self.series[0].name
+        return None
+
+    def payload(self) -> dict:
+        """``--json``: every number unrounded, with the sentences."""
+        return {"interactivity": self.x, "method": self.method, "basis": self.basis, "demand": self.demand,
+                "winner": self.winner, "settled": self.settled, "contenders": list(self.contenders),
+                "series": [c.payload() for c in self.series], "options": [c.payload() for c in self.options],
+                "fleet": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.fleet.items()}
+                if self.fleet else None,
+                "break_even": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.break_even.items()}
+                if self.break_even else None,
+                "headline": self.headline, "text": list(self.lines), "notes": list(self.notes)}
+
+
+def _num(value):
+    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else float(value)
+
+
+def filled_errors(frame: pd.DataFrame, errors) -> pd.DataFrame:
+    """``frame`` (:func:`model.core.uncertainty.iso_with_error` rows) where a priced, interpolated value has no
+    band (``error_from`` ``none``: fewer than three interior points in the whole view) given the view's pooled
+    leave-one-out error instead (the 90th percentile of |error| of the points it has, ``error_from`` ``view``);
+    a value clamped to a frontier's end is that measured end. Unchanged when the view has no interior point."""
+    if frame.empty or "error_from" not in frame:
+        return frame
+    out = frame.copy()
+    clamped = (out["status"] == "clamped").to_numpy()
+    out.loc[clamped, "usd_per_mtok_error"] = 0.0
+    out.loc[clamped, "error_from"] = "measured"
+    pooled = errors.figures().get("usd_p90") if errors is not None else None
+    if pooled is not None and math.isfinite(pooled):
+        missing = (out["error_from"] == "none").to_numpy() & (out["status"] == "ok").to_numpy()
+        out.loc[missing, "usd_per_mtok_error"] = float(pooled)
+        out.loc[missing, "error_from"] = "view"
+    return out
+
+
+def demand_words(view, basis: str = "total") -> str | None:
+    """The view's demand, volume or budget as typed: ``"16 B total tokens a month (peak 2× the average)"``,
+    ``"12 req/s at peak"``; None when it holds none."""
+    s = view
+    extra = []
+    if s.tokens_per_month is not None:
+        text = f"{fmt.compact(s.tokens_per_month)} {basis} tokens a month"
+    elif s.tokens_per_day is not None:
+        text = f"{fmt.compact(s.tokens_per_day)} {basis} tokens a day"
+    elif s.demand_rps is not None:
+        text = f"{fmt.compact(s.demand_rps) if s.demand_rps >= 1000 else f'{s.demand_rps:g}'} req/s at peak"
+    elif s.budget_mw is not None or s.budget_usd_month is not None:
+        parts = ([f"{s.budget_mw:g} MW"] if s.budget_mw is not None else []) + \
+            ([f"${s.budget_usd_month:,.0f} a month"] if s.budget_usd_month is not None else [])
+        return "a budget of " + " and ".join(parts)
+    else:
+        return None
+    if s.demand_rps is None and s.peak_to_average != 1:
+        extra.append(f"peak {s.peak_to_average:g}× the average")
+    if s.headroom != 1:
+        extra.append(f"headroom {s.headroom:g}×")
+    if s.spares:
+        extra.append(fmt.count(s.spares, "spare node"))
+    return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _series(answer) -> list[Choice]:
+    x = answer.interactivity_needed
+    if x is None or answer.at_x.empty:
+        return []
+    at = filled_errors(iso_with_error(answer.at_x, answer.analysis.curves, answer.uncertainty), answer.uncertainty)
+    at = at.dropna(subset=["usd_per_mtok"])
+    return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]),
+                   float(r["usd_per_mtok_error"]) if r["error_from"] != "measured" else 0.0,
+                   str(r["error_from"]) or "none") for _, r in at.iterrows()]
+
+
+def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
+    if not series:
+        return None, ()
+    if len(series) == 1:
+        return None, (series[0].name,)
+    best = series[0]
+    if not math.isfinite(best.error) or not math.isfinite(series[1].error):
+        return None, (best.name,)
+    tied = [c.name for c in series if c is best or (math.isfinite(c.error) and c.low <= best.high)]
+    return len(tied) == 1, tuple(tied)
+
+
+def _options(answer) -> list[Choice]:
+    volume = answer.volume
+    if answer.state.tokens_per_month is None or (volume := answer.volume) is None or volume.rows.empty:
+        return []
+    out = []
+    for r in volume.rows.to_dict("records"):
+        kind = str(r["kind"])
+        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0,
+                          "price" if kind == "api" else "measured", float(r["usd_per_month"]),
+                          float(r["nodes"]) if r["nodes"] is not None else math.nan,
+                          float(r["utilization"]) if r["utilization"] is not None else math.nan))
+    return out
+
+
+def _fleet(answer, name: str | None) -> dict | None:
+    if name is None or demand_words(answer.state) is None or (fleet := answer.fleet) is None or \
+            fleet.kind != "demand" or fleet.sized.empty:
+        return None
+    mine = fleet.sized[(fleet.sized["series"] == name) & fleet.sized["nodes"].notna()]
+    if mine.empty:
+        return {"series": name, "nodes": math.nan, "gpus": math.nan, "kw": math.nan, "usd_per_month": math.nan,
+                "usd_per_gpu_hour": math.nan, "pricing": "", "text": f"{name} cannot be sized from this view's rows"}
+    row = mine.iloc[0]
+    out = {"series": name, "nodes": float(row["nodes"]), "gpus": float(row["gpus"]), "kw": float(row["kw"]),
+           "usd_per_month": float(row["usd_per_month"]), "usd_per_gpu_hour": float(row["usd_per_gpu_hour"]),
+           "pricing": str(row["pricing"])}
+    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
+                   f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}")
+    return out
+
+
+def _break_even(answer, series: list[Choice]) -> dict | None:
+    pair, x, found = answer.pair, answer.interactivity_needed, answer.break_even
+    if pair is None or x is None or found is None or not math.isfinite(found["rate"]):
+        return None
+    by_name = {c.name: c for c in series}
+    a, b = by_name.get(pair[0]), by_name.get(pair[1])
+    rate, current = float(found["rate"]), float(found["current"])
+    if a is None or b is None or not (math.isfinite(a.error) and math.isfinite(b.error)) or a.error >= 1:
+        low = high = math.nan
+    else:
+        low = rate * (1 - b.error) / (1 + a.error)
+        high = rate * (1 + b.error) / (1 - a.error)
+    where = fmt.interactivity(x)
+    settled = None if not math.isfinite(low) else not (low <= current <= high)
+    if settled is None:
+        text = (f"At {where}, {pair[0]} would have to cost {fmt.usd(rate, '/GPU-hour')} instead of "
+                f"{fmt.usd(current, '/GPU-hour')} to match {pair[1]} (no ± can be estimated here).")
+    elif settled:
+        spread = max(high / rate - 1, 1 - low / rate)
+        verb = "stays cheaper than" if current < rate else "becomes cheaper than"
+        text = (f"At {where}, {pair[0]} {verb} {pair[1]} below {fmt.usd_pm(rate, spread, per='/GPU-hour')} "
+                f"(now {fmt.usd(current, '/GPU-hour')}); which is cheaper now is settled by the data.")
+    else:
+        text = (f"At {where}, {pair[0]} would match {pair[1]} at a rate from {fmt.usd_span(low, high, '/GPU-hour')} "
+                f"(now {fmt.usd(current, '/GPU-hour')}, inside that range): which is cheaper now is {NOT_SETTLED}.")
+    return {"series": pair[0], "against": pair[1], "rate": rate, "low": low, "high": high, "current": current,
+            "settled": settled, "text": text}
+
+
+def _series_sentence(answer, series: list[Choice], settled, contenders, head: str) -> str:
+    if not series:
+        return f"{head}, no series in this view can be priced."
+    best = series[0]
+    if len(series) == 1:
+        return f"{head}, {best.name} is the only series priced: {best.text}."
+    second = series[1]
+    if settled is False:
+        tied = [c for c in series if c.name in contenders]
+        ranges = "; ".join(f"{c.name} {c.text} ({fmt.usd_span(c.low, c.high)})" for c in tied)
+        return (f"{head}, which series is cheapest is {NOT_SETTLED}: {ranges}. The gap between the best two "
+                f"({fmt.usd(second.usd_per_mtok - best.usd_per_mtok)}) lies inside their ± bands "
+                f"({fmt.usd(best.usd_per_mtok * best.error + second.usd_per_mtok * second.error)}).")
+    saving = 1 - best.usd_per_mtok / second.usd_per_mtok
+    text = f"{head}, {best.name} is cheapest at {best.text}, {fmt.percent(saving)} below {second.name} ({second.text})"
+    text += "; the gap is wider than their ± bands" if settled else "; no ± can be estimated to say whether the data settle it"
+    from model.present.answers import changes_of
+
+    crossings = changes_of(answer.crossed)
+    if not crossings.empty:
+        mine = crossings[(crossings["series_a"] == best.name) | (crossings["series_b"] == best.name)]
+        if not mine.empty:
+            x = answer.interactivity_needed
+            nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()].iloc[0]
+            other = nearest["series_b"] if nearest["series_a"] == best.name else nearest["series_a"]
+            side = "above" if nearest["interactivity"] > x else "below"
+            text += f"; {other} takes over {side} {fmt.interactivity(nearest['interactivity'])}"
+    return text + "."
+
+
+def _volume_sentence(options: list[Choice], demand: str, series: list[Choice]) -> str:
+    best = options[0]
+    text = f"At {demand}, {best.name} is the cheapest way to serve it: {best.text} effective, ${best.usd_per_month:,.0f} a month"
+    owned = next((o for o in options if o.kind == "owned"), None)
+    if best.kind != "owned" and owned is not None:
+        used = f", {fmt.percent(owned.utilization)} of its capacity used" if math.isfinite(owned.utilization) else ""
+        text += (f". Owning costs {owned.text} effective at this volume ({owned.name}: ${owned.usd_per_month:,.0f} a "
+                 f"month, {fmt.count(int(owned.nodes), 'node')}{used}; idle capacity included)")
+    elif best.kind == "owned":
+        used = f", {fmt.percent(best.utilization)} used" if math.isfinite(best.utilization) else ""
+        text += f" ({fmt.count(int(best.nodes), 'node')}{used}; idle capacity included)"
+        other = next((o for o in options[1:]), None)
+        if other is not None:
+            text += f"; next: {other.name} at {other.text} effective"
+    return text + "."
+
+
+def recommendation_of(answer) -> Recommendation:
+    """The recommendation of ``answer`` (:class:`model.present.view_answer.Answer`)."""
+    x = answer.interactivity_needed
+    series = _series(answer)
+    settled, contenders = _contenders(series)
+    options = _options(answer)
+    volume = answer.volume if answer.state.tokens_per_month is not None else None
+    basis = volume.basis if volume is not None else answer.scenario.basis
+    demand = demand_words(answer.state, basis)
+    head = f"At {fmt.interactivity(x)}" if x is not None else "In this view"
+    lines: list[str] = []
+    if options:
+        lines.append(_volume_sentence(options, demand, series))
+        lines.append(_series_sentence(answer, series, settled, contenders,
+                                      f"Per million {answer.scenario.basis} tokens at {fmt.interactivity(x)} and the rates in view"
+                                      if x is not None else "Per million tokens at the rates in view"))
+    elif x is None:
+        lines.append("No series in this view can be priced." if not answer.rows.empty else
+                     "No benchmark rows match this view's filters.")
+    else:
+        lines.append(_series_sentence(answer, series, settled, contenders, head))
+    owned = next((o for o in options if o.kind == "owned"), None)
+    fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
+                    series[0].name if series and settled is not False else None)
+    fleet = _fleet(answer, fleet_series)
+    if fleet is None and settled is False and demand is not None:
+        sized = [f for name in contenders if (f := _fleet(answer, name)) is not None]
+        if sized:
+            lines.append(f"Fleet for {demand}: " + "; ".join(f["text"] for f in sized) + _PAID)
+    elif fleet is not None:
+        lines.append(f"Fleet for {demand}: {fleet['text']}{_PAID}")
+    break_even = _break_even(answer, series)
+    if break_even is not None:
+        lines.append(break_even["text"])
+    notes = []
+    borrowed = [c.name for c in series[:max(2, len(contenders))] if c.error_from in _BORROWED]
+    if borrowed:
+        notes.append(f"The ± of {', '.join(borrowed)} is the view's pooled estimate: "
+                     f"{'its curve has' if len(borrowed) == 1 else 'their curves have'} too few measured points "
+                     f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
+    if series:
+        notes.append(PLUS_MINUS)
+    return Recommendation(x, answer.scenario.method, basis, demand, tuple(series), settled, contenders,
+                          tuple(options), fleet, break_even, tuple(lines + notes), tuple(notes))
+
