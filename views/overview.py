@@ -22,6 +22,23 @@ if ctx.empty:
             st.rerun()
     st.stop()
 
+if widgets.no_data(ctx):
+    st.stop()
+answer = ctx.answer
+result = answer.crossed
+if not result.curves:
+    st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
+    st.stop()
+lo, hi = answer.x_range
+bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
+     step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
+     help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
+st.subheader(plain(answer.headline))
+st.space(28)   # room for the table's toolbar (a phone always shows it), which covered the headline's end
+widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
+              key="headline_table")
+widgets.notes(result)   # after the answer, so a phone's first screen holds it
+widgets.rate_sources(answer)
 sources = list_sources(data.cursor())
 c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
 c1.metric("Sources", len(sources))
@@ -33,21 +50,5 @@ dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else []
 c4.metric("Latest run", fmt.date(max(dates)) if len(dates) else "not stated")
 if len(dates) and min(dates) != max(dates):
     c4.caption(f"earliest {fmt.date(min(dates))}")
-if widgets.no_data(ctx):
-    st.stop()
-answer = ctx.answer
-result = answer.crossed
-widgets.notes(result)
-if not result.curves:
-    st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
-    st.stop()
-lo, hi = answer.x_range
-bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
-     step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
-     help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
-st.subheader(plain(answer.headline))
-widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]],
-              key="headline_table")
-widgets.rate_sources(answer)
 with st.expander("Sources loaded", expanded=False):
     widgets.table(sources.drop(columns=["sha256"]))
