@@ -19,8 +19,13 @@ PHONE, LAPTOP = (390, 844), (1280, 720)
 FLEET = "Fleet?wl=GLM-5.2|20000|1000&sla=ttft_p95=5&rps=10"
 #: page, the columns a decision needs in one of its tables (as the frame names them)
 DECISIONS = (("Fleet", FLEET, ("series", "nodes", "gpus", "kw", "usd_per_month")),
+             ("Fleet budget", "Fleet?wl=GLM-5.2|20000|1000&sla=ttft_p95=5&mw=2.5",
+              ("series", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second", "tokens_per_second",
+               "users")),
              ("Frontier", "Frontier?spec=mtp",
               ("series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats")),
+             ("Ramps", "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1",
+              ("series", "status", "request_rate", "usd_per_mtok", "ttft_s")),
              ("Crossovers", "Crossovers?spec=mtp",
               ("series", "min_interactivity", "max_interactivity", "usd_per_mtok_at_min", "usd_per_mtok_at_max")))
 #: files the preview refuses until the form names the hardware and the GPU count, and one it reads

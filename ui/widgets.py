@@ -28,7 +28,8 @@ SHORT_HEADERS = {"Lowest interactivity [tok/s/user]": "Lowest [tok/s/user]",
                  "Highest interactivity [tok/s/user]": "Highest [tok/s/user]",
                  "Total tokens per second per gpu": "Total [tok/s/GPU]",
                  "Output tokens per second per gpu": "Output [tok/s/GPU]",
-                 "Request rate rps": "Request rate [req/s]", "Ttft p50 s": "TTFT p50 [s]"}
+                 "Request rate rps": "Request rate [req/s]", "Ttft p50 s": "TTFT p50 [s]",
+                 "Users at the interactivity": "Users", "Budget that binds": "Limit"}
 
 
 def _columns(shown: pd.DataFrame, detail_labels: list[str], key: str | None) -> dict:
