@@ -150,15 +150,19 @@ def test_upload_preview_and_errors(server, browser):
 
 def test_back_goes_back_once_per_page(server, browser):
     """Two page links clicked, then Back: the previous page, in one press, with the view still in its address;
-    Back again: the first page."""
+    Back again: the first page, as it was opened. Each page is one history entry: Streamlit's own page links opened
+    a page without its query string and the view written back made a second."""
     base, _ = server
     page = _open(browser, f"{base}/?spec=mtp", LAPTOP)
     first = page.evaluate("() => location.pathname + location.search")
+    assert first == "/?spec=mtp"                    # the link opened as typed: the view only added defaults
+    assert page.evaluate("() => history.length") == 2          # about:blank, then the link: nothing written over
     for label, path in (("Frontier", "/Frontier"), ("Crossovers", "/Crossovers")):
         page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
         page.wait_for_function(f"() => location.pathname === '{path}'", timeout=15_000)
         _settle(page)
         assert "spec=mtp" in page.evaluate("() => location.search")
+    assert page.evaluate("() => history.length") == 4          # one entry per page
     page.go_back()
     _settle(page)
     assert page.evaluate("() => location.pathname") == "/Frontier"
