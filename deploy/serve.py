@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from deploy.warm import warm  # noqa: E402
+from model.core.links import public_url_problem  # noqa: E402
 
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
@@ -153,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default=os.environ.get("COSTFRONTIER_DB") or str(ROOT / "data" / "costfrontier.duckdb"))
     parser.add_argument("--writer", action="store_true", help="leave the first replica upload-enabled")
     args = parser.parse_args(argv)
+    problem = public_url_problem()
+    if problem:   # said before anything starts; the replicas' links then use each viewer's own address
+        print(f"warning: {problem}", flush=True)
     db = Path(args.db).absolute()
     ports = [free_port() for _ in range(args.replicas)]
     replicas = [start_replica(db, port, read_only=not (args.writer and i == 0), capture=False)

@@ -238,7 +238,7 @@ def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path
     assert at.slider(key="rate::H20").value == 1.0 and at.query_params["r"] == "H20:1"
 
 
-RATE_VALUES = [0.0, -1.0, 0.01, 11.0, 1000.0, 1e9, float("nan"), 1.61, 999.99, 1000.01]
+RATE_VALUES = [0.0, -1.0, 0.01, 11.0, 1000.0, 1e9, float("nan"), 1.61, 999.99, 1000.01, 5e-5, 1e-4]
 
 
 @pytest.mark.parametrize("typed", RATE_VALUES, ids=str)
@@ -246,7 +246,7 @@ def test_any_typed_rate_is_taken_as_typed_or_refused_with_a_notice(app, typed):
     at = app("views/crossovers.py", query={"spec": "mtp", "by": "hardware"})
     at.number_input(key="rate_exact::B200").set_value(typed).run()
     assert not at.exception, at.exception
-    usable = math.isfinite(typed) and 0 < typed <= 1000
+    usable = math.isfinite(typed) and 1e-4 <= typed <= 1000   # MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR
     shown = at.number_input(key="rate_exact::B200").value
     if usable:   # kept as typed, the slider follows, the link carries it
         assert shown == typed and at.slider(key="rate::B200").value == typed
@@ -268,7 +268,7 @@ def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
     at.number_input(key="rate_exact::MI355X").set_value(typed).run()
     assert not at.exception, (typed, at.exception)
     rate = at.number_input(key="rate_exact::MI355X").value
-    assert rate == (typed if math.isfinite(typed) and 0 < typed <= 1000 else 1.48)
+    assert rate == (typed if math.isfinite(typed) and 1e-4 <= typed <= 1000 else 1.48)   # MIN_USD_PER_GPU_HOUR
 
 
 def test_a_workload_without_a_model_shows_only_its_rows(app, tmp_path):

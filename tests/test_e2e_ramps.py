@@ -15,15 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_e2e
-from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _settle
+from tests.conftest import CHROMIUM
+from tests.test_e2e import SHOTS, _cli, _main, _settle
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
 ]
 
-server, browser = test_e2e.server, test_e2e.browser
 WAFER = "wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1&rps=10"
 AS_OF = WAFER + "&asof=2000-01-01"
 MI355X = "MI355X · sglang · mxfp4 · mtp"

@@ -498,11 +498,17 @@ def test_cli_ingests_the_whole_directory(db_path, capsys):
     assert main(["--db", str(db_path), "ingest", str(FORMATS_DIR), "--set", "hardware=H100",
                  "--set", "gpus=8"]) == 0
     out = capsys.readouterr().out
-    assert out.count("rows added") == len(DETECTED)
+    # issue 29: each AIPerf CSV export is the same run as the JSON export beside it, stored once (from the JSON)
+    same = ["aiperf_agentic_trace_replay.csv: the same run as aiperf_agentic_trace_replay.json (AIPerf writes both; "
+            "the CSV has no run id), not stored again",
+            "aiperf_profile_export.csv: the same run as aiperf_profile_export.json (AIPerf writes both; the CSV has "
+            "no run id), not stored again"]
+    assert [line for line in out.splitlines() if "the same run as" in line] == same
+    assert out.count("rows added") == len(DETECTED) - 2
     con = connect(db_path)
     try:
         sources = list_sources(con)
-        assert len(sources) == len(DETECTED)
+        assert len(sources) == len(DETECTED) - 2
         # files' own hardware wins over --set: InferenceX B200/H200/GB200, trtllm-bench H100
         assert {"B200", "GB200", "H200", "H100"} == set(load_points(con, full=True)["hardware"])
     finally:

@@ -99,7 +99,10 @@ def test_ctrl_c_stops_at_once_and_keeps_what_it_said(tmp_path, after_first_batch
         assert stored_files(db) == sorted(said) == [p.name for p in paths[:kept]]
     else:
         assert not said and (not db.exists() or stored_files(db) == [])
-    assert (f"files 1-{kept} of 300 are stored" if kept else "nothing was stored") in err, err
+    if kept:
+        assert f"files 1-{kept} of 300 are stored" in err, err
+    else:   # in the first batch, or (on a busy machine) still during the imports, before the command ran
+        assert "nothing was stored" in err or err.strip() == "interrupted: nothing was changed", err
     if after_first_batch:
         assert kept > 0
 

@@ -367,28 +367,29 @@ def test_each_onprem_input_has_one_label_used_by_the_form_the_report_and_the_cli
 
 
 def test_one_rate_bound_for_every_way_a_rate_comes_in(tmp_path, con):
-    """MAX_USD_PER_GPU_HOUR is the one bound: a typed or linked rate (View), a cost profile, a rates file and
-    resolve_rates all take $1000/GPU-hour and refuse a cent more, and none takes $0, NaN or infinity."""
+    """MAX_USD_PER_GPU_HOUR and MIN_USD_PER_GPU_HOUR are the one range: a typed or linked rate (View), a cost
+    profile, a rates file and resolve_rates all take $1000/GPU-hour and $0.0001 and refuse a cent more or
+    anything less ($0.00005, $0), NaN or infinity."""
     from model.core.cost import MAX_USD_PER_GPU_HOUR, RateError, resolve_rates, usable_rate
     from model.core.view import View
     from model.data.ingest import IngestError, ingest_file
 
     assert MAX_USD_PER_GPU_HOUR == 1000.0
-    assert [usable_rate(v) for v in (1000.0, 0.01, 1000.01, 0.0, -1.0, math.nan, math.inf)] == \
-        [True, True, False, False, False, False, False]
+    assert [usable_rate(v) for v in (1000.0, 0.01, 1e-4, 1000.01, 5e-5, 5e-324, 0.0, -1.0, math.nan, math.inf)] == \
+        [True, True, True, False, False, False, False, False, False, False]
     presets = load_presets()
     assert resolve_rates(["B200"], presets, overrides={"B200": 1000.0}) == {"B200": 1000.0}
-    for bad in (1000.01, 0.0):
-        with pytest.raises(RateError, match=r"must be in \(0, 1000\]"):
+    for bad in (1000.01, 5e-5, 0.0):
+        with pytest.raises(RateError, match=r"must be in \[0\.0001, 1000\]"):
             resolve_rates(["B200"], presets, overrides={"B200": bad})
-        with pytest.raises(ValueError, match=r"must be in \(0, 1000\]"):
+        with pytest.raises(ValueError, match=r"must be in \[0\.0001, 1000\]"):
             View(rates=(("B200", bad),))
         with pytest.raises(TcoInputError):
             cost_profile(name="x", hardware="B200", usd_per_gpu_hour=bad)
     assert cost_profile(name="x", hardware="B200", usd_per_gpu_hour=1000.0).rate() == 1000.0
     path = tmp_path / "rates.csv"
     path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\nH200,1000.01,2026-01,custom\n")
-    with pytest.raises(IngestError, match=r"line 3.*must be in \(0, 1000\] \(got 1000\.01\)"):
+    with pytest.raises(IngestError, match=r"line 3.*must be in \[0\.0001, 1000\] \(got 1000\.01\)"):
         ingest_file(con, path)
     path.write_text("gpu,usd_per_gpu_hr,as_of,tier\nB200,1000,2026-01,custom\n")
     assert ingest_file(con, path).rows_added == 1

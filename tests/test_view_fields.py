@@ -155,7 +155,8 @@ def test_an_option_beside_link_changes_its_view_unless_it_chooses_rows(field, st
 
 @pytest.mark.parametrize("argv, words", [(["--at", "10,x"], "--at: not an interactivity ('x')"),
                                          (["--rent", "MI355X=abc"], "--rent: not a $/GPU-hour for MI355X"),
-                                         (["--rate", "B200=2000"], "--rate: $/GPU-hour for B200 must be in (0, 1000]"),
+                                         (["--rate", "B200=2000"],
+                                          "--rate: $/GPU-hour for B200 must be in [0.0001, 1000]"),
                                          (["--by", "colour"], "--by: unknown field 'colour'"),
                                          (["--as-of", "2025-13-01"], "--as-of: '2025-13-01' is not a date"),
                                          (["--interactivity", "0"], "--interactivity: interactivity must be in")])

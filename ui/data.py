@@ -44,7 +44,7 @@ from model.present.answer_steps import Fit
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates_of_inputs
 
-__all__ = ["Ctx", "db_path", "reader", "begin", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
+__all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "frontier_key", "answer_of", "per_view",
            "sources", "published_checks_of",
            "read_only", "preview", "drop_previews", "clear"]
@@ -77,6 +77,20 @@ def begin() -> Snapshot:
     if old is not None:
         rd.release(old)
     return snap
+
+
+_HAD_DATA = "_had_data"
+
+
+def store_away(snap: Snapshot, own_view: bool) -> bool:
+    """Whether the store file is missing while this session has something to lose: it was served data before
+    (a redeploy swapping the file), or its view is not the default one (a link opened during the swap). The
+    frame then keeps the view as it is and says so, instead of drawing it over no data; a session that has
+    neither (a new deployment with no store yet) goes on, so the Data page can create one."""
+    if snap.version != ("missing",):
+        st.session_state[_HAD_DATA] = True
+        return False
+    return bool(st.session_state.get(_HAD_DATA)) or own_view
 
 
 def end() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from model.core.view import View
 from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
@@ -61,13 +62,18 @@ def start(url_path: str) -> data.Ctx:
     All of it can happen before the page runs because every control writes the view in its
     ``on_change`` callback, which Streamlit runs before the rerun starts.
     """
+    with st.sidebar:
+        links = st.container(key="page_links")   # filled once the sidebar has settled the view
     try:
         snap = data.begin()
     except StoreError as exc:
         st.error(plain(f"Cannot open the data: {exc.public}"))
-        st.stop()
-    with st.sidebar:
-        links = st.container(key="page_links")   # filled once the sidebar has settled the view
+        _stop(links)
+    if data.store_away(snap, view() != View()):
+        st.warning("The data are away for a moment (the store is being replaced). Your view, its rates, filters "
+                   "and targets, is kept and comes back with the data: try again in a moment.", icon="⏳")
+        st.button("Try again", key="_store_away_retry")   # a rerun of this session, its view intact
+        _stop(links)   # before the sidebar: drawn over no data, it would drop every filter and rate of the view
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
         st.warning(plain(text[:1].upper() + text[1:]), icon="⚠️")
@@ -86,6 +92,13 @@ def start(url_path: str) -> data.Ctx:
     report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     return ctx
+
+
+def _stop(links) -> None:
+    """End this run before the page, the page links still drawn (in ``links``) so every page stays a click away."""
+    with links:
+        page_links(view().to_query())
+    st.stop()
 
 
 def link_left_out_text(left_out: tuple[str, ...]) -> str:

@@ -74,12 +74,13 @@ def pdf_problem(exc: Exception | None) -> str:
             "print it from your browser.")
 
 
-def _prepare_pdf(key: tuple, make: Callable[[], Report]) -> str | None:
-    """Print the PDF into the session under ``key``; the problem to show if it cannot be printed."""
+def _prepare_pdf(key: tuple, make: Callable[[], Report], on_wait: Callable[[], None] | None = None) -> str | None:
+    """Print the PDF into the session under ``key``; the problem to show if it cannot be printed. One print runs
+    per server process at a time: ``on_wait`` is called when this one queues behind another."""
     if chromium_path() is None:
         return pdf_problem(None)
     try:
-        st.session_state[_PDF] = (key, make().pdf_bytes(timeout_s=PDF_TIMEOUT_S))
+        st.session_state[_PDF] = (key, make().pdf_bytes(timeout_s=PDF_TIMEOUT_S, on_wait=on_wait))
     except Exception as exc:   # anything: the viewer gets a plain sentence, the log gets the detail
         _LOG.warning("report PDF failed: %s", exc)
         return pdf_problem(exc)
@@ -112,7 +113,8 @@ def report_box(ctx: data.Ctx, link: str) -> None:
                                                      icon=":material/picture_as_pdf:", width="stretch",
                                                      help="Prints the report with Chromium: a few seconds."):
         slot.info("Printing the PDF…", icon="spinner")     # in the button's place until the PDF is ready
-        problem = _prepare_pdf(key, make)
+        problem = _prepare_pdf(key, make, lambda: slot.info(
+            "Another viewer's PDF is printing on this server (one at a time); yours is next…", icon="spinner"))
         if problem:
             slot.error(problem)
             return

@@ -16,7 +16,7 @@ from model.core.frontier import BASES, SERIES_KEY_CHOICES
 from model.core.names import reason
 from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.view import reconcile
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from ui import data
 from ui.state import bind, commit, key_of, notice, plain, view
 
@@ -157,9 +157,10 @@ def set_rate(hw: str, value) -> None:
         except (TypeError, ValueError):
             notice(f"{hw}: {value!r} is not a number; the rate stays as it was")
             return
-        if not (math.isfinite(value) and 0 < value <= MAX_USD_PER_GPU_HOUR):
+        if not (math.isfinite(value) and MIN_USD_PER_GPU_HOUR <= value <= MAX_USD_PER_GPU_HOUR):
             kept = overrides.get(hw)
-            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (more than $0, at most ${MAX_USD_PER_GPU_HOUR:,.0f}); "
+            notice(f"{hw}: ${value:,.4g}/GPU-hour is not a usable rate (at least ${MIN_USD_PER_GPU_HOUR:g}, at most "
+                   f"${MAX_USD_PER_GPU_HOUR:,.0f}); "
                    + (f"kept ${kept:,.2f}" if kept else "kept the preset"))
             return
         preset = resolve_rates([hw], data.presets(data.version()), view().price_set, view().tier).get(hw)

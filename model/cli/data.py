@@ -10,6 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from model.cli.interrupt import EXIT_INTERRUPTED
+from model.data.importers.base import NotResults
+from model.data.importers.companions import same_run_exports
 from model.data.ingest import IngestError, ingest_file
 from model.data.samples import load_samples
 from model.data.store import list_sources, load_points, remove_source
@@ -86,6 +88,8 @@ class _Batches:
         self.results: list[dict] = []
         self.budget_s = BATCH_S
         self.ingest_s = 0.0
+        # one run's JSON and CSV exports are one point: the CSV is named as the JSON's run, not stored
+        self.same_run = same_run_exports(files) if len(files) > 1 else {}
 
     def run(self, db: Path) -> int:
         from model.data.snapshot import refuse_read_only, write
@@ -138,24 +142,33 @@ class _Batches:
         set_fields = list(self.args.set)
         while i < len(self.files) and i - self.done < BATCH_FILES \
                 and (i == self.done or time.monotonic() - started < self.budget_s):
-            path = self.files[i]
+            path, same = self.files[i], self.same_run.get(self.files[i])
             try:
-                result = ingest_file(con, path, set_fields, fmt=self.args.fmt)
+                result = None if same else ingest_file(con, path, set_fields, fmt=self.args.fmt)
+            except NotResults as exc:
+                if len(self.files) == 1:   # alone, it is refused with its reason
+                    print(f"error: {exc}", file=sys.stderr)
+                    lines.append(("", {"file": str(path), "error": str(exc), "line": None, "field": None}))
+                else:                      # in a directory of a tool's output, one line says it was skipped
+                    lines.append((exc.line_text, {"file": str(path), "skipped": exc.line_text}))
             except IngestError as exc:
                 self.ctrl_c.check()  # an interrupted query some layer turned into an error
                 print(f"error: {exc}", file=sys.stderr)
                 lines.append(("", {"file": str(path), "error": str(exc), "line": exc.line, "field": exc.field}))
             else:
-                text = "\n".join([result.summary, *(f"  warning: {w}" for w in result.warnings)])
-                lines.append((text, {"file": str(path), "rows_added": result.rows_added,
-                                     "duplicate_of": result.duplicate_of, "format": result.format,
-                                     "kind": result.kind, "unknown_columns": result.unknown_columns,
-                                     "warnings": result.warnings}))
+                lines.append(_result_line(path, result) if result else (same, {"file": str(path), "skipped": same}))
             i += 1
             self.ctrl_c.check()
         self.ingest_s = time.monotonic() - started
         self.ctrl_c.hold()
         return i
+
+
+def _result_line(path: Path, result) -> tuple[str, dict]:
+    text = "\n".join([result.summary, *(f"  warning: {w}" for w in result.warnings)])
+    return text, {"file": str(path), "rows_added": result.rows_added, "duplicate_of": result.duplicate_of,
+                  "format": result.format, "kind": result.kind, "unknown_columns": result.unknown_columns,
+                  "warnings": result.warnings}
 
 
 def ingest(args, db: Path, ctrl_c) -> int:

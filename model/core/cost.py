@@ -13,7 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR  # the one bound, declared with the view's rates
+from model.core.view_fields import (  # declared with the view's rates
+    MAX_USD_PER_GPU_HOUR,
+    MIN_USD_PER_GPU_HOUR,
+)
 
 __all__ = [
     "usd_per_mtok",
@@ -23,6 +26,7 @@ __all__ = [
     "DEFAULT_TIER",
     "RateError",
     "MAX_USD_PER_GPU_HOUR",
+    "MIN_USD_PER_GPU_HOUR",
     "RATE_RANGE",
     "usable_rate",
     "load_presets",
@@ -39,9 +43,9 @@ DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
 
 
-#: the most a $/GPU-hour may be [$/GPU/h]: a rate is usable when finite, above 0 and at most this
-#: the rule in words, for messages: "must be in (0, 1000]"
-RATE_RANGE = f"(0, {MAX_USD_PER_GPU_HOUR:g}]"
+#: a rate is usable when finite and from MIN_USD_PER_GPU_HOUR to MAX_USD_PER_GPU_HOUR [$/GPU/h];
+#: the rule in words, for messages: "must be in [0.0001, 1000]"
+RATE_RANGE = f"[{MIN_USD_PER_GPU_HOUR:g}, {MAX_USD_PER_GPU_HOUR:g}]"
 
 
 class RateError(ValueError):
@@ -49,9 +53,9 @@ class RateError(ValueError):
 
 
 def usable_rate(usd_per_gpu_hour: float) -> bool:
-    """Whether ``usd_per_gpu_hour`` [$/GPU/h] may price anything: finite, above 0, at most
-    :data:`MAX_USD_PER_GPU_HOUR` (every rate a user, a link, a file or a profile gives)."""
-    return math.isfinite(usd_per_gpu_hour) and 0 < usd_per_gpu_hour <= MAX_USD_PER_GPU_HOUR
+    """Whether ``usd_per_gpu_hour`` [$/GPU/h] may price anything: finite, at least :data:`MIN_USD_PER_GPU_HOUR`,
+    at most :data:`MAX_USD_PER_GPU_HOUR` (every rate a user, a link, a file or a profile gives)."""
+    return math.isfinite(usd_per_gpu_hour) and MIN_USD_PER_GPU_HOUR <= usd_per_gpu_hour <= MAX_USD_PER_GPU_HOUR
 
 
 def usd_per_mtok(usd_per_gpu_hour, tokens_per_second_per_gpu):

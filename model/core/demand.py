@@ -8,6 +8,7 @@ import math
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from model.core.tco import TcoInputError
+from model.core.view_fields import MAX_DEMAND_RPS
 
 __all__ = ["TOKEN_BASES", "SECONDS_PER_DAY", "Demand", "demand", "finite_number", "tokens_per_request"]
 
@@ -32,7 +33,7 @@ class Demand(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    requests_per_second: float | None = Field(None, gt=0, le=1e9)
+    requests_per_second: float | None = Field(None, gt=0, le=MAX_DEMAND_RPS)
     tokens_per_day: float | None = Field(None, gt=0, le=1e18)
     peak_to_average: float = Field(1.0, ge=1, le=1000)
     token_basis: str = "total"

@@ -40,6 +40,7 @@ import pandas as pd
 from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
 from model.core.demand import SECONDS_PER_DAY, TOKEN_BASES, Demand, demand, finite_number, tokens_per_request
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
+from model.core.schema import MIN_TOKENS_PER_SECOND_PER_GPU
 from model.core.sla import SLA, split_by_sla
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, TcoInputError
 
@@ -54,7 +55,12 @@ __all__ = [
     "preset_kw_per_gpu",
     "finite_number",
     "hardware_value",
+    "MAX_NODES",
 ]
+
+#: the most nodes sizing counts: a fleet past it is not an answer (a throughput near zero, stored before ingest
+#: refused those, would otherwise ask for 10^300 nodes or overflow)
+MAX_NODES = 1e12
 
 def _where(row) -> str:
     file, line = row.get("source_file"), finite_number(row.get("source_line"))
@@ -137,12 +143,15 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             ok = part.loc[part.index.isin(kept.index)]
             if interactivity_min is not None:
                 ok = ok[pd.to_numeric(ok["interactivity"], errors="coerce") >= interactivity_min]
-            ok = ok[np.isfinite(values.loc[ok.index, "tps"].to_numpy(dtype=float))]
+            tps_ok = values.loc[ok.index, "tps"].to_numpy(dtype=float)
+            tiny = bool(len(ok)) and not (tps_ok >= MIN_TOKENS_PER_SECOND_PER_GPU).any()
+            ok = ok[np.isfinite(tps_ok) & (tps_ok >= MIN_TOKENS_PER_SECOND_PER_GPU)]
             first = part.iloc[0]
             base = {"series": series, "hardware": first.get("hardware"), "method": "frontier point",
                     "isl": finite_number(first.get("isl")), "osl": finite_number(first.get("osl"))}
             if ok.empty:
                 limits = sla.describe() + (f", interactivity >= {interactivity_min:g}" if interactivity_min else "")
+                limits += f" with {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s/GPU or more" if tiny else ""
                 rows.append({**base, "status": "no measured point meets the limits", "per_node_rps": math.nan,
                              "capacity_from": f"no capacity: no point meets {limits}"})
                 continue
@@ -166,7 +175,16 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
     for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
                    "users_per_node", "interactivity", "isl", "osl", "source_line"):
         out[column] = pd.to_numeric(out[column], errors="coerce").astype(float)
+    tiny = out["tokens_per_second_per_gpu"] < MIN_TOKENS_PER_SECOND_PER_GPU   # a ramp knee stored before the floor
+    if tiny.any():
+        out.loc[tiny, ["per_node_rps", "tokens_per_second_per_node"]] = math.nan
+        out.loc[tiny, "capacity_from"] = f"no capacity: under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s/GPU measured"
     return out
+
+
+def _whole_nodes(value: float) -> int:
+    """Whole nodes a budget buys (rounded down, floating noise below 1e-9 ignored), at most :data:`MAX_NODES`."""
+    return math.floor(round(min(value, MAX_NODES), 9)) if value == value else 0
 
 
 def _ceil(value: float) -> int:
@@ -223,12 +241,15 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             peak = need.tokens_per_day / SECONDS_PER_DAY * need.peak_to_average / per_request
         row["demand_rps"] = peak
         notes = []
+        needed = peak * need.headroom / per_node if per_node > 0 else math.nan
         if not (per_node > 0):
             notes.append("no capacity under these limits")
         elif not math.isfinite(peak):
             notes.append("ISL/OSL unknown: tokens per day cannot become requests per second")
+        elif not needed <= MAX_NODES:
+            notes.append(f"more than {MAX_NODES:,.0f} nodes: the measured capacity ({per_node:.3g} req/s a node) "
+                         "is too small to size this demand from")
         else:
-            needed = peak * need.headroom / per_node
             nodes = _ceil(needed) + need.spares
             gpus = nodes * gpn
             kw = gpus * hardware_value(kw_per_gpu, hw)
@@ -290,12 +311,12 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         limits, notes = {}, []
         if budget_mw is not None:
             if math.isfinite(kw_gpu):
-                limits["power"] = math.floor(round(budget_mw * 1000 / (kw_gpu * p) / gpn, 9))
+                limits["power"] = _whole_nodes(budget_mw * 1000 / (kw_gpu * p) / gpn)
             else:
                 notes.append(f"no kW per GPU for {hw}")
         if budget_usd_per_month is not None:
             if math.isfinite(rate):
-                limits["money"] = math.floor(round(budget_usd_per_month / (rate * HOURS_PER_MONTH * gpn), 9))
+                limits["money"] = _whole_nodes(budget_usd_per_month / (rate * HOURS_PER_MONTH * gpn))
             else:
                 notes.append(f"no $/GPU-hour for {hw}: unpriced")
         row = {"series": c.get("series"), "hardware": hw, "gpus_per_node": gpn, "basis": c.get("basis"),

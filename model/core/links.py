@@ -8,21 +8,58 @@ with ``:``, ``,`` and ``|`` left readable. The base is the operator's public add
 from __future__ import annotations
 
 import os
-from urllib.parse import urlencode
+import sys
+from urllib.parse import urlencode, urlsplit
 
-__all__ = ["DEFAULT_BASE_URL", "public_base_url", "view_url"]
+__all__ = ["DEFAULT_BASE_URL", "PUBLIC_URL_SETTING", "public_base_url", "public_url_problem", "view_url"]
 
 #: the base of a link when neither the operator nor a browser names one (``make run``'s address)
 DEFAULT_BASE_URL = "http://localhost:8501/"
+#: the setting naming the deployment's public address
+PUBLIC_URL_SETTING = "COSTFRONTIER_PUBLIC_URL"
+_warned: set[str] = set()
+
+
+def public_url_problem(value: str | None = None) -> str | None:
+    """What is wrong with the public address ``value`` (default: the setting's), in a sentence naming the
+    setting; None when it is unset or usable (``http(s)://HOST[:PORT][/PATH]``, no query or fragment)."""
+    text = (os.environ.get(PUBLIC_URL_SETTING, "") if value is None else value).strip()
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        host, _ = parts.hostname, parts.port
+    except ValueError:
+        host, parts = None, None
+    why = ""
+    if parts is None:
+        why = "is not an address (check the port and any IPv6 brackets)"
+    elif parts.scheme not in ("http", "https"):
+        why = "must start with http:// or https://"
+    elif not host:
+        why = "names no host (write it as https://HOST/ or https://HOST/PATH/)"
+    elif parts.query or parts.fragment:
+        why = "must not carry a query (?…) or fragment (#…)"
+    if not why:
+        return None
+    return (f"{PUBLIC_URL_SETTING}={text[:80]!r} {why}; share links use the address each viewer opened "
+            "instead")
 
 
 def public_base_url() -> str | None:
-    """The deployment's public address (``COSTFRONTIER_PUBLIC_URL``), ending in ``/``; None when not set.
+    """The deployment's public address (``COSTFRONTIER_PUBLIC_URL``), ending in ``/``; None when not set or
+    not usable (:func:`public_url_problem`, said once per process on standard error, the operator's log).
 
     Share links in reports and the Share box point there instead of the address the server sees.
     """
-    url = os.environ.get("COSTFRONTIER_PUBLIC_URL", "").strip()
-    if not url.startswith(("http://", "https://")):
+    url = os.environ.get(PUBLIC_URL_SETTING, "").strip()
+    if not url:
+        return None
+    problem = public_url_problem(url)
+    if problem:
+        if url not in _warned:
+            _warned.add(url)
+            print(f"warning: {problem}", file=sys.stderr, flush=True)
         return None
     return url if url.endswith("/") else url + "/"
 

@@ -8,7 +8,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from model.core.cost import MAX_USD_PER_GPU_HOUR
+from model.core.cost import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from model.core.hardware import canonical_hardware
 from model.core.names import MAX_NAME_LENGTH, name_problem
 from model.core.tco import OnPremInputs, TcoBreakdown, TcoInputError, build_up, explain_validation
@@ -36,7 +36,8 @@ class CostProfile(BaseModel):
 
     name: str = Field(description="profile name", min_length=1, max_length=MAX_NAME_LENGTH)
     hardware: str = Field(description="GPU (canonical name)")
-    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", gt=0, le=MAX_USD_PER_GPU_HOUR)
+    usd_per_gpu_hour: float | None = Field(None, description="plain rate [$/GPU-hour]", ge=MIN_USD_PER_GPU_HOUR,
+                                           le=MAX_USD_PER_GPU_HOUR)
     onprem: OnPremInputs | None = None
     source: str = Field("", description="provenance of the numbers", max_length=300)
 

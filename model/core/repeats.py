@@ -17,19 +17,21 @@ them build the frontier (:data:`REPEATS`):
 interactivity and of throughput per GPU on a basis).
 
 **Run dates.** :func:`as_of_rows` keeps the rows run on or before a date; a row that states no
-run date is left out (and counted), never given one.
+run date is left out (and counted), never given one. A run date after tomorrow (:func:`latest_run_date`: ingest
+refuses those; a store written before may hold one, a mistyped year) counts as no date: it never wins "latest"
+repeats nor extends the history.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["REPEATS", "CONFIG_KEYS", "MEASURES", "as_of_rows", "config_keys", "choose_repeats", "repeat_spread",
-           "runs_in_view", "RunsInView", "run_dates"]
+           "runs_in_view", "RunsInView", "run_dates", "latest_run_date"]
 
 REPEATS = ("pooled", "latest", "median")
 #: what identifies a configuration: hardware, recipe, parallelism, load and workload
@@ -49,11 +51,19 @@ MEASURES = (
 )
 
 
+def latest_run_date() -> date:
+    """The latest run date a point may have: tomorrow (UTC), so a run made today anywhere on Earth is taken, and
+    a mistyped year (2062 for 2026) is refused at ingest rather than stored to win "latest" repeats."""
+    return datetime.now(timezone.utc).date() + timedelta(days=1)
+
+
 def run_dates(rows: pd.DataFrame) -> pd.Series:
-    """Each row's run date as a ``datetime64`` (NaT where the row states none)."""
+    """Each row's run date as a ``datetime64`` (NaT where the row states none, or a date after
+    :func:`latest_run_date`, which no run can have)."""
     if "run_date" not in rows.columns:
         return pd.Series(pd.NaT, index=rows.index, dtype="datetime64[ns]")
-    return pd.to_datetime(rows["run_date"], errors="coerce")
+    dates = pd.to_datetime(rows["run_date"], errors="coerce")
+    return dates.where(~(dates > pd.Timestamp(latest_run_date())))
 
 
 def as_of_rows(rows: pd.DataFrame, as_of: date | None) -> tuple[pd.DataFrame, int]:

@@ -27,7 +27,12 @@ __all__ = [
     "MIGRATIONS",
     "canonical_spec_decoding",
     "canonical_precision",
+    "MIN_TOKENS_PER_SECOND_PER_GPU",
 ]
+
+#: the least throughput a stored point may have [tok/s/GPU]: below it a value is a unit slip or noise, and node
+#: counts for a demand would run past any number (a throughput of 1e-300 once overflowed the sizing)
+MIN_TOKENS_PER_SECOND_PER_GPU = 1e-3
 
 SCHEMA_VERSION = 2
 """1: the first marked layout. 2: per-role rates of disaggregated rows (see :data:`MIGRATIONS`)."""
@@ -120,9 +125,12 @@ class BenchmarkPoint(BaseModel):
     concurrency: float | None = Field(None, gt=0, description="configured max concurrency [requests]")
     request_rate_rps: float | None = Field(None, gt=0, description="offered request rate [req/s]; None = unbounded")
     # measurements
-    total_tokens_per_second_per_gpu: float | None = Field(None, gt=0, description="[tok/s/GPU]")
-    output_tokens_per_second_per_gpu: float | None = Field(None, gt=0, description="[tok/s/GPU]")
-    input_tokens_per_second_per_gpu: float | None = Field(None, gt=0, description="[tok/s/GPU]")
+    total_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+                                                        description="[tok/s/GPU]")
+    output_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+                                                        description="[tok/s/GPU]")
+    input_tokens_per_second_per_gpu: float | None = Field(None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU,
+                                                        description="[tok/s/GPU]")
     total_tokens_per_second: float | None = Field(None, gt=0, description="whole system [tok/s]")
     output_tokens_per_second: float | None = Field(None, gt=0, description="whole system [tok/s]")
     input_tokens_per_second: float | None = Field(None, gt=0, description="whole system [tok/s]")
@@ -146,9 +154,9 @@ class BenchmarkPoint(BaseModel):
     extra: str | None = Field(None, description="JSON object of columns the importer did not know")
     # per-role rates of disaggregated rows (appended last: older databases gain them as trailing columns)
     input_tokens_per_second_per_prefill_gpu: float | None = Field(
-        None, gt=0, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
+        None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
     output_tokens_per_second_per_decode_gpu: float | None = Field(
-        None, gt=0, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
+        None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
 
     @field_validator("hardware", mode="before")
     @classmethod
@@ -210,6 +218,9 @@ class BenchmarkPoint(BaseModel):
                                  "add a 'gpus' column or --set gpus=N")
             if value[per_gpu] is None and value[system] is not None and self.gpus:
                 derived[per_gpu] = value[system] / self.gpus
+                if derived[per_gpu] < MIN_TOKENS_PER_SECOND_PER_GPU:   # the floor holds for a derived rate too
+                    raise ValueError(f"{system} gives under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s per GPU, "
+                                     "the least a point may have")
             if role and value[role] is None and value[system] is not None and count:
                 derived[role] = value[system] / count
         if derived:

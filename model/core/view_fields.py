@@ -23,7 +23,8 @@ from model.core.view_codecs import short
 
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
-           "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR",
+           "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
+           "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
 
 #: model.core.frontier.BASES, DISAGG_MODES, DEFAULT_SERIES_KEYS; model.core.iso.METHODS; model.core.repeats.REPEATS
@@ -43,6 +44,11 @@ DEFAULT_STALE_DAYS = 180
 
 #: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
 MAX_USD_PER_GPU_HOUR = 1000.0
+#: the least a $/GPU-hour may be: below it a rate is a slip (a hundredth of a cent an hour), and fleet costs and
+#: break-evens computed from it run to hundreds of digits
+MIN_USD_PER_GPU_HOUR = 1e-4
+#: the most peak demand a fleet is sized for [req/s]: the view's bound, and sizing's (model.core.demand)
+MAX_DEMAND_RPS = 1e9
 #: interactivity is below this [tok/s/user]
 MAX_INTERACTIVITY = 100_000.0
 #: the one limit on a link value [characters]: a link writes none longer, and reads none longer
@@ -167,8 +173,9 @@ def _rates(what: str) -> Callable:
             problem = name_problem(hw)
             if problem:
                 raise ValueError(f"the hardware name {short(hw)!r} {problem}")
-            if not (0 < rate <= MAX_USD_PER_GPU_HOUR):
-                raise ValueError(f"{what} for {hw} must be in (0, {MAX_USD_PER_GPU_HOUR:g}], got {rate:g}")
+            if not (MIN_USD_PER_GPU_HOUR <= rate <= MAX_USD_PER_GPU_HOUR):
+                raise ValueError(f"{what} for {hw} must be in [{MIN_USD_PER_GPU_HOUR:g}, {MAX_USD_PER_GPU_HOUR:g}], "
+                                 f"got {rate:g}")
         return tuple(sorted(dict(value).items()))
     return check
 
@@ -318,7 +325,9 @@ FIELDS: tuple[ViewField, ...] = (
     _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
-    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=_POSITIVE,
+    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1",
+       check=Bounds(0, MAX_DEMAND_RPS, f"peak demand must be above 0 and at most {MAX_DEMAND_RPS:,.0f} req/s",
+                    open_low=True),
        option=Option(("--demand-rps",), "fleet", "peak demand [req/s]", type=float)),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
        check=Bounds(1, 100, "headroom must be between 1 and 100"),

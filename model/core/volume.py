@@ -109,8 +109,9 @@ def days_old(price: ApiPrice, today: date) -> int | None:
 # ------------------------------------------------------------------------------------------ cost curves
 
 def _ceil(value: float) -> int:
-    """Round up, ignoring floating noise below 1e-9 (the fleet sizing's rule)."""
-    return int(math.ceil(round(value, 9)))
+    """Round up, ignoring floating noise below 1e-9 (the fleet sizing's rule); never past 1e300 (no overflow:
+    node capacity under :data:`model.core.schema.MIN_TOKENS_PER_SECOND_PER_GPU` is not sized at all)."""
+    return int(math.ceil(round(min(value, 1e300), 9)))
 
 
 @dataclass(frozen=True)

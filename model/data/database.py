@@ -20,6 +20,7 @@ import duckdb
 from model.core.schema import MIGRATIONS, POINTS_DDL, SCHEMA_VERSION, SOURCES_DDL
 
 __all__ = [
+    "cannot_write",
     "StoreError",
     "StoreNeedsMigration",
     "StoreBusy",
@@ -183,6 +184,23 @@ def io_error(target: str, exc: Exception) -> StoreError:
         return StoreError(f"{target}: the database is in use by another process ({first})",
                           public="The data store is busy with another program; try again in a moment.")
     return StoreError(f"{target}: not a Cost Frontier database, or damaged: {first}")
+
+
+def cannot_write(exc: OSError, what: str = "this write") -> StoreError:
+    """An operating-system refusal to write beside the database, in words naming no path (for the CLI and
+    viewers): a read-only file system, a missing folder, or another reason by its plain name."""
+    code = getattr(exc, "errno", None)
+    if code == errno.EROFS:
+        why, hint = ("the file system holding the database is read-only",
+                     "mount it writable, or serve the data read-only (COSTFRONTIER_READ_ONLY=1)")
+    elif code == errno.ENOENT:
+        why, hint = "the folder holding the database is gone", "create it, or choose another database (--db)"
+    else:
+        name = os.strerror(code).lower() if isinstance(code, int) else "an operating-system error"
+        why, hint = f"the server could not write beside the database ({name})", "check the folder it is in"
+    return StoreError(f"{why}, so {what} was refused and nothing was changed; {hint}",
+                      public=f"{why[:1].upper() + why[1:]} on the server, so nothing can be changed here; the data "
+                             "is unchanged.")
 
 
 def disk_full(exc: BaseException) -> bool:

@@ -5,16 +5,19 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Callable
 
 import annotated_types
 from pydantic import TypeAdapter
 
 from model.core.hardware import canonical_hardware
+from model.core.repeats import latest_run_date
 from model.core.schema import BenchmarkPoint, canonical_precision, canonical_spec_decoding
 from model.data.importers.base import IngestError
 
 __all__ = ["ADAPTERS", "CANONICALISERS", "field_bounds", "OP_TEXT", "check_constraints_scalar", "NUMERIC_TYPES",
+           "future_date_text",
            "THOUSANDS_RE", "numeric_expr", "bool_expr", "nonempty_expr", "text_expr"]
 
 #: a pydantic validator of each field's type, for values read one at a time
@@ -47,8 +50,17 @@ OP_TEXT = {"gt": ("<=", "must be greater than"), "ge": ("<", "must be at least")
             "lt": (">=", "must be less than"), "le": (">", "must be at most")}
 
 
+def future_date_text(latest: date) -> str:
+    """The refusal of a run date after ``latest``, in words."""
+    return (f"is after {latest.isoformat()} (tomorrow): a run cannot be dated in the future; a mistyped year? "
+            "Fix the date in the file (or --set run_date=YYYY-MM-DD)")
+
+
 def check_constraints_scalar(file: str, name: str, value: Any) -> None:
-    """Refuse ``value`` of the field ``name`` outside its bounds (:func:`field_bounds`), naming the file."""
+    """Refuse ``value`` of the field ``name`` outside its bounds (:func:`field_bounds`), or a run date after
+    :func:`latest_run_date`, naming the file."""
+    if name == "run_date" and isinstance(value, date) and value > latest_run_date():
+        raise IngestError(file, f"{value.isoformat()} {future_date_text(latest_run_date())}", field=name)
     if value is None or isinstance(value, (str, bool)):
         return
     for op, bound in field_bounds(name):

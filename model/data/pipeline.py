@@ -9,8 +9,10 @@ import duckdb
 import pandas as pd
 
 from model.core.columns import normalise_header, resolve_column
+from model.core.repeats import latest_run_date
 from model.core.schema import (
     MEASUREMENT_FIELDS,
+    MIN_TOKENS_PER_SECOND_PER_GPU,
     PLAUSIBILITY,
     POINT_FIELDS,
     ROLE_RATES,
@@ -22,6 +24,7 @@ from model.data.field_sql import (
     OP_TEXT,
     bool_expr,
     field_bounds,
+    future_date_text,
     nonempty_expr,
     numeric_expr,
     text_expr,
@@ -271,18 +274,29 @@ class _Pipeline:
                 probes.append((f"{name} IS NOT NULL AND isinf({name}::DOUBLE)", name, "must be finite"))
                 probes.append((f"{name} IS NOT NULL AND isnan({name}::DOUBLE)", name, "must be finite, not NaN"))
                 finite = f"isfinite({name}::DOUBLE)"  # NaN and infinity are reported once, above
-                for op, bound in field_bounds(name):
+                bounds = field_bounds(name)
+                for op, bound in bounds:
                     sql_op, text = OP_TEXT[op]
-                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}", name, f"{text} {bound:g}"))
+                    # a floor above zero (throughputs): a value at or below zero is told once, by "greater than 0"
+                    above = f" AND {name} > 0" if op == "ge" and ("gt", 0.0) in bounds else ""
+                    probes.append((f"{finite} AND {name} {sql_op} {bound!r}{above}", name, f"{text} {bound:g}"))
                 if name in PLAUSIBILITY:
                     probes.append((f"{finite} AND {name} > {PLAUSIBILITY[name][1]!r}", name,
                                    f"implausible: above {PLAUSIBILITY[name][1]:g} (check the unit)"))
+        if "run_date" in self.columns:   # a literal this module writes (a date), not a value from the file
+            latest = latest_run_date()
+            probes.append((f"run_date > DATE '{latest.isoformat()}'", "run_date", future_date_text(latest)))
         probes.append(("hardware IS NULL", "hardware",
                        "missing: name the accelerator in a 'hardware' column or with --set hardware=NAME"))
         has_measure = " OR ".join(f"{m} IS NOT NULL" for m in (*MEASUREMENT_FIELDS, "ttft_p50_s", "request_rate_rps"))
         probes.append((f"NOT ({has_measure})", "throughput",
                        "no measurement: need a throughput (tok/s or tok/s/GPU), interactivity or TPOT"))
         probes.extend(part_probes())
+        for basis in ("total", "output", "input"):   # a per-GPU rate derived from a system one has the floor too
+            per_gpu, system = f"{basis}_tokens_per_second_per_gpu", f"{basis}_tokens_per_second"
+            if per_gpu not in self.columns and system in self.columns:
+                probes.append((f"{per_gpu} < {MIN_TOKENS_PER_SECOND_PER_GPU!r}", system,
+                               f"gives under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s per GPU, the least a point may have"))
         for basis in ("total", "output", "input"):
             probes.append((f"{basis}_tokens_per_second IS NOT NULL AND {basis}_tokens_per_second_per_gpu IS NULL "
                            f"AND gpus IS NULL AND NOT coalesce(_role_{basis}, false)" if basis != "total" else
@@ -416,6 +430,12 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     if pipe.role_gaps:
         pipe.warnings.extend(role_cross_check(con, select, params))
     pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
+    if fmt == "csv" and not {"interactivity", "tpot_median_ms"} & set(pipe.columns):
+        said = (f"no interactivity or TPOT column: {'this row' if pipe.rows == 1 else f'these {pipe.rows} rows'} "
+                "cannot reach a frontier until one is supplied: add a column, or give one with "
+                "--set interactivity=N or --set tpot_median_ms=N")
+        pipe.warnings.append(said)
+        notes = "; ".join(n for n in (notes, said) if n)
     source_id = _insert(con, pipe, select, params, fmt, sha, notes)
     if staged:
         con.execute(f"DROP TABLE {staged}")

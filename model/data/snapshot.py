@@ -23,6 +23,7 @@ What each costs: a read is a plain DuckDB query; a write copies the whole file o
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import secrets
@@ -38,6 +39,7 @@ from model.data.database import (
     StoreBusy,
     StoreError,
     StoreNeedsMigration,
+    cannot_write,
     check_file_kind,
     connect,
     default_db_path,
@@ -107,6 +109,8 @@ def _writer_lock(live: Path, timeout_s: float) -> Iterator[None]:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o664)
     except PermissionError as exc:
         raise permission_denied(str(live.parent)) from exc
+    except OSError as exc:   # a read-only file system, a folder gone: in words, no path
+        raise cannot_write(exc) from None
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -197,6 +201,8 @@ def writing(path: str | os.PathLike | None = None,
         live.parent.mkdir(parents=True, exist_ok=True)
     except PermissionError as exc:
         raise permission_denied(str(live.parent)) from exc
+    except OSError as exc:
+        raise cannot_write(exc) from None
     if live.exists():
         try:
             check_file_kind(live)
@@ -245,6 +251,8 @@ def writing(path: str | os.PathLike | None = None,
         except (OSError, duckdb.Error) as exc:   # the copy, or its spill, WAL or checkpoint, did not fit
             if disk_full(exc):
                 raise _no_space(live, need) from None
+            if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.ENOENT):
+                raise cannot_write(exc) from None
             raise
         finally:
             for leftover in (copy, wal_path(copy)):

@@ -193,15 +193,29 @@ def break_even_answer(curves: dict[str, CostCurve], series: str, against: str, x
 
 
 def iso_pivot(iso: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The iso table as two people-ready grids (series x target): $/M cells and ratio cells."""
+    """The iso table as two people-ready grids (series x target): $/M cells and ratio cells. Targets are
+    labelled with as many decimals as tell them apart; targets within 1e-6 tok/s/user are one column."""
+    iso = iso.assign(interactivity=iso["interactivity"].astype(float).round(6)) \
+        .drop_duplicates(["series", "interactivity"])
     table = iso.assign(cell=[status_text(r) for _, r in iso.iterrows()],
                        ratio=iso["ratio_to_baseline"].map(fmt.ratio))
     costs = table.pivot(index="series", columns="interactivity", values="cell")
     ratios = table.pivot(index="series", columns="interactivity", values="ratio")
+    labels = _target_labels(list(costs.columns))
     for grid in (costs, ratios):
-        grid.columns = [fmt.interactivity(c) for c in grid.columns]
+        grid.columns = labels
         grid.index.name = "Series"
     return costs, ratios
+
+
+def _target_labels(targets: list[float]) -> list[str]:
+    """Column labels of distinct targets [tok/s/user]: one decimal, or as many as tell them apart
+    (``50.0`` and ``50.01`` -> ``50.00`` and ``50.01``); a table never gets two columns of one name."""
+    for decimals in range(1, 7):
+        labels = [f"{float(x):,.{decimals}f} tok/s/user" for x in targets]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [fmt.interactivity(x) for x in targets]   # not reached: iso_pivot merges targets within 1e-6
 
 
 def workload_label(model: str, isl: str, osl: str, frontier_rows: int, rows: int) -> str:

@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["usd", "usd_decimals", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "tokens",
+__all__ = ["usd", "usd_decimals", "dollars", "USD_PLAIN_LOW", "USD_PLAIN_HIGH", "interactivity", "ratio", "percent", "plus_minus", "date", "count", "tokens",
            "COLUMN_LABELS", "for_people"]
 
 
@@ -24,22 +24,45 @@ def _missing(value) -> bool:
         return False
 
 
+#: money below this (and above 0) [$] or from USD_PLAIN_HIGH up is written with significant digits and a power
+#: of ten (``$4.9e-324/M``, ``$5.42e+302``), never as hundreds of digits
+USD_PLAIN_LOW = 1e-7
+USD_PLAIN_HIGH = 1e15
+
+
 def usd_decimals(value) -> int:
     """Decimals money is shown with: 2 from $0.10 up (and for zero), else 3 or as many as give two
-    significant digits (``0.0612`` -> 3, ``0.00042`` -> 5). The one rule of :func:`usd` and the report's rounding."""
+    significant digits (``0.0612`` -> 3, ``0.00042`` -> 5), at most 8 (below :data:`USD_PLAIN_LOW` money has
+    significant digits, :func:`usd`). The one rule of :func:`usd` and the report's rounding."""
     value = abs(float(value))
     if value >= 0.1 or value == 0 or not math.isfinite(value):
         return 2
-    return max(3, 1 - math.floor(math.log10(value)))
+    return min(8, max(3, 1 - math.floor(math.log10(value))))
+
+
+def _far(value: float) -> bool:
+    return 0 < abs(value) < USD_PLAIN_LOW or abs(value) >= USD_PLAIN_HIGH
 
 
 def usd(value, per: str = "/M") -> str:
     """``0.2194`` -> ``"$0.22/M"``; ``0.0612`` -> ``"$0.061/M"``; ``0.000423`` -> ``"$0.00042/M"``;
-    missing -> ``"—"``. A cost that is not zero never reads ``$0.00``."""
+    ``5e-324`` -> ``"$4.9e-324/M"``; ``5.4e302`` -> ``"$5.42e+302/M"``; missing -> ``"—"``. A cost that is not
+    zero never reads ``$0.00``, and no amount has more than about 20 characters."""
     if _missing(value):
         return "—"
     value = float(value)
+    if _far(value):
+        return f"${value:.{2 if abs(value) < 1 else 3}g}{per}"
     return f"${value:,.{usd_decimals(value)}f}{per}"
+
+
+def dollars(value) -> str:
+    """Whole dollars: ``156604.2`` -> ``"$156,604"``; from :data:`USD_PLAIN_HIGH` up with a power of ten
+    (``"$6.56e+307"``); below a dollar as :func:`usd` (``"$0.42"``); missing -> ``"—"``."""
+    if _missing(value):
+        return "—"
+    value = float(value)
+    return usd(value, "") if _far(value) or abs(value) < 1 and value != 0 else f"${value:,.0f}"
 
 
 def interactivity(value) -> str:
@@ -150,7 +173,7 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
         elif column in _RATES:
             text = values.map(lambda v: usd(v, "/h"))
         elif column in _DOLLARS:
-            text = values.map(lambda v: "—" if _missing(v) else f"${float(v):,.0f}")
+            text = values.map(dollars)
         elif column in _COUNTS:
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.0f}")
         elif column in _X:

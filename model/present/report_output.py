@@ -14,10 +14,13 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 import zipfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -26,10 +29,10 @@ import plotly.io as pio
 
 from model.data.export import neutralise_formula, safe_csv
 from model.present import figures
-from model.present.fmt import usd_decimals
+from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 
-__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "table_frames", "html_table", "chart",
-           "chart_html", "page", "file_name", "chromium_path", "html_to_pdf"]
+__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
+           "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
 KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "text")
@@ -58,14 +61,17 @@ class Report:
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
 
-    def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180) -> Path:
-        """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path."""
-        return html_to_pdf(self.print_html, path, chromium, timeout_s)
+    def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180,
+               on_wait: Callable[[], None] | None = None) -> Path:
+        """Print the report to ``path`` as PDF with headless Chromium (vector charts). Returns the path.
+        One print at a time per process (:func:`html_to_pdf`); ``on_wait`` is called when this one queues."""
+        return html_to_pdf(self.print_html, path, chromium, timeout_s, on_wait)
 
-    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180) -> bytes:
+    def pdf_bytes(self, chromium: str | None = None, timeout_s: float = 180,
+                  on_wait: Callable[[], None] | None = None) -> bytes:
         """The PDF as bytes (for a download button); see :meth:`to_pdf`."""
         with tempfile.TemporaryDirectory(prefix="costfrontier-pdf-") as tmp:
-            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s).read_bytes()
+            return self.to_pdf(Path(tmp) / "report.pdf", chromium, timeout_s, on_wait).read_bytes()
 
     def tables_csv(self) -> bytes:
         """A zip of one formula-safe CSV per table, plus ``assumptions.csv``."""
@@ -85,8 +91,9 @@ class Report:
         book.remove(book.active)
         header = [self.title, f"Made {self.made_at:%Y-%m-%d %H:%M} UTC; assumptions on the 'Assumptions' sheet"]
         first, *rest = self.tables.items()
-        for name, frame in dict([first, ("Assumptions", self.assumptions), *rest]).items():
-            sheet = book.create_sheet(_sheet_name(name))
+        sheets = dict([first, ("Assumptions", self.assumptions), *rest])
+        for (name, frame), title in zip(sheets.items(), sheet_names(list(sheets))):
+            sheet = book.create_sheet(title)
             sheet.append([neutralise_formula(header[0])])
             sheet["A1"].font = Font(bold=True, size=13)
             sheet.append([neutralise_formula(f"{name}. {header[1]}")])
@@ -107,9 +114,12 @@ class Report:
 
 
 def round_usd(value: float) -> float:
-    """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`) [$]. NaN stays NaN."""
+    """Money rounded for people as it is shown (:func:`model.present.fmt.usd_decimals`; two significant digits
+    below a ten-millionth of a dollar) [$]. NaN stays NaN."""
     if value is None or not np.isfinite(value):
         return np.nan
+    if 0 < abs(value) < USD_PLAIN_LOW:
+        return float(f"{float(value):.2g}")
     return round(float(value), usd_decimals(value))
 
 
@@ -121,7 +131,7 @@ def _show(value, kind: str) -> str:
     if kind == "usd":
         return figures.usd(float(value), "")
     if kind == "dollars":                 # whole dollars, rounded as the sentences round them ($156,604)
-        return f"${float(value):,.0f}"
+        return dollars(value)
     if kind == "x":
         return f"{float(value):.1f}"
     if kind == "tps":
@@ -185,8 +195,27 @@ def file_name(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")
 
 
-def _sheet_name(name: str) -> str:
-    return "".join(c for c in name if c not in "[]:*?/\\")[:31]
+#: Excel's limit on a sheet name [characters]
+SHEET_NAME_LIMIT = 31
+
+
+def sheet_names(names: list[str]) -> list[str]:
+    """A sheet name for each table name: no ``[]:*?/\\``, no leading or trailing apostrophe, at most
+    :data:`SHEET_NAME_LIMIT` characters, and unique ignoring case (Excel's rules); a name that would repeat an
+    earlier one ends in `` (2)``, `` (3)``, ... within the limit."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        clean = "".join(c for c in str(name) if c not in "[]:*?/\\" and ord(c) >= 32).strip().strip("'").strip()
+        clean = clean or "Sheet"
+        title, n = clean[:SHEET_NAME_LIMIT].rstrip(), 1
+        while title.lower() in taken:
+            n += 1
+            suffix = f" ({n})"
+            title = clean[:SHEET_NAME_LIMIT - len(suffix)].rstrip() + suffix
+        taken.add(title.lower())
+        out.append(title)
+    return out
 
 
 @dataclass(frozen=True)
@@ -266,18 +295,40 @@ def chromium_path() -> str | None:
     return None
 
 
+#: one Chromium print at a time in this process (a dashboard replica): each print peaks at about a GB, and three
+#: viewers pressing "Prepare PDF" at once started three
+_PRINTING = threading.Lock()
+#: how long a print waits for the one before it [s] (a print itself is stopped after its timeout)
+PRINT_QUEUE_WAIT_S = 300.0
+
+
 def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = None,
-                timeout_s: float = 180) -> Path:
+                timeout_s: float = 180, on_wait: Callable[[], None] | None = None) -> Path:
     """Print ``page_html`` to ``path`` with headless Chromium (no network, a throw-away profile).
 
     The page's scripts run before printing (``--virtual-time-budget``), so Plotly charts are drawn
     and land in the PDF as vector graphics. Written atomically: ``path`` is whole or untouched.
+    At most one print runs per process: a second waits its turn (``on_wait`` is called once when it
+    has to, so a page can say so), at most :data:`PRINT_QUEUE_WAIT_S`, then :class:`ReportError`.
     """
     chromium = chromium or chromium_path()
     if chromium is None:
         raise ReportError("a PDF needs Chromium: install Debian's chromium (apt-get install chromium) "
                           "or set COSTFRONTIER_CHROMIUM to its path; the HTML report needs nothing")
-    target = Path(path)
+    if not _PRINTING.acquire(blocking=False):
+        if on_wait is not None:
+            on_wait()
+        started = time.monotonic()
+        if not _PRINTING.acquire(timeout=PRINT_QUEUE_WAIT_S):
+            raise ReportError(f"another PDF was still printing after {time.monotonic() - started:.0f} s; "
+                              "try again in a moment")
+    try:
+        return _print(page_html, Path(path), chromium, timeout_s)
+    finally:
+        _PRINTING.release()
+
+
+def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Path:
     with tempfile.TemporaryDirectory(prefix="costfrontier-report-") as tmp:
         source = Path(tmp) / "report.html"
         source.write_text(page_html, encoding="utf-8")

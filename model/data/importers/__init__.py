@@ -7,10 +7,12 @@ values already in the field's unit, ``source_line`` locating it) that
 
 Every format is one :class:`~model.data.importers.base.Format` in :data:`REGISTRY`, the only
 list detection reads: a new format is a new module with a ``FORMATS`` tuple and one line
-here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex`,
-:mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`, :mod:`.llmperf`, :mod:`.guidellm`,
+here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex` (and
+:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`,
+:mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
-:mod:`._common`, errors and results in :mod:`.base`. Nothing here imports :mod:`model.data.ingest`.
+:mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
+records, time slices, console text) are told apart in :mod:`.companions` and never stored. Nothing here imports :mod:`model.data.ingest`.
 """
 
 from __future__ import annotations
@@ -20,9 +22,28 @@ from pathlib import Path
 
 import pandas as pd
 
-from model.data.importers import canonical_csv, guidellm, inferencex, llmperf, perf, sglang, trtllm, vllm
-from model.data.importers._common import HEAD_BYTES, head_keys, load_json, read_head, to_frame
+from model.data.importers import (
+    canonical_csv,
+    guidellm,
+    inference_perf,
+    inferencex,
+    llmperf,
+    perf,
+    sglang,
+    trtllm,
+    vllm,
+)
+from model.data.importers._common import (
+    HEAD_BYTES,
+    add_note,
+    head_keys,
+    load_json,
+    model_from_path,
+    read_head,
+    to_frame,
+)
 from model.data.importers.base import Format, IngestError
+from model.data.importers.companions import refuse_companion
 
 __all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
 
@@ -32,6 +53,7 @@ REGISTRY: tuple[Format, ...] = (
     *guidellm.FORMATS,
     *llmperf.FORMATS,
     *inferencex.FORMATS,
+    *inference_perf.FORMATS,
     *perf.FORMATS,
     *vllm.FORMATS,
     *sglang.FORMATS,
@@ -83,6 +105,7 @@ def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str
     start = head.lstrip(" \t\r\n")[:1]
     if start in ("{", "["):
         keys = head_keys(head)
+        refuse_companion(name, head, keys)
         for fmt in REGISTRY:
             if fmt.container == "json" and fmt.matches(keys, head):
                 return fmt.name, None
@@ -92,6 +115,7 @@ def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str
         raise IngestError(name, f"unrecognised JSON: tried formats {', '.join(JSON_FORMATS)}; "
                           f"none matched (keys seen: {seen})")
     _refuse_json_scalar(path, name, head)
+    refuse_companion(name, head, None)
     return _detect_delimited(path, name, head)
 
 
@@ -168,4 +192,14 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
         rows, notes = entry.read(path, name)
     if not rows:
         raise IngestError(name, f"no benchmark rows found in this {fmt} file")
+    notes = list(notes)
+    for row in rows:
+        named = model_from_path(row.get("model"))
+        if named:
+            row["model"], row["model_dir"] = named
+            add_note(row, f"model given as a path: stored as its last component {named[0]!r}; the path kept in "
+                     "extra as model_dir")
+            text = "model given as a path: stored as its last component (the path kept in extra as model_dir)"
+            if text not in notes:
+                notes.append(text)
     return to_frame(rows), fmt, "; ".join(notes) or None

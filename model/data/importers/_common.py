@@ -25,7 +25,7 @@ from model.data.importers.base import IngestError
 
 __all__ = [
     "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
-    "iso_date", "to_frame", "scalar_extras", "first",
+    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "add_note",
 ]
 
 #: how much of a file detection reads [bytes]
@@ -259,6 +259,26 @@ def iso_date(value: Any) -> str | None:
         return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
     except ValueError:
         return None
+
+
+_PATH_START = re.compile(r"^(/|\./|\.\./|~[/\\]|[A-Za-z]:[\\/])")
+
+
+def model_from_path(value: Any) -> tuple[str, str] | None:
+    """``("Qwen3-14B", "/root/models/Qwen3-14B")`` for a model given as a filesystem path (absolute, ``./``,
+    ``../``, ``~/`` or a Windows drive), else ``None``: a Hugging Face id (``Qwen/Qwen3-14B``) is no path."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not _PATH_START.match(text):
+        return None
+    last = re.split(r"[\\/]", text.rstrip("/\\"))[-1]
+    return (last, text) if last and last not in (".", "..", "~") and not re.fullmatch(r"[A-Za-z]:", last) else None
+
+
+def add_note(row: dict[str, Any], text: str) -> None:
+    """Append ``text`` to the row's own ``notes`` (what the importer derived for that row)."""
+    row["notes"] = "; ".join(n for n in (row.get("notes"), text) if n)
 
 
 def scalar_extras(obj: dict, skip: Iterable[str]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["IngestError", "IngestResult", "Format", "Rows", "duck_msg"]
+__all__ = ["IngestError", "NotResults", "IngestResult", "Format", "Rows", "duck_msg"]
 
 #: what an importer returns: one dict per load point, keyed by canonical field names (plus extras)
 Rows = list[dict[str, Any]]
@@ -34,6 +34,24 @@ class IngestError(Exception):
         for other in self.more:
             text += f"\n  also line {other.line}, field '{other.field}': {other.message}"
         return text
+
+
+class NotResults(IngestError):
+    """A file a benchmark tool writes beside its results (per-request records, time slices, console text,
+    a summary of results other files hold): recognised, and not stored.
+
+    A directory ingest skips it with one line (:attr:`line_text`); a file ingested alone is refused with
+    ``what``, the tool and ``instead`` (what to ingest in its place).
+    """
+
+    def __init__(self, file: str, what: str, tool: str, instead: str, skip: str = "skipped"):
+        self.what, self.tool, self.skip = what, tool, skip
+        super().__init__(file, f"{what} ({tool}), not a result to store: {instead}")
+
+    @property
+    def line_text(self) -> str:
+        """The one line a directory ingest prints for it."""
+        return f"{self.file}: {self.what} ({self.tool}), {self.skip}"
 
 
 @dataclass

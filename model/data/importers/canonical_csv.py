@@ -102,6 +102,9 @@ def read_header(path: Path, name: str) -> tuple[list[str], str]:
         # the block may end mid-character; only the first line matters
         text = raw.decode("utf-8-sig", errors="ignore")
     first = text.splitlines()[0] if text.splitlines() else ""
+    if not first.strip():
+        raise IngestError(name, "the first line is blank: a CSV's first line must be its header row (the column "
+                          "names); remove the blank lines above it", line=1)
     try:
         dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
         delim = dialect.delimiter

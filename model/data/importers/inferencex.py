@@ -2,6 +2,9 @@
 
 ``inferencex_agg``: ``agg_<run>.json`` objects from ``utils/process_result.py``, or
 the ``agg_bmk.json`` array ``utils/collect_results.py`` merges them into.
+``inferencex_agentic``: the current nested agentic aggregate (:mod:`.inferencex_agentic`; an array mixing it
+with flat rows is read as ``inferencex_agg``, which reads both). A row that measured nothing is left out of an
+array with a note; a file of nothing else is refused.
 ``inferencex_api``: rows of the app's ``/api/v1/benchmarks`` (config at the top,
 numbers in a ``metrics`` map under the agg names).
 
@@ -18,10 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.data.importers import inferencex_agentic as agentic
 from model.data.importers._common import Rows, first, integer, iso_date, num, objects, scalar_extras
 from model.data.importers.base import Format, IngestError
 
-__all__ = ["FORMATS", "matches_agg", "matches_api", "parse_agg", "parse_api"]
+__all__ = ["FORMATS", "matches_agg", "matches_agentic", "matches_api", "parse_agg", "parse_api"]
 
 #: agg keys read into fields (the rest of the scalars go to extra)
 _AGG_CONSUMED = {
@@ -36,8 +40,16 @@ _METRICS_CONSUMED = {
 
 
 def matches_agg(keys: set[str]) -> bool:
-    """An agg row: ``tput_per_gpu`` with ``hw`` and ``conc``."""
-    return {"tput_per_gpu", "hw", "conc"} <= keys
+    """An agg row: ``tput_per_gpu`` with ``hw`` and ``conc``; or an agentic aggregate (nested
+    ``request_metrics``, or flat rows of which none measured anything: ``num_requests_total``)."""
+    return {"hw", "conc"} <= keys and ("tput_per_gpu" in keys or agentic.NESTED_KEYS <= keys
+                                       or {"num_requests_total", "num_requests_successful", "scenario_type"} <= keys)
+
+
+def matches_agentic(keys: set[str]) -> bool:
+    """A nested agentic aggregate (current InferenceX): ``request_metrics`` and ``num_requests_total``, no
+    flat ``tput_per_gpu`` (an array mixing both layouts is read as ``inferencex_agg``, which reads both)."""
+    return {"hw", "conc"} | agentic.NESTED_KEYS <= keys and "tput_per_gpu" not in keys
 
 
 def matches_api(keys: set[str]) -> bool:
@@ -119,12 +131,31 @@ def _agg_row(line: int, obj: dict) -> dict[str, Any]:
     spec = obj.get("spec_decoding")
     if spec is None and "mtp" in obj:
         spec = "mtp" if _truthy(obj["mtp"]) or integer(obj["mtp"]) else "none"
+    flat_agentic = agentic.is_flat_agentic(obj)
     row: dict[str, Any] = {
         **_workload_and_recipe(line, obj, obj.get("hw"), spec),
         **_gpus(obj, disagg, "tp"),
-        **_measurements(obj, disagg),
+        # the agentic aggregation divides all three rates by all GPUs, even on disaggregated rows
+        **_measurements(obj, disagg and not flat_agentic),
     }
-    row.update(_extras(obj, {}, _AGG_CONSUMED | _METRICS_CONSUMED | set(row)))
+    if flat_agentic:
+        isl, osl = num(obj.get("mean_input_tokens")), num(obj.get("mean_output_tokens_actual"))
+        row.update({
+            "isl": None if isl is None else round(isl), "osl": None if osl is None else round(osl),
+            "scenario": obj.get("scenario_type"),
+            "total_tokens_per_second": num(obj.get("total_tput_tps")),
+            "output_tokens_per_second": num(obj.get("output_tput_tps")),
+            "input_tokens_per_second": num(obj.get("input_tput_tps")),
+            "prefix_cache_hit_rate": num(obj.get("server_gpu_cache_hit_rate")),
+            "requests_completed": integer(obj.get("num_requests_successful")),
+            "notes": agentic.FLAT_ROW_NOTE,
+            "std_intvty": num(obj.get("std_intvty")),   # here the std of per-request interactivity
+        })
+        if disagg:
+            row["output_tokens_per_second_per_gpu"] = row["input_tokens_per_second_per_gpu"] = None
+    consumed = {"total_tput_tps", "output_tput_tps", "input_tput_tps", "server_gpu_cache_hit_rate",
+                "num_requests_successful", "scenario_type"} if flat_agentic else set()
+    row.update(_extras(obj, {}, _AGG_CONSUMED | _METRICS_CONSUMED | consumed | set(row)))
     return row
 
 
@@ -168,12 +199,25 @@ def parse_agg(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
         ``gpus`` = ``tp`` (single node) or prefill + decode GPUs (disaggregated).
     notes : list of str
     """
-    rows = []
+    rows, left_out, nested, flat = [], [], 0, 0
     for line, obj in objects(records, name, "InferenceX agg"):
-        if "tput_per_gpu" not in obj or "hw" not in obj:
-            raise IngestError(name, "not an InferenceX agg row: no tput_per_gpu/hw", line=line, field="tput_per_gpu")
-        rows.append(_agg_row(line, obj))
-    return rows, _notes(rows)
+        empty = agentic.measured_nothing(obj) if "hw" in obj else None
+        if empty:
+            left_out.append(f"line {line} (conc {obj.get('conc')}) left out: {empty}")
+        elif agentic.is_nested(obj) and "hw" in obj:
+            rows.append(agentic.nested_row(line, obj))
+            nested += 1
+        elif "tput_per_gpu" not in obj or "hw" not in obj:
+            missing = "hw" if "hw" not in obj else "tput_per_gpu"
+            raise IngestError(name, f"not an InferenceX agg row: no {missing}", line=line, field=missing)
+        else:
+            rows.append(_agg_row(line, obj))
+            flat += agentic.is_flat_agentic(obj)
+    if not rows and left_out:
+        raise IngestError(name, f"no element measured anything (all {len(left_out)}: "
+                          + "; ".join(left_out[:3]) + ("; ..." if len(left_out) > 3 else "") + ")")
+    notes = _notes(rows) if len(rows) > nested + flat else []
+    return rows, [*left_out, *notes, *agentic.flat_notes(flat), *agentic.nested_notes(nested)]
 
 
 def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -188,5 +232,6 @@ def parse_api(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str
 
 FORMATS = (
     Format("inferencex_api", "json", lambda keys, head: matches_api(keys), parse_api),
+    Format("inferencex_agentic", "json", lambda keys, head: matches_agentic(keys), parse_agg),
     Format("inferencex_agg", "json", lambda keys, head: matches_agg(keys), parse_agg),
 )

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from model.data.importers._common import Rows, first, integer, iso_date, num, objects, seconds
+from model.data.importers._common import Rows, add_note, first, integer, iso_date, num, objects, seconds
 from model.data.importers.base import Format, IngestError
 
 __all__ = ["FORMATS", "matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
@@ -149,14 +149,25 @@ def _prefix_cache_hit_rate(metrics: dict, notes: set[str]) -> float | None:
 
 def _finish(row: dict[str, Any]) -> dict[str, Any]:
     """ISL/OSL from the measured means when the config did not say; success rate."""
+    means = []
     if row.get("isl") is None and row.get("mean_input_tokens") is not None:
         row["isl"] = round(row["mean_input_tokens"])
+        means.append("ISL")
     if row.get("osl") is None and row.get("mean_output_tokens") is not None:
         row["osl"] = round(row["mean_output_tokens"])
+        means.append("OSL")
+    if means:
+        words = {"ISL": "input", "OSL": "output"}
+        add_note(row, f"{'/'.join(means)} = measured mean {'/'.join(words[m] for m in means)} tokens, rounded "
+                 "(no configured length stated)")
     done, failed = row.get("requests_completed"), row.get("requests_failed")
     if done is not None and failed is not None and done + failed > 0:
         row["success_rate"] = done / (done + failed)
     return row
+
+
+def _row_notes(rows: Rows) -> set[str]:
+    return {n for row in rows for n in (row.get("notes") or "").split("; ") if n}
 
 
 def _metric_records(obj: dict) -> dict[str, dict]:
@@ -252,7 +263,7 @@ def parse_aiperf(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[
         _check_succeeded(obj, line, name)
         _check(obj, line, name, "AIPerf")
         rows.append(_aiperf_row(line, obj, notes))
-    return rows, sorted(notes)
+    return rows, sorted(notes | _row_notes(rows))
 
 
 def parse_genai_perf(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -262,7 +273,7 @@ def parse_genai_perf(records: list[tuple[int, Any]], name: str) -> tuple[Rows, l
     for line, obj in objects(records, name, "GenAI-Perf"):
         _check(obj, line, name, "GenAI-Perf")
         rows.append(_genai_row(line, obj, notes))
-    return rows, sorted(notes)
+    return rows, sorted(notes | _row_notes(rows))
 
 
 # --------------------------------------------------------------------------- CSV
@@ -310,7 +321,7 @@ def _csv_point(path: Path, name: str, tool: str) -> tuple[Rows, list[str]]:
         raise IngestError(name, f"not a {tool} CSV: no latency or throughput rows", line=1)
     row = _finish({"source_line": 1, **_point(metrics, notes)})
     notes.add("the CSV states no model, load or config: use --set (e.g. concurrency=N) to record them")
-    return [row], sorted(notes)
+    return [row], sorted(notes | _row_notes([row]))
 
 
 def parse_aiperf_csv(path: Path, name: str) -> tuple[Rows, list[str]]:

@@ -73,8 +73,13 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         notes.add("total tok/s derived: input + output (not stated)")
     failed = integer(obj.get("failed"))
     prompts = integer(obj.get("num_prompts"))
+    said: list[str] = []
     if failed is None and prompts is not None and completed is not None and prompts >= completed:
         failed = prompts - completed  # every prompt is sent once; the rest failed
+        said.append(f"requests failed derived: num_prompts - completed = {prompts} - {completed} "
+                    "(the file states no 'failed'); success rate from it")
+        notes.add("requests failed derived: num_prompts - completed (the file states no 'failed'); success rate "
+                  "from it")
     rate = obj.get("request_rate")
     rate_rps = num(rate)
     if rate_rps is None and rate is not None:
@@ -113,6 +118,7 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "duration_s": duration,
         "request_throughput_rps": num(obj.get("request_throughput")),
         "burstiness": num(obj.get("burstiness")),
+        "notes": "; ".join(said) or None,
     }
     for key, value in obj.items():
         if key in _CONSUMED or key in row or isinstance(value, (list, dict)) or value is None:
@@ -128,6 +134,19 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
             else:
                 row[key] = value
     return row
+
+
+def _refuse_all_failed(obj: dict, line: int, name: str) -> None:
+    """A run with no completed request measured nothing: say so, not "total tok/s must be > 0"."""
+    completed, failed = integer(obj.get("completed")), integer(obj.get("failed"))
+    prompts = integer(obj.get("num_prompts"))
+    if completed != 0:
+        return
+    count = first(failed, prompts)
+    took = num(obj.get("duration"))
+    what = f"all {count} requests failed" if count else "no request completed"
+    raise IngestError(name, f"{what} (0 completed" + (f" in {took:g} s" if took is not None else "")
+                      + "): nothing was measured", line=line, field="completed")
 
 
 def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
@@ -153,6 +172,7 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         missing = [k for k in _REQUIRED if k not in obj]
         if missing:
             raise IngestError(name, f"not a vLLM result: no {', '.join(missing)}", line=line, field=missing[0])
+        _refuse_all_failed(obj, line, name)
         rows.append(_row(line, obj, notes))
     return rows, sorted(notes)
 

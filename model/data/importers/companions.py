@@ -1,0 +1,81 @@
+"""Files benchmark tools write beside their results, told by content: recognised and not stored.
+
+:func:`refuse_companion` raises :class:`~model.data.importers.base.NotResults` for AIPerf's per-request
+``profile_export.jsonl``, its time-slice export and its console text (a directory ingest prints one line for
+each and goes on; a file ingested alone is refused naming the tool). :func:`same_run_exports` finds, in a
+directory ingest, an AIPerf/GenAI-Perf CSV export whose JSON export of the same run is ingested too: the
+CSV carries no run identity, so the pair is told by its directory and name and checked by its values.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from model.data.importers.base import IngestError, NotResults
+
+__all__ = ["refuse_companion", "same_run_exports"]
+
+_AIPERF_JSON = "ingest profile_export_aiperf.json (the run's aggregate) instead"
+
+
+def refuse_companion(name: str, head: str, keys: set[str] | None) -> None:
+    """Raise :class:`NotResults` when ``head`` (the first MiB; ``keys`` its JSON keys, ``None`` for text)
+    is a per-request, time-slice or console file of a tool this product reads."""
+    if keys is not None:
+        if "timeslices" in keys and ("timeslice_index" in keys or "input_config" in keys or "start_ns" in keys):
+            raise NotResults(name, "time slices", "AIPerf", _AIPERF_JSON)
+        if {"metadata", "metrics", "benchmark_phase"} <= keys or {"x_request_id", "request_start_ns"} <= keys:
+            raise NotResults(name, "per-request records", "AIPerf", _AIPERF_JSON)
+        return
+    lines = [ln.strip() for ln in head.splitlines()[:12] if ln.strip()]
+    if lines and re.search(r"\bAIPerf\b", lines[0]) and any(ch in head[:4000] for ch in "┏┃│"):
+        raise NotResults(name, "console text", "AIPerf", "the table of profile_export_aiperf.json; ingest that "
+                         "file instead")
+    if lines and re.search(r"\bGenAI-Perf\b", lines[0]) and any(ch in head[:4000] for ch in "┏┃│"):
+        raise NotResults(name, "console text", "GenAI-Perf", "ingest profile_export_genai_perf.json instead")
+
+
+_PAIRS = {"aiperf_csv": "aiperf", "genai_perf_csv": "genai_perf"}
+
+
+def same_run_exports(files: list[Path], names: dict[Path, str] | None = None) -> dict[Path, str]:
+    """``{csv: line}`` for each AIPerf/GenAI-Perf CSV export in ``files`` whose JSON export (same directory,
+    same stem) is in ``files`` too and states the same request count and output tok/s (the CSV rounds to
+    2 decimals): one run, stored once from the JSON (it names the model, load and date)."""
+    from model.data import importers  # the registry imports this module
+
+    names = names or {}
+    by_path = set(files)
+    out: dict[Path, str] = {}
+    for path in files:
+        partner = path.with_suffix(".json")
+        if path.suffix.lower() != ".csv" or partner not in by_path:
+            continue
+        try:
+            fmt = importers.detect(path, path.name)
+            if fmt not in _PAIRS or importers.detect(partner, partner.name) != _PAIRS[fmt]:
+                continue
+            csv_row = importers.parse(path, path.name, fmt)[0].iloc[0]
+            json_rows = importers.parse(partner, partner.name, _PAIRS[fmt])[0]
+        except (IngestError, OSError, ValueError):
+            continue  # each file then goes its own way, and says what is wrong with it
+        if len(json_rows) != 1 or not _agree(csv_row, json_rows.iloc[0]):
+            continue
+        out[path] = (f"{names.get(path, path.name)}: the same run as {names.get(partner, partner.name)} "
+                     f"({'AIPerf' if fmt == 'aiperf_csv' else 'GenAI-Perf'} writes both; the CSV has no run id), "
+                     "not stored again")
+    return out
+
+
+def _agree(csv_row, json_row) -> bool:
+    """The CSV's values equal the JSON's rounded to 2 decimals (request count, output tok/s)."""
+    for field in ("requests_completed", "output_tokens_per_second"):
+        a, b = csv_row.get(field), json_row.get(field)
+        if pd.isna(a) or pd.isna(b):   # missing: cannot tell
+            return False
+        if abs(float(a) - round(float(b), 2)) > 0.0051:
+            return False
+    return True
