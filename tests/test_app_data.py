@@ -69,7 +69,8 @@ def test_missing_fields_are_asked_for_then_filled_by_the_form(data_page):
     at.file_uploader(key="upload_0").upload(fixture.name, fixture.read_bytes())
     at.run()
     message = _texts(at.error)
-    assert "vllm_serve.json" in message and "hardware" in message    # names the file and the field to supply
+    assert len(at.error) == 1 and message.startswith("**vllm_serve.json**")     # one box for the file,
+    assert message.count("**Hardware**") == message.count("**GPUs serving each point**") == 1, message  # each field once
     assert not any(b.key == "ingest" for b in at.button)              # nothing to commit yet
     at.text_input(key="meta_hardware").input("H200")
     at.text_input(key="meta_gpus").input("8")

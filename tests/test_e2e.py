@@ -156,11 +156,11 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
         assert page.locator("[data-testid=stMain] h1").first.inner_text() == heading, path
         assert page.evaluate("() => location.pathname") == f"/{path}"
         assert query.split("&")[0] in _query(page), (path, _query(page))
-        assert page.locator("[data-testid=stSidebarNav]").count() == 1, path          # one page list, not two
-        assert page.locator("[data-testid=stSidebarNav] a").count() == len(FRAME_PAGES), path
+        assert page.locator("[data-testid=stSidebarNav]").count() == 0, path   # one page list: the frame's, not Streamlit's too
+        assert page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a").count() == len(FRAME_PAGES), path
         assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
         assert not page.locator("[data-testid=stException]").count(), path
-    page.locator("[data-testid=stSidebarNav] a", has_text="Fleet sizing").first.click()   # and a link in it works
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Fleet sizing").first.click()   # and a link in it works
     page.wait_for_function("() => location.pathname === '/Fleet'", timeout=15_000)
     _settle(page)
     assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Fleet sizing"
@@ -174,7 +174,7 @@ def test_a_share_link_survives_every_page_link_back_and_reload(server, browser):
     page = _open(browser, f"{base}/Crossovers?{LINK}")
     _check_view(page, db, "Crossovers")
     for label, path in NAV + tuple(reversed(NAV[:-1])):     # every link in turn, and back
-        page.locator("[data-testid=stSidebarNav] a", has_text=label).first.click()
+        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
         page.wait_for_function(f"() => location.pathname.replace(/^\\//, '') === {json.dumps(path)}",
                                timeout=15_000)
         _settle(page)
@@ -206,7 +206,7 @@ def test_procurement_question_set_b200_to_match_mi355x_at_50(server, browser):
     _shows(page, sentence)
     _type_rate(page, "B200", f"{rate:.4f}")
     page.wait_for_function(f"() => decodeURIComponent(location.search).includes('B200:{rate:.4f}')", timeout=15_000)
-    page.locator("[data-testid=stSidebarNav] a", has_text="Overview").first.click()
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Overview").first.click()
     page.wait_for_function("() => location.pathname === '/'", timeout=15_000)
     _settle(page)
     # at the break-even rate the two cost the same: within their ± bands, so the Overview names no winner
@@ -324,7 +324,7 @@ def test_an_onprem_profile_built_in_the_browser_prices_every_page_and_sizes_a_fl
     _settle(page)
     rate = 2.7630    # the hand calculation of this build-up, $/GPU-hour at 70 % utilisation
     assert "cost profile 'B200 on-prem 5y' $2.76/GPU-hour" in page.locator("[data-testid=stSidebar]").inner_text()
-    page.locator("[data-testid=stSidebarNav] a", has_text="Cost at matched interactivity").first.click()
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Cost at matched interactivity").first.click()
     page.wait_for_function("() => location.pathname.endsWith('/Matched_interactivity')", timeout=15_000)
     _settle(page)
     rows = _cli(db, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",

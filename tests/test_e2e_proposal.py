@@ -72,7 +72,7 @@ def _download(page, label: str, folder: Path) -> Path:
 
 def _go(page, label: str, path: str) -> None:
     """Click a sidebar page link, as a user does, and wait for the page."""
-    page.locator("[data-testid=stSidebarNav] a", has_text=label).first.click()
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
     page.wait_for_function(f"() => location.pathname.endsWith('/{path}')", timeout=15_000)
     _settle(page)
 

@@ -109,11 +109,22 @@ def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = 
     return widget(*args, key=key, on_change=_on_change, args=(key, field, from_widget), **kwargs)
 
 
+_OPENED = "_opened"   # the address the session was opened with and the view's query then, while left as opened
+
+
 def mirror_to_url() -> None:
-    """Write the view's non-default fields to the address bar (only when they differ)."""
+    """Write the view's non-default fields to the address bar (only when they differ).
+
+    Each write is a new entry in the browser's history (Streamlit's), so nothing is written while the address is
+    still the one the session was opened with, it holds only values the view took as they are (the view merely
+    added a default, the workload say) and the view has not changed since: that address opens this view, and
+    opening it stays one entry, one Back."""
     wanted = view().to_query()
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
-    if current != wanted:
+    if _OPENED not in st.session_state:       # the session's first run
+        taken = all(wanted.get(k) == v for k, v in current.items())
+        st.session_state[_OPENED] = (current, wanted) if taken else None
+    if current != wanted and st.session_state[_OPENED] != (current, wanted):
         st.query_params.from_dict(wanted)
 
 

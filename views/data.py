@@ -12,6 +12,10 @@ from ui import data, frame, widgets
 from ui.state import commit, plain
 
 MAX_UPLOAD_MB = max_upload_mb()
+#: the upload preview's columns: those the cost is read from first, then the ones behind "More columns"
+PREVIEW_FIRST = ("hardware", "gpus", "interactivity", "total_tokens_per_second_per_gpu",
+                 "output_tokens_per_second_per_gpu", "concurrency", "request_rate_rps")
+PREVIEW_DETAILS = ("model", "framework", "precision", "spec_decoding", "tp", "isl", "osl", "ttft_p50_s", "source_line")
 ctx = frame.context()
 st.title("Data")
 for text in st.session_state.pop("_ingest_report", []):
@@ -40,7 +44,7 @@ else:
             continue
         dry, spool = data.preview(upload, set_fields)
         if not dry["ok"]:
-            st.error(plain(dry["error"]))
+            widgets.upload_error(upload.name, dry["error"])
             continue
         ready.append((upload, dry, spool))
         checked = f" (the first {fmt.count(dry['rows'], 'row')} checked)" if dry["sampled"] else ""
@@ -48,8 +52,10 @@ else:
                          f"{fmt.count(dry['rows'], 'row')} of {dry['kind']}{checked}"))
         for warning in dry["warnings"]:
             st.warning(plain(f"{upload.name}: {warning}"))
-        if not dry["preview"].empty:
-            widgets.table(dry["preview"])
+        if not dry["preview"].empty:   # what the cost needs first; the rest of the recipe behind "More columns"
+            widgets.table(dry["preview"][[c for c in PREVIEW_FIRST if c in dry["preview"]]
+                                         + [c for c in dry["preview"] if c not in PREVIEW_FIRST]],
+                          key=f"preview_{upload.file_id}", details=PREVIEW_DETAILS)
     if ready and st.button(f"Ingest {fmt.count(len(ready), 'file')}", key="ingest", type="primary"):
         report, new_workloads = [], []
         progress = st.progress(0.0, text="Ingesting…")

@@ -56,10 +56,13 @@ if fleet.sized.empty:
     st.stop()
 for sentence in fleet.sentences:
     st.markdown(plain(sentence))
-columns = (["series", "pricing", "per_node_rps", "nodes", "gpus", "kw", "usd_per_gpu_hour", "usd_per_month", "note"]
-           if fleet.kind == "demand" else ["series", "pricing", "limit", "nodes", "gpus", "kw", "usd_per_month",
-                                           "requests_per_second", "tokens_per_second", "users", "note"])
-widgets.table(fleet.sized[[c for c in columns if c in fleet.sized.columns]], key="fleet_table")
+# the numbers a decision needs first, so they fit a 1280-pixel screen; where the rate comes from and the notes
+# follow behind the table's "More columns" switch (and say the same as the sentences above and the captions below)
+columns = (["series", "nodes", "gpus", "kw", "usd_per_month", "per_node_rps", "usd_per_gpu_hour", "pricing", "note"]
+           if fleet.kind == "demand" else ["series", "limit", "nodes", "gpus", "kw", "usd_per_month",
+                                           "requests_per_second", "tokens_per_second", "users", "pricing", "note"])
+widgets.table(fleet.sized[[c for c in columns if c in fleet.sized.columns]], key="fleet_table",
+              details=("pricing", "note"))
 for series, method, text in fleet.sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]] \
         .itertuples(index=False):
     st.caption(plain(f"{series} ({method}): {text}"))

@@ -36,7 +36,8 @@ if not optimal and len(result.points) > figures.DETAIL_LIMIT:
                "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
 st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
 widgets.view_table(ctx, "frontier_rows", lambda: frontier_table[
-    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "tp", "ep", "dp", "pp", "concurrency",
-     "repeats", "tput_min", "tput_max", "spread_pct", "run_date", "source_file", "source_line"]].rename(
-    columns={"spread_pct": "spread [%]"}), key="frontier_table")
+    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats", "spread_pct", "concurrency",
+     "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"]].rename(
+    columns={"spread_pct": "spread [%]"}), key="frontier_table",
+    details=("concurrency", "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"))
 report.table_download(ctx, "Frontier points")

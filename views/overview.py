@@ -23,22 +23,10 @@ if ctx.empty:
             st.rerun()
     st.stop()
 
-sources = list_sources(data.cursor())
-c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
-c1.metric("Sources", len(sources))
-c2.metric("Rows in view", f"{len(ctx.points):,}")
-hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
-c3.metric("Hardware in view", len(hardware))
-c3.caption(plain(", ".join(hardware)) or "—")
-dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else []
-c4.metric("Latest run", fmt.date(max(dates)) if len(dates) else "not stated")
-if len(dates) and min(dates) != max(dates):
-    c4.caption(f"earliest {fmt.date(min(dates))}")
 if widgets.no_data(ctx):
     st.stop()
 answer = ctx.answer
 result = answer.crossed
-widgets.notes(result)
 if not result.curves:
     st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
     st.stop()
@@ -52,9 +40,22 @@ st.markdown("\n".join(f"- {plain(line)}" for line in recommendation.lines[1:] if
 st.caption(plain(" ".join(recommendation.notes)))
 if recommendation.break_even is not None:
     st.page_link("views/crossovers.py", label="The break-even $/GPU-hour of any two series: Crossovers",
-                 icon=":material/swap_horiz:")
+                 icon=":material/swap_horiz:", query_params=ctx.state.to_query())
+st.space(28)   # room for the table's toolbar (a phone always shows it), which covered the headline's end
 widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]]
               .assign(status=answer.at_x["status"].map(lambda s: REACH_WORDS.get(s, s))), key="headline_table")
+widgets.notes(result)   # after the answer, so a phone's first screen holds it
 widgets.rate_sources(answer)
+sources = list_sources(data.cursor())
+c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
+c1.metric("Sources", len(sources))
+c2.metric("Rows in view", f"{len(ctx.points):,}")
+hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
+c3.metric("Hardware in view", len(hardware))
+c3.caption(plain(", ".join(hardware)) or "—")
+dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else []
+c4.metric("Latest run", fmt.date(max(dates)) if len(dates) else "not stated")
+if len(dates) and min(dates) != max(dates):
+    c4.caption(f"earliest {fmt.date(min(dates))}")
 with st.expander("Sources loaded", expanded=False):
     widgets.table(sources.drop(columns=["sha256"]))

@@ -29,8 +29,10 @@ knees = ramps.knees
 st.plotly_chart(ramp_figure(ramps.points, ramps.sla, knees), width="stretch", key="ramp_chart")
 st.markdown("**Knee of each ramp** under "
             + plain(ramps.sla.describe() if ramps.sla else "no SLA (the highest rate measured)"))
-widgets.table(knees[["series", "status", "request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu",
-                     "basis", "usd_per_gpu_hour", "usd_per_mtok", "ttft_s", "first_failure"]], key="knee_table")
+widgets.table(knees[["series", "status", "request_rate", "usd_per_mtok", "ttft_s", "tokens_per_second_per_gpu",
+                     "tokens_per_second_per_node", "basis", "usd_per_gpu_hour", "first_failure"]], key="knee_table",
+              details=("tokens_per_second_per_gpu", "tokens_per_second_per_node", "basis", "usd_per_gpu_hour",
+                       "first_failure"))
 for basis in sorted(set(knees["basis"].dropna())):
     words = {"output": "output (generated) tokens", "total": "total (input + output) tokens",
              "input": "input tokens", "blended": "blended tokens"}.get(basis, f"{basis} tokens")

@@ -1,0 +1,175 @@
+"""Issue 28, the rooms people use: in Chromium, the Overview's answer on a 390×844 phone's first screen; at 1280×720
+every column a decision needs drawn in its table (Fleet, Frontier, Reach, the upload preview); one error box per
+refused upload naming the form's fields; Back once per page. Screenshots of Overview, Fleet and Data at both sizes
+go to test-output/screenshots/layout_*.png (look at them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from model.present.fmt import for_people
+from tests.conftest import CHROMIUM, FIXTURES
+from tests.test_e2e import SHOTS, _settle
+from ui.widgets import SHORT_HEADERS
+
+PHONE, LAPTOP = (390, 844), (1280, 720)
+FLEET = "Fleet?wl=GLM-5.2|20000|1000&sla=ttft_p95=5&rps=10"
+#: page, the columns a decision needs in one of its tables (as the frame names them)
+DECISIONS = (("Fleet", FLEET, ("series", "nodes", "gpus", "kw", "usd_per_month")),
+             ("Fleet budget", "Fleet?wl=GLM-5.2|20000|1000&sla=ttft_p95=5&mw=2.5",
+              ("series", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second", "tokens_per_second",
+               "users")),
+             ("Frontier", "Frontier?spec=mtp",
+              ("series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats")),
+             ("Ramps", "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1",
+              ("series", "status", "request_rate", "usd_per_mtok", "ttft_s")),
+             ("Crossovers", "Crossovers?spec=mtp",
+              ("series", "min_interactivity", "max_interactivity", "usd_per_mtok_at_min", "usd_per_mtok_at_max")))
+#: files the preview refuses until the form names the hardware and the GPU count, and one it reads
+NEED_FORM = ("vllm_serve.json", "vllm_reduced_seconds.json", "sglang_bench_serving.jsonl", "llmperf_summary.json")
+READS = "inferencex_agg.json"
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
+]
+
+
+def _open(browser, url: str, size: tuple[int, int]):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]}, is_mobile=size == PHONE, has_touch=size == PHONE)
+    page.goto(url)
+    _settle(page)
+    return page
+
+
+def _headers(columns) -> list[str]:
+    """The headers a table draws for these frame columns (:func:`for_people`, then :data:`SHORT_HEADERS`)."""
+    return [SHORT_HEADERS.get(h, h) for h in for_people(pd.DataFrame({c: [] for c in columns})).columns]
+
+
+def _drawn_headers(grid) -> list[str]:
+    """The headers the grid has drawn: Glide's grid puts in the page only the columns inside its scroll area."""
+    return [h.inner_text().strip() for h in grid.locator("[role=columnheader]").all()]
+
+
+def _fits(grid) -> bool:
+    """The grid's columns fit its width: nothing to scroll sideways to (its scroller is no wider than itself)."""
+    return grid.evaluate("g => { const s = g.querySelector('.dvn-scroller'); "
+                         "return !!s && s.scrollWidth <= s.clientWidth + 1; }")
+
+
+def _upload(page, names: tuple[str, ...]) -> None:
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
+        [str(FIXTURES / "formats" / n) for n in names])
+    page.wait_for_timeout(1_000)
+    _settle(page)
+
+
+@pytest.mark.parametrize("size", [PHONE, LAPTOP], ids=["phone", "laptop"])
+def test_screens_of_overview_fleet_and_data(server, browser, size):
+    """The first screen of each page, as a person opens it. On the phone the Overview's headline (the answer) is
+    inside it, and no table toolbar lies over it."""
+    base, _ = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = _open(browser, f"{base}/?spec=mtp", size)
+    headline = page.locator("[data-testid=stMain] h3").first
+    box = headline.bounding_box()
+    assert box is not None and box["height"] > 0
+    assert box["y"] >= 0, box
+    # the headline's last words are its own: no table toolbar shown (a phone always shows them) lies over its text
+    text = page.evaluate("h => { const r = document.createRange(); r.selectNodeContents(h); "
+                         "const b = r.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; }",
+                         headline.element_handle())
+    assert text[3] <= size[1], (text, size)
+    toolbars = page.evaluate("() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementToolbar]')]"
+                             ".filter(t => getComputedStyle(t).opacity !== '0').map(t => { "
+                             "const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })")
+    if size == PHONE:
+        assert toolbars, "a phone shows the table's toolbar"
+    for bar in toolbars:
+        assert bar[1] >= text[3] or bar[3] <= text[1] or bar[0] >= text[2] or bar[2] <= text[0], (bar, text)
+    page.screenshot(path=str(SHOTS / f"layout_overview_{size[0]}.png"))
+    page.goto(f"{base}/{FLEET}")
+    _settle(page)
+    assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
+    page.screenshot(path=str(SHOTS / f"layout_fleet_{size[0]}.png"))
+    page.goto(f"{base}/Data?spec=mtp")
+    _settle(page)
+    _upload(page, (READS,))
+    page.locator("[data-testid=stMain] [data-testid=stDataFrame]").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"layout_data_{size[0]}.png"))
+    assert not page.locator("[data-testid=stException]").count()
+    page.close()
+
+
+@pytest.mark.parametrize("name, path, columns", DECISIONS, ids=[d[0] for d in DECISIONS])
+def test_decision_columns_are_drawn_at_1280(server, browser, name, path, columns):
+    """At 1280×720 beside the sidebar, each table draws every column a decision needs, with nothing to scroll
+    sideways to; the columns a reader checks (sources, recipe parts) come with the "More columns" switch."""
+    base, _ = server
+    page = _open(browser, f"{base}/{path}", LAPTOP)
+    wanted = _headers(columns)
+    grids = page.locator("[data-testid=stMain] [data-testid=stDataFrame]").all()
+    grid = max(grids, key=lambda g: len(set(_drawn_headers(g)) & set(wanted)))   # the table of these columns
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    drawn = _drawn_headers(grid)
+    for header in wanted:
+        assert header in drawn, (name, header, drawn)
+    assert _fits(grid), (name, drawn)
+    box = grid.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= LAPTOP[0], box
+    page.close()
+
+
+def test_upload_preview_and_errors(server, browser):
+    """Four files that need the form: four error boxes, each naming the form's Hardware and GPU fields once; the
+    file that reads gets a preview whose interactivity and tok/s/GPU are drawn at 1280 without scrolling."""
+    base, _ = server
+    page = _open(browser, f"{base}/Data?spec=mtp", LAPTOP)
+    _upload(page, (*NEED_FORM, READS))
+    errors = [e.inner_text() for e in page.locator("[data-testid=stMain] [data-testid=stAlertContentError]").all()]
+    assert len(errors) == len(NEED_FORM), errors
+    for name, text in zip(NEED_FORM, errors):
+        assert text.startswith(name), text
+        assert text.count("Hardware") == 1 and text.count("GPUs serving each point") == 1, text
+        assert "also line" not in text and "\n-" not in text, text
+    grid = page.locator("[data-testid=stMain] [data-testid=stDataFrame]").first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    drawn = _drawn_headers(grid)
+    for header in _headers(("hardware", "gpus", "interactivity", "total_tokens_per_second_per_gpu")):
+        assert header in drawn, (header, drawn)
+    assert _fits(grid), drawn
+    page.screenshot(path=str(SHOTS / "layout_data_errors_1280.png"))
+    page.close()
+
+
+def test_back_goes_back_once_per_page(server, browser):
+    """Two page links clicked, then Back: the previous page, in one press, with the view still in its address;
+    Back again: the first page, as it was opened. Each page is one history entry: Streamlit's own page links opened
+    a page without its query string and the view written back made a second."""
+    base, _ = server
+    page = _open(browser, f"{base}/?spec=mtp", LAPTOP)
+    first = page.evaluate("() => location.pathname + location.search")
+    assert first == "/?spec=mtp"                    # the link opened as typed: the view only added defaults
+    assert page.evaluate("() => history.length") == 2          # about:blank, then the link: nothing written over
+    for label, path in (("Frontier", "/Frontier"), ("Crossovers", "/Crossovers")):
+        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
+        page.wait_for_function(f"() => location.pathname === '{path}'", timeout=15_000)
+        _settle(page)
+        assert "spec=mtp" in page.evaluate("() => location.search")
+    assert page.evaluate("() => history.length") == 4          # one entry per page
+    page.go_back()
+    _settle(page)
+    assert page.evaluate("() => location.pathname") == "/Frontier"
+    assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Frontier"
+    assert "spec=mtp" in page.evaluate("() => location.search")
+    page.go_back()
+    _settle(page)
+    assert page.evaluate("() => location.pathname + location.search") == first
+    assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Cost Frontier"
+    page.close()
