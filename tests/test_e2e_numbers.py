@@ -81,7 +81,7 @@ def test_rates_typed_in_the_sidebar(server, browser):
     assert at_40 == {r["series"]: r["usd_per_mtok"] for r in typed} and len(at_40) == 2
 
     for typed, words in (("1,480", "is ambiguous"), ("abc", "not a number"), ("1000.01", "at most $1,000/GPU-hour"),
-                         ("0", "more than $0")):
+                         ("0", "at least $0.0001")):
         _type(page, box, typed)
         _alert(page, f"'{typed}' not applied", words)             # the refusal quotes what was typed and the limit
         assert "r=MI355X:1.61" in _query(page)

@@ -116,7 +116,7 @@ def test_a_5mb_one_line_json_is_judged_as_json_not_by_a_header_line(sample_db, t
     assert shown["ok"] and shown["rows"] == 1, shown
     # the CLI and the upload agree
     assert main(["--db", str(sample_db), "ingest", str(big), "--set", "hardware=H100", "--set", "gpus=8"]) == 0
-    assert "vllm_5mb.json: 1 rows added" in capsys.readouterr().out
+    assert "vllm_5mb.json: 1 row added" in capsys.readouterr().out
     # a leading BOM and blank lines do not hide the JSON
     padded = tmp_path / "padded.json"
     padded.write_bytes(b"\xef\xbb\xbf\n\n  " + big.read_bytes())
