@@ -430,7 +430,8 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
     if pipe.role_gaps:
         pipe.warnings.extend(role_cross_check(con, select, params))
     pipe.warnings.extend(_duplicate_warnings(con, raw_table, list(headers), line_expr))
-    if fmt == "csv" and not {"interactivity", "tpot_median_ms"} & set(pipe.columns):
+    # a load ramp (a request-rate column) is read for capacity, not for a frontier: no warning for it
+    if fmt == "csv" and not {"interactivity", "tpot_median_ms", "request_rate_rps"} & set(pipe.columns):
         said = (f"no interactivity or TPOT column: {'this row' if pipe.rows == 1 else f'these {pipe.rows} rows'} "
                 "cannot reach a frontier until one is supplied: add a column, or give one with "
                 "--set interactivity=N or --set tpot_median_ms=N")
