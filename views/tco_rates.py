@@ -8,8 +8,8 @@ from ui import frame, numbers, sidebar, widgets
 
 ctx = frame.context()
 st.title("TCO rates")
-st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-prices at once. Any rate above $0 and "
-           "up to $1,000 is taken as typed (1,48 and 1.48 are both $1.48); one more than 5× or less than 1/5 of its "
+st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-prices at once. Any rate from $0.0001 "
+           "to $1,000 is taken as typed (1,48 and 1.48 are both $1.48); one more than 5× or less than 1/5 of its "
            "preset is applied once you confirm it. A hardware a cost profile prices shows the profile's rate, "
            "read-only: change it on the TCO builder page.")
 in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
