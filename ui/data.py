@@ -26,7 +26,7 @@ from model.core.view import View
 from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
-from model.data.inputs import Inputs, first_workload, inputs_of, rate_files
+from model.data.inputs import Inputs, inputs_of, rate_files, with_workload
 from model.data.preview import dry_run
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.snapshot import Snapshot, open_reader
@@ -178,8 +178,7 @@ def _fit(path: str, ver: tuple, key: tuple, _inputs: Inputs) -> Fit:
 
 
 def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
-    if state.workload is None and (first := first_workload(con.cursor())) is not None:
-        state = state.replace(workload=first)
+    state = with_workload(con.cursor(), state)
     where = _where_key(state)
     files, api, sources, evals = _store_parts(path, ver, con)
     return inputs_of(state, _points(path, ver, where, con), _presets(path, ver, con), files,

@@ -24,7 +24,7 @@ from model.core.sla import SLA
 from model.core.view import View
 from model.data.store import list_sources, load_points, stored_rates, workloads
 
-__all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "rate_files",
+__all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "with_workload", "rate_files",
            "ANALYSIS_PARTS", "EVERY_PART"]
 
 #: the parts of an answer that :func:`analysis_columns` serves (the ``iso`` and ``crossover`` commands)
@@ -98,6 +98,14 @@ def first_workload(con) -> str | None:
     return "|".join(rows[0][:3]) if rows else None
 
 
+def with_workload(con, view: View) -> View:
+    """``view``, or, when it names no workload, ``view`` showing the store's first (:func:`first_workload`), as a
+    link without ``wl=`` opens: the one rule for every reader of the store (the CLI's and the dashboard's)."""
+    if view.workload is None and (first := first_workload(con)) is not None:
+        return view.replace(workload=first)
+    return view
+
+
 def rate_files(con) -> Mapping[tuple[str, str, str], str]:
     """(price set, tier, lower-case hardware) -> the ingested TCO rates file that set that preset."""
     try:
@@ -126,8 +134,7 @@ def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> In
     A view without a workload gets the store's first (:func:`first_workload`), as a link without ``wl=``
     opens. Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
     """
-    if view.workload is None and (first := first_workload(con)) is not None:
-        view = view.replace(workload=first)
+    view = with_workload(con, view)
     wanted = None if parts is None else set(parts)
     columns = analysis_columns(view, wanted)
     loaded = load_points(con, view.where(), columns=columns)
