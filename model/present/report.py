@@ -48,6 +48,7 @@ from model.present.report_output import (
 from model.present.tables import marked_of, profile_tables, table_of, text_spec
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
+from model.present.workbook import plan_of
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_of_view", "view_link", "html_to_pdf",
            "chromium_path", "PRINT_WIDTH_PX"]
@@ -219,7 +220,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
         return page(title, body, width)
 
     return Report(title=title, html=one(None), print_html=one(PRINT_WIDTH_PX), tables=downloads,
-                  assumptions=assumptions, made_at=made_at)
+                  assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables))
 
 
 def report_of_view(con, state, link: str | None = None, **extras) -> Report:

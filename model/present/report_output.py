@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from model.data.export import neutralise_formula, safe_csv
+from model.data.export import safe_csv
 from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 
@@ -60,6 +60,7 @@ class Report:
     tables: dict[str, pd.DataFrame]               # name -> rounded numbers, people's headers
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
+    workbook: object = None                       # model.present.workbook.WorkbookPlan: the XLSX's formulas
 
     def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180,
                on_wait: Callable[[], None] | None = None) -> Path:
@@ -82,35 +83,13 @@ class Report:
         return buffer.getvalue()
 
     def tables_xlsx(self) -> bytes:
-        """One workbook: the iso table, the assumptions on the second sheet, then a sheet per other table;
-        each sheet opens with a header block naming the report and the date."""
-        from openpyxl import Workbook
-        from openpyxl.styles import Font
+        """One workbook: the iso table, the assumptions on the second sheet, then a sheet per other table; each
+        sheet opens with a header block naming the report and the date. With :attr:`workbook` (a
+        :class:`model.present.workbook.WorkbookPlan`) the costs are formulas of the rates and build-up inputs on the
+        Assumptions sheet (:mod:`model.present.workbook`); without, the rounded values."""
+        from model.present.workbook import workbook_xlsx
 
-        book = Workbook()
-        book.remove(book.active)
-        header = [self.title, f"Made {self.made_at:%Y-%m-%d %H:%M} UTC; assumptions on the 'Assumptions' sheet"]
-        first, *rest = self.tables.items()
-        sheets = dict([first, ("Assumptions", self.assumptions), *rest])
-        for (name, frame), title in zip(sheets.items(), sheet_names(list(sheets))):
-            sheet = book.create_sheet(title)
-            sheet.append([neutralise_formula(header[0])])
-            sheet["A1"].font = Font(bold=True, size=13)
-            sheet.append([neutralise_formula(f"{name}. {header[1]}")])
-            sheet.append([])
-            sheet.append([neutralise_formula(str(c)) for c in frame.columns])
-            for cell in sheet[4]:
-                cell.font = Font(bold=True)
-            for row in frame.itertuples(index=False):
-                sheet.append([_cell(v) for v in row])
-            for i, column in enumerate(frame.columns, start=1):
-                width = max([len(str(column))] + [len(str(v)) for v in frame[column].head(200)])
-                sheet.column_dimensions[sheet.cell(4, i).column_letter].width = min(60, width + 2)
-            sheet.freeze_panes = "A5"
-        buffer = io.BytesIO()
-        book.save(buffer)
-        return buffer.getvalue()
-
+        return workbook_xlsx(self.title, self.made_at, self.tables, self.assumptions, self.workbook)
 
 
 def round_usd(value: float) -> float:
@@ -181,14 +160,6 @@ def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, st
         rows.append(f"<tr class=group>{cells}</tr>" if group else f"<tr>{cells}</tr>")
     return (f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
             if rows else '<p class="muted">No rows.</p>')
-
-
-def _cell(value):
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    return neutralise_formula(value) if isinstance(value, str) else value
 
 
 def file_name(name: str) -> str:

@@ -1,0 +1,182 @@
+"""The report's workbook recalculates: its costs are formulas of the rates and build-up inputs on its Assumptions
+sheet, and LibreOffice, calculating them, finds the CLI's numbers.
+
+The oracle is the CLI (``iso``, ``frontier``, ``size``, ``tco`` with ``--json``) for the same view, at the rates the
+workbook holds; numbers are compared as the report shows them (money 2 decimals, 3 below $0.10; tok/s/GPU 1 decimal;
+ratios 2; whole dollars a month). One LibreOffice run (``soffice --headless --convert-to xlsx``, a private profile)
+recalculates two copies of one workbook stripped of their cached results: one at the rates as made, one with the
+B200 rate and the on-prem server price changed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from model.cli import main
+from model.present.figures import usd
+from model.present.workbook import HEADER_ROW
+
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (apt-get install libreoffice-calc-nogui; "
+                                                           "deploy/system-deps.sh installs it)")
+
+PROFILE = "MI355X on-prem"
+SELECTION = ["--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5"]
+VIEW = [*SELECTION, "--profile", PROFILE, "--interactivity", "40"]
+FLEET = ["--demand-rps", "100"]
+X = 40.0
+
+
+def _tco(server: float) -> list[str]:
+    return ["tco", "--hardware", "MI355X", "--server-usd", f"{server:g}", "--utilization", "0.7", "--name", PROFILE]
+
+
+def cli(capsys, db: Path, *argv) -> dict:
+    assert main(["--db", str(db), *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def store(samples_template, folder: Path) -> Path:
+    db = folder / "samples.duckdb"
+    shutil.copy(samples_template, db)
+    assert main(["--db", str(db), *_tco(250_000), "--save"]) == 0
+    return db
+
+
+def sheets(path: Path, data_only: bool = True) -> dict[str, list[dict]]:
+    """Every sheet's table as rows of header -> cell value (computed values with ``data_only``)."""
+    book = load_workbook(path, data_only=data_only)
+    out = {}
+    for sheet in book:
+        rows = list(sheet.iter_rows(min_row=HEADER_ROW, values_only=True))
+        out[sheet.title] = [dict(zip(rows[0], r)) for r in rows[1:] if any(v is not None for v in r)]
+    return out
+
+
+def answer(capsys, db: Path, *rate) -> dict:
+    """The CLI's answer at the rates given (``--rate B200=...``) and the stored profile."""
+    iso = cli(capsys, db, "iso", *VIEW, *rate)
+    return {"iso": iso["rows"], "frontier": cli(capsys, db, "frontier", *VIEW, *rate)["rows"],
+            "size": cli(capsys, db, "size", *VIEW, *FLEET, *rate)["rows"],
+            "rates": iso["usd_per_gpu_hour"]}
+
+
+def check(book: dict[str, list[dict]], want: dict, build_up: dict) -> int:
+    """Every recalculated cost of ``book`` equals ``want`` (the CLI) as the report shows it; returns how many
+    $/M cells were compared."""
+    iso = book["Cost at matched interactivity"]
+    compared = 0
+    cheapest = {}
+    for row in want["iso"]:
+        if row["usd_per_mtok"] is not None:
+            cheapest[row["interactivity"]] = min(cheapest.get(row["interactivity"], 1e99), row["usd_per_mtok"])
+    got = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in iso}
+    assert len(got) == len(want["iso"])
+    for row in want["iso"]:
+        cell = got[(row["interactivity"], row["Series"] if "Series" in row else row["series"])]
+        if row["usd_per_mtok"] is None:
+            assert cell["$/M tokens"] is None
+            continue
+        assert usd(cell["$/M tokens"], "") == usd(row["usd_per_mtok"], ""), row
+        assert usd(cell["$/GPU-hour"], "") == usd(row["usd_per_gpu_hour"], "")
+        assert f"{cell['tok/s/GPU']:.1f}" == f"{row['tokens_per_second_per_gpu']:.1f}"
+        assert f"{cell['Ratio to B200']:.2f}" == f"{row['ratio_to_baseline']:.2f}"
+        be = row["usd_per_gpu_hour"] * cheapest[row["interactivity"]] / row["usd_per_mtok"]
+        assert usd(cell["Break-even $/GPU-hour"], "") == usd(be, "")
+        compared += 1
+    frontier = {(r["Series"], r["Interactivity [tok/s/user]"], r["tok/s/GPU"]): r for r in book["Frontier points"]}
+    assert len(frontier) == len(want["frontier"])
+    for row in want["frontier"]:
+        cell = frontier[(row["series"], row["interactivity"], row["tokens_per_second_per_gpu"])]
+        assert usd(cell["$/M tokens"], "") == usd(row["usd_per_mtok"], "")
+        assert usd(cell["$/GPU-hour"], "") == usd(row["usd_per_gpu_hour"], "")
+        compared += 1
+    fleet = {r["Series"]: r for r in book["Fleet"]}
+    assert {r["series"] for r in want["size"] if r["nodes"]} == set(fleet)
+    for row in want["size"]:
+        cell = fleet[row["series"]]
+        assert (cell["Nodes"], cell["GPUs"]) == (row["nodes"], row["gpus"])
+        assert usd(cell["$/GPU-hour paid"], "") == usd(row["usd_per_gpu_hour"], "")
+        assert round(cell["$ per month"]) == round(row["usd_per_month"]), row
+    parts = book[f"Parts {PROFILE}"][0]
+    for header, key in (("Capital [$/GPU-hour]", "capital"), ("Power [$/GPU-hour]", "power"),
+                        ("Facility [$/GPU-hour]", "facility"), ("Operations [$/GPU-hour]", "operations"),
+                        ("At full use [$/GPU-hour]", "usd_per_gpu_hour_full_use"),
+                        ("Effective [$/GPU-hour]", "usd_per_gpu_hour")):
+        assert usd(parts[header], "") == usd(build_up[key], ""), header
+    assert parts["Capital per GPU [$]"] == pytest.approx(build_up["capital_per_gpu"], rel=1e-12)
+    rates = {r["Item"]: r["Value"] for r in book["Assumptions"]}
+    for hardware, rate in want["rates"].items():
+        assert usd(rates[f"$/GPU-hour, {hardware}"], "") == usd(rate, "")
+    # the tornado's base: the $/M of the profile's series at the interactivity you need
+    at_x = next(r for r in want["iso"] if r["series"] == "MI355X" and r["interactivity"] == X)
+    tornado = book[f"Sensitivity {PROFILE}"]
+    assert len(tornado) == 6 and {usd(r["At base [$/M]"], "") for r in tornado} == {usd(at_x["usd_per_mtok"], "")}
+    server = next(r for r in tornado if r["Input"] == "server price")
+    assert server["Base"] == build_up["inputs"]["server_usd"] and server["Low (−20 %)"] == pytest.approx(
+        0.8 * build_up["inputs"]["server_usd"])
+    return compared
+
+
+@pytest.fixture(scope="module")
+def made(samples_template, tmp_path_factory) -> tuple[Path, Path]:
+    """(store, the report's workbook) of the view with an on-prem profile and a fleet."""
+    folder = tmp_path_factory.mktemp("workbook")
+    db = store(samples_template, folder)
+    out = folder / "tables.xlsx"
+    assert main(["--db", str(db), "report", *VIEW, *FLEET, "--out", str(out)]) == 0
+    return db, out
+
+
+def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made, capsys):
+    db, out = made
+    capsys.readouterr()
+    formulas = sheets(out, data_only=False)
+    iso = formulas["Cost at matched interactivity"]
+    priced = [r for r in iso if r["$/M tokens"] is not None]
+    assert priced and all(str(r["$/M tokens"]).startswith("=") and str(r["tok/s/GPU"]).startswith("=")
+                          for r in priced)
+    assert {r["Knot a: $/GPU-hour"] for r in priced if r["Series"] == "B200"} == {"=rate_B200"}
+    assert {r["$/GPU-hour"] for r in formulas["Frontier points"] if r["Series"] == "MI355X"} == {"=rate_MI355X"}
+    fleet = {r["Series"]: r for r in formulas["Fleet"]}
+    assert fleet["B200"]["$ per month"] == "=E5*K5*H5*hours_per_month"
+    assert fleet["MI355X"]["$/GPU-hour paid"] == "=onprem_MI355X_on_prem_full_use"   # every hour is paid for
+    rates = {r["Item"]: r["Value"] for r in formulas["Assumptions"]}
+    assert rates["$/GPU-hour, MI355X"] == "=onprem_MI355X_on_prem_effective" and rates["$/GPU-hour, B200"] == 1.95
+    assert rates[f"{PROFILE}: Server price per node [$]"] == 250_000
+    # a reader that does not calculate shows the product's own numbers (the cached results)
+    build_up = cli(capsys, db, *_tco(250_000))["rows"][0]
+    assert check(sheets(out), answer(capsys, db), build_up) >= 24
+
+
+@needs_soffice
+def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_changed_ones(made, tmp_path, capsys):
+    db, out = made
+    book = load_workbook(out)                     # openpyxl drops the cached results: LibreOffice must calculate
+    book.save(tmp_path / "as_made.xlsx")
+    for name, value in (("rate_B200", 3.0), ("onprem_MI355X_on_prem_server_usd", 300_000)):
+        title, coordinate = next(book.defined_names[name].destinations)
+        book[title][coordinate.replace("$", "")].value = value
+    book.save(tmp_path / "changed.xlsx")
+    assert sheets(tmp_path / "changed.xlsx")["Fleet"][0]["$ per month"] is None     # nothing cached
+    done = subprocess.run([SOFFICE, f"-env:UserInstallation={(tmp_path / 'lo-profile').as_uri()}", "--headless",
+                           "--norestore", "--convert-to", "xlsx", "--outdir", str(tmp_path / "calc"),
+                           str(tmp_path / "as_made.xlsx"), str(tmp_path / "changed.xlsx")],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0 and (tmp_path / "calc" / "changed.xlsx").exists(), done.stderr[-500:]
+    capsys.readouterr()
+    made_up = cli(capsys, db, *_tco(250_000))["rows"][0]
+    assert check(sheets(tmp_path / "calc" / "as_made.xlsx"), answer(capsys, db), made_up) >= 24
+    # a store holding the server price the reviewer typed; the CLI prices B200 at the rate typed
+    db = Path(shutil.copy(db, tmp_path / "changed.duckdb"))
+    assert main(["--db", str(db), *_tco(300_000), "--save"]) == 0
+    capsys.readouterr()
+    changed, build_up = answer(capsys, db, "--rate", "B200=3"), cli(capsys, db, *_tco(300_000))["rows"][0]
+    assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
+    assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
