@@ -10,6 +10,8 @@ B200 rate and the on-prem server price changed.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import subprocess
@@ -37,15 +39,16 @@ def _tco(server: float) -> list[str]:
     return ["tco", "--hardware", "MI355X", "--server-usd", f"{server:g}", "--utilization", "0.7", "--name", PROFILE]
 
 
-def cli(capsys, db: Path, *argv) -> dict:
-    assert main(["--db", str(db), *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+def cli(db: Path, *argv) -> dict:
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main(["--db", str(db), *argv, "--json"]) == 0
+    return json.loads(out.getvalue())
 
 
 def store(samples_template, folder: Path) -> Path:
     db = folder / "samples.duckdb"
     shutil.copy(samples_template, db)
-    assert main(["--db", str(db), *_tco(250_000), "--save"]) == 0
+    cli(db, *_tco(250_000), "--save")
     return db
 
 
@@ -59,11 +62,11 @@ def sheets(path: Path, data_only: bool = True) -> dict[str, list[dict]]:
     return out
 
 
-def answer(capsys, db: Path, *rate) -> dict:
+def answer(db: Path, *rate) -> dict:
     """The CLI's answer at the rates given (``--rate B200=...``) and the stored profile."""
-    iso = cli(capsys, db, "iso", *VIEW, *rate)
-    return {"iso": iso["rows"], "frontier": cli(capsys, db, "frontier", *VIEW, *rate)["rows"],
-            "size": cli(capsys, db, "size", *VIEW, *FLEET, *rate)["rows"],
+    iso = cli(db, "iso", *VIEW, *rate)
+    return {"iso": iso["rows"], "frontier": cli(db, "frontier", *VIEW, *rate)["rows"],
+            "size": cli(db, "size", *VIEW, *FLEET, *rate)["rows"],
             "rates": iso["usd_per_gpu_hour"]}
 
 
@@ -125,18 +128,17 @@ def check(book: dict[str, list[dict]], want: dict, build_up: dict) -> int:
 
 
 @pytest.fixture(scope="module")
-def made(samples_template, tmp_path_factory) -> tuple[Path, Path]:
-    """(store, the report's workbook) of the view with an on-prem profile and a fleet."""
+def made(samples_template, tmp_path_factory) -> tuple[Path, Path, dict, dict]:
+    """(store, the report's workbook, the CLI's answer, the build-up) of the view with an on-prem profile and a fleet."""
     folder = tmp_path_factory.mktemp("workbook")
     db = store(samples_template, folder)
     out = folder / "tables.xlsx"
     assert main(["--db", str(db), "report", *VIEW, *FLEET, "--out", str(out)]) == 0
-    return db, out
+    return db, out, answer(db), cli(db, *_tco(250_000))["rows"][0]
 
 
-def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made, capsys):
-    db, out = made
-    capsys.readouterr()
+def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made):
+    _, out, as_made, build_up = made
     formulas = sheets(out, data_only=False)
     iso = formulas["Cost at matched interactivity"]
     priced = [r for r in iso if r["$/M tokens"] is not None]
@@ -151,13 +153,12 @@ def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made
     assert rates["$/GPU-hour, MI355X"] == "=onprem_MI355X_on_prem_effective" and rates["$/GPU-hour, B200"] == 1.95
     assert rates[f"{PROFILE}: Server price per node [$]"] == 250_000
     # a reader that does not calculate shows the product's own numbers (the cached results)
-    build_up = cli(capsys, db, *_tco(250_000))["rows"][0]
-    assert check(sheets(out), answer(capsys, db), build_up) >= 24
+    assert check(sheets(out), as_made, build_up) >= 24
 
 
 @needs_soffice
-def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_changed_ones(made, tmp_path, capsys):
-    db, out = made
+def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_changed_ones(made, tmp_path):
+    db, out, as_made, made_up = made
     book = load_workbook(out)                     # openpyxl drops the cached results: LibreOffice must calculate
     book.save(tmp_path / "as_made.xlsx")
     for name, value in (("rate_B200", 3.0), ("onprem_MI355X_on_prem_server_usd", 300_000)):
@@ -170,13 +171,10 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
                            str(tmp_path / "as_made.xlsx"), str(tmp_path / "changed.xlsx")],
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0 and (tmp_path / "calc" / "changed.xlsx").exists(), done.stderr[-500:]
-    capsys.readouterr()
-    made_up = cli(capsys, db, *_tco(250_000))["rows"][0]
-    assert check(sheets(tmp_path / "calc" / "as_made.xlsx"), answer(capsys, db), made_up) >= 24
+    assert check(sheets(tmp_path / "calc" / "as_made.xlsx"), as_made, made_up) >= 24
     # a store holding the server price the reviewer typed; the CLI prices B200 at the rate typed
     db = Path(shutil.copy(db, tmp_path / "changed.duckdb"))
-    assert main(["--db", str(db), *_tco(300_000), "--save"]) == 0
-    capsys.readouterr()
-    changed, build_up = answer(capsys, db, "--rate", "B200=3"), cli(capsys, db, *_tco(300_000))["rows"][0]
+    cli(db, *_tco(300_000), "--save")
+    changed, build_up = answer(db, "--rate", "B200=3"), cli(db, *_tco(300_000))["rows"][0]
     assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
     assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
