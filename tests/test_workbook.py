@@ -15,6 +15,7 @@ import io
 import json
 import shutil
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,30 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
     changed, build_up = answer(db, "--rate", "B200=3"), cli(db, *_tco(300_000))["rows"][0]
     assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
     assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
+
+
+def test_an_unpriced_build_up_leaves_its_hardware_at_the_preset_and_odd_names_make_valid_defined_names(sample_con):
+    """A chosen on-prem profile without a server price does not price its hardware: the rate cell is the preset's
+    number, not the empty build-up; a profile named with any printable text still gets a valid defined name."""
+    import io as _io
+    import re
+
+    from model.core.cost_profiles import cost_profile, profiles_to_text
+    from model.core.view import View
+    from model.present.assumptions import assumptions_of
+    from model.present.tables import tables
+    from model.present.view_answer import answer_of_view
+    from model.present.workbook import plan_of, workbook_xlsx
+
+    name = '=B200 "quote" #2 é'
+    profile = cost_profile(name=name, hardware="B200", onprem={"kw_per_gpu": 1.5})
+    answer = answer_of_view(sample_con, View(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
+                                             profiles=profiles_to_text([profile])))
+    data = workbook_xlsx("t", datetime.now(), {}, assumptions_of(answer), plan_of(answer, tables(answer)))
+    book = load_workbook(_io.BytesIO(data))
+    rows = {r[0]: r[1] for r in book["Assumptions"].iter_rows(min_row=HEADER_ROW + 1, values_only=True)}
+    assert rows["$/GPU-hour, B200"] == 1.95                  # the preset: the build-up has no price
+    assert rows[f"'{name}: Server price per node [$]"] is None   # the label is text, formula-neutralised
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in book.defined_names)
+    parts = next(book[t] for t in book.sheetnames if t.startswith("Parts"))
+    assert parts["B5"].value is None and str(parts["C5"].value).startswith("=IF(onprem__B200__quote___2___")

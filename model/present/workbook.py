@@ -377,6 +377,9 @@ def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) ->
             ctx.rate_names[str(r["hardware"])] = name
             ctx.rate_values[str(r["hardware"])] = float(r["usd_per_gpu_hour"])
             own = ctx.onprem.get(r["profile"]) if r["profile"] else None
+            built = next((p.profile.rate() for p in ctx.plan.profiles if p.profile.name == r["profile"]), None)
+            if built is None or not math.isclose(built, r["usd_per_gpu_hour"], rel_tol=1e-9):
+                own = None         # an unpriced build-up: the rate is the preset's, a number
             cell = F(f"={own['effective']}", r["usd_per_gpu_hour"]) if own else r["usd_per_gpu_hour"]
             book.put(sheet, row, 2, cell, "usd")
         elif isinstance(value, tuple) and value[0] == "const":
