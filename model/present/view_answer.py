@@ -22,7 +22,7 @@ Rules that live here once:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -56,10 +56,23 @@ class Answer:
         """The view (its workload set)."""
         return self.inputs.view
 
+    @cached_property
+    def good(self) -> steps.Good:
+        """The rows on good tokens under the view's goodput caps (:func:`model.present.answer_steps.good_of`)."""
+        return steps.good_of(self.state, self.inputs.rows, self.inputs.requests)
+
     @property
     def rows(self) -> pd.DataFrame:
-        """The store rows the view selects, after its as-of and repeats."""
-        return self.inputs.rows
+        """The store rows the view selects, after its as-of and repeats; with goodput caps, their throughput counts
+        good requests only."""
+        return self.good.rows
+
+    @cached_property
+    def goodput_caps(self) -> pd.DataFrame:
+        """The cheapest series at :attr:`interactivity_needed` as the TTFT cap moves
+        (:func:`model.present.answer_steps.caps_table_of`)."""
+        return steps.caps_table_of(self.state, lambda text: Answer(replace(self.inputs, view=self.state.replace(
+            goodput=text))), self.interactivity_needed, self.inputs.requests)
 
     @cached_property
     def where(self) -> dict[str, list]:
@@ -262,7 +275,8 @@ class Answer:
     @cached_property
     def notes(self) -> list[str]:
         """What the reader must know: rows left out, rates missing, values of the view not used."""
-        return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes), self.analysis, self.baseline)
+        return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes, *self.good.notes), self.analysis,
+                              self.baseline)
 
 
 def build_answer(inputs: Inputs, fit: steps.Fit | None = None, *, fleet_options: dict | None = None,

@@ -1,0 +1,75 @@
+"""Per-request arrays beside a result (vLLM ``--save-detailed``, SGLang ``--output-details``): each completed
+request's TTFT and TPOT, kept compactly for goodput (:mod:`model.core.goodput`).
+
+The keys read (vLLM ``vllm/benchmarks/serve.py`` and ``benchmarks/benchmark_serving.py``; SGLang
+``python/sglang/bench_serving.py``, which writes the same ones): ``ttfts`` [s, one per request], ``output_lens``
+[tokens], ``itls`` [s, the inter-token latencies after the first token, a list per request], ``latencies`` [s,
+end to end, newer vLLM writes it even without ``--save-detailed``] and ``errors`` ("" for a completed request).
+A request is completed when its error is empty (without ``errors``: when it produced a token). Its TPOT is
+vLLM's: (latency - TTFT) / (output tokens - 1) [ms], the latency being TTFT + sum(itls) when not stated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from model.core.goodput import Sample, compact, request_tpot_ms
+from model.data.importers.base import IngestError
+
+__all__ = ["REQUESTS_KEY", "sample_of", "attach"]
+
+#: the row key an importer puts a point's :class:`~model.core.goodput.Sample` under (popped before the frame)
+REQUESTS_KEY = "_requests"
+
+
+def _numbers(values: list, name: str, line: int, key: str) -> list[float]:
+    out = []
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise IngestError(name, f"request {i + 1}: {value!r} is not a time or count of at least 0", line=line,
+                              field=key)
+        out.append(float(value))
+    return out
+
+
+def sample_of(obj: dict[str, Any], name: str, line: int) -> tuple[Sample | None, str | None]:
+    """The completed requests' (TTFT, TPOT) of one result object, compacted, and a note (subsampled, or arrays
+    that cannot be paired and so were not kept); (None, None) when the object has no per-request arrays."""
+    ttfts, outs = obj.get("ttfts"), obj.get("output_lens")
+    if not isinstance(ttfts, list) or not isinstance(outs, list) or not ttfts:
+        return None, None
+    itls, lat, errors = obj.get("itls"), obj.get("latencies"), obj.get("errors")
+    n = len(ttfts)
+    lat = lat if isinstance(lat, list) and len(lat) == n else None
+    if len(outs) != n or (lat is None and not (isinstance(itls, list) and len(itls) == n)):
+        return None, "per-request arrays of unequal length: not kept, so goodput uses the summary values"
+    ttft = _numbers(ttfts, name, line, "ttfts")
+    out = _numbers(outs, name, line, "output_lens")
+    if isinstance(errors, list) and len(errors) == n:
+        done = [not e for e in errors]
+    else:
+        done = [o > 0 for o in out]
+    keep = [i for i in range(n) if done[i]]
+    if lat is not None:
+        latencies = _numbers(lat, name, line, "latencies")
+        tpot = request_tpot_ms([ttft[i] for i in keep], [out[i] for i in keep], [latencies[i] for i in keep])
+    else:
+        spans = [_numbers(itls[i] if isinstance(itls[i], list) else [], name, line, "itls") for i in keep]
+        tpot = request_tpot_ms([ttft[i] for i in keep], [out[i] for i in keep], itls_s=spans)
+    return compact([ttft[i] for i in keep], tpot)
+
+
+def attach(row: dict[str, Any], obj: dict[str, Any], name: str, line: int, notes: set[str]) -> dict[str, Any]:
+    """``row`` with its per-request :class:`Sample` under :data:`REQUESTS_KEY` (when ``obj`` has per-request
+    arrays); a subsample is said in the row's notes, and the file's ``notes`` say per-request data were kept."""
+    sample, said = sample_of(obj, name, line)
+    if sample is not None:
+        row[REQUESTS_KEY] = sample
+        notes.add("per-request TTFT and TPOT kept for goodput (completed requests; TPOT = (latency - TTFT) / "
+                  "(output tokens - 1))")
+        if said:
+            row["notes"] = "; ".join(n for n in (row.get("notes"), said) if n)
+    elif said:
+        notes.add(said)
+    return row
