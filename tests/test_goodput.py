@@ -29,6 +29,7 @@ from model.data.database import connect
 from model.data.ingest import ingest_file
 from model.data.requests import load_samples
 from model.data.store import remove_source
+from model.present.fmt import for_people
 from model.present.view_answer import answer_of_view
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,4 +188,6 @@ def test_cheapest_flips_as_the_ttft_cap_moves(tmp_path):
     row = table[table["ttft_cap_s"] == 2.0].iloc[0]
     assert row["runner_up"].startswith("A100") and row["points_with_requests"] == 6
     assert math.isfinite(row["usd_per_good_mtok"]) and row["usd_per_good_mtok"] < row["runner_up_usd_per_good_mtok"]
+    shown = for_people(table)     # as the Crossovers page draws it
+    assert "Cost [$ per good M tokens]" in shown.columns and "TTFT cap [s]" in shown.columns
     con.close()
