@@ -167,18 +167,20 @@ def _point(conc: int, tput: float, tpot_ms: float, ttfts: list[float]) -> dict:
             "input_lens": [1000] * n, "output_lens": out, "ttfts": ttfts, "latencies": lat, "errors": [""] * n}
 
 
+def _flip_store(con, tmp_path):
+    """A100: 1.5x H100's throughput, but 60 % of its requests wait 3 s for a first token; H100's all 0.3 s."""
+    for hw, scale, slow in (("A100", 1.5, 6), ("H100", 1.0, 0)):
+        lines = [json.dumps(_point(conc, tput * scale, tpot, [3.0] * slow + [0.3] * (10 - slow)))
+                 for conc, tput, tpot in ((8, 4000, 20.0), (16, 6000, 30.0), (32, 8000, 45.0))]
+        (tmp_path / f"{hw}.jsonl").write_text("\n".join(lines) + "\n")
+        ingest_file(con, tmp_path / f"{hw}.jsonl", [f"hardware={hw}", "gpus=1"])
+    return con
+
+
 def test_cheapest_flips_as_the_ttft_cap_moves(tmp_path):
     """A (fast, with a TTFT tail: 60 % of requests wait 3 s) against B (two thirds A's throughput, all under
     0.4 s): under a 2 s cap B is cheapest, under 5 s and above A, as in a published write-up's flip."""
-    con = connect(":memory:")
-    for hw, scale, slow in (("A100", 1.5, 0.6), ("H100", 1.0, 0.0)):
-        lines = []
-        for conc, tput, tpot in ((8, 4000, 20.0), (16, 6000, 30.0), (32, 8000, 45.0)):
-            k = int(round(10 * slow))
-            lines.append(json.dumps(_point(conc, tput * scale, tpot, [3.0] * k + [0.3] * (10 - k))))
-        path = tmp_path / f"{hw}.jsonl"
-        path.write_text("\n".join(lines) + "\n")
-        ingest_file(con, path, [f"hardware={hw}", "gpus=1"])
+    con = _flip_store(connect(":memory:"), tmp_path)
     view = View(rates=(("A100", 2.0), ("H100", 2.0)), interactivity_needed=40.0)
     table = answer_of_view(con, view, None).goodput_caps
     winners = dict(zip(table["ttft_cap_s"], table["cheapest"].str.split(" ").str[0]))
@@ -191,3 +193,16 @@ def test_cheapest_flips_as_the_ttft_cap_moves(tmp_path):
     shown = for_people(table)     # as the Crossovers page draws it
     assert "Cost [$ per good M tokens]" in shown.columns and "TTFT cap [s]" in shown.columns
     con.close()
+
+
+def test_crossovers_page_shows_the_caps_table(tmp_path, monkeypatch):
+    from tests.test_app import open_page
+
+    db = tmp_path / "good.duckdb"
+    _flip_store(connect(str(db)), tmp_path).close()
+    monkeypatch.setenv("COSTFRONTIER_DB", str(db))
+    at = open_page("views/crossovers.py", {"r": "A100:2,H100:2", "x": "40", "good": "tpot=100"})
+    assert not at.exception
+    assert any("as the TTFT cap moves" in m.value for m in at.markdown)
+    table = next(df.value for df in at.dataframe if "TTFT cap [s]" in df.value.columns)
+    assert list(table["Cheapest"].str.split(" ").str[0]) == ["H100", "H100", "H100", "A100", "A100"]
