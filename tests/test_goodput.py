@@ -206,3 +206,22 @@ def test_crossovers_page_shows_the_caps_table(tmp_path, monkeypatch):
     assert any("as the TTFT cap moves" in m.value for m in at.markdown)
     table = next(df.value for df in at.dataframe if "TTFT cap [s]" in df.value.columns)
     assert list(table["Cheapest"].str.split(" ").str[0]) == ["H100", "H100", "H100", "A100", "A100"]
+
+
+def test_guidellm_listed_requests_are_kept(tmp_path):
+    """GuideLLM lists (a sample of) each benchmark's successful requests with its computed per-request fields."""
+    report = json.loads((ROOT / "tests" / "fixtures" / "formats" / "guidellm_benchmarks.json").read_text())
+    ttft_ms = [120.0, 480.0, 2600.0, 90.0, 1500.0]
+    itl_ms = [22.0, 41.0, 35.0, 70.0, 18.0]
+    report["benchmarks"][0]["requests"]["successful"] = [
+        {"time_to_first_token_ms": a, "inter_token_latency_ms": b, "output_tokens": 128} for a, b in zip(ttft_ms, itl_ms)]
+    path = tmp_path / "benchmarks.json"
+    path.write_text(json.dumps(report))
+    con = connect(":memory:")
+    ingest_file(con, path, ["hardware=H100", "gpus=1"])
+    (pid, sample), = load_samples(con).items()
+    assert sample.kept == 5 and sample.requests == 240     # the fixture's successful total
+    assert good_fraction(sample, Caps(2.0, 40.0)) == sum(a <= 2000 and b <= 40 for a, b in zip(ttft_ms, itl_ms)) / 5
+    notes = con.execute("SELECT notes FROM points WHERE point_id = ?", [pid]).fetchone()[0] or ""
+    assert "GuideLLM's file lists 5 of its 240 successful requests (its own sampling)" in notes
+    con.close()

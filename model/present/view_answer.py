@@ -110,7 +110,7 @@ class Answer:
     def analysis(self) -> Analysis:
         """Frontiers, cost curves and the iso table; no crossings (see :attr:`crossed`)."""
         return steps.analysis_of(self.points, self.scenario, self.inputs.presets, self.frontier_fit,
-                                 (*self._priced.notes, self._scenario[1]))
+                                 (*self.good.notes, *self._priced.notes, self._scenario[1]))
 
     @cached_property
     def crossed(self) -> Analysis:
@@ -275,8 +275,7 @@ class Answer:
     @cached_property
     def notes(self) -> list[str]:
         """What the reader must know: rows left out, rates missing, values of the view not used."""
-        return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes, *self.good.notes), self.analysis,
-                              self.baseline)
+        return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes), self.analysis, self.baseline)
 
 
 def build_answer(inputs: Inputs, fit: steps.Fit | None = None, *, fleet_options: dict | None = None,

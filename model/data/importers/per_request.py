@@ -7,6 +7,11 @@ The keys read (vLLM ``vllm/benchmarks/serve.py`` and ``benchmarks/benchmark_serv
 end to end, newer vLLM writes it even without ``--save-detailed``] and ``errors`` ("" for a completed request).
 A request is completed when its error is empty (without ``errors``: when it produced a token). Its TPOT is
 vLLM's: (latency - TTFT) / (output tokens - 1) [ms], the latency being TTFT + sum(itls) when not stated.
+
+GuideLLM's ``benchmarks.json`` lists requests per benchmark under ``requests.successful`` (each a
+``GenerativeRequestStats`` with the computed ``time_to_first_token_ms`` and ``inter_token_latency_ms``, the decode
+gap after the first token: the TPOT its summary is read by). GuideLLM keeps a sample of them (its output sampling),
+so the kept count can be below the successful total, which the row's notes then say.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 from model.core.goodput import Sample, compact, request_tpot_ms
 from model.data.importers.base import IngestError
 
-__all__ = ["REQUESTS_KEY", "sample_of", "attach"]
+__all__ = ["REQUESTS_KEY", "sample_of", "attach", "attach_guidellm"]
 
 #: the row key an importer puts a point's :class:`~model.core.goodput.Sample` under (popped before the frame)
 REQUESTS_KEY = "_requests"
@@ -72,4 +77,29 @@ def attach(row: dict[str, Any], obj: dict[str, Any], name: str, line: int, notes
             row["notes"] = "; ".join(n for n in (row.get("notes"), said) if n)
     elif said:
         notes.add(said)
+    return row
+
+
+def attach_guidellm(row: dict[str, Any], bench: dict[str, Any], notes: set[str]) -> dict[str, Any]:
+    """``row`` with the per-request :class:`Sample` of a GuideLLM benchmark's listed successful requests (those
+    stating both ``time_to_first_token_ms`` and ``inter_token_latency_ms``), when it lists any."""
+    listed = bench.get("requests")
+    listed = listed.get("successful") if isinstance(listed, dict) else None
+    if not isinstance(listed, list):
+        return row
+    pairs = [(r.get("time_to_first_token_ms"), r.get("inter_token_latency_ms")) for r in listed if isinstance(r, dict)]
+    pairs = [(a / 1000.0, b) for a, b in pairs if all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                      and math.isfinite(v) and v >= 0 for v in (a, b))]
+    if not pairs:
+        return row
+    sample, said = compact([a for a, _ in pairs], [b for _, b in pairs])
+    total = row.get("requests_completed")
+    if isinstance(total, int) and total > sample.requests:
+        said = "; ".join(x for x in (said, f"per-request data: GuideLLM's file lists {sample.requests:,} of its "
+                                     f"{total:,} successful requests (its own sampling); goodput is their share") if x)
+        sample = Sample(sample.ttft_s, sample.tpot_ms, total)
+    row[REQUESTS_KEY] = sample
+    notes.add("per-request TTFT and TPOT (inter_token_latency_ms) of the listed successful requests kept for goodput")
+    if said:
+        row["notes"] = "; ".join(n for n in (row.get("notes"), said) if n)
     return row
