@@ -26,7 +26,7 @@ from model.core.goodput import (
 )
 from model.core.view import View
 from model.data.database import connect
-from model.data.ingest import ingest_file
+from model.data.ingest import IngestError, ingest_file
 from model.data.requests import load_samples
 from model.data.store import remove_source
 from model.present.fmt import for_people
@@ -224,4 +224,29 @@ def test_guidellm_listed_requests_are_kept(tmp_path):
     assert good_fraction(sample, Caps(2.0, 40.0)) == sum(a <= 2000 and b <= 40 for a, b in zip(ttft_ms, itl_ms)) / 5
     notes = con.execute("SELECT notes FROM points WHERE point_id = ?", [pid]).fetchone()[0] or ""
     assert "GuideLLM's file lists 5 of its 240 successful requests (its own sampling)" in notes
+    con.close()
+
+
+def test_a_bad_per_request_value_is_refused_naming_the_request(tmp_path):
+    obj = json.loads(DETAILED.read_text())
+    obj["ttfts"][17] = None                # the failed request's values are not read
+    obj["latencies"][4] = -1.0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(obj))
+    con = connect(":memory:")
+    with pytest.raises(IngestError, match=r"line 1, field 'latencies': request 5: '-1\.0' is not a time"):
+        ingest_file(con, path, ["hardware=H100", "gpus=1"])
+    assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 0
+    con.close()
+
+
+def test_legacy_itls_file_keeps_tpot_from_the_gaps():
+    """The legacy benchmark_serving fixture has no latencies: TPOT = sum(itls) / (output tokens - 1)."""
+    con = connect(":memory:")
+    path = ROOT / "tests" / "fixtures" / "formats" / "vllm_legacy_benchmark_serving.json"
+    ingest_file(con, path, ["hardware=H100", "gpus=1"])
+    (sample,) = load_samples(con).values()
+    obj = json.loads(path.read_text())
+    want = [sum(g) / (n - 1) * 1000 for g, n in zip(obj["itls"], obj["output_lens"])]
+    assert sample.kept == 8 and np.allclose(sample.tpot_ms, want) and np.allclose(sample.ttft_s, obj["ttfts"])
     con.close()

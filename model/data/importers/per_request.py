@@ -28,12 +28,15 @@ __all__ = ["REQUESTS_KEY", "sample_of", "attach", "attach_guidellm"]
 REQUESTS_KEY = "_requests"
 
 
-def _numbers(values: list, name: str, line: int, key: str) -> list[float]:
+def _numbers(values: list, name: str, line: int, key: str, at: list[int] | None = None) -> list[float]:
+    """``values`` as floats; a value that is not a finite number of at least 0 is refused naming its request
+    (``at``: the requests' positions in the file, from 0)."""
     out = []
     for i, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise IngestError(name, f"request {i + 1}: {value!r} is not a time or count of at least 0", line=line,
-                              field=key)
+            where = (at[i] if at is not None else i) + 1
+            raise IngestError(name, f"request {where}: {str(value)[:20]!r} is not a time or count of at least 0",
+                              line=line, field=key)
         out.append(float(value))
     return out
 
@@ -49,18 +52,21 @@ def sample_of(obj: dict[str, Any], name: str, line: int) -> tuple[Sample | None,
     lat = lat if isinstance(lat, list) and len(lat) == n else None
     if len(outs) != n or (lat is None and not (isinstance(itls, list) and len(itls) == n)):
         return None, "per-request arrays of unequal length: not kept, so goodput uses the summary values"
-    ttft = _numbers(ttfts, name, line, "ttfts")
-    out = _numbers(outs, name, line, "output_lens")
     if isinstance(errors, list) and len(errors) == n:
         done = [not e for e in errors]
     else:
-        done = [o > 0 for o in out]
-    keep = [i for i in range(n) if done[i]]
+        done = [isinstance(o, (int, float)) and o > 0 for o in outs]
+    keep = [i for i in range(n) if done[i]]          # a failed request's values are not read
+    ttft = dict(zip(keep, _numbers([ttfts[i] for i in keep], name, line, "ttfts", keep)))
+    out = dict(zip(keep, _numbers([outs[i] for i in keep], name, line, "output_lens", keep)))
     if lat is not None:
-        latencies = _numbers(lat, name, line, "latencies")
-        tpot = request_tpot_ms([ttft[i] for i in keep], [out[i] for i in keep], [latencies[i] for i in keep])
+        latencies = _numbers([lat[i] for i in keep], name, line, "latencies", keep)
+        tpot = request_tpot_ms([ttft[i] for i in keep], [out[i] for i in keep], latencies)
     else:
-        spans = [_numbers(itls[i] if isinstance(itls[i], list) else [], name, line, "itls") for i in keep]
+        spans = []
+        for i in keep:
+            gaps = itls[i] if isinstance(itls[i], list) else []
+            spans.append(_numbers(gaps, name, line, "itls", [i] * len(gaps)))
         tpot = request_tpot_ms([ttft[i] for i in keep], [out[i] for i in keep], itls_s=spans)
     return compact([ttft[i] for i in keep], tpot)
 
