@@ -29,6 +29,7 @@ from model.data.export import safe_csv
 from model.data.inputs import Inputs, inputs_of, rate_files, with_workload
 from model.data.preview import dry_run
 from model.data.published import PublishedPlan, priced_checks, published_plan
+from model.data.requests import load_samples
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write
 from model.data.store import (
@@ -183,7 +184,13 @@ def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
     files, api, sources, evals = _store_parts(path, ver, con)
     return inputs_of(state, _points(path, ver, where, con), _presets(path, ver, con), files,
                      runs=_runs(path, ver, where, (state.as_of, state.repeats, tuple(state.by)), con),
-                     api_prices=api, sources=sources, evals=evals)
+                     api_prices=api, sources=sources, evals=evals, requests=_requests(path, ver, con))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _requests(path: str, ver: tuple, _con):
+    """Every point's per-request data in a data version (goodput), read once."""
+    return load_samples(_con.cursor())
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -47,6 +47,16 @@ if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
                      "none": "not computed: choose a baseline or select series"}.get(
                         result.crossover_pairs, result.crossover_pairs)) + ")")
     widgets.table(result.envelope.changes, key="envelope_table")
+bind(st.text_input, "goodput", "Goodput caps (TTFT in s, TPOT in ms)", placeholder="ttft=2,tpot=50",
+     help="Count only requests meeting both caps: each load point with per-request data (vLLM --save-detailed, "
+          "SGLang --output-details, GuideLLM's listed requests) is priced on its good requests' tokens, on every "
+          "page. Empty: off.")
+caps = answer.goodput_caps
+if not caps.empty and answer.interactivity_needed is not None:
+    st.markdown(f"**The cheapest as the TTFT cap moves**, at {answer.interactivity_needed:.4g} tok/s/user, in $ per "
+                "good M tokens: a point's throughput counts only its requests meeting the caps (points without "
+                "per-request data keep their summary throughput; set caps for every page with the link's goodput)")
+    widgets.table(caps, key="goodput_caps_table")
 st.markdown("**Reach**: the interactivity range of each frontier")
 widgets.table(result.reach, key="reach_table")
 

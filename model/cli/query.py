@@ -108,6 +108,7 @@ def run(args, con) -> int:
             payload["reach"] = records(result.reach)
             payload["envelope"] = {"changes": records(result.envelope.changes),
                                    "segments": records(result.envelope.segments)}
+            payload["goodput_caps"] = records(answer.goodput_caps)   # the cheapest as the TTFT cap moves
         print(json.dumps(payload, indent=2))
         return 0
     notes = answer.notes if args.command != "crossover" else list(dict.fromkeys(answer.notes + result.notes))
@@ -138,6 +139,10 @@ def run(args, con) -> int:
         if uncertain:
             print("\nwithin uncertainty (the interpolation error's ± bands overlap):")
             print("\n".join(f"  {sentence}" for sentence in uncertain))
+    if args.command == "crossover" and not answer.goodput_caps.empty:
+        print(f"\ncheapest at {answer.interactivity_needed:.4g} tok/s/user as the TTFT cap moves [$ per good M tokens]:")
+        with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+            print(answer.goodput_caps.to_string(index=False))
     if args.command == "crossover" and not result.envelope.changes.empty:
         print("\nwhere the cheapest series changes [tok/s/user, $/M]:")
         print(result.envelope.changes.dropna(axis=1, how="all").to_string(index=False, float_format="{:.4g}".format))

@@ -195,6 +195,12 @@ def _sla(value: str) -> str:
     return SLA.from_text(value).to_text() if value else ""
 
 
+def _goodput(value: str) -> str:
+    from model.core.goodput import check_goodput
+
+    return check_goodput(value)
+
+
 def _profiles(value: str) -> str:
     from model.core.cost_profiles import profiles_from_text
 
@@ -310,6 +316,10 @@ FIELDS: tuple[ViewField, ...] = (
     _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=_sla,
        option=Option(("--sla",), "view", f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; "
                      "e.g. ttft_p95=2", metavar="KEY=VALUE", kind="append", read=",".join)),
+    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=_goodput, words="goodput caps",
+       option=Option(("--goodput",), "view", "goodput caps: throughput counts only requests meeting both (points "
+                     "with per-request data); $/M become per good M tokens, e.g. ttft=2,tpot=50 (TTFT s, TPOT ms)",
+                     metavar="ttft=S,tpot=MS")),
     _f("w_input", "win", float, 0.25, c.NUMBER, FIT, "0.3", "nan",
        check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-input",), "view", "blended basis: weight of an uncached input token relative to an "

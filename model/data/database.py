@@ -29,6 +29,7 @@ __all__ = [
     "EVALS_DDL",
     "PUBLISHED_DDL",
     "API_PRICES_DDL",
+    "REQUESTS_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -68,12 +69,19 @@ CREATE TABLE IF NOT EXISTS api_prices (
     usd_per_m_input DOUBLE NOT NULL, usd_per_m_cached_input DOUBLE, usd_per_m_output DOUBLE NOT NULL,
     batch_discount_pct DOUBLE, read_on DATE NOT NULL, source VARCHAR NOT NULL
 )"""
+#: per-request data of load points (model.data.requests): each completed request's TTFT [s] and TPOT [ms]
+REQUESTS_DDL = """
+CREATE TABLE IF NOT EXISTS point_requests (
+    source_id BIGINT NOT NULL, point_id BIGINT NOT NULL, requests BIGINT NOT NULL, ttft_s DOUBLE[] NOT NULL,
+    tpot_ms DOUBLE[] NOT NULL
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices), so a database of this version may lack them; read as empty when absent
-OPTIONAL_TABLES = ("api_prices",)
-DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL)
+OPTIONAL_TABLES = ("api_prices", "point_requests")
+DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL,
+        REQUESTS_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 

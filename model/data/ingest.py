@@ -38,7 +38,9 @@ from model.data.importers.canonical_csv import (
     scan_csv,
     stage_csv,
 )
+from model.data.importers.per_request import REQUESTS_KEY
 from model.data.pipeline import run_pipeline
+from model.data.requests import store_samples
 from model.data.tables_csv import ingest_evals_csv, ingest_published_csv, ingest_rates_csv
 from model.data.uploads import (  # the size and column limits, line ends, non-UTF-8 names
     check_size,
@@ -242,6 +244,7 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
         return IngestResult(name, fmt, "points", 0, int(existing[0]))
     if frame.empty:
         raise IngestError(name, "no benchmark rows found")
+    samples = frame.attrs.get(REQUESTS_KEY)   # per-request data of some rows (model.data.requests)
     frame = frame.reset_index(drop=True)
     lines = frame.pop("source_line") if "source_line" in frame.columns else pd.Series(range(1, len(frame) + 1))
     raw_ids = [f"c{i}" for i in range(len(frame.columns))]
@@ -257,6 +260,8 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
         try:
             con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
             result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
+            if samples:
+                store_samples(con, result.source_id, samples)
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
             con.execute("COMMIT")
         except BaseException:

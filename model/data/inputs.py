@@ -10,7 +10,7 @@ the parts asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -29,7 +29,7 @@ __all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_work
 
 #: the parts of an answer that :func:`analysis_columns` serves (the ``iso`` and ``crossover`` commands)
 ANALYSIS_PARTS = ("analysis", "crossed", "baseline", "iso", "uncertainty", "iso_error", "crossovers_marked",
-                  "interactivity_needed", "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn")
+                  "interactivity_needed", "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn", "goodput_caps")
 #: ``parts`` of :func:`load_inputs` meaning every part but the evaluations (the default)
 EVERY_PART = None
 
@@ -82,6 +82,7 @@ class Inputs:
     api_prices: tuple | None = None          # model.data.api_prices.load_api_prices; None: not read
     sources: pd.DataFrame | None = None      # model.data.store.list_sources; None: not read
     evals: pd.DataFrame | None = None        # model.data.evals.load_evals; None: not read
+    requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data (model.data.requests.load_samples)
 
     def refuse(self, part: str, needs: str = "columns") -> None:
         """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts)."""
@@ -118,13 +119,15 @@ def rate_files(con) -> Mapping[tuple[str, str, str], str]:
 
 def inputs_of(view: View, loaded: pd.DataFrame, presets: pd.DataFrame,
               rate_sources: Mapping[tuple[str, str, str], str], *, runs=None, columns: tuple[str, ...] | None = None,
-              api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None) -> Inputs:
+              api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None,
+              requests: Mapping | None = None) -> Inputs:
     """:class:`Inputs` from what was read (``loaded``: ``load_points`` of ``view.where()``); ``runs`` is
     :func:`model.core.repeats.runs_in_view` of ``loaded`` for the view's as-of, repeats and series keys
     (computed here when None)."""
     runs = runs_in_view(loaded, view.as_of, view.repeats, view.by) if runs is None else runs
     return Inputs(view, loaded, runs.rows, runs.pooled, presets, rate_sources, tuple(runs.notes), columns,
-                  tuple(api_prices) if api_prices is not None else None, sources, evals)
+                  tuple(api_prices) if api_prices is not None else None, sources, evals,
+                  requests if requests is not None else MappingProxyType({}))
 
 
 def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
@@ -149,5 +152,10 @@ def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> In
         from model.data.evals import load_evals
 
         evals = load_evals(con)
+    samples = None
+    if view.goodput or wanted is None or "goodput_caps" in wanted:
+        from model.data.requests import load_samples
+
+        samples = load_samples(con, loaded["point_id"]) if "point_id" in loaded.columns else None
     return inputs_of(view, loaded, load_presets(stored_rates(con)), rate_files(con), columns=columns,
-                     api_prices=api, sources=sources, evals=evals)
+                     api_prices=api, sources=sources, evals=evals, requests=samples)

@@ -169,7 +169,8 @@ def remove_source(con: duckdb.DuckDBPyConnection, source_id: int) -> int:
         removed = 0
         present = _present(con)
         for table in ("points", "tco_rates", "evals", "published_iso", *(t for t in OPTIONAL_TABLES if t in present)):
-            removed += con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id]).fetchone()[0]
+            deleted = con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id]).fetchone()[0]
+            removed += deleted if table != "point_requests" else 0   # a point's requests go with it, uncounted
         gone = con.execute("DELETE FROM sources WHERE source_id = ?", [source_id]).fetchone()[0]
         if not gone:
             raise StoreError(f"no source with id {source_id}")

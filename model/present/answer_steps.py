@@ -19,6 +19,7 @@ from model.core.analysis import Analysis, analyse, frontiers_for, workload_split
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import price_with_profiles
 from model.core.frontier import series_labels, throughput_column
+from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
 from model.core.iso import METHODS, iso_table
 from model.core.repeats import repeat_spread
@@ -29,7 +30,8 @@ from model.present.answers import cheapest_at, default_pair
 
 __all__ = ["Priced", "Fit", "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "fit_of",
            "analysis_of", "baseline_of", "iso_of", "uncertainty_of", "x_range_of", "interactivity_needed_of",
-           "at_x_of", "pair_of", "drawn_of", "spread_of", "frontier_table_of", "history_of", "notes_of"]
+           "at_x_of", "pair_of", "drawn_of", "spread_of", "frontier_table_of", "history_of", "notes_of", "Good",
+           "good_of", "caps_table_of"]
 
 #: past this many series a cost chart draws what a person can read (:func:`drawn_of`)
 DRAW_LIMIT = 40
@@ -43,6 +45,48 @@ class Priced:
     points: pd.DataFrame
     rates: dict[str, float]
     notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Good:
+    """The rows on good tokens under the view's goodput caps (:func:`model.core.goodput.apply_goodput`), the caps
+    (None: none set) and the notes."""
+
+    rows: pd.DataFrame
+    caps: Caps | None
+    notes: tuple[str, ...]
+
+
+def good_of(view: View, rows: pd.DataFrame, samples) -> Good:
+    """The rows before pricing: throughput times each point's good fraction when the view sets goodput caps."""
+    caps = caps_from_text(view.goodput) if view.goodput else None
+    out, notes = apply_goodput(rows, samples, caps)
+    return Good(out, caps, tuple(notes))
+
+
+def caps_table_of(view: View, answer_at, x: float | None, samples) -> pd.DataFrame:
+    """The cheapest series at ``x`` as the TTFT cap moves (:data:`model.core.goodput.TTFT_CAPS` and the view's, the
+    view's TPOT cap kept): one row per cap, with the runner-up, the $/M per good M tokens and how many points in
+    view had per-request data. ``answer_at(goodput_text)`` is the answer of the view with those caps."""
+    cols = ["ttft_cap_s", "tpot_cap_ms", "cheapest", "usd_per_good_mtok", "runner_up", "runner_up_usd_per_good_mtok",
+            "points_with_requests"]
+    if x is None or not samples:
+        return pd.DataFrame(columns=cols)
+    own = caps_from_text(view.goodput) if view.goodput else Caps()
+    caps = sorted({*TTFT_CAPS, *([own.ttft_s] if own.ttft_s is not None else [])})
+    out = []
+    for ttft in caps:
+        answer = answer_at(Caps(ttft, own.tpot_ms).text())
+        ranked = at_x_of(answer.analysis, x)
+        ranked = ranked[ranked["usd_per_mtok"].notna()] if not ranked.empty else ranked
+        have = int(answer.rows["good_fraction"].notna().sum()) if "good_fraction" in answer.rows.columns else 0
+        first = ranked.iloc[0] if len(ranked) else None
+        second = ranked.iloc[1] if len(ranked) > 1 else None
+        out.append([ttft, own.tpot_ms, None if first is None else first["series"],
+                    None if first is None else float(first["usd_per_mtok"]),
+                    None if second is None else second["series"],
+                    None if second is None else float(second["usd_per_mtok"]), have])
+    return pd.DataFrame(out, columns=cols)
 
 
 def priced(view: View, rows: pd.DataFrame) -> Priced:

@@ -304,11 +304,15 @@ def recommendation_of(answer) -> Recommendation:
     basis = volume.basis if volume is not None else answer.scenario.basis
     demand = demand_words(answer.state, basis)
     head = f"At {fmt.interactivity(x)}" if x is not None else "In this view"
+    good = answer.good.caps      # goodput caps: every $/M is per good M tokens (model.core.goodput)
+    if good is not None:
+        head += f", per good M tokens ({good.words()})"
     lines: list[str] = []
     if options:
         lines.append(_volume_sentence(options, demand, series))
         lines.append(_series_sentence(answer, series, settled, contenders,
-                                      f"Per million {answer.scenario.basis} tokens at {fmt.interactivity(x)} and the rates in view"
+                                      f"Per {'good ' if good else ''}million {answer.scenario.basis} tokens at "
+                                      f"{fmt.interactivity(x)} and the rates in view"
                                       if x is not None else "Per million tokens at the rates in view"))
     elif x is None:
         lines.append("No series in this view can be priced." if not answer.rows.empty else

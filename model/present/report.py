@@ -256,7 +256,8 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
           "it, its interpolation error (zero at measured points); × marks where two curves cross (grey: within "
           "uncertainty), a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
         "<section id=iso-section class=break><h2>Cost at matched interactivity</h2>"
-        f"<p class=caption>$ per million {esc(result.scenario.basis)} tokens of every series at each target "
+        f"<p class=caption>$ per {'good ' if result.scenario.goodput else ''}million {esc(result.scenario.basis)} tokens of "
+        "every series at each target "
         f"interactivity; ratio = this series' $/M over {esc(baseline or '—')}'s (above 1: dearer). Break-even "
         "$/GPU-hour: the rate at which the series would cost what the cheapest does there. Value: measured "
         "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach. "

@@ -22,7 +22,7 @@ Rules that live here once:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -56,10 +56,23 @@ class Answer:
         """The view (its workload set)."""
         return self.inputs.view
 
+    @cached_property
+    def good(self) -> steps.Good:
+        """The rows on good tokens under the view's goodput caps (:func:`model.present.answer_steps.good_of`)."""
+        return steps.good_of(self.state, self.inputs.rows, self.inputs.requests)
+
     @property
     def rows(self) -> pd.DataFrame:
-        """The store rows the view selects, after its as-of and repeats."""
-        return self.inputs.rows
+        """The store rows the view selects, after its as-of and repeats; with goodput caps, their throughput counts
+        good requests only."""
+        return self.good.rows
+
+    @cached_property
+    def goodput_caps(self) -> pd.DataFrame:
+        """The cheapest series at :attr:`interactivity_needed` as the TTFT cap moves
+        (:func:`model.present.answer_steps.caps_table_of`)."""
+        return steps.caps_table_of(self.state, lambda text: Answer(replace(self.inputs, view=self.state.replace(
+            goodput=text))), self.interactivity_needed, self.inputs.requests)
 
     @cached_property
     def where(self) -> dict[str, list]:
@@ -97,7 +110,7 @@ class Answer:
     def analysis(self) -> Analysis:
         """Frontiers, cost curves and the iso table; no crossings (see :attr:`crossed`)."""
         return steps.analysis_of(self.points, self.scenario, self.inputs.presets, self.frontier_fit,
-                                 (*self._priced.notes, self._scenario[1]))
+                                 (*self.good.notes, *self._priced.notes, self._scenario[1]))
 
     @cached_property
     def crossed(self) -> Analysis:

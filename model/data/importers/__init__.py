@@ -44,6 +44,7 @@ from model.data.importers._common import (
 )
 from model.data.importers.base import Format, IngestError
 from model.data.importers.companions import refuse_companion
+from model.data.importers.per_request import REQUESTS_KEY
 
 __all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
 
@@ -170,7 +171,8 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
         :data:`model.core.schema.POINT_FIELDS` with values in the field's unit
         (TTFT/E2E [s], TPOT [ms], throughput [tok/s] or [tok/s/GPU],
         interactivity [tok/s/user], success rate [fraction]), ``source_line``,
-        and extra columns the pipeline keeps in ``extra``.
+        and extra columns the pipeline keeps in ``extra``; per-request data, where the file has them, in
+        ``frame.attrs["_requests"]`` (row ordinal -> :class:`model.core.goodput.Sample`).
     fmt : str
         the format recorded for the source.
     notes : str or None
@@ -202,4 +204,8 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
             text = "model given as a path: stored as its last component (the path kept in extra as model_dir)"
             if text not in notes:
                 notes.append(text)
-    return to_frame(rows), fmt, "; ".join(notes) or None
+    samples = {i: row.pop(REQUESTS_KEY) for i, row in enumerate(rows) if REQUESTS_KEY in row}
+    frame = to_frame(rows)
+    if samples:   # per-request data by row ordinal (model.data.importers.per_request), stored with the points
+        frame.attrs[REQUESTS_KEY] = samples
+    return frame, fmt, "; ".join(notes) or None

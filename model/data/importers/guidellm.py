@@ -32,6 +32,7 @@ from typing import Any
 
 from model.data.importers._common import Rows, first, integer, iso_date, num
 from model.data.importers.base import Format, IngestError
+from model.data.importers.per_request import attach_guidellm
 
 __all__ = ["FORMATS", "matches", "parse"]
 
@@ -190,7 +191,7 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
             row = _row(len(rows) + 1, bench, report, notes)
             if row["total_tokens_per_second"] is None and row["output_tokens_per_second"] is not None:
                 notes.add("no tokens_per_second (total) in this version: only output tok/s")
-            rows.append(row)
+            rows.append(attach_guidellm(row, bench, notes))
     return rows, sorted(notes)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from model.data.importers._common import Rows, integer, num, objects, scalar_extras
 from model.data.importers.base import Format, IngestError
+from model.data.importers.per_request import attach
 
 __all__ = ["FORMATS", "matches", "parse"]
 
@@ -137,7 +138,7 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         if missing:
             raise IngestError(name, f"not an SGLang bench_serving line: no {', '.join(missing)}", line=line,
                               field=missing[0])
-        rows.append(_row(line, obj, notes))
+        rows.append(attach(_row(line, obj, notes), obj, name, line, notes))
     return rows, sorted(notes)
 
 

@@ -16,13 +16,14 @@ from typing import Any
 from model.core.columns import resolve_column
 from model.data.importers._common import Rows, first, integer, iso_date, num, objects
 from model.data.importers.base import Format, IngestError
+from model.data.importers.per_request import attach
 
 __all__ = ["FORMATS", "matches", "parse"]
 
 _STAT_RE = re.compile(r"^(mean|median|std|p[\d.]+)_(ttft|tpot|itl|e2el)(_ms)?$")
 _REQUIRED = ("duration", "completed", "request_throughput")
 
-#: keys read here or not worth keeping (per-request arrays are lists and never kept)
+#: keys read here or not worth keeping (per-request arrays are lists: model.data.importers.per_request reads them)
 _CONSUMED = {
     "date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
     "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
@@ -173,7 +174,7 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
         if missing:
             raise IngestError(name, f"not a vLLM result: no {', '.join(missing)}", line=line, field=missing[0])
         _refuse_all_failed(obj, line, name)
-        rows.append(_row(line, obj, notes))
+        rows.append(attach(_row(line, obj, notes), obj, name, line, notes))
     return rows, sorted(notes)
 
 
