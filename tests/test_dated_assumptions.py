@@ -169,3 +169,18 @@ def test_the_tco_builder_flags_the_old_reference_defaults(sample_db, monkeypatch
     # read 2024-01-01 (EIA's 2023 average, Uptime 2024) and 2025-02-26 (CBRE): old on any day from 2026-02-27
     assert "the default Electricity [$/kWh] was read on 2024-01-01" in warned
     assert "the default PUE" in warned and "read on 2025-02-26" in warned
+
+
+def test_an_onprem_profiles_cited_defaults_are_dated_in_the_assumptions(sample_con):
+    from model.core.cost_profiles import CostProfile, profiles_to_text
+    from model.core.tco import onprem_inputs
+
+    own = CostProfile(name="B200 own", hardware="B200", onprem=onprem_inputs(
+        server_usd=400000, kw_per_gpu=1.5, usd_per_kwh=0.0806, pue=1.56, colo_usd_per_kw_month=184.06))
+    answer = answer_of_view(sample_con, View(profiles=profiles_to_text([own]), priced_by=("B200 own",)))
+    rows = assumptions_of(answer, date(2026, 2, 26)).set_index("Item")   # 365 days after CBRE's 2025-02-26
+    assert rows.loc["Colocation [$/kW-month], cost profile 'B200 own'", ["Read on", "Old"]].tolist() == \
+        ["2025-02-26", ""]
+    assert rows.loc["Electricity [$/kWh], cost profile 'B200 own'", ["Read on", "Old"]].tolist() == \
+        ["2024-01-01", "old: 787 days (more than 365)"]
+    assert rows.loc["$/GPU-hour, B200", "Read on"] == ""                 # the profile's own rate: not a default

@@ -115,9 +115,10 @@ def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
                      "profile's full-use rate applies", "how Cost Frontier sizes a fleet"))
     today, limit = today or date.today(), state.price_stale_days
     frame = pd.DataFrame(rows, columns=ASSUMPTION_COLUMNS[:3])
-    frame["Read on"] = [read_on_text(dated[i]) if dated.get(i) else "" for i in range(len(rows))]
-    frame["Old"] = [f"old: {age_days(dated[i], today)} days (more than {limit})"
-                    if dated.get(i) and is_old(dated[i], today, limit) else "" for i in range(len(rows))]
+    days = [read_on_text(dated.get(i)) for i in range(len(rows))]
+    frame["Read on"] = [d if d != "not dated" else "" for d in days]
+    frame["Old"] = [f"old: {age_days(d, today)} days (more than {limit})" if is_old(d, today, limit) else ""
+                    for d in days]
     return frame
 
 
