@@ -184,3 +184,14 @@ def test_an_onprem_profiles_cited_defaults_are_dated_in_the_assumptions(sample_c
     assert rows.loc["Electricity [$/kWh], cost profile 'B200 own'", ["Read on", "Old"]].tolist() == \
         ["2024-01-01", "old: 787 days (more than 365)"]
     assert rows.loc["$/GPU-hour, B200", "Read on"] == ""                 # the profile's own rate: not a default
+
+
+def test_a_future_read_on_is_refused_but_a_price_set_named_for_next_year_is_undated(con, tmp_path):
+    later = tmp_path / "later.csv"
+    later.write_text(f"gpu,tier,usd_per_gpu_hr,as_of,read_on\nB200,t,2.0,x,{date.today() + timedelta(days=2)}\n")
+    with pytest.raises(IngestError, match="is after today"):
+        ingest_file(con, later)
+    label = tmp_path / "label.csv"
+    label.write_text(f"gpu,tier,usd_per_gpu_hr,as_of\nB200,t,2.0,{date.today().year + 1}-01\n")
+    ingest_file(con, label)
+    assert stored_rates(con)["read_on"].isna().all()

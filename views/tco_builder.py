@@ -43,11 +43,11 @@ with st.form("onprem_form"):
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")
 # each cited default with the date it was read; one older than the view's price_stale_days is flagged
 dates = onprem_default_dates(hw, ctx.presets, kw_set)
-read = [f"{ONPREM_LABELS.get(n, n)}: read on {d.isoformat()}" for n, d in dates.items() if d is not None]
-if read:
-    st.caption(plain("Defaults and the day each was read: " + "; ".join(read) + "."))
-for name, day in dates.items():
-    if (words := old_words(f"the default {ONPREM_LABELS.get(name, name)}", day, date.today(),
+dated = [f"{ONPREM_LABELS.get(n, n)}: read on {d.isoformat()}" for n, d in dates.items() if d is not None]
+if dated:
+    st.caption(plain("Defaults and the day each was read: " + "; ".join(dated) + "."))
+for field, day in dates.items():
+    if (words := old_words(f"the default {ONPREM_LABELS.get(field, field)}", day, date.today(),
                            ctx.state.price_stale_days)):
         st.warning(plain(f"Old default: {words}. Type your own value if you have a newer one."))
 if submitted:

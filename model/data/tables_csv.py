@@ -68,13 +68,17 @@ def ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> Ingest
 
 def _read_on(name: str, line: int, column: str | None, rec: dict, price_set: str):
     """The date a rate was read: the ``read_on`` column, else its price set's month (model.core.dated.read_on_of);
-    a value that is not a date, or a day after today, is refused naming file, row and field."""
+    a stated value that is not a date, or a day after today, is refused naming file, row and field. A price set
+    named for a month still to come (a quote for next year) is a label, not a reading: left undated."""
+    stated = rec.get(column) if column else None
     try:
-        read_on = read_on_of(rec.get(column) if column else None, price_set)
+        read_on = read_on_of(stated, price_set)
     except ValueError as exc:
         raise IngestError(name, str(exc), line=line, field=column) from None
     if read_on is not None and read_on > date.today():
-        raise IngestError(name, f"read_on {read_on.isoformat()} is after today", line=line, field=column or "as_of")
+        if str(stated or "").strip():
+            raise IngestError(name, f"read_on {read_on.isoformat()} is after today", line=line, field=column)
+        return None
     return read_on
 
 
