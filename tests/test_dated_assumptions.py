@@ -195,3 +195,14 @@ def test_a_future_read_on_is_refused_but_a_price_set_named_for_next_year_is_unda
     label.write_text(f"gpu,tier,usd_per_gpu_hr,as_of\nB200,t,2.0,{date.today().year + 1}-01\n")
     ingest_file(con, label)
     assert stored_rates(con)["read_on"].isna().all()
+
+
+def test_buy_rent_or_api_notes_flag_the_owned_rate_read_400_days_before_today(sample_con):
+    from model.present.volume_answer import volume_of
+
+    answer = answer_of_view(sample_con, View(tokens_per_month=1e10, spec_decoding=("mtp",)))
+    read, prices = date(2025, 8, 1), list(answer.inputs.api_prices)
+    old = volume_of(answer, prices, read + timedelta(days=400)).notes
+    assert any(n.startswith("the ingested price set $/GPU-hour of B200, MI355X (price set 2025-08") and
+               "400 days ago (more than 365)" in n for n in old), old
+    assert not any("price set 2025-08" in n for n in volume_of(answer, prices, read + timedelta(days=364)).notes)
