@@ -29,9 +29,9 @@ def test_every_reference_file_ingests_as_is(con, path):
 
 def test_samples_land_in_their_tables(sample_con):
     counts = {k: v[0] for k, v in table_checksums(sample_con).items()}
-    # 29 InferenceX + 7 ramp + 3 other points; 30 published iso values; 45 rates; 6 eval scores
+    # 29 InferenceX + 7 ramp + 3 other points; 30 published iso values; 45 + 7 (2026-09) rates; 6 eval scores
     assert counts["points"] == 39 and counts["published_iso"] == 30
-    assert counts["tco_rates"] == 45 and counts["evals"] == 6
+    assert counts["tco_rates"] == 52 and counts["evals"] == 6
 
 
 def test_wafer_ramp_units_and_provenance(sample_con):

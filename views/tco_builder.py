@@ -1,11 +1,15 @@
 """TCO builder: cost profiles (a quoted rate, or an on-prem build-up from a server quote and a power bill)
 that price every page, with their breakdown and sensitivity."""
 
+from datetime import date
+
 import streamlit as st
 
 from model.core.cost_profiles import breakdown_frame, profiles_frame, profiles_from_frame
+from model.core.dated import old_words
 from model.core.hardware import CANONICAL_HARDWARE
-from model.core.tco import TcoInputError, onprem_defaults
+from model.core.onprem_labels import ONPREM_LABELS
+from model.core.tco import TcoInputError, onprem_default_dates, onprem_defaults
 from model.present import fmt
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from ui import data, frame, tco, widgets
@@ -30,11 +34,22 @@ hw = st.selectbox("Hardware", hardware, index=hardware.index(start) if start in 
 with st.form("onprem_form"):
     name = st.text_input("Profile name", placeholder=f"{hw} on-prem 5y", key="tco_name")
     # the view's price set first, so the profile's kW per GPU is the one TCO rates and Fleet show
-    defaults = onprem_defaults(hw, ctx.presets, ctx.state.price_set)
+    kw_set = ctx.state.price_set
+    defaults = onprem_defaults(hw, ctx.presets, kw_set)
     if "kw_per_gpu" not in defaults:
+        kw_set = None
         defaults = onprem_defaults(hw, ctx.presets)
     typed = tco.build_up_inputs(defaults, hw)
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")
+# each cited default with the date it was read; one older than the view's price_stale_days is flagged
+dates = onprem_default_dates(hw, ctx.presets, kw_set)
+dated = [f"{ONPREM_LABELS.get(n, n)}: read on {d.isoformat()}" for n, d in dates.items() if d is not None]
+if dated:
+    st.caption(plain("Defaults and the day each was read: " + "; ".join(dated) + "."))
+for field, day in dates.items():
+    if (words := old_words(f"the default {ONPREM_LABELS.get(field, field)}", day, date.today(),
+                           ctx.state.price_stale_days)):
+        st.warning(plain(f"Old default: {words}. Type your own value if you have a newer one."))
 if submitted:
     values, question = tco.read_build_up(typed)
     for text in pop_notices():

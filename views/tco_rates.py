@@ -1,10 +1,14 @@
 """TCO rates: every hardware's $/GPU-hour in one editable table, beside its preset."""
 
+from datetime import date
+
 import pandas as pd
 import streamlit as st
 
 from model.core.cost import resolve_rates
+from model.core.dated import age_days, is_old, read_on_text
 from ui import frame, numbers, sidebar, widgets
+from ui.state import plain
 
 ctx = frame.context()
 st.title("TCO rates")
@@ -20,9 +24,14 @@ power = {str(hw).lower(): kw for hw, kw in zip(chosen["hardware"], chosen["all_i
 profiled = {hw: sidebar.profile_pricing(hw) for hw in in_view}
 kw_of = {p.hardware.lower(): p.onprem.kw_per_gpu for p in ctx.state.cost_profiles()
          if p.name in ctx.state.priced_by and p.onprem is not None}
+today, limit = date.today(), ctx.state.price_stale_days
+read_on = {str(hw).lower(): d for hw, d in zip(chosen["hardware"], chosen["read_on"])} if "read_on" in chosen else {}
 rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [preset.get(hw) for hw in in_view],
                      "your $/GPU-hour": [numbers.shown(current.get(hw)) for hw in in_view],
-                     "all-in kW/GPU": [kw_of.get(hw.lower(), power.get(hw.lower())) for hw in in_view]})
+                     "all-in kW/GPU": [kw_of.get(hw.lower(), power.get(hw.lower())) for hw in in_view],
+                     "preset read on": [read_on_text(read_on.get(hw.lower())) for hw in in_view],
+                     "old": [f"old: {age_days(read_on.get(hw.lower()), today)} days"
+                             if is_old(read_on.get(hw.lower()), today, limit) else "" for hw in in_view]})
 if any(profiled.values()):   # which profile prices a row: its rate is the profile's, not edited here
     rows["priced by"] = [f"cost profile {profiled[hw]} (read-only)" if profiled[hw] else "" for hw in in_view]
 # the editor's key changes with every accepted or refused edit, so it always shows the rates in force
@@ -38,6 +47,8 @@ def _on_edit() -> None:
     st.session_state["_rates_table_edits"] = edits + 1
 
 
+for note in ctx.answer.old_notes(today) if in_view else []:
+    st.warning(plain(f"Old default: {note}. Check the price, or type your own rate."))
 for hw in in_view:
     numbers.confirm_box(st, f"rate::{hw}", "page:")
 if in_view:
@@ -51,4 +62,7 @@ else:
 st.button("Reset to preset", on_click=sidebar.reset_rates, key="reset_rates")
 with st.expander(f"All presets in {ctx.state.price_set} / {ctx.state.tier}"):
     widgets.table(chosen.rename(columns={"usd_per_gpu_hour": "usd_per_gpu_hour_preset"}))
-st.caption("Presets: SemiAnalysis AI Cloud TCO Model (2025-08 as used by InferenceX; 2026-07 market survey).")
+st.caption("Presets: SemiAnalysis AI Cloud TCO Model (2025-08 as used by InferenceX; 2026-07 market survey); 2026-09: "
+           "VR200, TPU7x and RTX PRO 6000 from the InferenceX-app GPU registry and pull requests. Each rate carries the "
+           f"date it was read; one read more than {limit:,} days ago is flagged as old (set the limit in the link, "
+           "pstale=, or --price-stale-days).")

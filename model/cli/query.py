@@ -55,7 +55,8 @@ def _payload(args, answer, frame: pd.DataFrame) -> dict:
     return {"command": args.command, "scenario": answer.scenario.model_dump(mode="json"), "where": answer.where,
             "view": answer.state.to_query(), "interactivity_needed": answer.interactivity_needed,
             "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
-            "rate_sources": records(answer.rates), "notes": answer.notes, "rows": records(frame)}
+            "rate_sources": records(answer.rates), "notes": answer.notes, "old_defaults": answer.old_notes(),
+            "rows": records(frame)}
 
 
 def _history(args, answer) -> int:
@@ -112,6 +113,10 @@ def run(args, con) -> int:
         print(json.dumps(payload, indent=2))
         return 0
     notes = answer.notes if args.command != "crossover" else list(dict.fromkeys(answer.notes + result.notes))
+    notes = [*notes, *answer.old_notes()]           # defaults read longer ago than --price-stale-days
+    if unrowed := [f"{hw} ${usd:.3f}/GPU-hour" for hw, usd in answer.state.rates
+                   if not any(hw.lower() == h.lower() for h in result.usd_per_gpu_hour)]:
+        notes.append(f"no benchmark rows in this selection for {', '.join(unrowed)}: the rate is kept, no frontier")
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))

@@ -27,6 +27,7 @@ import sys
 from model.cli.choices import KNEE_RULES, TOKEN_BASES
 from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
 from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
+from model.core.view_fields import BY_NAME
 
 __all__ = ["add_parsers", "run"]
 
@@ -79,6 +80,8 @@ def add_parsers(sub) -> None:
     tco.add_argument("--vs-rate", type=_number(), metavar="USD",
                      help="a cloud $/GPU-hour: print the break-even server price and electricity price")
     tco.add_argument("--price-set", help="price set whose all-in kW per GPU is the default (default: newest)")
+    stale = BY_NAME["price_stale_days"].option          # the view's declaration (model.core.view_fields)
+    tco.add_argument(*stale.flags, dest=stale.name, metavar=stale.metavar, help=stale.help)
     tco.add_argument("--list", action="store_true", help="list the stored cost profiles")
     tco.add_argument("--json", action="store_true")
 
@@ -109,12 +112,15 @@ def _print_json(payload) -> None:
 
 
 def _tco(args, con) -> int:
+    from datetime import date
+
     import pandas as pd
 
     from model.core.cost import load_presets
     from model.core.cost_profiles import CostProfile
+    from model.core.dated import old_words
     from model.core.hardware import canonical_hardware
-    from model.core.tco import onprem_defaults, onprem_inputs
+    from model.core.tco import onprem_default_dates, onprem_defaults, onprem_inputs
     from model.data.profiles import profiles_table
     from model.data.store import stored_rates
 
@@ -140,7 +146,15 @@ def _tco(args, con) -> int:
         profile = CostProfile(name=args.name or f"{hardware} {args.usd_per_gpu_hour:g}/h", hardware=hardware,
                               usd_per_gpu_hour=args.usd_per_gpu_hour, source=args.source)
         return _finish_tco(args, con, profile, {}, None)
-    defaults = onprem_defaults(hardware, load_presets(stored_rates(con)), args.price_set)
+    presets = load_presets(stored_rates(con))
+    defaults = onprem_defaults(hardware, presets, args.price_set)
+    dates = onprem_default_dates(hardware, presets, args.price_set)
+    stale = BY_NAME["price_stale_days"]
+    try:
+        stale_days = stale.default if args.price_stale_days is None else stale.check(stale.option.read(
+            args.price_stale_days))
+    except ValueError as exc:
+        raise UsageError(f"--price-stale-days: {exc}") from None
     used: dict[str, dict[str, object]] = {}
     for name, (value, source) in defaults.items():
         if name in given or value is None:
@@ -148,7 +162,9 @@ def _tco(args, con) -> int:
         if name == "colo_usd_per_kw_month" and "rack_usd_per_month" in given:
             continue
         given[name] = value
-        used[name] = {"value": value, "source": source}
+        read_on = dates.get(name)
+        used[name] = {"value": value, "source": source, "read_on": read_on.isoformat() if read_on else None,
+                      "old": old_words(f"default {name}", read_on, date.today(), stale_days)}
     if "kw_per_gpu" not in given:
         raise UsageError(f"no all-in kW per GPU for {hardware} in the presets: give --kw-per-gpu")
     inputs = onprem_inputs(**given)
@@ -183,7 +199,11 @@ def _finish_tco(args, con, profile, used: dict, inputs) -> int:
         _print_json({"command": "tco", "rows": [row]})
         return 0
     for name, info in used.items():
-        print(f"default {name} = {info['value']:g}: {info['source']}")
+        print(f"default {name} = {info['value']:g}: {info['source']}"
+              + (f" (read on {info['read_on']})" if info.get("read_on") else ""))
+    for info in used.values():
+        if info.get("old"):
+            print(f"note: {info['old']}")
     if breakdown is not None:
         with pd.option_context("display.width", 200, "display.float_format", "{:,.5g}".format):
             print(breakdown.table().to_string(index=False))
@@ -221,7 +241,8 @@ def _size(args, con) -> int:
     frame = fleet.sized
     state = answer.state
     notes = list(fleet.notes) + [n for n in answer.notes
-                                 if n.startswith(("link:", "cost profile", "the selection", "unusual"))]
+                                 if n.startswith(("link:", "cost profile", "the selection", "unusual"))] \
+        + answer.old_notes()
     if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
         asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
         if asked:

@@ -84,19 +84,21 @@ def tokens_per_usd(usd_per_gpu_hour, tokens_per_second_per_gpu):
 
 @lru_cache(maxsize=4)
 def _read_presets(path: str) -> pd.DataFrame:
-    frame = pd.read_csv(path, dtype={"as_of": str})
+    frame = pd.read_csv(path, dtype={"as_of": str, "read_on": str})
     return frame.rename(columns={"gpu": "hardware", "as_of": "price_set", "usd_per_gpu_hr": "usd_per_gpu_hour"})
 
 
 def load_presets(extra: pd.DataFrame | None = None) -> pd.DataFrame:
     """Built-in presets plus price sets ingested into the store.
 
-    Columns: price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source.
+    Columns: price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on (the date the
+    rate was read, a ``datetime.date``; NaT when undated: :mod:`model.core.dated`).
     """
     frame = _read_presets(str(PRESETS_CSV)).copy()
     if extra is not None and not extra.empty:
         frame = pd.concat([frame, extra[frame.columns]], ignore_index=True)
         frame = frame.drop_duplicates(["price_set", "tier", "hardware"], keep="last")
+    frame["read_on"] = pd.to_datetime(frame["read_on"]).dt.date
     return frame.reset_index(drop=True)
 
 

@@ -34,8 +34,9 @@ __all__ = [
 #: counts for a demand would run past any number (a throughput of 1e-300 once overflowed the sizing)
 MIN_TOKENS_PER_SECOND_PER_GPU = 1e-3
 
-SCHEMA_VERSION = 2
-"""1: the first marked layout. 2: per-role rates of disaggregated rows (see :data:`MIGRATIONS`)."""
+SCHEMA_VERSION = 3
+"""1: the first marked layout. 2: per-role rates of disaggregated rows. 3: the date each TCO rate was read
+(``tco_rates.read_on``; see :data:`MIGRATIONS`)."""
 
 #: Measured quantities; a point needs at least one of them.
 MEASUREMENT_FIELDS = (
@@ -316,5 +317,16 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         f"UPDATE points SET {role} = {per_gpu}, {per_gpu} = {per_gpu.replace('_per_gpu', '')} / gpus "
         f"WHERE disaggregated AND {count} > 0 AND gpus > 0 AND {role} IS NULL AND {per_gpu} IS NOT NULL"
         for role, (per_gpu, count) in ROLE_RATES.items()
+    ),
+    # --- dated assumptions (issue 30, branch i30-dates): ONE step, renumber it at merge if another step takes 3.
+    # The trailing column tco_rates.read_on (the date a rate was read) is appended empty by the migration
+    # plan; a row whose price set is a month (YYYY-MM) or a day (YYYY-MM-DD) gets that month's first day,
+    # resp. that day: the rule data/samples/README.md names ("the earliest day it could have been read"),
+    # the same one ingest applies to a rates file without a read_on column. Other price sets stay undated.
+    3: (
+        "UPDATE tco_rates SET read_on = try_cast(price_set || '-01' AS DATE) "
+        "WHERE read_on IS NULL AND regexp_full_match(price_set, '[0-9]{4}-[0-9]{2}')",
+        "UPDATE tco_rates SET read_on = try_cast(price_set AS DATE) "
+        "WHERE read_on IS NULL AND regexp_full_match(price_set, '[0-9]{4}-[0-9]{2}-[0-9]{2}')",
     ),
 }

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,7 @@ __all__ = [
     "REFERENCE_CSV",
     "reference_values",
     "onprem_defaults",
+    "onprem_default_dates",
     "ONPREM_LABELS",
     "onprem_label",
     "explain_validation",
@@ -312,12 +314,14 @@ _REFERENCE_DEFAULTS = {"usd_per_kwh": "usd_per_kwh", "colo_usd_per_kw_month": "c
 
 
 def reference_values() -> pd.DataFrame:
-    """The bundled table of published reference values, with source, URL and note per row.
+    """The bundled table of published reference values, with source, URL, note and the date read per row.
 
     Columns: key, value (NaN where no reliable public value exists), unit, applies_to, what, source,
-    url, note.
+    url, note, read_on (a ``datetime.date``; NaT where there is nothing to date: data/samples/README.md, "Dates").
     """
-    return pd.read_csv(REFERENCE_CSV, dtype={"key": str, "applies_to": str}, keep_default_na=True)
+    frame = pd.read_csv(REFERENCE_CSV, dtype={"key": str, "applies_to": str, "read_on": str}, keep_default_na=True)
+    frame["read_on"] = pd.to_datetime(frame["read_on"]).dt.date
+    return frame
 
 
 def onprem_defaults(hardware: str, presets: pd.DataFrame | None = None,
@@ -331,21 +335,39 @@ def onprem_defaults(hardware: str, presets: pd.DataFrame | None = None,
 
     Returns
     -------
-    {input name: (value or None, source text)}
+    {input name: (value or None, source text)}; :func:`onprem_default_dates` gives the date each was read.
     """
+    return {name: (value, source) for name, (value, source, _) in _dated_defaults(hardware, presets, price_set).items()}
+
+
+def onprem_default_dates(hardware: str, presets: pd.DataFrame | None = None,
+                         price_set: str | None = None) -> dict[str, date | None]:
+    """{input name: the date its default was read (None: undated, e.g. years, an assumption)} for the same
+    defaults :func:`onprem_defaults` gives."""
+    return {name: read_on for name, (_, _, read_on) in _dated_defaults(hardware, presets, price_set).items()}
+
+
+def _date(value) -> date | None:
+    return value if isinstance(value, date) and not pd.isna(value) else None
+
+
+def _dated_defaults(hardware: str, presets: pd.DataFrame | None,
+                    price_set: str | None) -> dict[str, tuple[float | None, str, date | None]]:
     hardware = canonical_hardware(hardware)
     ref = reference_values()
-    out: dict[str, tuple[float | None, str]] = {}
+    out: dict[str, tuple[float | None, str, date | None]] = {}
     for key, name in _REFERENCE_DEFAULTS.items():
         rows = ref[(ref["key"] == key) & ref["applies_to"].isin(["all", hardware])]
         if not rows.empty and pd.notna(rows.iloc[-1]["value"]):
             row = rows.iloc[-1]
-            out[name] = (float(row["value"]), f"{row['source']}" + (f" ({row['url']})" if pd.notna(row["url"]) else ""))
+            out[name] = (float(row["value"]), f"{row['source']}" + (f" ({row['url']})" if pd.notna(row["url"]) else ""),
+                         _date(row["read_on"]))
     server = ref[(ref["key"] == "server_usd") & (ref["applies_to"] == hardware)]
     if not server.empty and pd.notna(server.iloc[0]["value"]):
-        out["server_usd"] = (float(server.iloc[0]["value"]), str(server.iloc[0]["source"]))
+        out["server_usd"] = (float(server.iloc[0]["value"]), str(server.iloc[0]["source"]),
+                             _date(server.iloc[0]["read_on"]))
     else:
-        out["server_usd"] = (None, "no reliable public price: give a quote")
+        out["server_usd"] = (None, "no reliable public price: give a quote", None)
     if presets is not None:
         rows = presets[(presets["hardware"] == hardware) & presets["all_in_kw_per_gpu"].notna()]
         if price_set is not None:
@@ -353,7 +375,6 @@ def onprem_defaults(hardware: str, presets: pd.DataFrame | None = None,
         if not rows.empty:
             row = rows.sort_values("price_set").iloc[-1]
             out["kw_per_gpu"] = (float(row["all_in_kw_per_gpu"]),
-                                 f"all-in kW per GPU, {row['source']} (price set {row['price_set']})")
+                                 f"all-in kW per GPU, {row['source']} (price set {row['price_set']})",
+                                 _date(row["read_on"]) if "read_on" in row.index else None)
     return out
-
-

@@ -23,7 +23,7 @@ from model.core.view_codecs import short
 
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
-           "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
+           "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
            "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
 
@@ -41,6 +41,8 @@ DEFAULT_TIER = "owning_hyperscaler"
 #: buy, rent or API (model.core.volume): the full cost, or the marginal one of capacity already owned
 LENSES = ("full", "marginal")
 DEFAULT_STALE_DAYS = 180
+#: a price preset or on-prem default read more days ago than this is flagged as old (model.core.dated)
+DEFAULT_PRICE_STALE_DAYS = 365
 
 #: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
 MAX_USD_PER_GPU_HOUR = 1000.0
@@ -408,6 +410,10 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "
                      f"{DEFAULT_STALE_DAYS})", read=c.WHOLE.read)),
+    _f("price_stale_days", "pstale", int, DEFAULT_PRICE_STALE_DAYS, c.WHOLE, ANSWER, "730", "0",
+       check=Bounds(1, 100_000, "price stale days must be a whole number from 1 to 100,000"),
+       option=Option(("--price-stale-days",), "view", "a price preset or on-prem default read more days ago is "
+                     f"flagged as old (default {DEFAULT_PRICE_STALE_DAYS})", metavar="DAYS", read=c.WHOLE.read)),
 )
 
 BY_NAME = {f.name: f for f in FIELDS}

@@ -2,8 +2,8 @@
 
 Schema versions (``costfrontier_meta.schema_version``): **0** is a database written
 before the marker existed (our tables, no ``costfrontier_meta``) or with no version
-row; **1** the first marked layout; **2** the current one (:data:`model.core.schema.SCHEMA_VERSION`:
-disaggregated rows' per-role rates in their own columns). Opening an older file migrates it
+row; **1** the first marked layout; **2** disaggregated rows' per-role rates in their own columns; **3** the
+current one (:data:`model.core.schema.SCHEMA_VERSION`: the date each TCO rate was read, ``tco_rates.read_on``). Opening an older file migrates it
 in place in one transaction: missing tables are created, columns added since are appended,
 empty, and the data steps of :data:`model.core.schema.MIGRATIONS` run. A layout that does not match, a newer
 version, a damaged file and a file that is not ours are refused and left unchanged.
@@ -51,7 +51,8 @@ DEFAULT_DB = Path(__file__).resolve().parents[2] / "data" / "costfrontier.duckdb
 RATES_DDL = """
 CREATE TABLE IF NOT EXISTS tco_rates (
     source_id BIGINT NOT NULL, source_line BIGINT, price_set VARCHAR NOT NULL, tier VARCHAR NOT NULL,
-    hardware VARCHAR NOT NULL, usd_per_gpu_hour DOUBLE NOT NULL, all_in_kw_per_gpu DOUBLE, source VARCHAR
+    hardware VARCHAR NOT NULL, usd_per_gpu_hour DOUBLE NOT NULL, all_in_kw_per_gpu DOUBLE, source VARCHAR,
+    read_on DATE                 -- the date the rate was read (schema 3); NULL: not dated
 )"""
 EVALS_DDL = """
 CREATE TABLE IF NOT EXISTS evals (

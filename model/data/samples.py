@@ -32,13 +32,13 @@ SAMPLE_METADATA: dict[str, dict[str, object]] = {
 NOT_INGESTED = ("tco_reference_values.csv",)
 
 
-#: bundled files ingested after the others (added later: the older samples keep their source ids)
-INGESTED_LAST = ("api_prices_usd_per_mtok.csv",)
+#: bundled files ingested after the others, in this order (added later: the older samples keep their source ids)
+INGESTED_LAST = ("api_prices_usd_per_mtok.csv", "tco_presets_2026-09.csv")
 
 
 def sample_files() -> list[Path]:
     return sorted((p for p in SAMPLE_DIR.glob("*.csv") if p.name not in NOT_INGESTED),
-                  key=lambda p: (p.name in INGESTED_LAST, p.name))
+                  key=lambda p: (INGESTED_LAST.index(p.name) + 1 if p.name in INGESTED_LAST else 0, p.name))
 
 
 def load_samples(con: duckdb.DuckDBPyConnection) -> list[IngestResult]:

@@ -192,4 +192,4 @@ def workloads(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, int, 
 def stored_rates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """TCO price sets ingested from files, in the shape of :func:`model.core.cost.load_presets`."""
     return con.execute(
-        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source FROM tco_rates").df()
+        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on FROM tco_rates").df()

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from model.core.columns import normalise_header
 from model.core.cost import RATE_RANGE, usable_rate
+from model.core.dated import read_on_of
 from model.core.hardware import canonical_hardware
 from model.core.schema import canonical_precision, canonical_spec_decoding
 from model.data.importers.base import IngestError, IngestResult
@@ -53,14 +55,31 @@ def ingest_rates_csv(con, path: Path, name: str, sha: str, delim: str) -> Ingest
         if not usable_rate(rate):
             raise IngestError(name, f"$/GPU-hour must be in {RATE_RANGE} (got {rate:g})", line=line, field=rate_col)
         kw = _num(name, line, "all_in_kw_per_gpu", rec.get(cols.get("allinkwpergpu", ""), ""), required=False)
-        rows.append([line, str(rec.get(cols.get("asof", ""), "") or "custom").strip(),
-                     str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,
-                     str(rec.get(cols.get("source", ""), "") or "").strip() or None])
+        price_set = str(rec.get(cols.get("asof", ""), "") or "custom").strip()
+        read_on = _read_on(name, line, cols.get("readon"), rec, price_set)
+        rows.append([line, price_set, str(rec.get(cols.get("tier", ""), "") or "custom").strip(), hardware, rate, kw,
+                     str(rec.get(cols.get("source", ""), "") or "").strip() or None, read_on])
     if not rows:
         raise IngestError(name, "the file has a header but no data rows", line=2)
     source_id = add_source(con, name, "csv", "tco_rates", sha, len(rows))
-    con.executemany("INSERT INTO tco_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
+    con.executemany("INSERT INTO tco_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [[source_id, *r] for r in rows])
     return IngestResult(name, "csv", "tco_rates", len(rows), None, source_id)
+
+
+def _read_on(name: str, line: int, column: str | None, rec: dict, price_set: str):
+    """The date a rate was read: the ``read_on`` column, else its price set's month (model.core.dated.read_on_of);
+    a stated value that is not a date, or a day after today, is refused naming file, row and field. A price set
+    named for a month still to come (a quote for next year) is a label, not a reading: left undated."""
+    stated = rec.get(column) if column else None
+    try:
+        read_on = read_on_of(stated, price_set)
+    except ValueError as exc:
+        raise IngestError(name, str(exc), line=line, field=column) from None
+    if read_on is not None and read_on > date.today():
+        if str(stated or "").strip():
+            raise IngestError(name, f"read_on {read_on.isoformat()} is after today", line=line, field=column)
+        return None
+    return read_on
 
 
 def ingest_evals_csv(con, path: Path, name: str, sha: str, delim: str) -> IngestResult:

@@ -1,16 +1,25 @@
 """The assumptions of an answer in words (the report's "Assumptions" table and the XLSX's second sheet):
 the workload, filters, grouping, SLA, basis, interpolation and its error, targets, the interactivity you
-need, the baseline, repeats, run dates, the source of every rate and the fleet's demand or budget."""
+need, the baseline, repeats, run dates, the source of every rate and the fleet's demand or budget; every dated
+default (a preset rate, an on-prem reference value a cost profile starts from) with the date it was read and an
+``old`` flag when read more than the view's ``price_stale_days`` before today (:mod:`model.core.dated`)."""
 
 from __future__ import annotations
+
+from datetime import date
 
 import pandas as pd
 
 from model.core.analysis import Analysis
+from model.core.dated import age_days, is_old, read_on_text
 from model.core.sla import SLA
 from model.present import fmt
 
-__all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS"]
+__all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS", "ASSUMPTION_COLUMNS"]
+
+#: the assumptions table's columns: "Read on" is the date a dated default was read (empty for the view's own
+#: choices), "Old" says ``old: N days`` when it was read more than the view's price_stale_days before today
+ASSUMPTION_COLUMNS = ["Item", "Value", "Where it came from", "Read on", "Old"]
 
 #: the ± rule in words a buyer can use (the rule itself: :data:`model.core.uncertainty.RULE`)
 ERROR_WORDS = ("if we had not measured a point, our method would have been off by about the ± there: each measured "
@@ -52,8 +61,9 @@ def _int_or(value) -> str:
     return "?" if pd.isna(value) else f"{int(value)}"
 
 
-def assumptions_of(answer) -> pd.DataFrame:
-    """Item, value and where it came from, one row per assumption of ``answer``."""
+def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
+    """Item, value, where it came from, the date it was read and whether that is old (:data:`ASSUMPTION_COLUMNS`),
+    one row per assumption of ``answer``; ``today`` (default: the date today) is what ages are counted to."""
     s, state, result = answer.scenario, answer.state, answer.analysis
     points, x = answer.rows, answer.interactivity_needed
     basis = {"total": "total tokens (input + output)", "output": "output tokens", "input": "input tokens",
@@ -88,9 +98,14 @@ def assumptions_of(answer) -> pd.DataFrame:
          if state.as_of else "every run date; rows that state none included", "the view (--as-of, link asof=)"
          if state.as_of else "default"),
     ]
+    dated: dict[int, object] = {}
     for r in answer.rates.to_dict("records"):
         value = fmt.usd(r["usd_per_gpu_hour"], "") if r["source"] != "not set" else "not set"
+        dated[len(rows)] = r.get("read_on")
         rows.append((f"$/GPU-hour, {r['hardware']}", value, r["detail"]))
+    for item, value, source, read_on in _profile_defaults(answer):
+        dated[len(rows)] = read_on
+        rows.append((item, value, source))
     fleet = answer.fleet
     if fleet is not None:
         from model.present.recommendation import demand_words
@@ -98,7 +113,34 @@ def assumptions_of(answer) -> pd.DataFrame:
         rows.append(("Fleet " + fleet.kind, demand_words(state) or fleet.need, "the view"))
         rows.append(("Fleet pricing", "every hour of every GPU is paid for (730 hours a month); an on-prem "
                      "profile's full-use rate applies", "how Cost Frontier sizes a fleet"))
-    return pd.DataFrame(rows, columns=["Item", "Value", "Where it came from"])
+    today, limit = today or date.today(), state.price_stale_days
+    frame = pd.DataFrame(rows, columns=ASSUMPTION_COLUMNS[:3])
+    days = [read_on_text(dated.get(i)) for i in range(len(rows))]
+    frame["Read on"] = [d if d != "not dated" else "" for d in days]
+    frame["Old"] = [f"old: {age_days(d, today)} days (more than {limit})" if is_old(d, today, limit) else ""
+                    for d in days]
+    return frame
+
+
+def _profile_defaults(answer) -> list[tuple[str, str, str, object]]:
+    """(item, value, source, read on) of each cited default an on-prem cost profile of the view still holds
+    (its value equals the default's): the reference values and the preset's all-in kW per GPU."""
+    from model.core.onprem_labels import ONPREM_LABELS
+    from model.core.tco import onprem_default_dates, onprem_defaults
+
+    out = []
+    presets = answer.inputs.presets
+    for p in answer.state.cost_profiles():
+        if p.onprem is None:
+            continue
+        defaults, dates = onprem_defaults(p.hardware, presets), onprem_default_dates(p.hardware, presets)
+        for name, (default, source) in defaults.items():
+            value = getattr(p.onprem, name, None)
+            if default is None or not isinstance(value, (int, float)) or abs(float(value) - default) > 1e-12:
+                continue
+            out.append((f"{ONPREM_LABELS.get(name, name)}, cost profile '{p.name}'", fmt.amount(value),
+                        f"default: {source}", dates.get(name)))
+    return out
 
 
 _REPEATS_TEXT = {

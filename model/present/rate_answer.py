@@ -16,6 +16,7 @@ import pandas as pd
 
 from model.core.cost import has_price_set, resolve_rates
 from model.core.cost_profiles import CostProfile, breakdown_frame
+from model.core.dated import read_on_text
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.tco import ONPREM_LABELS, OnPremInputs, onprem_defaults
@@ -26,7 +27,7 @@ __all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "pro
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
-RATE_COLUMNS = ["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source", "detail", "profile"]
+RATE_COLUMNS = ["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source", "detail", "profile", "read_on"]
 
 
 def rate_source_text(kind: str, *, price_set: str = "", tier: str = "", source: str = "", file: str = "",
@@ -60,7 +61,8 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
     """One row per priced name in view (hardware, or a cost profile shown side by side): ``hardware``,
     ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays every hour),
     ``source`` (one of :data:`RATE_SOURCES`), ``detail`` (the source in words) and ``profile`` (the cost
-    profile's name when one prices it). ``files``: :func:`model.data.inputs.rate_files`."""
+    profile's name when one prices it), ``read_on`` (the date a preset or ingested rate was read, ISO text; None
+    for any other source). ``files``: :func:`model.data.inputs.rate_files`."""
     profiles = {p.name: p for p in view.cost_profiles()}
     by_hw = {profiles[n].hardware.lower(): profiles[n] for n in view.priced_by if n in profiles}
     own = {hw.lower() for hw, _ in view.rates}
@@ -69,6 +71,8 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
     table = presets[(presets["price_set"] == view.price_set) & (presets["tier"] == view.tier)]
     source_of = {str(h).lower(): str(s) for h, s in zip(table["hardware"], table["source"])
                  if pd.notna(s) and str(s) not in ("", "nan")}
+    read_of = {str(h).lower(): read_on_text(d) for h, d in zip(table["hardware"], table["read_on"])} \
+        if "read_on" in table.columns else {}
     rows = []
     for hw in hardware:
         rate = usd_per_gpu_hour.get(hw)
@@ -89,9 +93,11 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
             kind = "preset"
             detail = rate_source_text(kind, price_set=view.price_set, tier=view.tier,
                                       source=source_of.get(hw.lower(), ""))
+        dated = read_of.get(hw.lower()) if kind in ("preset", "ingested price set") else None
         rows.append({"hardware": hw, "usd_per_gpu_hour": rate if rate is not None else math.nan,
                      "usd_per_gpu_hour_full_use": full if full is not None else math.nan,
-                     "source": kind, "detail": detail, "profile": p.name if p is not None else None})
+                     "source": kind, "detail": detail, "profile": p.name if p is not None else None,
+                     "read_on": dated if dated != "not dated" else None})
     return pd.DataFrame(rows, columns=RATE_COLUMNS)
 
 

@@ -198,7 +198,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
 
     marked = marked_of(answer)
     tables = every_table(answer)            # the page tables, each section's, the provenance
-    assumptions = assumptions_of(answer)
+    assumptions = assumptions_of(answer, made_at.date())     # ages counted to the day the report is made
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 

@@ -23,6 +23,7 @@ Rules that live here once:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import date
 from functools import cached_property
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -30,6 +31,7 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from model.core.analysis import Analysis, analyse, cross
+from model.core.dated import old_rate_notes
 from model.core.uncertainty import Uncertainty, iso_with_error, mark_crossovers
 from model.data.inputs import Inputs, load_inputs
 from model.present import answer_steps as steps
@@ -271,6 +273,13 @@ class Answer:
         return ramp_answer(self.points, self.state, self.usd_per_gpu_hour, self.inputs.evals, basis=opts.get("basis"),
                            rule=opts.get("rule", "first_failure"), gpus_per_node=opts.get("gpus_per_node"),
                            notes=(*self.extra_notes, *self.inputs.notes, *self._priced.notes))
+
+    def old_notes(self, today: date | None = None) -> list[str]:
+        """The preset or ingested rates pricing this answer that were read more than the view's
+        ``price_stale_days`` before ``today`` (default: the date today), one note per read date
+        (:func:`model.core.dated.old_rate_notes`). Apart from :attr:`notes`: they depend on the day."""
+        s = self.state
+        return old_rate_notes(self.rates, s.price_set, s.tier, today or date.today(), s.price_stale_days)
 
     @cached_property
     def notes(self) -> list[str]:

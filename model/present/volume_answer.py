@@ -130,7 +130,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
     if volume is None:
         return None
     today = today or date.today()
-    notes: list[str] = []
+    notes: list[str] = answer.old_notes(today)      # owned capacity priced at a preset read long ago
     capacity = answer.capacity
     usable = capacity[(capacity["tokens_per_second_per_node"] > 0)] if not capacity.empty else capacity
     usable = usable.drop_duplicates("series") if not usable.empty else usable
