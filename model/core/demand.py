@@ -191,7 +191,7 @@ def follow(rates, per_node_rps: float, headroom: float = 1.0, spares: int = 0, m
     ``min_nodes``, in whole ``step`` s, at most ``peak_nodes`` (the fleet for the peak; default the largest
     interval's) or the minimum."""
     lam = np.asarray(rates, dtype=float)
-    nodes = _ceil(lam * headroom / per_node_rps) + spares
+    nodes = np.where(lam > 0, np.maximum(1, _ceil(lam * headroom / per_node_rps)), 0) + spares   # a load gets a node
     top = float(nodes.max()) if peak_nodes is None else float(peak_nodes)
     stepped = np.ceil(nodes / step) * step
     return np.minimum(np.maximum(stepped, min_nodes), max(top, min_nodes))
