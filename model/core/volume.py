@@ -238,7 +238,7 @@ def cheaper_where(f, g) -> tuple[list[tuple[float, float]], bool]:
     points = [p for p in points if p <= limit]
     out: list[list[float]] = []
     for a, b in zip(points, points[1:]):
-        if b <= a:
+        if b - a <= 1e-12 * b:       # two steps at one volume (up to rounding): nothing between them
             continue
         # on (a, b] step functions are constant (their value at b), lines linear
         d_b = f.usd(b) - g.usd(b)
