@@ -86,7 +86,8 @@ def add_parsers(sub) -> None:
     selection_args(size)
     view_args(size)
     fleet_args(size)
-    size.add_argument("--token-basis", default="total", choices=TOKEN_BASES, help="what --tokens-per-day counts")
+    size.add_argument("--token-basis", choices=TOKEN_BASES, help="what --tokens-per-day and --volume count (default: "
+                      "the capacity's basis, as volume reads it: total where the rows state it, else output)")
     size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
     size.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
     size.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")

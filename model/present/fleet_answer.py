@@ -15,7 +15,7 @@ import pandas as pd
 
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import CostProfile
-from model.core.demand import Demand, load_of, tokens_per_request
+from model.core.demand import TOKEN_BASES, Demand, load_of, tokens_per_request
 from model.core.fleet import (
     demand,
     fleet_over_time,
@@ -80,7 +80,7 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
                              options.get("kw_per_gpu"), options.get("pue"))
     priced = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
               else {**o, "pricing": _profile_pricing(o, chosen)} for o in priced]
-    need = demand_of(s, options.get("token_basis")) if wants_demand else None
+    need = demand_of(s, options.get("token_basis") or _basis(capacity)) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
                        s.budget_usd_month if not wants_demand else None, options.get("rack_kw"))
     notes = []
@@ -111,6 +111,13 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
                        f"{s.budget_mw or 0:g} MW, ${s.budget_usd_month or 0:,.0f} a month", x,
                        sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
                        over_time)
+
+
+def _basis(capacity: pd.DataFrame) -> str:
+    """What a volume counts when none is said: the capacity's token basis (as Buy, rent or API reads it)."""
+    usable = capacity[capacity["per_node_rps"] > 0] if not capacity.empty else capacity
+    basis = str(usable.iloc[0].get("basis") or "total") if not usable.empty else "total"
+    return basis if basis in TOKEN_BASES else "total"
 
 
 def demand_of(view: View, token_basis: str | None = None) -> Demand:
