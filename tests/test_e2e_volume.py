@@ -97,17 +97,14 @@ def test_a_peak_on_fleet_and_a_shaped_volume_on_buy_rent_or_api_are_one_demand(s
     base, db = server
     started = time.time()
     page = _open(browser, f"{base}/Fleet?{DEMAND_VIEW}")
-    peak = page.get_by_role("textbox", name="Peak demand [req/s]")
-    peak.fill("6")
-    peak.press("Enter")
-    page.wait_for_function("() => location.search.includes('rps=6')", timeout=15_000)
-    _settle(page)
-    _go(page, "Buy, rent or API", "Buy_rent_or_API")
-    volume = page.get_by_role("textbox", name="Volume [tokens per month]")
-    volume.fill("3e9")
-    volume.press("Enter")
-    page.wait_for_function("() => location.search.includes('tpm=3e9')", timeout=15_000)
-    _settle(page)
+    for box, typed, query, there in (("Peak demand [req/s]", "6", "rps=6", None),
+                                     ("Volume [tokens per month]", "3e9", "tpm=3e9", "Buy_rent_or_API")):
+        if there:
+            _go(page, "Buy, rent or API", there)
+        page.get_by_role("textbox", name=box).fill(typed)
+        page.get_by_role("textbox", name=box).press("Enter")
+        page.wait_for_function(f"() => location.search.includes('{query}')", timeout=15_000)
+        _settle(page)
     page.locator("[data-testid=stMain] [data-testid=stSelectbox]").filter(has_text="Shape over the day").first.click()
     page.get_by_role("option", name="business hours (09–18 h)").click()
     page.wait_for_function("() => location.search.includes('shape=business-hours')", timeout=15_000)

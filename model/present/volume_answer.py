@@ -286,6 +286,9 @@ def curve(option: Option, lo: float, hi: float, max_steps: int = 400) -> tuple[l
     if isinstance(cost, LineCost):
         return [lo, hi], [cost.usd(lo), cost.usd(hi)]
     assert isinstance(cost, StepCost)
+    if len(cost.weights) > 1:     # a fleet following a curve steps in every interval: sampled on the log axis
+        xs = [lo * (hi / lo) ** (i / (max_steps - 1)) for i in range(max_steps)] if lo > 0 else [lo, hi]
+        return xs, [cost.usd(v) for v in xs]
     first, last = math.floor(lo / cost.width) + 1, math.floor(hi / cost.width)
     stride = max(1, (last - first + 1) // max_steps) if last >= first else 1
     xs, ys = [lo], [cost.usd(lo)]
