@@ -62,7 +62,7 @@ def test_a_peak_and_a_volume_with_a_shape_hold_together_on_both_pages(app):  # n
     at.selectbox(key="shape").set_value("business-hours").run()
     assert not at.exception, at.exception
     text = _text(at)
-    assert "Peak 6 req/s (typed) sizes the fleet bought for the peak; 3 B total tokens a month (typed)" in text
+    assert "Peak 6 req/s (typed) sizes the fleet bought for the peak; 3 B output tokens a month (typed)" in text
     assert "Not applied" not in " ".join(w.value for w in at.warning)
     assert at.query_params["rps"] == "6" and at.query_params["tpm"] == "3e9"
     assert at.query_params["shape"] == "business-hours"

@@ -32,7 +32,8 @@ def test_size_follows_a_business_hours_day(sample_db, capsys):
     assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * NODE_MONTH)
     mean = 6 / (4 / (51 / 24))
     assert row["mean_rps"] == pytest.approx(mean) and row["utilization"] == pytest.approx(mean / (3 * 2.4))
-    assert row["tokens_per_month"] == pytest.approx(mean * 21_000 * 730 * 3600)
+    # the volume counts on the capacity's basis: the ramp states output tokens (1,000 a request)
+    assert row["tokens_per_month"] == pytest.approx(mean * 1_000 * 730 * 3600)
     assert row["effective_usd_per_mtok"] == pytest.approx(3 * NODE_MONTH / (row["tokens_per_month"] / 1e6))
     assert "6 req/s (typed)" in out["demand_said"] and "(derived)" in out["demand_said"]
 
@@ -45,7 +46,7 @@ def test_a_peak_and_a_volume_together_and_each_option_at_its_own_billing(sample_
     assert owned["nodes"] == 3 and owned["usd_per_month"] == pytest.approx(3 * NODE_MONTH)   # the typed peak
     assert owned["mean_nodes"] == 3 and owned["node_hours"] == 3 * 730
     od = next(o for k, o in options.items() if k.startswith("rented MI355X, on demand"))
-    # 3e9 tokens a month of 21,000 a request: 0.0544 req/s on average, under one node in every hour
+    # 3e9 output tokens a month of 1,000 a request: 1.14 req/s on average, 2.15 req/s by day: 1 node all day
     assert od["nodes"] == 1 and od["mean_nodes"] == 1 and od["usd_per_month"] == pytest.approx(8 * 2.1 * 730)
     assert out["tokens_per_month"] == 3e9 and "Peak 6 req/s (typed)" in out["demand"]
 

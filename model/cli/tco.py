@@ -240,8 +240,9 @@ def _size(args, con) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"SLA: {fleet.sla}; " + (f"interactivity you need: {fleet.x:.1f} tok/s/user; " if fleet.x else "")
           + (f"demand: {fleet.need}" if fleet.kind == "demand" else f"budget: {fleet.need}"))
-    if fleet.said:
-        print(fleet.said)
+    if fleet.said and (state.tokens_per_month is not None or state.tokens_per_day is not None or state.shape
+                       or state.trace or state.peak_to_average != 1):
+        print(fleet.said)      # a peak alone, flat: nothing is derived worth a line
     if frame.empty:
         print("no series to size in this selection")
         return 0
