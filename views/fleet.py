@@ -68,13 +68,16 @@ for sentence in fleet.sentences:
     st.markdown(plain(sentence))
 # the numbers a decision needs first, so they fit a 1280-pixel screen; where the rate comes from and the notes
 # follow behind the table's "More columns" switch (and say the same as the sentences above and the captions below)
+curved = fleet.over_time is not None
 columns = (["series", "nodes", "gpus", "kw", "usd_per_month"]
-           + (["mean_nodes", "usd_per_month_autoscaled", "utilization_autoscaled"] if fleet.over_time is not None else [])
-           + ["effective_usd_per_mtok", "utilization", "per_node_rps", "usd_per_gpu_hour", "pricing", "note"]
+           + (["mean_nodes", "usd_per_month_autoscaled"] if curved else [])
+           + ["per_node_rps", "usd_per_gpu_hour", "pricing", "effective_usd_per_mtok", "utilization"]
+           + (["effective_usd_per_mtok_autoscaled", "utilization_autoscaled"] if curved else []) + ["note"]
            if fleet.kind == "demand" else ["series", "limit", "nodes", "gpus", "kw", "usd_per_month",
                                            "requests_per_second", "tokens_per_second", "users", "pricing", "note"])
 widgets.table(fleet.sized[[c for c in columns if c in fleet.sized.columns]], key="fleet_table",
-              details=("pricing", "note"))
+              details=("pricing", "note", "effective_usd_per_mtok", "utilization", "effective_usd_per_mtok_autoscaled",
+                       "utilization_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")
 for series, method, text in fleet.sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]] \
