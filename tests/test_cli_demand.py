@@ -68,3 +68,18 @@ def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, cap
     assert main(["--db", str(sample_db), "size", "--trace", str(bad), *RAMP]) == 2
     err = capsys.readouterr().err
     assert "--trace: bad.csv, row 3, field input_tokens" in err and "Traceback" not in err
+
+
+def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, capsys):
+    # 30 B output tokens a month of 1,000 a request: 11.4 req/s on average; by day × 4 / (51/24) = 21.5 req/s,
+    # 9 nodes; by night × 1 / (51/24) = 5.37 req/s, 3 nodes: (9 × 9 + 15 × 3) / 24 = 5.25 nodes on average
+    out = _json(capsys, sample_db, "volume", "--volume", "30e9", "--shape", "business-hours", "--rent", "MI355X=2.1",
+                "--on-demand", "--min-nodes", "1", *RAMP)
+    options = {o["option"]: o for o in out["options"]}
+    od = options["rented MI355X, on demand (at least 1 node kept up)"]
+    assert od["nodes"] == 9 and od["mean_nodes"] == pytest.approx(5.25)
+    assert od["node_hours"] == pytest.approx(5.25 * 730) and od["usd_per_month"] == pytest.approx(5.25 * 8 * 2.1 * 730)
+    owned = options["owned MI355X"]
+    assert owned["nodes"] == 9 and owned["usd_per_month"] == pytest.approx(9 * NODE_MONTH)
+    assert od["utilization"] == pytest.approx(owned["utilization"] * 9 / 5.25)
+    assert out["cheapest"] == od["option"] and "peak 21.5 req/s (derived)" in out["demand"]

@@ -185,6 +185,8 @@ def workload_notes(need: Demand, load, isl, osl) -> list[str]:
     (it is sized at the view's workload, and says so), a typed peak below the volume's mean."""
     notes = []
     trace = need.trace
+    if trace is not None and need.curve is not None:
+        notes.append(f"the trace gives the shape over time: the {need.curve.name} shape is not used")
     if trace is not None:
         view_isl, view_osl = float(isl) if isl == isl and isl is not None else math.nan, \
             float(osl) if osl == osl and osl is not None else math.nan
