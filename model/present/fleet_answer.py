@@ -177,7 +177,7 @@ def load_sentence(need: Demand, per_request: float) -> str:
         return f"Peak {_number(load.peak_rps)} req/s (typed), shape {how}: {mean}, {volume} (derived)."
     if load.volume_typed:
         return f"{volume[:1].upper() + volume[1:]} (typed), shape {how}: {mean}, peak {_number(load.peak_rps)} req/s (derived)."
-    return f"The trace, shape {how}: {mean}, peak {_number(load.peak_rps)} req/s, {volume}."
+    return f"The {how}: {mean}, peak {_number(load.peak_rps)} req/s, {volume}."
 
 
 def workload_notes(need: Demand, load, isl, osl) -> list[str]:
