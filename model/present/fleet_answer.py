@@ -96,7 +96,8 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
                     f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
                     f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
             if curved and row["mean_nodes"] < row["nodes"]:
-                text += (f"; following the load {row['mean_nodes']:,.3g} nodes on average, "
+                text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
+                         "on average, "
                          f"${row['usd_per_month_autoscaled']:,.0f} a month")
             sentences.append(text)
         usable = capacity[capacity["per_node_rps"] > 0] if not capacity.empty else capacity
