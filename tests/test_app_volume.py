@@ -49,3 +49,24 @@ def test_bad_link_values_are_dropped_with_a_notice(app):  # noqa: F811
     warnings = " ".join(w.value for w in at.warning) + " ".join(at.link_warnings)
     assert "apiusd" in warnings and "lens" in warnings and "rent" in warnings
     assert "is cheapest" in _text(at)
+
+
+def test_a_peak_and_a_volume_with_a_shape_hold_together_on_both_pages(app):  # noqa: F811
+    """Issue 31: a peak set on Fleet and a volume with a business-hours shape on this page are one demand; the
+    shape's on-demand fleet follows the curve (the Wafer MI355X knee, 2.4 req/s a node at TTFT p95 <= 5 s)."""
+    link = {"wl": "GLM-5.2|20000|1000", "hw": "MI355X", "prec": "mxfp4", "by": "hardware", "sla": "ttft_p95=5",
+            "rps": "6"}
+    at = app("views/fleet.py", query=link)
+    assert not at.exception, at.exception
+    at.text_input(key="tpm").input("3e9").run()
+    at.selectbox(key="shape").set_value("business-hours").run()
+    assert not at.exception, at.exception
+    text = _text(at)
+    assert "Peak 6 req/s (typed) sizes the fleet bought for the peak; 3 B output tokens a month (typed)" in text
+    assert "Not applied" not in " ".join(w.value for w in at.warning)
+    assert at.query_params["rps"] == "6" and at.query_params["tpm"] == "3e9"
+    assert at.query_params["shape"] == "business-hours"
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    assert "Peak set on the Fleet page: 6 req/s" in _text(at)
+    assert at.selectbox(key="shape").value == "business-hours"

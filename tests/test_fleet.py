@@ -112,8 +112,12 @@ def test_tokens_per_day_with_a_peak_factor(points):
 
 
 def test_demand_is_validated():
+    # a peak and a volume go together (the peak sizes the fleet, the volume prices it); a volume is given one way
+    assert demand(requests_per_second=1, tokens_per_day=10).requests_per_second == 1
     with pytest.raises(TcoInputError, match="one of them"):
-        demand(requests_per_second=1, tokens_per_day=10)
+        demand(tokens_per_month=1, tokens_per_day=10)
+    with pytest.raises(TcoInputError, match="give a peak"):
+        demand(headroom=1.2)
     with pytest.raises(TcoInputError, match="headroom"):
         demand(requests_per_second=1, headroom=0.5)
 

@@ -227,6 +227,8 @@ def test_values_valid_alone_but_not_together_drop_the_later_one_not_the_view():
     state, notices = View.from_query({"r": "B200:2.5", "api": "GLM-5.2", "apiusd": "1,0.2,3", "at": "20,40"})
     assert (state.rates, state.api, state.api_usd, state.targets) == ((("B200", 2.5),), "GLM-5.2", (), (20.0, 40.0))
     assert notices == ["ignored link parameter apiusd: price the API by a model name or by custom prices, not both"]
-    state, notices = View.from_query({"tpd": "1e9", "rps": "3"})
-    assert (state.tokens_per_day, state.demand_rps) == (None, 3.0)
-    assert len(notices) == 1 and notices[0].startswith("ignored link parameter tpd: give demand one way")
+    state, notices = View.from_query({"tpd": "1e9", "tpm": "3e10"})
+    assert (state.tokens_per_day, state.tokens_per_month) == (1e9, None)
+    assert len(notices) == 1 and notices[0].startswith("ignored link parameter tpm: give the volume one way")
+    # a peak and a volume are one demand (issue 31): the peak sizes the fleet, the volume prices it
+    assert View.from_query({"tpm": "3e9", "rps": "6"}) == (View(tokens_per_month=3e9, demand_rps=6.0), [])

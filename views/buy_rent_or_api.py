@@ -7,15 +7,17 @@ from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
 from model.present.volume_figures import volume_figure
 from ui import data, frame, numbers, widgets
+from ui.demand import day_chart, fleet_boxes, shape_boxes
 from ui.sidebar import RATE_BOUNDS
 from ui.state import bind, commit, plain, pop_notices
 
 ctx = frame.context()
 st.title("Buy, rent or API")
-st.caption("Owned and reserved nodes are whole nodes bought for the peak (volume × peak-to-average) at the measured "
-           "point that meets the SLA and the interactivity you need, paid every hour; on demand pays whole nodes for "
-           "the average load, at least the minimum kept up; the API bills the workload's input, cached input and "
-           "output tokens. A month is 730 hours.")
+st.caption("Owned and reserved nodes are whole nodes bought for the peak (set on the Fleet page, or the volume's "
+           "mean × the shape's peak ÷ average) at the measured point that meets the SLA and the interactivity you "
+           "need, paid every hour; on demand follows the shape over the day, paying the node-hours it runs (at least "
+           "the minimum kept up; with a peak-to-average factor alone, the average load: a lower bound); the API "
+           "bills the workload's input, cached input and output tokens. A month is 730 hours.")
 if widgets.no_data(ctx):
     st.stop()
 state = ctx.state
@@ -23,15 +25,18 @@ c1, c2, c3 = st.columns(3)
 numbers.field_box(c1, "tokens_per_month", "Volume [tokens per month]", placeholder="e.g. 2e9 or 2,000,000,000",
                   help="More than 0 and at most 1e18 tokens a month; 2e12, 2,000,000,000,000 and 2 000 000 000 000 "
                        "are all read as written.")
-numbers.field_box(c2, "peak_to_average", "Peak ÷ average load", help="From 1 to 1000.")
+shape_boxes(c2)
 bind(c3.radio, "lens", "Lens", ("full", "marginal"), horizontal=True,
      format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
+if state.demand_rps is not None:
+    c3.caption(plain(f"Peak set on the Fleet page: {state.demand_rps:g} req/s (it sizes the fleet bought for the peak; "
+                     "the volume prices it)."))
 answer = ctx.answer
-if state.tokens_per_month is None:
-    st.info("Enter a monthly volume above (tokens per month; a month is 730 hours). A demand in req/s or tokens per "
-            "day set on the Fleet page must be cleared there first: a view gives its demand one way.")
-    st.stop()
 volume = answer.volume
+if volume is None:
+    st.info("Enter a monthly volume above (tokens per month; a month is 730 hours), or a peak on the Fleet page, or "
+            "upload a request trace: the one not given is derived by the shape.")
+    st.stop()
 
 # ---------------------------------------------------------------- the API and the rented rates
 st.subheader("The alternatives")
@@ -86,10 +91,12 @@ for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.ca
 if state.rent:
     bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
     if state.on_demand:
-        numbers.field_box(a2, "min_nodes", "Nodes kept up on demand")
+        fleet_boxes(a2)
 
 # ---------------------------------------------------------------- the answer
 st.subheader("Answer")
+if volume.said:
+    st.info(plain(volume.said))
 st.success(plain(volume.verdict))
 for note in volume.notes:
     st.info(plain(note[:1].upper() + note[1:] + "."))
@@ -97,6 +104,7 @@ if volume.options:
     st.plotly_chart(volume_figure(volume), width="stretch", key="volume_chart")
 for b in volume.break_evens:
     st.markdown("- " + plain(b["text"]))
+day_chart(answer.fleet, "volume_day")
 widgets.table(volume.rows.drop(columns=["kind"]), key="volume_table")
 if volume.api:
     a = volume.api

@@ -7,6 +7,7 @@ import streamlit as st
 from model.core.plausible import fleet_question
 from model.present import fmt
 from ui import data, frame, numbers, widgets
+from ui.demand import day_chart, fleet_boxes, shape_boxes
 from ui.state import plain, view
 
 ctx = frame.context()
@@ -26,8 +27,10 @@ def _nodes_question(rps: float) -> str | None:
 
 st.title("Fleet sizing")
 st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
-           "that meets the SLA and the interactivity you need. Every GPU-hour is paid for (730 hours a month), so "
-           "an on-prem profile's full-use rate applies here, where token costs use its effective rate.")
+           "that meets the SLA and the interactivity you need. A fleet bought for the peak pays every GPU-hour (730 "
+           "hours a month), so an on-prem profile's full-use rate applies here, where token costs use its effective "
+           "rate; with a shape over the day, a fleet following the load pays only the node-hours it runs. Give a "
+           "peak, a monthly volume or both (the peak sizes the fleet, the volume prices it).")
 if widgets.no_data(ctx):
     st.stop()
 way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="fleet_way",
@@ -37,8 +40,13 @@ if way == "a demand":
     numbers.field_box(c1, "demand_rps", "Peak demand [req/s]", placeholder="e.g. 10", question=_nodes_question,
                       help="More than 0 and at most 1e9 req/s. A demand that needs more than 1,000 nodes is applied "
                            "once you confirm it.")
-    numbers.field_box(c2, "headroom", "Headroom [capacity ÷ peak]", help="From 1 to 100.")
-    numbers.field_box(c3, "spares", "Spare nodes (N+1 = 1)", help="A whole number from 0 to 100,000.")
+    numbers.field_box(c2, "tokens_per_month", "Volume [tokens per month]", placeholder="e.g. 3e9",
+                      help="More than 0 and at most 1e18 tokens a month (730 hours), on the view's token basis.")
+    numbers.field_box(c3, "headroom", "Headroom [capacity ÷ peak]", help="From 1 to 100.")
+    d1, d2, d3 = st.columns(3)
+    shape_boxes(d1)
+    numbers.field_box(d2, "spares", "Spare nodes (N+1 = 1)", help="A whole number from 0 to 100,000.")
+    fleet_boxes(d3)
 else:
     numbers.field_box(c1, "budget_mw", "Power budget [MW, facility]", help="More than 0 and at most 1e6 MW.")
     numbers.field_box(c2, "budget_usd_month", "Money budget [$/month]", help="More than $0 and at most $1e15.")
@@ -54,15 +62,24 @@ for note in fleet.notes:
     st.info(plain(note[:1].upper() + note[1:] + "."))
 if fleet.sized.empty:
     st.stop()
+if fleet.said:
+    st.success(plain(fleet.said))
 for sentence in fleet.sentences:
     st.markdown(plain(sentence))
 # the numbers a decision needs first, so they fit a 1280-pixel screen; where the rate comes from and the notes
 # follow behind the table's "More columns" switch (and say the same as the sentences above and the captions below)
-columns = (["series", "nodes", "gpus", "kw", "usd_per_month", "per_node_rps", "usd_per_gpu_hour", "pricing", "note"]
+curved = fleet.over_time is not None
+columns = (["series", "nodes", "gpus", "kw", "usd_per_month"]
+           + (["mean_nodes", "usd_per_month_autoscaled"] if curved else [])
+           + ["per_node_rps", "usd_per_gpu_hour", "pricing", "effective_usd_per_mtok", "utilization"]
+           + (["effective_usd_per_mtok_autoscaled", "utilization_autoscaled"] if curved else []) + ["note"]
            if fleet.kind == "demand" else ["series", "limit", "nodes", "gpus", "kw", "usd_per_month",
                                            "requests_per_second", "tokens_per_second", "users", "pricing", "note"])
 widgets.table(fleet.sized[[c for c in columns if c in fleet.sized.columns]], key="fleet_table",
-              details=("pricing", "note"))
+              details=("pricing", "note", "effective_usd_per_mtok", "utilization", "effective_usd_per_mtok_autoscaled",
+                       "utilization_autoscaled"))
+if fleet.kind == "demand":
+    day_chart(fleet, "fleet_day")
 for series, method, text in fleet.sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]] \
         .itertuples(index=False):
     st.caption(plain(f"{series} ({method}): {text}"))

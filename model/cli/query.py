@@ -32,7 +32,7 @@ def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict |
 
     state, notices = view_from_args(args, con)
     sized = any(getattr(state, f) is not None for f in ("demand_rps", "tokens_per_day", "tokens_per_month", "budget_mw",
-                                                        "budget_usd_month"))
+                                                        "budget_usd_month")) or bool(state.trace)
     analysis_only = analysis_only and not sized       # the recommendation sizes a fleet and prices the volume
     return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
                           notes=[f"link: {n}" for n in notices] + _unusual_rates(state, con))

@@ -89,7 +89,8 @@ def add_parsers(sub) -> None:
     selection_args(size)
     view_args(size)
     fleet_args(size)
-    size.add_argument("--token-basis", default="total", choices=TOKEN_BASES, help="what --tokens-per-day counts")
+    size.add_argument("--token-basis", choices=TOKEN_BASES, help="what --tokens-per-day and --volume count (default: "
+                      "the capacity's basis, as volume reads it: total where the rows state it, else output)")
     size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
     size.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
     size.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")
@@ -226,10 +227,11 @@ def _size(args, con) -> int:
     from model.cli.query import answer_of_args
     from model.core.plausible import fleet_question
 
-    wants_demand = args.demand_rps is not None or args.tokens_per_day is not None
+    wants_demand = args.demand_rps is not None or args.tokens_per_day is not None or \
+        args.tokens_per_month is not None or args.trace is not None
     wants_budget = args.budget_mw is not None or args.budget_usd_month is not None
     if not args.link and wants_demand == wants_budget:
-        raise UsageError("size needs a demand (--demand-rps or --tokens-per-day) or a budget "
+        raise UsageError("size needs a demand (--peak-rps, --volume, --tokens-per-day or --trace) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
     answer = answer_of_args(args, con, fleet_options={
         "token_basis": args.token_basis, "rule": args.rule, "gpus_per_node": args.gpus_per_node,
@@ -249,7 +251,7 @@ def _size(args, con) -> int:
             notes.append(f"unusual demand: {asked}: is it what you meant?")
     if args.json:
         _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
-                     "demand": fleet.need if fleet.kind == "demand" else None,
+                     "demand": fleet.need if fleet.kind == "demand" else None, "demand_said": fleet.said,
                      "budget_mw": state.budget_mw, "budget_usd_per_month": state.budget_usd_month,
                      "interactivity": fleet.x, "where": answer.where, "by": list(answer.scenario.by),
                      "rate_sources": records(answer.rates), "notes": notes, "sentences": list(fleet.sentences),
@@ -259,11 +261,15 @@ def _size(args, con) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"SLA: {fleet.sla}; " + (f"interactivity you need: {fleet.x:.1f} tok/s/user; " if fleet.x else "")
           + (f"demand: {fleet.need}" if fleet.kind == "demand" else f"budget: {fleet.need}"))
+    if fleet.said and (state.tokens_per_month is not None or state.tokens_per_day is not None or state.shape
+                       or state.trace or state.peak_to_average != 1):
+        print(fleet.said)      # a peak alone, flat: nothing is derived worth a line
     if frame.empty:
         print("no series to size in this selection")
         return 0
     columns = (["series", "method", "per_node_rps", "nodes", "gpus", "kw", "racks", "usd_per_gpu_hour",
-                "usd_per_month", "note"] if fleet.kind == "demand" else
+                "usd_per_month"] + (["mean_nodes", "usd_per_month_autoscaled"] if fleet.over_time is not None else [])
+               + ["note"] if fleet.kind == "demand" else
                ["series", "method", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second",
                 "tokens_per_second", "tokens_per_month", "users", "note"])
     with pd.option_context("display.width", 250, "display.max_rows", 500, "display.max_columns", 30,

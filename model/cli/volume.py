@@ -1,8 +1,9 @@
 """``costfrontier volume``: buy, rent or call an API at a monthly volume (the view's volume answer).
 
-    costfrontier volume --tokens-per-month N [--peak-to-average F] [--interactivity X]
+    costfrontier volume (--volume N | --peak-rps R | --trace FILE) [--shape SHAPE | --peak-to-average F]
+                        [--trace-window MIN] [--interactivity X]
                         [--api MODEL | --api-usd IN,CACHED,OUT] [--cache-hit H] [--profile NAME ...]
-                        [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal]
+                        [--rent HW=USD ...] [--on-demand [--min-nodes N] [--scale-step N]] [--lens full|marginal]
                         [selection and view options, or --link URL] [--json]
 
 It prints :attr:`model.present.view_answer.Answer.volume`, the same numbers as the Buy, rent or API page
@@ -29,7 +30,8 @@ def run(args, con) -> int:
     answer = answer_of_args(args, con)
     volume = answer.volume
     if volume is None:
-        raise UsageError("volume needs --tokens-per-month N (or a link with tpm=)")
+        raise UsageError("volume needs a demand: --volume (--tokens-per-month) N, --peak-rps R or --trace FILE "
+                         "(or a link with one)")
     notes = list(volume.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "unusual"))]
     rows = volume.rows
     if not rows.empty and "nodes" in rows.columns:
@@ -43,13 +45,21 @@ def run(args, con) -> int:
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    s = answer.state
+    if volume.said and (s.demand_rps is not None or s.shape or s.trace or s.peak_to_average != 1):
+        print(volume.said)      # a volume alone, flat: nothing is derived
     print(volume.verdict)
     if not volume.rows.empty:
         table = volume.rows.drop(columns=["detail", "kind"]).copy()
+        if (table["mean_nodes"].dropna() == table["nodes"].dropna()).all():    # no option follows a curve
+            table = table.drop(columns=["mean_nodes", "node_hours"])
         table["usd_per_month"] = table["usd_per_month"].map(lambda v: f"{v:,.0f}")
         table["effective_usd_per_mtok"] = table["effective_usd_per_mtok"].map(lambda v: f"{v:.3f}")
         table["utilization"] = table["utilization"].map(lambda v: "" if v is None or v != v else f"{v:.1%}")
         table["nodes"] = table["nodes"].map(lambda v: "" if v is None or v != v else f"{v:.0f}")
+        if "mean_nodes" in table:
+            table["mean_nodes"] = table["mean_nodes"].map(lambda v: "" if v is None or v != v else f"{v:.3g}")
+            table["node_hours"] = table["node_hours"].map(lambda v: "" if v is None or v != v else f"{v:,.0f}")
         with pd.option_context("display.width", 250, "display.max_colwidth", 60):
             print(table.to_string(index=False))
     for b in volume.break_evens:

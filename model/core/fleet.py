@@ -9,12 +9,12 @@ highest throughput per GPU among those meeting the SLA and the interactivity tar
 ``per_node_rps = tok/s/GPU × gpus_per_node / tokens per request`` (ISL+OSL for total tokens, OSL
 for output, ISL for input). Each row says which measured point it came from.
 
-*Demand to fleet* (:func:`size_for_demand`): ``nodes = ceil(peak req/s × headroom / per_node_rps)
-+ spares``; ``gpus = nodes × gpus_per_node``; ``kw = gpus × kW/GPU`` (IT power; ``facility_kw`` ×
-PUE); ``racks = ceil(kw / rack_kw)``; ``usd_per_month = gpus × $/GPU-hour × 730`` (every hour of
-every GPU is paid for, so an on-prem profile's full-use rate applies, see
-:meth:`model.core.cost_profiles.CostProfile.paid_rate`). Demand in tokens per day becomes peak req/s as
-``tokens_per_day / 86400 × peak_to_average / tokens per request``.
+*Demand to fleet* (:func:`size_for_demand`): the peak and mean load of the demand (:func:`model.core.demand.load_of`),
+``nodes = ceil(peak req/s × headroom / per_node_rps) + spares``; ``gpus = nodes × gpus_per_node``; ``kw = gpus ×
+kW/GPU`` (IT power; ``facility_kw`` × PUE); ``racks = ceil(kw / rack_kw)``; ``usd_per_month = gpus × $/GPU-hour ×
+730`` (every hour of every GPU is paid for, so an on-prem profile's full-use rate applies, see
+:meth:`model.core.cost_profiles.CostProfile.paid_rate`). Autoscaled, the same rate pays the node-hours of the
+nodes following the load (:func:`model.core.demand.follow`, :func:`fleet_over_time`).
 
 *Budget to capacity* (:func:`size_for_budget`): a power budget [MW of facility power] buys
 ``floor(MW × 1000 / (kW/GPU × PUE))`` GPUs, a money budget ``floor($/month / ($/GPU-hour × 730))``,
@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
-from model.core.demand import SECONDS_PER_DAY, TOKEN_BASES, Demand, demand, finite_number, tokens_per_request
+from model.core.demand import TOKEN_BASES, Demand, demand, finite_number, follow, load_of, tokens_per_request
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.schema import MIN_TOKENS_PER_SECOND_PER_GPU
 from model.core.sla import SLA, split_by_sla
@@ -51,6 +51,7 @@ __all__ = [
     "node_capacity",
     "size_for_demand",
     "size_for_budget",
+    "fleet_over_time",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
     "finite_number",
@@ -198,20 +199,24 @@ def hardware_value(mapping, hardware, default=math.nan) -> float:
     return finite_number(mapping) if mapping is not None else default
 
 
-_SIZE_COLUMNS = ["series", "hardware", "per_node_rps", "demand_rps", "nodes_needed", "nodes", "spares", "gpus",
-                 "gpus_per_node", "kw", "facility_kw", "racks", "usd_per_gpu_hour", "usd_per_month", "usd_per_year",
+_SIZE_COLUMNS = ["series", "hardware", "per_node_rps", "demand_rps", "mean_rps", "tokens_per_month", "nodes_needed",
+                 "nodes", "spares", "gpus", "gpus_per_node", "kw", "facility_kw", "racks", "usd_per_gpu_hour",
+                 "usd_per_month", "usd_per_year", "effective_usd_per_mtok", "utilization", "mean_nodes", "node_hours",
+                 "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled",
                  "capacity_from", "note"]
+_TEXT = ("series", "hardware", "capacity_from", "note")
 
 
 def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict[str, float] | None = None,
                     kw_per_gpu: dict[str, float] | float | None = None, pue: dict[str, float] | float = 1.0,
                     rack_kw: float | None = None) -> pd.DataFrame:
-    """Nodes, GPUs, racks, kW and $/month to serve ``need`` with every series of ``capacity``.
+    """Nodes, GPUs, racks, kW and $/month to serve ``need`` with every series of ``capacity``, bought for the
+    peak (owned, reserved) and following the load (on demand, autoscaled: :func:`model.core.demand.follow`).
 
     Parameters
     ----------
     capacity : DataFrame  :func:`node_capacity` output
-    need : Demand  peak demand, headroom, spares
+    need : Demand  peak and/or volume with a shape, headroom, spares, minimum and step
     usd_per_gpu_hour : {hardware: float}, optional  the rate paid for every GPU-hour [$/GPU/h]
         (a preset, a cloud quote, an on-prem profile's full-use rate); missing = unpriced
     kw_per_gpu : {hardware: float} or float, optional  all-in IT power per GPU [kW]
@@ -220,9 +225,12 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
 
     Returns
     -------
-    DataFrame (:data:`_SIZE_COLUMNS`): ``demand_rps`` [req/s, peak], ``nodes_needed`` (before rounding
-    and spares), ``nodes``, ``gpus``, ``kw`` [kW IT], ``facility_kw`` [kW], ``racks``,
-    ``usd_per_month`` (730 h) and ``usd_per_year`` (8760 h) [$], ``capacity_from`` and a ``note``.
+    DataFrame (:data:`_SIZE_COLUMNS`): ``demand_rps`` [req/s, peak], ``mean_rps``, ``tokens_per_month``,
+    ``nodes_needed`` (before rounding and spares), ``nodes`` (the peak's), ``gpus``, ``kw`` [kW IT],
+    ``facility_kw`` [kW], ``racks``, ``usd_per_month`` (730 h) and ``usd_per_year`` (8760 h) [$],
+    ``effective_usd_per_mtok`` and ``utilization`` (mean load ÷ capacity bought); autoscaled: ``mean_nodes``,
+    ``node_hours`` [a month], ``usd_per_month_autoscaled``, its effective $/M and utilisation;
+    ``capacity_from`` and a ``note``.
     """
     if rack_kw is not None and not (rack_kw > 0 and math.isfinite(rack_kw)):
         raise TcoInputError(f"rack_kw (IT power per rack [kW]) must be a positive number, got {rack_kw}")
@@ -234,18 +242,15 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
         row = {k: c.get(k) for k in ("series", "hardware", "capacity_from")}
         row.update(per_node_rps=per_node, gpus_per_node=gpn, spares=need.spares)
-        if need.requests_per_second is not None:
-            peak = need.requests_per_second
-        else:
-            per_request = tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis)
-            peak = need.tokens_per_day / SECONDS_PER_DAY * need.peak_to_average / per_request
-        row["demand_rps"] = peak
+        load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
+        peak = load.peak_rps
+        row.update(demand_rps=peak, mean_rps=load.mean_rps, tokens_per_month=load.tokens_per_month)
         notes = []
         needed = peak * need.headroom / per_node if per_node > 0 else math.nan
         if not (per_node > 0):
             notes.append("no capacity under these limits")
         elif not math.isfinite(peak):
-            notes.append("ISL/OSL unknown: tokens per day cannot become requests per second")
+            notes.append("ISL/OSL unknown: tokens cannot become requests per second")
         elif not needed <= MAX_NODES:
             notes.append(f"more than {MAX_NODES:,.0f} nodes: the measured capacity ({per_node:.3g} req/s a node) "
                          "is too small to size this demand from")
@@ -254,10 +259,19 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             gpus = nodes * gpn
             kw = gpus * hardware_value(kw_per_gpu, hw)
             rate = hardware_value(usd_per_gpu_hour or {}, hw)
+            month = gpus * rate * HOURS_PER_MONTH
+            auto = follow(load.rates or (load.mean_rps,), per_node, need.headroom, need.spares, need.min_nodes,
+                          need.step, nodes)
+            mean_nodes = float(auto.mean())
+            per_m = load.tokens_per_month / 1e6
             row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
                        racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw) else math.nan,
-                       usd_per_gpu_hour=rate, usd_per_month=gpus * rate * HOURS_PER_MONTH,
-                       usd_per_year=gpus * rate * HOURS_PER_YEAR)
+                       usd_per_gpu_hour=rate, usd_per_month=month, usd_per_year=gpus * rate * HOURS_PER_YEAR,
+                       effective_usd_per_mtok=month / per_m, utilization=load.mean_rps / (nodes * per_node),
+                       mean_nodes=mean_nodes, node_hours=mean_nodes * HOURS_PER_MONTH,
+                       usd_per_month_autoscaled=mean_nodes * gpn * rate * HOURS_PER_MONTH,
+                       effective_usd_per_mtok_autoscaled=mean_nodes * gpn * rate * HOURS_PER_MONTH / per_m,
+                       utilization_autoscaled=load.mean_rps / (mean_nodes * per_node) if mean_nodes else math.nan)
             if not math.isfinite(rate):
                 notes.append(f"no $/GPU-hour for {hw}: unpriced")
             if not math.isfinite(kw):
@@ -266,9 +280,32 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
         rows.append(row)
     out = pd.DataFrame(rows, columns=_SIZE_COLUMNS)
     for column in _SIZE_COLUMNS:
-        if column not in ("series", "hardware", "capacity_from", "note"):
+        if column not in _TEXT:
             out[column] = pd.to_numeric(out[column], errors="coerce")
     return out
+
+
+def fleet_over_time(capacity: pd.DataFrame, need: Demand) -> pd.DataFrame:
+    """Per series and interval of the shape: the hour it starts ``t_h``, the load ``demand_rps`` [req/s], the
+    nodes bought for the peak and those following the load, and the req/s each carries at the headroom
+    (``capacity_rps``, ``capacity_autoscaled_rps``). Empty with no curve (a factor alone) or no capacity."""
+    frames = []
+    for c in capacity.to_dict("records"):
+        per_node = finite_number(c.get("per_node_rps"))
+        load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
+        if not (per_node > 0) or not load.rates or not math.isfinite(load.peak_rps):
+            continue
+        peak_nodes = _ceil(load.peak_rps * need.headroom / per_node) + need.spares
+        if not peak_nodes <= MAX_NODES:
+            continue
+        auto = follow(load.rates, per_node, need.headroom, need.spares, need.min_nodes, need.step, peak_nodes)
+        n = len(load.rates)
+        frames.append(pd.DataFrame({
+            "series": c.get("series"), "t_h": np.arange(n) * load.interval_s / 3600, "demand_rps": load.rates,
+            "nodes": float(peak_nodes), "nodes_autoscaled": auto,
+            "capacity_rps": peak_nodes * per_node, "capacity_autoscaled_rps": auto * per_node}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["series", "t_h", "demand_rps", "nodes", "nodes_autoscaled", "capacity_rps", "capacity_autoscaled_rps"])
 
 
 _BUDGET_COLUMNS = ["series", "hardware", "limit", "nodes", "gpus", "gpus_per_node", "kw", "facility_kw",

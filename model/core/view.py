@@ -47,9 +47,10 @@ class _Rules(BaseModel):
 
     @model_validator(mode="after")
     def _together(self):
-        """Rules across fields: demand one way, the API priced one way, profiles chosen by a name they have."""
-        if sum(v is not None for v in (self.demand_rps, self.tokens_per_day, self.tokens_per_month)) > 1:
-            raise ValueError("give demand one way: requests per second, tokens per day or tokens per month")
+        """Rules across fields: the volume one way (a peak may go with it), the API priced one way, profiles chosen
+        by a name they have."""
+        if self.tokens_per_day is not None and self.tokens_per_month is not None:
+            raise ValueError("give the volume one way: tokens a day or tokens a month")
         if self.api is not None and self.api_usd:
             raise ValueError("price the API by a model name or by custom prices, not both")
         if self.priced_by:

@@ -265,6 +265,48 @@ PROFILE = Option(("--profile",), "view", "price by a stored cost profile (costfr
 LINK = Option(("--link",), "view", "a share link: its view replaces the selection and view options", metavar="URL")
 
 
+def _shape(value: str) -> str:
+    from model.core.shape import PRESETS, curve_of
+
+    value = value.strip()
+    if value.lower().replace(" ", "-").replace("_", "-") in PRESETS:      # "business hours" as people write it
+        value = value.lower().replace(" ", "-").replace("_", "-")
+    curve_of(value)               # raises ValueError naming what is wrong
+    return value
+
+
+def _shape_option(value: str) -> str:
+    """``--shape``: a preset or weights as typed, or a file of 24 weights (one a line, or comma-separated)."""
+    from pathlib import Path
+
+    if value.strip() in ("flat", "business-hours", "diurnal") or not Path(value).is_file():
+        return value
+    text = Path(value).read_text(encoding="utf-8", errors="replace")
+    return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
+
+
+def _trace(value: str) -> str:
+    if value:
+        from model.core.trace import Trace
+
+        Trace.from_text(value)
+    return value
+
+
+def _trace_option(value: str) -> str:
+    """``--trace FILE``: the file read into the view's compact trace (a ValueError names file, row and field)."""
+    from pathlib import Path
+
+    from model.core.trace import read_trace
+
+    path = Path(value)
+    if value.startswith("t1;") and not path.is_file():     # a trace as a link writes it
+        return value
+    if not path.is_file():
+        raise ValueError(f"no trace file {value!r}")
+    return read_trace(path.read_bytes(), path.name).to_text()
+
+
 def _sizing(flag: str, type_: Callable, text: str) -> Option:
     return Option((flag,), "sizing", text, read=c.WHOLE.read if type_ is int else c.NUMBER.read)
 
@@ -273,6 +315,8 @@ _f = ViewField   # the table below, one field a row
 
 #: a cost profile named "H200 quote" pricing H200 at $2/GPU-hour, as a link writes it (the profiles' example)
 _ONE_PROFILE = "p1.eNqLrlbKU7JS8jAyMFAoLM0vSVXSUcqACgCZRUpWRnoGtbEAzFYJ5Q"
+#: a trace of 12 requests over three minutes (model.core.trace.Trace.to_text), the trace's example
+_ONE_TRACE = "t1;demo.csv;24000;3000;4,6,2"
 
 #: every field of a view, in the order a link is read (cost profiles before the names that choose them)
 FIELDS: tuple[ViewField, ...] = (
@@ -343,7 +387,8 @@ FIELDS: tuple[ViewField, ...] = (
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=_DEMAND,
-       option=Option(("--demand-rps",), "fleet", "peak demand [req/s]", read=c.NUMBER.read)),
+       option=Option(("--demand-rps", "--peak-rps"), "sizing", "peak demand [req/s]: sizes the fleet bought for "
+                     "the peak (with a volume too, the volume prices it)", read=c.NUMBER.read)),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
        check=Bounds(1, 100, "headroom must be between 1 and 100"),
        option=_sizing("--headroom", float, "capacity ÷ peak demand (default 1.0)")),
@@ -358,8 +403,24 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read)),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
        check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
-       option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1): whole nodes are bought for "
-                      "the peak; a fleet's demand in --tokens-per-day is an average")),
+       option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1) when the demand has no "
+                      "--shape or --trace: whole nodes are bought for the peak")),
+    _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=_shape, words="demand shape",
+       option=Option(("--shape",), "sizing", "the demand over a day: flat, business-hours, diurnal, 24 hourly "
+                     "weights (comma-separated, from midnight) or a FILE of them", metavar="SHAPE|FILE",
+                     read=_shape_option)),
+    _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=_trace, words="request trace",
+       option=Option(("--trace",), "sizing", "a request trace FILE (CSV: timestamp,input_tokens,output_tokens or "
+                     "the Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens): its windows are the demand's "
+                     "shape", metavar="FILE", read=_trace_option)),
+    _f("trace_window", "tw", int, 5, c.WHOLE, ANSWER, "15", "0",
+       check=Bounds(1, 1440, "the trace window must be a whole number of minutes from 1 to 1,440"),
+       option=Option(("--trace-window",), "sizing", "minutes of one window of a trace (default 5)",
+                     metavar="MINUTES", read=c.WHOLE.read)),
+    _f("scale_step", "step", int, 1, c.WHOLE, ANSWER, "2", "0",
+       check=Bounds(1, 100_000, "the scale-up step must be a whole number of nodes from 1 to 100,000"),
+       option=Option(("--scale-step",), "sizing", "on demand: nodes added or removed at a time (default 1)",
+                     read=c.WHOLE.read)),
     _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=_filters,
        option=WHERE, words="filters"),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
@@ -381,8 +442,9 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
                      "interactivity you need, date by date)", kind="flag")),
     _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=_TPM,
-       option=Option(("--tokens-per-month",), "volume", "average volume [tokens a month on the capacity's basis, "
-                     "total by default; 730 h]", metavar="N", read=c.NUMBER.read)),
+       option=Option(("--tokens-per-month", "--volume"), "sizing", "volume [tokens a month on the capacity's "
+                     "basis, total by default; 730 h]: prices the fleet (its mean load, the peak by the shape)",
+                     metavar="N", read=c.NUMBER.read)),
     _f("api", "api", str | None, None, c.TEXT, ANSWER, "GLM-5.2", "a\tb", check=_api,
        option=Option(("--api",), "volume", "the hosted API model to compare with (default: matched by name)",
                      metavar="MODEL", exclusive="api")),
@@ -398,7 +460,7 @@ FIELDS: tuple[ViewField, ...] = (
                      "(default: reserved, every hour)", kind="flag")),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
-       option=Option(("--min-nodes",), "volume", "on demand: nodes kept up (default 1)", read=c.WHOLE.read)),
+       option=Option(("--min-nodes",), "sizing", "on demand: nodes kept up (default 1)", read=c.WHOLE.read)),
     _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=_one_of("lens", LENSES),
        option=Option(("--lens",), "volume", "full cost (default), or marginal: owned capacity counts power and "
                      "operations only", choices=LENSES)),

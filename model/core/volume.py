@@ -10,11 +10,15 @@ average load of ``V / S`` tok/s; its peak is that × ``peak_to_average``.
   rate is the profile's full-use rate (:meth:`~model.core.cost_profiles.CostProfile.paid_rate`), or
   in the *marginal* lens (capacity already owned) only its power and operations parts.
 - **rented, reserved**: the same nodes at the rented $/GPU-hour.
-- **rented, on demand**: paid per node-hour that carries load: whole nodes for the *average* load
-  (``ceil(V / S × headroom / node tok/s)``), at least ``min_nodes`` kept up, every hour of the month.
+- **rented, on demand** (autoscaled): paid per node-hour of a fleet that follows the demand's curve
+  (:mod:`model.core.shape`, a trace's windows): in each interval ``ceil(V / S × weight × headroom / node tok/s) +
+  spares`` nodes, at least ``min_nodes`` kept up, added ``step`` at a time; the month's cost is the mean over
+  the intervals × 730 node-hours. With a peak-to-average factor and no curve there is nothing to follow: the
+  average load (one weight), a lower bound.
 - **API**: ``V / 1e6 × $/M``, the $/M of the workload's token mix (:func:`api_usd_per_mtok`).
 
-Effective $/M = usd ÷ (V / 1e6). Utilisation = V ÷ (paid node-hours × node tokens per hour).
+Effective $/M = usd ÷ (V / 1e6). Utilisation = V ÷ (paid node-hours × node tokens per hour). Peak nodes,
+mean nodes and node-hours a month are each option's.
 
 Costs are step functions (:class:`StepCost`) or lines (:class:`LineCost`); :func:`cheaper_where`
 solves exactly where one is below another on the union of their steps (no sampling), up to the
@@ -28,6 +32,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+
 from model.core.tco import HOURS_PER_MONTH
 from model.core.view_fields import DEFAULT_STALE_DAYS, LENSES
 
@@ -38,6 +44,8 @@ __all__ = ["SECONDS_PER_MONTH", "LENSES", "DEFAULT_STALE_DAYS", "ApiPrice", "api
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
 #: the most steps :func:`cheaper_where` walks before it reports only within that range
 MAX_STEPS = 200_000
+#: ... for a cost that follows a curve (each step costs an evaluation of every interval)
+MAX_CURVE_STEPS = 4_000
 
 
 # ------------------------------------------------------------------------------------------ API prices
@@ -116,21 +124,40 @@ def _ceil(value: float) -> int:
 
 @dataclass(frozen=True)
 class StepCost:
-    """``usd(V) = per_node × max(min_nodes, ceil(V / width) + extra)`` for V > 0 [$/month].
+    """``usd(V) = per_node × mean over intervals of nodes_i(V)`` for V > 0 [$/month], where
+    ``nodes_i = ⌈V × weight_i / width⌉ + extra`` (at least one node where the interval has load), at least
+    ``min_nodes``, in whole ``step`` s, never more than the largest interval's (or the minimum).
 
-    ``width`` is the volume one more node carries [tokens/month]; ``per_node`` what a node costs a month.
+    ``width`` is the volume one more node carries [tokens/month] at the mean load; ``per_node`` what a node
+    costs a month. One weight (the default) is a fleet that never changes: nodes for ``V / width``.
     """
 
     per_node: float
     width: float
     extra: int = 0
     min_nodes: int = 0
+    weights: tuple[float, ...] = (1.0,)
+    step: int = 1
+
+    def each(self, volume: float) -> list[int]:
+        """Nodes of each interval at ``volume``."""
+        if len(self.weights) == 1 and self.step == 1:
+            return [max(self.min_nodes, (max(1, _ceil(volume / self.width)) if volume > 0 else 0) + self.extra)]
+        load = np.asarray(self.weights) * (volume / self.width)
+        need = np.where(load > 0, np.maximum(1, np.ceil(np.round(np.minimum(load, 1e300), 9))), 0) + self.extra
+        top = max(float(need.max()), self.min_nodes)
+        return np.minimum(np.maximum(np.ceil(need / self.step) * self.step, self.min_nodes), top).tolist()
 
     def nodes(self, volume: float) -> int:
-        return max(self.min_nodes, (max(1, _ceil(volume / self.width)) if volume > 0 else 0) + self.extra)
+        """Nodes at the peak."""
+        return int(max(self.each(volume)))
+
+    def mean_nodes(self, volume: float) -> float:
+        each = self.each(volume)
+        return sum(each) / len(each) if len(each) > 1 else float(each[0])
 
     def usd(self, volume: float) -> float:
-        return self.per_node * self.nodes(volume)
+        return self.per_node * self.mean_nodes(volume)
 
     @property
     def slope(self) -> float:
@@ -139,7 +166,10 @@ class StepCost:
     def bounds(self) -> tuple[float, float, float]:
         """(intercept of an upper line, intercept of a lower line, a floor): usd ≤ max(floor, slope·V + upper),
         usd ≥ slope·V + lower."""
-        return self.per_node * (1 + self.extra), self.per_node * self.extra, self.per_node * self.min_nodes
+        if len(self.weights) == 1 and self.step == 1:
+            return self.per_node * (1 + self.extra), self.per_node * self.extra, self.per_node * self.min_nodes
+        return self.per_node * (self.extra + self.step + self.min_nodes), self.per_node * self.extra, \
+            self.per_node * self.min_nodes
 
 
 @dataclass(frozen=True)
@@ -172,10 +202,19 @@ def _horizon(f, g) -> float:
 
 
 def _breaks(cost, limit: float) -> list[float]:
+    """Volumes up to ``limit`` where an interval of ``cost`` adds a node (at most :data:`MAX_STEPS` of them)."""
     if not isinstance(cost, StepCost):
         return []
-    n = min(int(math.floor(limit / cost.width)), MAX_STEPS)
-    return [j * cost.width for j in range(1, n + 1)]
+    out: set[float] = set()
+    for w in sorted(set(cost.weights), reverse=True):
+        if w <= 0:
+            continue
+        width = cost.width / w
+        n = min(int(math.floor(limit / width)), MAX_STEPS - len(out))
+        out.update(j * width for j in range(1, n + 1))
+        if len(out) >= MAX_STEPS:
+            break
+    return sorted(out)
 
 
 def cheaper_where(f, g) -> tuple[list[tuple[float, float]], bool]:
@@ -190,13 +229,16 @@ def cheaper_where(f, g) -> tuple[list[tuple[float, float]], bool]:
         [c.width * 10 for c in (f, g) if isinstance(c, StepCost)] or [1e9])
     complete = math.isfinite(horizon)
     for c in (f, g):
-        if isinstance(c, StepCost) and limit / c.width > MAX_STEPS:
-            limit, complete = MAX_STEPS * c.width, False
+        if isinstance(c, StepCost):
+            cap = MAX_STEPS if len(c.weights) == 1 else MAX_CURVE_STEPS
+            per_token = sum(set(w for w in c.weights if w > 0)) / c.width      # node steps per token a month
+            if limit * per_token > cap:
+                limit, complete = cap / per_token, False
     points = sorted(set([0.0, *_breaks(f, limit), *_breaks(g, limit), limit]))
     points = [p for p in points if p <= limit]
     out: list[list[float]] = []
     for a, b in zip(points, points[1:]):
-        if b <= a:
+        if b - a <= 1e-12 * b:       # two steps at one volume (up to rounding): nothing between them
             continue
         # on (a, b] step functions are constant (their value at b), lines linear
         d_b = f.usd(b) - g.usd(b)
@@ -258,13 +300,15 @@ def owned_cost(node_tps: float, gpus_per_node: float, usd_per_gpu_hour: float, p
 
 
 def rented_cost(node_tps: float, gpus_per_node: float, usd_per_gpu_hour: float, on_demand: bool,
-                min_nodes: int = 1, peak_to_average: float = 1.0, headroom: float = 1.0, spares: int = 0) -> StepCost:
-    """Rented nodes: reserved = the owned fleet at the rented rate; on demand = whole nodes for the average load,
-    at least ``min_nodes``, each node-hour paid."""
+                min_nodes: int = 1, peak_to_average: float = 1.0, headroom: float = 1.0, spares: int = 0,
+                weights: tuple[float, ...] = (1.0,), step: int = 1) -> StepCost:
+    """Rented nodes: reserved = the owned fleet at the rented rate; on demand = the nodes of each interval of the
+    curve ``weights`` (mean 1; one weight: the average load, a lower bound for a load that varies), at least
+    ``min_nodes``, in whole ``step`` s, each node-hour paid."""
     if not on_demand:
         return owned_cost(node_tps, gpus_per_node, usd_per_gpu_hour, peak_to_average, headroom, spares)
     width = node_tps * SECONDS_PER_MONTH / headroom
-    return StepCost(gpus_per_node * usd_per_gpu_hour * HOURS_PER_MONTH, width, 0, min_nodes)
+    return StepCost(gpus_per_node * usd_per_gpu_hour * HOURS_PER_MONTH, width, spares, min_nodes, tuple(weights), step)
 
 
 def api_cost(usd_per_mtok: float) -> LineCost:
@@ -285,11 +329,11 @@ class Option:
         usd = self.cost.usd(volume)
         row = {"option": self.name, "kind": self.kind, "usd_per_month": usd,
                "effective_usd_per_mtok": usd / (volume / 1e6) if volume > 0 else math.nan,
-               "nodes": None, "utilization": None, "detail": self.detail}
+               "nodes": None, "mean_nodes": None, "node_hours": None, "utilization": None, "detail": self.detail}
         if isinstance(self.cost, StepCost):
-            nodes = self.cost.nodes(volume)
-            row["nodes"] = nodes
-            row["utilization"] = volume / (nodes * self.node_tps * SECONDS_PER_MONTH) if nodes else math.nan
+            mean = self.cost.mean_nodes(volume)
+            row.update(nodes=self.cost.nodes(volume), mean_nodes=mean, node_hours=mean * HOURS_PER_MONTH,
+                       utilization=volume / (mean * self.node_tps * SECONDS_PER_MONTH) if mean else math.nan)
         return row
 
 

@@ -7,6 +7,7 @@ Capacity is what one node of each series carries under the view's SLA at the int
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -14,13 +15,22 @@ import pandas as pd
 
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import CostProfile
-from model.core.fleet import demand, node_capacity, preset_kw_per_gpu, pricing_options, size_fleet
+from model.core.demand import TOKEN_BASES, Demand, load_of, tokens_per_request
+from model.core.fleet import (
+    demand,
+    fleet_over_time,
+    node_capacity,
+    preset_kw_per_gpu,
+    pricing_options,
+    size_fleet,
+)
+from model.core.shape import curve_of
 from model.core.sla import SLA
-from model.core.tco import HOURS_PER_MONTH
+from model.core.trace import Trace
 from model.core.view import View
 from model.present import fmt
 
-__all__ = ["FleetAnswer", "capacity_of", "fleet_of"]
+__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "demand_of", "demand_text", "load_sentence", "workload_notes"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,8 @@ class FleetAnswer:
     sized: pd.DataFrame                        # model.core.fleet.size_fleet
     sentences: tuple[str, ...]                 # one per sized series, with how it is priced
     notes: tuple[str, ...] = ()
+    said: str = ""                             # the demand's peak and volume, one derived from the other
+    over_time: pd.DataFrame | None = None      # model.core.fleet.fleet_over_time (None: no curve to follow)
 
 
 def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None,
@@ -54,7 +66,8 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     answer's rate table (its words say how a series is priced); ``options`` (``kw_per_gpu``, ``pue``,
     ``rack_kw``, ``token_basis``) tune it."""
     s = view
-    wants_demand = s.demand_rps is not None or s.tokens_per_day is not None or s.tokens_per_month is not None
+    wants_demand = s.demand_rps is not None or s.tokens_per_day is not None or s.tokens_per_month is not None \
+        or bool(s.trace)
     wants_budget = s.budget_mw is not None or s.budget_usd_month is not None
     if not (wants_demand or wants_budget):
         return None
@@ -67,11 +80,7 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
                              options.get("kw_per_gpu"), options.get("pue"))
     priced = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
               else {**o, "pricing": _profile_pricing(o, chosen)} for o in priced]
-    per_day = s.tokens_per_day if s.tokens_per_month is None else s.tokens_per_month * 24 / HOURS_PER_MONTH
-    need = demand(requests_per_second=s.demand_rps, tokens_per_day=per_day,
-                  peak_to_average=s.peak_to_average if per_day else None,
-                  token_basis=options.get("token_basis"), headroom=s.headroom, spares=s.spares) \
-        if wants_demand else None
+    need = demand_of(s, options.get("token_basis") or _basis(capacity)) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
                        s.budget_usd_month if not wants_demand else None, options.get("rack_kw"))
     notes = []
@@ -79,16 +88,119 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
         notes.append("no load ramps or sweeps in this view to size a fleet from")
     elif capacity["per_node_rps"].isna().all():
         notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else ""))
-    sentences = []
+    sentences, said, over_time = [], "", None
     if need is not None and not sized.empty:
+        curved = need.shape is not None
         for row in sized[sized["nodes"].notna() & (sized["nodes"] > 0)].to_dict("records"):
-            sentences.append(f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
-                             f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
-                             f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
+            text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
+                    f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
+                    f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
+            if curved and row["mean_nodes"] < row["nodes"]:
+                text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
+                         "on average, "
+                         f"${row['usd_per_month_autoscaled']:,.0f} a month")
+            sentences.append(text)
+        usable = capacity[capacity["per_node_rps"] > 0] if not capacity.empty else capacity
+        first = usable.iloc[0] if not usable.empty else (capacity.iloc[0] if not capacity.empty else None)
+        if first is not None:
+            per_request = tokens_per_request(first.get("isl"), first.get("osl"), need.token_basis)
+            said = load_sentence(need, per_request)
+            notes.extend(workload_notes(need, load_of(need, per_request), first.get("isl"), first.get("osl")))
+        over_time = fleet_over_time(capacity, need) if curved else None
     return FleetAnswer("demand" if need is not None else "budget",
                        need.describe() if need is not None else
                        f"{s.budget_mw or 0:g} MW, ${s.budget_usd_month or 0:,.0f} a month", x,
-                       sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes))
+                       sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
+                       over_time)
+
+
+def _basis(capacity: pd.DataFrame) -> str:
+    """What a volume counts when none is said: the capacity's token basis (as Buy, rent or API reads it)."""
+    usable = capacity[capacity["per_node_rps"] > 0] if not capacity.empty else capacity
+    basis = str(usable.iloc[0].get("basis") or "total") if not usable.empty else "total"
+    return basis if basis in TOKEN_BASES else "total"
+
+
+def demand_of(view: View, token_basis: str | None = None) -> Demand:
+    """The view's demand (:class:`model.core.demand.Demand`): its peak, volume, shape or trace, headroom,
+    spares, minimum kept up and scale-up step."""
+    s = view
+    return demand(requests_per_second=s.demand_rps, tokens_per_day=s.tokens_per_day,
+                  tokens_per_month=s.tokens_per_month, peak_to_average=s.peak_to_average,
+                  curve=curve_of(s.shape), trace=Trace.from_text(s.trace) if s.trace else None,
+                  window_minutes=s.trace_window, token_basis=token_basis, headroom=s.headroom, spares=s.spares,
+                  min_nodes=s.min_nodes, step=s.scale_step)
+
+
+def _number(value: float) -> str:
+    return fmt.compact(value) if value >= 1000 else f"{value:.3g}"
+
+
+def demand_text(view: View, basis: str = "total") -> str | None:
+    """The view's demand as typed: ``"6 req/s at peak and 3 B total tokens a month, business-hours shape"``;
+    None when it has none."""
+    s = view
+    typed = ((s.demand_rps, lambda v: f"{_number(v)} req/s at peak"),
+             (s.tokens_per_month, lambda v: f"{fmt.compact(v)} {basis} tokens a month"),
+             (s.tokens_per_day, lambda v: f"{fmt.compact(v)} {basis} tokens a day"),
+             (s.trace or None, lambda v: f"the {Trace.from_text(v).words()} ({s.trace_window}-minute windows)"))
+    parts = [say(value) for value, say in typed if value is not None]
+    if not parts:
+        return None
+    extra = []
+    if s.shape and not s.trace:
+        extra.append(f"{s.shape} shape" if s.shape in ("flat", "business-hours", "diurnal") else "a typed 24-hour shape")
+    elif not s.trace and s.peak_to_average != 1:
+        extra.append(f"peak {s.peak_to_average:g}× the average")
+    if s.headroom != 1:
+        extra.append(f"headroom {s.headroom:g}×")
+    if s.spares:
+        extra.append(fmt.count(s.spares, "spare node"))
+    return " and ".join(parts) + (f" ({', '.join(extra)})" if extra else "")
+
+
+def load_sentence(need: Demand, per_request: float) -> str:
+    """The peak and the volume of ``need``, the one not typed derived by the shape, in one sentence."""
+    load = load_of(need, per_request)
+    shape = need.shape
+    how = shape.words() if shape is not None else \
+        (f"peak {need.factor:.3g}× the average" if need.factor != 1 else "flat (no shape given)")
+    volume = f"{fmt.compact(load.tokens_per_month)} {need.token_basis} tokens a month"
+    mean = f"{_number(load.mean_rps)} req/s on average"
+    if load.peak_typed and load.volume_typed:
+        text = (f"Peak {_number(load.peak_rps)} req/s (typed) sizes the fleet bought for the peak; {volume} (typed), "
+                f"{mean}, prices it; shape {how}")
+        if shape is not None and abs(load.curve_peak_rps - load.peak_rps) > 0.01 * load.peak_rps:
+            text += (f". The curve at your volume peaks at {_number(load.curve_peak_rps)} req/s, not "
+                     f"{_number(load.peak_rps)}: on demand follows the curve")
+        return text + "."
+    if load.peak_typed:
+        return f"Peak {_number(load.peak_rps)} req/s (typed), shape {how}: {mean}, {volume} (derived)."
+    if load.volume_typed:
+        return f"{volume[:1].upper() + volume[1:]} (typed), shape {how}: {mean}, peak {_number(load.peak_rps)} req/s (derived)."
+    return f"The {how}: {mean}, peak {_number(load.peak_rps)} req/s, {volume}."
+
+
+def workload_notes(need: Demand, load, isl, osl) -> list[str]:
+    """Where the demand does not fit the view's workload: a trace whose mean ISL/OSL differ by more than 10 %
+    (it is sized at the view's workload, and says so), a typed peak below the volume's mean."""
+    notes = []
+    trace = need.trace
+    if trace is not None and need.curve is not None:
+        notes.append(f"the trace gives the shape over time: the {need.curve.name} shape is not used")
+    if trace is not None:
+        view_isl, view_osl = float(isl) if isl == isl and isl is not None else math.nan, \
+            float(osl) if osl == osl and osl is not None else math.nan
+        off = [f"{name} {mine:,.0f} (the view's {theirs:,.0f})" for name, mine, theirs in
+               (("ISL", trace.mean_isl, view_isl), ("OSL", trace.mean_osl, view_osl))
+               if math.isfinite(theirs) and theirs > 0 and abs(mine - theirs) > 0.1 * theirs]
+        if off:
+            notes.append(f"the trace's requests average {' and '.join(off)}: its requests are sized at the view's "
+                         "workload's throughput, not their own; choose a workload near the trace's for a true answer")
+    if load.peak_typed and load.volume_typed and load.peak_rps < load.mean_rps:
+        notes.append(f"the peak you gave ({_number(load.peak_rps)} req/s) is below the volume's average "
+                     f"({_number(load.mean_rps)} req/s): the fleet bought for the peak cannot carry the volume")
+    return notes
 
 
 def _profile_pricing(option: dict, chosen: list[CostProfile]) -> str:

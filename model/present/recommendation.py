@@ -140,28 +140,17 @@ def filled_errors(frame: pd.DataFrame, errors) -> pd.DataFrame:
 
 def demand_words(view, basis: str = "total") -> str | None:
     """The view's demand, volume or budget as typed: ``"16 B total tokens a month (peak 2× the average)"``,
-    ``"12 req/s at peak"``; None when it holds none."""
+    ``"6 req/s at peak and 3 B total tokens a month (business-hours shape)"``; None when it holds none
+    (:func:`model.present.fleet_answer.demand_text`)."""
+    from model.present.fleet_answer import demand_text
+
     s = view
-    extra = []
-    if s.tokens_per_month is not None:
-        text = f"{fmt.compact(s.tokens_per_month)} {basis} tokens a month"
-    elif s.tokens_per_day is not None:
-        text = f"{fmt.compact(s.tokens_per_day)} {basis} tokens a day"
-    elif s.demand_rps is not None:
-        text = f"{fmt.compact(s.demand_rps) if s.demand_rps >= 1000 else f'{s.demand_rps:g}'} req/s at peak"
-    elif s.budget_mw is not None or s.budget_usd_month is not None:
+    text = demand_text(s, basis)
+    if text is None and (s.budget_mw is not None or s.budget_usd_month is not None):
         parts = ([f"{s.budget_mw:g} MW"] if s.budget_mw is not None else []) + \
             ([f"${s.budget_usd_month:,.0f} a month"] if s.budget_usd_month is not None else [])
         return "a budget of " + " and ".join(parts)
-    else:
-        return None
-    if s.demand_rps is None and s.peak_to_average != 1:
-        extra.append(f"peak {s.peak_to_average:g}× the average")
-    if s.headroom != 1:
-        extra.append(f"headroom {s.headroom:g}×")
-    if s.spares:
-        extra.append(fmt.count(s.spares, "spare node"))
-    return text + (f" ({', '.join(extra)})" if extra else "")
+    return text
 
 
 def _series(answer) -> list[Choice]:

@@ -131,6 +131,7 @@ def _fleet_section(answer) -> ReportSection | None:
     text = [f"Fleet for {need}; SLA: {fleet.sla}; interactivity you need: "
             + (fmt.interactivity(fleet.x) if fleet.x else "not set") + ". Capacity per node comes from the measured "
             "point named for each series below; every hour of every GPU is paid for (730 hours a month)."]
+    text.extend([fleet.said] if fleet.said else [])
     text.extend(fleet.sentences)
     text.extend(fleet.notes)
     sized = fleet.sized
@@ -138,7 +139,11 @@ def _fleet_section(answer) -> ReportSection | None:
         text.extend(f"{series} ({method}): {where}" for series, method, where in
                     sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]]
                     .itertuples(index=False))
-    return ReportSection("Fleet", tuple(text), {"Fleet": table_of(answer, "Fleet")} if not sized.empty else {})
+    from model.present.volume_figures import day_figure
+
+    over = fleet.over_time
+    return ReportSection("Fleet", tuple(text), {"Fleet": table_of(answer, "Fleet")} if not sized.empty else {},
+                         (day_figure(over),) if over is not None and not over.empty else ())
 
 
 def _volume_section(answer) -> ReportSection | None:
@@ -146,7 +151,8 @@ def _volume_section(answer) -> ReportSection | None:
     volume = answer.volume
     if volume is None:
         return None
-    text = [volume.verdict, *(b["text"] + "." for b in volume.break_evens), *volume.notes]
+    text = [*([volume.said] if volume.said else []), volume.verdict, *(b["text"] + "." for b in volume.break_evens),
+            *volume.notes]
     if volume.api:
         a = volume.api
         whence = "; ".join(dict.fromkeys(w for w in (a["matched"], a["source"]) if w))

@@ -139,7 +139,8 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
 _FLEET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Capacity from", "method", "text"),
                ("Per node [req/s]", "per_node_rps", "x"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
                ("IT power [kW]", "kw", "tps"), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"),
-               ("$ per month", "usd_per_month", "dollars"), ("Note", "note", "text")]
+               ("$ per month", "usd_per_month", "dollars"), ("Nodes following the load, mean", "mean_nodes", "x"),
+               ("$ per month following the load", "usd_per_month_autoscaled", "dollars"), ("Note", "note", "text")]
 _BUDGET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Budget that binds", "limit", "text"),
                 ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"),
                 ("$ per month", "usd_per_month", "dollars"), ("Serves [req/s]", "requests_per_second", "x"),
@@ -155,6 +156,7 @@ _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
 
 _VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
                 ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
+                ("Nodes, mean", "mean_nodes", "x"), ("Node-hours a month", "node_hours", "int"),
                 ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
 _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
                     ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]

@@ -227,8 +227,9 @@ class Answer:
     @cached_property
     def volume(self):
         """Buy, rent or call an API at the view's monthly volume (:class:`model.present.volume_answer.VolumeAnswer`);
-        None when the view has no ``tokens_per_month``."""
-        if self.state.tokens_per_month is None:
+        None when the view has no demand (a volume, a peak or a trace)."""
+        s = self.state
+        if s.tokens_per_month is None and s.tokens_per_day is None and s.demand_rps is None and not s.trace:
             return None
         from model.present.volume_answer import volume_of
 

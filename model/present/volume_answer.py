@@ -14,6 +14,7 @@ from datetime import date
 
 import pandas as pd
 
+from model.core.demand import TOKEN_BASES, load_of, tokens_per_request
 from model.core.fleet import finite_number
 from model.core.volume import (
     ApiPrice,
@@ -32,10 +33,12 @@ from model.core.volume import (
     rented_cost,
 )
 from model.present import fmt
+from model.present.fleet_answer import demand_of, load_sentence, workload_notes
 
 __all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS"]
 
-ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "utilization", "detail"]
+ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
+               "utilization", "detail"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class VolumeAnswer:
     break_evens: tuple[dict, ...]            # cheaper, than, above_tokens_per_month, intervals, text
     verdict: str
     notes: tuple[str, ...] = ()
+    said: str = ""                           # the demand's peak and volume, one derived from the other
 
     @property
     def cheapest(self) -> str | None:
@@ -61,7 +65,7 @@ class VolumeAnswer:
     def payload(self) -> dict:
         """What ``costfrontier volume --json`` prints (numbers unrounded)."""
         return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity": self.x,
-                "api": self.api, "cheapest": self.cheapest, "verdict": self.verdict,
+                "demand": self.said, "api": self.api, "cheapest": self.cheapest, "verdict": self.verdict,
                 "options": [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
                             for r in self.rows.to_dict("records")],
                 "break_evens": [{**b, "intervals": [[lo, None if math.isinf(hi) else hi] for lo, hi in b["intervals"]]}
@@ -120,20 +124,43 @@ def _rate_of(answer, hardware: str) -> tuple[float, str]:
     return finite_number(row["usd_per_gpu_hour_full_use"]), str(row["detail"])
 
 
+def _demand(s, usable: pd.DataFrame, notes: list[str]) -> tuple[float | None, object, str]:
+    """The volume [tokens/month], the view's demand (:class:`model.core.demand.Demand`) and the sentence saying
+    its peak and volume; the volume derived from a peak or a trace by the shape at the first series' workload."""
+    basis = str(usable.iloc[0].get("basis") or "total") if not usable.empty else "total"
+    need = demand_of(s, basis if basis in TOKEN_BASES else "total")
+    if usable.empty:
+        return s.tokens_per_month, need, ""
+    first = usable.iloc[0]
+    per_request = tokens_per_request(first.get("isl"), first.get("osl"), need.token_basis)
+    load = load_of(need, per_request)
+    notes.extend(workload_notes(need, load, first.get("isl"), first.get("osl")))
+    if need.shape is None and need.factor > 1 and s.rent and s.on_demand:
+        notes.append("a peak-to-average factor has no curve to follow: on demand is priced at the average load, a "
+                     "lower bound; choose a 24-hour shape or a trace to price it at its own billing")
+    volume = load.tokens_per_month
+    return (volume if math.isfinite(volume) and volume > 0 else s.tokens_per_month), need, \
+        load_sentence(need, per_request)
+
+
 def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
-    """The volume answer of ``answer``'s view (None when the view has no ``tokens_per_month``).
+    """The volume answer of ``answer``'s view: at its monthly volume, typed or derived from its peak or trace by
+    the shape (None when the view has no demand).
 
     ``prices`` are the stored API prices (:func:`model.data.api_prices.load_api_prices`).
     """
     s = answer.state
-    volume = s.tokens_per_month
-    if volume is None:
+    if s.tokens_per_month is None and s.tokens_per_day is None and s.demand_rps is None and not s.trace:
         return None
     today = today or date.today()
     notes: list[str] = answer.old_notes(today)      # owned capacity priced at a preset read long ago
     capacity = answer.capacity
     usable = capacity[(capacity["tokens_per_second_per_node"] > 0)] if not capacity.empty else capacity
     usable = usable.drop_duplicates("series") if not usable.empty else usable
+    volume, need, said = _demand(s, usable, notes)
+    if volume is None:
+        return None
+    weights = need.shape.weights if need.shape is not None else (1.0,)
     chosen = [p for p in s.cost_profiles() if p.name in s.priced_by]
     options: list[Option] = []
     basis, isl, osl = "total", math.nan, math.nan
@@ -144,6 +171,9 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
         if not math.isfinite(isl):
             isl, osl = finite_number(c.get("isl")), finite_number(c.get("osl"))
         where = f"{fmt.count(int(gpn), 'GPU')}/node, {node_tps:,.0f} tok/s/node: {c['capacity_from']}"
+        load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
+        factor = load.peak_rps / load.mean_rps if load.peak_typed and load.mean_rps > 0 else need.factor
+        factor = factor if math.isfinite(factor) and factor > 0 else need.factor
         mine = [p for p in chosen if p.hardware.lower() == str(hw).lower()]
         for p in mine or [None]:
             base_rate, source = (None, f"cost profile '{p.name}'") if p is not None else _rate_of(answer, hw)
@@ -152,7 +182,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                 notes.append(f"owned {series}: no $/GPU-hour ({source}), so it is left out")
                 continue
             name = f"owned {series}" + (f" ({p.name})" if p is not None else "")
-            options.append(Option(name, "owned", owned_cost(node_tps, gpn, rate, s.peak_to_average, s.headroom,
+            options.append(Option(name, "owned", owned_cost(node_tps, gpn, rate, factor, s.headroom,
                                                             s.spares), node_tps,
                                   f"{fmt.usd(rate, '/GPU-hour')}, {lens_words}; {source}; {where}"))
         for rent_hw, usd in s.rent:
@@ -160,8 +190,8 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                 continue
             how = f"on demand (at least {fmt.count(s.min_nodes, 'node')} kept up)" if s.on_demand else "reserved"
             options.append(Option(f"rented {series}, {how}", "rented",
-                                  rented_cost(node_tps, gpn, usd, s.on_demand, s.min_nodes, s.peak_to_average,
-                                              s.headroom, s.spares), node_tps,
+                                  rented_cost(node_tps, gpn, usd, s.on_demand, s.min_nodes, factor,
+                                              s.headroom, s.spares, weights, s.scale_step), node_tps,
                                   f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}"))
     if usable.empty:
         x = answer.interactivity_needed
@@ -193,7 +223,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
     rows = pd.DataFrame(evaluate(options, volume), columns=ROW_COLUMNS)
     break_evens = tuple(_break_evens(options))
     return VolumeAnswer(volume, basis, s.lens, answer.interactivity_needed, api, tuple(p.model for p in prices), tuple(options),
-                        rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)))
+                        rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)), said)
 
 
 def _pairs(options: list[Option]):
@@ -226,7 +256,7 @@ def _break_evens(options: list[Option]) -> list[dict]:
             text = f"{a.name} costs less than {b.name} " + ", ".join(parts) + " tokens a month" + \
                 (" (and more intervals)" if len(intervals) > 6 else "")
         if not complete:
-            text += " (solved up to the 200,000th node step)"
+            text += " (solved up to a bounded number of node steps)"
         out.append({"cheaper": a.name, "than": b.name, "above_tokens_per_month": start, "intervals": intervals,
                     "text": text})
     return out
@@ -256,6 +286,9 @@ def curve(option: Option, lo: float, hi: float, max_steps: int = 400) -> tuple[l
     if isinstance(cost, LineCost):
         return [lo, hi], [cost.usd(lo), cost.usd(hi)]
     assert isinstance(cost, StepCost)
+    if len(cost.weights) > 1:     # a fleet following a curve steps in every interval: sampled on the log axis
+        xs = [lo * (hi / lo) ** (i / (max_steps - 1)) for i in range(max_steps)] if lo > 0 else [lo, hi]
+        return xs, [cost.usd(v) for v in xs]
     first, last = math.floor(lo / cost.width) + 1, math.floor(hi / cost.width)
     stride = max(1, (last - first + 1) // max_steps) if last >= first else 1
     xs, ys = [lo], [cost.usd(lo)]

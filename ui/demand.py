@@ -1,0 +1,86 @@
+"""The demand's shape, drawn alike on the Fleet and the Buy, rent or API pages: a 24-hour curve (a preset or
+typed hourly weights) or an uploaded request trace (kept in the view, in this session: not in the store), and
+the on-demand fleet's minimum and scale-up step."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model.core.shape import PRESETS
+from model.core.trace import Trace, TraceError, read_trace
+from model.present.volume_figures import day_figure
+from ui import numbers
+from ui.state import bind, commit, plain, view
+
+__all__ = ["shape_boxes", "fleet_boxes", "day_chart"]
+
+_NONE, _TYPED = "", "typed"
+_WORDS = {_NONE: "none (a peak-to-average factor)", "flat": "flat", "business-hours": "business hours (09–18 h)",
+          "diurnal": "diurnal (a smooth day)", _TYPED: "typed: 24 hourly weights"}
+_DONE = "_trace_read"      # the uploaded file last read, so a rerun does not read it again
+
+
+def _shape_choice(value: str) -> str:
+    return value if value in PRESETS or value == _NONE else _TYPED
+
+
+def _typed_shape() -> None:
+    commit(shape=st.session_state["shape_typed"])
+
+
+def _upload() -> None:
+    upload = st.session_state.get("trace_file")
+    if upload is None:
+        return
+    try:
+        trace = read_trace(upload.getvalue(), upload.name)
+    except TraceError as exc:
+        st.session_state["_trace_error"] = str(exc)
+        return
+    st.session_state.pop("_trace_error", None)
+    st.session_state[_DONE] = upload.file_id
+    commit(trace=trace.to_text())
+
+
+def shape_boxes(where, with_factor: bool = True) -> None:
+    """The shape's boxes in ``where`` (a column): the curve, typed weights, the trace and its window; the
+    peak-to-average factor when ``with_factor`` and no curve is chosen."""
+    state = view()
+    if state.trace:
+        trace = Trace.from_text(state.trace)
+        where.caption(plain(f"Shape: the {trace.words()}. Kept in this session only: a link does not carry it "
+                            "unless it is short."))
+        numbers.field_box(where, "trace_window", "Trace window [minutes]")
+        if where.button("Remove the trace", key="trace_remove"):
+            commit(trace="")
+            st.rerun()
+    else:
+        choice = _shape_choice(state.shape)
+        bind(where.selectbox, "shape", "Shape over the day", [_NONE, *PRESETS, _TYPED],
+             to_widget=_shape_choice, from_widget=lambda v: state.shape if v == _TYPED and choice == _TYPED else
+             ("1," * 23 + "1" if v == _TYPED else v), format_func=_WORDS.get)
+        if choice == _TYPED:
+            st.session_state["shape_typed"] = state.shape
+            where.text_input("Hourly weights (24, from midnight)", key="shape_typed", on_change=_typed_shape)
+        elif choice == _NONE and with_factor:
+            numbers.field_box(where, "peak_to_average", "Peak ÷ average load", help="From 1 to 1000.")
+    where.file_uploader("Or a request trace (CSV: timestamp,input_tokens,output_tokens, or the Azure trace's "
+                        "TIMESTAMP,ContextTokens,GeneratedTokens)", type=["csv"], key="trace_file",
+                        on_change=_upload)
+    if st.session_state.get("_trace_error"):
+        where.error(plain("Not read: " + st.session_state["_trace_error"]))
+
+
+def fleet_boxes(where) -> None:
+    """On demand: the nodes kept up and the nodes added at a time."""
+    numbers.field_box(where, "min_nodes", "Nodes kept up on demand")
+    numbers.field_box(where, "scale_step", "Scale-up step [nodes]")
+
+
+def day_chart(fleet, key: str) -> None:
+    """Demand against capacity over the day, for the series chosen (none with no curve)."""
+    if fleet is None or fleet.over_time is None or fleet.over_time.empty:
+        return
+    names = list(dict.fromkeys(fleet.over_time["series"]))
+    series = st.selectbox("Series over the day", names, key=f"{key}_series") if len(names) > 1 else names[0]
+    st.plotly_chart(day_figure(fleet.over_time, series), width="stretch", key=key)
