@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
 
 from model.cli import main
 from model.present.figures import usd
@@ -148,7 +149,10 @@ def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made
     assert {r["Knot a: $/GPU-hour"] for r in priced if r["Series"] == "B200"} == {"=rate_B200"}
     assert {r["$/GPU-hour"] for r in formulas["Frontier points"] if r["Series"] == "MI355X"} == {"=rate_MI355X"}
     fleet = {r["Series"]: r for r in formulas["Fleet"]}
-    assert fleet["B200"]["$ per month"] == "=E5*K5*H5*hours_per_month"
+    letter = {h: get_column_letter(i + 1) for i, h in enumerate(fleet["B200"])}   # the sheet's columns, in order
+    row = 5 + list(fleet).index("B200")
+    assert fleet["B200"]["$ per month"] == (f"={letter['Nodes']}{row}*{letter['GPUs per node']}{row}*"
+                                            f"{letter['$/GPU-hour paid']}{row}*hours_per_month")
     assert fleet["MI355X"]["$/GPU-hour paid"] == "=onprem_MI355X_on_prem_full_use"   # every hour is paid for
     rates = {r["Item"]: r["Value"] for r in formulas["Assumptions"]}
     assert rates["$/GPU-hour, MI355X"] == "=onprem_MI355X_on_prem_effective" and rates["$/GPU-hour, B200"] == 1.95
