@@ -41,13 +41,28 @@ def _open(browser, url: str):
     return page
 
 
+#: how long the page must stay unchanged, with no script running and nothing stale, to count as drawn: a click's
+#: rerun starts within a few milliseconds and changes the page as it goes, so a quiet spell this long means it ended
+QUIET_MS = 300
+_QUIET = """quiet => {
+  if (!window.__cfQuiet) {          // one observer per document: the time of the page's last change
+    window.__cfQuiet = {last: performance.now()};
+    new MutationObserver(() => { window.__cfQuiet.last = performance.now(); })
+      .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  if (document.querySelector('[data-testid=stStatusWidget]') || document.querySelector('[data-stale=true]')) {
+    window.__cfQuiet.last = performance.now();
+    return false;
+  }
+  return performance.now() - window.__cfQuiet.last >= quiet;
+}"""
+
+
 def _settle(page) -> None:
+    """Wait until the page is drawn: the sidebar is there, no script run is in progress, nothing is stale, and the
+    page has not changed for :data:`QUIET_MS` (the time since its last change, not a fixed sleep)."""
     page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=30_000)
-    # running indicator gone, no stale elements left
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
-        "!document.querySelector('[data-stale=true]')", timeout=30_000)
-    page.wait_for_timeout(500)
+    page.wait_for_function(_QUIET, arg=QUIET_MS, timeout=30_000, polling=50)
 
 
 def _cli(db: Path, *argv) -> dict:
@@ -142,8 +157,14 @@ HEADINGS = {"": "Cost Frontier", "Frontier": "Frontier", "Matched_interactivity"
 def test_every_address_opens_its_page_inside_the_frame(server, browser):
     """Old links open their page, each in a new session, with the shared sidebar and one page list. (The pages
     sat in ``pages/``, where Streamlit's legacy mode ran a page file without the frame on a server's first
-    request; ``views/`` is served by ``st.navigation`` alone.)"""
+    request; ``views/`` is served by ``st.navigation`` alone.) A full-page screenshot of each at 1280 goes to
+    test-output/screenshots/<page>_1280.png; Frontier, Crossovers and Ramps draw their decision columns."""
+    from tests.test_e2e_layout import DECISIONS, check_decision_columns
     from ui.frame import PAGES as FRAME_PAGES
+
+    DECISION_PAGES = {path.split("?")[0]: (name, columns) for name, path, columns in DECISIONS
+                      if path.split("?")[0] in ("Frontier", "Crossovers", "Ramps")}
+    SHOTS.mkdir(parents=True, exist_ok=True)
 
     assert not (ROOT / "pages").exists()      # Streamlit turns its legacy multipage mode on for a pages/ folder
     assert {path for _, _, path, _ in FRAME_PAGES} - {"overview"} == set(HEADINGS) - {""}
@@ -160,6 +181,9 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
         assert page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a").count() == len(FRAME_PAGES), path
         assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
         assert not page.locator("[data-testid=stException]").count(), path
+        if path in DECISION_PAGES:      # at this width each table draws the columns a decision needs
+            check_decision_columns(page, *DECISION_PAGES[path])
+        page.screenshot(path=str(SHOTS / f"{(path or 'overview').lower()}_1280.png"), full_page=True)
     page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Fleet sizing").first.click()   # and a link in it works
     page.wait_for_function("() => location.pathname === '/Fleet'", timeout=15_000)
     _settle(page)
@@ -248,21 +272,21 @@ def test_bad_link_values_in_the_browser(server, browser, link, words):
     page.close()
 
 
-@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
-def test_screenshots_of_every_page(server, browser, width, height):
+def test_screenshots_of_every_page_on_a_phone(server, browser):
+    """Every page at 390x844, full page, to test-output/screenshots/<page>_390.png (the 1280 ones are taken by
+    test_every_address_opens_its_page_inside_the_frame)."""
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     for name, path in PAGES.items():
-        shot = SHOTS / f"{name}_{width}.png"
+        shot = SHOTS / f"{name}_390.png"
         shot.unlink(missing_ok=True)
         page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
         _settle(page)
-        page.wait_for_timeout(300)            # charts finish drawing after the script run
         assert not page.locator("[data-testid=stException]").count(), name
         page.screenshot(path=str(shot), full_page=True)
     page.close()
-    assert all((SHOTS / f"{name}_{width}.png").stat().st_size > 0 for name in PAGES)
+    assert all((SHOTS / f"{name}_390.png").stat().st_size > 0 for name in PAGES)
 
 
 def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
