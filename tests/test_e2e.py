@@ -6,10 +6,10 @@ Screenshots of every page go to test-output/screenshots/ (CI keeps the directory
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -66,16 +66,23 @@ def _settle(page) -> None:
 
 
 def _cli(db: Path, *argv) -> dict:
-    """``costfrontier --db DB ... --json`` in its own process. A question asked again of an unchanged file (a page
-    visited again) takes the first answer: each is asked once per test process."""
+    """``costfrontier --db DB ... --json``: the CLI's own entry point (``model.cli.main``, what the console script
+    runs), called in this process to save a Python start-up per question; tests/test_cli.py runs the installed
+    script in its own process. A question asked again of an unchanged file (a page visited again) takes the first
+    answer: each is asked once per test process."""
     stat = Path(db).stat()
     return json.loads(_cli_stdout(str(db), stat.st_mtime_ns, stat.st_size, tuple(argv)))
 
 
 @functools.cache
 def _cli_stdout(db: str, mtime_ns: int, size: int, argv: tuple[str, ...]) -> str:
-    exe = Path(sys.executable).parent / "costfrontier"
-    return subprocess.run([str(exe), "--db", db, *argv, "--json"], capture_output=True, text=True, check=True).stdout
+    from model.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--db", db, *argv, "--json"])
+    assert code == 0, (argv, err.getvalue())
+    return out.getvalue()
 
 
 def _main(page) -> str:
