@@ -266,7 +266,7 @@ def test_any_typed_rate_is_taken_held_or_refused_with_a_notice(app, typed, fate)
     assert at.slider(key="rate::B200").value == value and at.query_params["r"] == f"B200:{value:g}"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(typed=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**12, 10**12).map(float),
                        st.text(max_size=12)))
 def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):

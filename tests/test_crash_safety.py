@@ -2,7 +2,7 @@
 
 The process killed runs exactly what ``costfrontier --db DB ingest BIG.csv`` runs (``model.cli.main``):
 the write path of model.data.snapshot, which ingests into a private copy and renames it over the database.
-To keep 20 kills inside ~30 s, a driver imports the package once and forks one child per run (the
+To keep 20 kills inside ~10 s, a driver imports the package once and forks one child per run (the
 import alone takes longer than the ingest); two further kills hit a freshly started
 ``python -m model.cli`` process. Each run starts from a copy of a database holding the samples.
 """
@@ -24,7 +24,7 @@ from model.data.store import OUR_TABLES, connect
 from tests.conftest import samples_copy
 
 ROOT = Path(__file__).resolve().parent.parent
-ROWS = 200_000
+ROWS = 60_000
 KILLS = 20
 SEED = 20260520
 

@@ -6,10 +6,10 @@ Screenshots of every page go to test-output/screenshots/ (CI keeps the directory
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -41,26 +41,48 @@ def _open(browser, url: str):
     return page
 
 
+#: how long the page must stay unchanged, with no script running and nothing stale, to count as drawn: a click's
+#: rerun starts within a few milliseconds and changes the page as it goes, so a quiet spell this long means it ended
+QUIET_MS = 300
+_QUIET = """quiet => {
+  if (!window.__cfQuiet) {          // one observer per document: the time of the page's last change
+    window.__cfQuiet = {last: performance.now()};
+    new MutationObserver(() => { window.__cfQuiet.last = performance.now(); })
+      .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  if (document.querySelector('[data-testid=stStatusWidget]') || document.querySelector('[data-stale=true]')) {
+    window.__cfQuiet.last = performance.now();
+    return false;
+  }
+  return performance.now() - window.__cfQuiet.last >= quiet;
+}"""
+
+
 def _settle(page) -> None:
+    """Wait until the page is drawn: the sidebar is there, no script run is in progress, nothing is stale, and the
+    page has not changed for :data:`QUIET_MS` (the time since its last change, not a fixed sleep)."""
     page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=30_000)
-    # running indicator gone, no stale elements left
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
-        "!document.querySelector('[data-stale=true]')", timeout=30_000)
-    page.wait_for_timeout(500)
+    page.wait_for_function(_QUIET, arg=QUIET_MS, timeout=30_000, polling=50)
 
 
 def _cli(db: Path, *argv) -> dict:
-    """``costfrontier --db DB ... --json`` in its own process. A question asked again of an unchanged file (a page
-    visited again) takes the first answer: each is asked once per test process."""
+    """``costfrontier --db DB ... --json``: the CLI's own entry point (``model.cli.main``, what the console script
+    runs), called in this process to save a Python start-up per question; tests/test_cli.py runs the installed
+    script in its own process. A question asked again of an unchanged file (a page visited again) takes the first
+    answer: each is asked once per test process."""
     stat = Path(db).stat()
     return json.loads(_cli_stdout(str(db), stat.st_mtime_ns, stat.st_size, tuple(argv)))
 
 
 @functools.cache
 def _cli_stdout(db: str, mtime_ns: int, size: int, argv: tuple[str, ...]) -> str:
-    exe = Path(sys.executable).parent / "costfrontier"
-    return subprocess.run([str(exe), "--db", db, *argv, "--json"], capture_output=True, text=True, check=True).stdout
+    from model.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--db", db, *argv, "--json"])
+    assert code == 0, (argv, err.getvalue())
+    return out.getvalue()
 
 
 def _main(page) -> str:
@@ -142,8 +164,14 @@ HEADINGS = {"": "Cost Frontier", "Frontier": "Frontier", "Matched_interactivity"
 def test_every_address_opens_its_page_inside_the_frame(server, browser):
     """Old links open their page, each in a new session, with the shared sidebar and one page list. (The pages
     sat in ``pages/``, where Streamlit's legacy mode ran a page file without the frame on a server's first
-    request; ``views/`` is served by ``st.navigation`` alone.)"""
+    request; ``views/`` is served by ``st.navigation`` alone.) A full-page screenshot of each at 1280 goes to
+    test-output/screenshots/<page>_1280.png; Frontier, Crossovers and Ramps draw their decision columns."""
+    from tests.test_e2e_layout import DECISIONS, check_decision_columns
     from ui.frame import PAGES as FRAME_PAGES
+
+    DECISION_PAGES = {path.split("?")[0]: (name, columns) for name, path, columns in DECISIONS
+                      if path.split("?")[0] in ("Frontier", "Crossovers", "Ramps")}
+    SHOTS.mkdir(parents=True, exist_ok=True)
 
     assert not (ROOT / "pages").exists()      # Streamlit turns its legacy multipage mode on for a pages/ folder
     assert {path for _, _, path, _ in FRAME_PAGES} - {"overview"} == set(HEADINGS) - {""}
@@ -160,6 +188,9 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
         assert page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a").count() == len(FRAME_PAGES), path
         assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
         assert not page.locator("[data-testid=stException]").count(), path
+        if path in DECISION_PAGES:      # at this width each table draws the columns a decision needs
+            check_decision_columns(page, *DECISION_PAGES[path])
+        page.screenshot(path=str(SHOTS / f"{(path or 'overview').lower()}_1280.png"), full_page=True)
     page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Fleet sizing").first.click()   # and a link in it works
     page.wait_for_function("() => location.pathname === '/Fleet'", timeout=15_000)
     _settle(page)
@@ -248,21 +279,21 @@ def test_bad_link_values_in_the_browser(server, browser, link, words):
     page.close()
 
 
-@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
-def test_screenshots_of_every_page(server, browser, width, height):
+def test_screenshots_of_every_page_on_a_phone(server, browser):
+    """Every page at 390x844, full page, to test-output/screenshots/<page>_390.png (the 1280 ones are taken by
+    test_every_address_opens_its_page_inside_the_frame)."""
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     for name, path in PAGES.items():
-        shot = SHOTS / f"{name}_{width}.png"
+        shot = SHOTS / f"{name}_390.png"
         shot.unlink(missing_ok=True)
         page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
         _settle(page)
-        page.wait_for_timeout(300)            # charts finish drawing after the script run
         assert not page.locator("[data-testid=stException]").count(), name
         page.screenshot(path=str(shot), full_page=True)
     page.close()
-    assert all((SHOTS / f"{name}_{width}.png").stat().st_size > 0 for name in PAGES)
+    assert all((SHOTS / f"{name}_390.png").stat().st_size > 0 for name in PAGES)
 
 
 def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):

@@ -154,7 +154,7 @@ def _groups(curves, data) -> dict[str, int] | None:
 
 
 @pytest.mark.parametrize("method", ["linear", "monotone"])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(sets=S.curve_sets, data=st.data())
 def test_envelope_is_the_minimum_of_every_curve(method, sets, data):
     curves = _curves(sets)
@@ -177,7 +177,7 @@ def test_envelope_is_the_minimum_of_every_curve(method, sets, data):
         assert a == pytest.approx(b, rel=1e-7) and b == pytest.approx(row.usd_per_mtok, rel=1e-7)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(sets=S.curve_sets, data=st.data())
 def test_linear_crossovers_equal_the_per_pair_loop(sets, data):
     curves = _curves(sets)
@@ -192,7 +192,7 @@ def test_linear_crossovers_equal_the_per_pair_loop(sets, data):
             np.testing.assert_allclose(new[column].astype(float), old[column].astype(float), rtol=1e-9)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(a=S.fine_curve, b=S.fine_curve)
 def test_monotone_crossovers_are_roots_and_include_the_per_pair_loops(a, b):
     # The loop looked for a sign change between neighbouring breakpoints only, so it missed two

@@ -176,7 +176,7 @@ def runs(draw):
     return pd.DataFrame(records)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(frame=runs(), x=st.floats(15, 60), repeats=st.sampled_from(["pooled", "latest", "median"]))
 def test_best_so_far_never_rises(frame, x, repeats):
     scenario = View(by=("hardware",))
