@@ -1,13 +1,8 @@
-"""Fleet sizing both ways, energy per token, and the sensitivity of an on-prem rate.
+"""Fleet sizing both ways: a demand to a fleet (owned for the peak, or following the load) and a budget to capacity.
 
-Pure functions over pandas frames (numpy, pandas, pydantic; no I/O, no Streamlit).
+Pure functions over pandas frames (numpy, pandas, pydantic; no I/O, no Streamlit). The capacity of one node they
+start from is :func:`model.core.node_capacity.node_capacity` (re-exported here).
 
-*Capacity of one node* (:func:`node_capacity`): for a load ramp, the knee under the SLA
-(:func:`model.core.capacity.knee`), scaled from the GPUs it ran on to a node:
-``per_node_rps = knee req/s × gpus_per_node / gpus``. For a concurrency sweep, the point with the
-highest throughput per GPU among those meeting the SLA and the interactivity target:
-``per_node_rps = tok/s/GPU × gpus_per_node / tokens per request`` (ISL+OSL for total tokens, OSL
-for output, ISL for input). Each row says which measured point it came from.
 
 *Demand to fleet* (:func:`size_for_demand`): the peak and mean load of the demand (:func:`model.core.demand.load_of`),
 ``nodes = ceil(peak req/s × headroom / per_node_rps) + spares``; ``gpus = nodes × gpus_per_node``; ``kw = gpus ×
@@ -21,13 +16,7 @@ nodes following the load (:func:`model.core.demand.follow`, :func:`fleet_over_ti
 both rounded down to whole nodes; then req/s, tokens/s and tokens per month (× 730 × 3600) at the
 measured capacity, and concurrent users (``concurrency × gpus_per_node / gpus`` of the point, per node).
 
-*Energy* (:func:`energy_per_token`): ``tokens_per_second_per_mw = tok/s/GPU / (kW/GPU × PUE / 1000)``
-and ``joules_per_token = kW/GPU × PUE × 1000 / tok/s/GPU``, with measured ``power_per_gpu_w`` where
-the row has it, else the all-in kW preset (column ``power_from`` says which).
-
-*Sensitivity* (:func:`tornado`, :func:`break_even`): each input moved ±20 % (clipped to its valid
-range, and said so), and the server price or electricity price at which an on-prem profile costs
-what a cloud profile does (the effective rate is linear in both, so it is solved exactly).
+Energy per token and the sensitivity of an on-prem rate are in :mod:`model.core.sensitivity`.
 """
 
 from __future__ import annotations
@@ -37,11 +26,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
+from model.core.capacity import DEFAULT_GPUS_PER_NODE
 from model.core.demand import TOKEN_BASES, Demand, demand, finite_number, follow, load_of, tokens_per_request
-from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
-from model.core.schema import MIN_TOKENS_PER_SECOND_PER_GPU
-from model.core.sla import SLA, split_by_sla
+from model.core.node_capacity import node_capacity
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, TcoInputError
 
 __all__ = [
@@ -62,126 +49,6 @@ __all__ = [
 #: the most nodes sizing counts: a fleet past it is not an answer (a throughput near zero, stored before ingest
 #: refused those, would otherwise ask for 10^300 nodes or overflow)
 MAX_NODES = 1e12
-
-def _where(row) -> str:
-    file, line = row.get("source_file"), finite_number(row.get("source_line"))
-    if not file:
-        return ""
-    return f", {file}" + (f" line {int(line)}" if math.isfinite(line) else "")
-
-
-_CAPACITY_COLUMNS = ["series", "hardware", "method", "status", "per_node_rps", "tokens_per_second_per_node",
-                     "tokens_per_second_per_gpu", "basis", "gpus_per_node", "users_per_node", "interactivity",
-                     "isl", "osl", "capacity_from", "source_file", "source_line"]
-
-
-def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SERIES_KEYS, basis: str = "auto",
-                  rule: str = "first_failure", gpus_per_node: int | dict[str, int] | None = None,
-                  interactivity_min: float | None = None) -> pd.DataFrame:
-    """What one node of each series carries under the SLA, and which measured point says so.
-
-    Parameters
-    ----------
-    points : DataFrame  benchmark points; ramps (request rate, no interactivity) use the knee, sweeps
-        (interactivity) the best point meeting the SLA and ``interactivity_min``
-    sla : SLA, optional  latency limits (:class:`model.core.sla.SLA`)
-    keys : sequence of str  series keys
-    basis : str  token basis, ``auto`` = total, else output, else input (the ``basis`` column says which)
-    rule : str  knee rule (:data:`model.core.capacity.KNEE_RULES`)
-    gpus_per_node : int or {hardware: int}, optional  [GPUs/node], default 8
-    interactivity_min : float, optional  sweeps: target [tok/s/user] a point must reach
-
-    Returns
-    -------
-    DataFrame, one row per series: ``method`` (``ramp knee`` / ``frontier point``), ``per_node_rps``
-    [req/s/node], ``tokens_per_second_per_node`` [tok/s/node], ``tokens_per_second_per_gpu``,
-    ``basis``, ``gpus_per_node``, ``users_per_node`` [concurrent users; sweeps], ``interactivity``
-    [tok/s/user], ``isl``, ``osl``, ``capacity_from`` (text naming the point), ``status`` and the
-    point's source. ``per_node_rps`` is NaN where no measured point meets the limits.
-    """
-    sla = sla or SLA()
-    rows: list[dict] = []
-    ramps = knee(points, sla, None, basis=basis, keys=keys, rule=rule, gpus_per_node=gpus_per_node)
-    by_series = {}
-    if not ramps.empty:
-        labelled = points.assign(series=series_labels(points, keys))
-        by_series = {s: part for s, part in labelled.groupby("series", sort=False)}
-    for k in ramps.to_dict("records"):
-        gpn = finite_number(k.get("gpus_per_node"))
-        gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
-        gpus = finite_number(k.get("gpus"))
-        rate = finite_number(k.get("request_rate"))
-        scale = gpn / gpus if math.isfinite(gpus) and gpus > 0 else 1.0
-        part = by_series.get(k["series"], pd.DataFrame())
-        isl = part["isl"].dropna().iloc[0] if "isl" in part and part["isl"].notna().any() else None
-        osl = part["osl"].dropna().iloc[0] if "osl" in part and part["osl"].notna().any() else None
-        text = ""
-        if math.isfinite(rate):
-            text = (f"ramp knee: {rate:g} req/s on {gpus if math.isfinite(gpus) else gpn:g} GPUs"
-                    f" ({sla.describe()}; TTFT {sla.ttft_percentile} {finite_number(k.get('ttft_s')):.3g} s){_where(k)}")
-            if str(k.get("status", "")).startswith("ok:"):
-                text += "; no measured rate breaks the SLA, so capacity may be higher"
-        rows.append({"series": k["series"], "hardware": k.get("hardware"), "method": "ramp knee",
-                     "status": k.get("status"), "per_node_rps": rate * scale,
-                     "tokens_per_second_per_node": finite_number(k.get("tokens_per_second_per_node")),
-                     "tokens_per_second_per_gpu": finite_number(k.get("tokens_per_second_per_gpu")),
-                     "basis": k.get("basis"), "gpus_per_node": gpn, "users_per_node": math.nan,
-                     "interactivity": math.nan, "isl": finite_number(isl), "osl": finite_number(osl),
-                     "capacity_from": text or f"no capacity: {k.get('status')} ({k.get('first_failure') or 'no rows'})",
-                     "source_file": k.get("source_file"), "source_line": finite_number(k.get("source_line"))})
-    sweep = points
-    if not sweep.empty and "interactivity" in sweep.columns:
-        sweep = sweep[pd.to_numeric(sweep["interactivity"], errors="coerce").notna()]
-    else:
-        sweep = points.iloc[0:0]
-    if not sweep.empty:
-        labels = series_labels(sweep, keys)
-        kept, _ = split_by_sla(sweep.assign(series=labels), sla)
-        per_gpu, names = throughput_on_basis(sweep, basis)
-        values = pd.DataFrame({"tps": per_gpu, "basis": names}, index=sweep.index)
-        gpn_all = pd.Series(gpus_per_node_of(sweep, gpus_per_node), index=sweep.index)
-        for series, part in sweep.assign(series=labels).groupby("series", sort=True):
-            ok = part.loc[part.index.isin(kept.index)]
-            if interactivity_min is not None:
-                ok = ok[pd.to_numeric(ok["interactivity"], errors="coerce") >= interactivity_min]
-            tps_ok = values.loc[ok.index, "tps"].to_numpy(dtype=float)
-            tiny = bool(len(ok)) and not (tps_ok >= MIN_TOKENS_PER_SECOND_PER_GPU).any()
-            ok = ok[np.isfinite(tps_ok) & (tps_ok >= MIN_TOKENS_PER_SECOND_PER_GPU)]
-            first = part.iloc[0]
-            base = {"series": series, "hardware": first.get("hardware"), "method": "frontier point",
-                    "isl": finite_number(first.get("isl")), "osl": finite_number(first.get("osl"))}
-            if ok.empty:
-                limits = sla.describe() + (f", interactivity >= {interactivity_min:g}" if interactivity_min else "")
-                limits += f" with {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s/GPU or more" if tiny else ""
-                rows.append({**base, "status": "no measured point meets the limits", "per_node_rps": math.nan,
-                             "capacity_from": f"no capacity: no point meets {limits}"})
-                continue
-            best = values.loc[ok.index, "tps"].astype(float).idxmax()
-            row = ok.loc[best]
-            tps, used = float(values.at[best, "tps"]), str(values.at[best, "basis"])
-            gpn = float(gpn_all.at[best])
-            per_request = tokens_per_request(row.get("isl"), row.get("osl"), used)
-            gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
-            users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
-            rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
-                         "tokens_per_second_per_node": tps * gpn, "tokens_per_second_per_gpu": tps, "basis": used,
-                         "gpus_per_node": gpn, "users_per_node": users,
-                         "interactivity": finite_number(row.get("interactivity")), "isl": finite_number(row.get("isl")),
-                         "osl": finite_number(row.get("osl")),
-                         "capacity_from": (f"frontier point: {tps:.4g} {used} tok/s/GPU at "
-                                           f"{finite_number(row.get('interactivity')):.3g} tok/s/user, concurrency "
-                                           f"{conc:g} on {gpus:g} GPUs{_where(row)}"),
-                         "source_file": row.get("source_file"), "source_line": finite_number(row.get("source_line"))})
-    out = pd.DataFrame(rows, columns=_CAPACITY_COLUMNS)
-    for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
-                   "users_per_node", "interactivity", "isl", "osl", "source_line"):
-        out[column] = pd.to_numeric(out[column], errors="coerce").astype(float)
-    tiny = out["tokens_per_second_per_gpu"] < MIN_TOKENS_PER_SECOND_PER_GPU   # a ramp knee stored before the floor
-    if tiny.any():
-        out.loc[tiny, ["per_node_rps", "tokens_per_second_per_node"]] = math.nan
-        out.loc[tiny, "capacity_from"] = f"no capacity: under {MIN_TOKENS_PER_SECOND_PER_GPU:g} tok/s/GPU measured"
-    return out
-
 
 def _whole_nodes(value: float) -> int:
     """Whole nodes a budget buys (rounded down, floating noise below 1e-9 ignored), at most :data:`MAX_NODES`."""
