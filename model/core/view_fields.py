@@ -4,7 +4,8 @@ how it is written in a link, its command-line option and help, and what it chang
 :class:`model.core.view.View` (pydantic) is built from :data:`FIELDS`; the link codec
 (:meth:`~model.core.view.View.from_query`, :meth:`~model.core.view.View.to_query`), the command line's options
 and ``--link`` merging (:mod:`model.cli.options`) and the dashboard's bindings (:func:`ui.state.bind`) read
-them. Adding a field is one :class:`ViewField` here plus the code that uses it.
+them. Adding a field is one :class:`ViewField` here plus the code that uses it; the checks its values pass
+and the limits they hold are in :mod:`model.core.view_checks`.
 
 Light on purpose: ``costfrontier --help`` reads this module, so it imports the standard library only (and
 :mod:`model.core.view_codecs`); a check that needs more imports it when it runs. The tuples of choices
@@ -18,8 +19,34 @@ from datetime import date
 from typing import Any, Callable
 
 from model.core import view_codecs as c
-from model.core.names import name_problem
-from model.core.view_codecs import short
+from model.core.view_checks import (
+    DEMAND_BOUNDS,
+    MAX_DEMAND_RPS,
+    MAX_INTERACTIVITY,
+    MAX_USD_PER_GPU_HOUR,
+    MIN_USD_PER_GPU_HOUR,
+    MW_BOUNDS,
+    TPD_BOUNDS,
+    TPM_BOUNDS,
+    USD_BOUNDS,
+    Bounds,
+    check_api,
+    check_api_usd,
+    check_as_of,
+    check_by,
+    check_filters,
+    check_goodput,
+    check_names,
+    check_profiles,
+    check_rates,
+    check_shape,
+    check_sla,
+    check_targets,
+    check_trace,
+    one_of,
+    read_shape_option,
+    read_trace_option,
+)
 
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
@@ -44,15 +71,6 @@ DEFAULT_STALE_DAYS = 180
 #: a price preset or on-prem default read more days ago than this is flagged as old (model.core.dated)
 DEFAULT_PRICE_STALE_DAYS = 365
 
-#: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
-MAX_USD_PER_GPU_HOUR = 1000.0
-#: the least a $/GPU-hour may be: below it a rate is a slip (a hundredth of a cent an hour), and fleet costs and
-#: break-evens computed from it run to hundreds of digits
-MIN_USD_PER_GPU_HOUR = 1e-4
-#: the most peak demand a fleet is sized for [req/s]: the view's bound, and sizing's (model.core.demand)
-MAX_DEMAND_RPS = 1e9
-#: interactivity is below this [tok/s/user]
-MAX_INTERACTIVITY = 100_000.0
 #: the one limit on a link value [characters]: a link writes none longer, and reads none longer
 MAX_VALUE_LENGTH = 2000
 #: the fields whose rows a filter field of the store holds (other filters go in ``filters``)
@@ -121,138 +139,6 @@ class ViewField:
         return self.words or self.name.replace("_", " ")
 
 
-# ------------------------------------------------------------------------------------------ checks
-
-def _names(value: tuple[str, ...]) -> tuple[str, ...]:
-    for name in value:
-        problem = name_problem(name)
-        if problem:
-            raise ValueError(f"the name {short(name)!r} {problem}")
-    return tuple(dict.fromkeys(value))      # a name given twice (a link key repeated alike) is one
-
-
-def _one_of(what: str, choices: tuple[str, ...]) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        if value not in choices:
-            raise ValueError(f"{what} must be one of {', '.join(choices)}")
-        return value
-    return check
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """The check of a number (or None) between ``low`` and ``high``, each end included unless open; a widget
-    bound to the field offers the same range (:func:`ui.state.bind`)."""
-
-    low: float
-    high: float
-    message: str
-    open_low: bool = False
-    open_high: bool = False
-
-    def __call__(self, value):
-        if value is None:
-            return value
-        above = self.low < value if self.open_low else self.low <= value
-        below = value < self.high if self.open_high else value <= self.high
-        if not (above and below):
-            raise ValueError(self.message)
-        return value
-
-
-def _by(value: tuple[str, ...]) -> tuple[str, ...]:
-    from model.core.frontier import SERIES_KEY_CHOICES
-
-    bad = [k for k in value if k not in SERIES_KEY_CHOICES]
-    if bad:
-        raise ValueError(f"cannot group by {', '.join(bad)}; choose from {', '.join(SERIES_KEY_CHOICES)}")
-    return tuple(dict.fromkeys(value))
-
-
-def _rates(what: str) -> Callable:
-    def check(value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
-        for hw, rate in value:
-            problem = name_problem(hw)
-            if problem:
-                raise ValueError(f"the hardware name {short(hw)!r} {problem}")
-            if not (MIN_USD_PER_GPU_HOUR <= rate <= MAX_USD_PER_GPU_HOUR):
-                raise ValueError(f"{what} for {hw} must be in [{MIN_USD_PER_GPU_HOUR:g}, {MAX_USD_PER_GPU_HOUR:g}], "
-                                 f"got {rate:g}")
-        return tuple(sorted(dict(value).items()))
-    return check
-
-
-def _targets(value: tuple[float, ...]) -> tuple[float, ...]:
-    if len(value) > 20:
-        raise ValueError("at most 20 targets")
-    for x in value:
-        if not (0 < x < MAX_INTERACTIVITY):
-            raise ValueError(f"interactivity target must be in (0, {MAX_INTERACTIVITY:.0f}) tok/s/user, got {x:g}")
-    return tuple(sorted(set(value)))
-
-
-def _sla(value: str) -> str:
-    from model.core.sla import SLA
-
-    return SLA.from_text(value).to_text() if value else ""
-
-
-def _goodput(value: str) -> str:
-    from model.core.goodput import check_goodput
-
-    return check_goodput(value)
-
-
-def _profiles(value: str) -> str:
-    from model.core.cost_profiles import profiles_from_text
-
-    profiles_from_text(value)          # raises TcoInputError (a ValueError) naming what is wrong
-    return value
-
-
-def _filters(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    from model.core.columns import resolve_column
-
-    out = []
-    for name, text in value:
-        resolved = resolve_column(str(name))
-        if not isinstance(resolved, tuple):
-            raise ValueError(f"{short(name)!r} is not a field rows can be filtered on")
-        if any(ord(ch) < 32 for ch in str(text)) or len(str(text)) > 120:
-            raise ValueError(f"{short(text)!r} is not a value this product stores")
-        out.append((resolved[0], str(text)))
-    return tuple(dict.fromkeys(out))
-
-
-def _as_of(value):
-    if isinstance(value, str):
-        value = c.DATE.read(value)
-    if isinstance(value, date) and not (date(1990, 1, 1) <= value <= date(2100, 12, 31)):
-        raise ValueError("a run date must be between 1990-01-01 and 2100-12-31")
-    return value
-
-
-def _api(value: str | None) -> str | None:
-    if value is not None and name_problem(value):
-        raise ValueError(f"the API model name {short(value)!r} {name_problem(value)}")
-    return value
-
-
-def _api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
-    if value and (len(value) != 3 or not all(0 <= x <= 1000 for x in value) or not (value[0] > 0 and value[2] > 0)):
-        raise ValueError("API prices are three $/M numbers, input,cached input,output, e.g. 1.4,0.26,4.4 "
-                         "(input and output above 0, each at most 1,000)")
-    return value
-
-
-#: the demand, budgets and volume a view takes (fleet sizing answers all of them); each message states its limits
-_DEMAND = Bounds(0, MAX_DEMAND_RPS, "peak demand must be more than 0 and at most 1e9 req/s", open_low=True)
-_MW = Bounds(0, 1e6, "the power budget must be more than 0 and at most 1e6 MW", open_low=True)
-_USD = Bounds(0, 1e15, "the money budget must be more than $0 and at most $1e15 a month", open_low=True)
-_TPD = Bounds(0, 1e17, "the demand must be more than 0 and at most 1e17 tokens a day", open_low=True)
-_TPM = Bounds(0, 1e18, "the volume must be more than 0 and at most 1e18 tokens a month", open_low=True)
-
-
 # ------------------------------------------------------------------------------------------ options
 
 #: ``--where KEY=VALUE``: fills workload (model, isl, osl), hardware, framework, precision, spec_decoding, filters
@@ -263,48 +149,6 @@ PROFILE = Option(("--profile",), "view", "price by a stored cost profile (costfr
                  "several; two profiles of one hardware are shown side by side", metavar="NAME", kind="append")
 #: ``--link URL``: a share link's view, instead of the selection and view options
 LINK = Option(("--link",), "view", "a share link: its view replaces the selection and view options", metavar="URL")
-
-
-def _shape(value: str) -> str:
-    from model.core.shape import PRESETS, curve_of
-
-    value = value.strip()
-    if value.lower().replace(" ", "-").replace("_", "-") in PRESETS:      # "business hours" as people write it
-        value = value.lower().replace(" ", "-").replace("_", "-")
-    curve_of(value)               # raises ValueError naming what is wrong
-    return value
-
-
-def _shape_option(value: str) -> str:
-    """``--shape``: a preset or weights as typed, or a file of 24 weights (one a line, or comma-separated)."""
-    from pathlib import Path
-
-    if value.strip() in ("flat", "business-hours", "diurnal") or not Path(value).is_file():
-        return value
-    text = Path(value).read_text(encoding="utf-8", errors="replace")
-    return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
-
-
-def _trace(value: str) -> str:
-    if value:
-        from model.core.trace import Trace
-
-        Trace.from_text(value)
-    return value
-
-
-def _trace_option(value: str) -> str:
-    """``--trace FILE``: the file read into the view's compact trace (a ValueError names file, row and field)."""
-    from pathlib import Path
-
-    from model.core.trace import read_trace
-
-    path = Path(value)
-    if value.startswith("t1;") and not path.is_file():     # a trace as a link writes it
-        return value
-    if not path.is_file():
-        raise ValueError(f"no trace file {value!r}")
-    return read_trace(path.read_bytes(), path.name).to_text()
 
 
 def _sizing(flag: str, type_: Callable, text: str) -> Option:
@@ -321,17 +165,17 @@ _ONE_TRACE = "t1;demo.csv;24000;3000;4,6,2"
 #: every field of a view, in the order a link is read (cost profiles before the names that choose them)
 FIELDS: tuple[ViewField, ...] = (
     _f("workload", "wl", str | None, None, c.TEXT, FIT, "GLM-5|8192|1024", "x" * 3000, option=WHERE),
-    _f("hardware", "hw", tuple[str, ...], (), c.HARDWARE, FIT, "B200,MI355X", "H200\tx", check=_names,
+    _f("hardware", "hw", tuple[str, ...], (), c.HARDWARE, FIT, "B200,MI355X", "H200\tx", check=check_names,
        option=WHERE, words="hardware choice"),
-    _f("framework", "fw", tuple[str, ...], (), c.NAMES, FIT, "sglang", "a\nb", check=_names, option=WHERE),
-    _f("precision", "prec", tuple[str, ...], (), c.NAMES, FIT, "fp8", "a\x07", check=_names, option=WHERE),
-    _f("spec_decoding", "spec", tuple[str, ...], (), c.NAMES, FIT, "mtp", "a\u200bb", check=_names, option=WHERE),
-    _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=_by,
+    _f("framework", "fw", tuple[str, ...], (), c.NAMES, FIT, "sglang", "a\nb", check=check_names, option=WHERE),
+    _f("precision", "prec", tuple[str, ...], (), c.NAMES, FIT, "fp8", "a\x07", check=check_names, option=WHERE),
+    _f("spec_decoding", "spec", tuple[str, ...], (), c.NAMES, FIT, "mtp", "a\u200bb", check=check_names, option=WHERE),
+    _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=check_by,
        option=Option(("--by",), "selection", "series grouping keys, comma-separated", metavar="K,K",
                      default=",".join(DEFAULT_SERIES_KEYS), read=c.series_keys)),
-    _f("basis", "basis", str, "total", c.TEXT, FIT, "blended", "tokens", check=_one_of("basis", BASES),
+    _f("basis", "basis", str, "total", c.TEXT, FIT, "blended", "tokens", check=one_of("basis", BASES),
        option=Option(("--basis",), "view", "token basis (default total)", choices=BASES)),
-    _f("method", "method", str, "linear", c.TEXT, ANSWER, "monotone", "cubic", check=_one_of("method", METHODS),
+    _f("method", "method", str, "linear", c.TEXT, ANSWER, "monotone", "cubic", check=one_of("method", METHODS),
        option=Option(("--method",), "view", "interpolation between frontier points (default linear)",
                      choices=METHODS)),
     _f("price_set", "ps", str, DEFAULT_PRICE_SET, c.TEXT, RATE, "2026-07", "x" * 3000,
@@ -341,10 +185,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--tier",), "selection", f"tier of the preset rates (default {DEFAULT_TIER})", metavar="ID",
                      default=DEFAULT_TIER)),
     _f("rates", "r", tuple[tuple[str, float], ...], (), c.RATES, RATE, "B200:1.6,MI355X:1.2", "B200:-1",
-       check=_rates("$/GPU-hour"), words="rates",
+       check=check_rates("$/GPU-hour"), words="rates",
        option=Option(("--rate",), "selection", "$/GPU-hour override", metavar="HW=USD", kind="append",
                      read=c.hardware_rates)),
-    _f("targets", "at", tuple[float, ...], (), c.TARGETS, ANSWER, "24,55", "10,x", check=_targets, words="targets",
+    _f("targets", "at", tuple[float, ...], (), c.TARGETS, ANSWER, "24,55", "10,x", check=check_targets, words="targets",
        option=Option(("--at",), "view", "interactivity targets [tok/s/user], comma-separated", metavar="X,Y",
                      read=c.TARGETS.read)),
     _f("baseline", "base", str | None, None, c.TEXT, ANSWER, "MI355X", "x" * 3000,
@@ -356,13 +200,13 @@ FIELDS: tuple[ViewField, ...] = (
                      "break-even and fleet sizing use it (default: the middle target)", metavar="TOK_S_USER",
                      read=c.NUMBER.read)),
     _f("frontier_y", "y", str, "throughput", c.TEXT, ANSWER, "cost", "z",
-       check=_one_of("y", ("throughput", "cost"))),
+       check=one_of("y", ("throughput", "cost"))),
     _f("optimal_only", "opt", bool, False, c.FLAG, ANSWER, "1", "yes"),
     _f("pair", "pair", str | None, None, c.TEXT, ANSWER, "B200 · sglang||MI355X · vllm", "x" * 3000),
-    _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=_sla,
+    _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=check_sla,
        option=Option(("--sla",), "view", f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; "
                      "e.g. ttft_p95=2", metavar="KEY=VALUE", kind="append", read=",".join)),
-    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=_goodput, words="goodput caps",
+    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=check_goodput, words="goodput caps",
        option=Option(("--goodput",), "view", "goodput caps: throughput counts only requests meeting both (points "
                      "with per-request data); $/M become per good M tokens, e.g. ttft=2,tpot=50 (TTFT s, TPOT ms)",
                      metavar="ttft=S,tpot=MS")),
@@ -376,17 +220,17 @@ FIELDS: tuple[ViewField, ...] = (
                      "output token (default 0.025)", read=c.NUMBER.read)),
     _f("eval_tolerance", "tol", float, 0.01, c.NUMBER, ANSWER, "0.05", "2",
        check=Bounds(0, 1, "tolerance must be in [0, 1]")),
-    _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=_names,
+    _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=check_names,
        words="compared series"),
     _f("compare_base", "cmpb", str | None, None, c.TEXT, ANSWER, "a · x", "x" * 3000),
     _f("compare_peaks", "peak", bool, False, c.FLAG, ANSWER, "1", "2"),
     # profiles: a fit, not only a rate: two chosen profiles of one hardware split its rows (side by side)
-    _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=_profiles, option=PROFILE,
+    _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=check_profiles, option=PROFILE,
        words="cost profiles", needs=("use",)),
-    _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=_names, option=PROFILE),
+    _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=check_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
-    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=_DEMAND,
+    _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=DEMAND_BOUNDS,
        option=Option(("--demand-rps", "--peak-rps"), "sizing", "peak demand [req/s]: sizes the fleet bought for "
                      "the peak (with a volume too, the volume prices it)", read=c.NUMBER.read)),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
@@ -395,24 +239,24 @@ FIELDS: tuple[ViewField, ...] = (
     _f("spares", "sp", int, 0, c.WHOLE, ANSWER, "1", "1.5",
        check=Bounds(0, 100_000, "spares must be between 0 and 100,000 nodes"),
        option=_sizing("--spares", int, "whole spare nodes, owned or reserved (N+1 = 1)")),
-    _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=_MW,
+    _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=MW_BOUNDS,
        option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", read=c.NUMBER.read)),
-    _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=_USD,
+    _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=USD_BOUNDS,
        option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", read=c.NUMBER.read)),
-    _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=_TPD,
+    _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=TPD_BOUNDS,
        option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read)),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
        check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
        option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1) when the demand has no "
                       "--shape or --trace: whole nodes are bought for the peak")),
-    _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=_shape, words="demand shape",
+    _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=check_shape, words="demand shape",
        option=Option(("--shape",), "sizing", "the demand over a day: flat, business-hours, diurnal, 24 hourly "
                      "weights (comma-separated, from midnight) or a FILE of them", metavar="SHAPE|FILE",
-                     read=_shape_option)),
-    _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=_trace, words="request trace",
+                     read=read_shape_option)),
+    _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=check_trace, words="request trace",
        option=Option(("--trace",), "sizing", "a request trace FILE (CSV: timestamp,input_tokens,output_tokens or "
                      "the Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens): its windows are the demand's "
-                     "shape", metavar="FILE", read=_trace_option)),
+                     "shape", metavar="FILE", read=read_trace_option)),
     _f("trace_window", "tw", int, 5, c.WHOLE, ANSWER, "15", "0",
        check=Bounds(1, 1440, "the trace window must be a whole number of minutes from 1 to 1,440"),
        option=Option(("--trace-window",), "sizing", "minutes of one window of a trace (default 5)",
@@ -421,38 +265,38 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(1, 100_000, "the scale-up step must be a whole number of nodes from 1 to 100,000"),
        option=Option(("--scale-step",), "sizing", "on demand: nodes added or removed at a time (default 1)",
                      read=c.WHOLE.read)),
-    _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=_filters,
+    _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=check_filters,
        option=WHERE, words="filters"),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
        option=Option(("--mix-workloads",), "selection", "compare series across workloads (model, ISL, OSL) "
                      "instead of splitting them", kind="flag")),
     _f("disagg", "dis", str, "per-role", c.TEXT, FIT, "share", "both",
-       check=_one_of("disaggregated rows", DISAGG_MODES),
+       check=one_of("disaggregated rows", DISAGG_MODES),
        option=Option(("--disagg",), "view", "disaggregated prefill/decode rows on the input/output basis: per-role "
                      "= per GPU of its own role as stated (default); share = total per GPU of both roles x token "
                      "share", choices=DISAGG_MODES)),
-    _f("repeats", "rep", str, "pooled", c.TEXT, FIT, "latest", "newest", check=_one_of("repeats", REPEATS),
+    _f("repeats", "rep", str, "pooled", c.TEXT, FIT, "latest", "newest", check=one_of("repeats", REPEATS),
        option=Option(("--repeats",), "runs", "rows of one configuration measured more than once: pooled = all "
                      "(default), latest = the latest run of each, median = the median of each measure",
                      choices=REPEATS)),
-    _f("as_of", "asof", date | None, None, c.DATE, FIT, "2025-06-30", "2025-13-01", before=_as_of,
+    _f("as_of", "asof", date | None, None, c.DATE, FIT, "2025-06-30", "2025-13-01", before=check_as_of,
        option=Option(("--as-of",), "runs", "only rows run on or before this date (rows that state no run date "
                      "are left out, and counted)", metavar="YYYY-MM-DD")),
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
                      "interactivity you need, date by date)", kind="flag")),
-    _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=_TPM,
+    _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=TPM_BOUNDS,
        option=Option(("--tokens-per-month", "--volume"), "sizing", "volume [tokens a month on the capacity's "
                      "basis, total by default; 730 h]: prices the fleet (its mean load, the peak by the shape)",
                      metavar="N", read=c.NUMBER.read)),
-    _f("api", "api", str | None, None, c.TEXT, ANSWER, "GLM-5.2", "a\tb", check=_api,
+    _f("api", "api", str | None, None, c.TEXT, ANSWER, "GLM-5.2", "a\tb", check=check_api,
        option=Option(("--api",), "volume", "the hosted API model to compare with (default: matched by name)",
                      metavar="MODEL", exclusive="api")),
-    _f("api_usd", "apiusd", tuple[float, ...], (), c.PRICES, ANSWER, "1.4,0.26,4.4", "1,2", check=_api_usd,
+    _f("api_usd", "apiusd", tuple[float, ...], (), c.PRICES, ANSWER, "1.4,0.26,4.4", "1,2", check=check_api_usd,
        option=Option(("--api-usd",), "volume", "custom API prices [$/M input, cached input, output]",
                      metavar="IN,CACHED,OUT", exclusive="api", read=c.PRICES.read)),
     _f("rent", "rent", tuple[tuple[str, float], ...], (), c.RATES, ANSWER, "MI355X:2.1", "MI355X:abc",
-       check=_rates("a rented $/GPU-hour"),
+       check=check_rates("a rented $/GPU-hour"),
        option=Option(("--rent",), "volume", "rented $/GPU-hour (repeat per GPU)", metavar="HW=USD", kind="append",
                      read=c.hardware_rates)),
     _f("on_demand", "od", bool, False, c.FLAG, ANSWER, "1", "-",
@@ -461,7 +305,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
        option=Option(("--min-nodes",), "sizing", "on demand: nodes kept up (default 1)", read=c.WHOLE.read)),
-    _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=_one_of("lens", LENSES),
+    _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=one_of("lens", LENSES),
        option=Option(("--lens",), "volume", "full cost (default), or marginal: owned capacity counts power and "
                      "operations only", choices=LENSES)),
     _f("cache_hit", "ch", float | None, None, c.NUMBER, ANSWER, "0.6", "60",
