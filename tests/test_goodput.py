@@ -206,6 +206,8 @@ def test_crossovers_page_shows_the_caps_table(tmp_path, monkeypatch):
     assert any("as the TTFT cap moves" in m.value for m in at.markdown)
     table = next(df.value for df in at.dataframe if "TTFT cap [s]" in df.value.columns)
     assert list(table["Cheapest"].str.split(" ").str[0]) == ["H100", "H100", "H100", "A100", "A100"]
+    chart = json.loads(at.get("plotly_chart")[0].proto.spec)            # the chart's axis names the basis too
+    assert chart["layout"]["yaxis"]["title"]["text"] == "Cost [$ per good million tokens]"
     box = at.text_input(key="good")
     assert box.value == "tpot=100"
     box.set_value("ttft=soon").run()                   # refused with a notice; the view keeps its caps

@@ -20,7 +20,8 @@ result = answer.crossed
 widgets.notes(result)
 marked = answer.crossovers_marked
 curves, shown, reach = figures.only(widgets.drawn(ctx, result), result.curves, marked, result.reach)
-st.plotly_chart(figures.crossover_figure(curves, shown, reach, ctx.state.method, answer.uncertainty),
+st.plotly_chart(figures.on_good_tokens(figures.crossover_figure(curves, shown, reach, ctx.state.method,
+                                                               answer.uncertainty), answer.good.caps),
                 width="stretch", key="crossover_chart")
 widgets.band_note(curves)
 if result.crossovers.empty:

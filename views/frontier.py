@@ -26,7 +26,8 @@ if len(cloud) > figures.CLOUD_LIMIT and not optimal:
                    f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")
 frontier_table = ctx.answer.frontier_table
 # built once per view and data version, for every session (the view holds y, 'Optimal only' and 'Draw all')
-figure = data.per_view(ctx, "frontier_figure", lambda: figures.frontier_figure(cloud, frontier_table, y, optimal))
+figure = data.per_view(ctx, "frontier_figure", lambda: figures.on_good_tokens(
+    figures.frontier_figure(cloud, frontier_table, y, optimal), ctx.answer.good.caps))
 st.plotly_chart(figure, width="stretch", key="frontier_chart")
 if frontier_table["tput_min"].notna().any():
     st.caption("Bars: the min–max of a frontier point's repeats (the same configuration measured in several files "

@@ -26,7 +26,8 @@ for note in answer.history_notes:
 if x is None or table.empty:
     st.info("No dated runs of a priced series in this view: nothing to show by run date.")
 else:
-    st.plotly_chart(data.per_view(ctx, "history_figure", lambda: figures.history_figure(table, x)), width="stretch",
+    st.plotly_chart(data.per_view(ctx, "history_figure", lambda: figures.on_good_tokens(
+        figures.history_figure(table, x), answer.good.caps)), width="stretch",
                     key="history_chart")
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)

@@ -26,7 +26,8 @@ if names:
 result, iso = answer.analysis, answer.iso_error
 widgets.notes(result)
 curves, iso_drawn = figures.only(widgets.drawn(ctx, result), result.curves, iso)
-st.plotly_chart(figures.cost_figure(curves, iso_drawn, ctx.state.method, answer.uncertainty), width="stretch",
+st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, ctx.state.method, answer.uncertainty),
+                                        answer.good.caps), width="stretch",
                 key="cost_chart")
 widgets.band_note(curves)
 if iso.empty:

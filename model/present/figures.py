@@ -19,7 +19,7 @@ from model.present.fmt import usd
 if TYPE_CHECKING:
     from model.core.uncertainty import Uncertainty
 
-__all__ = ["usd", "only", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label",
+__all__ = ["usd", "only", "on_good_tokens", "frontier_figure", "history_figure", "cost_figure", "crossover_figure", "break_even_figure", "crossover_label",
            "band_traces"]
 
 X_TITLE = "Interactivity [tok/s/user]"
@@ -48,6 +48,17 @@ def _figure(traces: list[dict], y_title: str, title: str | None = None, y_money:
                    **(dict(tickprefix="$", ticksuffix=y_money) if y_money else {})),
     )
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def on_good_tokens(fig: go.Figure, caps) -> go.Figure:
+    """Under goodput caps (:class:`model.core.goodput.Caps`, or None), the figure's y axis says its basis: "good"
+    tokens and good throughput (every $/M and tok/s/GPU then counts only the requests that met the caps)."""
+    title = fig.layout.yaxis.title.text or ""
+    if caps and "good" not in title:
+        title = title.replace("per million tokens", "per good million tokens").replace(
+            "Throughput [", "Good throughput [")
+        fig.update_layout(yaxis_title_text=title)
+    return fig
 
 
 _HOVER = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>parallelism %{customdata[2]} · concurrency %{customdata[3]}"

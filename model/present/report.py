@@ -117,7 +117,7 @@ def _history_section(answer) -> ReportSection | None:
         text.append("No dated runs of a priced series in this view.")
         return ReportSection("History by run date", tuple(text))
     return ReportSection("History by run date", tuple(text), {"History by run date": table_of(answer, "History by run date")},
-                         (figures.history_figure(table, x),))
+                         (figures.on_good_tokens(figures.history_figure(table, x), answer.good.caps),))
 
 
 def _fleet_section(answer) -> ReportSection | None:
@@ -208,12 +208,13 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 
-    cost = chart(figures.crossover_figure(result.curves, marked, result.reach, answer.scenario.method,
-                                          answer.uncertainty),
+    good = answer.good.caps                 # goodput caps: the axes count good tokens
+    cost = chart(figures.on_good_tokens(figures.crossover_figure(result.curves, marked, result.reach,
+                                                                 answer.scenario.method, answer.uncertainty), good),
                  "Cost per million tokens against interactivity, crossovers marked", subtitle)
     plotted = answer.with_points.points
     slim = [c for c in _FIGURE_COLUMNS if c in plotted.columns]   # the figure slices per series: fewer columns, faster
-    frontier = chart(figures.frontier_figure(plotted[slim], result.frontier, "throughput"),
+    frontier = chart(figures.on_good_tokens(figures.frontier_figure(plotted[slim], result.frontier, "throughput"), good),
                      "Pareto frontier: throughput per GPU against interactivity", subtitle)
     section_charts = [[chart(f) for f in section.figures] for section in sections]
     version = _version()
