@@ -17,7 +17,7 @@ from model.cli import main
 from model.data.ingest import ingest_file
 from model.data.snapshot import write
 from model.data.store import connect, remove_source
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, served
 from tests.test_e2e import CHROMIUM, _settle, _shows
 
 pytestmark = [
@@ -42,18 +42,11 @@ def _usd(rows: list[dict], hw: str) -> str:
 
 
 def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, browser):
-    from deploy.serve import free_port, start_replica, stop, wait_healthy
-
     db = tmp_path / "versions.duckdb"            # this test's own store (it writes), served by its own server
     con = connect(db)
     ingest_file(con, A)                            # data version 1
     con.close()
-    port = free_port()
-    proc = start_replica(db, port, read_only=False)
-    base = f"http://127.0.0.1:{port}"
-    page = None
-    try:
-        wait_healthy(base, proc, timeout_s=60)
+    with served(db) as base:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(f"{base}/?{VIEW}")
         _settle(page)
@@ -91,8 +84,5 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
             assert "Pinned to data version" not in body and _usd(then, "MI355X") not in body
         finally:
             fresh.close()
-    finally:
-        if page is not None:
-            page.close()
-        stop(proc)
+        page.close()
     assert _usd(then, "MI355X") != _usd(now, "MI355X")
