@@ -123,5 +123,6 @@ if not data.read_only() and not sources.empty:
             removed = data.write(lambda con: remove_source(con, int(choice)), "delete the source")
             if removed is not None:
                 st.session_state["_ingest_report"] = [("ok", f"Deleted source #{choice} "
-                                                              f"({fmt.count(removed, 'row')}).")]
+                                                              f"({fmt.count(removed, 'row')}) from a new data "
+                                                              "version on; links pinned to earlier ones keep it.")]
                 st.rerun()
