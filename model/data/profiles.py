@@ -57,7 +57,7 @@ def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli
             cur.execute("UPDATE cost_profile_versions SET removed_in = ? WHERE name = ? AND removed_in IS NULL",
                         [version, p.name])
             cur.execute("INSERT INTO cost_profile_versions VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)", [version, *row])
-        stamp(cur, "profile", ", ".join(p.name for p in profiles))
+        stamp(cur, "profile", ", ".join(p.name for p in profiles), sources=False)
         cur.execute("COMMIT")
     except Exception:
         cur.execute("ROLLBACK")

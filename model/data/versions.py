@@ -25,7 +25,6 @@ from typing import Iterator
 
 import pandas as pd
 
-from model.core.schema import VERSIONS_DDL
 from model.data.database import OPTIONAL_TABLES, StoreError
 
 __all__ = ["ACTIONS", "USER_SETTING", "acting", "stamp", "latest_version", "list_versions", "visible_sql",
@@ -65,18 +64,16 @@ def _user(given: str | None) -> str | None:
     return text[:120] or None
 
 
-def stamp(con, action: str | None = None, what: str | None = None) -> int:
+def stamp(con, action: str | None = None, what: str | None = None, sources: bool = True) -> int:
     """Record one version inside the caller's open transaction (call it just before COMMIT) and return its
     number. Sources added in this transaction (``added_in`` still empty) get it; ``what`` defaults to their file
-    names. ``action`` defaults to the one :func:`acting` set (``ingest``)."""
+    names. ``action`` defaults to the one :func:`acting` set (``ingest``). ``sources`` False: the write adds no
+    source (a saved profile), and the connection may have no ``sources`` table."""
     act, by, user = _ACTING.get()
-    con.execute(VERSIONS_DDL)   # a bare connection (a test's, a profile store) may not have it yet
     version = latest_version(con) + 1
-    has_sources = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND "
-                              "table_name = 'sources'").fetchone()[0]
     added = [r[0] for r in con.execute(
         "UPDATE sources SET added_in = ? WHERE added_in IS NULL RETURNING file_name", [version]).fetchall()] \
-        if has_sources else []
+        if sources else []
     if what is None:
         what = ", ".join(sorted(added)) if added else ""
     action = action or act
