@@ -70,10 +70,11 @@ def stamp(con, action: str | None = None, what: str | None = None, sources: bool
     names. ``action`` defaults to the one :func:`acting` set (``ingest``). ``sources`` False: the write adds no
     source (a saved profile), and the connection may have no ``sources`` table."""
     act, by, user = _ACTING.get()
-    version = latest_version(con) + 1
-    added = [r[0] for r in con.execute(
-        "UPDATE sources SET added_in = ? WHERE added_in IS NULL RETURNING file_name", [version]).fetchall()] \
-        if sources else []
+    # one statement numbers the new sources and reads the number (a small write pays two statements in all)
+    rows = con.execute("UPDATE sources SET added_in = (SELECT coalesce(max(version), 0) + 1 FROM store_versions) "
+                       "WHERE added_in IS NULL RETURNING file_name, added_in").fetchall() if sources else []
+    version = int(rows[0][1]) if rows else latest_version(con) + 1
+    added = [r[0] for r in rows]
     if what is None:
         what = ", ".join(sorted(added)) if added else ""
     action = action or act
