@@ -192,15 +192,96 @@ def report_analysis(label: str, a: dict) -> None:
     print(f"    peak RSS of the analysis process: {a['rss_mib']:.0f} MiB")
 
 
+#: issue 30's measurement, run in a child with a checkout's code first on the path (``--versions-against``): the
+#: latest-version read (the analysis' projection and every column) and a small write (a 10-row file) at 1M rows
+_READ_WRITE = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from model.core.view import View
+from model.data.inputs import analysis_columns
+from model.data.ingest import ingest_file
+from model.data.store import connect, load_points
+db, tiny, keys, out = Path(sys.argv[2]), Path(sys.argv[3]), tuple(sys.argv[4].split(",")), {}
+con = connect(db, read_only=True)
+def best(fn, n=5):
+    took = float("inf")
+    for _ in range(n):
+        start = time.perf_counter(); fn(); took = min(took, time.perf_counter() - start)
+    return took
+out["read_projected"] = best(lambda: load_points(con, columns=analysis_columns(View(by=keys))))
+out["read_full"] = best(lambda: load_points(con), 3)
+con.close()
+con = connect(db)
+writes = []
+for i in range(3):
+    path = tiny.with_name(f"{tiny.stem}_{sys.argv[5]}_{i}.csv")
+    conc = 1000 + 10 * int(sys.argv[6]) + i     # new content each time: a duplicate file would write nothing
+    path.write_text(tiny.read_text() + f"B200,sglang,fp8,none,GLM-5,8192,1024,8,8,{conc},900,100,20,50,0.5,2026-01-01\\n")
+    start = time.perf_counter(); ingest_file(con, path); writes.append(time.perf_counter() - start)
+out["small_write"] = min(writes)
+try:                      # a checkout with data versions: the latest read while a removed source is hidden
+    from model.data.versions import hide_source
+except ImportError:
+    hide_source = None
+if hide_source is not None:
+    hide_source(con, int(con.execute("SELECT max(source_id) FROM sources").fetchone()[0]))
+    con.close()
+    con = connect(db, read_only=True)
+    out["read_projected_hidden"] = best(lambda: load_points(con, columns=analysis_columns(View(by=keys))))
+    con.close()
+    con = connect(db)     # shown again, so the next run's plain latest read filters nothing, as before
+    con.execute("UPDATE sources SET removed_in = NULL, sha256 = split_part(sha256, ':', 1)")
+con.close()
+print(json.dumps(out))
+"""
+
+
+def versions_bench(rows: int, series: int, other: Path) -> None:
+    """Latest-version reads and small writes at ``rows`` rows: this checkout against ``other`` (e.g. /work/main),
+    alternating, each in its own process; prints each best time and the ratio this / other."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        csv, tiny = tmp / "ix.csv", tmp / "tiny.csv"
+        frame = inferencex_rows(rows, series)
+        frame.to_csv(csv, index=False)
+        inferencex_rows(9, 9, seed=3).to_csv(tiny, index=False)
+        dbs = {"other": tmp / "other.duckdb", "this": tmp / "this.duckdb"}
+        for name, root in (("other", other), ("this", ROOT)):
+            subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path;"
+                            "from model.data.store import connect; from model.data.ingest import ingest_file;"
+                            "c = connect(Path(sys.argv[2])); ingest_file(c, Path(sys.argv[3])); c.close()",
+                            str(root), str(dbs[name]), str(csv)], check=True, cwd=root)
+        runs: dict[str, list[dict]] = {"other": [], "this": []}
+        for i in range(3):
+            for name, root in (("other", other), ("this", ROOT)):
+                done = subprocess.run([sys.executable, "-c", _READ_WRITE, str(root), str(dbs[name]), str(tiny), BY,
+                                       name, str(i)], capture_output=True, text=True, check=True, cwd=root)
+                runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        print(f"latest-version read and small write at {len(frame):,} rows: this checkout vs {other} (best of 3 "
+              "alternating runs, each the best of its repeats)")
+        for key in ("read_projected", "read_full", "small_write"):
+            a, b = (min(r[key] for r in runs[n]) for n in ("this", "other"))
+            print(f"  {key}: {a:.4f} s vs {b:.4f} s: ratio {a / b:.3f}")
+        if all("read_projected_hidden" in r for r in runs["this"]):
+            a, b = (min(r["read_projected_hidden"] for r in runs["this"]), min(r["read_projected"] for r in runs["other"]))
+            print(f"  read_projected with a removed (hidden) source, this checkout: {a:.4f} s: ratio {a / b:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_800)
     parser.add_argument("--series", type=int, default=900)
     parser.add_argument("--no-scaling", action="store_true")
     parser.add_argument("--ingest-only", action="store_true", help="only the ingest against bare read_csv")
+    parser.add_argument("--versions-against", metavar="ROOT", help="only the latest-version read and a small write, "
+                        "against the checkout at ROOT (issue 30)")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()
+    if args.versions_against:
+        versions_bench(args.rows, args.series, Path(args.versions_against))
+        return
     if args.phase:
         fn = {"ingest": phase_ingest, "bare": phase_bare, "analyse": phase_analyse}[args.phase]
         with contextlib.redirect_stdout(io.StringIO()):

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -126,6 +127,22 @@ def server(tmp_path_factory):
     stop(proc)
     with reading(db) as after, reading(cli_db) as before:
         assert table_checksums(after) == table_checksums(before), "a browser test wrote to the shared store"
+
+
+@contextmanager
+def served(db: Path):
+    """``streamlit run`` of the store ``db`` (writable) on a free port, for a test that needs a store of its own:
+    yields the base URL, and stops the server when the block ends."""
+    from deploy.serve import free_port, start_replica, stop, wait_healthy
+
+    port = free_port()
+    proc = start_replica(db, port, read_only=False)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(base, proc, timeout_s=60)
+        yield base
+    finally:
+        stop(proc)
 
 
 class _Chromium:

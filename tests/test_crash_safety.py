@@ -63,9 +63,11 @@ def earlier_checksums(con, sample_ids: list[int]) -> dict[str, tuple[int, int]]:
     """(count, hash sum) of every row the samples put in each table."""
     out = {}
     marks = ", ".join("?" * len(sample_ids))
-    for table in OUR_TABLES:
-        where = "" if table == "costfrontier_meta" else f" WHERE source_id IN ({marks})"
-        params = [] if table == "costfrontier_meta" else sample_ids
+    for table in OUR_TABLES:   # the marker and pins whole; the samples' rows and data versions
+        whole = table in ("costfrontier_meta", "cost_profile_versions", "pins")
+        where = "" if whole else f" WHERE source_id IN ({marks})" if table != "store_versions" else \
+            f" WHERE version IN (SELECT added_in FROM sources WHERE source_id IN ({marks}))"
+        params = [] if whole else sample_ids
         row = con.execute(f"SELECT count(*), coalesce(sum(hash(t)), 0) FROM {table} t{where}", params).fetchone()
         out[table] = (int(row[0]), int(row[1]))
     return out

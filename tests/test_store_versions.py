@@ -102,6 +102,11 @@ def test_version_1_disaggregated_rows_get_their_role_columns(tmp_path):
     assert single["output_tokens_per_second_per_decode_gpu"] != single["output_tokens_per_second_per_decode_gpu"]
 
 
+#: a store as schema version 2 wrote it: no data versions (model.data.versions), no profile history, no pins
+UNVERSIONED = ("DROP TABLE store_versions", "DROP TABLE cost_profile_versions", "DROP TABLE pins",
+               *(f"ALTER TABLE sources DROP COLUMN {c}" for c in ("purged_in", "removed_in", "added_in")))
+
+
 def test_version_0_without_the_marker_is_migrated_in_place(db):
     """Version 0: our tables, written before costfrontier_meta existed, and without what was added
     since (here: the last two points columns, sources.set_fields and the published_iso table)."""
@@ -109,8 +114,8 @@ def test_version_0_without_the_marker_is_migrated_in_place(db):
     con = connect(db)
     before = load_points(con, full=True)
     con.close()
-    raw(db, "DROP TABLE costfrontier_meta", "DROP TABLE published_iso", "ALTER TABLE sources DROP COLUMN set_fields",
-        *(f"ALTER TABLE points DROP COLUMN {c}" for c in dropped))
+    raw(db, "DROP TABLE costfrontier_meta", "DROP TABLE published_iso", *UNVERSIONED,
+        "ALTER TABLE sources DROP COLUMN set_fields", *(f"ALTER TABLE points DROP COLUMN {c}" for c in dropped))
     assert version_of(db) == SCHEMA_VERSION
     con = connect(db)
     columns = [r[0] for r in con.execute("DESCRIBE points").fetchall()]

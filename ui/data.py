@@ -41,13 +41,15 @@ from model.data.store import (
     stored_rates,
     workloads,
 )
+from model.data.versions import acting, diff_sources, latest_version, list_versions
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates_of_inputs
+from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
            "frontier_key", "answer_of", "per_view",
-           "sources", "published_checks_of",
+           "sources", "published_checks_of", "latest", "changes_since", "versions", "user", "page_name",
            "read_only", "preview", "drop_previews", "clear"]
 
 
@@ -115,11 +117,35 @@ def version() -> tuple:
     return snapshot().version
 
 
-def write(fn, what: str):
-    """Run ``fn(con)`` as one write (a new snapshot is published when it returns); a busy or refused
-    write shows a message naming no path or process, and returns None."""
+#: the request header a deployment's sign-in proxy names the user in (e.g. oauth2-proxy's X-Forwarded-User)
+USER_HEADER_SETTING = "COSTFRONTIER_USER_HEADER"
+
+
+def user() -> str | None:
+    """Who is writing, for the change log: the sign-in proxy's header (``COSTFRONTIER_USER_HEADER``, default
+    ``X-Forwarded-User``) when the deployment sends one, else ``COSTFRONTIER_USER``, else None."""
+    name = os.environ.get(USER_HEADER_SETTING, "").strip() or "X-Forwarded-User"
     try:
-        result = store_write(db_path(), fn)
+        value = st.context.headers.get(name)
+    except Exception:   # AppTest has no request
+        value = None
+    return str(value).strip()[:120] if value else None
+
+
+def page_name() -> str:
+    """The dashboard page this rerun draws (its URL path; "Overview" for the default page), for the change log."""
+    ctx = st.session_state.get("_ctx")
+    path = getattr(ctx, "url_path", "") or "Overview"
+    return f"dashboard {path.replace('_', ' ')}"
+
+
+def write(fn, what: str, action: str = "ingest"):
+    """Run ``fn(con)`` as one write (a new snapshot is published when it returns); a busy or refused
+    write shows a message naming no path or process, and returns None. Its data version names this page and
+    the user (:func:`user`); ``action`` is what it does unless ``fn`` says (remove, profile, api-price)."""
+    try:
+        with acting(action, page_name(), user()):
+            result = store_write(db_path(), fn)
     except StoreError as exc:
         st.error(f"Could not {what}: {exc.public}")
         return None
@@ -142,28 +168,31 @@ def _where_key(state: View) -> tuple:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _points(path: str, ver: tuple, where: tuple, _con) -> pd.DataFrame:
-    return load_points(_con, {k: list(v) for k, v in where})
+def _points(path: str, ver: tuple, where: tuple, dv: int | None, _con) -> pd.DataFrame:
+    return load_points(_con, {k: list(v) for k, v in where}, version=dv)
 
 
 def points(state: View, ver: tuple) -> pd.DataFrame:
-    """The rows the view's filters select (before its as-of and repeats), shared and read-only."""
-    return _points(db_path(), ver, _where_key(state), snapshot().con)
+    """The rows the view's filters select (before its as-of and repeats) in the view's data version (its pin,
+    else the latest), shared and read-only."""
+    return _points(db_path(), ver, _where_key(state), state.data_version, snapshot().con)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _runs(path: str, ver: tuple, where: tuple, runs: tuple, _con) -> RunsInView:
+def _runs(path: str, ver: tuple, where: tuple, dv: int | None, runs: tuple, _con) -> RunsInView:
     """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys)
     (:func:`model.core.repeats.runs_in_view`)."""
     as_of, repeats, view_by = runs
-    return runs_in_view(_points(path, ver, where, _con), as_of, repeats, view_by)
+    return runs_in_view(_points(path, ver, where, dv, _con), as_of, repeats, view_by)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _store_parts(path: str, ver: tuple, _con) -> tuple:
-    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources, evaluations."""
+def _store_parts(path: str, ver: tuple, dv: int | None, _con) -> tuple:
+    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources, evaluations
+    (``dv``: the pinned data version, None the latest), and the number of the version they are."""
     cur = _con.cursor()
-    return rate_files(cur), tuple(load_api_prices(cur)), list_sources(cur), load_evals(cur)
+    return (rate_files(cur, dv), tuple(load_api_prices(cur, dv)), list_sources(cur, dv), load_evals(cur, version=dv),
+            dv or latest_version(cur))
 
 
 def frontier_key(state: View) -> tuple:
@@ -180,16 +209,18 @@ def _fit(path: str, ver: tuple, key: tuple, _inputs: Inputs) -> Fit:
 
 def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
     state = with_workload(con.cursor(), state)
-    where = _where_key(state)
-    files, api, sources, evals = _store_parts(path, ver, con)
-    return inputs_of(state, _points(path, ver, where, con), _presets(path, ver, con), files,
-                     runs=_runs(path, ver, where, (state.as_of, state.repeats, tuple(state.by)), con),
-                     api_prices=api, sources=sources, evals=evals, requests=_requests(path, ver, con))
+    where, dv = _where_key(state), state.data_version
+    files, api, sources, evals, number = _store_parts(path, ver, dv, con)
+    return inputs_of(state, _points(path, ver, where, dv, con), _presets(path, ver, con, dv), files,
+                     runs=_runs(path, ver, where, dv, (state.as_of, state.repeats, tuple(state.by)), con),
+                     api_prices=api, sources=sources, evals=evals, requests=_requests(path, ver, con),
+                     data_version=number)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _requests(path: str, ver: tuple, _con):
-    """Every point's per-request data in a data version (goodput), read once."""
+    """Every point's per-request data in the store (goodput), read once per store version; a pinned view's points
+    pick theirs from it (a hidden source's requests stay until purged)."""
     return load_samples(_con.cursor())
 
 
@@ -222,42 +253,79 @@ def per_view(ctx: "Ctx", name: str, make):
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _export_csv(path: str, ver: tuple, where: tuple) -> str:
-    return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True))
+def _export_csv(path: str, ver: tuple, where: tuple, dv: int | None = None) -> str:
+    return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True, version=dv))
 
 
 def export_csv(state: View, ver: tuple) -> str:
     """Every column of the rows in view, formula-neutralised for spreadsheets."""
-    return _export_csv(db_path(), ver, _where_key(state))
+    return _export_csv(db_path(), ver, _where_key(state), state.data_version)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _options(path: str, ver: tuple) -> dict:
+def _options(path: str, ver: tuple, dv: int | None = None) -> dict:
     cur = cursor()
-    out = {name: distinct_values(cur, name) for name in ("hardware", "framework", "precision", "spec_decoding")}
-    rows = workloads(cur)
+    out = {name: distinct_values(cur, name, dv) for name in ("hardware", "framework", "precision", "spec_decoding")}
+    rows = workloads(cur, dv)
     out["workloads"] = ["|".join(row[:3]) for row in rows]
     out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
-    table = _presets(path, ver, snapshot().con)
+    table = _presets(path, ver, snapshot().con, dv)
     out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
     out["priced"] = sorted(table["hardware"].astype(str).unique())
     return out
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _presets(path: str, ver: tuple, _con) -> pd.DataFrame:
-    return load_presets(stored_rates(_con.cursor()))
+def _presets(path: str, ver: tuple, _con, dv: int | None = None) -> pd.DataFrame:
+    return load_presets(stored_rates(_con.cursor(), dv))
+
+
+def _pinned() -> int | None:
+    """The data version this session's view is pinned to (a link's ``v=``); None: the latest."""
+    return view().data_version
 
 
 def presets(ver: tuple) -> pd.DataFrame:
-    """The $/GPU-hour presets of data version ``ver`` (shared, read-only)."""
-    return _presets(db_path(), ver, snapshot().con)
+    """The $/GPU-hour presets of snapshot ``ver`` in the session view's data version (shared, read-only)."""
+    return _presets(db_path(), ver, snapshot().con, _pinned())
 
 
 def options(ver: tuple) -> dict:
     """What the data holds: filter values, workloads, and the price sets with their tiers (computed once per
-    data version; each call gets its own copy)."""
-    return _options(db_path(), ver)
+    snapshot and pinned data version; each call gets its own copy)."""
+    return _options(db_path(), ver, _pinned())
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _latest(path: str, ver: tuple) -> int:
+    return latest_version(cursor())
+
+
+def latest(ver: tuple) -> int:
+    """The number of the newest data version in snapshot ``ver`` (0: none yet)."""
+    return _latest(db_path(), ver)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _changes(path: str, ver: tuple, dv: int) -> tuple[list[str], list[str]]:
+    added, removed = diff_sources(cursor(), dv, None)
+    return ([f"#{r['source_id']} {r['file_name']}" for r in added.to_dict("records")],
+            [f"#{r['source_id']} {r['file_name']}" for r in removed.to_dict("records")])
+
+
+def changes_since(ver: tuple, dv: int) -> tuple[list[str], list[str]]:
+    """(sources added, sources removed) between data version ``dv`` and the latest of snapshot ``ver``."""
+    return _changes(db_path(), ver, dv)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _versions(path: str, ver: tuple) -> pd.DataFrame:
+    return list_versions(cursor())
+
+
+def versions(ver: tuple) -> pd.DataFrame:
+    """The change log of snapshot ``ver`` (:func:`model.data.versions.list_versions`)."""
+    return _versions(db_path(), ver)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -278,13 +346,14 @@ def published_checks_of(state: View, ver: tuple) -> tuple[pd.DataFrame, pd.DataF
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _sources(path: str, ver: tuple) -> pd.DataFrame:
-    return list_sources(cursor())
+def _sources(path: str, ver: tuple, dv: int | None = None) -> pd.DataFrame:
+    return list_sources(cursor(), dv)
 
 
 def sources(ver: tuple) -> pd.DataFrame:
-    """The ingested sources (:func:`model.data.store.list_sources`) of data version ``ver``."""
-    return _sources(db_path(), ver)
+    """The ingested sources (:func:`model.data.store.list_sources`) of snapshot ``ver`` in the session view's data
+    version."""
+    return _sources(db_path(), ver, _pinned())
 
 
 def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:
@@ -315,6 +384,7 @@ def clear() -> None:
     """After a write: drop cached answers (the version key would also catch it on the next rerun)."""
     _options.clear()
     _presets.clear()
+    _latest.clear()
 
 
 @dataclass

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
+from model.core.links import live_url, pinned_url
 from model.core.view import View
 from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
+from model.data.versions import record_pin
 from ui import data, report, sidebar
-from ui.state import mirror_to_url, plain, pop_notices, share_link, view
+from ui.state import commit, mirror_to_url, plain, pop_notices, share_link, view
 
-__all__ = ["PAGES", "URL_PATHS", "navigation", "page_links", "start", "context", "link_left_out_text"]
+__all__ = ["PAGES", "URL_PATHS", "navigation", "page_links", "start", "context", "link_left_out_text", "pin_button",
+           "pinned_notice"]
 
 #: script, title, URL path (the first layout's, from its ``pages/`` file names, so old links still open), icon.
 #: The scripts sit in ``views/``, which only ``st.navigation`` serves: Streamlit's legacy ``pages/``-directory
@@ -80,11 +83,20 @@ def start(url_path: str) -> data.Ctx:
     mirror_to_url()
     with links:
         page_links(view().to_query())
+    latest = data.latest(snap.version)
+    pinned_notice(ctx, latest)
     link = share_link(url_path, URL_PATHS)
+    live, pinned = live_url(link), pinned_url(link, view().data_version or latest)
     with st.sidebar:
         st.header("Share this view")
-        st.code(link, language=None, wrap_lines=True)
-        st.caption(f"{len(link)} characters. Opens this page with these filters, rates and targets.")
+        st.caption("On the latest data (it follows every new ingest):")
+        st.code(live, language=None, wrap_lines=True)
+        if pinned != live:
+            st.caption(f"As presented, pinned to data version {view().data_version or latest}: it shows these numbers "
+                       "even after the data change.")
+            st.code(pinned, language=None, wrap_lines=True)
+            pin_button(view().data_version or latest, pinned)
+        st.caption(f"{len(live)} characters. Opens this page with these filters, rates and targets.")
         left_out = view().left_out_of_link()
         if left_out:
             st.warning(plain(link_left_out_text(left_out)), icon="✂️")
@@ -92,6 +104,49 @@ def start(url_path: str) -> data.Ctx:
     report.report_box(ctx, link)
     st.session_state[_CTX] = ctx
     return ctx
+
+
+def pin_button(version: int, link: str) -> None:
+    """Record the pinned link's version, so ``costfrontier purge`` keeps what it shows (not in a read-only
+    deployment, which writes nothing: purge cannot know of links shared from it)."""
+    if data.read_only():
+        st.caption("Read-only deployment: this pin is not recorded, so a purge on the writer cannot know of it.")
+        return
+    if st.button(f"Record this pin (purge keeps version {version})", key="_record_pin"):
+        if data.write(lambda con: record_pin(con, version, link[:500], data.page_name()), "record the pin") is not None:
+            st.toast(f"Pinned: version {version} is kept by purge.")
+
+
+def pinned_notice(ctx: data.Ctx, latest: int) -> None:
+    """On every page of a view pinned to a data version the store has moved past: what changed since (sources
+    added and removed), the headline then and now, and a button to the live data."""
+    pinned = view().data_version
+    if pinned is None:
+        return
+    if pinned > latest:
+        st.warning(plain(f"This link names data version {pinned}, which this store does not have (its newest is "
+                         f"{latest}): the numbers below are the latest data's."), icon="📌")
+        return
+    if pinned == latest:
+        st.caption(f"📌 Pinned to data version {pinned}, the latest: the data have not changed since.")
+        return
+    added, removed = data.changes_since(ctx.version, pinned)
+    then = _headline(ctx.state)
+    now = _headline(ctx.state.replace(data_version=None))
+    what = "; ".join(part for part in (f"added {', '.join(added)}" if added else "",
+                                       f"removed {', '.join(removed)}" if removed else "") if part)
+    with st.container(border=True, key="pinned_notice"):
+        st.warning(plain(f"Pinned to data version {pinned}, as presented. The data have changed since (now version "
+                         f"{latest}): {what or 'other writes, no source added or removed'}."), icon="📌")
+        st.markdown(plain(f"Then: {then}") + "  \n" + plain(f"Now: {now}"))
+        st.button("Switch to the live data", key="_go_live", on_click=commit, kwargs={"data_version": None})
+
+
+def _headline(state: View) -> str:
+    try:
+        return data.answer_of(state, data.snapshot()).headline
+    except Exception as exc:   # noqa: BLE001 - a view the data cannot answer says so, never a traceback
+        return f"(no answer: {str(exc)[:120]})"
 
 
 def _stop(links) -> None:

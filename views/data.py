@@ -7,6 +7,7 @@ from model.data.preview import FORM_FIELDS, for_form, form_pairs
 from model.data.snapshot import write as store_write
 from model.data.store import StoreError, remove_source
 from model.data.uploads import BYTES_PER_MB, max_upload_mb
+from model.data.versions import acting
 from model.present import fmt
 from ui import data, frame, widgets
 from ui.state import commit, plain
@@ -61,8 +62,9 @@ else:
         progress = st.progress(0.0, text="Ingesting…")
         for i, (upload, dry, spool) in enumerate(ready):
             try:
-                result = store_write(data.db_path(), lambda con, spool=spool, name=upload.name: ingest_file(
-                    con, spool, list(set_fields), display_name=name))
+                with acting("upload", data.page_name(), data.user()):   # its data version says so
+                    result = store_write(data.db_path(), lambda con, spool=spool, name=upload.name: ingest_file(
+                        con, spool, list(set_fields), display_name=name))
             except IngestError as exc:
                 report.append(("error", for_form(str(exc))))
                 continue
@@ -101,8 +103,19 @@ if not verdicts.empty:
 if not ctx.points.empty:
     st.download_button("Download the filtered rows as CSV", data.export_csv(ctx.state, data.version()),
                        file_name="costfrontier.csv", mime="text/csv", key="download")
+st.subheader("Change log")
+log = data.versions(data.version())
+if log.empty:
+    st.caption("No data versions yet: every ingest, upload, removal, saved profile or API price will be one.")
+else:
+    st.caption(f"Every write is a numbered data version ({fmt.count(len(log), 'version')}, newest first). A link "
+               "pinned to a version (the Share box's second link, v=N) shows exactly its data; "
+               "costfrontier versions --diff A B compares two.")
+    widgets.table(log.sort_values("version", ascending=False), key="versions_table")
 if not data.read_only() and not sources.empty:
     with st.expander("Delete a source"):
+        st.caption("It is hidden from a new data version on: links pinned to earlier versions still show it. "
+                   "costfrontier purge deletes hidden rows for good.")
         names = dict(zip(sources["source_id"], sources["file_name"]))
         choice = st.selectbox("Source", list(names), key="delete_choice", format_func=lambda i: f"#{i} {names[i]}")
         sure = st.checkbox("I have downloaded what I need; delete it", key="delete_confirm")
@@ -110,5 +123,6 @@ if not data.read_only() and not sources.empty:
             removed = data.write(lambda con: remove_source(con, int(choice)), "delete the source")
             if removed is not None:
                 st.session_state["_ingest_report"] = [("ok", f"Deleted source #{choice} "
-                                                              f"({fmt.count(removed, 'row')}).")]
+                                                              f"({fmt.count(removed, 'row')}) from a new data "
+                                                              "version on; links pinned to earlier ones keep it.")]
                 st.rerun()

@@ -15,6 +15,8 @@
                  [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal] [--cache-hit H]
                  [view options] [--json]
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
+    costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
+        every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
 Exit codes: 0 done, 1 a file refused, 2 a usage or database error, 130 stopped by Ctrl-C.
@@ -44,7 +46,8 @@ __all__ = ["main"]
 #: the module (under model.cli) that runs each command, imported only when that command runs
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
-             "tco": "tco", "size": "tco", "report": "report", "volume": "volume"}
+             "tco": "tco", "size": "tco", "report": "report", "volume": "volume",
+             "versions": "versions", "pin": "versions", "purge": "versions"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,8 +89,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="only the published tables' verdicts (each value recomputed from the table's own numbers)")
     exp = sub.add_parser("export", help="write every point (with its source) to a CSV file")
     exp.add_argument("file")
-    rem = sub.add_parser("remove", help="delete one ingested source (export first to keep a copy)")
+    rem = sub.add_parser("remove", help="hide one ingested source from a new data version on (earlier versions and "
+                                        "their pinned links keep it; purge deletes it for good)")
     rem.add_argument("source_id", type=int)
+    _version_parsers(sub)
     tco.add_parsers(sub)
     report_cli.add_parsers(sub)
     vol = sub.add_parser("volume", help="buy, rent or call an API: monthly cost of each at a volume, and break-evens")
@@ -96,6 +101,22 @@ def _parser() -> argparse.ArgumentParser:
     volume_args(vol)
     vol.add_argument("--json", action="store_true")
     return parser
+
+
+def _version_parsers(sub) -> None:
+    """``versions`` (the change log, ``--diff A B``), ``pin N`` and ``purge`` (model.cli.versions)."""
+    ver = sub.add_parser("versions", help="the change log: every data version (time, action, what, by); --diff A B "
+                                          "names the sources added and removed and the answer's headline at each")
+    ver.add_argument("--diff", nargs=2, type=int, metavar=("A", "B"), help="compare data versions A and B")
+    selection_args(ver)
+    view_args(ver)
+    ver.add_argument("--json", action="store_true")
+    pin = sub.add_parser("pin", help="record that a pinned link or report names data version N (purge keeps it)")
+    pin.add_argument("version", type=int)
+    pin.add_argument("--note", default="", help="what names it (a proposal, a customer)")
+    pur = sub.add_parser("purge", help="delete removed sources' rows for good (refused while a recorded pin still "
+                                       "shows them, unless --force)")
+    pur.add_argument("--force", action="store_true", help="purge even when a recorded pin still shows them")
 
 
 def _db_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -139,8 +160,10 @@ def _main(argv: list[str] | None) -> int:
         try:
             if args.command == "ingest":  # in batches, each published on its own (model.cli.data.ingest)
                 from model.cli.data import ingest
+                from model.data.versions import acting
 
-                return ingest(args, db, ctrl_c)
+                with acting("ingest", "costfrontier ingest"):
+                    return ingest(args, db, ctrl_c)
             # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
             done = run_command(db, writes, lambda con: _held(ctrl_c, _run(args, con)))
             ctrl_c.release()
@@ -164,10 +187,15 @@ def _run(args, con) -> int:
     from pydantic import ValidationError
 
     from model.data.store import StoreError
+    from model.data.versions import acting
 
     command = importlib.import_module(f"model.cli.{_COMMANDS[args.command]}")
     try:
-        if (done := command.run(args, con)) is not None:
+        # a write's data version says which command made it (and the user, COSTFRONTIER_USER)
+        with acting(args.command if args.command in ("remove", "load-samples", "purge") else "ingest",
+                    f"costfrontier {args.command}"):
+            done = command.run(args, con)
+        if done is not None:
             return done
     except ValidationError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)

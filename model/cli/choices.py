@@ -24,4 +24,4 @@ TOKEN_BASES = ("total", "output", "input")
 #: model.data.samples.SAMPLE_DIR
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "samples"
 #: commands that write (they publish a new snapshot, model.data.snapshot)
-WRITES = ("ingest", "load-samples", "remove")
+WRITES = ("ingest", "load-samples", "remove", "pin", "purge")

@@ -15,6 +15,7 @@ from model.data.importers.companions import same_run_exports
 from model.data.ingest import IngestError, ingest_file
 from model.data.samples import load_samples
 from model.data.store import list_sources, load_points, remove_source
+from model.data.versions import latest_version
 
 __all__ = ["run", "ingest", "ingest_files", "BATCH_FILES", "BATCH_S"]
 
@@ -49,7 +50,9 @@ def run(args, con) -> int | None:
         print(f"wrote {args.file}")
         return 0
     if args.command == "remove":
-        print(f"removed source #{args.source_id}: {remove_source(con, args.source_id)} rows")
+        rows = remove_source(con, args.source_id)
+        print(f"removed source #{args.source_id}: {rows} rows hidden from data version {latest_version(con)} on "
+              "(earlier versions and links pinned to them keep it; costfrontier purge deletes it for good)")
         return 0
     return None
 

@@ -120,10 +120,10 @@ def view_of_link(url: str):
     return View.from_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
 
 
-def _stored_profiles(con, names: list[str]) -> list:
+def _stored_profiles(con, names: list[str], version: int | None = None) -> list:
     from model.data.profiles import load_profiles
 
-    stored = {p.name: p for p in load_profiles(con)}
+    stored = {p.name: p for p in load_profiles(con, version)}   # as data version ``version`` held them
     for name in names:
         if name not in stored:
             raise UsageError(f"no stored cost profile {name!r}; known: {', '.join(sorted(stored)) or 'none'} "
@@ -200,7 +200,7 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
         fields.update(_where(getattr(args, "where", [])))
         mine, priced_by = [], ()
     if getattr(args, "profile", None):
-        chosen = _stored_profiles(con, args.profile)
+        chosen = _stored_profiles(con, args.profile, fields.get("data_version", base.data_version))
         mine = [p for p in mine if p.name not in {c.name for c in chosen}]
         fields.update(profiles=profiles_to_text([*mine, *chosen]),
                       priced_by=tuple(dict.fromkeys([*priced_by, *(p.name for p in chosen)])))

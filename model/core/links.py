@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
-__all__ = ["DEFAULT_BASE_URL", "PUBLIC_URL_SETTING", "public_base_url", "public_url_problem", "view_url"]
+__all__ = ["DEFAULT_BASE_URL", "PUBLIC_URL_SETTING", "public_base_url", "public_url_problem", "view_url",
+           "pinned_url", "live_url"]
 
 #: the base of a link when neither the operator nor a browser names one (``make run``'s address)
 DEFAULT_BASE_URL = "http://localhost:8501/"
@@ -74,3 +75,28 @@ def view_url(query: dict[str, str], url_path: str = "", base: str | None = None)
     root = (base or public_base_url() or DEFAULT_BASE_URL).rstrip("/")
     encoded = urlencode(query, safe=":,|")
     return f"{root}/{url_path}" + (f"?{encoded}" if encoded else "")
+
+
+def pinned_url(url: str, version: int | None) -> str:
+    """``url`` (a share link) pinned to data version ``version`` (its ``v=`` set; "as presented"): it reopens the
+    view on exactly that version's data. ``version`` None or 0 (a store not yet versioned) gives ``url`` as it is.
+
+    >>> pinned_url("https://cf.example/Frontier?x=50", 7)
+    'https://cf.example/Frontier?x=50&v=7'
+    """
+    if not version:
+        return url
+    head, _, query = url.partition("?")
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "v"] + [("v", str(int(version)))]
+    return f"{head}?{urlencode(pairs, safe=':,|')}"
+
+
+def live_url(url: str) -> str:
+    """``url`` without its pin (``v=``): the same view on the latest data.
+
+    >>> live_url("https://cf.example/Frontier?x=50&v=7")
+    'https://cf.example/Frontier?x=50'
+    """
+    head, _, query = url.partition("?")
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "v"]
+    return f"{head}?{urlencode(pairs, safe=':,|')}" if pairs else head

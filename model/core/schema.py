@@ -22,6 +22,9 @@ __all__ = [
     "POINTS_DDL",
     "SOURCES_DDL",
     "COST_PROFILES_DDL",
+    "PROFILE_VERSIONS_DDL",
+    "VERSIONS_DDL",
+    "PINS_DDL",
     "SCHEMA_VERSION",
     "ROLE_RATES",
     "MIGRATIONS",
@@ -34,9 +37,9 @@ __all__ = [
 #: counts for a demand would run past any number (a throughput of 1e-300 once overflowed the sizing)
 MIN_TOKENS_PER_SECOND_PER_GPU = 1e-3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: the first marked layout. 2: per-role rates of disaggregated rows. 3: the date each TCO rate was read
-(``tco_rates.read_on``; see :data:`MIGRATIONS`)."""
+(``tco_rates.read_on``). 4: numbered data versions (see :data:`MIGRATIONS`)."""
 
 #: Measured quantities; a point needs at least one of them.
 MEASUREMENT_FIELDS = (
@@ -260,7 +263,10 @@ CREATE TABLE IF NOT EXISTS sources (
     rows          BIGINT NOT NULL,
     ingested_at   TIMESTAMP NOT NULL,
     notes         VARCHAR,
-    set_fields    VARCHAR                -- JSON of --set key=value given at ingest
+    set_fields    VARCHAR,               -- JSON of --set key=value given at ingest
+    added_in      BIGINT,                -- the data version that added it (model.data.versions)
+    removed_in    BIGINT,                -- the version that hid it (remove); NULL while shown
+    purged_in     BIGINT                 -- the version that deleted its rows for good (purge)
 )
 """
 
@@ -274,6 +280,34 @@ CREATE TABLE IF NOT EXISTS cost_profiles (
     source            VARCHAR,               -- provenance of the numbers
     saved_by          VARCHAR NOT NULL,      -- cli | dashboard | ...
     saved_at          TIMESTAMP NOT NULL     -- UTC
+)
+"""
+
+#: one row per committed write: the data version (model.data.versions)
+VERSIONS_DDL = """
+CREATE TABLE IF NOT EXISTS store_versions (
+    version    BIGINT PRIMARY KEY,   -- 1, 2, ...: one per committed write transaction
+    "at"       TIMESTAMP NOT NULL,   -- UTC
+    action     VARCHAR NOT NULL,     -- ingest | upload | remove | load-samples | profile | api-price | purge | migrate
+    what       VARCHAR,              -- file names, source ids, profile names
+    "by"       VARCHAR,              -- the CLI command or dashboard page
+    user_name  VARCHAR               -- COSTFRONTIER_USER or the deployment's user header; NULL when unknown
+)
+"""
+
+#: every saved state of every cost profile: the profiles of version N are the rows with version <= N < removed_in
+PROFILE_VERSIONS_DDL = """
+CREATE TABLE IF NOT EXISTS cost_profile_versions (
+    version BIGINT NOT NULL, removed_in BIGINT, name VARCHAR NOT NULL, hardware VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL, usd_per_gpu_hour DOUBLE, inputs VARCHAR NOT NULL, source VARCHAR,
+    saved_by VARCHAR NOT NULL, saved_at TIMESTAMP NOT NULL
+)
+"""
+
+#: the versions pinned links and reports name, recorded so that purge keeps what they show
+PINS_DDL = """
+CREATE TABLE IF NOT EXISTS pins (
+    version BIGINT NOT NULL, "at" TIMESTAMP NOT NULL, what VARCHAR, "by" VARCHAR, user_name VARCHAR
 )
 """
 
@@ -312,13 +346,14 @@ PLAUSIBILITY: dict[str, tuple[float, float]] = {
 #: (output) rate per prefill (decode) GPU in the per-GPU column; from 2 that rate has its own column
 #: and the per-GPU columns are per GPU of both roles, system tok/s / gpus (the system rates were
 #: stored as role rate x role GPUs, so nothing is recomputed from a guess).
+#: From 3 every write is a numbered data version: what a store held before is version 1.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: tuple(
         f"UPDATE points SET {role} = {per_gpu}, {per_gpu} = {per_gpu.replace('_per_gpu', '')} / gpus "
         f"WHERE disaggregated AND {count} > 0 AND gpus > 0 AND {role} IS NULL AND {per_gpu} IS NOT NULL"
         for role, (per_gpu, count) in ROLE_RATES.items()
     ),
-    # --- dated assumptions (issue 30, branch i30-dates): ONE step, renumber it at merge if another step takes 3.
+    # --- 3, dated assumptions.
     # The trailing column tco_rates.read_on (the date a rate was read) is appended empty by the migration
     # plan; a row whose price set is a month (YYYY-MM) or a day (YYYY-MM-DD) gets that month's first day,
     # resp. that day: the rule data/samples/README.md names ("the earliest day it could have been read"),
@@ -328,5 +363,15 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "WHERE read_on IS NULL AND regexp_full_match(price_set, '[0-9]{4}-[0-9]{2}')",
         "UPDATE tco_rates SET read_on = try_cast(price_set AS DATE) "
         "WHERE read_on IS NULL AND regexp_full_match(price_set, '[0-9]{4}-[0-9]{2}-[0-9]{2}')",
+    ),
+    # --- 4, numbered data versions: what the store held becomes version 1.
+    4: (
+        "INSERT INTO store_versions SELECT 1, CAST(timezone('UTC', now()) AS TIMESTAMP), 'migrate', "
+        "'what the store held when versions began: ' || (SELECT count(*) FROM sources) || ' sources, ' || "
+        "(SELECT count(*) FROM cost_profiles) || ' cost profiles', 'migration', NULL "
+        "WHERE NOT EXISTS (SELECT 1 FROM store_versions) "
+        "AND (SELECT count(*) FROM sources) + (SELECT count(*) FROM cost_profiles) > 0",
+        "UPDATE sources SET added_in = 1 WHERE added_in IS NULL",
+        "INSERT INTO cost_profile_versions SELECT 1, NULL, * FROM cost_profiles",
     ),
 }

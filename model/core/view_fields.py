@@ -282,6 +282,11 @@ FIELDS: tuple[ViewField, ...] = (
     _f("as_of", "asof", date | None, None, c.DATE, FIT, "2025-06-30", "2025-13-01", before=check_as_of,
        option=Option(("--as-of",), "runs", "only rows run on or before this date (rows that state no run date "
                      "are left out, and counted)", metavar="YYYY-MM-DD")),
+    _f("data_version", "v", int | None, None, c.WHOLE, FIT, "3", "0",
+       check=Bounds(1, 1e15, "a data version is a whole number from 1 (costfrontier versions lists them)"),
+       option=Option(("--data-version",), "runs", "read the store as data version N held it (a pinned link's "
+                     "v=N); default: the latest (costfrontier versions lists them)", metavar="N",
+                     read=c.WHOLE.read), words="data version"),
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
                      "interactivity you need, date by date)", kind="flag")),

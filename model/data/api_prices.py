@@ -25,6 +25,7 @@ from model.data.database import API_PRICES_DDL
 from model.data.importers.base import IngestError, IngestResult
 from model.data.importers.canonical_csv import read_small_csv
 from model.data.store import add_source
+from model.data.versions import stamp, visible_sql
 
 __all__ = ["API_PRICES_DDL", "COLUMNS", "ingest_csv", "add_prices", "load_api_prices",
            "prices_frame", "check_row"]
@@ -123,11 +124,12 @@ def ingest_csv(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str, 
 def add_prices(con: duckdb.DuckDBPyConnection, records: list[dict], name: str = "entered on the dashboard") -> IngestResult:
     """Store prices typed in a form, as one source of their own, atomically (refused rows change nothing)."""
     rows = _rows(records, name, 1)
-    stamp = datetime.now(timezone.utc).isoformat()
-    sha = hashlib.sha256(repr((rows, stamp)).encode()).hexdigest()
+    made = datetime.now(timezone.utc).isoformat()
+    sha = hashlib.sha256(repr((rows, made)).encode()).hexdigest()
     con.execute("BEGIN")
     try:
         result = _insert(con, name, sha, rows, notes="typed in the Buy, rent or API form")
+        stamp(con, "api-price", f"{name}: {', '.join(r[1] for r in rows)}")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -135,14 +137,17 @@ def add_prices(con: duckdb.DuckDBPyConnection, records: list[dict], name: str = 
     return result
 
 
-def prices_frame(con) -> pd.DataFrame:
-    """Every stored price, newest source first per model (one row per model), with its file name."""
+def prices_frame(con, version: int | None = None) -> pd.DataFrame:
+    """Every stored price, newest source first per model (one row per model), with its file name (as data
+    version ``version`` held them; None: the latest)."""
     columns = ["model", "provider", *_PRICES, "batch_discount_pct", "read_on", "source", "file_name", "source_id"]
     try:
+        shown, params = visible_sql(con, version, "a.source_id")
         frame = con.execute(
             "SELECT a.model, a.provider, a.usd_per_m_input, a.usd_per_m_cached_input, a.usd_per_m_output, "
             "a.batch_discount_pct, a.read_on, a.source, s.file_name, a.source_id FROM api_prices a "
-            "JOIN sources s USING (source_id) ORDER BY a.source_id DESC, a.source_line").df()
+            f"JOIN sources s USING (source_id){' WHERE ' + shown if shown else ''} "
+            "ORDER BY a.source_id DESC, a.source_line", params).df()
     except duckdb.Error:   # a store written before the table existed: no prices yet
         return pd.DataFrame(columns=columns)
     if frame.empty:
@@ -159,10 +164,11 @@ def _num(value) -> float | None:
     return out if math.isfinite(out) else None
 
 
-def load_api_prices(con) -> list[ApiPrice]:
-    """The stored prices as :class:`model.core.volume.ApiPrice`, one per model (the newest source wins)."""
+def load_api_prices(con, version: int | None = None) -> list[ApiPrice]:
+    """The stored prices as :class:`model.core.volume.ApiPrice`, one per model (the newest source wins), of data
+    version ``version`` (None: the latest)."""
     out = []
-    for r in prices_frame(con).to_dict("records"):
+    for r in prices_frame(con, version).to_dict("records"):
         read_on = r["read_on"]
         if isinstance(read_on, (pd.Timestamp, datetime)):
             read_on = read_on.date()

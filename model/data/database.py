@@ -3,7 +3,9 @@
 Schema versions (``costfrontier_meta.schema_version``): **0** is a database written
 before the marker existed (our tables, no ``costfrontier_meta``) or with no version
 row; **1** the first marked layout; **2** disaggregated rows' per-role rates in their own columns; **3** the
-current one (:data:`model.core.schema.SCHEMA_VERSION`: the date each TCO rate was read, ``tco_rates.read_on``). Opening an older file migrates it
+one before data versions (the date each TCO rate was read, ``tco_rates.read_on``); **4** the current one
+(:data:`model.core.schema.SCHEMA_VERSION`: numbered data versions, :mod:`model.data.versions`; what an older store
+held becomes version 1). Opening an older file migrates it
 in place in one transaction: missing tables are created, columns added since are appended,
 empty, and the data steps of :data:`model.core.schema.MIGRATIONS` run. A layout that does not match, a newer
 version, a damaged file and a file that is not ours are refused and left unchanged.
@@ -17,7 +19,16 @@ from pathlib import Path
 
 import duckdb
 
-from model.core.schema import MIGRATIONS, POINTS_DDL, SCHEMA_VERSION, SOURCES_DDL
+from model.core.schema import (
+    COST_PROFILES_DDL,
+    MIGRATIONS,
+    PINS_DDL,
+    POINTS_DDL,
+    PROFILE_VERSIONS_DDL,
+    SCHEMA_VERSION,
+    SOURCES_DDL,
+    VERSIONS_DDL,
+)
 
 __all__ = [
     "cannot_write",
@@ -77,12 +88,13 @@ CREATE TABLE IF NOT EXISTS point_requests (
     tpot_ms DOUBLE[] NOT NULL
 )"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
-OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso")
+OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
+              "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices), so a database of this version may lack them; read as empty when absent
 OPTIONAL_TABLES = ("api_prices", "point_requests")
-DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL,
-        REQUESTS_DDL)
+DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL,
+        VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 
@@ -274,7 +286,7 @@ def check_or_init(con: duckdb.DuckDBPyConnection, read_only: bool, target: str =
         except (TypeError, ValueError):
             raise StoreError(f"{where}: damaged: its schema version is {row[0]!r}, not a number; the file was "
                              "not changed") from None
-    elif tables <= set(OUR_TABLES + OPTIONAL_TABLES) and {"sources", "points"} <= tables:
+    elif tables <= set(OUR_TABLES + OPTIONAL_TABLES + ("cost_profiles",)) and {"sources", "points"} <= tables:
         version = 0  # written before the version marker existed
     else:
         raise StoreError(

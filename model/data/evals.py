@@ -14,6 +14,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from model.data.versions import visible_sql
+
 __all__ = ["EVAL_COLUMNS", "load_evals", "flag_regressions"]
 
 #: columns of :func:`load_evals`
@@ -21,13 +23,14 @@ EVAL_COLUMNS = ("source_id", "source_line", "model", "eval", "setting", "precisi
 
 
 def load_evals(con: duckdb.DuckDBPyConnection, model: str | list[str] | None = None,
-               precision: str | list[str] | None = None) -> pd.DataFrame:
+               precision: str | list[str] | None = None, version: int | None = None) -> pd.DataFrame:
     """Evaluation scores from the ``evals`` table, optionally for some models/precisions.
 
     Parameters
     ----------
     con : DuckDB connection  a Cost Frontier database
     model, precision : str or list of str, optional  keep only these (exact match)
+    version : int, optional  the scores of that data version (default: the latest)
 
     Returns
     -------
@@ -43,6 +46,10 @@ def load_evals(con: duckdb.DuckDBPyConnection, model: str | list[str] | None = N
             continue
         clauses.append(f"{column} IN ({', '.join('?' * len(values))})")  # column names are our own literals
         params.extend(str(v) for v in values)
+    shown, shown_params = visible_sql(con, version)
+    if shown:
+        clauses.append(shown)
+        params.extend(shown_params)
     sql = (f"SELECT {', '.join(EVAL_COLUMNS)} FROM evals"
            + (" WHERE " + " AND ".join(clauses) if clauses else "")
            + " ORDER BY model, eval, precision, source_id")

@@ -49,6 +49,7 @@ from model.data.uploads import (  # the size and column limits, line ends, non-U
     utf8_name,
     utf8_path,
 )
+from model.data.versions import stamp
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
            "FileFacts", "file_facts"]
@@ -263,6 +264,7 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
             if samples:
                 store_samples(con, result.source_id, samples)
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
+            stamp(con)   # this transaction is one data version
             con.execute("COMMIT")
         except BaseException:
             _rollback(con)
@@ -338,6 +340,7 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                 result = api_prices.ingest_csv(con, path, name, sha, delim)
             else:
                 result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
+            stamp(con)   # this transaction is one data version
             con.execute("COMMIT")
         except BaseException:
             _rollback(con)

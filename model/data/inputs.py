@@ -23,6 +23,7 @@ from model.core.repeats import runs_in_view
 from model.core.sla import SLA
 from model.core.view import View
 from model.data.store import list_sources, load_points, stored_rates, workloads
+from model.data.versions import latest_version, visible_sql
 
 __all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "with_workload", "rate_files",
            "ANALYSIS_PARTS", "EVERY_PART"]
@@ -83,6 +84,7 @@ class Inputs:
     sources: pd.DataFrame | None = None      # model.data.store.list_sources; None: not read
     evals: pd.DataFrame | None = None        # model.data.evals.load_evals; None: not read
     requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data (model.data.requests.load_samples)
+    data_version: int | None = None          # the data version read (the view's pin, else the latest then)
 
     def refuse(self, part: str, needs: str = "columns") -> None:
         """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts)."""
@@ -93,25 +95,29 @@ class Inputs:
                                f"(load_inputs(parts=...) serves {', '.join(ANALYSIS_PARTS)} from a projection)")
 
 
-def first_workload(con) -> str | None:
-    """The workload a view without one shows (``model|isl|osl``): the one with most frontier points."""
-    rows = workloads(con)
+def first_workload(con, version: int | None = None) -> str | None:
+    """The workload a view without one shows (``model|isl|osl``): the one with most frontier points (of data
+    version ``version``; None: the latest)."""
+    rows = workloads(con, version)
     return "|".join(rows[0][:3]) if rows else None
 
 
 def with_workload(con, view: View) -> View:
     """``view``, or, when it names no workload, ``view`` showing the store's first (:func:`first_workload`), as a
     link without ``wl=`` opens: the one rule for every reader of the store (the CLI's and the dashboard's)."""
-    if view.workload is None and (first := first_workload(con)) is not None:
+    if view.workload is None and (first := first_workload(con, view.data_version)) is not None:
         return view.replace(workload=first)
     return view
 
 
-def rate_files(con) -> Mapping[tuple[str, str, str], str]:
-    """(price set, tier, lower-case hardware) -> the ingested TCO rates file that set that preset."""
+def rate_files(con, version: int | None = None) -> Mapping[tuple[str, str, str], str]:
+    """(price set, tier, lower-case hardware) -> the ingested TCO rates file that set that preset (in data
+    version ``version``; None: the latest)."""
     try:
+        shown, params = visible_sql(con, version, "r.source_id")
         rows = con.execute("SELECT r.price_set, r.tier, lower(r.hardware), s.file_name FROM tco_rates r "
-                           "JOIN sources s USING (source_id)").fetchall()
+                           f"JOIN sources s USING (source_id){' WHERE ' + shown if shown else ''}",
+                           params).fetchall()
     except Exception:   # an older store without the table: every preset is built in
         return MappingProxyType({})
     return MappingProxyType({(str(p), str(t), str(h)): str(f) for p, t, h, f in rows})
@@ -120,14 +126,14 @@ def rate_files(con) -> Mapping[tuple[str, str, str], str]:
 def inputs_of(view: View, loaded: pd.DataFrame, presets: pd.DataFrame,
               rate_sources: Mapping[tuple[str, str, str], str], *, runs=None, columns: tuple[str, ...] | None = None,
               api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None,
-              requests: Mapping | None = None) -> Inputs:
+              requests: Mapping | None = None, data_version: int | None = None) -> Inputs:
     """:class:`Inputs` from what was read (``loaded``: ``load_points`` of ``view.where()``); ``runs`` is
     :func:`model.core.repeats.runs_in_view` of ``loaded`` for the view's as-of, repeats and series keys
     (computed here when None)."""
     runs = runs_in_view(loaded, view.as_of, view.repeats, view.by) if runs is None else runs
     return Inputs(view, loaded, runs.rows, runs.pooled, presets, rate_sources, tuple(runs.notes), columns,
                   tuple(api_prices) if api_prices is not None else None, sources, evals,
-                  requests if requests is not None else MappingProxyType({}))
+                  requests if requests is not None else MappingProxyType({}), data_version)
 
 
 def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
@@ -135,27 +141,30 @@ def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> In
     ``parts`` of ``view``'s answer read (None: every part).
 
     A view without a workload gets the store's first (:func:`first_workload`), as a link without ``wl=``
-    opens. Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
+    opens. A view pinned to a data version (``view.data_version``, link key ``v``) reads exactly that version's
+    rows, TCO rates, API prices, sources and evaluations (:mod:`model.data.versions`). Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
     """
     view = with_workload(con, view)
+    version = view.data_version     # None: the latest; N: exactly the rows, rates and prices of version N
     wanted = None if parts is None else set(parts)
     columns = analysis_columns(view, wanted)
-    loaded = load_points(con, view.where(), columns=columns)
+    loaded = load_points(con, view.where(), columns=columns, version=version)
     api = sources = evals = None
     if wanted is None or "volume" in wanted:
         from model.data.api_prices import load_api_prices
 
-        api = load_api_prices(con)
+        api = load_api_prices(con, version)
     if wanted is None or "provenance" in wanted:
-        sources = list_sources(con)
+        sources = list_sources(con, version)
     if wanted is None or wanted & {"evals", "ramps"}:
         from model.data.evals import load_evals
 
-        evals = load_evals(con)
+        evals = load_evals(con, version=version)
     samples = None
     if view.goodput or wanted is None or "goodput_caps" in wanted:
         from model.data.requests import load_samples
 
         samples = load_samples(con, loaded["point_id"]) if "point_id" in loaded.columns else None
-    return inputs_of(view, loaded, load_presets(stored_rates(con)), rate_files(con), columns=columns,
-                     api_prices=api, sources=sources, evals=evals, requests=samples)
+    return inputs_of(view, loaded, load_presets(stored_rates(con, version)), rate_files(con, version),
+                     columns=columns, api_prices=api, sources=sources, evals=evals, requests=samples,
+                     data_version=version or latest_version(con) or None)

@@ -18,8 +18,9 @@ import pandas as pd
 from pydantic import ValidationError
 
 from model.core.cost_profiles import CostProfile, unique_profiles
-from model.core.schema import COST_PROFILES_DDL
+from model.core.schema import COST_PROFILES_DDL, PROFILE_VERSIONS_DDL, VERSIONS_DDL
 from model.core.tco import TcoInputError, explain_validation
+from model.data.versions import latest_version, stamp
 
 __all__ = ["save_profiles", "load_profiles", "profiles_table"]
 
@@ -44,11 +45,19 @@ def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli
     cur.execute("BEGIN")
     try:
         cur.execute(COST_PROFILES_DDL)
+        cur.execute(PROFILE_VERSIONS_DDL)
+        cur.execute(VERSIONS_DDL)
+        version = latest_version(cur) + 1
         for p in profiles:
             rate = p.rate()
-            cur.execute("INSERT OR REPLACE INTO cost_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        [p.name, p.hardware, p.kind, rate if rate is not None and math.isfinite(rate) else None,
-                         p.model_dump_json(), p.source, saved_by, now])
+            row = [p.name, p.hardware, p.kind, rate if rate is not None and math.isfinite(rate) else None,
+                   p.model_dump_json(), p.source, saved_by, now]
+            cur.execute("INSERT OR REPLACE INTO cost_profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+            # every saved state stays, so a data version's profiles are read as they were (load_profiles)
+            cur.execute("UPDATE cost_profile_versions SET removed_in = ? WHERE name = ? AND removed_in IS NULL",
+                        [version, p.name])
+            cur.execute("INSERT INTO cost_profile_versions VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)", [version, *row])
+        stamp(cur, "profile", ", ".join(p.name for p in profiles), sources=False)
         cur.execute("COMMIT")
     except Exception:
         cur.execute("ROLLBACK")
@@ -56,12 +65,16 @@ def save_profiles(con: duckdb.DuckDBPyConnection, profiles, saved_by: str = "cli
     return len(profiles)
 
 
-def load_profiles(con: duckdb.DuckDBPyConnection) -> list[CostProfile]:
-    """Every stored profile, by name. A row that no longer validates raises :class:`TcoInputError` naming it."""
+def load_profiles(con: duckdb.DuckDBPyConnection, version: int | None = None) -> list[CostProfile]:
+    """Every stored profile, by name (as data version ``version`` held them; None: the latest). A row that no
+    longer validates raises :class:`TcoInputError` naming it."""
     if not _has_table(con):
         return []
     out = []
-    for name, inputs in con.cursor().execute("SELECT name, inputs FROM cost_profiles ORDER BY name").fetchall():
+    query, params = ("SELECT name, inputs FROM cost_profiles ORDER BY name", []) if version is None else (
+        "SELECT name, inputs FROM cost_profile_versions WHERE version <= ? AND coalesce(removed_in, ?) > ? "
+        "ORDER BY name", [version, version + 1, version])
+    for name, inputs in con.cursor().execute(query, params).fetchall():
         try:
             out.append(CostProfile(**json.loads(inputs)))
         except ValidationError as exc:

@@ -9,6 +9,7 @@ import pandas as pd
 from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, load_presets, resolve_rates
 from model.core.published import plan_iso, plan_rows, price_iso, price_rows, verdicts
 from model.data.store import list_sources, load_points, stored_rates
+from model.data.versions import visible_sql
 
 __all__ = ["PublishedPlan", "published_plan", "priced_checks", "published_checks"]
 
@@ -28,9 +29,10 @@ class PublishedPlan:
 
 def published_plan(con) -> PublishedPlan:
     """Read the published rows and iso cells of the store ``con`` and plan their checks (rate-free)."""
+    shown, params = visible_sql(con, None)
     cells = con.cursor().execute(
         "SELECT source_id, source_line, spec_decoding, interactivity, metric, hardware, hardware_b, value "
-        "FROM published_iso ORDER BY source_id, source_line").df()
+        f"FROM published_iso{' WHERE ' + shown if shown else ''} ORDER BY source_id, source_line", params).df()
     rows = load_points(con)
     if not rows.empty:
         rows = rows[rows["published_usd_per_mtok"].notna()]

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from model.data.ingest import IngestResult, ingest_file
+from model.data.versions import acting
 
 __all__ = ["SAMPLE_DIR", "SAMPLE_METADATA", "sample_files", "load_samples"]
 
@@ -42,6 +43,8 @@ def sample_files() -> list[Path]:
 
 
 def load_samples(con: duckdb.DuckDBPyConnection) -> list[IngestResult]:
-    """Ingest every bundled sample (already-ingested ones are skipped, not duplicated)."""
-    return [ingest_file(con, path, [f"{k}={v}" for k, v in SAMPLE_METADATA.get(path.name, {}).items()])
-            for path in sample_files()]
+    """Ingest every bundled sample (already-ingested ones are skipped, not duplicated): a data version per file,
+    each saying ``load-samples``."""
+    with acting("load-samples"):
+        return [ingest_file(con, path, [f"{k}={v}" for k, v in SAMPLE_METADATA.get(path.name, {}).items()])
+                for path in sample_files()]

@@ -18,13 +18,13 @@ import pyarrow as pa
 from model.core.schema import POINT_FIELDS
 from model.data.database import (
     DEFAULT_DB,
-    OPTIONAL_TABLES,
     OUR_TABLES,
     StoreError,
     StoreNeedsMigration,
     connect,
     default_db_path,
 )
+from model.data.versions import hide_source, visible_sql
 
 __all__ = [
     "StoreError",
@@ -55,7 +55,7 @@ _TEXT_COLUMNS = ("extra", "notes", "url", "tags")
 
 
 def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = None,
-                full: bool = False, columns=None) -> pd.DataFrame:
+                full: bool = False, columns=None, version: int | None = None) -> pd.DataFrame:
     """Points matching ``where`` (field -> accepted values), with their source file name.
 
     Values are compared as text and case-insensitively, so ``--where isl=8192`` and ``isl=[8192]``
@@ -67,6 +67,7 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
     besides ``point_id`` and ``source_id``, in :data:`POINT_FIELDS` order, for a caller that reads no
     others (:func:`model.data.inputs.analysis_columns`): at 1M rows each column left out saves
     about 8 MB of Arrow and of pandas. Fetch other columns of chosen rows afterwards with :func:`points_by_id`.
+    ``version``: the rows of that data version (:mod:`model.data.versions`); None: the latest.
     """
     clauses, params = [], []
     for field, values in (where or {}).items():
@@ -80,6 +81,10 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
             tests.append(f"p.{field} IS NULL")
         clauses.append("(" + " OR ".join(tests) + ")")
         params.extend(stated)
+    shown, shown_params = visible_sql(con, version, "p.source_id")
+    if shown:
+        clauses.append(shown)
+        params.extend(shown_params)
     wanted = _wanted(columns, full)
     joined = [f"s.{_SOURCE_COLUMNS[c]} AS {c}" for c in _SOURCE_COLUMNS if c in wanted]
     sql = (
@@ -129,26 +134,32 @@ def points_by_id(con: duckdb.DuckDBPyConnection, point_ids, columns=None) -> pd.
 _NULLABLE = {pa.int64(): pd.Int64Dtype(), pa.int32(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
 
 
-def list_sources(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Ingested files with their format, kind, row count and dates, newest first."""
+def _shown(con, version: int | None, column: str = "source_id", joiner: str = " WHERE ") -> tuple[str, list]:
+    cond, params = visible_sql(con, version, column)
+    return (joiner + cond if cond else ""), params
+
+
+def list_sources(con: duckdb.DuckDBPyConnection, version: int | None = None) -> pd.DataFrame:
+    """Ingested files with their format, kind, row count, dates and the data version that added each, newest
+    first: those data version ``version`` shows (None: the latest)."""
+    where, params = _shown(con, version, "s.source_id")
     return con.execute(
-        "SELECT s.source_id, s.file_name, s.format, s.kind, s.rows, s.ingested_at, s.sha256, s.notes,"
+        # a removed source's hash has its version appended (so its content may be ingested again): the file's own
+        "SELECT s.source_id, s.file_name, s.format, s.kind, s.rows, s.ingested_at, split_part(s.sha256, ':', 1) "
+        "AS sha256, s.notes,"
         " (SELECT min(run_date) FROM points p WHERE p.source_id = s.source_id) AS first_run_date,"
-        " (SELECT max(run_date) FROM points p WHERE p.source_id = s.source_id) AS last_run_date"
-        " FROM sources s ORDER BY s.source_id DESC"
+        " (SELECT max(run_date) FROM points p WHERE p.source_id = s.source_id) AS last_run_date,"
+        " s.added_in AS data_version"
+        f" FROM sources s{where} ORDER BY s.source_id DESC", params
     ).df()
 
 
-def distinct_values(con: duckdb.DuckDBPyConnection, field: str) -> list:
-    """Sorted distinct non-null values of one points field."""
+def distinct_values(con: duckdb.DuckDBPyConnection, field: str, version: int | None = None) -> list:
+    """Sorted distinct non-null values of one points field (of data version ``version``; None: the latest)."""
     _checked_field(field)
+    where, params = _shown(con, version, joiner=" AND ")
     return [r[0] for r in con.execute(
-        f"SELECT DISTINCT {field} FROM points WHERE {field} IS NOT NULL ORDER BY 1").fetchall()]
-
-
-def _present(con) -> set[str]:
-    return {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+        f"SELECT DISTINCT {field} FROM points WHERE {field} IS NOT NULL{where} ORDER BY 1", params).fetchall()]
 
 
 def add_source(con: duckdb.DuckDBPyConnection, file_name: str, fmt: str, kind: str, sha: str, rows: int,
@@ -156,40 +167,32 @@ def add_source(con: duckdb.DuckDBPyConnection, file_name: str, fmt: str, kind: s
     """Record one ingested file in ``sources`` under the next free id (one more than the highest) and return
     that id; its rows go in ``kind``'s table with it. ``set_fields``: the fields given at ingest (``--set``)."""
     source_id = int(con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchone()[0])
-    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    # added_in is set by model.data.versions.stamp when the transaction commits its version
+    con.execute("INSERT INTO sources (source_id, file_name, format, kind, sha256, rows, ingested_at, notes, "
+                "set_fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [source_id, file_name, fmt, kind, sha, rows, datetime.now(timezone.utc).replace(tzinfo=None), notes,
                  json.dumps(set_fields, default=str) if set_fields else None])
     return source_id
 
 
 def remove_source(con: duckdb.DuckDBPyConnection, source_id: int) -> int:
-    """Delete one ingested file and everything it added, atomically. Returns rows removed."""
-    con.execute("BEGIN")
-    try:
-        removed = 0
-        present = _present(con)
-        for table in ("points", "tco_rates", "evals", "published_iso", *(t for t in OPTIONAL_TABLES if t in present)):
-            deleted = con.execute(f"DELETE FROM {table} WHERE source_id = ?", [source_id]).fetchone()[0]
-            removed += deleted if table != "point_requests" else 0   # a point's requests go with it, uncounted
-        gone = con.execute("DELETE FROM sources WHERE source_id = ?", [source_id]).fetchone()[0]
-        if not gone:
-            raise StoreError(f"no source with id {source_id}")
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
-    return removed
+    """Hide one ingested file and everything it added from a new data version on, atomically (its rows stay, so
+    earlier versions are rebuilt exactly; ``purge`` deletes them for good). Returns the rows it held."""
+    return hide_source(con, source_id)
 
 
-def workloads(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, int, int]]:
+def workloads(con: duckdb.DuckDBPyConnection, version: int | None = None) -> list[tuple[str, str, str, int, int]]:
     """(model, isl, osl, points with interactivity, points) per workload, most frontier points first."""
+    where, params = _shown(con, version)
     return con.execute(
         "SELECT coalesce(model, ''), coalesce(CAST(isl AS VARCHAR), ''), coalesce(CAST(osl AS VARCHAR), ''),"
-        " count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points"
-        " GROUP BY ALL ORDER BY n DESC, 5 DESC").fetchall()
+        f" count(*) FILTER (WHERE interactivity IS NOT NULL) AS n, count(*) FROM points{where}"
+        " GROUP BY ALL ORDER BY n DESC, 5 DESC", params).fetchall()
 
 
-def stored_rates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def stored_rates(con: duckdb.DuckDBPyConnection, version: int | None = None) -> pd.DataFrame:
     """TCO price sets ingested from files, in the shape of :func:`model.core.cost.load_presets`."""
+    where, params = _shown(con, version)
     return con.execute(
-        "SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on FROM tco_rates").df()
+        f"SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on FROM tco_rates{where}",
+        params).df()

@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from model.core.analysis import Analysis
-from model.core.links import view_url
+from model.core.links import live_url, pinned_url, view_url
 from model.present import figures, fmt
 from model.present.answers import method_errors_text, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
@@ -192,6 +192,8 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     baseline = answer.baseline
     notes = list(answer.notes) + [n for n in result.notes if n not in answer.notes] + list(link_notes or [])
     link = link or view_link(answer.state, base_url)
+    # the reopen link is pinned to the data version the answer read ("as presented"); the live one is beside it
+    live, link = live_url(link), pinned_url(link, getattr(answer.inputs, "data_version", None))
     sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
                 *([h] if (h := _history_section(answer)) else []),
                 *([v] if (v := _volume_section(answer)) else [])]
@@ -223,7 +225,7 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     def one(width: int | None) -> str:
         body = _body(title, first, answer.summary, result, baseline, rendered, tables, cost, frontier, sections,
                      section_charts, assumptions, link, notes, version, made_at, width, rates_text,
-                     method_errors_text(answer.uncertainty), marked)
+                     method_errors_text(answer.uncertainty), marked, live)
         return page(title, body, width)
 
     return Report(title=title, html=one(None), print_html=one(PRINT_WIDTH_PX), tables=downloads,
@@ -246,7 +248,8 @@ def _version() -> str:
 
 
 def _body(title, first, paragraph, result, baseline, rendered, tables, cost, frontier, sections, section_charts,
-          assumptions, link, notes, version, made_at, width, rates_text, errors_text="", marked=None) -> str:
+          assumptions, link, notes, version, made_at, width, rates_text, errors_text="", marked=None,
+          live=None) -> str:
     esc = html.escape
     iso_shown, _ = rendered["Cost at matched interactivity"]
     parts = [
@@ -296,6 +299,8 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "Value column above); measured rows off every frontier are dominated and do not set a price.</p>"
         + html_table(rendered["Provenance"][0], "provenance", tables["Provenance"][1]) + "</section>",
         f"<footer><h2>Reopen this view</h2><p><a id=share-link href=\"{esc(link, quote=True)}\">{esc(link)}</a></p>"
+        + (f"<p class=muted>The link above opens the data as presented here. On the latest data: <a id=live-link "
+           f"href=\"{esc(live, quote=True)}\">{esc(live)}</a></p>" if live and live != link else "") +
         f"<p class=muted>Cost Frontier {esc(version)} · made {made_at:%Y-%m-%d %H:%M} UTC</p></footer>",
     ]
     return "\n".join(parts)

@@ -1,0 +1,88 @@
+"""End to end (issue 30), in Chromium on a store of its own: ingest A, take the Share box's pinned link, ingest B
+and remove A. The pinned link shows A's numbers and says what changed (sources added and removed, the headline
+then and now); one click switches to the live data, B's; ``costfrontier iso --data-version 1`` prices what the
+pinned page shows."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from model.cli import main
+from model.data.ingest import ingest_file
+from model.data.snapshot import write
+from model.data.store import connect, remove_source
+from tests.conftest import FIXTURES, served
+from tests.test_e2e import CHROMIUM, _settle, _shows
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
+]
+A = FIXTURES / "history" / "runs_2026-01-10.csv"
+B = FIXTURES / "history" / "runs_2026-02-10.csv"
+VIEW = "wl=all&by=hardware&x=40"
+
+
+def _cli(db: Path, *argv: str) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["--db", str(db), *argv]) == 0
+    return out.getvalue()
+
+
+def _usd(rows: list[dict], hw: str) -> str:
+    """The $/M of ``hw`` at 40 tok/s/user as the headline prints it (the fixture's values have two decimals)."""
+    return f"{hw} ${next(r['usd_per_mtok'] for r in rows if r['hardware'] == hw):.2f}/M"
+
+
+def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, browser):
+    db = tmp_path / "versions.duckdb"            # this test's own store (it writes), served by its own server
+    con = connect(db)
+    ingest_file(con, A)                            # data version 1
+    con.close()
+    with served(db) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{base}/?{VIEW}")
+        _settle(page)
+        codes = page.locator("[data-testid=stSidebar] [data-testid=stCode]")
+        live, pinned = codes.nth(0).inner_text().strip(), codes.nth(1).inner_text().strip()
+        assert pinned == live + "&v=1" and "v=" not in live
+        write(db, lambda c: ingest_file(c, B))                  # version 2
+        write(db, lambda c: remove_source(c, 1))                # version 3
+        cli_db = tmp_path / "cli.duckdb"
+        shutil.copy(db, cli_db)
+        then = json.loads(_cli(cli_db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40",
+                               "--data-version", "1", "--json"))["rows"]
+        now = json.loads(_cli(cli_db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40",
+                              "--json"))["rows"]
+        diff = _cli(cli_db, "versions", "--diff", "1", "3", "--by", "hardware", "--at", "40")
+        head = {v: next(line.split(": ", 1)[1] for line in diff.splitlines() if f"headline at version {v}" in line)
+                for v in (1, 3)}
+
+        page.goto(pinned)
+        _settle(page)
+        body = _shows(page, "Pinned to data version 1, as presented", "now version 3",
+                      f"added #2 {B.name}", f"removed #1 {A.name}", f"Then: {head[1]}", f"Now: {head[3]}",
+                      _usd(then, "MI355X"), _usd(then, "B200"))
+        assert body.count(_usd(then, "MI355X")) >= 2          # the page's own headline too, not only the notice
+        page.get_by_role("button", name="Switch to the live data").click()
+        _settle(page)
+        body = _shows(page, _usd(now, "MI355X"), _usd(now, "B200"))
+        assert "Pinned to data version" not in body and "v=" not in page.evaluate("() => location.search")
+
+        fresh = browser.new_page(viewport={"width": 1280, "height": 1000})
+        try:
+            fresh.goto(live)
+            _settle(fresh)
+            body = _shows(fresh, head[3])
+            assert "Pinned to data version" not in body and _usd(then, "MI355X") not in body
+        finally:
+            fresh.close()
+        page.close()
+    assert _usd(then, "MI355X") != _usd(now, "MI355X")
