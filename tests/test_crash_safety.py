@@ -24,13 +24,14 @@ from model.data.store import OUR_TABLES, connect
 from tests.conftest import samples_copy
 
 ROOT = Path(__file__).resolve().parent.parent
-ROWS = 60_000
+ROWS = 100_000
 KILLS = 20
 SEED = 20260520
 
 DRIVER = r"""
 import os, sys
 from model.cli import main
+import model.data.ingest, model.data.snapshot, model.cli.data  # what an ingest imports, once, before any fork
 print("ready", flush=True)
 for line in sys.stdin:
     db, path = line.rstrip("\n").split("\t")

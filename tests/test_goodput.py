@@ -28,7 +28,7 @@ from model.core.view import View
 from model.data.database import connect
 from model.data.ingest import IngestError, ingest_file
 from model.data.requests import load_samples
-from model.data.store import remove_source
+from model.data.store import load_points, remove_source
 from model.present.fmt import for_people
 from model.present.view_answer import answer_of_view
 
@@ -90,11 +90,18 @@ def test_answer_prices_good_tokens(detailed):
     assert any("per good M tokens" in n for n in capped.notes)
 
 
-def test_a_removed_source_takes_its_requests(tmp_path):
+def test_a_removed_source_hides_its_requests_and_purge_takes_them(tmp_path):
+    """``remove`` hides a source from the next data version on (an earlier version, or a link pinned to it, still
+    prices its good tokens); ``purge`` deletes its per-request rows with its points."""
+    from model.data.versions import purge
+
     con = connect(str(tmp_path / "s.duckdb"))
     result = ingest_file(con, DETAILED, ["hardware=H100", "gpus=1"])
     assert con.execute("SELECT count(*) FROM point_requests").fetchone()[0] == 1
     assert remove_source(con, result.source_id) == 1      # the point; its requests go uncounted
+    assert load_points(con).empty                         # the latest version shows neither
+    assert con.execute("SELECT count(*) FROM point_requests").fetchone()[0] == 1   # kept for version 1
+    purge(con)
     assert con.execute("SELECT count(*) FROM point_requests").fetchone()[0] == 0
     con.close()
 

@@ -72,7 +72,7 @@ def version_of(path: Path) -> int:
 
 
 def test_a_new_database_gets_the_current_version(tmp_path):
-    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 3
+    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 4
 
 
 def test_version_1_disaggregated_rows_get_their_role_columns(tmp_path):
