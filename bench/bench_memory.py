@@ -81,8 +81,9 @@ def replica(tree: Path, db: Path, views: int) -> dict:
         stop(proc)
 
 
-def _tree_rss_mb(root: int) -> float:
-    """Resident memory of the descendants of ``root`` (not ``root`` itself) [MB]."""
+def _tree_rss_mb(root: int, proportional: bool = False) -> float:
+    """Resident memory of the descendants of ``root`` (not ``root`` itself), summed (pages shared between them
+    count in each), or proportional (each shared page split between its sharers) [MB]."""
     parents = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -98,10 +99,19 @@ def _tree_rss_mb(root: int) -> float:
     total = 0.0
     for pid in below:
         try:
-            total += rss_mb(pid)
+            total += (pss_mb if proportional else rss_mb)(pid)
         except OSError:
             continue
     return total
+
+
+def pss_mb(pid: int) -> float:
+    """Proportional resident memory of ``pid`` (its share of pages it shares with others) [MB]."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def pdf_peak(db: Path) -> dict:
@@ -115,11 +125,12 @@ def pdf_peak(db: Path) -> dict:
     report = build_report(answer_of_view(con, View()))
     built = time.perf_counter() - start
     con.close()
-    peak, done = [0.0], threading.Event()
+    peak, pss, done = [0.0], [0.0], threading.Event()
 
     def sample() -> None:
         while not done.is_set():
             peak[0] = max(peak[0], _tree_rss_mb(os.getpid()))
+            pss[0] = max(pss[0], _tree_rss_mb(os.getpid(), proportional=True))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample)
@@ -131,7 +142,7 @@ def pdf_peak(db: Path) -> dict:
     finally:
         done.set()
         sampler.join()
-    return {"build_s": built, "print_s": time.perf_counter() - start, "chromium_peak": peak[0],
+    return {"build_s": built, "print_s": time.perf_counter() - start, "chromium_peak": peak[0], "chromium_pss": pss[0],
             "python": rss_mb(os.getpid()), "pdf_mb": size / 2**20, "print_html_mb": len(report.print_html) / 2**20}
 
 
@@ -163,8 +174,8 @@ def main() -> None:
             if rows == 100_000 and not args.no_pdf:
                 p = pdf_peak(db)
                 print(f"  900-series PDF: report built in {p['build_s']:.1f} s (print HTML {p['print_html_mb']:.1f} MB), "
-                      f"printed in {p['print_s']:.1f} s ({p['pdf_mb']:.1f} MB); Chromium's peak {p['chromium_peak']:.0f} MB, "
-                      f"this process {p['python']:.0f} MB", flush=True)
+                      f"printed in {p['print_s']:.1f} s ({p['pdf_mb']:.1f} MB); Chromium's peak {p['chromium_peak']:.0f} MB "
+                      f"(RSS summed; {p['chromium_pss']:.0f} MB proportional), this process {p['python']:.0f} MB", flush=True)
     with open("/proc/loadavg") as f:
         print(f"load average at the end: {' '.join(f.read().split()[:3])}")
 

@@ -30,6 +30,7 @@ import plotly.io as pio
 from model.data.export import neutralise_formula, safe_csv
 from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
+from model.present.pdf import lighter
 
 __all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
@@ -331,7 +332,7 @@ def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = 
 def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Path:
     with tempfile.TemporaryDirectory(prefix="costfrontier-report-") as tmp:
         source = Path(tmp) / "report.html"
-        source.write_text(page_html, encoding="utf-8")
+        source.write_text(lighter(page_html), encoding="utf-8")   # what paper shows: model.present.pdf
         printed = Path(tmp) / "report.pdf"
         command = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}",
                    f"--print-to-pdf={printed}", source.as_uri()]
