@@ -1,10 +1,11 @@
 """Memory benchmark (issue 32): what a distinct view costs a dashboard replica, before and after the byte-bounded
 cache, and what a 900-series PDF costs with its Chromium. Prints figures; asserts nothing.
 
-    python bench/bench_memory.py [--before /work/main] [--views 4] [--rows 100000,1000000] [--no-pdf]
+    python bench/bench_memory.py [--before REV_OR_DIR] [--views 4] [--rows 100000,1000000] [--no-pdf]
 
-For each store (900 series of one workload, ``bench_scale.inferencex_rows``) and each source tree (``--before``,
-then this one, each with its own .venv): a real ``streamlit run`` replica (read-only) is warmed with the default
+For each store (900 series of one workload, ``bench_scale.inferencex_rows``) and each source tree (``--before``:
+a folder, or a git revision checked out in a temporary worktree, default the commit before the byte-bounded
+cache; then this one; each run by its own .venv, else this one's): a real ``streamlit run`` replica (read-only) is warmed with the default
 view (the Overview and the Frontier page), then ``--views`` sessions each open a distinct view (a step of the
 interactivity slider, ``x=``) on both pages and stay open. Printed: resident memory idle, after the views, and
 after the sessions close, and MB per view = (after the views - idle) / views; then the ratio before/after.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -146,9 +148,29 @@ def pdf_peak(db: Path) -> dict:
             "python": rss_mb(os.getpid()), "pdf_mb": size / 2**20, "print_html_mb": len(report.print_html) / 2**20}
 
 
+def compare(rows: int, views: int, db: Path, before_tree: Path, pdf: bool) -> None:
+    figures = {}
+    for label, tree in (("before", before_tree), ("after", ROOT)):
+        r = replica(tree, db, views)
+        figures[label] = r
+        r["per_view"] = (r["after_views"] - r["idle"]) / views
+        print(f"{rows:>9,} rows, {label:6}: idle {r['idle']:.0f} MB, after {views} views {r['after_views']:.0f} MB, "
+              f"sessions closed {r['closed']:.0f} MB; {r['per_view']:.1f} MB per view ({r['per_view_s']:.1f} s per "
+              f"view, warm-up {r['warm_s']:.0f} s)", flush=True)
+    before, after = figures["before"]["per_view"], figures["after"]["per_view"]
+    print(f"{rows:>9,} rows: MB per view before/after = {before:.1f}/{after:.1f}"
+          + (f" = {before / after:.1f}x" if after > 0.05 else " (after: within the noise)"), flush=True)
+    if pdf:
+        p = pdf_peak(db)
+        print(f"  900-series PDF: report built in {p['build_s']:.1f} s (print HTML {p['print_html_mb']:.1f} MB), "
+              f"printed in {p['print_s']:.1f} s ({p['pdf_mb']:.1f} MB); Chromium's peak {p['chromium_peak']:.0f} MB "
+              f"(RSS summed; {p['chromium_pss']:.0f} MB proportional), this process {p['python']:.0f} MB", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--before", default="/work/main", help="the source tree to compare with")
+    parser.add_argument("--before", default="8a530af",
+                        help="the source tree to compare with: a folder, or a git revision of this repository")
     parser.add_argument("--views", type=int, default=4)
     parser.add_argument("--rows", default="100000,1000000")
     parser.add_argument("--no-pdf", action="store_true")
@@ -156,26 +178,19 @@ def main() -> None:
     with open("/proc/loadavg") as f:
         print(f"load average at start: {' '.join(f.read().split()[:3])} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
-        for rows in (int(r) for r in args.rows.split(",")):
-            db = make_store(rows, Path(tmp))
-            views = args.views if rows <= 100_000 else max(2, args.views // 2)
-            figures = {}
-            for label, tree in (("before", Path(args.before)), ("after", ROOT)):
-                r = replica(tree, db, views)
-                figures[label] = r
-                per_view = (r["after_views"] - r["idle"]) / views
-                r["per_view"] = per_view
-                print(f"{rows:>9,} rows, {label:6} ({tree}): idle {r['idle']:.0f} MB, after {views} views "
-                      f"{r['after_views']:.0f} MB, sessions closed {r['closed']:.0f} MB; {per_view:.1f} MB per view "
-                      f"({r['per_view_s']:.1f} s per view, warm-up {r['warm_s']:.0f} s)", flush=True)
-            before, after = figures["before"]["per_view"], figures["after"]["per_view"]
-            print(f"{rows:>9,} rows: MB per view before/after = {before:.1f}/{after:.1f} "
-                  f"= {before / after if after > 0 else float('inf'):.1f}x", flush=True)
-            if rows == 100_000 and not args.no_pdf:
-                p = pdf_peak(db)
-                print(f"  900-series PDF: report built in {p['build_s']:.1f} s (print HTML {p['print_html_mb']:.1f} MB), "
-                      f"printed in {p['print_s']:.1f} s ({p['pdf_mb']:.1f} MB); Chromium's peak {p['chromium_peak']:.0f} MB "
-                      f"(RSS summed; {p['chromium_pss']:.0f} MB proportional), this process {p['python']:.0f} MB", flush=True)
+        before_tree = Path(args.before)
+        if not before_tree.is_dir():   # a revision: checked out beside, removed after
+            before_tree = Path(tmp) / "before"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(before_tree), args.before],
+                           check=True, capture_output=True)
+        try:
+            for rows in (int(r) for r in args.rows.split(",")):
+                views = args.views if rows <= 100_000 else max(2, args.views // 2)
+                compare(rows, views, make_store(rows, Path(tmp)), before_tree, rows == 100_000 and not args.no_pdf)
+        finally:
+            if before_tree.parent == Path(tmp):
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before_tree)],
+                               capture_output=True)
     with open("/proc/loadavg") as f:
         print(f"load average at the end: {' '.join(f.read().split()[:3])}")
 

@@ -79,6 +79,8 @@ def test_a_replica_under_writes_and_viewers_holds_the_stated_bound_and_comes_bac
         assert set(asyncio.run(_views(base, 1, 0))) == {"FINISHED_SUCCESSFULLY"}   # the writes stopped
         assert deleted_open(proc.pid, tmp_path) == 0
         after = rss_mb(proc.pid)
+        print(f"{published[0]} publishes; at most {worst[0]} replaced snapshots open; resident memory idle "
+              f"{idle:.0f} MB, under writes {busy:.0f} MB, after {after:.0f} MB")
         assert after <= 1.10 * idle, f"idle {idle:.0f} MB, under writes {busy:.0f} MB, after {after:.0f} MB"
     finally:
         stop(proc)

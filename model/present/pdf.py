@@ -1,10 +1,15 @@
-"""What the PDF prints: the report's print page made lighter for Chromium (issue 32, item 7).
+"""What the PDF prints, and in how many pieces: a report's print page made lighter and printed a part at a
+time, so one print stays well under 1.5 GB with its Chromium (issue 32, item 7).
 
 A report of 900 series over 100,000 rows draws every measured point (WebGL traces, which headless Chromium
-renders in software) and carries each point's hover details: printing it peaked at 3.5 GB. On paper neither is
-seen, so :func:`lighter` draws at most :data:`PRINT_POINTS` measured points (an even sample, every k-th of each
-series, as the dashboard's Frontier page draws by default; every frontier point and every curve stays), as SVG,
-without hover data, and says so on the chart. The HTML report keeps everything.
+renders in software) and carries each point's hover details, and its iso table runs to 2,700 rows (100 pages):
+printing it in one go peaked at 3.5 GB. Chromium's memory grows with the pages it lays out (about 10 MB a page),
+so :func:`print_in_parts` prints the page in parts of at most :data:`ROWS_PER_PART` table rows (a long table is
+split, its header repeated; each part starts on a new page), one Chromium after another, and joins them with
+poppler's ``pdfunite`` (printed in one go when it is missing). :func:`lighter` draws at most
+:data:`PRINT_POINTS` measured points (an even sample of each series, as the dashboard's Frontier page draws by
+default; every frontier point and every curve stays), as SVG, without hover data, and says so on the chart.
+The HTML report keeps everything.
 """
 
 from __future__ import annotations
@@ -12,10 +17,20 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-__all__ = ["PRINT_POINTS", "lighter"]
+__all__ = ["PRINT_POINTS", "ROWS_PER_PART", "lighter", "parts", "print_in_parts"]
+
+#: table rows one part of a printed report holds at most (about 25 pages)
+ROWS_PER_PART = 600
+#: what a chart weighs against table rows when a page is split into parts (about a page)
+_CHART_ROWS = 30
 
 #: measured points a printed chart draws at most (an even sample past it)
 PRINT_POINTS = 5_000
@@ -96,3 +111,78 @@ def lighter(page_html: str, max_points: int = PRINT_POINTS) -> str:
         i = end
     out.append(page_html[i:])
     return "".join(out)
+
+
+_TABLE = re.compile(r"(<table[^>]*>)(<thead>.*?</thead>)<tbody>(.*?)</tbody></table>", re.S)
+_ROW = re.compile(r"<tr[ >].*?</tr>", re.S)
+
+
+def _weight(html: str) -> int:
+    return html.count("<tr") + _CHART_ROWS * html.count(_CALL)
+
+
+def _pieces(body: str, rows_per_part: int) -> list[str]:
+    """The body's top-level blocks (its header, then each section), a long table cut into pieces of
+    ``rows_per_part`` rows with its header repeated."""
+    out: list[str] = []
+    for block in re.split(r"(?=<section[\s>])", body):
+        if not block:
+            continue
+        rest = block
+        while True:
+            match = next((m for m in _TABLE.finditer(rest) if len(_ROW.findall(m.group(3))) > rows_per_part), None)
+            if match is None:
+                out.append(rest)
+                break
+            rows = _ROW.findall(match.group(3))
+            chunks = [rows[i:i + rows_per_part] for i in range(0, len(rows), rows_per_part)]
+            tables = [f"{match.group(1)}{match.group(2)}<tbody>{''.join(c)}</tbody></table>" for c in chunks]
+            out.append(rest[:match.start()] + tables[0])
+            out += tables[1:-1]
+            rest = tables[-1] + rest[match.end():]
+    return out
+
+
+def parts(page_html: str, rows_per_part: int = ROWS_PER_PART) -> list[str]:
+    """``page_html`` as pages to print one after another: each the same head (styles, plotly.js) and a run of
+    the body's blocks weighing at most about ``rows_per_part`` table rows (a chart weighs a page). One part
+    when the page is light enough, or not a report page."""
+    begin, end = page_html.find("<body>"), page_html.rfind("</body>")
+    if begin < 0 or end < begin or _weight(page_html) <= rows_per_part:
+        return [page_html]
+    head, body, tail = page_html[:begin + len("<body>")], page_html[begin + len("<body>"):end], page_html[end:]
+    out, current, weight = [], [], 0
+    room = rows_per_part + _CHART_ROWS + 1     # a part may carry a chart and a header beside its rows
+    for piece in _pieces(body, rows_per_part):
+        w = _weight(piece)
+        if weight and weight + w > room:
+            out.append(current)
+            current, weight = [], 0
+        current.append(piece)
+        weight += w
+    if current:
+        out.append(current)
+    return [head + "".join(run) + tail for run in out]
+
+
+def print_in_parts(page_html: str, folder: Path, print_one: Callable[[str, Path], None],
+                   rows_per_part: int = ROWS_PER_PART) -> Path:
+    """Print :func:`lighter` ``page_html`` into ``folder``/report.pdf, a part at a time (:func:`parts`;
+    ``print_one(html, pdf_path)`` prints one), joined by ``pdfunite``; in one go when it is missing or fails."""
+    light = lighter(page_html)
+    whole = folder / "report.pdf"
+    pieces = parts(light, rows_per_part)
+    unite = shutil.which("pdfunite")
+    if len(pieces) > 1 and unite:
+        printed = []
+        for i, piece in enumerate(pieces):
+            printed.append(folder / f"part-{i:03d}.pdf")
+            print_one(piece, printed[-1])
+        try:
+            done = subprocess.run([unite, *map(str, printed), str(whole)], capture_output=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            done = None
+        if done is not None and done.returncode == 0 and whole.exists() and whole.stat().st_size:
+            return whole
+    print_one(light, whole)
+    return whole
