@@ -27,8 +27,8 @@ import numpy as np
 
 __all__ = ["PRINT_POINTS", "ROWS_PER_PART", "lighter", "parts", "print_in_parts"]
 
-#: table rows one part of a printed report holds at most (about 25 pages)
-ROWS_PER_PART = 600
+#: table rows one part of a printed report holds at most (about 16 pages)
+ROWS_PER_PART = 400
 #: what a chart weighs against table rows when a page is split into parts (about a page)
 _CHART_ROWS = 30
 
