@@ -216,9 +216,10 @@ class SharedAnswer(Answer):
     spread and the frontier table. The values are those :class:`Answer` computes; only the copies are shared."""
 
     group: tuple = ()
+    anchors: tuple = ()           # the groups of what it is made of (rows, fit, store parts): kept while it is
 
     def _part(self, name: str, make):
-        return CACHE.get_or_make((*self.group, name), make, group=self.group)
+        return CACHE.get_or_make((*self.group, name), make, group=self.group, groups=self.anchors)
 
     @cached_property
     def analysis(self):
@@ -260,10 +261,10 @@ def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
         group = ("part", ver, path, fkey, _rate_key(view))
         where = _where_key(view)
         runs = ("runs", ver, path, where, (view.as_of, view.repeats, tuple(view.by)))
-        made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group)
-        found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(
-            ("points", ver, path, where), runs, ("fit", ver, path, fkey), group, ("store_parts", ver, path),
-            ("presets", ver, path)))
+        anchors = (("points", ver, path, where), runs, ("fit", ver, path, fkey), ("store_parts", ver, path),
+                   ("presets", ver, path))
+        made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group, anchors=anchors)
+        found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(*anchors, group))
     CACHE.touch(key, found, vars(found))
     if found.fit is not None:
         CACHE.touch(("fit", ver, path, frontier_key(found.state)), found.fit, vars(found.fit))

@@ -116,7 +116,7 @@ class _Entry:
 
 
 #: entries of at least this many bytes gone at once are worth a collection and a trim [bytes]
-TRIM_BYTES = 16 * _MB
+TRIM_BYTES = 4 * _MB
 
 
 def _trim() -> None:
@@ -230,7 +230,7 @@ class ByteLRU:
                 return                         # larger than the whole budget: used once, not kept
             self._entries[key] = _Entry(value, int(nbytes), group, tuple(groups),
                                         _members(value) if group is not None else frozenset())
-            freed = self._evict()
+            freed = self._evict(key)
         if freed >= TRIM_BYTES:
             _trim()
 
@@ -255,10 +255,7 @@ class ByteLRU:
                 if name not in entry.parts:
                     entry.parts[name] = nbytes
                     entry.size += nbytes
-            before = self._total()
-            if entry.size > self.budget:
-                self._drop(key)
-            freed = before - self._total() + self._evict()
+            freed = self._evict(key)
         if freed >= TRIM_BYTES:
             _trim()
 
@@ -289,12 +286,26 @@ class ByteLRU:
     def _total(self) -> int:
         return sum(e.size for e in self._entries.values())
 
-    def _evict(self) -> int:
-        """Drop the least recently used entries until the total fits the budget; the bytes dropped."""
+    def _evict(self, newest) -> int:
+        """Make the total fit the budget after the entry ``newest`` was stored or grew: the least recently used
+        go first, but never what ``newest`` holds (the shared parts of its groups: evicting the rows an answer
+        is made of to make room for it would only load them again); when that is not enough, ``newest`` goes
+        (it is used once, not kept). The bytes dropped."""
         budget, start = self.budget, self._total()
+        entry = self._entries.get(newest)
+        anchors = set(entry.groups) if entry is not None else set()
         total = start
-        while total > budget and self._entries:
-            self._drop(next(iter(self._entries)))
+        for key in list(self._entries):
+            if total <= budget:
+                break
+            other = self._entries.get(key)
+            if other is None or key == newest or (other.group is not None and other.group in anchors):
+                continue
+            self._drop(key)
+            self.evictions += 1
+            total = self._total()
+        if total > budget and newest in self._entries:
+            self._drop(newest)
             self.evictions += 1
             total = self._total()
         return start - total
