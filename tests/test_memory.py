@@ -113,3 +113,13 @@ def test_one_value_per_key_across_threads():
 def test_the_budget_is_a_setting_in_mb(monkeypatch, text, mb):
     monkeypatch.setenv("COSTFRONTIER_CACHE_MB", text)
     assert cache_budget() == int(mb * MB)
+
+
+def test_what_an_entry_is_made_of_is_not_evicted_to_make_room_for_it():
+    cache = ByteLRU(10 * MB)
+    rows = cache.get_or_make("rows", lambda: _frame(6), group="rows")
+    cache.get_or_make("old", lambda: _frame(1))
+    cache.get("rows")
+    cloud = cache.get_or_make("cloud", lambda: {"rows": rows, "own": _frame(5)}, group="view", groups=("rows",))
+    assert len(cloud["own"]) and "cloud" not in cache         # used once: keeping it would evict its own rows
+    assert "rows" in cache and "old" in cache                 # and nothing else went for it

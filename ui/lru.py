@@ -295,6 +295,11 @@ class ByteLRU:
         entry = self._entries.get(newest)
         anchors = set(entry.groups) if entry is not None else set()
         total = start
+        kept = sum(e.size for k, e in self._entries.items() if k == newest or (e.group is not None and e.group in anchors))
+        if kept > budget and newest in self._entries:   # it cannot fit beside what it is made of: evict nothing else
+            self._drop(newest)
+            self.evictions += 1
+            return start - self._total()
         for key in list(self._entries):
             if total <= budget:
                 break
