@@ -4,8 +4,9 @@ sessions (Streamlit's own WebSocket, as a browser's) load distinct views; then t
 
 The bound the README states: the replica holds the current snapshot plus the superseded ones still held by a
 rerun in progress (so at most as many replaced, deleted files as reruns in progress: here 3), none once the
-writes stop; and its resident memory comes back within 10 % of its level before the writes (what older
-versions cached goes when a rerun first sees a newer one; freed memory is handed back to the system)."""
+writes stop; and its resident memory comes back within 10 % of its level before the writes, within 15 s of
+idling (what older versions cached goes when a rerun first sees a newer one; freed memory is handed back to the
+system)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,11 @@ def test_a_replica_under_writes_and_viewers_holds_the_stated_bound_and_comes_bac
     db = _store(tmp_path)
     proc, base = start_server(ROOT, db, read_only=True)
     try:
-        # warm: three views of each viewer (the code paths a rerun takes are loaded before "idle")
-        assert set(asyncio.run(_views(base, 3, 0))) == {"FINISHED_SUCCESSFULLY"}
+        # warm: views of each viewer on three versions (the code paths of a rerun and of a new version are loaded
+        # before "idle")
+        for i in range(3):
+            _publish(db, -1 - i)
+            assert set(asyncio.run(_views(base, 1, 0))) == {"FINISHED_SUCCESSFULLY"}
         idle = rss_mb(proc.pid)
 
         published, worst = [0], [0]
@@ -89,7 +93,11 @@ def test_a_replica_under_writes_and_viewers_holds_the_stated_bound_and_comes_bac
 
         assert set(asyncio.run(_views(base, 1, 0))) == {"FINISHED_SUCCESSFULLY"}   # the writes stopped
         assert deleted_open(proc.pid, tmp_path) == 0
-        after = rss_mb(proc.pid)
+        after, settled = rss_mb(proc.pid), time.monotonic()
+        while after > 1.10 * idle and time.monotonic() < settled + 15:   # idle: allocators hand back what they keep
+            time.sleep(0.25)
+            after = rss_mb(proc.pid)
+        print(f"back in {time.monotonic() - settled:.1f} s; ", end="")
         print(f"{published[0]} publishes; at most {worst[0]} replaced snapshots open; resident memory idle "
               f"{idle:.0f} MB, under writes {busy:.0f} MB, after {after:.0f} MB")
         assert after <= 1.10 * idle, f"idle {idle:.0f} MB, under writes {busy:.0f} MB, after {after:.0f} MB"
