@@ -123,3 +123,34 @@ def test_what_an_entry_is_made_of_is_not_evicted_to_make_room_for_it():
     cloud = cache.get_or_make("cloud", lambda: {"rows": rows, "own": _frame(5)}, group="view", groups=("rows",))
     assert len(cloud["own"]) and "cloud" not in cache         # used once: keeping it would evict its own rows
     assert "rows" in cache and "old" in cache                 # and nothing else went for it
+
+
+def test_views_of_one_fit_and_rates_share_their_rows_parts_and_answer_as_the_model_does(sample_db):
+    """Two slider steps (interactivity needed 30 and 60) share the labelled points, the priced frontier, the spread and
+    the frontier table, and each part equals what an unshared answer computes."""
+    from model.core.view import View
+    from model.data.inputs import load_inputs
+    from model.data.snapshot import open_snapshot
+    from model.present.view_answer import build_answer
+    from ui import data
+    from ui.lru import CACHE
+
+    con = open_snapshot(sample_db)
+    try:
+        CACHE.clear()
+        snap = type("Snap", (), {"version": ("test", str(sample_db)), "con": con})()
+        one, two = (data.answer_of(View(interactivity_needed=x, baseline="MI355X"), snap) for x in (30.0, 60.0))
+        assert one is not two and one is data.answer_of(View(interactivity_needed=30.0, baseline="MI355X"), snap)
+        assert one.with_points.points is two.with_points.points
+        assert one.frontier_table is two.frontier_table and one.analysis.frontier is two.analysis.frontier
+        plain = build_answer(load_inputs(con, View(interactivity_needed=60.0, baseline="MI355X"), None))
+        pd.testing.assert_frame_equal(two.with_points.points, plain.with_points.points)
+        pd.testing.assert_frame_equal(two.with_points.frontier, plain.with_points.frontier)
+        pd.testing.assert_frame_equal(two.with_points.iso, plain.with_points.iso)
+        assert two.with_points.notes == plain.with_points.notes
+        pd.testing.assert_frame_equal(two.frontier_table, plain.frontier_table)
+        pd.testing.assert_frame_equal(two.iso, plain.iso)
+        assert two.headline == plain.headline and two.interactivity_needed == 60.0
+    finally:
+        CACHE.clear()
+        con.close()
