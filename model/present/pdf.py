@@ -29,8 +29,8 @@ __all__ = ["PRINT_POINTS", "ROWS_PER_PART", "lighter", "parts", "print_in_parts"
 
 #: table rows one part of a printed report holds at most (about 16 pages)
 ROWS_PER_PART = 400
-#: what a chart weighs against table rows when a page is split into parts (about a page)
-_CHART_ROWS = 30
+#: what a chart weighs against table rows when a page is split into parts (Chromium draws it in as much memory)
+_CHART_ROWS = 200
 
 #: measured points a printed chart draws at most (an even sample past it)
 PRINT_POINTS = 5_000
@@ -152,7 +152,7 @@ def parts(page_html: str, rows_per_part: int = ROWS_PER_PART) -> list[str]:
         return [page_html]
     head, body, tail = page_html[:begin + len("<body>")], page_html[begin + len("<body>"):end], page_html[end:]
     out, current, weight = [], [], 0
-    room = rows_per_part + _CHART_ROWS + 1     # a part may carry a chart and a header beside its rows
+    room = rows_per_part + 1     # a table's header row beside its rows
     for piece in _pieces(body, rows_per_part):
         w = _weight(piece)
         if weight and weight + w > room:
