@@ -1,28 +1,37 @@
 """Cached data access at the edge: thin Streamlit cache wrappers over undecorated ``model`` functions; the only
 place the answer of a view is cached (the core never sees a cache).
 
-The DuckDB connection is a cache resource; rows, the per-version store parts (presets, TCO rates files, API
-prices, sources) and frontiers are cached as resources (shared, never copied per hit). Two caches make the
-answer: one frontier fit per (data version, :func:`frontier_key`) and one answer per (data version, view)
-(:func:`answer_of`), which every session's pages, the report box and the CSV buttons render; figures a page
-builds once per view are cached beside it (:func:`per_view`). Everything they hold is read-only. Every key
-holds the data version read once per rerun, so one rerun never mixes two versions.
+The reader of the store is a cache resource; everything else lives in one cache bounded in bytes
+(:data:`ui.lru.CACHE`, ``$COSTFRONTIER_CACHE_MB``, least recently used first out): rows, the per-version store
+parts (presets, TCO rates files, API prices, sources) and frontiers (shared, never copied per hit). Two entries
+make the answer: one frontier fit per (data version, :func:`frontier_key`) and one answer per (data version,
+view) (:func:`answer_of`), which every session's pages, the report box and the CSV buttons render; figures a
+page builds once per view are kept beside it (:func:`per_view`). The parts of an answer that only its fit and
+rates decide (the priced frontier and curves, every point labelled and priced, the repeats' spread, the
+frontier table) are shared by every view of one fit and rates (:class:`SharedAnswer`), so a distinct view (a
+slider step) costs what its own answer adds, not a copy of the rows. Everything they hold is read-only. Every
+key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
+versions go when a rerun first sees a newer one.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from model.core.analysis import analyse
 from model.core.cost import load_presets, price_sets, tiers
 from model.core.repeats import RunsInView, runs_in_view
 from model.core.view import View
+from model.core.view_fields import FIELDS, RATE
 from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
@@ -44,11 +53,12 @@ from model.data.store import (
 from model.data.versions import acting, diff_sources, latest_version, list_versions
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
-from model.present.view_answer import Answer, build_answer, fit_of_inputs, rates_of_inputs
+from model.present.view_answer import Answer, fit_of_inputs, rates_of_inputs
+from ui.lru import CACHE
 from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
-           "frontier_key", "answer_of", "per_view",
+           "frontier_key", "answer_of", "per_view", "SharedAnswer",
            "sources", "published_checks_of", "latest", "changes_since", "versions", "user", "page_name",
            "read_only", "preview", "drop_previews", "clear"]
 
@@ -79,6 +89,7 @@ def begin() -> Snapshot:
     st.session_state[_SNAP] = snap
     if old is not None:
         rd.release(old)
+    CACHE.retain(lambda key: key[1] == snap.version)   # the newest version: what older ones cached goes
     return snap
 
 
@@ -167,9 +178,10 @@ def _where_key(state: View) -> tuple:
     return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _points(path: str, ver: tuple, where: tuple, dv: int | None, _con) -> pd.DataFrame:
-    return load_points(_con, {k: list(v) for k, v in where}, version=dv)
+def _points(path: str, ver: tuple, where: tuple, dv: int | None, con) -> pd.DataFrame:
+    key = ("points", ver, path, where, dv)
+    return CACHE.get_or_make(key, lambda: load_points(con, {k: list(v) for k, v in where}, version=dv),
+                             group=key)
 
 
 def points(state: View, ver: tuple) -> pd.DataFrame:
@@ -178,21 +190,25 @@ def points(state: View, ver: tuple) -> pd.DataFrame:
     return _points(db_path(), ver, _where_key(state), state.data_version, snapshot().con)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _runs(path: str, ver: tuple, where: tuple, dv: int | None, runs: tuple, _con) -> RunsInView:
+def _runs(path: str, ver: tuple, where: tuple, dv: int | None, runs: tuple, con) -> RunsInView:
     """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys)
     (:func:`model.core.repeats.runs_in_view`)."""
     as_of, repeats, view_by = runs
-    return runs_in_view(_points(path, ver, where, dv, _con), as_of, repeats, view_by)
+    loaded = _points(path, ver, where, dv, con)
+    key = ("runs", ver, path, where, dv, runs)
+    return CACHE.get_or_make(key, lambda: runs_in_view(loaded, as_of, repeats, view_by), group=key,
+                             groups=(("points", ver, path, where, dv),))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _store_parts(path: str, ver: tuple, dv: int | None, _con) -> tuple:
+def _store_parts(path: str, ver: tuple, dv: int | None, con) -> tuple:
     """What every view of a data version reads beside its rows: TCO rates files, API prices, sources, evaluations
     (``dv``: the pinned data version, None the latest), and the number of the version they are."""
-    cur = _con.cursor()
-    return (rate_files(cur, dv), tuple(load_api_prices(cur, dv)), list_sources(cur, dv), load_evals(cur, version=dv),
-            dv or latest_version(cur))
+    def make() -> tuple:
+        cur = con.cursor()
+        return (rate_files(cur, dv), tuple(load_api_prices(cur, dv)), list_sources(cur, dv),
+                load_evals(cur, version=dv), dv or latest_version(cur))
+
+    return CACHE.get_or_make(("store_parts", ver, path, dv), make, group=("store_parts", ver, path, dv))
 
 
 def frontier_key(state: View) -> tuple:
@@ -201,10 +217,16 @@ def frontier_key(state: View) -> tuple:
     return state.frontier_key()
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _fit(path: str, ver: tuple, key: tuple, _inputs: Inputs) -> Fit:
+def _rate_key(state: View) -> tuple:
+    """What sets the $/GPU-hour (the fields declared :data:`model.core.view_fields.RATE`)."""
+    return tuple((f.name, getattr(state, f.name)) for f in FIELDS if f.changes == RATE)
+
+
+def _fit(path: str, ver: tuple, key: tuple, inputs: Inputs) -> Fit:
     # the one frontier cache: a rate change of a view whose series are per hardware refits nothing
-    return fit_of_inputs(_inputs)
+    # (measured as it grows: its leave-one-out is computed when first read)
+    return CACHE.get_or_make(("fit", ver, path, key), lambda: fit_of_inputs(inputs), group=("fit", ver, path, key),
+                             size=lambda _: 0)
 
 
 def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
@@ -217,67 +239,117 @@ def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
                      data_version=number)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _requests(path: str, ver: tuple, _con):
+def _requests(path: str, ver: tuple, con):
     """Every point's per-request data in the store (goodput), read once per store version; a pinned view's points
     pick theirs from it (a hidden source's requests stay until purged)."""
-    return load_samples(_con.cursor())
+    return CACHE.get_or_make(("requests", ver, path), lambda: load_samples(con.cursor()),
+                             group=("requests", ver, path))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _answer(path: str, ver: tuple, view_json: str, _con) -> Answer:
-    """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only)."""
-    inputs = _inputs(path, ver, View.model_validate_json(view_json), _con)
-    return build_answer(inputs, _fit(path, ver, frontier_key(inputs.view), inputs))
+@dataclass(frozen=True, eq=False)
+class SharedAnswer(Answer):
+    """An :class:`~model.present.view_answer.Answer` whose parts that only its fit and rates decide are kept once
+    for every view of that fit and those rates (``group``: data version, frontier key, rates) in the shared cache:
+    the priced frontier and its cost curves, every point labelled and priced (the Frontier chart), the repeats'
+    spread and the frontier table. The values are those :class:`Answer` computes; only the copies are shared."""
+
+    group: tuple = ()
+    anchors: tuple = ()           # the groups of what it is made of (rows, fit, store parts): kept while it is
+
+    def _part(self, name: str, make):
+        return CACHE.get_or_make((*self.group, name), make, group=self.group, groups=self.anchors)
+
+    @cached_property
+    def analysis(self):
+        result = Answer.analysis.func(self)
+        frontier = self._part("priced_frontier", lambda: result.frontier)
+        curves = self._part("curves", lambda: result.curves)
+        return replace(result, frontier=frontier, curves=curves)
+
+    @cached_property
+    def with_points(self):
+        cloud = CACHE.get((*self.group, "cloud"))
+        if cloud is None:
+            result = Answer.with_points.func(self)
+        else:   # the labelled points are the group's: the rest is this view's (as Answer.with_points builds it)
+            self.inputs.refuse("with_points")
+            result = analyse(self.points, self.scenario, self.inputs.presets, frontier=self.analysis.frontier,
+                             with_points=False, crossovers="none")
+        cloud = self._part("cloud", lambda: result.points if cloud is None else cloud)
+        return replace(result, points=cloud, frontier=self._part("cloud_frontier", lambda: result.frontier))
+
+    @cached_property
+    def spread(self):
+        return self._part("spread", lambda: Answer.spread.func(self))
+
+    @cached_property
+    def frontier_table(self):
+        return self._part("frontier_table", lambda: Answer.frontier_table.func(self))
+
+
+def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
+    """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only):
+    measured again each time it is read, as its parts are computed."""
+    key = ("answer", ver, path, view_json)
+    found = CACHE.get(key)
+    if found is None:
+        inputs = _inputs(path, ver, View.model_validate_json(view_json), con)
+        view = inputs.view
+        fkey = frontier_key(view)
+        group = ("part", ver, path, fkey, _rate_key(view))
+        where, dv = _where_key(view), view.data_version
+        runs = ("runs", ver, path, where, dv, (view.as_of, view.repeats, tuple(view.by)))
+        anchors = (("points", ver, path, where, dv), runs, ("fit", ver, path, fkey), ("store_parts", ver, path, dv),
+                   ("presets", ver, path, dv), ("requests", ver, path))
+        made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group, anchors=anchors)
+        found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(*anchors, group))
+    CACHE.touch(key, found, vars(found))
+    if found.fit is not None:
+        CACHE.touch(("fit", ver, path, frontier_key(found.state)), found.fit, vars(found.fit))
+    return found
 
 
 def answer_of(state: View, snap: Snapshot | None = None) -> Answer:
     """The answer of ``state`` on the snapshot ``snap`` (default: the newest published one, held while the
     answer is built; a deferred download runs outside the rerun): the same object for every caller of one
-    view and data version."""
+    view and data version while it is cached."""
     if snap is None:
         with reader(db_path()).hold() as held:
             return _answer(db_path(), held.version, state.model_dump_json(), held.con)
     return _answer(db_path(), snap.version, state.model_dump_json(), snap.con)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _view_part(path: str, ver: tuple, view_json: str, name: str, _make):
-    return _make()
-
-
 def per_view(ctx: "Ctx", name: str, make):
     """``make()``, a figure or table that depends only on the view and the data: made once per view and data
     version for every session (shared: nobody may change it)."""
-    return _view_part(db_path(), ctx.version, ctx.state.model_dump_json(), name, make)
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _export_csv(path: str, ver: tuple, where: tuple, dv: int | None = None) -> str:
-    return safe_csv(load_points(cursor(), {k: list(v) for k, v in where}, full=True, version=dv))
+    return CACHE.get_or_make(("view_part", ctx.version, db_path(), ctx.state.model_dump_json(), name), make)
 
 
 def export_csv(state: View, ver: tuple) -> str:
     """Every column of the rows in view, formula-neutralised for spreadsheets."""
-    return _export_csv(db_path(), ver, _where_key(state), state.data_version)
+    where, dv = _where_key(state), state.data_version
+    return CACHE.get_or_make(("export_csv", ver, db_path(), where, dv), lambda: safe_csv(
+        load_points(cursor(), {k: list(v) for k, v in where}, full=True, version=dv)))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def _options(path: str, ver: tuple, dv: int | None = None) -> dict:
-    cur = cursor()
-    out = {name: distinct_values(cur, name, dv) for name in ("hardware", "framework", "precision", "spec_decoding")}
-    rows = workloads(cur, dv)
-    out["workloads"] = ["|".join(row[:3]) for row in rows]
-    out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
-    table = _presets(path, ver, snapshot().con, dv)
-    out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
-    out["priced"] = sorted(table["hardware"].astype(str).unique())
-    return out
+    def make() -> dict:
+        cur = cursor()
+        out = {name: distinct_values(cur, name, dv) for name in ("hardware", "framework", "precision", "spec_decoding")}
+        rows = workloads(cur, dv)
+        out["workloads"] = ["|".join(row[:3]) for row in rows]
+        out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
+        table = _presets(path, ver, snapshot().con, dv)
+        out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
+        out["priced"] = sorted(table["hardware"].astype(str).unique())
+        return out
+
+    return copy.deepcopy(CACHE.get_or_make(("options", ver, path, dv), make))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _presets(path: str, ver: tuple, _con, dv: int | None = None) -> pd.DataFrame:
-    return load_presets(stored_rates(_con.cursor(), dv))
+def _presets(path: str, ver: tuple, con, dv: int | None = None) -> pd.DataFrame:
+    return CACHE.get_or_make(("presets", ver, path, dv), lambda: load_presets(stored_rates(con.cursor(), dv)),
+                             group=("presets", ver, path, dv))
 
 
 def _pinned() -> int | None:
@@ -296,48 +368,36 @@ def options(ver: tuple) -> dict:
     return _options(db_path(), ver, _pinned())
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _latest(path: str, ver: tuple) -> int:
-    return latest_version(cursor())
-
-
 def latest(ver: tuple) -> int:
     """The number of the newest data version in snapshot ``ver`` (0: none yet)."""
-    return _latest(db_path(), ver)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _changes(path: str, ver: tuple, dv: int) -> tuple[list[str], list[str]]:
-    added, removed = diff_sources(cursor(), dv, None)
-    return ([f"#{r['source_id']} {r['file_name']}" for r in added.to_dict("records")],
-            [f"#{r['source_id']} {r['file_name']}" for r in removed.to_dict("records")])
+    return CACHE.get_or_make(("latest", ver, db_path()), lambda: latest_version(cursor()))
 
 
 def changes_since(ver: tuple, dv: int) -> tuple[list[str], list[str]]:
     """(sources added, sources removed) between data version ``dv`` and the latest of snapshot ``ver``."""
-    return _changes(db_path(), ver, dv)
+    def make() -> tuple[list[str], list[str]]:
+        added, removed = diff_sources(cursor(), dv, None)
+        return ([f"#{r['source_id']} {r['file_name']}" for r in added.to_dict("records")],
+                [f"#{r['source_id']} {r['file_name']}" for r in removed.to_dict("records")])
 
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _versions(path: str, ver: tuple) -> pd.DataFrame:
-    return list_versions(cursor())
+    return copy.deepcopy(CACHE.get_or_make(("changes", ver, db_path(), dv), make))
 
 
 def versions(ver: tuple) -> pd.DataFrame:
     """The change log of snapshot ``ver`` (:func:`model.data.versions.list_versions`)."""
-    return _versions(db_path(), ver)
+    return CACHE.get_or_make(("versions", ver, db_path()), lambda: list_versions(cursor())).copy()
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
 def _published_plan(path: str, ver: tuple) -> PublishedPlan:
     # what the checks read from the store, before a rate is chosen: once per data version for every session
     # (deploy/warm.py's run of the Data page computes it), so a view's own rates only price it (about 10 ms)
-    return published_plan(cursor())
+    return CACHE.get_or_make(("published_plan", ver, path), lambda: published_plan(cursor()))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
 def _published(path: str, ver: tuple, price_set: str, tier: str, rates: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return priced_checks(_published_plan(path, ver), price_set, tier, dict(rates))
+    verdicts, checks = CACHE.get_or_make(("published", ver, path, price_set, tier, rates), lambda: priced_checks(
+        _published_plan(path, ver), price_set, tier, dict(rates)))
+    return verdicts.copy(), checks.copy()
 
 
 def published_checks_of(state: View, ver: tuple) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -345,15 +405,11 @@ def published_checks_of(state: View, ver: tuple) -> tuple[pd.DataFrame, pd.DataF
     return _published(db_path(), ver, state.price_set, state.tier, state.rates)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _sources(path: str, ver: tuple, dv: int | None = None) -> pd.DataFrame:
-    return list_sources(cursor(), dv)
-
-
 def sources(ver: tuple) -> pd.DataFrame:
     """The ingested sources (:func:`model.data.store.list_sources`) of snapshot ``ver`` in the session view's data
     version."""
-    return _sources(db_path(), ver, _pinned())
+    dv = _pinned()
+    return CACHE.get_or_make(("sources", ver, db_path(), dv), lambda: list_sources(cursor(), dv)).copy()
 
 
 def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:
@@ -381,10 +437,8 @@ def drop_previews() -> None:
 
 
 def clear() -> None:
-    """After a write: drop cached answers (the version key would also catch it on the next rerun)."""
-    _options.clear()
-    _presets.clear()
-    _latest.clear()
+    """After a write: drop every cached entry (the version key would also catch it on the next rerun)."""
+    CACHE.clear()
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 One :class:`~model.present.report.Report` per (view, data version, share link) is built when a download is
 first clicked (a deferred download: the button costs a rerun nothing) from the page's own answer
-(:func:`ui.data.answer_of`: one per view and data version, shared), and cached, so the HTML and the XLSX of
+(:func:`ui.data.answer_of`: one per view and data version, shared, never a second answer), and kept in the
+shared cache bounded in bytes (:data:`ui.lru.CACHE`; it goes with that answer), so the HTML and the XLSX of
 one view come from one build. A page's CSV button renders one table of that same answer
 (:func:`model.present.tables.rounded`), never a report. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
@@ -22,6 +23,7 @@ from model.data.export import safe_csv
 from model.present.report import Report, ReportError, build_report, chromium_path
 from model.present.tables import rounded
 from ui import data
+from ui.lru import CACHE
 
 __all__ = ["report_box", "table_download", "report_of", "table_csv", "file_stem", "pdf_problem"]
 
@@ -31,9 +33,11 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _LOG = logging.getLogger(__name__)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")   # shared, never copied per hit (two ~4.6 MB pages)
-def _report(path: str, ver: tuple, view_json: str, link: str, _answer) -> Report:
-    return build_report(_answer, link)
+def _report(path: str, ver: tuple, view_json: str, link: str, answer) -> Report:
+    # shared, never copied per hit (two ~4.6 MB pages); measured in bytes, and dropped with the answer's parts
+    group = getattr(answer, "group", None)
+    return CACHE.get_or_make(("report", ver, path, view_json, link), lambda: build_report(answer, link),
+                             groups=(group,) if group else ())
 
 
 def report_of(state: View, link: str, snap=None) -> Report:

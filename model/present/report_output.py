@@ -30,6 +30,7 @@ import plotly.io as pio
 from model.data.export import safe_csv
 from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
+from model.present.pdf import print_in_parts
 
 __all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
@@ -300,23 +301,30 @@ def html_to_pdf(page_html: str, path: str | os.PathLike, chromium: str | None = 
 
 
 def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Path:
+    deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="costfrontier-report-") as tmp:
-        source = Path(tmp) / "report.html"
-        source.write_text(page_html, encoding="utf-8")
-        printed = Path(tmp) / "report.pdf"
-        command = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}",
-                   f"--print-to-pdf={printed}", source.as_uri()]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            raise ReportError(f"Chromium did not finish printing the PDF within {timeout_s:g} s") from None
-        except OSError as exc:
-            raise ReportError(f"Chromium could not be started ({exc.strerror or exc}); install Debian's chromium "
-                              "or set COSTFRONTIER_CHROMIUM to its path") from None
-        if done.returncode != 0 or not printed.exists() or printed.stat().st_size == 0:
-            tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
-            raise ReportError(f"Chromium could not print the PDF (exit {done.returncode}): {tail[0][:200]}")
+        def one(part_html: str, printed: Path) -> None:   # one Chromium per part (model.present.pdf)
+            _print_one(part_html, printed, Path(tmp), chromium, timeout_s, deadline)
+
+        printed = print_in_parts(page_html, Path(tmp), one)
         partial = target.with_name(f".{target.name}.partial")
         shutil.copyfile(printed, partial)
         os.replace(partial, target)
     return target
+
+
+def _print_one(page_html: str, printed: Path, tmp: Path, chromium: str, timeout_s: float, deadline: float) -> None:
+    source = printed.with_suffix(".html")
+    source.write_text(page_html, encoding="utf-8")
+    command = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}", f"--print-to-pdf={printed}",
+               source.as_uri()]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise ReportError(f"Chromium did not finish printing the PDF within {timeout_s:g} s") from None
+    except OSError as exc:
+        raise ReportError(f"Chromium could not be started ({exc.strerror or exc}); install Debian's chromium "
+                          "or set COSTFRONTIER_CHROMIUM to its path") from None
+    if done.returncode != 0 or not printed.exists() or printed.stat().st_size == 0:
+        tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
+        raise ReportError(f"Chromium could not print the PDF (exit {done.returncode}): {tail[0][:200]}")

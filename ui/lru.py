@@ -1,0 +1,322 @@
+"""The dashboard's shared caches, bounded in bytes: one least-recently-used store per process
+(:data:`CACHE`), its budget ``$COSTFRONTIER_CACHE_MB`` (default :data:`DEFAULT_CACHE_MB`).
+
+Streamlit's caches bound entries, not bytes: 16 answers of a 1M-row store are gigabytes. Here every entry is
+measured (:func:`size_of`: the deep size of the frames it holds, a conservative estimate for the rest) and the
+least recently used go when the total passes the budget. An entry that grows after it was stored (an answer
+computes its parts when a page first reads them) is measured again when it is read (:meth:`ByteLRU.touch`).
+An entry larger than the whole budget is not kept: it is computed, used and dropped.
+
+Entries may be *shared parts* of a group (the frames every view of one fit and rates show); an answer that holds
+one does not count it again, and when a shared part goes, the answers of its group go with it, so nothing the
+cache no longer counts stays reachable from it. Thread-safe (one lock; values are computed outside it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import os
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Callable, Hashable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of"]
+
+CACHE_ENV = "COSTFRONTIER_CACHE_MB"
+#: the default budget [MB of 2**20 bytes]: with the rows of a 1M-row store (about 430 MB, held by the cache) and
+#: the process itself (about 250 MB), one replica stays under about 1 GB
+DEFAULT_CACHE_MB = 640
+_MB = 1 << 20
+#: a list or tuple longer than this is measured from a sample of its items
+_SAMPLE = 64
+
+
+def cache_budget() -> int:
+    """The budget of :data:`CACHE` [bytes]: ``$COSTFRONTIER_CACHE_MB`` (a positive number of MB), else
+    :data:`DEFAULT_CACHE_MB`; a value that is not a positive number is ignored (the default is used)."""
+    text = os.environ.get(CACHE_ENV, "").strip()
+    try:
+        mb = float(text) if text else DEFAULT_CACHE_MB
+    except ValueError:
+        mb = DEFAULT_CACHE_MB
+    if not np.isfinite(mb) or mb <= 0:
+        mb = DEFAULT_CACHE_MB
+    return int(mb * _MB)
+
+
+def _addresses(frame: pd.DataFrame) -> list:
+    """Where each column's numbers are (a numpy column's data pointer; None for others): a frame made from
+    another (pandas copies on write) shares the columns it did not change."""
+    out = []
+    for _, column in frame.items():
+        if isinstance(column.dtype, np.dtype) and column.dtype != object:
+            out.append(("at", np.asarray(column.array).__array_interface__["data"][0]))
+        else:
+            out.append(None)
+    return out
+
+
+def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = None) -> int:
+    """A conservative estimate of the bytes ``value`` holds [bytes]: DataFrames and Series by
+    ``memory_usage(deep=True)``, arrays by ``nbytes``, containers, dataclasses, objects with a ``__dict__``
+    (a Plotly figure, an answer and its computed parts) by walking them; a long list by a sample of its items.
+    Objects whose ``id`` is in ``skip`` (shared parts counted elsewhere), a frame's numeric columns whose data
+    are in ``skip`` (``("at", address)``: shared with a frame counted elsewhere) and objects already walked
+    count 0."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen or (skip and id(value) in skip) or value is None:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, pd.DataFrame):
+        if not skip:
+            return int(value.memory_usage(deep=True, index=True).sum())
+        own = [c for c, address in zip(value.columns, _addresses(value)) if address not in skip]
+        return int(value.index.memory_usage(deep=True)) + \
+            int(value[own].memory_usage(deep=True, index=False).sum() if own else 0)
+    if isinstance(value, (pd.Series, pd.Index)):
+        return int(value.memory_usage(deep=True, index=True) if isinstance(value, pd.Series)
+                   else value.memory_usage(deep=True))
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes) + (sum(size_of(v, skip, seen) for v in value.ravel()[:_SAMPLE]) * value.size
+                                    // max(1, min(value.size, _SAMPLE)) if value.dtype == object else 0)
+    if isinstance(value, (str, bytes, bytearray, int, float, bool, np.generic)):
+        return sys.getsizeof(value)
+    if isinstance(value, dict) or hasattr(value, "items") and callable(value.items) and not hasattr(value, "__dict__"):
+        items = list(value.items())
+        return sys.getsizeof(value) + sum(size_of(k, skip, seen) + size_of(v, skip, seen) for k, v in items)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if len(items) > _SAMPLE:
+            sample = items[:: max(1, len(items) // _SAMPLE)][:_SAMPLE]
+            return sys.getsizeof(value) + sum(size_of(v, skip, set()) for v in sample) * len(items) // len(sample)
+        return sys.getsizeof(value) + sum(size_of(v, skip, seen) for v in items)
+    total = sys.getsizeof(value)
+    if is_dataclass(value) and not isinstance(value, type):
+        total += sum(size_of(getattr(value, f.name, None), skip, seen) for f in fields(value))
+    attrs = getattr(value, "__dict__", None)
+    if isinstance(attrs, dict):
+        total += sum(size_of(v, skip, seen) for v in attrs.values())
+    return total
+
+
+@dataclass
+class _Entry:
+    value: Any
+    size: int
+    group: Hashable | None = None             # a shared part: the group it anchors
+    groups: tuple = ()                        # the groups whose shared parts it holds (it goes with them)
+    own: frozenset = frozenset()              # ids of the value and its direct members (a shared part)
+    parts: dict = field(default_factory=dict)  # attribute name -> bytes, for an entry measured as it grows
+
+
+#: entries of at least this many bytes gone at once are worth a collection and a trim [bytes]
+TRIM_BYTES = 4 * _MB
+
+
+def _trim() -> None:
+    """Hand the memory of entries that went back to the system, so a replica's resident memory comes back down:
+    a full collection (frames caught in reference cycles; the server runs none after a rerun), Arrow's pool
+    (string columns) and glibc's (both keep freed memory otherwise). About 0.1 s, after an eviction only."""
+    gc.collect()
+    try:
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):
+        pass
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _members(value) -> frozenset:
+    """The ids of ``value`` and of what it directly holds (a tuple's items, a dataclass's fields), and where the
+    numeric columns of the frames among them are."""
+    held = [value]
+    if isinstance(value, (tuple, list)):
+        held += list(value)
+    elif is_dataclass(value) and not isinstance(value, type):
+        held += [getattr(value, f.name, None) for f in fields(value)]
+    ids = {id(v) for v in held}
+    for frame in held:
+        if isinstance(frame, pd.DataFrame):
+            ids.update(a for a in _addresses(frame) if a is not None)
+    return frozenset(ids)
+
+
+class ByteLRU:
+    """A thread-safe least-recently-used cache bounded by the measured size of its entries [bytes].
+
+    Keys are tuples whose second item is the data version (:meth:`retain` drops the others)."""
+
+    def __init__(self, budget: int | Callable[[], int] = cache_budget):
+        self._budget = budget
+        self._lock = threading.RLock()
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self.evictions = 0
+
+    @property
+    def budget(self) -> int:
+        return self._budget() if callable(self._budget) else int(self._budget)
+
+    @property
+    def total(self) -> int:
+        """The measured bytes of every entry held [bytes]."""
+        with self._lock:
+            return self._total()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key) -> bool:
+        return key in self._entries
+
+    def size(self, key) -> int:
+        """The measured bytes of the entry ``key`` (0 when it is not held)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            return entry.size if entry is not None else 0
+
+    def keys(self) -> list:
+        with self._lock:
+            return list(self._entries)
+
+    def _shared(self) -> set[int]:
+        return {i for e in self._entries.values() if e.group is not None for i in e.own}
+
+    def get(self, key, default=None):
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return default
+            self._entries.move_to_end(key)
+            return entry.value
+
+    def get_or_make(self, key, make: Callable[[], Any], *, group: Hashable | None = None, groups: tuple = (),
+                    size: Callable[[Any], int] | None = None):
+        """The value of ``key``, made by ``make()`` (outside the lock) when missing and kept if it fits.
+
+        ``group``: the value is a shared part anchoring that group (others do not count it again);
+        ``groups``: the groups whose shared parts the value holds (it is dropped with any of them);
+        ``size``: how to measure it (default :func:`size_of`, not counting shared parts)."""
+        found = self.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
+        value = make()
+        with self._lock:
+            if key in self._entries:          # another thread made it meanwhile: one value for every caller
+                self._entries.move_to_end(key)
+                return self._entries[key].value
+            skip = self._shared()
+        nbytes = size(value) if size else size_of(value, skip)
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key].value
+            self.put(key, value, nbytes, group=group, groups=groups)
+        return value
+
+    def put(self, key, value, nbytes: int, *, group: Hashable | None = None, groups: tuple = ()) -> None:
+        with self._lock:
+            self._drop(key)
+            if nbytes > self.budget:
+                return                         # larger than the whole budget: used once, not kept
+            self._entries[key] = _Entry(value, int(nbytes), group, tuple(groups),
+                                        _members(value) if group is not None else frozenset())
+            freed = self._evict(key)
+        if freed >= TRIM_BYTES:
+            _trim()
+
+    def touch(self, key, value, parts: dict[str, Any]) -> None:
+        """Measure again the entry ``key`` (holding ``value``) that grew: ``parts`` are its attributes (e.g. an
+        answer's computed parts); each is measured once, the first time it is seen. A read: it is now the newest."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry.value is not value:
+                return
+            self._entries.move_to_end(key)
+            new = [name for name in parts if name not in entry.parts]
+            if not new:
+                return
+            skip = self._shared() - entry.own
+        sizes = {name: size_of(parts[name], skip) for name in new}
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry.value is not value:
+                return
+            for name, nbytes in sizes.items():
+                if name not in entry.parts:
+                    entry.parts[name] = nbytes
+                    entry.size += nbytes
+            freed = self._evict(key)
+        if freed >= TRIM_BYTES:
+            _trim()
+
+    def retain(self, keep: Callable[[Hashable], bool]) -> None:
+        """Drop every entry whose key ``keep`` refuses (e.g. of another data version)."""
+        with self._lock:
+            gone = [k for k in self._entries if not keep(k)]
+            before = self._total()
+            for key in gone:
+                self._drop(key)
+            freed = before - self._total()
+        if freed >= TRIM_BYTES:
+            _trim()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+        _trim()
+
+    def _drop(self, key) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is None or entry.group is None:
+            return
+        for other in [k for k, e in self._entries.items() if entry.group in e.groups]:
+            self._drop(other)                  # they hold the part uncounted: they go with it
+            self.evictions += 1
+
+    def _total(self) -> int:
+        return sum(e.size for e in self._entries.values())
+
+    def _evict(self, newest) -> int:
+        """Make the total fit the budget after the entry ``newest`` was stored or grew: the least recently used
+        go first, but never what ``newest`` holds (the shared parts of its groups: evicting the rows an answer
+        is made of to make room for it would only load them again); when that is not enough, ``newest`` goes
+        (it is used once, not kept). The bytes dropped."""
+        budget, start = self.budget, self._total()
+        entry = self._entries.get(newest)
+        anchors = set(entry.groups) if entry is not None else set()
+        total = start
+        kept = sum(e.size for k, e in self._entries.items() if k == newest or (e.group is not None and e.group in anchors))
+        if kept > budget and newest in self._entries:   # it cannot fit beside what it is made of: evict nothing else
+            self._drop(newest)
+            self.evictions += 1
+            return start - self._total()
+        for key in list(self._entries):
+            if total <= budget:
+                break
+            other = self._entries.get(key)
+            if other is None or key == newest or (other.group is not None and other.group in anchors):
+                continue
+            self._drop(key)
+            self.evictions += 1
+            total = self._total()
+        if total > budget and newest in self._entries:
+            self._drop(newest)
+            self.evictions += 1
+            total = self._total()
+        return start - total
+
+
+_MISSING = object()
+
+#: the one byte-bounded cache of this process (every session shares it)
+CACHE = ByteLRU()
