@@ -109,6 +109,21 @@ def _sidebar_rate(page, hw: str) -> str:
     return page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text=hw).inner_text()
 
 
+def open_rate_cell(page, grid) -> bool:
+    """Open the editor of B200's "your $/GPU-hour" cell in the TCO rates table (its first row) as a keyboard user
+    does: click the row's first cell, arrow right to the column (found by its header, so columns added beside it
+    do not move the target), press Enter. Whether the editor opened."""
+    headers = [h.inner_text().strip() for h in grid.locator("[role=columnheader]").all()]
+    steps = next(i for i, h in enumerate(headers) if h.endswith("your $/GPU-hour"))
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 20, box["y"] + 52)
+    for _ in range(steps):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(600)
+    return page.locator("textarea, input.gdg-input").count() > 0
+
+
 def _type_rate(page, hw: str, value: str) -> None:
     box = page.get_by_role("textbox", name=f"{hw} exact [$/GPU-hour]")
     box.fill(value)
@@ -300,15 +315,12 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
     base, _ = server
     page = _open(browser, f"{base}/TCO_rates?spec=mtp")
     grid = page.locator("[data-testid=stDataFrame]").first
-    box = grid.bounding_box()
     # the grid takes a moment after it is drawn before it accepts edits; typing lands only once the
     # cell editor is open, so the edit is retried as a whole if the link does not follow
     page.wait_for_timeout(2_000)
     for attempt in range(3):
         for _ in range(6):
-            page.mouse.dblclick(box["x"] + box["width"] * 0.62, box["y"] + 52)   # B200 row, "your $/GPU-hour"
-            page.wait_for_timeout(800)
-            if page.locator("textarea, input.gdg-input").count():
+            if open_rate_cell(page, grid):                                       # B200 row, "your $/GPU-hour"
                 break
         page.keyboard.press("Control+A")
         page.wait_for_timeout(300)

@@ -18,7 +18,7 @@ import pytest
 
 from model.core.view import View
 from model.present.figures import usd
-from tests.test_e2e import CHROMIUM, _cli, _main, _open, _query, _settle, _shows
+from tests.test_e2e import CHROMIUM, _cli, _main, _open, _query, _settle, _shows, open_rate_cell
 
 pytestmark = [
     pytest.mark.e2e,
@@ -160,14 +160,11 @@ def test_a_rate_cell_a_profile_prices_is_not_edited(server, browser):
     profile = profiles_to_text([CostProfile(name="B200 quote", hardware="B200", usd_per_gpu_hour=2.0)])
     page = _open(browser, f"{base}/TCO_rates?spec=mtp&prof={profile}&use=B200 quote")
     grid = page.locator("[data-testid=stDataFrame]").first
-    box = grid.bounding_box()
     page.wait_for_timeout(2_000)
     opened = False
     for _ in range(3):
-        for share in (0.45, 0.5, 0.4, 0.55, 0.35, 0.6):       # the "your $/GPU-hour" cell of B200's row
-            page.mouse.dblclick(box["x"] + box["width"] * share, box["y"] + 52)
-            page.wait_for_timeout(600)
-            if page.locator("textarea, input.gdg-input").count():
+        for _ in range(6):                                     # the "your $/GPU-hour" cell of B200's row
+            if open_rate_cell(page, grid):
                 opened = True
                 break
         if opened:
