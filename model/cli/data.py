@@ -156,7 +156,8 @@ class _Batches:
             i += len(chunk)
             self.ctrl_c.check()   # an interrupted query some layer turned into an error, too
             rate = len(chunk) / max(time.monotonic() - began, 1e-3)
-            self.chunk = int(min(max(rate * CHUNK_S, CHUNK_FILES[0]), CHUNK_FILES[1]))
+            # at most double: a rate measured while the machine was idle must not make a chunk of many seconds
+            self.chunk = int(min(max(rate * CHUNK_S, CHUNK_FILES[0]), CHUNK_FILES[1], 2 * len(chunk)))
         self.ingest_s = time.monotonic() - started
         self.ctrl_c.hold()
         return i
