@@ -1,14 +1,16 @@
 """Files per second of ``costfrontier ingest DIR`` on a directory of small CSVs, this tree against a base tree
 (issue 32: "bulk ingest at the speed of the store").
 
-    python bench/bench_bulk_ingest.py [--sizes 100 1000 5000] [--repeat 1] [--base /work/main]
+    python bench/bench_bulk_ingest.py [--sizes 100 1000 5000] [--repeat 1] [--base /work/main] [--base-max N]
 
 For each size, writes that many two-line CSVs (a header and one load point, the columns of the bundled
 ``data/samples/inferencex_glm5_fp8_2026-05-20.csv``, every file distinct) into a temporary folder, then runs
 the real command in a fresh process into a fresh database, the base tree and this tree alternately
 (base first), ``--repeat`` times each. Prints, per run and then as medians: the wall time (start-up and
 imports included, as a CI job sees it), files/s, the CPU seconds of the process (user + system; steadier
-than the wall time on a shared machine), and the ratios this tree / base. The machine's load
+than the wall time on a shared machine), and the ratios this tree / base. ``--base-max N`` runs the base only at
+sizes up to N files (the base takes minutes per thousand files on a busy machine); larger sizes are then
+compared with the base's files/s and CPU per file at its largest size, marked "(at N)". The machine's load
 (``/proc/loadavg``) is printed before and after. Asserts nothing, except that every file was stored.
 """
 
@@ -73,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 5000])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--base", type=Path, default=Path("/work/main"), help="the tree to compare with")
+    parser.add_argument("--base-max", type=int, default=None, help="run the base only at sizes up to this")
     args = parser.parse_args(argv)
     print(f"load before: {load()}  ({os.cpu_count()} cores)")
     print(f"this tree: {ROOT}\nbase tree: {args.base}")
@@ -84,22 +87,34 @@ def main(argv: list[str] | None = None) -> None:
             times: dict[str, list[tuple[float, float]]] = {"base": [], "this": []}
             for r in range(args.repeat):
                 for label, tree in (("base", args.base), ("this", ROOT)):
+                    if label == "base" and args.base_max is not None and count > args.base_max:
+                        continue
                     work = Path(tmp) / label
                     work.mkdir(exist_ok=True)
                     wall, cpu = run_once(tree, folder, work, count)
                     times[label].append((wall, cpu))
                     print(f"  {count:>5} files, {label}, run {r + 1}: {wall:7.1f} s wall, {count / wall:6.1f} files/s, "
                           f"{cpu:6.1f} CPU s   (load {load().split()[0]})", flush=True)
-            med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
+            med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()
+                   if v}
             rows.append((count, med))
             shutil.rmtree(folder)
     print(f"\nload after: {load()}")
     print(f"\n{'files':>6} | {'base files/s':>12} {'this files/s':>12} {'ratio':>6} | {'base CPU s':>10} "
           f"{'this CPU s':>10} {'ratio':>6}")
+    last = None   # (files, base wall s, base CPU s) at the largest size the base ran
     for count, med in rows:
-        (bw, bc), (tw, tc) = med["base"], med["this"]
+        (tw, tc), note = med["this"], ""
+        if "base" in med:
+            last = (count, *med["base"])
+            bw, bc = med["base"]
+        elif last:   # the base's rate and CPU per file at its largest size
+            bw, bc, note = last[1] * count / last[0], last[2] * count / last[0], f"  (base at {last[0]})"
+        else:
+            print(f"{count:>6} | {'-':>12} {count / tw:12.1f} {'-':>6} | {'-':>10} {tc:10.1f}")
+            continue
         print(f"{count:>6} | {count / bw:12.1f} {count / tw:12.1f} {bw / tw:5.1f}x | {bc:10.1f} {tc:10.1f} "
-              f"{bc / tc:5.1f}x")
+              f"{bc / tc:5.1f}x{note}")
 
 
 if __name__ == "__main__":

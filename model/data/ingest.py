@@ -6,7 +6,9 @@ constraint (the constraints are read from :class:`model.core.schema.BenchmarkPoi
 so the pydantic model stays the single definition), and the rows and their
 ``sources`` entry go in inside one transaction. A bad file changes nothing.
 
-This module is the only code that writes to the store. It reads files through
+This module (with :mod:`model.data.bulk`, which stages many small files together and inserts each run
+of validated ones in one transaction) is the only code that writes points to the store; every ingest
+transaction begins and commits in :func:`ingest_transaction`. It reads files through
 :mod:`model.data.importers` (format detection, the tools' importers, the canonical CSV reader),
 which never imports it back; errors and results come from :mod:`model.data.importers.base`.
 """
