@@ -150,18 +150,17 @@ class _Batches:
             chunk = self.files[i:min(i + self.chunk, self.done + BATCH_FILES)]
             began = time.monotonic()
             stored = iter(ingest_many(con, [p for p in chunk if p not in self.same_run], set_fields, self.args.fmt))
+            self.ctrl_c.check()   # before saying anything: an interrupted query some layer turned into an error
             for path in chunk:
                 same = self.same_run.get(path)
                 lines.append((same, {"file": str(path), "skipped": same}) if same else self._line(path, next(stored)))
             i += len(chunk)
-            self.ctrl_c.check()   # an interrupted query some layer turned into an error, too
             rate = len(chunk) / max(time.monotonic() - began, 1e-3)
             # at most double: a rate measured while the machine was idle must not make a chunk of many seconds
             self.chunk = int(min(max(rate * CHUNK_S, CHUNK_FILES[0]), CHUNK_FILES[1], 2 * len(chunk)))
         self.ingest_s = time.monotonic() - started
         self.ctrl_c.hold()
         return i
-
 
     def _line(self, path: Path, outcome) -> tuple[str, dict]:
         """What the command says of one file: stored (with warnings), skipped, or refused (said at once)."""

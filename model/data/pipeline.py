@@ -398,15 +398,15 @@ def _insert(con: duckdb.DuckDBPyConnection, pipe: Pipeline, select: str, params:
 
 
 def insert_points(con: duckdb.DuckDBPyConnection, select: str, params: list[Any], source_id: str,
-                  id_params: list[Any], join: str = "") -> None:
-    """``INSERT INTO points`` the staged rows of ``select``, each under the SQL expression ``source_id``
-    (``id_params`` fill its ``?``; ``join`` may bring it in): point_id = source_id * stride + ordinal."""
+                  id_params: list[Any]) -> None:
+    """``INSERT INTO points`` the staged rows of ``select``, each under the SQL expression ``source_id`` (a
+    ``?`` filled from ``id_params``, or a column of ``select``): point_id = source_id * stride + ordinal."""
     cols = ", ".join(POINT_FIELDS)
     casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
     con.execute(
         f"INSERT INTO points (point_id, source_id, {cols}) "
-        f"SELECT {source_id} * {_POINT_ID_STRIDE} + _ordinal, {source_id}, {casts} FROM ({select}) staged {join}",
-        [*id_params, *id_params, *params] if not join else [*params, *id_params])
+        f"SELECT {source_id} * {_POINT_ID_STRIDE} + _ordinal, {source_id}, {casts} FROM ({select}) staged",
+        [*id_params, *id_params, *params])
 
 
 def _duplicate_warnings(con: duckdb.DuckDBPyConnection, raw_table: str, raw_columns: list[str],
