@@ -6,7 +6,9 @@ constraint (the constraints are read from :class:`model.core.schema.BenchmarkPoi
 so the pydantic model stays the single definition), and the rows and their
 ``sources`` entry go in inside one transaction. A bad file changes nothing.
 
-This module is the only code that writes to the store. It reads files through
+This module (with :mod:`model.data.bulk`, which stages many small files together and inserts each run
+of validated ones in one transaction) is the only code that writes points to the store; every ingest
+transaction begins and commits in :func:`ingest_transaction`. It reads files through
 :mod:`model.data.importers` (format detection, the tools' importers, the canonical CSV reader),
 which never imports it back; errors and results come from :mod:`model.data.importers.base`.
 """
@@ -52,7 +54,7 @@ from model.data.uploads import (  # the size and column limits, line ends, non-U
 from model.data.versions import stamp
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
-           "FileFacts", "file_facts"]
+           "FileFacts", "file_facts", "ingest_transaction", "clear_errors"]
 
 
 def sha256_of(path: Path) -> str:
@@ -227,6 +229,26 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass  # no transaction left to undo (the failure ended it)
 
 
+@contextmanager
+def ingest_transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The commit point of every ingest: one file (:func:`ingest_file`, :func:`ingest_frame`) or one run of
+    validated files of the bulk path (:func:`model.data.bulk.ingest_many`). BEGIN; the block; COMMIT, or
+    ROLLBACK when it raised (anything, Ctrl-C too), so a file is stored whole or not at all. The transaction is
+    one data version (:func:`model.data.versions.stamp`: it numbers every source the block added)."""
+    con.execute("BEGIN")
+    try:
+        yield
+        stamp(con)
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+
+
+#: :func:`_clear_errors` for the bulk path (:mod:`model.data.bulk`)
+clear_errors = _clear_errors
+
+
 def ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str, fmt: str, sha: str,
                  set_fields: dict[str, Any] | None = None, notes: str | None = None) -> IngestResult:
     """Ingest rows an importer already parsed (columns named by field or alias; ``source_line`` optional).
@@ -257,18 +279,12 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
     con.register(view, staged_input)
     raw_table = view + "_t"
     try:
-        con.execute("BEGIN")
-        try:
+        with ingest_transaction(con):
             con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
             result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
             if samples:
                 store_samples(con, result.source_id, samples)
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
-            stamp(con)   # this transaction is one data version
-            con.execute("COMMIT")
-        except BaseException:
-            _rollback(con)
-            raise
     finally:
         con.unregister(view)
     return result
@@ -328,8 +344,7 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
     kind = csv_kind(keys)
     raw_table = stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
     try:
-        con.execute("BEGIN")
-        try:
+        with ingest_transaction(con):
             if kind == "tco_rates":
                 result = ingest_rates_csv(con, path, name, sha, delim)
             elif kind == "evals":
@@ -340,11 +355,6 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                 result = api_prices.ingest_csv(con, path, name, sha, delim)
             else:
                 result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
-            stamp(con)   # this transaction is one data version
-            con.execute("COMMIT")
-        except BaseException:
-            _rollback(con)
-            raise
     finally:
         if raw_table:
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")

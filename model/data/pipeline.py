@@ -38,7 +38,7 @@ from model.data.importers.canonical_csv import (
 from model.data.rates_sql import derive_sql, part_probes, role_cross_check, role_gap
 from model.data.store import add_source
 
-__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "run_pipeline"]
+__all__ = ["LOW_SUCCESS_RATE", "MAX_ERRORS_REPORTED", "THROUGHPUT_FIELDS", "run_pipeline", "Pipeline", "insert_points"]
 
 
 MAX_ERRORS_REPORTED = 10
@@ -65,12 +65,18 @@ LOW_SUCCESS_RATE = 0.95
 THROUGHPUT_FIELDS = (*MEASUREMENT_FIELDS[:6], *ROLE_RATES)
 
 
-class _Pipeline:
-    """Maps one raw relation onto the points table: one SELECT, validated in one pass, inserted in one."""
+class Pipeline:
+    """Maps one raw relation onto the points table: one SELECT, validated in one pass, inserted in one.
+
+    ``ordinal_expr`` numbers the rows of one file from 0 (default: by rowid); ``carry`` names raw columns
+    the staged SELECT passes through (the bulk path's file number, :mod:`model.data.bulk`).
+    """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, file: str, raw_table: str,
-                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str):
+                 headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
+                 ordinal_expr: str | None = None, carry: tuple[str, ...] = ()):
         self.con, self.file, self.raw_table = con, file, raw_table
+        self.ordinal_expr, self.carry = ordinal_expr, carry
         self.headers = headers          # raw column id -> header text as the file spells it
         self.set_fields = set_fields
         self.line_expr = line_expr
@@ -235,7 +241,8 @@ class _Pipeline:
         disaggregated row's role rates = system tok/s / role GPUs and the reverse
         (:func:`model.data.rates_sql.derive_sql`).
         """
-        base, params = [f"r.rowid - {self.first_rowid} AS _ordinal"], []
+        base = [f"{self.ordinal_expr or f'r.rowid - {self.first_rowid}'} AS _ordinal", *(f"r.{c}" for c in self.carry)]
+        params: list[Any] = []
         for name in POINT_FIELDS:
             if name == "source_line":
                 base.append(f"{self.line_expr} AS source_line")
@@ -256,6 +263,31 @@ class _Pipeline:
     def validate(self, select: str, params: list[Any]) -> None:
         """One pass over the staged rows: parse failures, constraint violations, missing essentials,
         and the counts behind the "unusual value" warnings."""
+        probes, warns = self.conditions()
+        # one pass: the first failing line of each probe and the count of each warning (a few hundred
+        # aggregates cost mostly planning, so the rarely needed halves come in a second query below)
+        agg = ", ".join([*(f"min(CASE WHEN {cond} THEN source_line END)" for cond, _, _ in probes),
+                         *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
+                         f"count(CASE WHEN {_ODD_UNITS} THEN 1 END)",
+                         f"count(CASE WHEN {_LOW_SUCCESS} THEN 1 END)", "min(success_rate)",
+                         "arg_min(source_line, success_rate)", f"count(CASE WHEN {role_gap()} THEN 1 END)",
+                         "count(*)"])
+        self._report(probes, warns, self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone(),
+                     select, params)
+
+    def flagged(self, select: str, params: list[Any], by: str) -> dict[Any, tuple[int, bool]]:
+        """Rows and "would be refused or warned about" of each group ``by`` (a file of the bulk path) in one
+        query: the conditions :meth:`validate` checks, none of their messages."""
+        probes, warns = self.conditions()
+        conds = [c for c, _, _ in (*probes, *warns)] + [_ODD_UNITS, _LOW_SUCCESS, role_gap()]
+        anything = " OR ".join(f"coalesce(({c}), false)" for c in conds)
+        rows = self.con.execute(f"SELECT {by}, count(*), bool_or({anything}) FROM ({select}) staged GROUP BY {by}",
+                                params).fetchall()
+        return {key: (int(n), bool(bad)) for key, n, bad in rows}
+
+    def conditions(self) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, float]]]:
+        """The refusals (sql condition, field, message) and the "unusual value" warnings (condition,
+        field, bound) over the staged rows."""
         probes: list[tuple[str, str, str]] = []  # (sql condition, field, message)
         for name, col in self.columns.items():
             if col.raw is not None and SQL_TYPES[name] != "VARCHAR":
@@ -304,15 +336,9 @@ class _Pipeline:
                            "AND gpus IS NULL", "gpus",
                            f"{basis} tok/s is per system but the GPU count is unknown: add a 'gpus' column or --set gpus=N"))
         warns = [(f"{n} > {w!r}", n, w) for n, (w, _) in PLAUSIBILITY.items()]
-        # one pass: the first failing line of each probe and the count of each warning (a few hundred
-        # aggregates cost mostly planning, so the rarely needed halves come in a second query below)
-        agg = ", ".join([*(f"min(CASE WHEN {cond} THEN source_line END)" for cond, _, _ in probes),
-                         *(f"count(CASE WHEN {cond} THEN 1 END)" for cond, _, _ in warns),
-                         "count(CASE WHEN ttft_p50_s > 60 AND tpot_median_ms < 1 THEN 1 END)",
-                         f"count(CASE WHEN success_rate < {LOW_SUCCESS_RATE!r} THEN 1 END)", "min(success_rate)",
-                         "arg_min(source_line, success_rate)", f"count(CASE WHEN {role_gap()} THEN 1 END)",
-                         "count(*)"])
-        row = self.con.execute(f"SELECT {agg} FROM ({select}) staged", params).fetchone()
+        return probes, warns
+
+    def _report(self, probes: list, warns: list, row: tuple, select: str, params: list[Any]) -> None:
         self.rows, self.role_gaps = int(row[-1]), int(row[-2])
         row = row[:-1]
         lines, warn_counts = row[:len(probes)], row[len(probes):len(probes) + len(warns)]
@@ -364,16 +390,23 @@ class _Pipeline:
         return text[0] if len(text[0]) <= 80 else text[0][:77] + "..."
 
 
-def _insert(con: duckdb.DuckDBPyConnection, pipe: "_Pipeline", select: str, params: list[Any], fmt: str,
+def _insert(con: duckdb.DuckDBPyConnection, pipe: Pipeline, select: str, params: list[Any], fmt: str,
             sha: str, notes: str | None) -> int:
     source_id = add_source(con, pipe.file, fmt, "points", sha, pipe.rows, notes, pipe.set_fields)
+    insert_points(con, select, params, "?", [source_id])
+    return source_id
+
+
+def insert_points(con: duckdb.DuckDBPyConnection, select: str, params: list[Any], source_id: str,
+                  id_params: list[Any]) -> None:
+    """``INSERT INTO points`` the staged rows of ``select``, each under the SQL expression ``source_id`` (a
+    ``?`` filled from ``id_params``, or a column of ``select``): point_id = source_id * stride + ordinal."""
     cols = ", ".join(POINT_FIELDS)
     casts = ", ".join(f"CAST({c} AS BIGINT)" if SQL_TYPES[c] == "BIGINT" else c for c in POINT_FIELDS)
     con.execute(
         f"INSERT INTO points (point_id, source_id, {cols}) "
-        f"SELECT ? * {_POINT_ID_STRIDE} + _ordinal, ?, {casts} FROM ({select}) staged",
-        [source_id, source_id, *params])
-    return source_id
+        f"SELECT {source_id} * {_POINT_ID_STRIDE} + _ordinal, {source_id}, {casts} FROM ({select}) staged",
+        [*id_params, *id_params, *params])
 
 
 def _duplicate_warnings(con: duckdb.DuckDBPyConnection, raw_table: str, raw_columns: list[str],
@@ -410,7 +443,7 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
                  headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
                  notes: str | None = None) -> IngestResult:
     """Map, validate and insert one raw relation. Caller holds the transaction."""
-    pipe = _Pipeline(con, file, raw_table, headers, set_fields, line_expr)
+    pipe = Pipeline(con, file, raw_table, headers, set_fields, line_expr)
     pipe.map_columns()
     if fmt == "csv" and not any(f in pipe.columns for f in THROUGHPUT_FIELDS):
         shown = ", ".join(h[:30] for h in list(headers.values())[:12])
@@ -445,3 +478,9 @@ def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, 
 
 #: files with at most this many rows are staged in a temporary table before validation
 _MATERIALISE_BELOW = 50_000
+
+#: the conditions behind two warnings of :meth:`Pipeline.validate`: units that look swapped, failed requests
+_ODD_UNITS = "ttft_p50_s > 60 AND tpot_median_ms < 1"
+_LOW_SUCCESS = f"success_rate < {LOW_SUCCESS_RATE!r}"
+
+_Pipeline = Pipeline   # the name bench/bench_ingest_shapes.py times
