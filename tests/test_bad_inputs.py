@@ -79,8 +79,9 @@ def test_through_the_cli(entry, sample_db, capsys):
             assert "warning:" in out
         after = _checksums(sample_db)
         assert after["points"][0] > before["points"][0]
-        assert {k: v for k, v in after.items() if k not in ("points", "sources")} == \
-            {k: v for k, v in before.items() if k not in ("points", "sources")}
+        assert after["store_versions"][0] == before["store_versions"][0] + 1     # the ingest is one data version
+        assert {k: v for k, v in after.items() if k not in ("points", "sources", "store_versions")} == \
+            {k: v for k, v in before.items() if k not in ("points", "sources", "store_versions")}
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=lambda e: e["file"])
