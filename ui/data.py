@@ -8,7 +8,7 @@ make the answer: one frontier fit per (data version, :func:`frontier_key`) and o
 view) (:func:`answer_of`), which every session's pages, the report box and the CSV buttons render; figures a
 page builds once per view are kept beside it (:func:`per_view`). The parts of an answer that only its fit and
 rates decide (the priced frontier and curves, every point labelled and priced, the repeats' spread, the
-frontier table) are shared by every view of one fit and rates (:class:`SharedAnswer`), so a distinct view (a
+frontier table) are shared by every view of one fit and rates (:class:`ui.shared_answer.SharedAnswer`), so a distinct view (a
 slider step) costs what its own answer adds, not a copy of the rows. Everything they hold is read-only. Every
 key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
 versions go when a rerun first sees a newer one.
@@ -18,16 +18,11 @@ from __future__ import annotations
 
 import copy
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass, field, replace
-from functools import cached_property
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
-from model.core.analysis import analyse
 from model.core.cost import load_presets, price_sets, tiers
 from model.core.repeats import RunsInView, runs_in_view
 from model.core.view import View
@@ -36,7 +31,6 @@ from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.inputs import Inputs, inputs_of, rate_files, with_workload
-from model.data.preview import dry_run
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.requests import load_samples
 from model.data.snapshot import Snapshot, open_reader
@@ -50,17 +44,18 @@ from model.data.store import (
     stored_rates,
     workloads,
 )
-from model.data.versions import acting, diff_sources, latest_version, list_versions
+from model.data.versions import acting, latest_version
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, fit_of_inputs, rates_of_inputs
 from ui.lru import CACHE
+from ui.shared_answer import SharedAnswer
 from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
-           "frontier_key", "answer_of", "per_view", "SharedAnswer",
-           "sources", "published_checks_of", "latest", "changes_since", "versions", "user", "page_name",
-           "read_only", "preview", "drop_previews", "clear"]
+           "frontier_key", "answer_of", "per_view",
+           "sources", "published_checks_of", "user", "page_name",
+           "read_only", "clear"]
 
 
 _SNAP = "_snapshot"
@@ -246,47 +241,6 @@ def _requests(path: str, ver: tuple, con):
                              group=("requests", ver, path))
 
 
-@dataclass(frozen=True, eq=False)
-class SharedAnswer(Answer):
-    """An :class:`~model.present.view_answer.Answer` whose parts that only its fit and rates decide are kept once
-    for every view of that fit and those rates (``group``: data version, frontier key, rates) in the shared cache:
-    the priced frontier and its cost curves, every point labelled and priced (the Frontier chart), the repeats'
-    spread and the frontier table. The values are those :class:`Answer` computes; only the copies are shared."""
-
-    group: tuple = ()
-    anchors: tuple = ()           # the groups of what it is made of (rows, fit, store parts): kept while it is
-
-    def _part(self, name: str, make):
-        return CACHE.get_or_make((*self.group, name), make, group=self.group, groups=self.anchors)
-
-    @cached_property
-    def analysis(self):
-        result = Answer.analysis.func(self)
-        frontier = self._part("priced_frontier", lambda: result.frontier)
-        curves = self._part("curves", lambda: result.curves)
-        return replace(result, frontier=frontier, curves=curves)
-
-    @cached_property
-    def with_points(self):
-        cloud = CACHE.get((*self.group, "cloud"))
-        if cloud is None:
-            result = Answer.with_points.func(self)
-        else:   # the labelled points are the group's: the rest is this view's (as Answer.with_points builds it)
-            self.inputs.refuse("with_points")
-            result = analyse(self.points, self.scenario, self.inputs.presets, frontier=self.analysis.frontier,
-                             with_points=False, crossovers="none")
-        cloud = self._part("cloud", lambda: result.points if cloud is None else cloud)
-        return replace(result, points=cloud, frontier=self._part("cloud_frontier", lambda: result.frontier))
-
-    @cached_property
-    def spread(self):
-        return self._part("spread", lambda: Answer.spread.func(self))
-
-    @cached_property
-    def frontier_table(self):
-        return self._part("frontier_table", lambda: Answer.frontier_table.func(self))
-
-
 def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
     """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only):
     measured again each time it is read, as its parts are computed."""
@@ -368,26 +322,6 @@ def options(ver: tuple) -> dict:
     return _options(db_path(), ver, _pinned())
 
 
-def latest(ver: tuple) -> int:
-    """The number of the newest data version in snapshot ``ver`` (0: none yet)."""
-    return CACHE.get_or_make(("latest", ver, db_path()), lambda: latest_version(cursor()))
-
-
-def changes_since(ver: tuple, dv: int) -> tuple[list[str], list[str]]:
-    """(sources added, sources removed) between data version ``dv`` and the latest of snapshot ``ver``."""
-    def make() -> tuple[list[str], list[str]]:
-        added, removed = diff_sources(cursor(), dv, None)
-        return ([f"#{r['source_id']} {r['file_name']}" for r in added.to_dict("records")],
-                [f"#{r['source_id']} {r['file_name']}" for r in removed.to_dict("records")])
-
-    return copy.deepcopy(CACHE.get_or_make(("changes", ver, db_path(), dv), make))
-
-
-def versions(ver: tuple) -> pd.DataFrame:
-    """The change log of snapshot ``ver`` (:func:`model.data.versions.list_versions`)."""
-    return CACHE.get_or_make(("versions", ver, db_path()), lambda: list_versions(cursor())).copy()
-
-
 def _published_plan(path: str, ver: tuple) -> PublishedPlan:
     # what the checks read from the store, before a rate is chosen: once per data version for every session
     # (deploy/warm.py's run of the Data page computes it), so a view's own rates only price it (about 10 ms)
@@ -410,30 +344,6 @@ def sources(ver: tuple) -> pd.DataFrame:
     version."""
     dv = _pinned()
     return CACHE.get_or_make(("sources", ver, db_path(), dv), lambda: list_sources(cursor(), dv)).copy()
-
-
-def preview(upload, set_fields: tuple[str, ...]) -> tuple[dict, Path]:
-    """The upload preview (:func:`model.data.preview.dry_run` on a bounded sample), kept per upload and form
-    values while the user types; the upload is copied to a temporary file once, without reading it
-    into memory."""
-    store = st.session_state.setdefault("_previews", {})
-    key = (upload.file_id, set_fields)
-    if key not in store:
-        spool = Path(tempfile.mkdtemp(prefix="costfrontier-upload-")) / (Path(upload.name).name or "upload")
-        upload.seek(0)
-        with open(spool, "wb") as out:
-            shutil.copyfileobj(upload, out)
-        while len(store) >= 16:            # the oldest previews go, with their copies
-            _, old = store.pop(next(iter(store)))
-            shutil.rmtree(old.parent, ignore_errors=True)
-        store[key] = (dry_run(spool, set_fields, display_name=upload.name), spool)
-    return store[key]
-
-
-def drop_previews() -> None:
-    """After an ingest: the previews and their temporary copies go."""
-    for _, spool in st.session_state.pop("_previews", {}).values():
-        shutil.rmtree(spool.parent, ignore_errors=True)
 
 
 def clear() -> None:

@@ -11,7 +11,7 @@ from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
 from model.data.versions import record_pin
-from ui import data, report, sidebar
+from ui import data, report, sidebar, versions
 from ui.state import commit, mirror_to_url, plain, pop_notices, share_link, view
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "page_links", "start", "context", "link_left_out_text", "pin_button",
@@ -83,7 +83,7 @@ def start(url_path: str) -> data.Ctx:
     mirror_to_url()
     with links:
         page_links(view().to_query())
-    latest = data.latest(snap.version)
+    latest = versions.latest(snap.version)
     pinned_notice(ctx, latest)
     link = share_link(url_path, URL_PATHS)
     live, pinned = live_url(link), pinned_url(link, view().data_version or latest)
@@ -130,7 +130,7 @@ def pinned_notice(ctx: data.Ctx, latest: int) -> None:
     if pinned == latest:
         st.caption(f"📌 Pinned to data version {pinned}, the latest: the data have not changed since.")
         return
-    added, removed = data.changes_since(ctx.version, pinned)
+    added, removed = versions.changes_since(ctx.version, pinned)
     then = _headline(ctx.state)
     now = _headline(ctx.state.replace(data_version=None))
     what = "; ".join(part for part in (f"added {', '.join(added)}" if added else "",

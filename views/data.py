@@ -9,7 +9,7 @@ from model.data.store import StoreError, remove_source
 from model.data.uploads import BYTES_PER_MB, max_upload_mb
 from model.data.versions import acting
 from model.present import fmt
-from ui import data, frame, widgets
+from ui import data, frame, uploads, versions, widgets
 from ui.state import commit, plain
 
 MAX_UPLOAD_MB = max_upload_mb()
@@ -43,7 +43,7 @@ else:
             st.error(plain(f"{upload.name}: {upload.size / BYTES_PER_MB:.0f} MB is over the upload limit of "
                            f"{MAX_UPLOAD_MB:g} MB."))
             continue
-        dry, spool = data.preview(upload, set_fields)
+        dry, spool = uploads.preview(upload, set_fields)
         if not dry["ok"]:
             widgets.upload_error(upload.name, dry["error"])
             continue
@@ -76,7 +76,7 @@ else:
             new_workloads.extend(dry["workloads"] if result.rows_added else [])
             progress.progress((i + 1) / len(ready), text=f"{i + 1} of {len(ready)} files")
         data.clear()
-        data.drop_previews()
+        uploads.drop_previews()
         if new_workloads:   # show what was just added
             commit(workload=new_workloads[0])
         st.session_state["_ingest_report"] = report
@@ -104,7 +104,7 @@ if not ctx.points.empty:
     st.download_button("Download the filtered rows as CSV", data.export_csv(ctx.state, data.version()),
                        file_name="costfrontier.csv", mime="text/csv", key="download")
 st.subheader("Change log")
-log = data.versions(data.version())
+log = versions.versions(data.version())
 if log.empty:
     st.caption("No data versions yet: every ingest, upload, removal, saved profile or API price will be one.")
 else:
