@@ -68,7 +68,9 @@ def said(outcome) -> str:
 
 
 def tables(con) -> tuple[list, list]:
-    return (con.execute("SELECT * EXCLUDE (ingested_at) FROM sources ORDER BY source_id").fetchall(),
+    """Every source and point as stored, but when and in which data version: a run of clean files is one
+    transaction, so one version, where one file at a time makes one each (checked below)."""
+    return (con.execute("SELECT * EXCLUDE (ingested_at, added_in) FROM sources ORDER BY source_id").fetchall(),
             con.execute("SELECT * FROM points ORDER BY point_id").fetchall())
 
 
@@ -79,6 +81,12 @@ def test_the_bulk_path_stores_and_says_what_one_file_at_a_time_does(tmp_path):
     got = ingest_many(together, paths, ["gpus=8"])
     assert [said(o) for o in got] == [said(o) for o in expected]
     assert tables(together) == tables(alone)
+    # every file alone is a version; together, each run of clean files between two files that go alone is one
+    versions_alone = alone.execute("SELECT count(DISTINCT added_in), count(*) FROM sources").fetchone()
+    versions_together = together.execute("SELECT count(DISTINCT added_in), count(*) FROM sources").fetchone()
+    assert versions_alone[0] == versions_alone[1] and versions_together[1] == versions_alone[1]
+    assert versions_together[0] < versions_together[1]
+    assert together.execute("SELECT count(*) FROM store_versions").fetchone()[0] == versions_together[0]
     by_name = {p.name: o for p, o in zip(paths, got)}
     bad = by_name["a_bad.csv"]
     assert isinstance(bad, IngestError) and (bad.file, bad.line, bad.field) == ("a_bad.csv", 3, "tput_per_gpu")
