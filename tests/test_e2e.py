@@ -41,9 +41,11 @@ def _open(browser, url: str):
     return page
 
 
-#: how long the page must stay unchanged, with no script running and nothing stale, to count as drawn: a click's
-#: rerun starts within a few milliseconds and changes the page as it goes, so a quiet spell this long means it ended
-QUIET_MS = 300
+#: how long the page must stay unchanged, with no script running and nothing stale, to count as drawn. A click's
+#: rerun starts after a round trip to the server, which on a loaded machine can take a few hundred milliseconds
+#: (300 ms let a Back or a button's rerun start after the wait had ended); a rerun that starts within this spell
+#: restarts it, so the wait never ends in the middle of one
+QUIET_MS = 500
 _QUIET = """quiet => {
   if (!window.__cfQuiet) {          // one observer per document: the time of the page's last change
     window.__cfQuiet = {last: performance.now()};
