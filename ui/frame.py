@@ -145,8 +145,8 @@ def pinned_notice(ctx: data.Ctx, latest: int) -> None:
 def _headline(state: View) -> str:
     try:
         return data.answer_of(state, data.snapshot()).headline
-    except Exception as exc:   # noqa: BLE001 - a view the data cannot answer says so, never a traceback
-        return f"(no answer: {str(exc)[:120]})"
+    except Exception:   # noqa: BLE001 - a view the data cannot answer says so, never a traceback or a path
+        return "(this view has no answer on that data)"
 
 
 def _stop(links) -> None:
