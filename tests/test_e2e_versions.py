@@ -72,6 +72,10 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
                       _usd(then, "MI355X"), _usd(then, "B200"))
         assert body.count(_usd(then, "MI355X")) >= 2          # the page's own headline too, not only the notice
         page.get_by_role("button", name="Switch to the live data").click()
+        # the notice's "Now:" line already shows the live numbers: wait for the switch itself (the notice gone,
+        # the pin out of the address), which lands only when the button's rerun has drawn the page
+        page.wait_for_function("() => !document.body.innerText.includes('Pinned to data version') && "
+                               "!new URLSearchParams(location.search).has('v')", timeout=30_000)
         _settle(page)
         body = _shows(page, _usd(now, "MI355X"), _usd(now, "B200"))
         assert "Pinned to data version" not in body and "v=" not in page.evaluate("() => location.search")
