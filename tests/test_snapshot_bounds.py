@@ -14,19 +14,12 @@ import pytest
 
 from model.data.snapshot import LiveConnection, open_reader, write
 from tests.conftest import ROOT
+from tests.replica import deleted_open
 
 
 def _deleted_open(directory: Path) -> int:
     """This process's open files in ``directory`` that have been replaced (unlinked)."""
-    count = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith(str(directory)) and target.endswith(" (deleted)"):
-            count += 1
-    return count
+    return deleted_open(os.getpid(), directory)
 
 
 def _publish(db: Path, i: int) -> None:
