@@ -228,17 +228,19 @@ def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
     state = with_workload(con.cursor(), state)
     where, dv = _where_key(state), state.data_version
     files, api, sources, evals, number = _store_parts(path, ver, dv, con)
-    return inputs_of(state, _points(path, ver, where, dv, con), _presets(path, ver, con, dv), files,
+    loaded = _points(path, ver, where, dv, con)
+    return inputs_of(state, loaded, _presets(path, ver, con, dv), files,
                      runs=_runs(path, ver, where, dv, (state.as_of, state.repeats, tuple(state.by)), con),
-                     api_prices=api, sources=sources, evals=evals, requests=_requests(path, ver, con),
-                     data_version=number)
+                     api_prices=api, sources=sources, evals=evals,
+                     requests=_requests(path, ver, where, dv, loaded, con), data_version=number)
 
 
-def _requests(path: str, ver: tuple, con):
-    """Every point's per-request data in the store (goodput), read once per store version; a pinned view's points
-    pick theirs from it (a hidden source's requests stay until purged)."""
-    return CACHE.get_or_make(("requests", ver, path), lambda: load_samples(con.cursor()),
-                             group=("requests", ver, path))
+def _requests(path: str, ver: tuple, where: tuple, dv: int | None, loaded: pd.DataFrame, con):
+    """The per-request data (goodput) of the points a view's filters select, read once per data version and
+    filters, as :func:`model.data.inputs.load_inputs` reads them (not every point's in the store)."""
+    key = ("requests", ver, path, where, dv)
+    return CACHE.get_or_make(key, lambda: load_samples(con.cursor(), loaded["point_id"]), group=key,
+                             groups=(("points", ver, path, where, dv),))
 
 
 def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
@@ -254,7 +256,7 @@ def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
         where, dv = _where_key(view), view.data_version
         runs = ("runs", ver, path, where, dv, (view.as_of, view.repeats, tuple(view.by)))
         anchors = (("points", ver, path, where, dv), runs, ("fit", ver, path, fkey), ("store_parts", ver, path, dv),
-                   ("presets", ver, path, dv), ("requests", ver, path))
+                   ("presets", ver, path, dv), ("requests", ver, path, where, dv))
         made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group, anchors=anchors)
         found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(*anchors, group))
     CACHE.touch(key, found, vars(found))

@@ -51,7 +51,7 @@ def load_samples(con, point_ids: Iterable[int] | None = None) -> Mapping[int, Sa
             if not wanted:
                 return MappingProxyType({})
             found = con.execute("SELECT point_id, requests, ttft_s, tpot_ms FROM point_requests "
-                                "WHERE list_contains(?, point_id)", [wanted]).fetchall()
+                                "WHERE point_id IN (SELECT unnest(?::BIGINT[]))", [wanted]).fetchall()
     except duckdb.CatalogException:   # an older store, or one without per-request data: none
         return MappingProxyType({})
     return MappingProxyType({int(pid): Sample(np.asarray(t, dtype=np.float64), np.asarray(p, dtype=np.float64), int(n))
