@@ -181,21 +181,30 @@ HEADINGS = {"": "Cost Frontier", "Frontier": "Frontier", "Matched_interactivity"
 def test_every_address_opens_its_page_inside_the_frame(server, browser):
     """Old links open their page, each in a new session, with the shared sidebar and one page list. (The pages
     sat in ``pages/``, where Streamlit's legacy mode ran a page file without the frame on a server's first
-    request; ``views/`` is served by ``st.navigation`` alone.) A full-page screenshot of each at 1280 goes to
-    test-output/screenshots/<page>_1280.png; Frontier, Crossovers and Ramps draw their decision columns."""
-    from tests.test_e2e_layout import DECISIONS, check_decision_columns
+    request; ``views/`` is served by ``st.navigation`` alone.) A full-page screenshot of each at 1280×720 goes to
+    test-output/screenshots/<page>_1280.png; on the way, the Overview's answer is inside the first screen, Fleet,
+    Frontier, Crossovers and Ramps draw their decision columns, and the Data page previews an upload
+    (tests/test_e2e_layout.py's checks)."""
+    from tests.test_e2e_layout import (
+        DECISIONS,
+        FLEET,
+        LAPTOP,
+        check_decision_columns,
+        check_first_screen,
+        upload_and_shoot,
+    )
     from ui.frame import PAGES as FRAME_PAGES
 
     DECISION_PAGES = {path.split("?")[0]: (name, columns) for name, path, columns in DECISIONS
-                      if path.split("?")[0] in ("Frontier", "Crossovers", "Ramps")}
+                      if path.split("?")[0] in ("Fleet", "Frontier", "Crossovers", "Ramps") and name != "Fleet budget"}
     SHOTS.mkdir(parents=True, exist_ok=True)
 
     assert not (ROOT / "pages").exists()      # Streamlit turns its legacy multipage mode on for a pages/ folder
     assert {path for _, _, path, _ in FRAME_PAGES} - {"overview"} == set(HEADINGS) - {""}
     base, _ = server
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = browser.new_page(viewport={"width": LAPTOP[0], "height": LAPTOP[1]})
     for path, heading in HEADINGS.items():
-        query = "wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1" if path == "Ramps" else "spec=mtp"
+        query = {"Ramps": "wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "Fleet": FLEET.split("?")[1]}.get(path, "spec=mtp")
         page.goto(f"{base}/{path}?{query}")
         _settle(page)
         assert page.locator("[data-testid=stMain] h1").first.inner_text() == heading, path
@@ -205,9 +214,16 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
         assert page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a").count() == len(FRAME_PAGES), path
         assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
         assert not page.locator("[data-testid=stException]").count(), path
+        if path == "":                  # the answer inside the first screen
+            check_first_screen(page, LAPTOP, "overview")
         if path in DECISION_PAGES:      # at this width each table draws the columns a decision needs
             check_decision_columns(page, *DECISION_PAGES[path])
+        if path == "Fleet":
+            assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
+            page.screenshot(path=str(SHOTS / "layout_fleet_1280.png"))
         page.screenshot(path=str(SHOTS / f"{(path or 'overview').lower()}_1280.png"), full_page=True)
+        if path == "Data":
+            upload_and_shoot(page, LAPTOP)
     page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="Fleet sizing").first.click()   # and a link in it works
     page.wait_for_function("() => location.pathname === '/Fleet'", timeout=15_000)
     _settle(page)
@@ -217,16 +233,34 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
 
 
 def test_a_share_link_survives_every_page_link_back_and_reload(server, browser):
-    """Issue 9: clicking the sidebar's page links used to reset every rate to $0.05/GPU-hour."""
+    """Issue 9: clicking the sidebar's page links used to reset every rate to $0.05/GPU-hour. And Back goes back once
+    per page: each page a link opens is one history entry (Streamlit's own page links opened a page without its query
+    string, and the view written back made a second), Back opens the previous page with the view in its address."""
     base, db = server
-    page = _open(browser, f"{base}/Crossovers?{LINK}")
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, fresh=True)     # a tab with an empty history
+    page.goto(f"{base}/Crossovers?{LINK}")
+    _settle(page)
+    assert page.evaluate("() => history.length") == 2          # about:blank, then the link: nothing written over
     _check_view(page, db, "Crossovers")
-    for label, path in NAV + tuple(reversed(NAV[:-1])):     # every link in turn, and back
+    steps = NAV + tuple(reversed(NAV[:-1]))                     # every link in turn, and back
+    for label, path in steps:
         page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
         page.wait_for_function(f"() => location.pathname.replace(/^\\//, '') === {json.dumps(path)}",
                                timeout=15_000)
         _settle(page)
         _check_view(page, db, path)
+    # one entry per page, and one for the Y axis chosen on the Frontier page (a change of the view, as a user makes)
+    assert page.evaluate("() => history.length") == 2 + len(steps) + 1
+    for label, path in reversed(steps[-3:-1]):                  # Back, twice: one page each time, the view kept
+        page.go_back()
+        _settle(page)
+        assert page.evaluate("() => location.pathname") == f"/{path}"
+        assert page.locator("[data-testid=stMain] h1").first.inner_text() == HEADINGS[path]
+        assert "spec=mtp" in _query(page) and "r=B200:1.6,MI355X:1.3" in _query(page)
+    page.go_forward()                                           # and Forward, back to the Overview
+    page.go_forward()
+    page.wait_for_function("() => location.pathname === '/'", timeout=15_000)
+    _settle(page)
     for path in ("", "Crossovers"):                        # a reload keeps the view too
         page.goto(f"{base}/{path}?{_query(page).lstrip('?')}") if path else page.reload()
         _settle(page)
@@ -298,19 +332,30 @@ def test_bad_link_values_in_the_browser(server, browser, link, words):
 
 def test_screenshots_of_every_page_on_a_phone(server, browser):
     """Every page at 390x844, full page, to test-output/screenshots/<page>_390.png (the 1280 ones are taken by
-    test_every_address_opens_its_page_inside_the_frame)."""
+    test_every_address_opens_its_page_inside_the_frame); on the way, the Overview's answer is inside the phone's
+    first screen and the Data page previews an upload (tests/test_e2e_layout.py's checks)."""
+    from tests.test_e2e_layout import FLEET, PHONE, check_first_screen, upload_and_shoot
+
     base, _ = server
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    for name, path in PAGES.items():
+    pages = {**PAGES, "fleet": FLEET}
+    page = browser.new_page(viewport={"width": PHONE[0], "height": PHONE[1]}, is_mobile=True, has_touch=True)
+    for name, path in pages.items():
         shot = SHOTS / f"{name}_390.png"
         shot.unlink(missing_ok=True)
-        page.goto(f"{base}/{path}" + ("&" if "?" in path else "?spec=mtp"))
+        page.goto(f"{base}/{path}" + ("" if "?" in path else "?spec=mtp"))
         _settle(page)
         assert not page.locator("[data-testid=stException]").count(), name
+        if name == "overview":                  # the answer inside the phone's first screen
+            check_first_screen(page, PHONE, name)
+        elif name == "fleet":
+            assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
+            page.screenshot(path=str(SHOTS / "layout_fleet_390.png"))
         page.screenshot(path=str(shot), full_page=True)
+        if name == "data":
+            upload_and_shoot(page, PHONE)
     page.close()
-    assert all((SHOTS / f"{name}_390.png").stat().st_size > 0 for name in PAGES)
+    assert all((SHOTS / f"{name}_390.png").stat().st_size > 0 for name in pages)
 
 
 def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):

@@ -1,7 +1,8 @@
-"""Issue 28, the rooms people use: in Chromium, the Overview's answer on a 390×844 phone's first screen; at 1280×720
+"""Issue 28, the rooms people use: in Chromium, the Overview's answer on a 390×844 phone's first screen and at 1280×720;
 every column a decision needs drawn in its table (Fleet, Frontier, Reach, the upload preview); one error box per
-refused upload naming the form's fields; Back once per page. Screenshots of Overview, Fleet and Data at both sizes
-go to test-output/screenshots/layout_*.png (look at them)."""
+refused upload naming the form's fields; Back once per page. The first screens of Overview, Fleet and Data at both
+sizes go to test-output/screenshots/layout_*.png (look at them): taken on the way through every page by
+tests/test_e2e.py's journeys (every address at 1280×720, every page on a phone), with this module's checks."""
 
 from __future__ import annotations
 
@@ -68,18 +69,15 @@ def _upload(page, names: tuple[str, ...]) -> None:
     _settle(page)
 
 
-@pytest.mark.parametrize("size", [PHONE, LAPTOP], ids=["phone", "laptop"])
-def test_screens_of_overview_fleet_and_data(server, browser, size):
-    """The first screen of each page, as a person opens it. On the phone the Overview's headline (the answer) is
-    inside it, and no table toolbar lies over it."""
-    base, _ = server
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page = _open(browser, f"{base}/?spec=mtp", size)
+def check_first_screen(page, size: tuple[int, int], name: str) -> None:
+    """The Overview as a person opens it at ``size`` (the page is open on it): the headline (the answer) is inside
+    the first screen, and no table toolbar lies over it (a phone always shows the toolbars). Its first screen goes
+    to test-output/screenshots/layout_<name>_<width>.png."""
     headline = page.locator("[data-testid=stMain] h3").first
     box = headline.bounding_box()
     assert box is not None and box["height"] > 0
     assert box["y"] >= 0, box
-    # the headline's last words are its own: no table toolbar shown (a phone always shows them) lies over its text
+    # the headline's last words are its own: no table toolbar shown lies over its text
     text = page.evaluate("h => { const r = document.createRange(); r.selectNodeContents(h); "
                          "const b = r.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; }",
                          headline.element_handle())
@@ -91,18 +89,16 @@ def test_screens_of_overview_fleet_and_data(server, browser, size):
         assert toolbars, "a phone shows the table's toolbar"
     for bar in toolbars:
         assert bar[1] >= text[3] or bar[3] <= text[1] or bar[0] >= text[2] or bar[2] <= text[0], (bar, text)
-    page.screenshot(path=str(SHOTS / f"layout_overview_{size[0]}.png"))
-    page.goto(f"{base}/{FLEET}")
-    _settle(page)
-    assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
-    page.screenshot(path=str(SHOTS / f"layout_fleet_{size[0]}.png"))
-    page.goto(f"{base}/Data?spec=mtp")
-    _settle(page)
+    page.screenshot(path=str(SHOTS / f"layout_{name}_{size[0]}.png"))
+
+
+def upload_and_shoot(page, size: tuple[int, int]) -> None:
+    """On the Data page (open): the file that reads is uploaded, its preview scrolled to, and the screen goes to
+    test-output/screenshots/layout_data_<width>.png."""
     _upload(page, (READS,))
     page.locator("[data-testid=stMain] [data-testid=stDataFrame]").first.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"layout_data_{size[0]}.png"))
     assert not page.locator("[data-testid=stException]").count()
-    page.close()
 
 
 def check_decision_columns(page, name: str, columns) -> None:
@@ -121,8 +117,8 @@ def check_decision_columns(page, name: str, columns) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= LAPTOP[0], box
 
 
-#: Frontier, Crossovers and Ramps are checked on the way through every address (tests/test_e2e.py)
-@pytest.mark.parametrize("name, path, columns", DECISIONS[:2], ids=[d[0] for d in DECISIONS[:2]])
+#: Fleet, Frontier, Crossovers and Ramps are checked on the way through every address (tests/test_e2e.py)
+@pytest.mark.parametrize("name, path, columns", DECISIONS[1:2], ids=[d[0] for d in DECISIONS[1:2]])
 def test_decision_columns_are_drawn_at_1280(server, browser, name, path, columns):
     """At 1280×720 beside the sidebar, each table draws every column a decision needs, with nothing to scroll
     sideways to; the columns a reader checks (sources, recipe parts) come with the "More columns" switch."""
@@ -152,31 +148,4 @@ def test_upload_preview_and_errors(server, browser):
         assert header in drawn, (header, drawn)
     assert _fits(grid), drawn
     page.screenshot(path=str(SHOTS / "layout_data_errors_1280.png"))
-    page.close()
-
-
-def test_back_goes_back_once_per_page(server, browser):
-    """Two page links clicked, then Back: the previous page, in one press, with the view still in its address;
-    Back again: the first page, as it was opened. Each page is one history entry: Streamlit's own page links opened
-    a page without its query string and the view written back made a second."""
-    base, _ = server
-    page = _open(browser, f"{base}/?spec=mtp", LAPTOP)
-    first = page.evaluate("() => location.pathname + location.search")
-    assert first == "/?spec=mtp"                    # the link opened as typed: the view only added defaults
-    assert page.evaluate("() => history.length") == 2          # about:blank, then the link: nothing written over
-    for label, path in (("Frontier", "/Frontier"), ("Crossovers", "/Crossovers")):
-        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text=label).first.click()
-        page.wait_for_function(f"() => location.pathname === '{path}'", timeout=15_000)
-        _settle(page)
-        assert "spec=mtp" in page.evaluate("() => location.search")
-    assert page.evaluate("() => history.length") == 4          # one entry per page
-    page.go_back()
-    _settle(page)
-    assert page.evaluate("() => location.pathname") == "/Frontier"
-    assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Frontier"
-    assert "spec=mtp" in page.evaluate("() => location.search")
-    page.go_back()
-    _settle(page)
-    assert page.evaluate("() => location.pathname + location.search") == first
-    assert page.locator("[data-testid=stMain] h1").first.inner_text() == "Cost Frontier"
     page.close()

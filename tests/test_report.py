@@ -365,7 +365,8 @@ def test_html_opens_offline_without_console_errors(html_report, tmp_path, browse
     path = tmp_path / "proposal.html"
     path.write_text(html_report, encoding="utf-8")
     errors, requests = [], []
-    page = browser.new_page()      # tests/conftest.py's Chromium, with the project's launch flags
+    context = browser.new_context()     # tests/conftest.py's Chromium; a context of its own for the listeners and route
+    page = context.new_page()
     try:
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -383,7 +384,7 @@ def test_html_opens_offline_without_console_errors(html_report, tmp_path, browse
         page.wait_for_selector("#frontier-chart .main-svg", timeout=20_000)
         curves = page.locator("#cost-chart .scatterlayer .trace").count()
     finally:
-        page.close()
+        context.close()
     assert errors == [] and requests == []
     assert curves >= 2
 
