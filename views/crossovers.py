@@ -8,6 +8,7 @@ from model.core.iso import break_even_rates
 from model.core.view import pair_text
 from model.present import figures
 from model.present.answers import common_range, method_errors_text, pair_intervals, uncertain_crossings_text
+from model.present.tables import CAPS_TABLE
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
@@ -58,6 +59,7 @@ if not caps.empty and answer.interactivity_needed is not None:
                 "good M tokens: a point's throughput counts only its requests meeting the caps (points without "
                 "per-request data keep their summary throughput; set caps for every page with the link's goodput)")
     widgets.table(caps, key="goodput_caps_table")
+    report.table_download(ctx, CAPS_TABLE)          # the same table as the report's and the CSV download's
 st.markdown("**Reach**: the interactivity range of each frontier")
 widgets.table(result.reach, key="reach_table")
 
