@@ -248,11 +248,33 @@ def test_crossover_json_rows_equal_the_tables(tmp_path, capsys):
     db = tmp_path / "flip.duckdb"
 
     _flip_store(connect(str(db)), tmp_path).close()
-    assert main(["--db", str(db), "crossover", "--rate", "A100=2", "--rate", "H100=2", "--interactivity", "40",
-                 "--goodput", "tpot=100", "--json"]) == 0
+    command = ["--db", str(db), "crossover", "--rate", "A100=2", "--rate", "H100=2", "--interactivity", "40",
+               "--goodput", "tpot=100"]
+    assert main([*command, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)["goodput_caps"]
+    assert main(command) == 0               # no two curves cross here: the table is printed all the same
+    text = capsys.readouterr().out
+    table = text.split("as the TTFT cap moves [$ per good M tokens]:\n")[1].split("\n\n")[0].splitlines()[1:]
+    assert [line.split()[2] for line in table] == [r["cheapest"] for r in payload]
     con = connect(str(db))
     frame, _ = tables(answer_of_view(con, FLIP, None))[CAPS_TABLE]
     con.close()
     assert [r["cheapest"] for r in payload] == frame["cheapest"].tolist()
     assert [r["usd_per_good_mtok"] for r in payload] == pytest.approx(frame["usd_per_good_mtok"].tolist())
+
+
+def test_the_csv_summary_reads_its_records_too(con, tmp_path):
+    """AIPerf's CSV summary (statistics, then ``Metric,Value``) beside the records: the same 16 requests."""
+    _copy(tmp_path).unlink()                                   # the records only; the CSV stands for the JSON
+    s = json.loads(SUMMARY.read_text())
+    (tmp_path / "profile_export_aiperf.csv").write_text(
+        "Metric,avg,min,max,p50,p90,p99\n"
+        + "".join(f"{label} (ms),{s[tag]['avg']},{s[tag]['min']},{s[tag]['max']},{s[tag]['p50']},{s[tag]['p90']},"
+                  f"{s[tag]['p99']}\n" for label, tag in (("Time to First Token", "time_to_first_token"),
+                                                          ("Inter Token Latency", "inter_token_latency"),
+                                                          ("Request Latency", "request_latency")))
+        + f"\nMetric,Value\nBenchmark Duration (sec),{s['benchmark_duration']['avg']}\n"
+          f"Output Token Throughput (tokens/sec),{s['output_token_throughput']['avg']}\nRequest Count,16.00\n")
+    ingest_file(con, tmp_path / "profile_export_aiperf.csv", [*H100, "concurrency=4"])
+    (sample,) = load_samples(con).values()
+    assert sample.kept == 16 and sample.ttft_s.tolist() == pytest.approx(_raw()[0])
