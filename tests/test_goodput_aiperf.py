@@ -203,17 +203,21 @@ def test_a_non_streaming_run_keeps_no_records_and_says_why(con, tmp_path):
 # --------------------------------------------------------------------------- the caps table everywhere
 
 
-def _flip(tmp_path):
+@pytest.fixture(scope="module")
+def flip_db(tmp_path_factory) -> Path:
+    """tests/test_goodput.py's store where the cheapest flips with the TTFT cap, written once for this module."""
     from tests.test_goodput import _flip_store
 
-    return _flip_store(connect(":memory:"), tmp_path)
+    folder = tmp_path_factory.mktemp("flip")
+    _flip_store(connect(str(folder / "flip.duckdb")), folder).close()
+    return folder / "flip.duckdb"
 
 
 FLIP = View(rates=(("A100", 2.0), ("H100", 2.0)), interactivity_needed=40.0, goodput="tpot=100")
 
 
-def test_the_caps_table_is_in_the_tables_the_report_and_its_downloads(tmp_path):
-    con = _flip(tmp_path)
+def test_the_caps_table_is_in_the_tables_the_report_and_its_downloads(flip_db):
+    con = connect(str(flip_db))
     answer = answer_of_view(con, FLIP, None)
     page = answer.goodput_caps                                   # what the Crossovers page and the CLI show
     frame, spec = tables(answer)[CAPS_TABLE]
@@ -234,8 +238,8 @@ def test_the_caps_table_is_in_the_tables_the_report_and_its_downloads(tmp_path):
     con.close()
 
 
-def test_a_view_without_caps_has_no_caps_table_in_its_report(tmp_path):
-    con = _flip(tmp_path)
+def test_a_view_without_caps_has_no_caps_table_in_its_report(flip_db):
+    con = connect(str(flip_db))
     answer = answer_of_view(con, FLIP.replace(goodput=""), None)
     assert CAPS_TABLE not in tables(answer)                     # the report does not price good tokens
     assert table_of(answer, CAPS_TABLE) is not None             # the page's download still has it
