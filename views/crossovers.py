@@ -51,8 +51,8 @@ if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     widgets.table(result.envelope.changes, key="envelope_table")
 bind(st.text_input, "goodput", "Goodput caps (TTFT in s, TPOT in ms)", placeholder="ttft=2,tpot=50",
      help="Count only requests meeting both caps: each load point with per-request data (vLLM --save-detailed, "
-          "SGLang --output-details, GuideLLM's listed requests) is priced on its good requests' tokens, on every "
-          "page. Empty: off.")
+          "SGLang --output-details, GuideLLM's listed requests, AIPerf's profile_export.jsonl beside its summary) "
+          "is priced on its good requests' tokens, on every page. Empty: off.")
 caps = answer.goodput_caps
 if not caps.empty and answer.interactivity_needed is not None:
     st.markdown(f"**The cheapest as the TTFT cap moves**, at {answer.interactivity_needed:.4g} tok/s/user, in $ per "

@@ -12,7 +12,9 @@ here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inference
 :mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
 :mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
-records, time slices, console text) are told apart in :mod:`.companions` and never stored. Nothing here imports :mod:`model.data.ingest`.
+records, time slices, console text) are told apart in :mod:`.companions` and never stored on their own
+(AIPerf's per-request records are read with the run's summary beside them: :mod:`.aiperf_records`).
+Nothing here imports :mod:`model.data.ingest`.
 """
 
 from __future__ import annotations
