@@ -289,7 +289,8 @@ def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path,
     folder = TODAY / "aiperf_artifacts"
     assert main(["--db", str(db_path), "ingest", str(folder), "--set", "hardware=H100", "--set", "gpus=1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "profile_export.jsonl: per-request records (AIPerf), skipped"
+    assert lines[0] == ("profile_export.jsonl: per-request records (AIPerf), read with profile_export_aiperf.json "
+                        "beside it (for goodput), not stored on its own")
     assert lines[1] == ("profile_export_aiperf.csv: the same run as profile_export_aiperf.json (AIPerf writes both; "
                         "the CSV has no run id), not stored again")
     assert lines[2].startswith("profile_export_aiperf.json: 1 row added as points (aiperf, source #1)")
@@ -298,8 +299,11 @@ def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path,
                          "published: files 1-5 of 5"]
     con = connect(db_path)
     try:
+        # its 3 records are not the summary's 10 requests: not paired (tests/test_goodput_aiperf.py)
         assert source_notes(con) == (AIPERF_ROW_NOTE + "; input tok/s = total ISL / benchmark duration (not stated); "
-                                     "total tok/s = input + output (not stated)")
+                                     "total tok/s = input + output (not stated); profile_export.jsonl beside it holds "
+                                     "3 completed requests where the summary counts 10: not this run's records, so no "
+                                     "per-request data were kept; goodput uses the summary values")
         [row] = stored(con)
     finally:
         con.close()
@@ -322,7 +326,8 @@ def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path,
 
 @pytest.mark.parametrize("name,message", [
     ("profile_export.jsonl", "per-request records (AIPerf), not a result to store: ingest profile_export_aiperf.json "
-     "(the run's aggregate) instead"),
+     "(the run's aggregate) instead: with this file beside it, its completed requests' TTFT and TPOT are kept for "
+     "goodput (the records state no model or configured load, and their run's point is the summary's)"),
     ("profile_export_aiperf_timeslices.json", "time slices (AIPerf), not a result to store: ingest "
      "profile_export_aiperf.json (the run's aggregate) instead"),
     ("profile_export_console.txt", "console text (AIPerf), not a result to store: the table of "

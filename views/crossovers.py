@@ -8,6 +8,7 @@ from model.core.iso import break_even_rates
 from model.core.view import pair_text
 from model.present import figures
 from model.present.answers import common_range, method_errors_text, pair_intervals, uncertain_crossings_text
+from model.present.tables import CAPS_TABLE
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
 
@@ -50,14 +51,15 @@ if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     widgets.table(result.envelope.changes, key="envelope_table")
 bind(st.text_input, "goodput", "Goodput caps (TTFT in s, TPOT in ms)", placeholder="ttft=2,tpot=50",
      help="Count only requests meeting both caps: each load point with per-request data (vLLM --save-detailed, "
-          "SGLang --output-details, GuideLLM's listed requests) is priced on its good requests' tokens, on every "
-          "page. Empty: off.")
+          "SGLang --output-details, GuideLLM's listed requests, AIPerf's profile_export.jsonl beside its summary) "
+          "is priced on its good requests' tokens, on every page. Empty: off.")
 caps = answer.goodput_caps
 if not caps.empty and answer.interactivity_needed is not None:
     st.markdown(f"**The cheapest as the TTFT cap moves**, at {answer.interactivity_needed:.4g} tok/s/user, in $ per "
                 "good M tokens: a point's throughput counts only its requests meeting the caps (points without "
                 "per-request data keep their summary throughput; set caps for every page with the link's goodput)")
     widgets.table(caps, key="goodput_caps_table")
+    report.table_download(ctx, CAPS_TABLE)          # the same table as the report's and the CSV download's
 st.markdown("**Reach**: the interactivity range of each frontier")
 widgets.table(result.reach, key="reach_table")
 

@@ -122,7 +122,7 @@ def run(args, con) -> int:
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
-        if args.command != "crossover" or result.envelope.changes.empty:
+        if args.command != "crossover" or (result.envelope.changes.empty and answer.goodput_caps.empty):
             return 0
     else:
         if args.command == "iso":     # the ± as a percentage, after the columns the table always had

@@ -10,7 +10,8 @@ Contents, in order: a first page with the view's one recommendation (the cheapes
 you need with its ±, or "not settled by the data"; owning, renting or the API at the view's volume; the fleet
 and its monthly cost; the break-even rate: :mod:`model.present.recommendation`); the answer
 paragraph; cost curves with crossovers marked; the iso-interactivity table with ratios; crossovers,
-said per pair as intervals; the frontier chart; one section per cost profile (inputs with units and
+said per pair as intervals (and, when the view sets goodput caps, the cheapest as the TTFT cap moves); the
+frontier chart; one section per cost profile (inputs with units and
 the source of each default, the parts, full-use and effective rates, the tornado, the break-even
 server price); the fleet; assumptions (every rate's source in one vocabulary); provenance; the share
 link; product version and the date it was made.
@@ -45,7 +46,7 @@ from model.present.report_output import (
     page,
     table_frames,
 )
-from model.present.tables import marked_of, profile_tables, table_of, text_spec
+from model.present.tables import CAPS_TABLE, marked_of, profile_tables, table_of, text_spec
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from model.present.workbook import plan_of
@@ -274,7 +275,8 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
         + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
-        + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + "</section>",
+        + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + _caps_html(rendered, tables)
+        + "</section>",
         "<section id=frontier-section><h2>Frontier</h2>" + chart_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
           "other configuration beats on both axes). The frontier points are listed in the tables download.</p>"
@@ -304,6 +306,18 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         f"<p class=muted>Cost Frontier {esc(version)} · made {made_at:%Y-%m-%d %H:%M} UTC</p></footer>",
     ]
     return "\n".join(parts)
+
+
+def _caps_html(rendered, tables) -> str:
+    """The cheapest as the TTFT cap moves (a view with goodput caps): the table the Crossovers page shows."""
+    if CAPS_TABLE not in tables:
+        return ""
+    frame = tables[CAPS_TABLE][0]
+    return (f"<h3>{html.escape(CAPS_TABLE)}</h3><p class=caption>At {html.escape(fmt.interactivity(frame['interactivity'].iloc[0]))}"
+            ", in $ per good million tokens: each TTFT cap with the view's TPOT cap; a load point's throughput counts "
+            "only its requests meeting both (points without per-request data keep their summary throughput, as if "
+            "every request met the caps). Runner-up: the next cheapest series at the same cap.</p>"
+            + html_table(rendered[CAPS_TABLE][0], "goodput-caps", tables[CAPS_TABLE][1]))
 
 
 #: up to this many crossovers are also written out as sentences above their table

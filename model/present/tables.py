@@ -20,7 +20,7 @@ from model.present.answers import REACH_WORDS
 from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec", "ISO_SPEC", "CROSS_SPEC",
-           "FRONTIER_SPEC"]
+           "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC"]
 
 #: the tables the pages offer as CSV (under their own table)
 PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
@@ -103,6 +103,15 @@ FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "i
                   ("Repeats' max tok/s/GPU", "tput_max", "tps"),
                   ("Run date", "run_date", "text"), ("Source file", "source_file", "text"),
                   ("Line", "source_line", "int")]
+
+#: the cheapest series as the TTFT cap moves (:attr:`model.present.view_answer.Answer.goodput_caps`)
+CAPS_TABLE = "Cheapest as the TTFT cap moves"
+CAPS_SPEC = [("At interactivity [tok/s/user]", "interactivity", "x"), ("TTFT cap [s]", "ttft_cap_s", "text"),
+             ("TPOT cap [ms]", "tpot_cap_ms", "text"), ("Cheapest", "cheapest", "text"),
+             ("$ per good M tokens", "usd_per_good_mtok", "usd"), ("Runner-up", "runner_up", "text"),
+             ("Runner-up $ per good M tokens", "runner_up_usd_per_good_mtok", "usd"),
+             ("Points with per-request data", "points_with_requests", "int")]
+
 
 def _error_text(row) -> str:
     """The ± column of the report's iso table: ``± 6 %``, ``± 31 % (the view's)`` (a curve with too few points for
@@ -220,6 +229,15 @@ def _break_even_volumes(answer):
     return pd.DataFrame(list(volume.break_evens)), _BREAK_EVEN_SPEC
 
 
+def _goodput_caps(answer):
+    """The cheapest as the TTFT cap moves, as the Crossovers page shows it (whenever a point in view has
+    per-request data; None otherwise)."""
+    caps = answer.goodput_caps
+    if caps.empty or answer.interactivity_needed is None:
+        return None
+    return caps.assign(interactivity=answer.interactivity_needed), CAPS_SPEC
+
+
 def _provenance_table(answer):
     answer.inputs.refuse("Provenance", "sources")
     frame = _provenance(answer.inputs.sources, answer.rows, answer.crossed)
@@ -245,7 +263,7 @@ def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
 #: name -> builder of (frame, spec), or None when the view has no such table
 _BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "Frontier points": _frontier,
              "Fleet": _fleet, "History by run date": _history, "Buy, rent or API": _volume,
-             "Break-even volumes": _break_even_volumes, "Provenance": _provenance_table}
+             "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -260,9 +278,12 @@ def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
 
 
 def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
-    """Every table of ``answer`` in the report's order: the three page tables, each cost profile's, the fleet,
-    the history (when the view asks for it), buy-rent-or-API, then the provenance."""
+    """Every table of ``answer`` in the report's order: the three page tables, the cheapest as the TTFT cap moves
+    (when the view sets goodput caps), each cost profile's, the fleet, the history (when the view asks for it),
+    buy-rent-or-API, then the provenance."""
     out = {name: _BUILDERS[name](answer) for name in PAGE_TABLES}
+    if answer.state.goodput and (caps := _goodput_caps(answer)) is not None:   # a view pricing good tokens
+        out[CAPS_TABLE] = caps
     for pa in answer.profiles:
         out.update(profile_tables(pa))
     for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", "Provenance"):

@@ -12,7 +12,9 @@ here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inference
 :mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
 :mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
-records, time slices, console text) are told apart in :mod:`.companions` and never stored. Nothing here imports :mod:`model.data.ingest`.
+records, time slices, console text) are told apart in :mod:`.companions` and never stored on their own
+(AIPerf's per-request records are read with the run's summary beside them: :mod:`.aiperf_records`).
+Nothing here imports :mod:`model.data.ingest`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from model.data.importers import (
+    aiperf_records,
     canonical_csv,
     guidellm,
     inference_perf,
@@ -106,7 +109,7 @@ def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str
     start = head.lstrip(" \t\r\n")[:1]
     if start in ("{", "["):
         keys = head_keys(head)
-        refuse_companion(name, head, keys)
+        refuse_companion(name, head, keys, path)
         for fmt in REGISTRY:
             if fmt.container == "json" and fmt.matches(keys, head):
                 return fmt.name, None
@@ -152,7 +155,7 @@ def _detect_delimited(path: Path, name: str, head: str) -> tuple[str, tuple[list
                       f"accepted\" lists them), {', '.join(CSV_FORMATS)}; header: {shown}", line=1)
 
 
-def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | None]:
+def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.DataFrame, str, str | None]:
     """Read a tool's file into canonical rows.
 
     Parameters
@@ -163,6 +166,9 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
         the name to use in messages.
     fmt : str
         a format from :data:`FORMATS` other than ``"csv"`` (as :func:`detect` returned).
+    requests : bool
+        read per-request data a summary's folder holds (AIPerf's ``profile_export.jsonl``,
+        :mod:`.aiperf_records`); False when only the summary's values are wanted.
 
     Returns
     -------
@@ -195,6 +201,8 @@ def parse(path: Path, name: str, fmt: str) -> tuple[pd.DataFrame, str, str | Non
     if not rows:
         raise IngestError(name, f"no benchmark rows found in this {fmt} file")
     notes = list(notes)
+    if requests and fmt in aiperf_records.SUMMARY_FORMATS:   # the run's per-request records beside its summary
+        aiperf_records.attach_records(rows, path, name, notes)
     for row in rows:
         named = model_from_path(row.get("model"))
         if named:

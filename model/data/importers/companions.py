@@ -2,7 +2,9 @@
 
 :func:`refuse_companion` raises :class:`~model.data.importers.base.NotResults` for AIPerf's per-request
 ``profile_export.jsonl``, its time-slice export and its console text (a directory ingest prints one line for
-each and goes on; a file ingested alone is refused naming the tool). :func:`same_run_exports` finds, in a
+each and goes on; a file ingested alone is refused naming the tool). The per-request records are read with
+the run's summary instead (:mod:`.aiperf_records`): a directory ingest says so of a records file whose summary
+is beside it. :func:`same_run_exports` finds, in a
 directory ingest, an AIPerf/GenAI-Perf CSV export whose JSON export of the same run is ingested too: the
 CSV carries no run identity, so the pair is told by its directory and name and checked by its values.
 """
@@ -14,21 +16,28 @@ from pathlib import Path
 
 import pandas as pd
 
+from model.data.importers import aiperf_records
 from model.data.importers.base import IngestError, NotResults
 
 __all__ = ["refuse_companion", "same_run_exports"]
 
 _AIPERF_JSON = "ingest profile_export_aiperf.json (the run's aggregate) instead"
+_RECORDS = (f"{_AIPERF_JSON}: with this file beside it, its completed requests' TTFT and TPOT are kept for goodput "
+            "(the records state no model or configured load, and their run's point is the summary's)")
 
 
-def refuse_companion(name: str, head: str, keys: set[str] | None) -> None:
+def refuse_companion(name: str, head: str, keys: set[str] | None, path: Path | None = None) -> None:
     """Raise :class:`NotResults` when ``head`` (the first MiB; ``keys`` its JSON keys, ``None`` for text)
-    is a per-request, time-slice or console file of a tool this product reads."""
+    is a per-request, time-slice or console file of a tool this product reads (``path``: the file, to name the
+    summary that reads per-request records beside it)."""
     if keys is not None:
         if "timeslices" in keys and ("timeslice_index" in keys or "input_config" in keys or "start_ns" in keys):
             raise NotResults(name, "time slices", "AIPerf", _AIPERF_JSON)
         if {"metadata", "metrics", "benchmark_phase"} <= keys or {"x_request_id", "request_start_ns"} <= keys:
-            raise NotResults(name, "per-request records", "AIPerf", _AIPERF_JSON)
+            summary = aiperf_records.summary_beside(path) if path is not None else None
+            raise NotResults(name, "per-request records", "AIPerf", _RECORDS,
+                             f"read with {summary.name} beside it (for goodput), not stored on its own"
+                             if summary is not None else "skipped")
         return
     lines = [ln.strip() for ln in head.splitlines()[:12] if ln.strip()]
     if lines and re.search(r"\bAIPerf\b", lines[0]) and any(ch in head[:4000] for ch in "┏┃│"):
@@ -58,8 +67,8 @@ def same_run_exports(files: list[Path], names: dict[Path, str] | None = None) ->
             fmt = importers.detect(path, path.name)
             if fmt not in _PAIRS or importers.detect(partner, partner.name) != _PAIRS[fmt]:
                 continue
-            csv_row = importers.parse(path, path.name, fmt)[0].iloc[0]
-            json_rows = importers.parse(partner, partner.name, _PAIRS[fmt])[0]
+            csv_row = importers.parse(path, path.name, fmt, requests=False)[0].iloc[0]
+            json_rows = importers.parse(partner, partner.name, _PAIRS[fmt], requests=False)[0]
         except (IngestError, OSError, ValueError):
             continue  # each file then goes its own way, and says what is wrong with it
         if len(json_rows) != 1 or not _agree(csv_row, json_rows.iloc[0]):
