@@ -62,6 +62,21 @@ def _addresses(frame: pd.DataFrame) -> list:
     return out
 
 
+def _column_bytes(column: pd.Series) -> int:
+    """The bytes of one column: ``memory_usage(deep=True)``, except a column of Python objects whose rows share one
+    object per distinct value (:func:`model.data.store.shared_strings`: text of a 1M-row load), which holds a pointer
+    a row and each distinct object once (``deep`` would count the object once per row, 5x too much)."""
+    values = np.asarray(column.array) if column.dtype == object or getattr(column.dtype, "storage", "") == "python" \
+        else None
+    if values is None or values.dtype != object or len(values) < 2 * _SAMPLE:
+        return int(column.memory_usage(deep=True, index=False))
+    sample = values[:: len(values) // _SAMPLE]
+    distinct = pd.unique(sample)
+    if len({id(v) for v in sample}) > len(distinct):     # equal values in separate objects: not shared
+        return int(column.memory_usage(deep=True, index=False))
+    return int(values.nbytes) + sum(sys.getsizeof(v) for v in pd.unique(values))
+
+
 def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = None) -> int:
     """A conservative estimate of the bytes ``value`` holds [bytes]: DataFrames and Series by
     ``memory_usage(deep=True)``, arrays by ``nbytes``, containers, dataclasses, objects with a ``__dict__``
@@ -74,14 +89,13 @@ def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = N
         return 0
     seen.add(id(value))
     if isinstance(value, pd.DataFrame):
-        if not skip:
-            return int(value.memory_usage(deep=True, index=True).sum())
-        own = [c for c, address in zip(value.columns, _addresses(value)) if address not in skip]
-        return int(value.index.memory_usage(deep=True)) + \
-            int(value[own].memory_usage(deep=True, index=False).sum() if own else 0)
-    if isinstance(value, (pd.Series, pd.Index)):
-        return int(value.memory_usage(deep=True, index=True) if isinstance(value, pd.Series)
-                   else value.memory_usage(deep=True))
+        own = [c for c, address in zip(value.columns, _addresses(value)) if not skip or address not in skip]
+        return int(value.index.memory_usage(deep=True)) + sum(_column_bytes(value.iloc[:, i]) for i in
+                                                              np.flatnonzero(value.columns.isin(own)))
+    if isinstance(value, pd.Series):
+        return int(value.index.memory_usage(deep=True)) + _column_bytes(value)
+    if isinstance(value, pd.Index):
+        return int(value.memory_usage(deep=True))
     if isinstance(value, np.ndarray):
         return int(value.nbytes) + (sum(size_of(v, skip, seen) for v in value.ravel()[:_SAMPLE]) * value.size
                                     // max(1, min(value.size, _SAMPLE)) if value.dtype == object else 0)
