@@ -48,7 +48,7 @@ from model.data.versions import acting, latest_version
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, fit_of_inputs, rates_of_inputs
-from ui.lru import CACHE
+from ui.lru import CACHE, trim_if_grown
 from ui.shared_answer import SharedAnswer
 from ui.state import view
 
@@ -107,6 +107,7 @@ def end() -> None:
     old = st.session_state.pop(_SNAP, None) if _SNAP in st.session_state else None
     if old is not None:
         reader(db_path()).release(old)
+    trim_if_grown()      # what a first view of a big store built beside what it keeps goes back to the system
 
 
 def snapshot() -> Snapshot:
