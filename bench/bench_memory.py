@@ -4,8 +4,8 @@ cache, and what a 900-series PDF costs with its Chromium. Prints figures; assert
     python bench/bench_memory.py [--before REV_OR_DIR] [--views 4] [--rows 100000,1000000] [--no-pdf]
 
 For each store (900 series of one workload, ``bench_scale.inferencex_rows``) and each source tree (``--before``:
-a folder, or a git revision checked out in a temporary worktree, default the commit before the byte-bounded
-cache; then this one; each run by its own .venv, else this one's): a real ``streamlit run`` replica (read-only) is warmed with the default
+a folder, or a git revision checked out in a temporary worktree, default the commit before the dashboard loaded
+only the columns its pages read (f2f3102; 8a530af is the one before the byte-bounded cache); then this one; each run by its own .venv, else this one's): a real ``streamlit run`` replica (read-only) is warmed with the default
 view (the Overview and the Frontier page), then ``--views`` sessions each open a distinct view (a step of the
 interactivity slider, ``x=``) on both pages and stay open. Printed: resident memory idle, after the views, and
 after the sessions close, and MB per view = (after the views - idle) / views; then the ratio before/after.
@@ -169,7 +169,7 @@ def compare(rows: int, views: int, db: Path, before_tree: Path, pdf: bool) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--before", default="8a530af",
+    parser.add_argument("--before", default="f2f3102",
                         help="the source tree to compare with: a folder, or a git revision of this repository")
     parser.add_argument("--views", type=int, default=4)
     parser.add_argument("--rows", default="100000,1000000")

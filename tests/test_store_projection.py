@@ -16,9 +16,11 @@ import pandas as pd
 import pytest
 
 from model.cli import main
+from model.core.repeats import CONFIG_KEYS
+from model.core.schema import POINT_FIELDS
 from model.core.view import View
 from model.data.ingest import ingest_file
-from model.data.inputs import ANALYSIS_PARTS, analysis_columns
+from model.data.inputs import ANALYSIS_PARTS, DASHBOARD_PARTS, analysis_columns
 from model.data.store import connect, load_points, points_by_id
 from model.present.view_answer import answer_of_view
 
@@ -195,7 +197,30 @@ def test_the_projection_is_the_columns_the_view_reads():
     assert "ttft_p95_s" in analysis_columns(View(sla="ttft_p95=2"))
     assert "run_date" in analysis_columns(View(as_of=date(2026, 1, 1)))
     assert "output_tokens_per_second_per_decode_gpu" in analysis_columns(View(basis="output"))
-    assert analysis_columns(View(repeats="latest")) is None      # configurations are told apart by every field
+    latest = analysis_columns(View(repeats="latest"))              # configurations are told apart by their keys
+    assert set(CONFIG_KEYS) | {"run_date", "source_file", "source_line"} <= set(latest)
+    assert "success_rate" not in latest and "requests_completed" not in latest
+    assert analysis_columns(View(), None) is None                  # every part: every column
+    assert analysis_columns(View(), ("analysis", "no-such-part")) is None
+    dashboard = analysis_columns(View(), DASHBOARD_PARTS)
+    assert {"tp", "concurrency", "request_rate_rps", "ttft_p99_s", "source_line"} <= set(dashboard)
+    left_out = set(POINT_FIELDS) - set(dashboard)
+    assert left_out == {"tags", "url", "notes", "extra", "requests_completed", "requests_failed", "published_usd_per_mtok",
+                        "power_per_gpu_w", "success_rate", "e2e_latency_median_s", "total_tokens_per_second",
+                        "output_tokens_per_second", "input_tokens_per_second",
+                        "input_tokens_per_second_per_prefill_gpu", "output_tokens_per_second_per_decode_gpu"}
+    assert "success_rate" in analysis_columns(View(sla="success=0.99"), DASHBOARD_PARTS)
+
+
+def test_the_dashboards_projection_changes_only_with_what_changes_the_fit():
+    """The dashboard caches one fit per frontier key and the rows per projection: a field that does not change the fit
+    (the interactivity you need, rates, a demand) loads the same columns."""
+    base = View()
+    for change in ({"interactivity_needed": 33.0}, {"rates": (("B200", 3.0),)}, {"tokens_per_month": 1e12},
+                   {"targets": (5.0, 10.0)}, {"baseline": "B200"}):
+        other = base.replace(**change)
+        assert other.frontier_key() == base.frontier_key()
+        assert analysis_columns(other, DASHBOARD_PARTS) == analysis_columns(base, DASHBOARD_PARTS)
 
 
 def test_a_projected_load_holds_the_full_loads_values_in_its_columns(generated_db):
@@ -260,5 +285,53 @@ def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
         frame = full.crossovers_marked if command == "crossover" else full.iso_error
         assert out["rows"] == json.loads(json.dumps(records(frame)))
         assert len(out["rows"]) > 10
+    finally:
+        con.close()
+
+
+#: the dashboard's views of the generated store: each option that reads a column, with a demand (fleet, volume); of
+#: two hardware in one precision (the history refits every run date: a second a view on the whole store)
+_TWO = {"hardware": ("B200", "MI355X"), "precision": ("fp8",)}
+DASHBOARD_VIEWS = [{**_TWO, **view} for view in (
+    {"tokens_per_month": 2e11},
+    {"basis": "output", "disagg": "share", "demand_rps": 40.0},
+    {"basis": "input", "by": ("hardware", "framework", "source_file")},
+    {"sla": "ttft_p95=2,success=0.99", "repeats": "latest"},
+    {"repeats": "median"},
+    {"as_of": date(2026, 1, 25), "framework": ("sglang",)},
+)]
+
+
+@pytest.mark.parametrize("view", DASHBOARD_VIEWS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v if k not in _TWO))
+def test_the_dashboards_projected_load_answers_every_page_as_the_full_load(generated_db, view):
+    """The dashboard loads :data:`DASHBOARD_PARTS`' columns (a third of the store's fewer): every table its pages and
+    report show, the Frontier chart's points, the fleet, the ramps and the history hold the full load's values."""
+    from model.present.tables import tables
+    from ui.shared_answer import CLOUD_COLUMNS
+
+    con = connect(generated_db, read_only=True)
+    try:
+        state = View(**view)
+        full, part = answer_of_view(con, state), answer_of_view(con, state, DASHBOARD_PARTS)
+        assert part.inputs.columns is not None and len(part.rows.columns) <= len(full.rows.columns) - 8
+        shown, expected = tables(part), tables(full)
+        assert list(shown) == list(expected) and len(shown) >= 4
+        for name, (frame, spec) in expected.items():
+            assert shown[name][1] == spec, name          # what a table shows: its spec's columns
+            columns = [column for _, column, _ in spec if column in frame.columns]
+            assert len(columns) >= 3 or frame.empty, name
+            _same(shown[name][0][columns], frame[columns])
+        cloud = [c for c in CLOUD_COLUMNS if c in full.with_points.points.columns]
+        _same(part.with_points.points[cloud], full.with_points.points[cloud])
+        # the history refits every run date (a second or more here): checked on the view that stops at an as-of date
+        for name in ("frontier_table", "spread", "capacity", *(("history",) if state.as_of else ())):
+            mine = getattr(part, name)
+            _same(mine, getattr(full, name)[list(mine.columns)])
+        _same(part.ramps.knees, full.ramps.knees)
+        assert part.recommendation.headline == full.recommendation.headline and part.summary == full.summary
+        assert part.notes == full.notes and (not state.as_of or part.history_notes == full.history_notes)
+        assert not state.as_of or len(part.history) > 10
+        if state.tokens_per_month or state.demand_rps:
+            assert not part.capacity.empty and part.fleet is not None
     finally:
         con.close()

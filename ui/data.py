@@ -30,7 +30,7 @@ from model.core.view_fields import FIELDS, RATE
 from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
-from model.data.inputs import Inputs, inputs_of, rate_files, with_workload
+from model.data.inputs import DASHBOARD_PARTS, Inputs, analysis_columns, inputs_of, rate_files, with_workload
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.requests import load_samples
 from model.data.snapshot import Snapshot, open_reader
@@ -48,7 +48,7 @@ from model.data.versions import acting, latest_version
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, fit_of_inputs, rates_of_inputs
-from ui.lru import CACHE
+from ui.lru import CACHE, trim_if_grown
 from ui.shared_answer import SharedAnswer
 from ui.state import view
 
@@ -107,6 +107,7 @@ def end() -> None:
     old = st.session_state.pop(_SNAP, None) if _SNAP in st.session_state else None
     if old is not None:
         reader(db_path()).release(old)
+    trim_if_grown()      # what a first view of a big store built beside what it keeps goes back to the system
 
 
 def snapshot() -> Snapshot:
@@ -173,26 +174,34 @@ def _where_key(state: View) -> tuple:
     return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
 
 
-def _points(path: str, ver: tuple, where: tuple, dv: int | None, con) -> pd.DataFrame:
-    key = ("points", ver, path, where, dv)
-    return CACHE.get_or_make(key, lambda: load_points(con, {k: list(v) for k, v in where}, version=dv),
-                             group=key)
+def _rows_key(state: View) -> tuple:
+    """Which rows and columns a view loads: its filters, and the columns its pages' parts read
+    (:func:`model.data.inputs.analysis_columns` of :data:`model.data.inputs.DASHBOARD_PARTS`: a pure function of
+    the view; at 1M rows a third of the columns, and of the bytes, are never read by a page)."""
+    return _where_key(state), analysis_columns(state, DASHBOARD_PARTS)
+
+
+def _points(path: str, ver: tuple, rows: tuple, dv: int | None, con) -> pd.DataFrame:
+    key = ("points", ver, path, rows, dv)
+    where, columns = rows
+    return CACHE.get_or_make(key, lambda: load_points(con, {k: list(v) for k, v in where}, columns=columns,
+                                                      version=dv), group=key)
 
 
 def points(state: View, ver: tuple) -> pd.DataFrame:
     """The rows the view's filters select (before its as-of and repeats) in the view's data version (its pin,
-    else the latest), shared and read-only."""
-    return _points(db_path(), ver, _where_key(state), state.data_version, snapshot().con)
+    else the latest), in the columns its pages read (:func:`_rows_key`), shared and read-only."""
+    return _points(db_path(), ver, _rows_key(state), state.data_version, snapshot().con)
 
 
-def _runs(path: str, ver: tuple, where: tuple, dv: int | None, runs: tuple, con) -> RunsInView:
+def _runs(path: str, ver: tuple, rows: tuple, dv: int | None, runs: tuple, con) -> RunsInView:
     """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys)
     (:func:`model.core.repeats.runs_in_view`)."""
     as_of, repeats, view_by = runs
-    loaded = _points(path, ver, where, dv, con)
-    key = ("runs", ver, path, where, dv, runs)
+    loaded = _points(path, ver, rows, dv, con)
+    key = ("runs", ver, path, rows, dv, runs)
     return CACHE.get_or_make(key, lambda: runs_in_view(loaded, as_of, repeats, view_by), group=key,
-                             groups=(("points", ver, path, where, dv),))
+                             groups=(("points", ver, path, rows, dv),))
 
 
 def _store_parts(path: str, ver: tuple, dv: int | None, con) -> tuple:
@@ -226,21 +235,21 @@ def _fit(path: str, ver: tuple, key: tuple, inputs: Inputs) -> Fit:
 
 def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
     state = with_workload(con.cursor(), state)
-    where, dv = _where_key(state), state.data_version
+    rows, dv = _rows_key(state), state.data_version
     files, api, sources, evals, number = _store_parts(path, ver, dv, con)
-    loaded = _points(path, ver, where, dv, con)
+    loaded = _points(path, ver, rows, dv, con)
     return inputs_of(state, loaded, _presets(path, ver, con, dv), files,
-                     runs=_runs(path, ver, where, dv, (state.as_of, state.repeats, tuple(state.by)), con),
-                     api_prices=api, sources=sources, evals=evals,
-                     requests=_requests(path, ver, where, dv, loaded, con), data_version=number)
+                     runs=_runs(path, ver, rows, dv, (state.as_of, state.repeats, tuple(state.by)), con),
+                     columns=rows[1], api_prices=api, sources=sources, evals=evals,
+                     requests=_requests(path, ver, rows, dv, loaded, con), data_version=number)
 
 
-def _requests(path: str, ver: tuple, where: tuple, dv: int | None, loaded: pd.DataFrame, con):
+def _requests(path: str, ver: tuple, rows: tuple, dv: int | None, loaded: pd.DataFrame, con):
     """The per-request data (goodput) of the points a view's filters select, read once per data version and
     filters, as :func:`model.data.inputs.load_inputs` reads them (not every point's in the store)."""
-    key = ("requests", ver, path, where, dv)
+    key = ("requests", ver, path, rows, dv)
     return CACHE.get_or_make(key, lambda: load_samples(con.cursor(), loaded["point_id"]), group=key,
-                             groups=(("points", ver, path, where, dv),))
+                             groups=(("points", ver, path, rows, dv),))
 
 
 def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
@@ -253,10 +262,10 @@ def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
         view = inputs.view
         fkey = frontier_key(view)
         group = ("part", ver, path, fkey, _rate_key(view))
-        where, dv = _where_key(view), view.data_version
-        runs = ("runs", ver, path, where, dv, (view.as_of, view.repeats, tuple(view.by)))
-        anchors = (("points", ver, path, where, dv), runs, ("fit", ver, path, fkey), ("store_parts", ver, path, dv),
-                   ("presets", ver, path, dv), ("requests", ver, path, where, dv))
+        rows, dv = _rows_key(view), view.data_version
+        runs = ("runs", ver, path, rows, dv, (view.as_of, view.repeats, tuple(view.by)))
+        anchors = (("points", ver, path, rows, dv), runs, ("fit", ver, path, fkey), ("store_parts", ver, path, dv),
+                   ("presets", ver, path, dv), ("requests", ver, path, rows, dv))
         made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group, anchors=anchors)
         found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(*anchors, group))
     CACHE.touch(key, found, vars(found))

@@ -26,7 +26,8 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import pandas as pd
 
-__all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of"]
+__all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of", "trim_if_grown",
+           "GROWN_BYTES"]
 
 CACHE_ENV = "COSTFRONTIER_CACHE_MB"
 #: the default budget [MB of 2**20 bytes]: with the rows of a 1M-row store (about 430 MB, held by the cache) and
@@ -62,6 +63,21 @@ def _addresses(frame: pd.DataFrame) -> list:
     return out
 
 
+def _column_bytes(column: pd.Series) -> int:
+    """The bytes of one column: ``memory_usage(deep=True)``, except a column of Python objects whose rows share one
+    object per distinct value (:func:`model.data.store.shared_strings`: text of a 1M-row load), which holds a pointer
+    a row and each distinct object once (``deep`` would count the object once per row, 5x too much)."""
+    values = np.asarray(column.array) if column.dtype == object or getattr(column.dtype, "storage", "") == "python" \
+        else None
+    if values is None or values.dtype != object or len(values) < 2 * _SAMPLE:
+        return int(column.memory_usage(deep=True, index=False))
+    sample = values[:: len(values) // _SAMPLE]
+    distinct = pd.unique(sample)
+    if len({id(v) for v in sample}) > len(distinct):     # equal values in separate objects: not shared
+        return int(column.memory_usage(deep=True, index=False))
+    return int(values.nbytes) + sum(sys.getsizeof(v) for v in pd.unique(values))
+
+
 def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = None) -> int:
     """A conservative estimate of the bytes ``value`` holds [bytes]: DataFrames and Series by
     ``memory_usage(deep=True)``, arrays by ``nbytes``, containers, dataclasses, objects with a ``__dict__``
@@ -74,14 +90,13 @@ def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = N
         return 0
     seen.add(id(value))
     if isinstance(value, pd.DataFrame):
-        if not skip:
-            return int(value.memory_usage(deep=True, index=True).sum())
-        own = [c for c, address in zip(value.columns, _addresses(value)) if address not in skip]
-        return int(value.index.memory_usage(deep=True)) + \
-            int(value[own].memory_usage(deep=True, index=False).sum() if own else 0)
-    if isinstance(value, (pd.Series, pd.Index)):
-        return int(value.memory_usage(deep=True, index=True) if isinstance(value, pd.Series)
-                   else value.memory_usage(deep=True))
+        own = [c for c, address in zip(value.columns, _addresses(value)) if not skip or address not in skip]
+        return int(value.index.memory_usage(deep=True)) + sum(_column_bytes(value.iloc[:, i]) for i in
+                                                              np.flatnonzero(value.columns.isin(own)))
+    if isinstance(value, pd.Series):
+        return int(value.index.memory_usage(deep=True)) + _column_bytes(value)
+    if isinstance(value, pd.Index):
+        return int(value.memory_usage(deep=True))
     if isinstance(value, np.ndarray):
         return int(value.nbytes) + (sum(size_of(v, skip, seen) for v in value.ravel()[:_SAMPLE]) * value.size
                                     // max(1, min(value.size, _SAMPLE)) if value.dtype == object else 0)
@@ -134,6 +149,32 @@ def _trim() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+#: resident memory this much above what the last trim left is worth a trim when a rerun ends [bytes]
+GROWN_BYTES = 64 * _MB
+_after_trim = [0]
+
+
+def _resident() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def trim_if_grown() -> bool:
+    """When a rerun ends: hand freed memory back (:func:`_trim`) if the process holds :data:`GROWN_BYTES` more than
+    after the last trim. A first view of a big store builds several times what it keeps (the frames the answer is
+    made from, the chart's points, the page's messages) and glibc keeps the difference otherwise: a replica idle
+    after its first views would sit hundreds of MB above what it holds. About 0.1 s, rarely (only after growth)."""
+    now = _resident()
+    if not now or now - _after_trim[0] < GROWN_BYTES:
+        return False
+    _trim()
+    _after_trim[0] = _resident()
+    return True
 
 
 def _members(value) -> frozenset:

@@ -7,10 +7,24 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from model.core.analysis import analyse
+from model.data.store import shared_strings
 from model.present.view_answer import Answer
 from ui.lru import CACHE
 
-__all__ = ["SharedAnswer"]
+__all__ = ["SharedAnswer", "CLOUD_COLUMNS"]
+
+#: the columns of the labelled points the Frontier chart reads (:func:`model.present.figures.frontier_figure`: axes,
+#: series, and the hover's hardware, recipe, parallelism, concurrency, run date and source:line), the report's
+#: chart too: the shared cloud keeps these (at 1M rows the other columns would be about 150 MB more)
+CLOUD_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
+                 "precision", "spec_decoding", "tp", "ep", "dp", "pp", "concurrency", "run_date", "source_file",
+                 "source_line")
+
+
+def _slim(points):
+    """``points`` in :data:`CLOUD_COLUMNS` (those it has), its own copy (a slice would keep the whole frame's blocks),
+    each text value held once (:func:`model.data.store.shared_strings`)."""
+    return shared_strings(points[[c for c in CLOUD_COLUMNS if c in points.columns]].copy())
 
 
 @dataclass(frozen=True, eq=False)
@@ -18,7 +32,8 @@ class SharedAnswer(Answer):
     """An :class:`~model.present.view_answer.Answer` whose parts that only its fit and rates decide are kept once
     for every view of that fit and those rates (``group``: data version, frontier key, rates) in the shared cache:
     the priced frontier and its cost curves, every point labelled and priced (the Frontier chart), the repeats'
-    spread and the frontier table. The values are those :class:`Answer` computes; only the copies are shared."""
+    spread and the frontier table. The values are those :class:`Answer` computes; only the copies are shared, and the
+    labelled points (:attr:`with_points`) keep the columns their chart reads (:data:`CLOUD_COLUMNS`)."""
 
     group: tuple = ()
     anchors: tuple = ()           # the groups of what it is made of (rows, fit, store parts): kept while it is
@@ -42,7 +57,7 @@ class SharedAnswer(Answer):
             self.inputs.refuse("with_points")
             result = analyse(self.points, self.scenario, self.inputs.presets, frontier=self.analysis.frontier,
                              with_points=False, crossovers="none")
-        cloud = self._part("cloud", lambda: result.points if cloud is None else cloud)
+        cloud = self._part("cloud", lambda: _slim(result.points) if cloud is None else cloud)
         return replace(result, points=cloud, frontier=self._part("cloud_frontier", lambda: result.frontier))
 
     @cached_property

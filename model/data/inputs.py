@@ -18,17 +18,18 @@ import pandas as pd
 
 from model.core.analysis import WORKLOAD_KEYS
 from model.core.cost import load_presets
-from model.core.frontier import throughput_column
-from model.core.repeats import runs_in_view
-from model.core.sla import SLA
+from model.core.frontier import MEASURED_BASES, throughput_column
+from model.core.repeats import CONFIG_KEYS, runs_in_view
+from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.view import View
 from model.data.store import list_sources, load_points, stored_rates, workloads
 from model.data.versions import latest_version, visible_sql
 
 __all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "with_workload", "rate_files",
-           "ANALYSIS_PARTS", "EVERY_PART"]
+           "ANALYSIS_PARTS", "EVERY_PART", "PART_COLUMNS", "DASHBOARD_PARTS"]
 
-#: the parts of an answer that :func:`analysis_columns` serves (the ``iso`` and ``crossover`` commands)
+#: the parts of an answer that :func:`analysis_columns` serves with the analysis's columns alone (the ``iso`` and
+#: ``crossover`` commands)
 ANALYSIS_PARTS = ("analysis", "crossed", "baseline", "iso", "uncertainty", "iso_error", "crossovers_marked",
                   "interactivity_needed", "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn", "goodput_caps")
 #: ``parts`` of :func:`load_inputs` meaning every part but the evaluations (the default)
@@ -45,14 +46,39 @@ _BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),
 #: the ``share`` disaggregation mode splits total tok/s/GPU by the measured system rates
 _SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_tokens_per_second",
                 "total_tokens_per_second_per_gpu")
+#: where a row comes from (a frontier point's hover and table, the repeats' and the history's files and dates)
+_PROVENANCE = ("run_date", "source_file", "source_line")
+#: the repeats' choice and spread tell configurations apart by :data:`model.core.repeats.CONFIG_KEYS`
+_CONFIGURATIONS = (*CONFIG_KEYS, *_PROVENANCE)
+#: what one node carries (:func:`model.present.fleet_answer.capacity_of`): ramp knees on the ``auto`` basis (each
+#: measured tok/s/GPU in turn), frontier points' GPUs, concurrency and tokens per request
+_CAPACITY = ("request_rate_rps", "gpus", "concurrency", "isl", "osl", "prefix_cache_hit_rate", "model",
+             *(throughput_column(basis) for basis in MEASURED_BASES), "output_tokens_per_second_per_gpu",
+             "source_file", "source_line")
+#: the columns each part outside the analysis reads beyond it; a part not named here reads every column
+PART_COLUMNS = MappingProxyType({
+    **{part: () for part in ANALYSIS_PARTS},
+    "at_x": (), "pair": (), "break_even": (), "profiles": (), "evals": (),
+    "provenance": (),                                               # the sources and the rows' source ids
+    "with_points": ("tp", "ep", "dp", "pp", "concurrency", "framework", "precision", "spec_decoding", *_PROVENANCE),
+    "spread": _CONFIGURATIONS,
+    "frontier_table": (*_CONFIGURATIONS, "tp", "ep", "dp", "pp", "concurrency"),
+    "history": _CONFIGURATIONS,
+    "capacity": _CAPACITY, "fleet": _CAPACITY, "volume": _CAPACITY,
+    **{part: (*_CAPACITY, *_CONFIGURATIONS) for part in ("recommendation", "headline", "summary")},
+    "ramps": (*_CAPACITY, *(f"ttft_{p}_s" for p in TTFT_PERCENTILES)),   # the ramp chart draws each TTFT
+})
+#: every part a dashboard page, its report and its downloads read: the dashboard loads their columns once per view
+DASHBOARD_PARTS = tuple(PART_COLUMNS)
 
 
 def analysis_columns(state: View, parts: Iterable[str] | None = ANALYSIS_PARTS) -> tuple[str, ...] | None:
-    """The columns of the store that the ``parts`` of ``state``'s answer read, for ``load_points(columns=)``;
-    None when they read them all: a part outside :data:`ANALYSIS_PARTS` (provenance, the repeats' spread,
-    capacity, history), every part (``parts=None``), or a repeats choice other than ``pooled`` (configurations
-    are told apart by every field). At 1M rows what is left out is most of a load's time and memory."""
-    if parts is None or not set(parts) <= set(ANALYSIS_PARTS) or state.repeats != "pooled":
+    """The columns of the store that the ``parts`` of ``state``'s answer read, for ``load_points(columns=)``: a pure
+    function of the view and the parts asked for (:data:`PART_COLUMNS`); None when they read them all (every part,
+    ``parts=None``, or a part :data:`PART_COLUMNS` does not name). A repeats choice other than ``pooled`` reads the
+    configuration keys and run dates as well (configurations are told apart by :data:`model.core.repeats.CONFIG_KEYS`,
+    the latest by run date and file). At 1M rows what is left out is most of a load's time and memory."""
+    if parts is None or not set(parts) <= set(PART_COLUMNS):
         return None
     basis = state.basis
     out = [*_ANALYSIS_BASE, *state.by, *_BASIS_EXTRA.get(basis, ())]
@@ -64,6 +90,10 @@ def analysis_columns(state: View, parts: Iterable[str] | None = ANALYSIS_PARTS) 
         out += [column for _, column, _, _ in SLA.from_text(state.sla).limits()]
     if state.as_of is not None:
         out.append("run_date")
+    if state.repeats != "pooled":
+        out += _CONFIGURATIONS
+    for part in parts:
+        out += PART_COLUMNS[part]
     return tuple(dict.fromkeys(out))
 
 
@@ -87,12 +117,14 @@ class Inputs:
     data_version: int | None = None          # the data version read (the view's pin, else the latest then)
 
     def refuse(self, part: str, needs: str = "columns") -> None:
-        """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts)."""
-        missing = {"columns": self.columns is not None, "api_prices": self.api_prices is None,
+        """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts: a
+        projection without every column :data:`PART_COLUMNS` names for ``part``)."""
+        missing = {"columns": self.columns is not None and not set(PART_COLUMNS.get(part, ("*",))) <= set(self.columns),
+                   "api_prices": self.api_prices is None,
                    "sources": self.sources is None, "evals": self.evals is None}[needs]
         if missing:
             raise RuntimeError(f"{part} reads {needs.replace('_', ' ')} these inputs did not load "
-                               f"(load_inputs(parts=...) serves {', '.join(ANALYSIS_PARTS)} from a projection)")
+                               f"(load_inputs(parts=...) loads the columns of the parts asked for)")
 
 
 def first_workload(con, version: int | None = None) -> str | None:
