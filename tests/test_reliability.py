@@ -8,6 +8,7 @@ between which the store file moves), and a read-only bind mount (``unshare``) fo
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -104,6 +105,31 @@ def test_peak_demand_limit_is_the_views_and_the_sizings(sample_db, monkeypatch):
     at = _app(sample_db, monkeypatch, {"rps": "1e9"}, "views/fleet.py")
     assert not at.exception, at.exception
     assert at.session_state["_view"].demand_rps == 1e9
+
+
+# ------------------------------------------------------------------ a basis the samples cannot answer
+
+@pytest.mark.parametrize("page", ["views/fleet.py", "views/buy_rent_or_api.py", "views/frontier.py"])
+def test_a_blended_basis_opens_fleet_buy_and_frontier(sample_db, monkeypatch, page):
+    """``basis=blended`` (the link takes it; the samples state no cached-token split) raised on Fleet and on Buy with
+    a demand ("basis 'blended' needs w_input and w_cached": sizing dropped the view's weights) and on Frontier (an
+    empty frontier table without its columns)."""
+    at = _app(sample_db, monkeypatch, {"basis": "blended", "wl": "GLM-5.2|20000|1000", "rps": "5"}, page)
+    assert not at.exception, at.exception
+    if page == "views/frontier.py":
+        assert any("No series in this view has a frontier" in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_a_blended_basis_sizes_the_fleet_on_the_tokens_a_file_states(sample_db, capsys):
+    """A node's requests per second do not depend on the token basis: under the blended basis (tokens weighted for
+    pricing) `size` gives the fleet the stated tokens give."""
+    def nodes(*extra: str) -> dict:
+        assert main(["--db", str(sample_db), "size", "--demand-rps", "5", "--where", "model=GLM-5.2", *extra,
+                     "--json"]) == 0
+        return {r["series"]: (r["nodes"], r["gpus"]) for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    blended = nodes("--basis", "blended")
+    assert blended == nodes() and blended["B200 · sglang"] == (2, 16)
 
 
 # ------------------------------------------------------------------ throughput and rate floors

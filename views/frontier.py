@@ -17,6 +17,10 @@ y = bind(c1.radio, "frontier_y", "Y axis", ("throughput", "cost"), horizontal=Tr
 optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
 result = ctx.answer.with_points
 widgets.notes(result)
+if ctx.answer.frontier_table.empty:
+    st.info("No series in this view has a frontier: no point has both an interactivity and a throughput on the "
+            f"view's token basis ({ctx.state.basis}). The notes above say which; try another basis in the sidebar.")
+    st.stop()
 cloud = result.points
 if len(cloud) > figures.CLOUD_LIMIT and not optimal:
     if not bind(st.toggle, "all_points", f"Draw all {len(cloud):,} measured points",

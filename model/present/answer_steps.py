@@ -231,8 +231,8 @@ def frontier_table_of(frontier: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFr
     """The frontier points with their repeats' spread: ``repeats``, ``tput_min``, ``tput_max`` [tok/s/GPU]
     and ``spread_pct`` where the point's configuration was measured more than once (else empty)."""
     cols = ["repeats", "tput_min", "tput_max", "spread_pct"]
-    if frontier.empty or spread.empty:
-        return frontier.assign(**{c: pd.Series(dtype=float) for c in cols}) if not frontier.empty else frontier
+    if frontier.empty or spread.empty:      # the columns are there all the same (a page reads them)
+        return frontier.assign(**{c: pd.Series(math.nan, index=frontier.index, dtype=float) for c in cols})
     keys = [k for k in spread.columns if k in frontier.columns and k not in ("series",)
             and k not in ("repeats", "runs") and not k.startswith(("interactivity_", "throughput_", "spread_"))]
     right = spread[keys + ["repeats", "throughput_min", "throughput_max", "spread_pct"]].rename(

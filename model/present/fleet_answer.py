@@ -52,9 +52,11 @@ class FleetAnswer:
 def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None,
                 options: dict) -> pd.DataFrame:
     """What one node of each series carries under the view's SLA at ``x`` [tok/s/user]; ``options`` (``basis``,
-    ``rule``, ``gpus_per_node``) tune it."""
+    ``rule``, ``gpus_per_node``) tune it. A node's requests per second do not depend on the token basis; the
+    blended basis (tokens weighted for pricing) reads capacity on the tokens a file states (``auto``), so a fleet
+    and a volume count real tokens."""
     sla = SLA.from_text(view.sla) if view.sla else None
-    basis = options.get("basis") or ("auto" if view.basis == "total" else view.basis)
+    basis = options.get("basis") or ("auto" if view.basis in ("total", "blended") else view.basis)
     return node_capacity(points, sla, by, basis, options.get("rule", "first_failure"), options.get("gpus_per_node"),
                          interactivity_min=x)
 
