@@ -10,11 +10,23 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.test_app import _db, open_page
 from ui import uploads
 
 DATA = "views/data.py"
 CSV = b"hardware,gpus,tput_per_gpu,tok_s_user\nB200,8,1000,50\nB200,8,900,60\n"
+
+
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path, monkeypatch):
+    """The copies go to this test's own temporary directory: another test process previewing uploads at the same
+    time (xdist) makes its own folders in the shared one."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 def _spools() -> set[Path]:
