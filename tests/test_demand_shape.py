@@ -189,6 +189,24 @@ def test_a_trace_whose_requests_differ_from_the_workload_is_named():
     assert workload_notes(need, load_of(need, 1_204), 1_003, 201) == []
 
 
+def test_a_typed_peak_far_above_what_the_shape_gives_a_typed_volume_is_named():
+    """20 req/s typed beside a volume whose flat average is 0.83 req/s was taken without a word (the sizing is right
+    for the peak typed, but one of the two is likely a slip, or the shape was left out); within 2x of what the shape
+    gives, or with the factor that relates them, nothing is said."""
+    per_request = 21_000
+    volume = 0.83 * per_request * HOURS_PER_MONTH * 3600          # 0.83 req/s on average
+    need = demand(requests_per_second=20, tokens_per_month=volume)
+    load = load_of(need, per_request)
+    assert load.mean_rps == pytest.approx(0.83)
+    (note,) = workload_notes(need, load, 20_000, 1_000)
+    assert note.startswith("the peak you gave (20 req/s) is 24.1× the volume's average (0.83 req/s), where the shape "
+                           "says flat: the peak is the average"), note
+    related = demand(requests_per_second=20, tokens_per_month=volume, peak_to_average=24)
+    assert workload_notes(related, load_of(related, per_request), 20_000, 1_000) == []
+    near = demand(requests_per_second=1.5, tokens_per_month=volume)
+    assert workload_notes(near, load_of(near, per_request), 20_000, 1_000) == []
+
+
 @pytest.mark.parametrize("text, words", [
     ("timestamp,input_tokens,output_tokens\n0,10,5\n1.5,abc,5\n", "t.csv, row 3, field input_tokens"),
     ("timestamp,input_tokens,output_tokens\n0,10,5\n1,10,-2\n", "t.csv, row 3, field output_tokens"),

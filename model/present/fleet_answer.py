@@ -183,9 +183,14 @@ def load_sentence(need: Demand, per_request: float) -> str:
     return f"The {how}: {mean}, peak {_number(load.peak_rps)} req/s, {volume}."
 
 
+#: a typed peak more than this many times what the shape gives for a typed volume is named (a slip, or a shape left out)
+PEAK_SLIP = 2.0
+
+
 def workload_notes(need: Demand, load, isl, osl) -> list[str]:
     """Where the demand does not fit the view's workload: a trace whose mean ISL/OSL differ by more than 10 %
-    (it is sized at the view's workload, and says so), a typed peak below the volume's mean."""
+    (it is sized at the view's workload, and says so), a typed peak below the volume's mean, or, with no curve, a
+    typed peak more than :data:`PEAK_SLIP` times the one the shape gives the typed volume."""
     notes = []
     trace = need.trace
     if trace is not None and need.curve is not None:
@@ -202,6 +207,14 @@ def workload_notes(need: Demand, load, isl, osl) -> list[str]:
     if load.peak_typed and load.volume_typed and load.peak_rps < load.mean_rps:
         notes.append(f"the peak you gave ({_number(load.peak_rps)} req/s) is below the volume's average "
                      f"({_number(load.mean_rps)} req/s): the fleet bought for the peak cannot carry the volume")
+    elif (load.peak_typed and load.volume_typed and need.shape is None and load.mean_rps > 0
+          and load.peak_rps > PEAK_SLIP * need.factor * load.mean_rps):
+        said = "flat: the peak is the average" if need.factor == 1 else f"peak {need.factor:.3g}× the average"
+        notes.append(f"the peak you gave ({_number(load.peak_rps)} req/s) is {load.peak_rps / load.mean_rps:,.3g}× "
+                     f"the volume's average ({_number(load.mean_rps)} req/s), where the shape says {said}: the "
+                     "fleet bought for the peak is sized for your peak and on demand is priced by the shape; if "
+                     "both numbers are right, give the shape that relates them (a day's curve or a peak-to-average "
+                     "factor)")
     return notes
 
 
