@@ -15,15 +15,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
 from model.cli import main
 from model.core.names import number
 from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading, samples_copy
+from ui.frame import PAGES as FRAME_PAGES
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py"))
 OVERVIEW = "views/overview.py"
+#: each page's script -> its URL path (ui.frame.PAGES)
+URL_PATH_OF = {script: path for script, _, path, _ in FRAME_PAGES}
 
 
 def _db(tmp_path: Path, samples: bool) -> Path:
@@ -36,16 +40,21 @@ def _db(tmp_path: Path, samples: bool) -> Path:
 
 
 def open_page(page: str = OVERVIEW, query: dict | None = None, run: bool = True) -> AppTest:
-    """The app (its frame, ``app.py``) opened on ``page`` from a link carrying ``query``; the frame
-    draws the shared sidebar, then ``switch_page`` runs the page as a click in the sidebar would."""
+    """The app (its frame, ``app.py``) opened on ``page`` from a link carrying ``query``, as its address opens it: a
+    browser's first request names the page by its URL path, whose hash picks the page in ``st.navigation``, so the
+    first run draws that page (and the shared sidebar), not the Overview first. AppTest's ``switch_page`` finds a
+    page only after a run has registered the pages, so the first run is given the page's hash as a session opened
+    at ``/<url path>`` is (``_page_hash``: AppTest's request, pinned by the Streamlit version in pyproject.toml)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     for key, value in (query or {}).items():
         at.query_params[key] = value
+    if page != OVERVIEW:
+        at._page_hash = calc_hash(URL_PATH_OF[page])
     if run:
         at.run()
         at.link_warnings = [w.value for w in at.warning]   # a link's notices show on the page it opens
-        if page != OVERVIEW:
-            at.switch_page(page).run()
+        if page != OVERVIEW and not at.exception:
+            assert at._finished_page_script_hash == at._page_hash, f"{page} did not open"
     return at
 
 
