@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle
+from tests.test_e2e_numbers import _alert, _until, _words
 from tests.test_e2e_proposal import _download, _html_text, _section
 
 pytestmark = [
@@ -25,20 +26,6 @@ pytestmark = [
 ]
 
 VIEW = "wl=GLM-5|8192|1024&hw=MI355X&spec=mtp&by=hardware&x=50"
-
-
-def _words(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _until(page, check, what: str, timeout_s: float = 20):
-    deadline = time.time() + timeout_s
-    while True:
-        found = check()
-        if found or time.time() > deadline:
-            assert found, (what, _main(page)[:2000])
-            return found
-        page.wait_for_timeout(250)
 
 
 def test_volume_and_api_price_typed_in_the_browser_match_the_cli_and_the_report(server, browser, tmp_path):
@@ -59,8 +46,7 @@ def test_volume_and_api_price_typed_in_the_browser_match_the_cli_and_the_report(
     _settle(page)
     assert not page.locator("[data-testid=stException]").count()
 
-    verdict = _until(page, lambda: next((_words(t) for t in page.locator("[data-testid=stAlert]").all_inner_texts()
-                                         if "is cheapest" in t), None), "the verdict")
+    verdict = _alert(page, "is cheapest")
     assert verdict.startswith("At 2.00 B total tokens a month (full cost), API custom prices is cheapest: "
                               "$3,467 a month, $1.73/M effective"), verdict
     bullets = [_words(t) for t in page.locator("[data-testid=stMain] li").all_inner_texts()]
@@ -110,12 +96,10 @@ def test_a_peak_on_fleet_and_a_shaped_volume_on_buy_rent_or_api_are_one_demand(s
     page.wait_for_function("() => location.search.includes('shape=business-hours')", timeout=15_000)
     _settle(page)
     assert not page.locator("[data-testid=stException]").count()
-    said = _until(page, lambda: next((_words(t) for t in page.locator("[data-testid=stAlert]").all_inner_texts()
-                                      if "(typed) sizes the fleet" in t), None), "the demand said")
+    said = _alert(page, "(typed) sizes the fleet")
     assert said.startswith("Peak 6 req/s (typed) sizes the fleet bought for the peak; 3 B output tokens a month "
                            "(typed)"), said
-    verdict = _until(page, lambda: next((_words(t) for t in page.locator("[data-testid=stAlert]").all_inner_texts()
-                                         if "is cheapest" in t), None), "the verdict")
+    verdict = _alert(page, "is cheapest")
     assert "Not applied" not in _main(page)
     link = page.url
     out = _cli(db, "volume", "--link", link)
