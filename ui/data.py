@@ -41,6 +41,7 @@ from model.data.store import (
     distinct_values,
     list_sources,
     load_points,
+    shared_strings,
     stored_rates,
     workloads,
 )
@@ -184,8 +185,8 @@ def _rows_key(state: View) -> tuple:
 def _points(path: str, ver: tuple, rows: tuple, dv: int | None, con) -> pd.DataFrame:
     key = ("points", ver, path, rows, dv)
     where, columns = rows
-    return CACHE.get_or_make(key, lambda: load_points(con, {k: list(v) for k, v in where}, columns=columns,
-                                                      version=dv), group=key)
+    return CACHE.get_or_make(key, lambda: shared_strings(load_points(con, {k: list(v) for k, v in where},
+                                                                     columns=columns, version=dv)), group=key)
 
 
 def points(state: View, ver: tuple) -> pd.DataFrame:

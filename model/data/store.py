@@ -100,15 +100,16 @@ def load_points(con: duckdb.DuckDBPyConnection, where: dict[str, list] | None = 
     table = con.cursor().sql(sql, params=params).to_arrow_table()
     # a projection converts in a few hundredths of a second on one thread; handing its columns to the
     # thread pool costs more than that when the cores are busy
-    return shared_strings(table.to_pandas(types_mapper=_NULLABLE.get, date_as_object=False,
-                                          use_threads=columns is None))
+    return table.to_pandas(types_mapper=_NULLABLE.get, date_as_object=False, use_threads=columns is None)
 
 
 def shared_strings(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with each text column holding every distinct value once, as one Python string its rows share,
     instead of a copy per row (Arrow's storage): the same kind of dtype (``str`` or ``string``, its missing value),
     values and missing values, in about 8 bytes a row instead of about 35 (at 1M rows of a few hundred distinct
-    hardware, model or file names, 300 MB less for the dashboard's rows). Changes ``frame`` in place, returns it."""
+    hardware, model or file names, 300 MB less for the dashboard's rows). Changes ``frame`` in place, returns it.
+    For a frame that is kept (the dashboard's cached rows): it costs about 70 ms a column at 1M rows, more than the
+    load's own conversion, so a one-shot command does not pay it."""
     for i in np.flatnonzero([isinstance(t, pd.StringDtype) and t.storage != "python" for t in frame.dtypes]):
         na = frame.dtypes.iloc[i].na_value
         codes, uniques = pd.factorize(frame.iloc[:, i], use_na_sentinel=True)
@@ -142,8 +143,8 @@ def points_by_id(con: duckdb.DuckDBPyConnection, point_ids, columns=None) -> pd.
     sql = (f"SELECT {', '.join(['p.point_id', 'p.source_id', *(f'p.{f}' for f in POINT_FIELDS if f in wanted), *joined])}"
            " FROM points p" + (" JOIN sources s USING (source_id)" if joined else "")
            + " WHERE p.point_id IN (SELECT unnest(?::BIGINT[]))")
-    frame = shared_strings(con.cursor().sql(sql, params=[ids.tolist()]).to_arrow_table().to_pandas(
-        types_mapper=_NULLABLE.get, date_as_object=False))
+    frame = con.cursor().sql(sql, params=[ids.tolist()]).to_arrow_table().to_pandas(
+        types_mapper=_NULLABLE.get, date_as_object=False)
     position = pd.Index(frame["point_id"].to_numpy(dtype="int64")).get_indexer(ids)
     return frame.iloc[position[position >= 0]].reset_index(drop=True)
 
