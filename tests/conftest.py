@@ -34,6 +34,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 LONG = ("e2e", "slow")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_component_scan():
+    """Streamlit's AppTest scans the metadata of every installed package for custom components each time a new
+    ``AppTest`` first runs (``scan_component_manifests``: 233 packages, 0.16 CPU-s, about 60 CPU-s over the
+    suite's AppTests). The packages do not change while the tests run, so the real scan runs once per test
+    process and its result is read again; a server (``streamlit run``) scans once at start as before."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    yield
+    manifest_scanner.scan_component_manifests = scan
+
+
 @pytest.fixture
 def db_path(tmp_path) -> Path:
     return tmp_path / "test.duckdb"
@@ -256,17 +270,44 @@ def pytest_runtest_teardown(item, nextitem):
         _Chromium.close()
 
 
+#: the browser journeys, in two units of work of about the same length (about 140 s each when run alone): the
+#: journeys of tests/test_e2e.py, and those of the other tests/test_e2e_*.py files
+JOURNEYS = ("tests/test_e2e.py", "tests/test_e2e_")
+
+
+def _journey(nodeid: str) -> str | None:
+    return next((unit for unit in JOURNEYS if nodeid.startswith(unit)), None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n N --dist load`` (``make test``), each unit of :data:`JOURNEYS` goes to one worker, which runs its
+    browser journeys in turn with one Chromium and one ``server``; every other test is handed out one at a time to
+    whichever worker is free, in the order :func:`pytest_collection_modifyitems` gives them, and a worker done with
+    its journeys takes them too. A journey spends much of its time waiting for a page to settle (half a second with
+    nothing drawn, tests/test_e2e.py), which the other workers' tests fill. (pytest-xdist's ``--dist loadgroup``
+    would do this from an ``xdist_group`` mark, but with pytest 9.2 it no longer groups anything:
+    pytest-dev/pytest-xdist#1386.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class JourneysTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _journey(nodeid) or nodeid
+
+    return JourneysTogether(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Under xdist (``make test``: ``-n 2 --maxschedchunk 1``, tests handed out one at a time to whichever worker
-    is free), the browser tests come first, then the other long ones (marked e2e or slow): the short ones then
-    fill both workers to the end, and a worker's browser tests follow each other, sharing one Chromium. Each
-    worker that gets a browser test on the samples starts its own ``server``. Run in one process, the
-    collection's order stays."""
-    if getattr(config.option, "dist", "no") == "no":
+    """In an xdist worker, the browser journeys come first (the scheduler above hands each unit to one worker),
+    then the other long tests (marked e2e or slow), so the other worker starts on those and no worker is
+    left with one of them at the end, then the short ones. Run in one process, the collection's order stays."""
+    if not hasattr(config, "workerinput"):          # not an xdist worker (whose own ``dist`` option reads "no")
         return
 
     def rank(item) -> int:
-        if "browser" in item.fixturenames:
+        if _journey(item.nodeid):
             return 0
         return 1 if any(item.get_closest_marker(mark) for mark in LONG) else 2
 
