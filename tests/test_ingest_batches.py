@@ -69,6 +69,35 @@ def test_an_interrupted_query_is_ctrl_c_not_a_bad_file(exc):
             raise exc
 
 
+def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(tmp_path, monkeypatch, capsys):
+    """A press while the command is still reading its arguments and importing its modules (seconds on a cold start)
+    stops it even when a module caught the exception it raised. Before, the handler was put in place after those
+    imports, so the press had Python's own handler, and a caught exception was a press lost: in one CI run a Ctrl-C
+    2 s into a cold start left the ingest to store all 6,000 files and exit 0. Here the press is made in the middle
+    of reading the arguments, and caught there, as a module that catches everything would."""
+    import os
+
+    import model.cli as cli_module
+
+    paths = small_csvs(tmp_path / "dir", 3)
+    db = tmp_path / "c.duckdb"
+    reading = cli_module._db_everywhere
+
+    def pressed_while_reading(parser):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)                # the handler runs here
+        except BaseException:               # noqa: BLE001 - what a careless module does
+            pass
+        return reading(parser)
+
+    monkeypatch.setattr(cli_module, "_db_everywhere", pressed_while_reading)
+    assert main(["--db", str(db), "ingest", str(paths[0].parent)]) == 130
+    assert "interrupted: nothing was changed" in capsys.readouterr().err
+    assert not db.exists()                  # nothing began
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler     # and the handler is Python's again
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("after_first_batch", [False, True])
 def test_ctrl_c_stops_at_once_and_keeps_what_it_said(tmp_path, after_first_batch):

@@ -133,48 +133,52 @@ def main(argv: list[str] | None = None) -> int:
 
     Output cut short by its reader (``costfrontier iso | head``) ends quietly.
     """
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:  # while starting, before any write began
-        print("interrupted: nothing was changed", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # the reader went away: point stdout at /dev/null so the interpreter's final flush is quiet too
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 1
+    # the handler is in place before the arguments are read and the command's modules imported (seconds on a cold
+    # start): a press then raises where the program is, and is remembered if something caught its exception
+    with CtrlC() as ctrl_c:
+        try:
+            return _main(argv, ctrl_c)
+        except KeyboardInterrupt:  # while starting, before any write began
+            print("interrupted: nothing was changed", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            # the reader went away: point stdout at /dev/null so the interpreter's final flush is quiet too
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return 1
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     args = _db_everywhere(_parser()).parse_args(argv)
     from model.data.snapshot import empty_store, run_command
     from model.data.store import StoreError, default_db_path
+
+    ctrl_c.check()      # pressed while starting, its exception caught by something imported: nothing began
 
     writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False))
     db = Path(args.db or default_db_path())
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
         return _run(args, empty_store())
-    with CtrlC() as ctrl_c:
-        try:
-            if args.command == "ingest":  # in batches, each published on its own (model.cli.data.ingest)
-                from model.cli.data import ingest
-                from model.data.versions import acting
+    try:
+        if args.command == "ingest":  # in batches, each published on its own (model.cli.data.ingest)
+            from model.cli.data import ingest
+            from model.data.versions import acting
 
-                with acting("ingest", "costfrontier ingest"):
-                    return ingest(args, db, ctrl_c)
-            # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
-            done = run_command(db, writes, lambda con: _held(ctrl_c, _run(args, con)))
-            ctrl_c.release()
-            return done
-        except KeyboardInterrupt:
-            stored = "the change was stored" if ctrl_c.held else "nothing was changed"
-            print(f"interrupted: {stored if writes else 'stopped'}", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except StoreError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            with acting("ingest", "costfrontier ingest"):
+                return ingest(args, db, ctrl_c)
+        # writes publish a new snapshot; reads never create, migrate or lock the file (model.data.snapshot)
+        done = run_command(db, writes, lambda con: _held(ctrl_c, _run(args, con)))
+        ctrl_c.release()
+        return done
+    except KeyboardInterrupt:
+        stored = "the change was stored" if ctrl_c.held else "nothing was changed"
+        print(f"interrupted: {stored if writes else 'stopped'}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _held(ctrl_c: CtrlC, done: int) -> int:
