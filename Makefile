@@ -11,13 +11,11 @@ PORT ?= 8501
 
 .PHONY: run dev test lint bench clean
 
-# --no-compile: Python writes the bytecode of the modules a run imports when it first imports them; pip's compiling
-# every installed module up front took 11 of the install's 25 s on a fresh clone.
 $(BIN)/costfrontier: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 run: $(BIN)/costfrontier
