@@ -126,6 +126,30 @@ def open_rate_cell(page, grid) -> bool:
     return page.locator("textarea, input.gdg-input").count() > 0
 
 
+def edit_rate_cell(page, grid, text: str, answered, timeouts_s=(10, 10, 10), shot: str | None = None):
+    """Type ``text`` into B200's "your $/GPU-hour" cell (:func:`open_rate_cell`) and press Enter; ``answered(s)``
+    waits up to ``s`` seconds for the page's answer and raises when it does not come. The grid takes a moment after
+    it is drawn before it accepts edits, and typing lands only once the cell editor is open (on a loaded machine it
+    sometimes was not yet), so the edit is made again as a whole, once per entry of ``timeouts_s``; the last failure
+    is raised (after a full-page screenshot to test-output/``shot``, when named). The cell's editor must open each
+    time (six tries). Returns what ``answered`` returns."""
+    page.wait_for_timeout(2_000)
+    for attempt, timeout_s in enumerate(timeouts_s):
+        assert any(open_rate_cell(page, grid) for _ in range(6)), "the rate cell opens for editing"
+        page.keyboard.press("Control+A")
+        page.wait_for_timeout(300)
+        page.keyboard.type(text, delay=50)
+        page.wait_for_timeout(300)
+        page.keyboard.press("Enter")
+        try:
+            return answered(timeout_s)
+        except Exception:
+            if attempt == len(timeouts_s) - 1:
+                if shot:
+                    page.screenshot(path=str(SHOTS.parent / shot), full_page=True)
+                raise
+
+
 def _type_rate(page, hw: str, value: str) -> None:
     box = page.get_by_role("textbox", name=f"{hw} exact [$/GPU-hour]")
     box.fill(value)
@@ -353,26 +377,10 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
     base, _ = server
     page = _open(browser, f"{base}/TCO_rates?spec=mtp")
     grid = page.locator("[data-testid=stDataFrame]").first
-    # the grid takes a moment after it is drawn before it accepts edits; typing lands only once the
-    # cell editor is open, so the edit is retried as a whole if the link does not follow
-    page.wait_for_timeout(2_000)
-    for attempt in range(3):
-        for _ in range(6):
-            if open_rate_cell(page, grid):                                       # B200 row, "your $/GPU-hour"
-                break
-        page.keyboard.press("Control+A")
-        page.wait_for_timeout(300)
-        page.keyboard.type("9,5", delay=50)      # a decimal comma; above the old $10 slider's 3x, under 5x the preset
-        page.wait_for_timeout(300)
-        page.keyboard.press("Enter")
-        try:
-            page.wait_for_function("() => decodeURIComponent(location.search).includes('r=B200:9.5')",
-                                   timeout=10_000)
-            break
-        except Exception:
-            if attempt == 2:
-                page.screenshot(path=str(SHOTS.parent / "rates_table_failure.png"), full_page=True)
-                raise
+    # a decimal comma; above the old $10 slider's 3x, under 5x the preset: the link follows
+    edit_rate_cell(page, grid, "9,5", lambda s: page.wait_for_function(
+        "() => decodeURIComponent(location.search).includes('r=B200:9.5')", timeout=s * 1000),
+        shot="rates_table_failure.png")
     _settle(page)
     assert "$9.50" in _sidebar_rate(page, "B200")
     assert not page.locator("[data-testid=stException]").count()

@@ -18,7 +18,7 @@ import pytest
 
 from model.core.view import View
 from model.present.figures import usd
-from tests.test_e2e import CHROMIUM, _cli, _main, _open, _query, _settle, _shows, open_rate_cell
+from tests.test_e2e import CHROMIUM, _cli, _main, _open, _query, _settle, _shows, edit_rate_cell
 
 pytestmark = [
     pytest.mark.e2e,
@@ -160,27 +160,10 @@ def test_a_rate_cell_a_profile_prices_is_not_edited(server, browser):
     profile = profiles_to_text([CostProfile(name="B200 quote", hardware="B200", usd_per_gpu_hour=2.0)])
     page = _open(browser, f"{base}/TCO_rates?spec=mtp&prof={profile}&use=B200 quote")
     grid = page.locator("[data-testid=stDataFrame]").first
-    # as in tests/test_e2e.py's rates-table edit: the grid takes a moment after it is drawn before it accepts edits,
-    # and typing lands only once the cell editor is open (on a loaded machine it sometimes was not yet), so the edit
-    # is made again as a whole when the page has not answered it
-    page.wait_for_timeout(2_000)
     words = ("'9' not applied", "B200 is priced by the cost profile 'B200 quote'")
-    said = None
-    for attempt in range(3):
-        opened = any(open_rate_cell(page, grid) for _ in range(6))     # the "your $/GPU-hour" cell of B200's row
-        assert opened, "the rate cell opens for editing"
-        page.keyboard.press("Control+A")
-        page.wait_for_timeout(300)
-        page.keyboard.type("9", delay=50)
-        page.wait_for_timeout(300)
-        page.keyboard.press("Enter")
-        try:
-            said = _until(page, lambda: next((a for a in _alerts(page) if all(w in a for w in words)), None), words,
-                          timeout_s=10 if attempt < 2 else 20)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise
+    said = edit_rate_cell(page, grid, "9", lambda s: _until(
+        page, lambda: next((a for a in _alerts(page) if all(w in a for w in words)), None), words, timeout_s=s),
+        timeouts_s=(10, 10, 20))
     assert "TCO builder" in said
     assert "&r=" not in _query(page) and "use=B200" in _query(page)
     page.close()
