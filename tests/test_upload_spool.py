@@ -70,17 +70,21 @@ def test_one_session_keeps_the_copies_of_its_newest_files(tmp_path, monkeypatch)
 
 
 def test_stale_copies_are_swept_and_held_or_recent_ones_kept(tmp_path):
-    old, recent, other = (tmp_path / f"{uploads.SPOOL_PREFIX}{n}" for n in ("old", "recent", "x"))
-    for folder in (old, recent, other):
+    old, recent, other, held = (tmp_path / f"{uploads.SPOOL_PREFIX}{n}" for n in ("old", "recent", "x", "held"))
+    for folder in (old, recent, other, held):
         folder.mkdir()
         (folder / "f.csv").write_bytes(CSV)
     unrelated = tmp_path / "not-ours"
     unrelated.mkdir()
     day_ago = time.time() - 24 * 3600
-    for folder in (old, unrelated):
+    for folder in (old, other, held, unrelated):
         os.utime(folder, (day_ago, day_ago))
-    os.utime(other, (day_ago, day_ago))
-    assert uploads.sweep(folder=str(tmp_path)) == 2        # old and other: not used for a day
-    assert not old.exists() and not other.exists() and recent.exists() and unrelated.exists()
+    session = uploads._Spools()                            # a live session of this process holds one of them
+    session.folders["file-id"] = held
+    assert uploads.sweep(folder=str(tmp_path)) == 2        # old and other: not used for a day, held by no session
+    assert not old.exists() and not other.exists() and recent.exists() and unrelated.exists() and held.exists()
     later = time.time() + (uploads.STALE_HOURS + 1) * 3600
     assert uploads.sweep(now=later, folder=str(tmp_path)) == 1 and not recent.exists() and unrelated.exists()
+    assert held.exists()
+    session.close()                                        # the session goes: its copy with it
+    assert not held.exists()
