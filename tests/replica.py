@@ -91,6 +91,9 @@ class Session:
     def __init__(self, base: str):
         self.base = base
         self.ws = None
+        #: what the last run drew that a viewer would read as a fault: each exception shown (its type and first
+        #: line) and each error box (its first line)
+        self.errors: list[str] = []
 
     async def open(self) -> "Session":
         import websockets
@@ -109,9 +112,17 @@ class Session:
         ask.rerun_script.page_name = page
         await self.ws.send(ask.SerializeToString())
         deadline = time.monotonic() + timeout_s
+        self.errors = []
         while True:
             message = ForwardMsg()
             message.ParseFromString(await asyncio.wait_for(self.ws.recv(), max(0.1, deadline - time.monotonic())))
+            if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
+                element = message.delta.new_element
+                kind = element.WhichOneof("type")
+                if kind == "exception":
+                    self.errors.append(f"{element.exception.type}: {element.exception.message.splitlines()[0][:300]}")
+                elif kind == "alert" and element.alert.format == 1:   # st.error
+                    self.errors.append(f"error box: {element.alert.body.splitlines()[0][:300]}")
             if message.WhichOneof("type") == "script_finished" and \
                     message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)

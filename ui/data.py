@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -59,7 +60,6 @@ __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot",
            "read_only", "clear"]
 
 
-_SNAP = "_snapshot"
 
 
 def db_path() -> str:
@@ -72,21 +72,44 @@ def reader(path: str):
     return open_reader(path)
 
 
+class _Held:
+    """A snapshot this rerun holds (:meth:`model.data.snapshot.Reader.acquire`), let go exactly once: by
+    :func:`end`, by the next :func:`begin` of the same rerun, or when the rerun's thread ends however it ends (a
+    rerun stopped before the frame's ``finally``, in a widget callback or by a closed session): the thread's
+    locals go then, and with them this hold."""
+
+    __slots__ = ("reader", "snap", "__weakref__")
+
+    def __init__(self, reader, snap: Snapshot):
+        self.reader, self.snap = reader, snap
+
+    def release(self) -> None:
+        snap, self.snap = self.snap, None
+        if snap is not None:
+            self.reader.release(snap)
+
+    __del__ = release
+
+
+#: the snapshot of the rerun running on this thread (Streamlit runs each rerun on a thread of its own)
+_RUN = threading.local()
+
+
 def begin() -> Snapshot:
     """Once per rerun (the frame): the newest published snapshot, which every read in this rerun uses.
     Raises :class:`model.data.store.StoreError` (show ``.public``) when the file cannot be served.
 
-    The snapshot is held (:meth:`model.data.snapshot.Reader.acquire`) until :func:`end`, which
-    ``app.py`` calls when the rerun finishes, or else until this session's next ``begin()``: a
-    version replaced meanwhile is closed then, not kept for a fixed time."""
+    The snapshot is held (:meth:`model.data.snapshot.Reader.acquire`) until :func:`end`, which ``app.py`` calls
+    when the rerun finishes, or until the rerun's thread ends (:class:`_Held`): a version replaced meanwhile is
+    closed then, never kept by a session that went away. Nothing between taking the hold and keeping it can be
+    interrupted (no Streamlit call), so no hold is ever lost."""
     rd = reader(db_path())
-    snap = rd.acquire()
-    old = st.session_state.get(_SNAP)
-    st.session_state[_SNAP] = snap
+    held = _Held(rd, rd.acquire())
+    old, _RUN.held = getattr(_RUN, "held", None), held
     if old is not None:
-        rd.release(old)
-    CACHE.retain(lambda key: key[1] == snap.version)   # the newest version: what older ones cached goes
-    return snap
+        old.release()
+    CACHE.retain(lambda key: key[1] == held.snap.version)   # the newest version: what older ones cached goes
+    return held.snap
 
 
 _HAD_DATA = "_had_data"
@@ -105,14 +128,16 @@ def store_away(snap: Snapshot, own_view: bool) -> bool:
 
 def end() -> None:
     """When a rerun finishes (or stops): let go of its snapshot, so a replaced version closes now."""
-    old = st.session_state.pop(_SNAP, None) if _SNAP in st.session_state else None
-    if old is not None:
-        reader(db_path()).release(old)
+    held, _RUN.held = getattr(_RUN, "held", None), None
+    if held is not None:
+        held.release()
     trim_if_grown()      # what a first view of a big store built beside what it keeps goes back to the system
 
 
 def snapshot() -> Snapshot:
-    return st.session_state[_SNAP] if _SNAP in st.session_state else begin()
+    """This rerun's snapshot (:func:`begin`)."""
+    held = getattr(_RUN, "held", None)
+    return held.snap if held is not None and held.snap is not None else begin()
 
 
 def cursor():

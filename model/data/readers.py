@@ -49,6 +49,7 @@ __all__ = [
     "changed_text",
     "open_reader",
     "LiveConnection",
+    "Cursors",
 ]
 
 
@@ -135,11 +136,43 @@ def open_snapshot(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
     return con
 
 
+class Cursors:
+    """A read-only connection that many threads share and none can tie up: each query runs on a cursor of its
+    own (DuckDB's ``cursor()``: a connection to the same database, safe to use from another thread while this
+    one runs a query), so two sessions' reruns never meet in one call ("connection is busy with another call").
+
+    ``execute``, ``sql`` and the other query methods each take a fresh cursor and return it (``con.execute(q)
+    .fetchall()`` reads as before); ``cursor()`` hands one out to keep for several queries. The connection under
+    it is only closed (:meth:`close`)."""
+
+    __slots__ = ("_con",)
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self._con = con
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self._con.cursor()
+
+    def execute(self, *args, **kwargs) -> duckdb.DuckDBPyConnection:
+        return self._con.cursor().execute(*args, **kwargs)
+
+    def sql(self, *args, **kwargs):
+        return self._con.cursor().sql(*args, **kwargs)
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __getattr__(self, name: str):
+        # anything else a connection offers (fetch methods included) belongs to one cursor's query: a cursor of
+        # its own, never the shared connection
+        return getattr(self._con.cursor(), name)
+
+
 class Snapshot(NamedTuple):
     """One published version of the store, as a reader sees it."""
 
-    #: read-only connection; take ``.cursor()`` per query (thread-safe that way)
-    con: duckdb.DuckDBPyConnection
+    #: read-only and shared by every thread: each query on it runs on its own cursor (:class:`Cursors`)
+    con: Cursors
     #: hashable; changes whenever a new snapshot is published (key caches with it)
     version: tuple
     #: when the data last changed (the snapshot's mtime, UTC); None when there is no database yet
@@ -225,11 +258,11 @@ class Reader:
     def _open(self, token: tuple) -> Snapshot:
         for _ in range(5):
             if token == ("missing",):
-                return Snapshot(empty_store(), token, None)
+                return Snapshot(Cursors(empty_store()), token, None)
             con = open_snapshot(self.path)
             again = _token(self.path)
             if again == token:  # no publish between the stat and the attach
-                return Snapshot(con, token, datetime.fromtimestamp(token[2] / 1e9, tz=timezone.utc))
+                return Snapshot(Cursors(con), token, datetime.fromtimestamp(token[2] / 1e9, tz=timezone.utc))
             con.close()
             token = again
         raise StoreBusy(f"{self.path}: the database changed five times while it was being opened; try again",
