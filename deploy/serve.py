@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from deploy.warm import warm  # noqa: E402
 from model.core.links import public_url_problem  # noqa: E402
+from model.data.identity import PROXY_SECRET_SETTING  # noqa: E402
 
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf.template"
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
@@ -91,7 +93,7 @@ def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None 
     Run from the repository's root, it takes the production settings of ``.streamlit/config.toml`` (headless,
     no file watcher, no forced collection after every run) and overrides none of them.
     """
-    environ = {**os.environ, **(env or {}), "COSTFRONTIER_DB": str(db)}
+    environ = {**os.environ, PROXY_SECRET_SETTING: proxy_secret(), **(env or {}), "COSTFRONTIER_DB": str(db)}
     if read_only:
         environ["COSTFRONTIER_READ_ONLY"] = "1"
     else:
@@ -105,22 +107,39 @@ def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None 
     return proc
 
 
-def nginx_config(prefix: Path, listen_port: int, upstream_ports: list[int]) -> str:
-    """deploy/nginx.conf.template filled in: nginx on 127.0.0.1:listen_port in front of the replicas."""
+def proxy_secret() -> str:
+    """The secret nginx adds to every request it passes on, so the replicas know the identity header came through
+    it (:mod:`model.data.identity`): ``$COSTFRONTIER_PROXY_SECRET``, else a new random one, set in this process's
+    environment so the replicas started after it share it."""
+    secret = os.environ.get(PROXY_SECRET_SETTING, "").strip()
+    if not secret:
+        secret = os.environ[PROXY_SECRET_SETTING] = secrets.token_urlsafe(32)
+    return secret
+
+
+def nginx_config(prefix: Path, listen_port: int, upstream_ports: list[int], htpasswd: Path | None = None) -> str:
+    """deploy/nginx.conf.template filled in: nginx on 127.0.0.1:listen_port in front of the replicas; with
+    ``htpasswd``, nginx signs viewers in itself (auth_basic) and names them to the replicas."""
     servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in upstream_ports)
     user = "user root;" if os.geteuid() == 0 else ""  # as root, workers would otherwise drop to nobody
+    auth, named = "", ""
+    if htpasswd is not None:
+        quoted = str(Path(htpasswd).absolute()).replace('"', '')
+        auth, named = f'            auth_basic "Cost Frontier";\n            auth_basic_user_file "{quoted}";', "$remote_user"
     return (TEMPLATE.read_text(encoding="utf-8").replace("@PREFIX@", str(prefix)).replace("@SERVERS@", servers)
-            .replace("@LISTEN@", f"127.0.0.1:{listen_port}").replace("@USER@", user))
+            .replace("@LISTEN@", f"127.0.0.1:{listen_port}").replace("@USER@", user).replace("@AUTH@", auth)
+            .replace("@USER_VALUE@", named).replace("@PROXY_SECRET@", proxy_secret()))
 
 
-def start_nginx(prefix: Path, listen_port: int, upstream_ports: list[int]) -> subprocess.Popen:
+def start_nginx(prefix: Path, listen_port: int, upstream_ports: list[int],
+                htpasswd: Path | None = None) -> subprocess.Popen:
     """nginx in the foreground from ``prefix`` (config, logs, temp files all there)."""
     binary = nginx_binary()
     if binary is None:
         raise RuntimeError("nginx is not installed (apt-get install nginx)")
     prefix.mkdir(parents=True, exist_ok=True)
     conf = prefix / "nginx.conf"
-    conf.write_text(nginx_config(prefix, listen_port, upstream_ports), encoding="utf-8")
+    conf.write_text(nginx_config(prefix, listen_port, upstream_ports, htpasswd), encoding="utf-8")
     check = subprocess.run([binary, "-t", "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(conf)],
                            capture_output=True, text=True)
     if check.returncode:
@@ -153,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--db", default=os.environ.get("COSTFRONTIER_DB") or str(ROOT / "data" / "costfrontier.duckdb"))
     parser.add_argument("--writer", action="store_true", help="leave the first replica upload-enabled")
+    parser.add_argument("--htpasswd", type=Path, default=None,
+                        help="sign viewers in with nginx's auth_basic from this htpasswd file; the change log then "
+                             "records who wrote (without it, nobody is named)")
     args = parser.parse_args(argv)
     problem = public_url_problem()
     if problem:   # said before anything starts; the replicas' links then use each viewer's own address
@@ -168,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             wait_healthy(f"http://127.0.0.1:{port}", proc)
         for port in ports:   # the first viewer of a link pays what the second does (deploy/warm.py)
             print(warm(f"http://127.0.0.1:{port}", wait_s=30)[1], flush=True)
-        proxy = start_nginx(prefix, args.port, ports)
+        proxy = start_nginx(prefix, args.port, ports, args.htpasswd)
         wait_healthy(f"http://127.0.0.1:{args.port}", proxy)
         print(f"Cost Frontier: http://127.0.0.1:{args.port} -> {args.replicas} replicas on ports "
               f"{', '.join(map(str, ports))}, serving {db}", flush=True)

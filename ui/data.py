@@ -31,6 +31,7 @@ from model.core.view_fields import FIELDS, RATE
 from model.data.api_prices import load_api_prices
 from model.data.evals import load_evals
 from model.data.export import safe_csv
+from model.data.identity import identity
 from model.data.inputs import DASHBOARD_PARTS, Inputs, analysis_columns, inputs_of, rate_files, with_workload
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.requests import load_samples
@@ -150,19 +151,15 @@ def version() -> tuple:
     return snapshot().version
 
 
-#: the request header a deployment's sign-in proxy names the user in (e.g. oauth2-proxy's X-Forwarded-User)
-USER_HEADER_SETTING = "COSTFRONTIER_USER_HEADER"
-
-
 def user() -> str | None:
-    """Who is writing, for the change log: the sign-in proxy's header (``COSTFRONTIER_USER_HEADER``, default
-    ``X-Forwarded-User``) when the deployment sends one, else ``COSTFRONTIER_USER``, else None."""
-    name = os.environ.get(USER_HEADER_SETTING, "").strip() or "X-Forwarded-User"
+    """Who is writing, for the change log (:func:`model.data.identity.identity`): the sign-in proxy's header only
+    when a trusted proxy passed the request on, else ``unknown`` with the reason; with no such header,
+    ``COSTFRONTIER_USER``, else None."""
     try:
-        value = st.context.headers.get(name)
+        headers, peer = dict(st.context.headers), st.context.ip_address
     except Exception:   # AppTest has no request
-        value = None
-    return str(value).strip()[:120] if value else None
+        headers, peer = {}, None
+    return identity(headers, peer).name
 
 
 def page_name() -> str:

@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 
 from model.cli.options import UsageError, records, view_from_args
+from model.data.identity import printable
 from model.data.versions import (
     PurgeRefused,
     diff_sources,
@@ -64,11 +65,12 @@ def run(args, con) -> int | None:
             print("no data versions yet: nothing has been written to this store")
             return 0
         shown = frame.assign(at=frame["at"].dt.strftime("%Y-%m-%d %H:%M:%S")).fillna("")
+        shown = shown.map(lambda v: printable(v) if isinstance(v, str) else v)   # stored text never drives a terminal
         with pd.option_context("display.width", 200, "display.max_colwidth", 80, "display.max_rows", 1000):
             print(shown.to_string(index=False))
         pins = list_pins(con)
         if not pins.empty:
-            print("pinned: " + ", ".join(f"version {r['version']}" + (f" ({r['what']})" if r["what"] else "")
+            print("pinned: " + ", ".join(f"version {r['version']}" + (f" ({printable(r['what'])})" if r["what"] else "")
                                          for r in pins.to_dict("records")))
         return 0
     if args.command == "pin":

@@ -26,6 +26,7 @@ from typing import Iterator
 import pandas as pd
 
 from model.data.database import OPTIONAL_TABLES, StoreError
+from model.data.identity import clean
 
 __all__ = ["ACTIONS", "USER_SETTING", "acting", "stamp", "latest_version", "list_versions", "visible_sql",
            "visible_ids", "hide_source", "purge", "PurgeRefused", "record_pin", "list_pins", "diff_sources",
@@ -60,8 +61,7 @@ def _now() -> datetime:
 
 
 def _user(given: str | None) -> str | None:
-    text = (given if given is not None else os.environ.get(USER_SETTING, "")).strip()
-    return text[:120] or None
+    return clean(given if given is not None else os.environ.get(USER_SETTING, ""))
 
 
 def stamp(con, action: str | None = None, what: str | None = None, sources: bool = True) -> int:
@@ -79,7 +79,7 @@ def stamp(con, action: str | None = None, what: str | None = None, sources: bool
         what = ", ".join(sorted(added)) if added else ""
     action = action or act
     con.execute("INSERT INTO store_versions VALUES (?, ?, ?, ?, ?, ?)",
-                [version, _now(), action, what[:2000], by[:200] or None, _user(user)])
+                [version, _now(), action, clean(what, 2000) or "", clean(by, 200), _user(user)])
     return version
 
 
@@ -172,8 +172,8 @@ def hide_source(con, source_id: int) -> int:
 
 def record_pin(con, version: int, what: str = "", by: str = "") -> None:
     """Record that a pinned link or report names ``version`` (``purge`` keeps what it shows unless forced)."""
-    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), what[:500] or None,
-                                                           by[:200] or None, _user(_ACTING.get()[2])])
+    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), clean(what, 500),
+                                                           clean(by, 200), _user(_ACTING.get()[2])])
 
 
 def list_pins(con) -> pd.DataFrame:
