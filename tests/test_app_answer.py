@@ -17,6 +17,7 @@ import pytest
 import model.core.analysis
 import ui.report
 from model.present.fmt import interactivity, usd
+from model.present.tables import TABLE_PARTS
 from tests.test_app import open_page
 from tests.test_app_report import QUERY
 
@@ -81,8 +82,8 @@ def test_the_page_the_report_box_and_a_csv_show_one_answer(samples, fits, report
     assert not at.exception, at.exception
     fits.take()
     view, link = at.session_state["_view"], at.sidebar.code[0].value
-    page_answer = at.session_state["_ctx"].answer
-    assert answer_of(view) is page_answer        # what a deferred download reads: the page's own answer
+    page_answer = at.session_state["_ctx"].answer("cost", "crossed")       # the parts the page renders
+    assert answer_of(view, TABLE_PARTS[TABLE]) is page_answer   # what a deferred download reads: the page's answer
 
     csv = ui.report.table_csv(view, TABLE)       # what the page's CSV button returns
     assert reports.take() == 0 and fits.take() == 0          # no report is built for a CSV, nothing is refitted
@@ -101,5 +102,5 @@ def test_the_page_the_report_box_and_a_csv_show_one_answer(samples, fits, report
         cell = shown.loc[row["Series"], interactivity(row["Interactivity [tok/s/user]"])]
         assert cell.startswith(usd(row["$/M tokens"])), (cell, row.to_dict())
     # the CSV's numbers are the answer's, rounded by the report's rule
-    iso = page_answer.iso.dropna(subset=["usd_per_mtok"])
+    iso = page_answer.cost.iso.dropna(subset=["usd_per_mtok"])
     assert sorted(usd(v) for v in iso["usd_per_mtok"]) == sorted(usd(v) for v in priced["$/M tokens"])

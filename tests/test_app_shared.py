@@ -39,7 +39,7 @@ def _answer(db, query: dict):
     state, _ = view_of_link("http://x/?" + "&".join(f"{k}={v}" for k, v in query.items()))
     with reading(db) as con:
         answer = answer_of_view(con, state)
-        answer.frontier_table, answer.history       # noqa: B018  (computed while the store is open)
+        answer.frontier_table, answer.history.table       # noqa: B018  (computed while the store is open)
         return answer
 
 
@@ -66,7 +66,7 @@ def test_two_sessions_get_one_frontier_figure_equal_to_a_fresh_build(samples):
     assert not first.exception and not second.exception
     assert first.get("plotly_chart")[0].proto.spec == second.get("plotly_chart")[0].proto.spec
     answer = _answer(samples, query)
-    fresh = figures.frontier_figure(answer.with_points.points, answer.frontier_table, "cost", False)
+    fresh = figures.frontier_figure(answer.cloud.points, answer.frontier_table, "cost", False)
     assert _spec(second) == json.loads(plotly.io.to_json(fresh, validate=False))
     # the frontier table both sessions show is the one the answer computes, formatted once
     shown = second.dataframe[0].value          # the page's one table
@@ -114,9 +114,9 @@ def test_two_sessions_get_one_history_figure_equal_to_a_fresh_build(samples):
     second = open_page(HISTORY, LINK)
     assert not first.exception and not second.exception
     answer = _answer(samples, LINK)
-    if answer.interactivity_needed is None or answer.history.empty:
+    if answer.interactivity_needed is None or answer.history.table.empty:
         pytest.skip("the samples hold no dated runs")
-    fresh = figures.history_figure(answer.history, answer.interactivity_needed)
+    fresh = figures.history_figure(answer.history.table, answer.interactivity_needed)
     assert _spec(first) == _spec(second) == json.loads(plotly.io.to_json(fresh, validate=False))
     assert first.table[0].value.equals(second.table[0].value)
 

@@ -57,7 +57,7 @@ def _only(tmp_path, *files) -> duckdb.DuckDBPyConnection:
 
 
 def _iso(con, view: View) -> pd.DataFrame:
-    return answer_of_view(con, view).iso[["series", "interactivity", "usd_per_mtok"]].reset_index(drop=True)
+    return answer_of_view(con, view).cost.iso[["series", "interactivity", "usd_per_mtok"]].reset_index(drop=True)
 
 
 def test_the_change_log_lists_the_three_writes_in_order(store):

@@ -202,7 +202,12 @@ def test_buy_rent_or_api_notes_flag_the_owned_rate_read_400_days_before_today(sa
 
     answer = answer_of_view(sample_con, View(tokens_per_month=1e10, spec_decoding=("mtp",)))
     read, prices = date(2025, 8, 1), list(answer.inputs.api_prices)
-    old = volume_of(answer, prices, read + timedelta(days=400)).notes
+
+    def volume_of_day(day):      # the volume step on another day, of this answer's parts
+        return volume_of(answer.view, answer.capacity, answer.rates, answer.rows.points, answer.interactivity_needed,
+                         prices, day)
+
+    old = volume_of_day(read + timedelta(days=400)).notes
     assert any(n.startswith("the ingested price set $/GPU-hour of B200, MI355X (price set 2025-08") and
                "400 days ago (more than 365)" in n for n in old), old
-    assert not any("price set 2025-08" in n for n in volume_of(answer, prices, read + timedelta(days=364)).notes)
+    assert not any("price set 2025-08" in n for n in volume_of_day(read + timedelta(days=364)).notes)

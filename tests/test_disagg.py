@@ -169,12 +169,11 @@ def test_canonical_csv_disaggregated_rates_are_per_role(tmp_path):
 
 
 def test_a_frontier_cached_under_another_mode_is_never_reused(rows):
-    """The dashboard's frontier cache is keyed by every field that changes the fit (ui.data.frontier_key), the
+    """The dashboard's frontier cache is keyed by every field that changes the fit (View.frontier_key), the
     disaggregation mode among them: the share mode's view gets the share mode's fit."""
     from model.core.analysis import frontiers_for
-    from ui.data import frontier_key
 
-    assert frontier_key(View(basis="input", disagg="share")) != frontier_key(View(basis="input"))
+    assert View(basis="input", disagg="share").frontier_key() != View(basis="input").frontier_key()
     fitted = frontiers_for(rows, ("hardware",), "input", disagg="share")
     got = analyse(rows, View(by=("hardware",), basis="input", disagg="share",
                                  rates=(("GB200", 3.0), ("H200", 2.0))), frontier=fitted, crossovers="none")

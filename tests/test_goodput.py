@@ -85,8 +85,8 @@ def test_answer_prices_good_tokens(detailed):
     ttft, tpot = _raw_pairs(DETAILED)
     share = sum(1 for a, b in zip(ttft, tpot) if a <= 0.2 and b <= 30.0) / len(ttft)
     assert 0 < share < 1
-    base = float(plain.rows["total_tokens_per_second_per_gpu"].iloc[0])
-    assert float(capped.rows["total_tokens_per_second_per_gpu"].iloc[0]) == pytest.approx(base * share)
+    base = float(plain.rows.rows["total_tokens_per_second_per_gpu"].iloc[0])
+    assert float(capped.rows.rows["total_tokens_per_second_per_gpu"].iloc[0]) == pytest.approx(base * share)
     assert any("per good M tokens" in n for n in capped.notes)
 
 

@@ -79,7 +79,7 @@ def test_stored_fraction_equals_a_count_over_the_raw_records(run, ttft_cap, tpot
 def test_good_throughput_is_throughput_times_the_share_and_never_more(run):
     plain = answer_of_view(run, View(), None)
     ttft, tpot = _raw()
-    base = float(plain.rows["total_tokens_per_second_per_gpu"].iloc[0])
+    base = float(plain.rows.rows["total_tokens_per_second_per_gpu"].iloc[0])
     summary = json.loads(SUMMARY.read_text())    # output tok/s as AIPerf states it; input = total ISL / duration
     assert base == pytest.approx(summary["output_token_throughput"]["avg"]
                                  + summary["total_isl"]["avg"] / summary["benchmark_duration"]["avg"])
@@ -87,7 +87,7 @@ def test_good_throughput_is_throughput_times_the_share_and_never_more(run):
         capped = answer_of_view(run, View(goodput=caps), None)
         c = Caps(*(float(v.split("=")[1]) for v in caps.split(",")))
         share = sum(1 for a, b in zip(ttft, tpot) if a <= c.ttft_s and b <= c.tpot_ms) / 16
-        good = float(capped.rows["total_tokens_per_second_per_gpu"].iloc[0])
+        good = float(capped.rows.rows["total_tokens_per_second_per_gpu"].iloc[0])
         assert good == pytest.approx(base * share) and good <= base
     assert share == 1.0 and good == base           # every request met the loosest caps
 
@@ -229,7 +229,7 @@ def test_the_caps_table_is_in_the_tables_the_report_and_its_downloads(flip_db):
     assert [c.split(" ")[0] for c in down["Cheapest"]] == ["H100", "H100", "H100", "A100", "A100"]
     assert down["TTFT cap [s]"].tolist() == [0.5, 1.0, 2.0, 5.0, 10.0] and set(down["TPOT cap [ms]"]) == {100.0}
     # $/good M at 2 s: H100 keeps every request, so its $/M is the rate over its throughput at 40 tok/s/user
-    h100 = answer.iso[(answer.iso["series"].str.startswith("H100")) & (answer.iso["interactivity"] == 40.0)]
+    h100 = answer.cost.iso[(answer.cost.iso["series"].str.startswith("H100")) & (answer.cost.iso["interactivity"] == 40.0)]
     assert page.loc[page["ttft_cap_s"] == 2.0, "usd_per_good_mtok"].iloc[0] == pytest.approx(
         float(h100["usd_per_mtok"].iloc[0]))
     report = build_report(answer)

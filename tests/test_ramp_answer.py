@@ -107,7 +107,7 @@ def test_the_ramp_part_reads_the_rows_after_as_of_and_repeats(sample_db):
         answer = answer_of_view(con, state)
         assert answer.ramps.empty and answer.ramps.knees.empty
         # the rows before as-of hold both ramps: what the Ramps page used to show (2 knees)
-        before = ramp_answer(answer.inputs.loaded, answer.state, answer.usd_per_gpu_hour)
+        before = ramp_answer(answer.inputs.loaded, answer.view, answer.rows.usd_per_gpu_hour)
         assert sorted(before.knees["series"]) == [B200, MI355X]
     finally:
         con.close()
@@ -209,14 +209,22 @@ def test_accuracy_table_is_of_the_models_in_view_at_the_views_tolerance(wafer, s
         con.close()
 
 
-def test_a_projected_answer_refuses_the_ramp_part(sample_db):
-    from model.data.inputs import ANALYSIS_PARTS
+def test_an_answer_holds_the_parts_asked_for_and_refuses_the_others(sample_db):
+    """A part is built when asked for, with the columns its step declares (the projection follows the parts); a
+    part not asked for is refused when read, naming it, never computed on the side."""
+    from model.present.view_answer import PartNotAsked, reading
 
     con = connect(sample_db)
     try:
         state = View(workload="GLM-5.2|20000|1000")
-        with pytest.raises(RuntimeError, match="ramps reads columns"):
-            _ = answer_of_view(con, state, ANALYSIS_PARTS).ramps
+        assert "request_rate_rps" not in reading(state, ("cost",)).columns
+        assert "request_rate_rps" in reading(state, ("ramps",)).columns
+        costs = answer_of_view(con, state, ("cost",))
+        assert "ramps" not in costs.ran
+        with pytest.raises(PartNotAsked, match="'ramps' part was not asked for"):
+            _ = costs.ramps.knees
+        ramps = answer_of_view(con, state, ("ramps",)).ramps
+        assert not ramps.knees.empty and ramps.knees.equals(answer_of_view(con, state).ramps.knees)
     finally:
         con.close()
 

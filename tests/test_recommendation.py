@@ -144,7 +144,7 @@ def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owne
     full_use = rec.series[0].usd_per_mtok
     assert owned.usd_per_mtok > api.usd_per_mtok and owned.usd_per_mtok > full_use     # idle capacity included
     assert owned.nodes == 2 and owned.utilization == pytest.approx(0.417, abs=0.002)
-    assert demand_words(answer.state) == "16 B total tokens a month (peak 2× the average)"
+    assert demand_words(answer.view) == "16 B total tokens a month (peak 2× the average)"
     head = rec.headline
     assert head.startswith("At 16 B total tokens a month (peak 2× the average), API custom prices is the cheapest "
                            f"way to serve it: {fmt.usd(api.usd_per_mtok)} effective"), head
@@ -153,7 +153,7 @@ def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owne
     first = _first_page(doc)
     assert head in first and "526,027,397" not in doc and "tokens/day" not in first
     out = _json(capsys, "--db", str(sales_db), "iso", "--link", "http://x/?" + "&".join(
-        f"{k}={v}" for k, v in answer.state.to_query().items()), "--json")["recommendation"]
+        f"{k}={v}" for k, v in answer.view.to_query().items()), "--json")["recommendation"]
     assert out["headline"] == head and out["options"][0]["name"] == "API custom prices"
 
 
@@ -195,10 +195,10 @@ def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db
     with connect(db_path) as con:
         answer = answer_of_view(con, View().replace(interactivity_needed=27.0, targets=(27.0, 40.0)))
         doc = build_report(answer).html
-    pooled = answer.uncertainty.figures()["usd_p90"]
-    assert answer.uncertainty.figures()["points"] == 2 and pooled > 0.3          # measured on the view's 2 points
-    assert set(answer.uncertainty.bands["source"]) == {"none"}
-    interpolated = answer.iso_error[answer.iso_error["error_from"] != "measured"]
+    pooled = answer.cost.uncertainty.figures()["usd_p90"]
+    assert answer.cost.uncertainty.figures()["points"] == 2 and pooled > 0.3          # measured on the view's 2 points
+    assert set(answer.cost.uncertainty.bands["source"]) == {"none"}
+    interpolated = answer.cost.iso_error[answer.cost.iso_error["error_from"] != "measured"]
     assert len(interpolated) == 4 and set(interpolated["error_from"]) == {"view"}
     assert interpolated["usd_per_mtok_error"].tolist() == pytest.approx([pooled] * 4)
     rec = answer.recommendation

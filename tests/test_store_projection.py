@@ -1,6 +1,7 @@
 """A projected load (``load_points(columns=)``, issue 19) answers the analysis exactly as the full load does.
 
-The ``iso`` and ``crossover`` commands load only :func:`model.present.view_answer.analysis_columns` of the view;
+What an answer reads is derived from the parts asked for (:func:`model.present.view_answer.reading`): the ``iso``
+and ``crossover`` commands load only the analysis's columns of the view;
 every view option that reads a column (basis, disaggregation mode, SLA, as-of, the series keys, a workload
 split) is tried on the bundled samples and on a generated store with several workloads, disaggregated rows,
 latency columns, run dates and exact duplicates, against the answer of the full load.
@@ -20,9 +21,24 @@ from model.core.repeats import CONFIG_KEYS
 from model.core.schema import POINT_FIELDS
 from model.core.view import View
 from model.data.ingest import ingest_file
-from model.data.inputs import ANALYSIS_PARTS, DASHBOARD_PARTS, analysis_columns
+from model.data.inputs import READS, load_inputs, reading_of, with_workload
 from model.data.store import connect, load_points, points_by_id
-from model.present.view_answer import answer_of_view
+from model.present.answers import summary_of
+from model.present.view_answer import PARTS, PartNotAsked, answer_of_view, build_answer, reading
+
+#: what ``iso`` and ``crossover`` ask for (model.cli.query.PARTS, without the recommendation's demand)
+ANALYSIS_PARTS = ("cost", "crossed", "rates", "notes")
+
+
+def analysis_columns(view: View, parts=ANALYSIS_PARTS):
+    """The columns the ``parts`` of ``view``'s answer load."""
+    return reading(view, parts).columns
+
+
+def full_answer(con, view: View, parts=None):
+    """The answer of ``view`` from a load of every column of the store (no projection) and every stored input."""
+    view = with_workload(con, view)
+    return build_answer(view, load_inputs(con, reading_of(view, None, READS)), parts)
 
 BY4 = ("hardware", "framework", "precision", "spec_decoding")
 
@@ -110,26 +126,24 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
 def _compare(con, state: View):
     """The projected load's answer against the full load's, part by part; the full answer, for the caller's
     checks of what it holds."""
-    columns = analysis_columns(state)
-    full = answer_of_view(con, state)
+    full = full_answer(con, state, ANALYSIS_PARTS)
     part = answer_of_view(con, state, ANALYSIS_PARTS)
-    if columns is not None:
-        assert set(part.rows.columns) < set(full.rows.columns)
-    assert part.analysis.curves.keys() == full.analysis.curves.keys()
-    _same(part.iso_error, full.iso_error)
-    _same(part.crossovers_marked, full.crossovers_marked)
-    _same(part.crossed.envelope.changes, full.crossed.envelope.changes)
-    _same(part.crossed.reach, full.crossed.reach)
+    assert set(part.rows.rows.columns) < set(full.rows.rows.columns)
+    assert part.cost.analysis.curves.keys() == full.cost.analysis.curves.keys()
+    _same(part.cost.iso_error, full.cost.iso_error)
+    _same(part.crossed.marked, full.crossed.marked)
+    _same(part.crossed.analysis.envelope.changes, full.crossed.analysis.envelope.changes)
+    _same(part.crossed.analysis.reach, full.crossed.analysis.reach)
     _same(part.rates, full.rates)
-    assert part.notes == full.notes and part.crossed.notes == full.crossed.notes
-    assert part.interactivity_needed == full.interactivity_needed and part.usd_per_gpu_hour == full.usd_per_gpu_hour
+    assert part.notes == full.notes and part.crossed.analysis.notes == full.crossed.analysis.notes
+    assert part.interactivity_needed == full.interactivity_needed and part.rows.usd_per_gpu_hour == full.rows.usd_per_gpu_hour
     for name in ("loo", "bands", "by_method"):
-        _same(getattr(part.uncertainty, name), getattr(full.uncertainty, name))
+        _same(getattr(part.cost.uncertainty, name), getattr(full.cost.uncertainty, name))
     # the frontier's numbers are the full load's (its provenance columns were not loaded)
     keep = [c for c in ("series", "interactivity", "tokens_per_second_per_gpu", "hardware", "usd_per_mtok")
-            if c in full.analysis.frontier.columns]
-    assert len(keep) == 5 or full.analysis.frontier.empty
-    _same(part.analysis.frontier[keep], full.analysis.frontier[keep])
+            if c in full.cost.analysis.frontier.columns]
+    assert len(keep) == 5 or full.cost.analysis.frontier.empty
+    _same(part.cost.analysis.frontier[keep], full.cost.analysis.frontier[keep])
     return full
 
 
@@ -137,7 +151,7 @@ def _compare(con, state: View):
 def test_a_projected_load_answers_the_generated_store_as_the_full_load(generated_db, view):
     con = connect(generated_db, read_only=True)
     try:
-        assert len(_compare(con, View(**view)).analysis.curves) > 0
+        assert len(_compare(con, View(**view)).cost.analysis.curves) > 0
     finally:
         con.close()
 
@@ -182,10 +196,10 @@ def test_a_projected_load_answers_the_samples_as_the_full_load(sample_db, view, 
         full = _compare(con, View(**view))
     finally:
         con.close()
-    assert len(full.analysis.curves) == curves
-    assert (len(full.iso_error) > 0) == (curves > 0)
+    assert len(full.cost.analysis.curves) == curves
+    assert (len(full.cost.iso_error) > 0) == (curves > 0)
     if note is None:
-        assert full.notes == []
+        assert full.notes == ()
     else:
         assert note in full.notes, full.notes
 
@@ -200,16 +214,19 @@ def test_the_projection_is_the_columns_the_view_reads():
     latest = analysis_columns(View(repeats="latest"))              # configurations are told apart by their keys
     assert set(CONFIG_KEYS) | {"run_date", "source_file", "source_line"} <= set(latest)
     assert "success_rate" not in latest and "requests_completed" not in latest
-    assert analysis_columns(View(), None) is None                  # every part: every column
-    assert analysis_columns(View(), ("analysis", "no-such-part")) is None
-    dashboard = analysis_columns(View(), DASHBOARD_PARTS)
+    with pytest.raises(ValueError, match="unknown answer parts"):
+        analysis_columns(View(), ("cost", "no-such-part"))
+    dashboard = analysis_columns(View(), None)                     # every part: what the dashboard loads
     assert {"tp", "concurrency", "request_rate_rps", "ttft_p99_s", "source_line"} <= set(dashboard)
     left_out = set(POINT_FIELDS) - set(dashboard)
     assert left_out == {"tags", "url", "notes", "extra", "requests_completed", "requests_failed", "published_usd_per_mtok",
                         "power_per_gpu_w", "success_rate", "e2e_latency_median_s", "total_tokens_per_second",
                         "output_tokens_per_second", "input_tokens_per_second",
                         "input_tokens_per_second_per_prefill_gpu", "output_tokens_per_second_per_decode_gpu"}
-    assert "success_rate" in analysis_columns(View(sla="success=0.99"), DASHBOARD_PARTS)
+    assert "success_rate" in analysis_columns(View(sla="success=0.99"), None)
+    # a demand asks the recommendation for the capacity's columns; no demand, none
+    assert "request_rate_rps" not in analysis_columns(View(), ("recommendation",))
+    assert "request_rate_rps" in analysis_columns(View(tokens_per_month=1e9), ("recommendation",))
 
 
 def test_the_dashboards_projection_changes_only_with_what_changes_the_fit():
@@ -220,7 +237,8 @@ def test_the_dashboards_projection_changes_only_with_what_changes_the_fit():
                    {"targets": (5.0, 10.0)}, {"baseline": "B200"}):
         other = base.replace(**change)
         assert other.frontier_key() == base.frontier_key()
-        assert analysis_columns(other, DASHBOARD_PARTS) == analysis_columns(base, DASHBOARD_PARTS)
+        assert analysis_columns(other, None) == analysis_columns(base, None)
+        assert reading(other) == reading(base)          # one read of the rows for every view of those filters
 
 
 def test_a_projected_load_holds_the_full_loads_values_in_its_columns(generated_db):
@@ -241,13 +259,13 @@ def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
     con = connect(generated_db, read_only=True)
     try:
         state = View(workload="all")
-        full = answer_of_view(con, state)
+        full = full_answer(con, state, ANALYSIS_PARTS)
         part = answer_of_view(con, state, ANALYSIS_PARTS)
-        frontier = part.analysis.frontier
+        frontier = part.cost.analysis.frontier
         assert "source_line" not in frontier.columns and len(frontier) > 50
         provenance = points_by_id(con, frontier["point_id"])
         assert list(provenance["point_id"]) == list(frontier["point_id"])
-        expected = full.analysis.frontier
+        expected = full.cost.analysis.frontier
         _same(provenance[["point_id", "source_file", "source_line", "run_date", "tp", "concurrency"]],
               expected[["point_id", "source_file", "source_line", "run_date", "tp", "concurrency"]])
         assert points_by_id(con, [10 ** 9]).empty
@@ -255,15 +273,15 @@ def test_frontier_rows_provenance_fetched_by_id_is_the_full_loads(generated_db):
         con.close()
 
 
-def test_a_projected_answer_refuses_the_parts_it_cannot_answer(sample_db):
+def test_a_projected_answer_refuses_the_parts_it_was_not_asked_for(sample_db):
     con = connect(sample_db, read_only=True)
     try:
         state = View()
         part = answer_of_view(con, state, ANALYSIS_PARTS)
-        assert "analysis" in ANALYSIS_PARTS and not part.iso.empty
+        assert not part.cost.iso.empty
         for name in ("frontier_table", "history", "capacity"):
-            with pytest.raises(RuntimeError, match="did not load"):
-                getattr(part, name)
+            with pytest.raises(PartNotAsked, match=name):
+                len(getattr(part, name))
     finally:
         con.close()
 
@@ -281,8 +299,8 @@ def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
     try:
         state = View(workload=out["view"]["wl"], targets=(10.0, 20.0, 40.0),
                           baseline=baseline if command == "crossover" else None)
-        full = answer_of_view(con, state)
-        frame = full.crossovers_marked if command == "crossover" else full.iso_error
+        full = full_answer(con, state, ANALYSIS_PARTS)
+        frame = full.crossed.marked if command == "crossover" else full.cost.iso_error
         assert out["rows"] == json.loads(json.dumps(records(frame)))
         assert len(out["rows"]) > 10
     finally:
@@ -304,16 +322,19 @@ DASHBOARD_VIEWS = [{**_TWO, **view} for view in (
 
 @pytest.mark.parametrize("view", DASHBOARD_VIEWS, ids=lambda v: ",".join(f"{k}={v[k]}" for k in v if k not in _TWO))
 def test_the_dashboards_projected_load_answers_every_page_as_the_full_load(generated_db, view):
-    """The dashboard loads :data:`DASHBOARD_PARTS`' columns (a third of the store's fewer): every table its pages and
-    report show, the Frontier chart's points, the fleet, the ramps and the history hold the full load's values."""
+    """The dashboard loads every part's columns (a third of the store's fewer): every table its pages and report show,
+    the Frontier chart's points, the fleet, the ramps and the history hold the full load's values."""
     from model.present.tables import tables
-    from ui.shared_answer import CLOUD_COLUMNS
+    from ui.data import CLOUD_COLUMNS
 
     con = connect(generated_db, read_only=True)
     try:
         state = View(**view)
-        full, part = answer_of_view(con, state), answer_of_view(con, state, DASHBOARD_PARTS)
-        assert part.inputs.columns is not None and len(part.rows.columns) <= len(full.rows.columns) - 8
+        # every part but the history, which refits every run date (a second or more here): on the as-of view only
+        parts = [p for p in PARTS if p != "history" or state.as_of]
+        full, part = full_answer(con, state, parts), answer_of_view(con, state, parts)
+        assert part.inputs.reading.columns is not None and reading(state) == reading(state, parts)
+        assert len(part.rows.rows.columns) <= len(full.rows.rows.columns) - 8
         shown, expected = tables(part), tables(full)
         assert list(shown) == list(expected) and len(shown) >= 4
         for name, (frame, spec) in expected.items():
@@ -321,16 +342,19 @@ def test_the_dashboards_projected_load_answers_every_page_as_the_full_load(gener
             columns = [column for _, column, _ in spec if column in frame.columns]
             assert len(columns) >= 3 or frame.empty, name
             _same(shown[name][0][columns], frame[columns])
-        cloud = [c for c in CLOUD_COLUMNS if c in full.with_points.points.columns]
-        _same(part.with_points.points[cloud], full.with_points.points[cloud])
+        cloud = [c for c in CLOUD_COLUMNS if c in full.cloud.points.columns]
+        _same(part.cloud.points[cloud], full.cloud.points[cloud])
         # the history refits every run date (a second or more here): checked on the view that stops at an as-of date
-        for name in ("frontier_table", "spread", "capacity", *(("history",) if state.as_of else ())):
+        for name in ("frontier_table", "capacity"):
             mine = getattr(part, name)
             _same(mine, getattr(full, name)[list(mine.columns)])
+        if state.as_of:     # the history refits every run date (a second or more here)
+            _same(part.history.table, full.history.table[list(part.history.table.columns)])
         _same(part.ramps.knees, full.ramps.knees)
-        assert part.recommendation.headline == full.recommendation.headline and part.summary == full.summary
-        assert part.notes == full.notes and (not state.as_of or part.history_notes == full.history_notes)
-        assert not state.as_of or len(part.history) > 10
+        assert part.recommendation.headline == full.recommendation.headline
+        assert summary_of(part) == summary_of(full)
+        assert part.notes == full.notes and (not state.as_of or part.history.notes == full.history.notes)
+        assert not state.as_of or len(part.history.table) > 10
         if state.tokens_per_month or state.demand_rps:
             assert not part.capacity.empty and part.fleet is not None
     finally:

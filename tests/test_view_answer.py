@@ -15,10 +15,10 @@ import pytest
 from model.cli import main
 from model.cli.options import view_of_link
 from model.core.view import View
-from model.data.inputs import load_inputs
+from model.data.inputs import load_inputs, with_workload
 from model.data.store import connect
 from model.present.fmt import usd
-from model.present.view_answer import answer_of_view, build_answer, fit_of_inputs
+from model.present.view_answer import answer_of_view, build_answer, fit_of_inputs, reading
 
 PROFILE = "B200 on-prem quote"
 BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",
@@ -116,10 +116,13 @@ def test_one_interactivity_you_need_everywhere(sample_db):
     try:
         answer = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=55.0,
                                                demand_rps=10.0))
-        assert answer.interactivity_needed == 55.0 and answer.headline.startswith("At 55.0 tok/s/user")
-        assert answer.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
+        # a peak is a demand: the recommendation weighs owning (and the API) at its volume first, then the series
+        rec = answer.recommendation
+        assert answer.interactivity_needed == 55.0 and rec.headline.startswith("At 10 req/s at peak, ")
+        assert rec.lines[1].startswith("Per million total tokens at 55.0 tok/s/user")
+        assert answer.cost.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
         default = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",)))
-        targets = default.analysis.targets
+        targets = default.cost.analysis.targets
         assert default.interactivity_needed == targets[len(targets) // 2]
     finally:
         con.close()
@@ -160,7 +163,7 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
                           profiles=profiles_to_text(load_profiles(con)), priced_by=(PROFILE,))
         answer = answer_of_view(con, state)
         (pa,) = answer.profiles
-        shown = answer.at_x.set_index("series").loc[pa.series, "usd_per_mtok"]
+        shown = answer.cost.at_x.set_index("series").loc[pa.series, "usd_per_mtok"]
         assert pa.tornado_unit == "usd_per_mtok" and pa.tornado_base == pytest.approx(shown, rel=1e-12)
     finally:
         con.close()
@@ -170,22 +173,23 @@ def test_one_fit_answers_every_rate_of_a_view_whose_series_are_per_hardware(samp
     """The dashboard keeps one frontier fit per frontier key (ui.data.frontier_key) and hands it to the answer of
     every view with that key: an answer built on another rate's fit gives the numbers of one fitted alone, and
     holds no connection (it is read after the store is closed)."""
-    state = View(rates=(("B200", 3.1),), interactivity_needed=50.0)
     with connect(sample_db, read_only=True) as con:
-        inputs = load_inputs(con, state)
-        repriced_inputs = load_inputs(con, state.replace(rates=(("B200", 6.2),)))
-        alone = answer_of_view(con, state.replace(rates=(("B200", 6.2),)))
-        alone.crossed, alone.iso_error                                   # noqa: B018  (read while open)
-    fit = fit_of_inputs(inputs)
-    first, second = build_answer(inputs, fit), build_answer(inputs, fit)
-    assert second.analysis is not first.analysis and second.headline == first.headline
-    repriced = build_answer(repriced_inputs, fit)                        # the store is closed: no SQL
-    assert repriced.analysis.frontier["tokens_per_second_per_gpu"].equals(
-        first.analysis.frontier["tokens_per_second_per_gpu"])
-    assert repriced.headline == alone.headline and repriced.iso.equals(alone.iso)
-    assert repriced.crossed.crossovers.equals(alone.crossed.crossovers)
-    assert repriced.iso_error.equals(alone.iso_error)
+        state = with_workload(con, View(rates=(("B200", 3.1),), interactivity_needed=50.0))
+        repriced_view = state.replace(rates=(("B200", 6.2),))
+        inputs = load_inputs(con, reading(state))
+        assert reading(repriced_view) == reading(state)                  # a rate reads nothing new
+        alone = answer_of_view(con, repriced_view)
+    fit = fit_of_inputs(state, inputs)
+    first, second = (build_answer(state, inputs, given={"fit": fit}) for _ in range(2))
+    assert second.cost.analysis is not first.cost.analysis
+    assert second.recommendation.headline == first.recommendation.headline
+    repriced = build_answer(repriced_view, inputs, given={"fit": fit})   # the store is closed: no SQL
+    assert repriced.cost.analysis.frontier["tokens_per_second_per_gpu"].equals(
+        first.cost.analysis.frontier["tokens_per_second_per_gpu"])
+    assert repriced.recommendation.headline == alone.recommendation.headline and repriced.cost.iso.equals(alone.cost.iso)
+    assert repriced.crossed.analysis.crossovers.equals(alone.crossed.analysis.crossovers)
+    assert repriced.cost.iso_error.equals(alone.cost.iso_error)
     # twice the B200 rate, twice every B200 $/M (rate × 10⁶ / (3600 × tok/s/GPU))
-    b200 = first.iso[first.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
-    again = repriced.iso[repriced.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
+    b200 = first.cost.iso[first.cost.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
+    again = repriced.cost.iso[repriced.cost.iso["series"].str.startswith("B200")]["usd_per_mtok"].to_numpy()
     assert len(b200) and again == pytest.approx(2 * b200, rel=1e-12, nan_ok=True)

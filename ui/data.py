@@ -1,16 +1,20 @@
-"""Cached data access at the edge: thin Streamlit cache wrappers over undecorated ``model`` functions; the only
-place the answer of a view is cached (the core never sees a cache).
+"""Cached data access at the edge: thin wrappers over undecorated ``model`` functions; the only place the answer of
+a view is cached (the core never sees a cache).
 
-The reader of the store is a cache resource; everything else lives in one cache bounded in bytes
-(:data:`ui.lru.CACHE`, ``$COSTFRONTIER_CACHE_MB``, least recently used first out): rows, the per-version store
-parts (presets, TCO rates files, API prices, sources) and frontiers (shared, never copied per hit). Two entries
-make the answer: one frontier fit per (data version, :func:`frontier_key`) and one answer per (data version,
-view) (:func:`answer_of`), which every session's pages, the report box and the CSV buttons render; figures a
-page builds once per view are kept beside it (:func:`per_view`). The parts of an answer that only its fit and
-rates decide (the priced frontier and curves, every point labelled and priced, the repeats' spread, the
-frontier table) are shared by every view of one fit and rates (:class:`ui.shared_answer.SharedAnswer`), so a distinct view (a
-slider step) costs what its own answer adds, not a copy of the rows. Everything they hold is read-only. Every
-key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
+The reader of the store is a Streamlit cache resource; everything else lives in one cache bounded in bytes
+(:data:`ui.lru.CACHE`, ``$COSTFRONTIER_CACHE_MB``, least recently used first out), under one typed key each:
+
+- the inputs of a view, ``("inputs", data version, path, Reading)``: :func:`model.data.inputs.load_inputs` of the
+  view's :class:`~model.data.inputs.Reading` for every part a page shows (one read of the rows per filters, shared
+  by every page and every view of those filters);
+- the fit, ``("fit", ..., Reading, frontier key)``: :func:`model.present.view_answer.fit_of_inputs`, the one
+  expensive step (a rate change of a view whose series are per hardware refits nothing);
+- the labelled points of the Frontier chart, ``("cloud", ..., frontier key, rate key)``, shared by every view of one
+  fit and rates;
+- the answer, ``("answer", ..., view, parts)``: :func:`model.present.view_answer.build_answer` of the parts a page
+  asks for, handed the cached fit and points; every session's page, the report box and the CSV buttons render it.
+
+Every key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
 versions go when a rerun first sees a newer one.
 """
 
@@ -19,22 +23,20 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from typing import Iterable
 
 import pandas as pd
 import streamlit as st
 
+from model.core.analysis import Analysis
 from model.core.cost import load_presets, price_sets, tiers
-from model.core.repeats import RunsInView, runs_in_view
 from model.core.view import View
 from model.core.view_fields import FIELDS, RATE
-from model.data.api_prices import load_api_prices
-from model.data.evals import load_evals
 from model.data.export import safe_csv
 from model.data.identity import identity
-from model.data.inputs import DASHBOARD_PARTS, Inputs, analysis_columns, inputs_of, rate_files, with_workload
+from model.data.inputs import Inputs, load_inputs, with_workload
 from model.data.published import PublishedPlan, priced_checks, published_plan
-from model.data.requests import load_samples
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write
 from model.data.store import (
@@ -47,16 +49,15 @@ from model.data.store import (
     stored_rates,
     workloads,
 )
-from model.data.versions import acting, latest_version
+from model.data.versions import acting
 from model.present.answer_steps import Fit
 from model.present.answers import workload_label
-from model.present.view_answer import Answer, fit_of_inputs, rates_of_inputs
+from model.present.view_answer import Answer, build_answer, cloud_of, fit_of_inputs, reading, steps_for
 from ui.lru import CACHE, trim_if_grown
-from ui.shared_answer import SharedAnswer
 from ui.state import view
 
-__all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options", "presets", "points", "export_csv",
-           "frontier_key", "answer_of", "per_view",
+__all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options",
+           "presets", "inputs", "export_csv", "answer_of", "resolved_on", "per_view", "CLOUD_COLUMNS",
            "sources", "published_checks_of", "user", "page_name",
            "read_only", "clear"]
 
@@ -197,51 +198,23 @@ def _where_key(state: View) -> tuple:
     return tuple(sorted((k, tuple(v)) for k, v in state.where().items()))
 
 
-def _rows_key(state: View) -> tuple:
-    """Which rows and columns a view loads: its filters, and the columns its pages' parts read
-    (:func:`model.data.inputs.analysis_columns` of :data:`model.data.inputs.DASHBOARD_PARTS`: a pure function of
-    the view; at 1M rows a third of the columns, and of the bytes, are never read by a page)."""
-    return _where_key(state), analysis_columns(state, DASHBOARD_PARTS)
+def _inputs_key(ver: tuple, state: View) -> tuple:
+    return ("inputs", ver, db_path(), reading(state, None))
 
 
-def _points(path: str, ver: tuple, rows: tuple, dv: int | None, con) -> pd.DataFrame:
-    key = ("points", ver, path, rows, dv)
-    where, columns = rows
-    return CACHE.get_or_make(key, lambda: shared_strings(load_points(con, {k: list(v) for k, v in where},
-                                                                     columns=columns, version=dv)), group=key)
+def inputs(state: View, snap: Snapshot | None = None) -> Inputs:
+    """What every page of ``state`` reads (the :class:`~model.data.inputs.Reading` of every part), read once per
+    filters and data version (``snap``: default this rerun's snapshot), text held once per distinct value
+    (:func:`model.data.store.shared_strings`), shared and read-only."""
+    snap = snap or snapshot()
+    key = _inputs_key(snap.version, state)
+    return CACHE.get_or_make(key, lambda: load_inputs(snap.con.cursor(), key[3], shared=True))
 
 
-def points(state: View, ver: tuple) -> pd.DataFrame:
-    """The rows the view's filters select (before its as-of and repeats) in the view's data version (its pin,
-    else the latest), in the columns its pages read (:func:`_rows_key`), shared and read-only."""
-    return _points(db_path(), ver, _rows_key(state), state.data_version, snapshot().con)
-
-
-def _runs(path: str, ver: tuple, rows: tuple, dv: int | None, runs: tuple, con) -> RunsInView:
-    """The rows that build the frontier: ``runs`` is (as_of, repeats, the view's series keys)
-    (:func:`model.core.repeats.runs_in_view`)."""
-    as_of, repeats, view_by = runs
-    loaded = _points(path, ver, rows, dv, con)
-    key = ("runs", ver, path, rows, dv, runs)
-    return CACHE.get_or_make(key, lambda: runs_in_view(loaded, as_of, repeats, view_by), group=key,
-                             groups=(("points", ver, path, rows, dv),))
-
-
-def _store_parts(path: str, ver: tuple, dv: int | None, con) -> tuple:
-    """What every view of a data version reads beside its rows: TCO rates files, API prices, sources, evaluations
-    (``dv``: the pinned data version, None the latest), and the number of the version they are."""
-    def make() -> tuple:
-        cur = con.cursor()
-        return (rate_files(cur, dv), tuple(load_api_prices(cur, dv)), list_sources(cur, dv),
-                load_evals(cur, version=dv), dv or latest_version(cur))
-
-    return CACHE.get_or_make(("store_parts", ver, path, dv), make, group=("store_parts", ver, path, dv))
-
-
-def frontier_key(state: View) -> tuple:
-    """The key of the one frontier cache: :meth:`model.core.view.View.frontier_key`, the fields that change the
-    fit (declared in :mod:`model.core.view_fields`)."""
-    return state.frontier_key()
+def _fit(snap: Snapshot, state: View) -> tuple[tuple, Fit]:
+    inputs_key = _inputs_key(snap.version, state)
+    key = ("fit", snap.version, db_path(), inputs_key[3], state.frontier_key())
+    return key, CACHE.get_or_make(key, lambda: fit_of_inputs(state, inputs(state, snap)), deps=(inputs_key,))
 
 
 def _rate_key(state: View) -> tuple:
@@ -249,62 +222,63 @@ def _rate_key(state: View) -> tuple:
     return tuple((f.name, getattr(state, f.name)) for f in FIELDS if f.changes == RATE)
 
 
-def _fit(path: str, ver: tuple, key: tuple, inputs: Inputs) -> Fit:
-    # the one frontier cache: a rate change of a view whose series are per hardware refits nothing
-    # (measured as it grows: its leave-one-out is computed when first read)
-    return CACHE.get_or_make(("fit", ver, path, key), lambda: fit_of_inputs(inputs), group=("fit", ver, path, key),
-                             size=lambda _: 0)
+def _cloud(snap: Snapshot, state: View, fit_key: tuple, fit: Fit) -> tuple[tuple, Analysis]:
+    key = ("cloud", snap.version, db_path(), fit_key[3], fit_key[4], _rate_key(state))
+
+    def make() -> Analysis:
+        inputs_of_view = inputs(state, snap)
+        part = build_answer(state, inputs_of_view, ("cost",), given={"fit": fit})
+        result = cloud_of(part.rows, inputs_of_view, part.cost)
+        return replace(result, points=_slim(result.points))
+
+    return key, CACHE.get_or_make(key, make, deps=(fit_key,))
 
 
-def _inputs(path: str, ver: tuple, state: View, con) -> Inputs:
-    state = with_workload(con.cursor(), state)
-    rows, dv = _rows_key(state), state.data_version
-    files, api, sources, evals, number = _store_parts(path, ver, dv, con)
-    loaded = _points(path, ver, rows, dv, con)
-    return inputs_of(state, loaded, _presets(path, ver, con, dv), files,
-                     runs=_runs(path, ver, rows, dv, (state.as_of, state.repeats, tuple(state.by)), con),
-                     columns=rows[1], api_prices=api, sources=sources, evals=evals,
-                     requests=_requests(path, ver, rows, dv, loaded, con), data_version=number)
+#: the columns of the labelled points the Frontier chart reads (:func:`model.present.figures.frontier_figure`: axes,
+#: series, and the hover's hardware, recipe, parallelism, concurrency, run date and source:line), the report's
+#: chart too: the cached points keep these (at 1M rows the other columns would be about 150 MB more)
+CLOUD_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
+                 "precision", "spec_decoding", "tp", "ep", "dp", "pp", "concurrency", "run_date", "source_file",
+                 "source_line")
 
 
-def _requests(path: str, ver: tuple, rows: tuple, dv: int | None, loaded: pd.DataFrame, con):
-    """The per-request data (goodput) of the points a view's filters select, read once per data version and
-    filters, as :func:`model.data.inputs.load_inputs` reads them (not every point's in the store)."""
-    key = ("requests", ver, path, rows, dv)
-    return CACHE.get_or_make(key, lambda: load_samples(con.cursor(), loaded["point_id"]), group=key,
-                             groups=(("points", ver, path, rows, dv),))
+def _slim(points: pd.DataFrame) -> pd.DataFrame:
+    """``points`` in :data:`CLOUD_COLUMNS` (those it has), its own copy (a slice would keep the whole frame's
+    blocks), each text value held once."""
+    return shared_strings(points[[c for c in CLOUD_COLUMNS if c in points.columns]].copy())
 
 
-def _answer(path: str, ver: tuple, view_json: str, con) -> Answer:
-    """The one answer of a view on a data version, shared by every session, page, report and CSV (read-only):
-    measured again each time it is read, as its parts are computed."""
-    key = ("answer", ver, path, view_json)
-    found = CACHE.get(key)
-    if found is None:
-        inputs = _inputs(path, ver, View.model_validate_json(view_json), con)
-        view = inputs.view
-        fkey = frontier_key(view)
-        group = ("part", ver, path, fkey, _rate_key(view))
-        rows, dv = _rows_key(view), view.data_version
-        runs = ("runs", ver, path, rows, dv, (view.as_of, view.repeats, tuple(view.by)))
-        anchors = (("points", ver, path, rows, dv), runs, ("fit", ver, path, fkey), ("store_parts", ver, path, dv),
-                   ("presets", ver, path, dv), ("requests", ver, path, rows, dv))
-        made = SharedAnswer(inputs, _fit(path, ver, fkey, inputs), group=group, anchors=anchors)
-        found = CACHE.get_or_make(key, lambda: made, size=lambda _: 0, groups=(*anchors, group))
-    CACHE.touch(key, found, vars(found))
-    if found.fit is not None:
-        CACHE.touch(("fit", ver, path, frontier_key(found.state)), found.fit, vars(found.fit))
-    return found
-
-
-def answer_of(state: View, snap: Snapshot | None = None) -> Answer:
-    """The answer of ``state`` on the snapshot ``snap`` (default: the newest published one, held while the
-    answer is built; a deferred download runs outside the rerun): the same object for every caller of one
-    view and data version while it is cached."""
+def answer_of(state: View, parts: Iterable[str] | None = None, snap: Snapshot | None = None) -> Answer:
+    """The answer of ``state`` (its workload set) for ``parts`` (None: every part) on the snapshot ``snap``
+    (default: the newest published one, held while the answer is built: a deferred download runs outside the
+    rerun): the same object for every caller of one view, parts and data version while it is cached."""
     if snap is None:
         with reader(db_path()).hold() as held:
-            return _answer(db_path(), held.version, state.model_dump_json(), held.con)
-    return _answer(db_path(), snap.version, state.model_dump_json(), snap.con)
+            return answer_of(state, parts, held)
+    state = resolved_on(snap, state)
+    wanted = tuple(sorted(steps_for(state, parts)))
+    key = ("answer", snap.version, db_path(), state.model_dump_json(), wanted)
+    found = CACHE.get(key)
+    if found is not None:
+        return found
+    inputs_key = _inputs_key(snap.version, state)
+    got = inputs(state, snap)
+    given, deps = {}, [inputs_key]
+    if "fit" in wanted:
+        fit_key, given["fit"] = _fit(snap, state)
+        deps.append(fit_key)
+        if "cloud" in wanted:
+            cloud_key, given["cloud"] = _cloud(snap, state, fit_key, given["fit"])
+            deps.append(cloud_key)
+    return CACHE.get_or_make(key, lambda: build_answer(state, got, wanted, given=given), deps=tuple(deps))
+
+
+def resolved_on(snap: Snapshot, state: View) -> View:
+    """:func:`resolved` on the snapshot ``snap``."""
+    if state.workload is not None:
+        return state
+    return CACHE.get_or_make(("resolved", snap.version, db_path(), state.model_dump_json()),
+                             lambda: with_workload(snap.con.cursor(), state))
 
 
 def per_view(ctx: "Ctx", name: str, make):
@@ -327,7 +301,7 @@ def _options(path: str, ver: tuple, dv: int | None = None) -> dict:
         rows = workloads(cur, dv)
         out["workloads"] = ["|".join(row[:3]) for row in rows]
         out["workload_labels"] = {"|".join(row[:3]): workload_label(*row[:5]) for row in rows}
-        table = _presets(path, ver, snapshot().con, dv)
+        table = _presets(path, ver, dv)
         out["price_sets"] = {ps: tiers(table, ps) for ps in price_sets(table)}
         out["priced"] = sorted(table["hardware"].astype(str).unique())
         return out
@@ -335,9 +309,8 @@ def _options(path: str, ver: tuple, dv: int | None = None) -> dict:
     return copy.deepcopy(CACHE.get_or_make(("options", ver, path, dv), make))
 
 
-def _presets(path: str, ver: tuple, con, dv: int | None = None) -> pd.DataFrame:
-    return CACHE.get_or_make(("presets", ver, path, dv), lambda: load_presets(stored_rates(con.cursor(), dv)),
-                             group=("presets", ver, path, dv))
+def _presets(path: str, ver: tuple, dv: int | None = None) -> pd.DataFrame:
+    return CACHE.get_or_make(("presets", ver, path, dv), lambda: load_presets(stored_rates(cursor(), dv)))
 
 
 def _pinned() -> int | None:
@@ -347,7 +320,7 @@ def _pinned() -> int | None:
 
 def presets(ver: tuple) -> pd.DataFrame:
     """The $/GPU-hour presets of snapshot ``ver`` in the session view's data version (shared, read-only)."""
-    return _presets(db_path(), ver, snapshot().con, _pinned())
+    return _presets(db_path(), ver, _pinned())
 
 
 def options(ver: tuple) -> dict:
@@ -387,28 +360,26 @@ def clear() -> None:
 
 @dataclass
 class Ctx:
-    """What a page needs: the view state, the data in view and the answer, for this rerun."""
+    """What a page needs for this rerun: the view (its workload set), what the store holds for it (the rows its
+    filters select, before as-of and repeats: the sidebar's rate boxes and the pages' "in view"), the presets, the
+    options and the data version. :meth:`answer` is the view's answer for the parts a page renders."""
 
     state: View
-    points: pd.DataFrame
+    inputs: Inputs | None
     presets: pd.DataFrame
     options: dict
     version: tuple
     url_path: str = ""
-    memo: dict = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not self.options["workloads"]
 
     @property
-    def answer(self) -> Answer:
-        """The answer of this view (:func:`answer_of`) on this rerun's snapshot: every page, the report box and
-        the CSV buttons render it."""
-        if "answer" not in self.memo:
-            self.memo["answer"] = answer_of(self.state, snapshot())
-        return self.memo["answer"]
+    def points(self) -> pd.DataFrame:
+        """The rows the view's filters select, before its as-of and repeats (an empty frame without data)."""
+        return self.inputs.loaded if self.inputs is not None else pd.DataFrame(columns=["hardware", "model"])
 
-    def rates(self) -> dict[str, float]:
-        """$/GPU-hour of every hardware in view, by the one rate rule (the answer's), without a fit."""
-        return rates_of_inputs(_inputs(db_path(), self.version, self.state, snapshot().con))
+    def answer(self, *parts: str) -> Answer:
+        """The answer of this view for ``parts`` (:func:`answer_of`) on this rerun's snapshot."""
+        return answer_of(self.state, parts or None, snapshot())

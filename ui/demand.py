@@ -8,11 +8,12 @@ import streamlit as st
 
 from model.core.shape import PRESETS
 from model.core.trace import Trace, TraceError, read_trace
+from model.core.view_fields import KNEE_RULES, TOKEN_BASES
 from model.present.volume_figures import day_figure
 from ui import numbers
 from ui.state import bind, commit, plain, view
 
-__all__ = ["shape_boxes", "fleet_boxes", "day_chart"]
+__all__ = ["shape_boxes", "fleet_boxes", "fleet_settings", "day_chart"]
 
 _NONE, _TYPED = "", "typed"
 _WORDS = {_NONE: "none (a peak-to-average factor)", "flat": "flat", "business-hours": "business hours (09–18 h)",
@@ -50,7 +51,7 @@ def shape_boxes(where, with_factor: bool = True) -> None:
         trace = Trace.from_text(state.trace)
         where.caption(plain(f"Shape: the {trace.words()}. Kept in this session only: a link does not carry it "
                             "unless it is short."))
-        numbers.field_box(where, "trace_window", "Trace window [minutes]")
+        numbers.field_box(where, "trace_window")
         if where.button("Remove the trace", key="trace_remove"):
             commit(trace="")
             st.rerun()
@@ -63,7 +64,7 @@ def shape_boxes(where, with_factor: bool = True) -> None:
             st.session_state["shape_typed"] = state.shape
             where.text_input("Hourly weights (24, from midnight)", key="shape_typed", on_change=_typed_shape)
         elif choice == _NONE and with_factor:
-            numbers.field_box(where, "peak_to_average", "Peak ÷ average load", help="From 1 to 1000.")
+            numbers.field_box(where, "peak_to_average", help="From 1 to 1000.")
     where.file_uploader("Or a request trace (CSV: timestamp,input_tokens,output_tokens, or the Azure trace's "
                         "TIMESTAMP,ContextTokens,GeneratedTokens)", type=["csv"], key="trace_file",
                         on_change=_upload)
@@ -73,8 +74,22 @@ def shape_boxes(where, with_factor: bool = True) -> None:
 
 def fleet_boxes(where) -> None:
     """On demand: the nodes kept up and the nodes added at a time."""
-    numbers.field_box(where, "min_nodes", "Nodes kept up on demand")
-    numbers.field_box(where, "scale_step", "Scale-up step [nodes]")
+    numbers.field_box(where, "min_nodes")
+    numbers.field_box(where, "scale_step")
+
+
+def fleet_settings() -> None:
+    """How a fleet is sized: the knee rule, GPUs per node, kW per GPU, PUE, IT power per rack and what a typed
+    volume counts (view fields: each in the link, the report's assumptions and the CLI's options)."""
+    c1, c2, c3 = st.columns(3)
+    bind(c1.selectbox, "rule", KNEE_RULES, format_func=lambda v: {"first_failure": "before the first rate breaking "
+                                                                  "the SLA", "highest_pass": "the highest rate meeting it"}[v])
+    numbers.field_box(c1, "gpus_per_node", placeholder="as the rows state, else 8")
+    numbers.field_box(c2, "kw_per_gpu", placeholder="the price set's")
+    numbers.field_box(c2, "pue", placeholder="the profile's, else 1")
+    numbers.field_box(c3, "rack_kw", placeholder="racks not counted")
+    bind(c3.selectbox, "token_basis", [None, *TOKEN_BASES],
+         format_func=lambda v: "the capacity's basis" if v is None else f"{v} tokens")
 
 
 def day_chart(fleet, key: str) -> None:

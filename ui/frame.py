@@ -144,7 +144,7 @@ def pinned_notice(ctx: data.Ctx, latest: int) -> None:
 
 def _headline(state: View) -> str:
     try:
-        return data.answer_of(state, data.snapshot()).headline
+        return data.answer_of(state, ("recommendation",), data.snapshot()).recommendation.headline
     except Exception:   # noqa: BLE001 - a view the data cannot answer says so, never a traceback or a path
         return "(this view has no answer on that data)"
 

@@ -1,15 +1,15 @@
-"""The dashboard's shared caches, bounded in bytes: one least-recently-used store per process
-(:data:`CACHE`), its budget ``$COSTFRONTIER_CACHE_MB`` (default :data:`DEFAULT_CACHE_MB`).
+"""The dashboard's shared cache, bounded in bytes: one least-recently-used store per process (:data:`CACHE`), its
+budget ``$COSTFRONTIER_CACHE_MB`` (default :data:`DEFAULT_CACHE_MB`).
 
-Streamlit's caches bound entries, not bytes: 16 answers of a 1M-row store are gigabytes. Here every entry is
-measured (:func:`size_of`: the deep size of the frames it holds, a conservative estimate for the rest) and the
-least recently used go when the total passes the budget. An entry that grows after it was stored (an answer
-computes its parts when a page first reads them) is measured again when it is read (:meth:`ByteLRU.touch`).
-An entry larger than the whole budget is not kept: it is computed, used and dropped.
-
-Entries may be *shared parts* of a group (the frames every view of one fit and rates show); an answer that holds
-one does not count it again, and when a shared part goes, the answers of its group go with it, so nothing the
-cache no longer counts stays reachable from it. Thread-safe (one lock; values are computed outside it).
+Why bytes and not Streamlit's entry bound: at 1M rows one view's inputs are about 290 MB and its labelled points
+(the Frontier chart) about 130 MB, so an entry bound either keeps gigabytes or refits on every slider step;
+``bench/bench_memory.py`` measures one replica at 1M rows under 1 GB with this bound. Every entry is measured once
+when it is stored (:func:`size_of`: the deep size of the frames it holds, a conservative estimate for the rest),
+not counting what it shares with the entries it is made of (``deps``: an answer holds its inputs, fit and labelled
+points without counting them again); the least recently used go when the total passes the budget, and an entry
+goes with any entry it is made of, so nothing the cache no longer counts stays reachable from it. An entry larger
+than the whole budget is not kept: it is computed, used and dropped. Thread-safe (one lock; values are computed
+outside it; two callers of one missing key may both compute it, the first stored is the one every caller gets).
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Callable, Hashable
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of", "trim_if_grown",
+__all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of", "held_ids", "trim_if_grown",
            "GROWN_BYTES"]
 
 CACHE_ENV = "COSTFRONTIER_CACHE_MB"
@@ -124,10 +124,7 @@ def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = N
 class _Entry:
     value: Any
     size: int
-    group: Hashable | None = None             # a shared part: the group it anchors
-    groups: tuple = ()                        # the groups whose shared parts it holds (it goes with them)
-    own: frozenset = frozenset()              # ids of the value and its direct members (a shared part)
-    parts: dict = field(default_factory=dict)  # attribute name -> bytes, for an entry measured as it grows
+    deps: tuple = ()                          # the keys of the entries it is made of (it goes with any of them)
 
 
 #: entries of at least this many bytes gone at once are worth a collection and a trim [bytes]
@@ -177,19 +174,20 @@ def trim_if_grown() -> bool:
     return True
 
 
-def _members(value) -> frozenset:
-    """The ids of ``value`` and of what it directly holds (a tuple's items, a dataclass's fields), and where the
-    numeric columns of the frames among them are."""
-    held = [value]
-    if isinstance(value, (tuple, list)):
-        held += list(value)
-    elif is_dataclass(value) and not isinstance(value, type):
-        held += [getattr(value, f.name, None) for f in fields(value)]
+def held_ids(*values) -> set:
+    """The ids of ``values`` and of what they directly hold (a tuple's items, a dataclass's fields), and where the
+    numeric columns of the frames among them are: what an entry made of them does not count again."""
+    held = list(values)
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            held += list(value)
+        elif is_dataclass(value) and not isinstance(value, type):
+            held += [getattr(value, f.name, None) for f in fields(value)]
     ids = {id(v) for v in held}
     for frame in held:
         if isinstance(frame, pd.DataFrame):
             ids.update(a for a in _addresses(frame) if a is not None)
-    return frozenset(ids)
+    return ids
 
 
 class ByteLRU:
@@ -211,7 +209,7 @@ class ByteLRU:
     def total(self) -> int:
         """The measured bytes of every entry held [bytes]."""
         with self._lock:
-            return self._total()
+            return sum(e.size for e in self._entries.values())
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -229,9 +227,6 @@ class ByteLRU:
         with self._lock:
             return list(self._entries)
 
-    def _shared(self) -> set[int]:
-        return {i for e in self._entries.values() if e.group is not None for i in e.own}
-
     def get(self, key, default=None):
         with self._lock:
             entry = self._entries.get(key)
@@ -240,13 +235,11 @@ class ByteLRU:
             self._entries.move_to_end(key)
             return entry.value
 
-    def get_or_make(self, key, make: Callable[[], Any], *, group: Hashable | None = None, groups: tuple = (),
-                    size: Callable[[Any], int] | None = None):
+    def get_or_make(self, key, make: Callable[[], Any], *, deps: tuple = (), size: Callable[[Any], int] | None = None):
         """The value of ``key``, made by ``make()`` (outside the lock) when missing and kept if it fits.
 
-        ``group``: the value is a shared part anchoring that group (others do not count it again);
-        ``groups``: the groups whose shared parts the value holds (it is dropped with any of them);
-        ``size``: how to measure it (default :func:`size_of`, not counting shared parts)."""
+        ``deps``: the keys of the entries the value is made of (not counted again; it goes with any of them);
+        ``size``: how to measure it (default :func:`size_of` less what its ``deps`` hold)."""
         found = self.get(key, _MISSING)
         if found is not _MISSING:
             return found
@@ -255,47 +248,18 @@ class ByteLRU:
             if key in self._entries:          # another thread made it meanwhile: one value for every caller
                 self._entries.move_to_end(key)
                 return self._entries[key].value
-            skip = self._shared()
-        nbytes = size(value) if size else size_of(value, skip)
+            shared = [self._entries[d].value for d in deps if d in self._entries]
+        nbytes = size(value) if size else size_of(value, held_ids(*shared) if shared else None)
+        self.put(key, value, nbytes, deps=tuple(d for d in deps if d in self._entries))
+        return self.get(key, value)
+
+    def put(self, key, value, nbytes: int, *, deps: tuple = ()) -> None:
         with self._lock:
             if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key].value
-            self.put(key, value, nbytes, group=group, groups=groups)
-        return value
-
-    def put(self, key, value, nbytes: int, *, group: Hashable | None = None, groups: tuple = ()) -> None:
-        with self._lock:
-            self._drop(key)
+                return
             if nbytes > self.budget:
                 return                         # larger than the whole budget: used once, not kept
-            self._entries[key] = _Entry(value, int(nbytes), group, tuple(groups),
-                                        _members(value) if group is not None else frozenset())
-            freed = self._evict(key)
-        if freed >= TRIM_BYTES:
-            _trim()
-
-    def touch(self, key, value, parts: dict[str, Any]) -> None:
-        """Measure again the entry ``key`` (holding ``value``) that grew: ``parts`` are its attributes (e.g. an
-        answer's computed parts); each is measured once, the first time it is seen. A read: it is now the newest."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry.value is not value:
-                return
-            self._entries.move_to_end(key)
-            new = [name for name in parts if name not in entry.parts]
-            if not new:
-                return
-            skip = self._shared() - entry.own
-        sizes = {name: size_of(parts[name], skip) for name in new}
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry.value is not value:
-                return
-            for name, nbytes in sizes.items():
-                if name not in entry.parts:
-                    entry.parts[name] = nbytes
-                    entry.size += nbytes
+            self._entries[key] = _Entry(value, int(nbytes), tuple(deps))
             freed = self._evict(key)
         if freed >= TRIM_BYTES:
             _trim()
@@ -303,11 +267,10 @@ class ByteLRU:
     def retain(self, keep: Callable[[Hashable], bool]) -> None:
         """Drop every entry whose key ``keep`` refuses (e.g. of another data version)."""
         with self._lock:
-            gone = [k for k in self._entries if not keep(k)]
-            before = self._total()
-            for key in gone:
+            before = self.total
+            for key in [k for k in self._entries if not keep(k)]:
                 self._drop(key)
-            freed = before - self._total()
+            freed = before - self.total
         if freed >= TRIM_BYTES:
             _trim()
 
@@ -317,44 +280,32 @@ class ByteLRU:
         _trim()
 
     def _drop(self, key) -> None:
-        entry = self._entries.pop(key, None)
-        if entry is None or entry.group is None:
+        if self._entries.pop(key, None) is None:
             return
-        for other in [k for k, e in self._entries.items() if entry.group in e.groups]:
-            self._drop(other)                  # they hold the part uncounted: they go with it
+        for other in [k for k, e in self._entries.items() if key in e.deps]:
+            self._drop(other)                  # made of what went: it holds it uncounted, so it goes too
             self.evictions += 1
-
-    def _total(self) -> int:
-        return sum(e.size for e in self._entries.values())
 
     def _evict(self, newest) -> int:
-        """Make the total fit the budget after the entry ``newest`` was stored or grew: the least recently used
-        go first, but never what ``newest`` holds (the shared parts of its groups: evicting the rows an answer
-        is made of to make room for it would only load them again); when that is not enough, ``newest`` goes
-        (it is used once, not kept). The bytes dropped."""
-        budget, start = self.budget, self._total()
-        entry = self._entries.get(newest)
-        anchors = set(entry.groups) if entry is not None else set()
-        total = start
-        kept = sum(e.size for k, e in self._entries.items() if k == newest or (e.group is not None and e.group in anchors))
-        if kept > budget and newest in self._entries:   # it cannot fit beside what it is made of: evict nothing else
-            self._drop(newest)
+        """Make the total fit the budget after ``newest`` was stored: the least recently used go first, never what
+        ``newest`` is made of (evicting the rows an answer is made of to make room for it would only load them
+        again); when that is not enough, ``newest`` goes (it is used once, not kept). The bytes dropped."""
+        budget, start = self.budget, self.total
+        keep = {newest, *self._entries[newest].deps}
+        if sum(self._entries[k].size for k in keep if k in self._entries) > budget:
+            self._drop(newest)              # it cannot fit beside what it is made of: evict nothing else
             self.evictions += 1
-            return start - self._total()
+            return start - self.total
         for key in list(self._entries):
-            if total <= budget:
+            if self.total <= budget:
                 break
-            other = self._entries.get(key)
-            if other is None or key == newest or (other.group is not None and other.group in anchors):
-                continue
-            self._drop(key)
-            self.evictions += 1
-            total = self._total()
-        if total > budget and newest in self._entries:
+            if key not in keep and key in self._entries:
+                self._drop(key)
+                self.evictions += 1
+        if self.total > budget and newest in self._entries:
             self._drop(newest)
             self.evictions += 1
-            total = self._total()
-        return start - total
+        return start - self.total
 
 
 _MISSING = object()

@@ -99,13 +99,14 @@ def _on_field(field: str, label: str, percent: bool, question: Callable | None) 
     commit(**{field: value})
 
 
-def field_box(where, field: str, label: str, *, question: Callable[[float], str | None] | None = None,
+def field_box(where, field: str, label: str | None = None, *, question: Callable[[float], str | None] | None = None,
               percent: bool = False, help: str | None = None, placeholder: str | None = None):
-    """A number box bound to the view's ``field`` (its key is the field's link key): typed text is read by the
-    one rule and the field's declared bounds; ``question(value)`` returning text holds the value until confirmed.
-    The held question is drawn under the box."""
+    """A number box bound to the view's ``field`` (its key is the field's link key, its label the field's declared
+    one unless given): typed text is read by the one rule and the field's declared bounds; ``question(value)``
+    returning text holds the value until confirmed. The held question is drawn under the box."""
     key = key_of(field)
     entry = held(key)
+    label = label or BY_NAME[field].label or field.replace("_", " ")
     declared = BY_NAME[field].check
     if help is None and isinstance(declared, Bounds):   # the limits the field declares, in its message's words
         help = declared.message[:1].upper() + declared.message[1:] + "."

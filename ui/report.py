@@ -3,7 +3,7 @@
 One :class:`~model.present.report.Report` per (view, data version, share link) is built when a download is
 first clicked (a deferred download: the button costs a rerun nothing) from the page's own answer
 (:func:`ui.data.answer_of`: one per view and data version, shared, never a second answer), and kept in the
-shared cache bounded in bytes (:data:`ui.lru.CACHE`; it goes with that answer), so the HTML and the XLSX of
+shared cache bounded in bytes (:data:`ui.lru.CACHE`), so the HTML and the XLSX of
 one view come from one build. A page's CSV button renders one table of that same answer
 (:func:`model.present.tables.rounded`), never a report. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
@@ -20,8 +20,8 @@ import streamlit as st
 
 from model.core.view import View
 from model.data.export import safe_csv
-from model.present.report import Report, ReportError, build_report, chromium_path
-from model.present.tables import rounded
+from model.present.report import Report, ReportError, build_report, chromium_path, report_parts
+from model.present.tables import TABLE_PARTS, rounded
 from ui import data
 from ui.lru import CACHE
 
@@ -34,25 +34,24 @@ _LOG = logging.getLogger(__name__)
 
 
 def _report(path: str, ver: tuple, view_json: str, link: str, answer) -> Report:
-    # shared, never copied per hit (two ~4.6 MB pages); measured in bytes, and dropped with the answer's parts
-    group = getattr(answer, "group", None)
-    return CACHE.get_or_make(("report", ver, path, view_json, link), lambda: build_report(answer, link),
-                             groups=(group,) if group else ())
+    # shared, never copied per hit (two ~4.6 MB pages); measured in bytes
+    return CACHE.get_or_make(("report", ver, path, view_json, link), lambda: build_report(answer, link))
 
 
 def report_of(state: View, link: str, snap=None) -> Report:
-    """The report of ``state``, reopened by ``link``: :func:`model.present.report.build_report` of the view's one
-    answer on the snapshot ``snap`` (default: the newest published one). Cached per data version."""
+    """The report of ``state``, reopened by ``link``: :func:`model.present.report.build_report` of the view's answer
+    (every part) on the snapshot ``snap`` (default: the newest published one). Cached per data version."""
     if snap is None:
         with data.reader(data.db_path()).hold() as held:   # open until the answer is read
             return report_of(state, link, held)
-    return _report(data.db_path(), snap.version, state.model_dump_json(), link, data.answer_of(state, snap))
+    return _report(data.db_path(), snap.version, state.model_dump_json(), link,
+                   data.answer_of(state, report_parts(state), snap))
 
 
 def table_csv(state: View, name: str, snap=None) -> str:
     """The table ``name`` of ``state``'s answer as a formula-safe CSV, rounded as the report's downloads are:
-    what a page's CSV button returns (nothing else is built)."""
-    return safe_csv(rounded(data.answer_of(state, snap), name))
+    what a page's CSV button returns (the parts that table reads, nothing else, are built)."""
+    return safe_csv(rounded(data.answer_of(state, TABLE_PARTS.get(name), snap), name))
 
 
 def file_stem(models: list[str], day: datetime | None = None) -> str:

@@ -277,8 +277,8 @@ def draw(url_path: str) -> data.Ctx:
         commit(**state.model_dump())
     sb = st.sidebar
     _filters(sb, opts)
-    points = data.points(view(), ver)
-    _disagg(sb, points)
+    inputs = data.inputs(data.resolved_on(data.snapshot(), view()))
+    _disagg(sb, inputs.loaded)
     _runs(sb)
-    _rates(sb, points, presets)
-    return data.Ctx(view(), points, presets, opts, ver, url_path)
+    _rates(sb, inputs.loaded, presets)
+    return data.Ctx(view(), inputs, presets, opts, ver, url_path)

@@ -97,12 +97,19 @@ def _range(field: str) -> dict:
 def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
          from_widget: Callable[[Any], Any] = lambda v: v, **kwargs):
     """Draw ``widget(*args, key=..., **kwargs)`` showing the view's ``field``, and write changes back; the
-    widget's key is the field's link key (:func:`key_of`), and a number input offers the field's declared
-    range unless given another (the interactivity of the data in view, say).
+    widget's key is the field's link key (:func:`key_of`), its label and help the field's declared ones
+    (:class:`model.core.view_fields.ViewField`) unless the page gives its own (a label as the first argument), and
+    a number input offers the field's declared range unless given another (the interactivity of the data in
+    view, say).
 
     ``to_widget`` / ``from_widget`` convert between the field's value and the widget's.
     """
     key = key_of(field)
+    declared = BY_NAME[field]
+    if not args or not isinstance(args[0], str):
+        args = (declared.label or field.replace("_", " ").capitalize(), *args)
+    if "help" not in kwargs and declared.help:
+        kwargs["help"] = declared.help
     if getattr(widget, "__name__", "") == "number_input":
         kwargs = {**_range(field), **kwargs}
     st.session_state[key] = to_widget(getattr(view(), field))

@@ -116,22 +116,23 @@ def no_data(ctx: Ctx) -> bool:
     return False
 
 
-def rate_sources(answer) -> None:
-    """Where every $/GPU-hour in view comes from, in the one vocabulary the report and the CLI use."""
+def rate_sources(rates: pd.DataFrame) -> None:
+    """Where every $/GPU-hour in view comes from (the answer's rate table), in the one vocabulary the report and the
+    CLI use."""
     with st.expander("Where each rate comes from", expanded=False):
-        for row in answer.rates.to_dict("records"):
+        for row in rates.to_dict("records"):
             st.markdown(plain(f"{row['hardware']}: {row['detail']}"))
 
 
-def drawn(ctx: Ctx, result: Analysis) -> list[str] | None:
+def drawn(crossed) -> list[str] | None:
     """Past :data:`DRAW_LIMIT` series: the "Draw all" switch, a caption saying what the chart draws, and the series
-    it draws (:meth:`model.present.view_answer.Answer.drawn`); None draws every series."""
-    count = len(result.curves)
+    it draws (``crossed``: the answer's :class:`model.present.answer_steps.Crossed`); None draws every series."""
+    count = len(crossed.analysis.curves)
     if count <= DRAW_LIMIT:
         return None
     bind(st.toggle, "all_curves", f"Draw all {count:,} series",
          help="Off: the chart draws what a person can read; every series stays in the tables and the download.")
-    chosen = ctx.answer.drawn(result)
+    chosen = crossed.drawn
     if chosen is not None:
         st.caption(f"Drawing {len(chosen)} of {count:,} series: the baseline, every series that is cheapest somewhere "
                    "(the lower envelope) and the cheapest at the targets. The tables list all of them.")

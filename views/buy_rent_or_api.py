@@ -22,16 +22,16 @@ if widgets.no_data(ctx):
     st.stop()
 state = ctx.state
 c1, c2, c3 = st.columns(3)
-numbers.field_box(c1, "tokens_per_month", "Volume [tokens per month]", placeholder="e.g. 2e9 or 2,000,000,000",
+numbers.field_box(c1, "tokens_per_month", placeholder="e.g. 2e9 or 2,000,000,000",
                   help="More than 0 and at most 1e18 tokens a month; 2e12, 2,000,000,000,000 and 2 000 000 000 000 "
                        "are all read as written.")
 shape_boxes(c2)
-bind(c3.radio, "lens", "Lens", ("full", "marginal"), horizontal=True,
+bind(c3.radio, "lens", ("full", "marginal"), horizontal=True,
      format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
 if state.demand_rps is not None:
     c3.caption(plain(f"Peak set on the Fleet page: {state.demand_rps:g} req/s (it sizes the fleet bought for the peak; "
                      "the volume prices it)."))
-answer = ctx.answer
+answer = ctx.answer("volume", "fleet")
 volume = answer.volume
 if volume is None:
     st.info("Enter a monthly volume above (tokens per month; a month is 730 hours), or a peak on the Fleet page, or "
@@ -76,7 +76,7 @@ with a1.form("api_custom"):
         elif commit(api=None, api_usd=(p_in, p_in if p_cached is None else p_cached, p_out)):
             st.rerun()
 numbers.field_box(a2, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)",
-                  help="A fraction from 0 to 1: 0.6 for 60 %.")
+                  help="A fraction from 0 to 1: 0.6 for 60 %.", percent=False)
 rented = dict(state.rent)
 for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.capacity.empty else []:
     def _rent(hw=hw):
@@ -89,7 +89,7 @@ for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.ca
     a2.text_input(f"Rented {hw} [$/GPU-hour] (empty: not compared)", key=f"rent_{hw}", on_change=_rent,
                   help=f"More than $0 and at most ${MAX_USD_PER_GPU_HOUR:,.0f}/GPU-hour.")
 if state.rent:
-    bind(a2.checkbox, "on_demand", "Rent on demand (pay node-hours carrying load; else reserved)")
+    bind(a2.checkbox, "on_demand")
     if state.on_demand:
         fleet_boxes(a2)
 

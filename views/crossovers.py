@@ -1,13 +1,11 @@
 """Crossovers: where one series becomes cheaper than another, and the rate at which it would."""
 
-import numpy as np
 import streamlit as st
 
 from model.core.analysis import ALL_PAIRS_LIMIT
-from model.core.iso import break_even_rates
 from model.core.view import pair_text
 from model.present import figures
-from model.present.answers import common_range, method_errors_text, pair_intervals, uncertain_crossings_text
+from model.present.answers import method_errors_text, pair_intervals, uncertain_crossings_text
 from model.present.tables import CAPS_TABLE
 from ui import frame, report, widgets
 from ui.state import bind, commit, plain
@@ -16,13 +14,14 @@ ctx = frame.context()
 st.title("Crossovers")
 if widgets.no_data(ctx):
     st.stop()
-answer = ctx.answer
-result = answer.crossed
+answer = ctx.answer("crossed", "goodput_caps", "recommendation")
+cost = answer.cost
+result = answer.crossed.analysis
 widgets.notes(result)
-marked = answer.crossovers_marked
-curves, shown, reach = figures.only(widgets.drawn(ctx, result), result.curves, marked, result.reach)
+marked = answer.crossed.marked
+curves, shown, reach = figures.only(widgets.drawn(answer.crossed), result.curves, marked, result.reach)
 st.plotly_chart(figures.on_good_tokens(figures.crossover_figure(curves, shown, reach, ctx.state.method,
-                                                               answer.uncertainty), answer.good.caps),
+                                                               cost.uncertainty), answer.rows.good.caps),
                 width="stretch", key="crossover_chart")
 widgets.band_note(curves)
 if result.crossovers.empty:
@@ -41,7 +40,7 @@ else:
         st.markdown("**Within uncertainty** (grey crossing marks; the shaded bands are each curve's interpolation "
                     "error):\n" + "\n".join(f"- {plain(s)}" for s in unsure))
     report.table_download(ctx, "Crossovers")
-st.caption(plain(method_errors_text(answer.uncertainty)))
+st.caption(plain(method_errors_text(cost.uncertainty)))
 if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
     st.markdown(f"**Where the cheapest series changes**, across all {len(result.curves)} series (the lower envelope "
                 "of their cost curves; the crossings above are " + plain(
@@ -66,15 +65,15 @@ widgets.table(result.reach, key="reach_table")
 names = sorted(result.curves)
 if len(names) >= 2:
     st.subheader("Break-even $/GPU-hour")
-    lo, hi = answer.x_range
+    lo, hi = cost.x_range
     c1, c2, c3 = st.columns(3)
     x = bind(c1.number_input, "interactivity_needed", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
              step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
              help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
-    if ctx.state.pair and ctx.state.pair_names() != answer.pair:
+    if ctx.state.pair and ctx.state.pair_names() != cost.pair:
         st.warning(plain(f"The pair {' and '.join(ctx.state.pair_names())} from the link is not among the series "
                          "shown; showing the two cheapest instead."))
-    a, b = answer.pair or names[:2]
+    a, b = cost.pair or names[:2]
 
     def _on_pair() -> None:
         chosen_a, chosen_b = st.session_state["pair_a"], st.session_state["pair_b"]
@@ -88,12 +87,11 @@ if len(names) >= 2:
     else:
         found = answer.recommendation.break_even
         same = found is not None and (found["series"], found["against"]) == (a, b)
-        st.markdown(f"### {plain(found['text'] if same else answer.break_even['text'])}")
+        st.markdown(f"### {plain(found['text'] if same else cost.break_even['text'])}")
         if same:
             st.caption(plain(" ".join(answer.recommendation.notes)))
-        span = common_range(result.curves, a, b)
-        if span:
-            table = break_even_rates(result.curves, a, b, np.linspace(*span, 60), ctx.state.method)
+        table = answer.crossed.break_even_curve
+        if table is not None and (a, b) == cost.pair:
             st.plotly_chart(figures.break_even_figure(table, a, b, x), width="stretch", key="break_even_chart")
             st.caption(plain(f"Across interactivity: the rate at which {a} costs what {b} costs per million tokens "
                              f"(break-even rate = rate of {a} × cost of {b} ÷ cost of {a}, at the same "

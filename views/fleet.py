@@ -6,17 +6,20 @@ import streamlit as st
 
 from model.core.plausible import fleet_question
 from model.present import fmt
+from model.present.view_answer import fleet_at
 from ui import data, frame, numbers, widgets
-from ui.demand import day_chart, fleet_boxes, shape_boxes
+from ui.demand import day_chart, fleet_boxes, fleet_settings, shape_boxes
 from ui.state import plain, view
 
 ctx = frame.context()
 
 
 def _nodes_question(rps: float) -> str | None:
-    """Why ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the page would)."""
+    """Why ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the page would,
+    from the view's own capacity: :func:`model.present.view_answer.fleet_at`)."""
     try:
-        fleet = data.answer_of(view().replace(demand_rps=rps, budget_mw=None, budget_usd_month=None)).fleet
+        fleet = fleet_at(data.answer_of(view(), ("capacity", "rates")), demand_rps=rps, budget_mw=None,
+                         budget_usd_month=None)
     except ValueError:   # the view refuses it: committing says why
         return None
     if fleet is None or fleet.sized.empty or "nodes" not in fleet.sized.columns:
@@ -37,20 +40,22 @@ way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="flee
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
 if way == "a demand":
-    numbers.field_box(c1, "demand_rps", "Peak demand [req/s]", placeholder="e.g. 10", question=_nodes_question,
+    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=_nodes_question,
                       help="More than 0 and at most 1e9 req/s. A demand that needs more than 1,000 nodes is applied "
                            "once you confirm it.")
-    numbers.field_box(c2, "tokens_per_month", "Volume [tokens per month]", placeholder="e.g. 3e9",
+    numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9",
                       help="More than 0 and at most 1e18 tokens a month (730 hours), on the view's token basis.")
-    numbers.field_box(c3, "headroom", "Headroom [capacity ÷ peak]", help="From 1 to 100.")
+    numbers.field_box(c3, "headroom", help="From 1 to 100.")
     d1, d2, d3 = st.columns(3)
     shape_boxes(d1)
-    numbers.field_box(d2, "spares", "Spare nodes (N+1 = 1)", help="A whole number from 0 to 100,000.")
+    numbers.field_box(d2, "spares", help="A whole number from 0 to 100,000.")
     fleet_boxes(d3)
 else:
-    numbers.field_box(c1, "budget_mw", "Power budget [MW, facility]", help="More than 0 and at most 1e6 MW.")
-    numbers.field_box(c2, "budget_usd_month", "Money budget [$/month]", help="More than $0 and at most $1e15.")
-answer = ctx.answer
+    numbers.field_box(c1, "budget_mw", help="More than 0 and at most 1e6 MW.")
+    numbers.field_box(c2, "budget_usd_month", help="More than $0 and at most $1e15.")
+with st.expander("How the fleet is sized: knee rule, GPUs per node, power, racks", expanded=False):
+    fleet_settings()
+answer = ctx.answer("cost", "fleet")
 x = answer.interactivity_needed
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "
                  + (fmt.interactivity(x) if x else "not set (Overview page)")))
@@ -66,20 +71,12 @@ if fleet.said:
     st.success(plain(fleet.said))
 for sentence in fleet.sentences:
     st.markdown(plain(sentence))
-# the numbers a decision needs first, so they fit a 1280-pixel screen; where the rate comes from and the notes
-# follow behind the table's "More columns" switch (and say the same as the sentences above and the captions below)
-curved = fleet.over_time is not None
-columns = (["series", "nodes", "gpus", "kw", "usd_per_month"]
-           + (["mean_nodes", "usd_per_month_autoscaled"] if curved else [])
-           + ["per_node_rps", "usd_per_gpu_hour", "pricing", "effective_usd_per_mtok", "utilization"]
-           + (["effective_usd_per_mtok_autoscaled", "utilization_autoscaled"] if curved else []) + ["note"]
-           if fleet.kind == "demand" else ["series", "limit", "nodes", "gpus", "kw", "usd_per_month",
-                                           "requests_per_second", "tokens_per_second", "users", "pricing", "note"])
-widgets.table(fleet.sized[[c for c in columns if c in fleet.sized.columns]], key="fleet_table",
-              details=("pricing", "note", "effective_usd_per_mtok", "utilization", "effective_usd_per_mtok_autoscaled",
-                       "utilization_autoscaled"))
+# the numbers a decision needs first (model.present.tables.FLEET_SPEC), so they fit a 1280-pixel screen; where the
+# rate comes from and the notes follow behind the table's "More columns" switch
+widgets.table(fleet.sized[fleet.columns], key="fleet_table",
+              details=("method", "pricing", "note", "effective_usd_per_mtok", "utilization",
+                       "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")
-for series, method, text in fleet.sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]] \
-        .itertuples(index=False):
-    st.caption(plain(f"{series} ({method}): {text}"))
+for line in fleet.capacity_lines:
+    st.caption(plain(line))

@@ -15,9 +15,10 @@ c1, c2 = st.columns([2, 1])
 y = bind(c1.radio, "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
          format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
 optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
-result = ctx.answer.with_points
+answer = ctx.answer("cloud", "frontier_table")
+result = answer.cloud
 widgets.notes(result)
-if ctx.answer.frontier_table.empty:
+if answer.frontier_table.empty:
     st.info("No series in this view has a frontier: no point has both an interactivity and a throughput on the "
             f"view's token basis ({ctx.state.basis}). The notes above say which; try another basis in the sidebar.")
     st.stop()
@@ -28,10 +29,10 @@ if len(cloud) > figures.CLOUD_LIMIT and not optimal:
         cloud = figures.thin_cloud(cloud)
         st.caption(f"Showing {len(cloud):,} of {len(result.points):,} measured points (every "
                    f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")
-frontier_table = ctx.answer.frontier_table
+frontier_table = answer.frontier_table
 # built once per view and data version, for every session (the view holds y, 'Optimal only' and 'Draw all')
 figure = data.per_view(ctx, "frontier_figure", lambda: figures.on_good_tokens(
-    figures.frontier_figure(cloud, frontier_table, y, optimal), ctx.answer.good.caps))
+    figures.frontier_figure(cloud, frontier_table, y, optimal), answer.rows.good.caps))
 st.plotly_chart(figure, width="stretch", key="frontier_chart")
 if frontier_table["tput_min"].notna().any():
     st.caption("Bars: the min–max of a frontier point's repeats (the same configuration measured in several files "

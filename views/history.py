@@ -14,20 +14,20 @@ st.caption("For every run date: each series' $/M at the interactivity you need f
            "date gives it (a staircase that never rises). Rows that state no run date are left out, never dated.")
 if widgets.no_data(ctx):
     st.stop()
-answer = ctx.answer
+answer = ctx.answer("history")
 x = answer.interactivity_needed
 if x is not None:
-    span = answer.x_range
+    span = answer.cost.x_range
     bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
          max_value=float(span[1]), step=1.0, to_widget=lambda v: float(x), format="%.1f")
-table = answer.history
-for note in answer.history_notes:
+table = answer.history.table
+for note in answer.history.notes:
     st.warning(plain(note[:1].upper() + note[1:]))
 if x is None or table.empty:
     st.info("No dated runs of a priced series in this view: nothing to show by run date.")
 else:
     st.plotly_chart(data.per_view(ctx, "history_figure", lambda: figures.on_good_tokens(
-        figures.history_figure(table, x), answer.good.caps)), width="stretch",
+        figures.history_figure(table, x), answer.rows.good.caps)), width="stretch",
                     key="history_chart")
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)

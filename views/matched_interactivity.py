@@ -11,23 +11,24 @@ ctx = frame.context()
 st.title("Cost at matched interactivity")
 if widgets.no_data(ctx):
     st.stop()
-answer = ctx.answer
-defaults = answer.analysis.targets if not ctx.state.targets else []
+answer = ctx.answer("cost", "crossed")
+cost = answer.cost
+defaults = cost.analysis.targets if not ctx.state.targets else []
 bind(st.text_input, "targets", "Interactivity targets [tok/s/user], comma-separated",
      to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets,
      help="Up to 20 positive numbers. Defaults are spread over the range every series reaches.")
-names = sorted(answer.analysis.curves)
+names = sorted(cost.analysis.curves)
 if ctx.state.baseline and ctx.state.baseline not in names:
     st.warning(plain(f"Baseline {ctx.state.baseline!r} is not among the series shown; using {names[0]!r}.")
                if names else "No series to compare.")
 if names:
     bind(st.selectbox, "baseline", "Baseline series for ratios", names,
          to_widget=lambda v: v if v in names else names[0])
-result, iso = answer.analysis, answer.iso_error
+result, iso = cost.analysis, cost.iso_error
 widgets.notes(result)
-curves, iso_drawn = figures.only(widgets.drawn(ctx, result), result.curves, iso)
-st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, ctx.state.method, answer.uncertainty),
-                                        answer.good.caps), width="stretch",
+curves, iso_drawn = figures.only(widgets.drawn(answer.crossed), result.curves, iso)
+st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, ctx.state.method, cost.uncertainty),
+                                        answer.rows.good.caps), width="stretch",
                 key="cost_chart")
 widgets.band_note(curves)
 if iso.empty:
@@ -38,10 +39,10 @@ else:
                 "*± N %*: interpolation error, the shaded band: if we had not measured a point, our method would have "
                 "been off by about N % there; *(measured)*: a frontier point, exact)")
     st.table(costs)
-    st.markdown(f"**Cost relative to {plain(answer.baseline)}** (above 1.00x: dearer than the baseline)")
+    st.markdown(f"**Cost relative to {plain(cost.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
-st.caption(plain(method_errors_text(answer.uncertainty)) + " The band is the error expected at each value's knot "
+st.caption(plain(method_errors_text(cost.uncertainty)) + " The band is the error expected at each value's knot "
            "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the README, "
            "\"Interpolation error\".", help="Switch the Interpolation method in the sidebar to compare.")
 st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "

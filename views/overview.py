@@ -3,7 +3,6 @@
 import streamlit as st
 
 from model.data.samples import load_samples
-from model.data.store import list_sources
 from model.present import fmt
 from model.present.answers import REACH_WORDS
 from ui import data, frame, widgets
@@ -25,15 +24,15 @@ if ctx.empty:
 
 if widgets.no_data(ctx):
     st.stop()
-answer = ctx.answer
-result = answer.crossed
+answer = ctx.answer("recommendation", "rates", "overview")
+cost = answer.cost
+result = answer.crossed.analysis
 if not result.curves:
     st.info("No series has both interactivity and throughput on this basis, so there is no frontier to price.")
     st.stop()
-lo, hi = answer.x_range
-bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=lo, max_value=hi,
-     step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
-     help="The Overview's answer, the break-even rate, fleet sizing and the report all use this interactivity.")
+lo, hi = cost.x_range
+bind(st.number_input, "interactivity_needed", min_value=lo, max_value=hi, step=1.0, format="%.1f",
+     to_widget=lambda v: cost.interactivity_needed)
 recommendation = answer.recommendation
 st.subheader(plain(recommendation.headline))
 st.markdown("\n".join(f"- {plain(line)}" for line in recommendation.lines[1:] if line not in recommendation.notes))
@@ -42,20 +41,19 @@ if recommendation.break_even is not None:
     st.page_link("views/crossovers.py", label="The break-even $/GPU-hour of any two series: Crossovers",
                  icon=":material/swap_horiz:", query_params=ctx.state.to_query())
 st.space(28)   # room for the table's toolbar (a phone always shows it), which covered the headline's end
-widgets.table(answer.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]]
-              .assign(status=answer.at_x["status"].map(lambda s: REACH_WORDS.get(s, s))), key="headline_table")
+widgets.table(cost.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]]
+              .assign(status=cost.at_x["status"].map(lambda s: REACH_WORDS.get(s, s))), key="headline_table")
 widgets.notes(result)   # after the answer, so a phone's first screen holds it
-widgets.rate_sources(answer)
-sources = list_sources(data.cursor())
+widgets.rate_sources(answer.rates)
+sources = data.sources(ctx.version)
+seen = answer.overview           # the rows the answer above priced: after the view's as-of and repeats
 c1, c2, c3, c4 = st.columns([1, 1, 1, 1.6])
 c1.metric("Sources", len(sources))
-c2.metric("Rows in view", f"{len(ctx.points):,}")
-hardware = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
-c3.metric("Hardware in view", len(hardware))
-c3.caption(plain(", ".join(hardware)) or "—")
-dates = ctx.points["run_date"].dropna() if "run_date" in ctx.points else []
-c4.metric("Latest run", fmt.date(max(dates)) if len(dates) else "not stated")
-if len(dates) and min(dates) != max(dates):
-    c4.caption(f"earliest {fmt.date(min(dates))}")
+c2.metric("Rows in view", f"{seen.rows:,}")
+c3.metric("Hardware in view", len(seen.hardware))
+c3.caption(plain(", ".join(seen.hardware)) or "—")
+c4.metric("Latest run", fmt.date(seen.latest_run) if seen.latest_run is not None else "not stated")
+if seen.latest_run is not None and seen.earliest_run != seen.latest_run:
+    c4.caption(f"earliest {fmt.date(seen.earliest_run)}")
 with st.expander("Sources loaded", expanded=False):
     widgets.table(sources.drop(columns=["sha256"]))

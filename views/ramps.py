@@ -18,7 +18,7 @@ st.caption("Request-rate ramps against a latency SLA: the highest measured load 
            "tokens costs there. Set the SLA in the sidebar.")
 if widgets.no_data(ctx):
     st.stop()
-ramps = ctx.answer.ramps
+ramps = ctx.answer("ramps").ramps
 if ramps.empty:
     st.info("No request-rate ramps in view. A ramp is rows with a request rate and no interactivity, such as the "
             "bundled Wafer GLM-5.2 sample: pick its workload in the sidebar. Its filters and 'As of (run date)' leave rows out too.")

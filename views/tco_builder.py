@@ -24,7 +24,7 @@ hardware = sorted({*(ctx.options["hardware"]), *CANONICAL_HARDWARE}, key=str.low
 
 in_view = tuple(sorted(ctx.points["hardware"].dropna().astype(str).unique())) if not ctx.points.empty else ()
 # the form starts from the hardware in view: the cheapest series' hardware, or the only one
-at_x = ctx.answer.at_x if len(in_view) > 1 else None
+at_x = ctx.answer("cost").cost.at_x if len(in_view) > 1 else None
 start = (str(at_x["hardware"].iloc[0]) if at_x is not None and not at_x.empty and "hardware" in at_x.columns
          else in_view[0] if in_view else "H200")
 st.subheader("On-prem build-up")
@@ -108,13 +108,14 @@ if profiles:
     st.plotly_chart(breakdown_figure(table), width="stretch", key="breakdown_chart")
     widgets.table(table.rename(columns={"profile": "series"}), key="breakdown_table")
 
-    answered = [pa for pa in ctx.answer.profiles if pa.tornado is not None]
+    answer = ctx.answer("profiles")
+    answered = [pa for pa in answer.profiles if pa.tornado is not None]
     if answered:
         st.subheader("Sensitivity: each input ±20 %")
         c1, c2 = st.columns(2)
         chosen = c1.selectbox("Profile", [pa.profile.name for pa in answered], key="tornado_profile")
         pa = next(pa for pa in answered if pa.profile.name == chosen)
-        c2.markdown(plain(f"$/M of {pa.series} at {fmt.interactivity(ctx.answer.interactivity_needed)} (the interactivity you need)"
+        c2.markdown(plain(f"$/M of {pa.series} at {fmt.interactivity(answer.interactivity_needed)} (the interactivity you need)"
                           if pa.tornado_unit == "usd_per_mtok" else
                           "$/GPU-hour (no series of this hardware is in view to price tokens)"))
         st.plotly_chart(tornado_figure(pa.tornado, pa.tornado_base, pa.tornado_unit), width="stretch",

@@ -5,7 +5,6 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from model.core.cost import resolve_rates
 from model.core.dated import age_days, is_old, read_on_text
 from ui import frame, numbers, sidebar, widgets
 from ui.state import plain
@@ -16,24 +15,32 @@ st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-pr
            "to $1,000 is taken as typed (1,48 and 1.48 are both $1.48); one more than 5× or less than 1/5 of its "
            "preset is applied once you confirm it. A hardware a cost profile prices shows the profile's rate, "
            "read-only: change it on the TCO builder page.")
+answer = ctx.answer("rates")
 in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
-preset = resolve_rates(in_view, ctx.presets, ctx.state.price_set, ctx.state.tier)
-current = ctx.rates()
-chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
-power = {str(hw).lower(): kw for hw, kw in zip(chosen["hardware"], chosen["all_in_kw_per_gpu"])}
-profiled = {hw: sidebar.profile_pricing(hw) for hw in in_view}
-kw_of = {p.hardware.lower(): p.onprem.kw_per_gpu for p in ctx.state.cost_profiles()
-         if p.name in ctx.state.priced_by and p.onprem is not None}
+profiles = {p.name: p for p in ctx.state.cost_profiles()}
+by_hw = {}      # the answer's rate row of each hardware (a profile's row names the profile: its hardware's row)
+for r in answer.rates.to_dict("records"):
+    hw = profiles[r["profile"]].hardware if r["profile"] in profiles else r["hardware"]
+    by_hw.setdefault(str(hw).lower(), r)
 today, limit = date.today(), ctx.state.price_stale_days
-read_on = {str(hw).lower(): d for hw, d in zip(chosen["hardware"], chosen["read_on"])} if "read_on" in chosen else {}
-rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [preset.get(hw) for hw in in_view],
-                     "your $/GPU-hour": [numbers.shown(current.get(hw)) for hw in in_view],
-                     "all-in kW/GPU": [kw_of.get(hw.lower(), power.get(hw.lower())) for hw in in_view],
-                     "preset read on": [read_on_text(read_on.get(hw.lower())) for hw in in_view],
-                     "old": [f"old: {age_days(read_on.get(hw.lower()), today)} days"
-                             if is_old(read_on.get(hw.lower()), today, limit) else "" for hw in in_view]})
+
+
+def _of(hw: str, column: str):
+    row = by_hw.get(hw.lower())
+    value = row.get(column) if row is not None else None
+    return None if value is None or value != value else value
+
+
+rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [_of(hw, "preset_usd_per_gpu_hour") for hw in in_view],
+                     "your $/GPU-hour": [numbers.shown(_of(hw, "usd_per_gpu_hour")) for hw in in_view],
+                     "all-in kW/GPU": [_of(hw, "all_in_kw_per_gpu") for hw in in_view],
+                     "preset read on": [read_on_text(_of(hw, "preset_read_on")) for hw in in_view],
+                     "old": [f"old: {age_days(_of(hw, 'preset_read_on'), today)} days"
+                             if is_old(_of(hw, "preset_read_on"), today, limit) else "" for hw in in_view]})
+profiled = {hw: _of(hw, "profile") for hw in in_view}
 if any(profiled.values()):   # which profile prices a row: its rate is the profile's, not edited here
-    rows["priced by"] = [f"cost profile {profiled[hw]} (read-only)" if profiled[hw] else "" for hw in in_view]
+    rows["priced by"] = [f"cost profile '{profiled[hw]}' (read-only)" if profiled[hw] else "" for hw in in_view]
+chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
 # the editor's key changes with every accepted or refused edit, so it always shows the rates in force
 edits = st.session_state.setdefault("_rates_table_edits", 0)
 
@@ -47,7 +54,7 @@ def _on_edit() -> None:
     st.session_state["_rates_table_edits"] = edits + 1
 
 
-for note in ctx.answer.old_notes(today) if in_view else []:
+for note in answer.old_notes(today) if in_view else []:
     st.warning(plain(f"Old default: {note}. Check the price, or type your own rate."))
 for hw in in_view:
     numbers.confirm_box(st, f"rate::{hw}", "page:")

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from model.cli.choices import CAPACITY_BASES, KNEE_RULES
-from model.cli.options import records, selection_args, view_args, view_from_args
+from model.cli.options import add_options, records, selection_args, view_args, view_from_args
 
 __all__ = ["add_parsers", "run", "CAPACITY_COLUMNS", "COMPARE_COLUMNS"]
 
@@ -33,27 +32,21 @@ def add_parsers(sub) -> None:
                                              if name == "compare" else "") + ".")
         selection_args(q)
         view_args(q)
-        for action in q._actions:   # ramps also take --basis auto: the view's total basis, read as on the page
-            if action.dest == "basis":
-                action.choices = CAPACITY_BASES
-        q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES, help="how the knee is read off a ramp")
-        q.add_argument("--gpus-per-node", type=int, help="GPUs per node where the rows do not say (default 8)")
+        add_options(q, "ramp")
         q.add_argument("--json", action="store_true")
 
 
 def run(args, con) -> int:
     import pandas as pd
 
+    from model.cli.query import link_notes
     from model.core.sla import SLA
     from model.present.view_answer import answer_of_view
 
-    if args.basis == "auto":          # the view's total basis is read as auto on ramps
-        args.basis = None
     state, notices = view_from_args(args, con)
-    if args.command == "compare" and args.baseline:
+    if args.command == "compare" and args.baseline:     # compare's --baseline: the system the others are divided by
         state = state.replace(compare_base=args.baseline)
-    answer = answer_of_view(con, state, ("ramps", "rates", "evals"), notes=[f"link: {n}" for n in notices],
-                            fleet_options={"rule": args.rule, "gpus_per_node": args.gpus_per_node})
+    answer = answer_of_view(con, state, ("ramps", "rates"), notes=link_notes(notices))
     ramps = answer.ramps
     sla = ramps.sla or SLA()
     comparison = ramps.comparison
@@ -63,7 +56,7 @@ def run(args, con) -> int:
         notes.append("no load ramps (rows with a request rate and no interactivity) in this view")
     if args.json:
         payload = {"command": args.command, "sla": sla.to_text(), "sla_description": sla.describe(),
-                   "view": answer.state.to_query(), "where": answer.where, "by": list(ramps.by), "rule": ramps.rule,
+                   "view": answer.view.to_query(), "where": answer.view.where(), "by": list(ramps.by), "rule": ramps.rule,
                    "basis": ramps.basis, "usd_per_gpu_hour": ramps.usd_per_gpu_hour,
                    "missing_rates": ramps.missing_rates, "rate_sources": records(answer.rates), "notes": notes,
                    "rows": records(frame)}

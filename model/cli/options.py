@@ -62,10 +62,12 @@ def view_args(q: argparse.ArgumentParser) -> None:
 
 
 def fleet_args(q: argparse.ArgumentParser) -> None:
-    """A demand (req/s or tokens/day) or a budget to size a fleet for."""
-    need = q.add_argument_group("fleet: a demand or a budget")
+    """A demand (req/s or tokens/day) or a budget to size a fleet for, and how a fleet is sized (the knee rule,
+    GPUs per node, kW per GPU, PUE, rack kW, what a typed volume counts)."""
+    need = q.add_argument_group("fleet: a demand or a budget, and how it is sized")
     add_options(need, "fleet")
     add_options(need, "sizing")
+    add_options(need, "ramp")
 
 
 def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:

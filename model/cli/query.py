@@ -8,8 +8,9 @@ import sys
 import pandas as pd
 
 from model.cli.options import records, view_from_args
+from model.core.notes import Note
 
-__all__ = ["run", "answer_of_args", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
+__all__ = ["run", "answer_of_args", "link_notes", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
 
 #: what ``history --json`` rows carry (model.core.history.HISTORY_COLUMNS)
 HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok", "best_usd_per_mtok",
@@ -22,46 +23,54 @@ FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd
                     "repeats", "tput_min", "tput_max", "spread_pct"]
 
 
-def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict | None = None):
-    """The answer of the view the options (or ``--link``) describe, its link notices among its notes.
+#: the parts of the answer each command prints (the store reads what they need: model.present.view_answer.reading)
+PARTS = {"frontier": ("cost", "frontier_table", "rates", "notes"),
+         "iso": ("cost", "rates", "notes", "recommendation"),
+         "crossover": ("cost", "crossed", "rates", "notes", "goodput_caps"),
+         "history": ("cost", "history", "rates", "notes")}
 
-    ``analysis_only``: the caller reads only :data:`model.data.inputs.ANALYSIS_PARTS`, so only the columns they
-    need are loaded (:func:`model.data.inputs.analysis_columns`)."""
-    from model.data.inputs import ANALYSIS_PARTS
+
+def answer_of_args(args, con, parts=None):
+    """The answer of the view the options (or ``--link``) describe, its link notices and unusual rates among its
+    notes; ``parts`` are what the command prints (None: every part)."""
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
-    sized = any(getattr(state, f) is not None for f in ("demand_rps", "tokens_per_day", "tokens_per_month", "budget_mw",
-                                                        "budget_usd_month")) or bool(state.trace)
-    analysis_only = analysis_only and not sized       # the recommendation sizes a fleet and prices the volume
-    return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
-                          notes=[f"link: {n}" for n in notices] + _unusual_rates(state, con))
+    return answer_of_view(con, state, parts, notes=[*link_notes(notices), *_unusual_rates(state, con)])
 
 
-def _unusual_rates(state, con) -> list[str]:
-    """A note per rate set by hand more than 5× or less than 1/5 of its preset (:func:`model.core.plausible.rate_notes`)."""
+def link_notes(notices: list[str]) -> list[Note]:
+    """The notices of reading ``--link`` (values ignored, options a link's view keeps), as the answer's notes."""
+    return [Note("link", f"link: {n}") for n in notices]
+
+
+def _unusual_rates(state, con) -> list:
+    """A note per rate set by hand more than 5× or less than 1/5 of its preset in the view's data version
+    (:func:`model.core.plausible.rate_notes`)."""
     if not state.rates:
         return []
     from model.core.cost import load_presets, resolve_rates
     from model.core.plausible import rate_notes
     from model.data.store import stored_rates
 
-    presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con)), state.price_set, state.tier)
-    return rate_notes(state.rates, presets)
+    presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con, state.data_version)),
+                            state.price_set, state.tier)
+    return [Note("rate", n) for n in rate_notes(state.rates, presets)]
 
 
 def _payload(args, answer, frame: pd.DataFrame) -> dict:
-    result = answer.analysis
-    return {"command": args.command, "scenario": answer.scenario.model_dump(mode="json"), "where": answer.where,
-            "view": answer.state.to_query(), "interactivity_needed": answer.interactivity_needed,
+    result = answer.cost.analysis
+    return {"command": args.command, "scenario": answer.rows.scenario.model_dump(mode="json"),
+            "where": answer.view.where(), "view": answer.view.to_query(),
+            "interactivity_needed": answer.interactivity_needed,
             "usd_per_gpu_hour": result.usd_per_gpu_hour, "missing_rates": result.missing_rates,
-            "rate_sources": records(answer.rates), "notes": answer.notes, "old_defaults": answer.old_notes(),
+            "rate_sources": records(answer.rates), "notes": list(answer.notes), "old_defaults": answer.old_notes(),
             "rows": records(frame)}
 
 
 def _history(args, answer) -> int:
-    frame = answer.history
-    notes = list(dict.fromkeys(answer.notes + answer.history_notes))
+    frame = answer.history.table
+    notes = list(dict.fromkeys([*answer.notes, *answer.history.notes]))
     if args.json:
         payload = _payload(args, answer, frame[HISTORY_JSON_COLUMNS])
         payload["notes"] = notes
@@ -82,39 +91,39 @@ def _history(args, answer) -> int:
 
 
 def run(args, con) -> int:
-    # iso and crossover print the analysis alone: they load only the columns it reads
-    answer = answer_of_args(args, con, analysis_only=args.command in ("iso", "crossover"))
+    answer = answer_of_args(args, con, PARTS[args.command])
     if args.command == "history":
         return _history(args, answer)
     if args.command == "crossover":
-        result = answer.crossed
-        frame = answer.crossovers_marked
+        result = answer.crossed.analysis
+        frame = answer.crossed.marked
     elif args.command == "frontier":
-        result = answer.analysis
+        result = answer.cost.analysis
         table = answer.frontier_table
         frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
-        result = answer.analysis
-        frame = answer.iso_error
+        result = answer.cost.analysis
+        frame = answer.cost.iso_error
     if args.json:
         payload = _payload(args, answer, frame)
         if args.command in ("iso", "crossover"):
             from model.present.answers import error_payload
 
-            payload["interpolation_error"] = error_payload(answer.uncertainty)
+            payload["interpolation_error"] = error_payload(answer.cost.uncertainty)
         if args.command == "iso":
             payload["recommendation"] = answer.recommendation.payload()
         if args.command == "crossover":
-            payload["notes"] = list(dict.fromkeys(answer.notes + result.notes))
+            payload["notes"] = list(dict.fromkeys([*answer.notes, *result.notes]))
             payload["reach"] = records(result.reach)
             payload["envelope"] = {"changes": records(result.envelope.changes),
                                    "segments": records(result.envelope.segments)}
             payload["goodput_caps"] = records(answer.goodput_caps)   # the cheapest as the TTFT cap moves
         print(json.dumps(payload, indent=2))
         return 0
-    notes = answer.notes if args.command != "crossover" else list(dict.fromkeys(answer.notes + result.notes))
+    notes = list(answer.notes) if args.command != "crossover" else \
+        list(dict.fromkeys([*answer.notes, *result.notes]))
     notes = [*notes, *answer.old_notes()]           # defaults read longer ago than --price-stale-days
-    if unrowed := [f"{hw} ${usd:.3f}/GPU-hour" for hw, usd in answer.state.rates
+    if unrowed := [f"{hw} ${usd:.3f}/GPU-hour" for hw, usd in answer.view.rates
                    if not any(hw.lower() == h.lower() for h in result.usd_per_gpu_hour)]:
         notes.append(f"no benchmark rows in this selection for {', '.join(unrowed)}: the rate is kept, no frontier")
     for note in notes:
@@ -161,7 +170,7 @@ def run(args, con) -> int:
     if args.command in ("iso", "crossover") and result.curves:
         from model.present.answers import method_errors_text
 
-        print("\ninterpolation error: " + method_errors_text(answer.uncertainty))
+        print("\ninterpolation error: " + method_errors_text(answer.cost.uncertainty))
         print("  error_pct: the ± of an interpolated $/M, by the curvature rule (README, \"Interpolation error\"); "
               "measured points are exact" if args.command == "iso" else
               "  within_uncertainty: on one side of the crossing the gap between the two curves stays inside both "

@@ -16,7 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli.options import fleet_args, report_args, selection_args, view_args, view_of_link, volume_args
+from model.cli.options import (
+    fleet_args,
+    report_args,
+    selection_args,
+    view_args,
+    view_from_args,
+    view_of_link,
+    volume_args,
+)
 
 __all__ = ["add_parsers", "run", "OUTPUTS"]
 
@@ -45,16 +53,18 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.command != "report":
         return None
     from model.cli.query import answer_of_args
-    from model.present.report import ReportError, build_report
+    from model.core.notes import of_kind
+    from model.present.report import ReportError, build_report, report_parts
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:
         print(f"error: --out must end in {', '.join(OUTPUTS)} (got {args.out!r})", file=sys.stderr)
         return 2
-    answer = answer_of_args(args, con)
+    state, _ = view_from_args(args, con)
+    answer = answer_of_args(args, con, report_parts(state))
     for note in answer.notes:
         print(f"note: {note}", file=sys.stderr)
-    same = args.link and answer.state == view_of_link(args.link)[0].replace(workload=answer.state.workload)
+    same = args.link and answer.view == view_of_link(args.link)[0].replace(workload=answer.view.workload)
     link = args.link if same else None       # options beside --link changed the view: a link to what is shown
     report = build_report(answer, link, base_url=args.base_url)
     out = Path(args.out)
@@ -75,7 +85,7 @@ def run(args: argparse.Namespace, con) -> int | None:
         return 2
     if args.json:
         print(json.dumps({"command": "report", "out": str(out), "what": OUTPUTS[suffix], "title": report.title,
-                          "tables": list(report.tables), "notices": [n for n in answer.notes if n.startswith("link: ")],
+                          "tables": list(report.tables), "notices": of_kind(answer.notes, "link"),
                           "recommendation": answer.recommendation.payload()},
                          indent=2))
     else:

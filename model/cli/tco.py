@@ -24,7 +24,6 @@ import json
 import math
 import sys
 
-from model.cli.choices import KNEE_RULES, TOKEN_BASES
 from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
 from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
 from model.core.view_fields import BY_NAME
@@ -89,13 +88,6 @@ def add_parsers(sub) -> None:
     selection_args(size)
     view_args(size)
     fleet_args(size)
-    size.add_argument("--token-basis", choices=TOKEN_BASES, help="what --tokens-per-day and --volume count (default: "
-                      "the capacity's basis, as volume reads it: total where the rows state it, else output)")
-    size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
-    size.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
-    size.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")
-    size.add_argument("--pue", type=_number(), help="PUE for facility kW and the MW budget (default: profile's, else 1)")
-    size.add_argument("--rack-kw", type=_number(), help="IT power per rack [kW] (racks are counted only with it)")
     size.add_argument("--json", action="store_true")
 
 
@@ -225,6 +217,8 @@ def _size(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
+    from model.core.links import view_url
+    from model.core.notes import of_kind
     from model.core.plausible import fleet_question
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None or \
@@ -233,18 +227,14 @@ def _size(args, con) -> int:
     if not args.link and wants_demand == wants_budget:
         raise UsageError("size needs a demand (--peak-rps, --volume, --tokens-per-day or --trace) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
-    answer = answer_of_args(args, con, fleet_options={
-        "token_basis": args.token_basis, "rule": args.rule, "gpus_per_node": args.gpus_per_node,
-        "kw_per_gpu": args.kw_per_gpu, "pue": args.pue, "rack_kw": args.rack_kw})
+    answer = answer_of_args(args, con, ("fleet", "rates", "notes"))
     fleet = answer.fleet
     if fleet is None:
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
                          "--budget-mw or --budget-usd-month")
     frame = fleet.sized
-    state = answer.state
-    notes = list(fleet.notes) + [n for n in answer.notes
-                                 if n.startswith(("link:", "cost profile", "the selection", "unusual"))] \
-        + answer.old_notes()
+    state = answer.view
+    notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate") + answer.old_notes()
     if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
         asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
         if asked:
@@ -253,31 +243,30 @@ def _size(args, con) -> int:
         _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
                      "demand": fleet.need if fleet.kind == "demand" else None, "demand_said": fleet.said,
                      "budget_mw": state.budget_mw, "budget_usd_per_month": state.budget_usd_month,
-                     "interactivity": fleet.x, "where": answer.where, "by": list(answer.scenario.by),
+                     "interactivity_needed": fleet.x, "where": state.where(), "by": list(answer.rows.scenario.by),
+                     "view": state.to_query(), "link": view_url(state.to_query(), "Fleet"),
                      "rate_sources": records(answer.rates), "notes": notes, "sentences": list(fleet.sentences),
-                     "rows": records(frame)})
+                     "capacity_from": list(fleet.capacity_lines), "columns": fleet.columns, "rows": records(frame)})
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"SLA: {fleet.sla}; " + (f"interactivity you need: {fleet.x:.1f} tok/s/user; " if fleet.x else "")
-          + (f"demand: {fleet.need}" if fleet.kind == "demand" else f"budget: {fleet.need}"))
+          + (f"demand: {fleet.need}" if fleet.kind == "demand" else fleet.need))
     if fleet.said and (state.tokens_per_month is not None or state.tokens_per_day is not None or state.shape
                        or state.trace or state.peak_to_average != 1):
         print(fleet.said)      # a peak alone, flat: nothing is derived worth a line
     if frame.empty:
         print("no series to size in this selection")
         return 0
-    columns = (["series", "method", "per_node_rps", "nodes", "gpus", "kw", "racks", "usd_per_gpu_hour",
-                "usd_per_month"] + (["mean_nodes", "usd_per_month_autoscaled"] if fleet.over_time is not None else [])
-               + ["note"] if fleet.kind == "demand" else
-               ["series", "method", "limit", "nodes", "gpus", "kw", "usd_per_month", "requests_per_second",
-                "tokens_per_second", "tokens_per_month", "users", "note"])
+    shown = frame[fleet.columns].copy()
+    for column in ("pricing", "method"):     # said whole in the sentences below: a table cell names it
+        if column in shown:
+            shown[column] = shown[column].map(lambda v: v if not isinstance(v, str) or len(v) <= 32 else v[:31] + "…")
     with pd.option_context("display.width", 250, "display.max_rows", 500, "display.max_columns", 30,
-                           "display.max_colwidth", 50, "display.float_format", "{:,.6g}".format):
-        print(frame[[c for c in columns if c in frame.columns]].to_string(index=False))
+                           "display.float_format", "{:,.6g}".format):
+        print(shown.to_string(index=False))
     for sentence in fleet.sentences:
         print(sentence)
-    for series, method, text in frame.drop_duplicates(["series", "method"])[
-            ["series", "method", "capacity_from"]].itertuples(index=False):
-        print(f"{series} ({method}): {text}")
+    for line in fleet.capacity_lines:
+        print(line)
     return 0

@@ -27,7 +27,7 @@ def headline_at(args, con, version: int) -> str:
     from model.present.view_answer import answer_of_view
 
     state, _ = view_from_args(args, con)
-    return answer_of_view(con, state.replace(data_version=version)).headline
+    return answer_of_view(con, state.replace(data_version=version), ("recommendation",)).recommendation.headline
 
 
 def _diff(args, con) -> int:

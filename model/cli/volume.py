@@ -24,15 +24,16 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
+    from model.core.notes import of_kind
     from model.core.plausible import fleet_question
     from model.present import fmt
 
-    answer = answer_of_args(args, con)
+    answer = answer_of_args(args, con, ("volume", "notes"))
     volume = answer.volume
     if volume is None:
         raise UsageError("volume needs a demand: --volume (--tokens-per-month) N, --peak-rps R or --trace FILE "
                          "(or a link with one)")
-    notes = list(volume.notes) + [n for n in answer.notes if n.startswith(("link:", "cost profile", "unusual"))]
+    notes = list(volume.notes) + of_kind(answer.notes, "link", "profile", "rate")
     rows = volume.rows
     if not rows.empty and "nodes" in rows.columns:
         owned = rows[rows["kind"] != "api"] if "kind" in rows.columns else rows
@@ -40,12 +41,12 @@ def run(args, con) -> int:
         if asked:
             notes.append(f"unusual volume: {asked.replace('this demand', 'this volume')}: is it what you meant?")
     if args.json:
-        print(json.dumps(jsonable({"command": "volume", "view": answer.state.to_query(), "where": answer.where,
+        print(json.dumps(jsonable({"command": "volume", "view": answer.view.to_query(), "where": answer.view.where(),
                                    **volume.payload(), "notes": notes}), indent=2, allow_nan=False))
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    s = answer.state
+    s = answer.view
     if volume.said and (s.demand_rps is not None or s.shape or s.trace or s.peak_to_average != 1):
         print(volume.said)      # a volume alone, flat: nothing is derived
     print(volume.verdict)

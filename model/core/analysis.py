@@ -22,6 +22,7 @@ from model.core.crossings import crossovers as _crossovers
 from model.core.envelope import Envelope, lower_envelope
 from model.core.frontier import apply_disagg, fit_frontiers, series_labels, throughput_column
 from model.core.iso import CostCurve, cost_curves, default_targets, iso_table, reach
+from model.core.notes import Note
 from model.core.sla import SLA, split_by_sla
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None =
     targets = list(scenario.targets) or default_targets(curves)
     baseline = scenario.baseline if scenario.baseline in curves else None
     if scenario.baseline and baseline is None:
-        notes.append(f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted")
+        notes.append(Note("baseline", f"baseline {scenario.baseline!r} is not among the series shown; ratios omitted"))
     iso = iso_table(curves, targets, scenario.method, baseline)
     result = Analysis(scenario, rates, missing, usable, priced_frontier, curves, targets, iso,
                       pd.DataFrame(columns=CROSSOVER_COLUMNS), reach(curves), notes, None, "none")

@@ -60,6 +60,20 @@ class _Rules(BaseModel):
                 raise ValueError(f"no cost profile named {short(unknown[0])!r} in this view")
         return self
 
+    # ------------------------------------------------------------------ what the view asks for
+    @property
+    def has_demand(self) -> bool:
+        """Whether the view states a demand, in any of its ways: a peak (req/s), a volume a month or a day, or a
+        request trace. The one definition every part reads (fleet, buy-rent-or-API, the recommendation, the
+        commands): a demand stated one way is the same demand however it was stated."""
+        return (self.demand_rps is not None or self.tokens_per_month is not None or self.tokens_per_day is not None
+                or bool(self.trace))
+
+    @property
+    def has_budget(self) -> bool:
+        """Whether the view states a power or money budget (and no demand: a demand sizes the fleet then)."""
+        return not self.has_demand and (self.budget_mw is not None or self.budget_usd_month is not None)
+
     def pair_names(self) -> tuple[str, ...]:
         """The two series of :attr:`pair` (``()`` when none is chosen); names may hold any printable text."""
         return split_names(self.pair, "||")

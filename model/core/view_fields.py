@@ -51,6 +51,7 @@ from model.core.view_checks import (
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
+           "KNEE_RULES", "TOKEN_BASES",
            "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
 
@@ -67,6 +68,10 @@ DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
 #: buy, rent or API (model.core.volume): the full cost, or the marginal one of capacity already owned
 LENSES = ("full", "marginal")
+#: model.core.capacity.KNEE_RULES: how a knee is read off a request-rate ramp
+KNEE_RULES = ("first_failure", "highest_pass")
+#: model.core.demand.TOKEN_BASES: what a typed volume counts
+TOKEN_BASES = ("total", "output", "input")
 DEFAULT_STALE_DAYS = 180
 #: a price preset or on-prem default read more days ago than this is flagged as old (model.core.dated)
 DEFAULT_PRICE_STALE_DAYS = 365
@@ -132,11 +137,21 @@ class ViewField:
     option: Option | None = None
     words: str = ""
     needs: tuple[str, ...] = ()
+    label: str = ""              # the dashboard control's label, with its unit
+    explain: str = ""            # what it means and implies, for the control's help (else the option's help)
 
     @property
     def said(self) -> str:
         """The field in the Share box's words (``"cost profiles"``)."""
         return self.words or self.name.replace("_", " ")
+
+    @property
+    def help(self) -> str:
+        """What the field means: the control's help and the option's (``--help``) words, declared once here."""
+        if self.explain:
+            return self.explain
+        text = self.option.help if self.option is not None and self.option not in (WHERE, PROFILE, LINK) else ""
+        return text[:1].upper() + text[1:] if text else ""
 
 
 # ------------------------------------------------------------------------------------------ options
@@ -172,12 +187,14 @@ FIELDS: tuple[ViewField, ...] = (
     _f("spec_decoding", "spec", tuple[str, ...], (), c.NAMES, FIT, "mtp", "a\u200bb", check=check_names, option=WHERE),
     _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=check_by,
        option=Option(("--by",), "selection", "series grouping keys, comma-separated", metavar="K,K",
-                     default=",".join(DEFAULT_SERIES_KEYS), read=c.series_keys)),
+                     default=",".join(DEFAULT_SERIES_KEYS), read=c.series_keys), label='Series = rows sharing'),
     _f("basis", "basis", str, "total", c.TEXT, FIT, "blended", "tokens", check=one_of("basis", BASES),
-       option=Option(("--basis",), "view", "token basis (default total)", choices=BASES)),
+       option=Option(("--basis",), "view", "token basis (default total; auto, the load ramps' word, is total: each "
+                     "row's own measured tokens)", choices=(*BASES, "auto"),
+                     read=lambda v: "total" if v == "auto" else v), label="Token basis"),
     _f("method", "method", str, "linear", c.TEXT, ANSWER, "monotone", "cubic", check=one_of("method", METHODS),
        option=Option(("--method",), "view", "interpolation between frontier points (default linear)",
-                     choices=METHODS)),
+                     choices=METHODS), label='Interpolation'),
     _f("price_set", "ps", str, DEFAULT_PRICE_SET, c.TEXT, RATE, "2026-07", "x" * 3000,
        option=Option(("--price-set",), "selection", f"price set of the preset rates (default {DEFAULT_PRICE_SET})",
                      metavar="ID", default=DEFAULT_PRICE_SET)),
@@ -190,15 +207,15 @@ FIELDS: tuple[ViewField, ...] = (
                      read=c.hardware_rates)),
     _f("targets", "at", tuple[float, ...], (), c.TARGETS, ANSWER, "24,55", "10,x", check=check_targets, words="targets",
        option=Option(("--at",), "view", "interactivity targets [tok/s/user], comma-separated", metavar="X,Y",
-                     read=c.TARGETS.read)),
+                     read=c.TARGETS.read), label='Interactivity targets [tok/s/user], comma-separated'),
     _f("baseline", "base", str | None, None, c.TEXT, ANSWER, "MI355X", "x" * 3000,
        option=Option(("--baseline",), "view", "series the iso ratios divide by (default: the first by name)",
-                     metavar="SERIES")),
+                     metavar="SERIES"), label='Baseline series for ratios'),
     _f("interactivity_needed", "x", float | None, None, c.NUMBER, ANSWER, "40", "abc",
        check=Bounds(0, MAX_INTERACTIVITY, "interactivity must be in (0, 100000) tok/s/user", True, True),
        option=Option(("--interactivity", "--x"), "view", "the interactivity you need [tok/s/user]: the answer, the "
                      "break-even and fleet sizing use it (default: the middle target)", metavar="TOK_S_USER",
-                     read=c.NUMBER.read)),
+                     read=c.NUMBER.read), label='Interactivity you need [tok/s/user]'),
     _f("frontier_y", "y", str, "throughput", c.TEXT, ANSWER, "cost", "z",
        check=one_of("y", ("throughput", "cost"))),
     _f("optimal_only", "opt", bool, False, c.FLAG, ANSWER, "1", "yes"),
@@ -209,15 +226,15 @@ FIELDS: tuple[ViewField, ...] = (
     _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=check_goodput, words="goodput caps",
        option=Option(("--goodput",), "view", "goodput caps: throughput counts only requests meeting both (points "
                      "with per-request data); $/M become per good M tokens, e.g. ttft=2,tpot=50 (TTFT s, TPOT ms)",
-                     metavar="ttft=S,tpot=MS")),
+                     metavar="ttft=S,tpot=MS"), label='Goodput caps (TTFT in s, TPOT in ms)'),
     _f("w_input", "win", float, 0.25, c.NUMBER, FIT, "0.3", "nan",
        check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-input",), "view", "blended basis: weight of an uncached input token relative to an "
-                     "output token (default 0.25)", read=c.NUMBER.read)),
+                     "output token (default 0.25)", read=c.NUMBER.read), label='input weight'),
     _f("w_cached", "wc", float, 0.025, c.NUMBER, FIT, "0.03", "11",
        check=Bounds(0, 10, "a token weight must be in [0, 10]"),
        option=Option(("--w-cached",), "view", "blended basis: weight of a cached input token relative to an "
-                     "output token (default 0.025)", read=c.NUMBER.read)),
+                     "output token (default 0.025)", read=c.NUMBER.read), label='cached weight'),
     _f("eval_tolerance", "tol", float, 0.01, c.NUMBER, ANSWER, "0.05", "2",
        check=Bounds(0, 1, "tolerance must be in [0, 1]")),
     _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=check_names,
@@ -232,23 +249,23 @@ FIELDS: tuple[ViewField, ...] = (
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=DEMAND_BOUNDS,
        option=Option(("--demand-rps", "--peak-rps"), "sizing", "peak demand [req/s]: sizes the fleet bought for "
-                     "the peak (with a volume too, the volume prices it)", read=c.NUMBER.read)),
+                     "the peak (with a volume too, the volume prices it)", read=c.NUMBER.read), label='Peak demand [req/s]'),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
        check=Bounds(1, 100, "headroom must be between 1 and 100"),
-       option=_sizing("--headroom", float, "capacity ÷ peak demand (default 1.0)")),
+       option=_sizing("--headroom", float, "capacity ÷ peak demand (default 1.0)"), label='Headroom [capacity ÷ peak]'),
     _f("spares", "sp", int, 0, c.WHOLE, ANSWER, "1", "1.5",
        check=Bounds(0, 100_000, "spares must be between 0 and 100,000 nodes"),
-       option=_sizing("--spares", int, "whole spare nodes, owned or reserved (N+1 = 1)")),
+       option=_sizing("--spares", int, "whole spare nodes, owned or reserved (N+1 = 1)"), label='Spare nodes (N+1 = 1)'),
     _f("budget_mw", "mw", float | None, None, c.NUMBER, ANSWER, "2.5", "0", check=MW_BOUNDS,
-       option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", read=c.NUMBER.read)),
+       option=Option(("--budget-mw",), "fleet", "facility power budget [MW]", read=c.NUMBER.read), label='Power budget [MW, facility]'),
     _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=USD_BOUNDS,
-       option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", read=c.NUMBER.read)),
+       option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", read=c.NUMBER.read), label='Money budget [$/month]'),
     _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=TPD_BOUNDS,
-       option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read)),
+       option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read), label='Volume [tokens per day]'),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
        check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
        option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1) when the demand has no "
-                      "--shape or --trace: whole nodes are bought for the peak")),
+                      "--shape or --trace: whole nodes are bought for the peak"), label='Peak ÷ average load'),
     _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=check_shape, words="demand shape",
        option=Option(("--shape",), "sizing", "the demand over a day: flat, business-hours, diurnal, 24 hourly "
                      "weights (comma-separated, from midnight) or a FILE of them", metavar="SHAPE|FILE",
@@ -260,11 +277,39 @@ FIELDS: tuple[ViewField, ...] = (
     _f("trace_window", "tw", int, 5, c.WHOLE, ANSWER, "15", "0",
        check=Bounds(1, 1440, "the trace window must be a whole number of minutes from 1 to 1,440"),
        option=Option(("--trace-window",), "sizing", "minutes of one window of a trace (default 5)",
-                     metavar="MINUTES", read=c.WHOLE.read)),
+                     metavar="MINUTES", read=c.WHOLE.read), label='Trace window [minutes]'),
     _f("scale_step", "step", int, 1, c.WHOLE, ANSWER, "2", "0",
        check=Bounds(1, 100_000, "the scale-up step must be a whole number of nodes from 1 to 100,000"),
        option=Option(("--scale-step",), "sizing", "on demand: nodes added or removed at a time (default 1)",
-                     read=c.WHOLE.read)),
+                     read=c.WHOLE.read), label='Scale-up step [nodes]'),
+    _f("rule", "rule", str, KNEE_RULES[0], c.TEXT, ANSWER, "highest_pass", "best",
+       check=one_of("the knee rule", KNEE_RULES), label="Knee of a load ramp",
+       option=Option(("--rule",), "ramp", "how a knee is read off a request-rate ramp: first_failure = the rate "
+                     "before the first one breaking the SLA (default); highest_pass = the highest rate meeting it",
+                     choices=KNEE_RULES)),
+    _f("gpus_per_node", "gpn", int | None, None, c.WHOLE, ANSWER, "4", "0",
+       check=Bounds(1, 1024, "GPUs per node must be a whole number from 1 to 1,024"), label="GPUs per node",
+       option=Option(("--gpus-per-node",), "ramp", "GPUs per node where the rows do not say (default 8)",
+                     metavar="N", read=c.WHOLE.read)),
+    _f("kw_per_gpu", "kwg", float | None, None, c.NUMBER, ANSWER, "1.4", "0",
+       check=Bounds(0, 20, "all-in kW per GPU must be more than 0 and at most 20 kW", True), label="kW per GPU (all-in IT)",
+       option=Option(("--kw-per-gpu",), "fleet", "all-in IT power per GPU [kW] (default: the price set's)",
+                     metavar="KW", read=c.NUMBER.read)),
+    _f("pue", "pue", float | None, None, c.NUMBER, ANSWER, "1.4", "0.9",
+       check=Bounds(1, 3, "PUE (facility power ÷ IT power) must be from 1 to 3"), label="PUE",
+       option=Option(("--pue",), "fleet", "PUE for facility kW and the MW budget (default: the cost profile's, "
+                     "else 1)", metavar="PUE", read=c.NUMBER.read)),
+    _f("rack_kw", "rack", float | None, None, c.NUMBER, ANSWER, "40", "0",
+       check=Bounds(0, 1000, "IT power per rack must be more than 0 and at most 1,000 kW", True),
+       label="IT power per rack [kW]",
+       option=Option(("--rack-kw",), "fleet", "IT power per rack [kW] (racks are counted only with it)",
+                     metavar="KW", read=c.NUMBER.read)),
+    _f("token_basis", "tb", str | None, None, c.TEXT, ANSWER, "output", "words",
+       check=lambda v: v if v is None else one_of("the volume's token basis", TOKEN_BASES)(v),
+       label="A typed volume counts",
+       option=Option(("--token-basis",), "fleet", "what --tokens-per-day and --volume count (default: the "
+                     "capacity's basis, as volume reads it: total where the rows state it, else output)",
+                     choices=TOKEN_BASES)),
     _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=check_filters,
        option=WHERE, words="filters"),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
@@ -274,14 +319,14 @@ FIELDS: tuple[ViewField, ...] = (
        check=one_of("disaggregated rows", DISAGG_MODES),
        option=Option(("--disagg",), "view", "disaggregated prefill/decode rows on the input/output basis: per-role "
                      "= per GPU of its own role as stated (default); share = total per GPU of both roles x token "
-                     "share", choices=DISAGG_MODES)),
+                     "share", choices=DISAGG_MODES), label='Disaggregated rows'),
     _f("repeats", "rep", str, "pooled", c.TEXT, FIT, "latest", "newest", check=one_of("repeats", REPEATS),
        option=Option(("--repeats",), "runs", "rows of one configuration measured more than once: pooled = all "
                      "(default), latest = the latest run of each, median = the median of each measure",
-                     choices=REPEATS)),
+                     choices=REPEATS), label='Repeat runs'),
     _f("as_of", "asof", date | None, None, c.DATE, FIT, "2025-06-30", "2025-13-01", before=check_as_of,
        option=Option(("--as-of",), "runs", "only rows run on or before this date (rows that state no run date "
-                     "are left out, and counted)", metavar="YYYY-MM-DD")),
+                     "are left out, and counted)", metavar="YYYY-MM-DD"), label='As of (run date)'),
     _f("data_version", "v", int | None, None, c.WHOLE, FIT, "3", "0",
        check=Bounds(1, 1e15, "a data version is a whole number from 1 (costfrontier versions lists them)"),
        option=Option(("--data-version",), "runs", "read the store as data version N held it (a pinned link's "
@@ -289,11 +334,11 @@ FIELDS: tuple[ViewField, ...] = (
                      read=c.WHOLE.read), words="data version"),
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
-                     "interactivity you need, date by date)", kind="flag")),
+                     "interactivity you need, date by date)", kind="flag"), label='Add this history to the report'),
     _f("tokens_per_month", "tpm", float | None, None, c.NUMBER, ANSWER, "2e9", "-5", check=TPM_BOUNDS,
        option=Option(("--tokens-per-month", "--volume"), "sizing", "volume [tokens a month on the capacity's "
                      "basis, total by default; 730 h]: prices the fleet (its mean load, the peak by the shape)",
-                     metavar="N", read=c.NUMBER.read)),
+                     metavar="N", read=c.NUMBER.read), label='Volume [tokens per month]'),
     _f("api", "api", str | None, None, c.TEXT, ANSWER, "GLM-5.2", "a\tb", check=check_api,
        option=Option(("--api",), "volume", "the hosted API model to compare with (default: matched by name)",
                      metavar="MODEL", exclusive="api")),
@@ -306,17 +351,17 @@ FIELDS: tuple[ViewField, ...] = (
                      read=c.hardware_rates)),
     _f("on_demand", "od", bool, False, c.FLAG, ANSWER, "1", "-",
        option=Option(("--on-demand",), "volume", "rented nodes on demand, paid per node-hour carrying load "
-                     "(default: reserved, every hour)", kind="flag")),
+                     "(default: reserved, every hour)", kind="flag"), label='Rent on demand (pay node-hours carrying load; else reserved)'),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),
-       option=Option(("--min-nodes",), "sizing", "on demand: nodes kept up (default 1)", read=c.WHOLE.read)),
+       option=Option(("--min-nodes",), "sizing", "on demand: nodes kept up (default 1)", read=c.WHOLE.read), label='Nodes kept up on demand'),
     _f("lens", "lens", str, "full", c.TEXT, ANSWER, "marginal", "half", check=one_of("lens", LENSES),
        option=Option(("--lens",), "volume", "full cost (default), or marginal: owned capacity counts power and "
-                     "operations only", choices=LENSES)),
+                     "operations only", choices=LENSES), label='Lens'),
     _f("cache_hit", "ch", float | None, None, c.NUMBER, ANSWER, "0.6", "60",
        check=Bounds(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
        option=Option(("--cache-hit",), "volume", "prefix-cache hit rate for the API's bill (default: the rows', "
-                     "else 0)", metavar="FRACTION", read=c.NUMBER.read)),
+                     "else 0)", metavar="FRACTION", read=c.NUMBER.read), label='Prefix-cache hit rate [0–1]'),
     _f("stale_days", "stale", int, DEFAULT_STALE_DAYS, c.WHOLE, ANSWER, "90", "0",
        check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "

@@ -1,16 +1,18 @@
 """What one view reads from the store, read once: :func:`load_inputs` returns an :class:`Inputs` value that the
 answer (:func:`model.present.view_answer.build_answer`) is computed from without a connection.
 
-The rows are loaded by the view's filters, then its ``as_of`` and ``repeats`` are applied
-(:func:`model.core.repeats.runs_in_view`); beside them: the $/GPU-hour presets, which TCO rates file set each
-preset, the stored API prices, the ingested sources and the evaluations, each only when a part asked for
-reads it. :func:`analysis_columns` is the 1M-row path's column projection: a pure function of the view and
-the parts asked for.
+What is read is a :class:`Reading` (a typed key): the view's filters, the columns its answer's steps read
+(:func:`analysis_columns` of the view, and each step's own, declared beside the step), its data version, as-of,
+repeats and series keys, and which other stored inputs (:data:`READS`) a step asked for. The rows are loaded by the
+filters, then the as-of and repeats are applied (:func:`model.core.repeats.runs_in_view`); beside them: the
+$/GPU-hour presets and which TCO rates file set each, and the stored API prices, sources, evaluations and
+per-request data a step reads.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -18,22 +20,18 @@ import pandas as pd
 
 from model.core.analysis import WORKLOAD_KEYS
 from model.core.cost import load_presets
-from model.core.frontier import MEASURED_BASES, throughput_column
+from model.core.frontier import throughput_column
 from model.core.repeats import CONFIG_KEYS, runs_in_view
-from model.core.sla import SLA, TTFT_PERCENTILES
+from model.core.sla import SLA
 from model.core.view import View
-from model.data.store import list_sources, load_points, stored_rates, workloads
+from model.data.store import list_sources, load_points, shared_strings, stored_rates, workloads
 from model.data.versions import latest_version, visible_sql
 
-__all__ = ["Inputs", "load_inputs", "inputs_of", "analysis_columns", "first_workload", "with_workload", "rate_files",
-           "ANALYSIS_PARTS", "EVERY_PART", "PART_COLUMNS", "DASHBOARD_PARTS"]
+__all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns", "first_workload", "with_workload",
+           "rate_files", "READS"]
 
-#: the parts of an answer that :func:`analysis_columns` serves with the analysis's columns alone (the ``iso`` and
-#: ``crossover`` commands)
-ANALYSIS_PARTS = ("analysis", "crossed", "baseline", "iso", "uncertainty", "iso_error", "crossovers_marked",
-                  "interactivity_needed", "x_range", "usd_per_gpu_hour", "rates", "notes", "drawn", "goodput_caps")
-#: ``parts`` of :func:`load_inputs` meaning every part but the evaluations (the default)
-EVERY_PART = None
+#: what an answer may read from the store beside the rows and the presets
+READS = ("api_prices", "sources", "evals", "requests")
 
 #: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
 #: series says so) and the disaggregation note
@@ -46,85 +44,71 @@ _BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),
 #: the ``share`` disaggregation mode splits total tok/s/GPU by the measured system rates
 _SHARE_EXTRA = ("input_tokens_per_second", "output_tokens_per_second", "total_tokens_per_second",
                 "total_tokens_per_second_per_gpu")
-#: where a row comes from (a frontier point's hover and table, the repeats' and the history's files and dates)
-_PROVENANCE = ("run_date", "source_file", "source_line")
-#: the repeats' choice and spread tell configurations apart by :data:`model.core.repeats.CONFIG_KEYS`
-_CONFIGURATIONS = (*CONFIG_KEYS, *_PROVENANCE)
-#: what one node carries (:func:`model.present.fleet_answer.capacity_of`): ramp knees on the ``auto`` basis (each
-#: measured tok/s/GPU in turn), frontier points' GPUs, concurrency and tokens per request
-_CAPACITY = ("request_rate_rps", "gpus", "concurrency", "isl", "osl", "prefix_cache_hit_rate", "model",
-             *(throughput_column(basis) for basis in MEASURED_BASES), "output_tokens_per_second_per_gpu",
-             "source_file", "source_line")
-#: the columns each part outside the analysis reads beyond it; a part not named here reads every column
-PART_COLUMNS = MappingProxyType({
-    **{part: () for part in ANALYSIS_PARTS},
-    "at_x": (), "pair": (), "break_even": (), "profiles": (), "evals": (),
-    "provenance": (),                                               # the sources and the rows' source ids
-    "with_points": ("tp", "ep", "dp", "pp", "concurrency", "framework", "precision", "spec_decoding", *_PROVENANCE),
-    "spread": _CONFIGURATIONS,
-    "frontier_table": (*_CONFIGURATIONS, "tp", "ep", "dp", "pp", "concurrency"),
-    "history": _CONFIGURATIONS,
-    "capacity": _CAPACITY, "fleet": _CAPACITY, "volume": _CAPACITY,
-    **{part: (*_CAPACITY, *_CONFIGURATIONS) for part in ("recommendation", "headline", "summary")},
-    "ramps": (*_CAPACITY, *(f"ttft_{p}_s" for p in TTFT_PERCENTILES)),   # the ramp chart draws each TTFT
-})
-#: every part a dashboard page, its report and its downloads read: the dashboard loads their columns once per view
-DASHBOARD_PARTS = tuple(PART_COLUMNS)
+#: configurations are told apart by these (the repeats' choice)
+_CONFIGURATIONS = (*CONFIG_KEYS, "run_date", "source_file", "source_line")
 
 
-def analysis_columns(state: View, parts: Iterable[str] | None = ANALYSIS_PARTS) -> tuple[str, ...] | None:
-    """The columns of the store that the ``parts`` of ``state``'s answer read, for ``load_points(columns=)``: a pure
-    function of the view and the parts asked for (:data:`PART_COLUMNS`); None when they read them all (every part,
-    ``parts=None``, or a part :data:`PART_COLUMNS` does not name). A repeats choice other than ``pooled`` reads the
-    configuration keys and run dates as well (configurations are told apart by :data:`model.core.repeats.CONFIG_KEYS`,
-    the latest by run date and file). At 1M rows what is left out is most of a load's time and memory."""
-    if parts is None or not set(parts) <= set(PART_COLUMNS):
-        return None
-    basis = state.basis
-    out = [*_ANALYSIS_BASE, *state.by, *_BASIS_EXTRA.get(basis, ())]
+def analysis_columns(view: View, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The columns of the store an analysis of ``view`` reads (its basis, SLA, series keys, as-of and repeats),
+    then ``extra`` (what the answer's other steps read: :func:`model.present.view_answer.reading`), for
+    ``load_points(columns=)``: a pure function of the view. At 1M rows what is left out is most of a load's time
+    and memory."""
+    basis = view.basis
+    out = [*_ANALYSIS_BASE, *view.by, *_BASIS_EXTRA.get(basis, ())]
     if basis != "blended":
         out.append(throughput_column(basis))
-    if basis in ("input", "output") and state.disagg == "share":
+    if basis in ("input", "output") and view.disagg == "share":
         out += _SHARE_EXTRA
-    if state.sla:
-        out += [column for _, column, _, _ in SLA.from_text(state.sla).limits()]
-    if state.as_of is not None:
+    if view.sla:
+        out += [column for _, column, _, _ in SLA.from_text(view.sla).limits()]
+    if view.as_of is not None:
         out.append("run_date")
-    if state.repeats != "pooled":
+    if view.repeats != "pooled":
         out += _CONFIGURATIONS
-    for part in parts:
-        out += PART_COLUMNS[part]
+    out += extra
     return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a view reads from the store, as a typed key: two views with one reading share one read (and the
+    dashboard's cache of it). Build it with :func:`reading_of`."""
+
+    where: tuple[tuple[str, tuple], ...]     # field -> accepted values (:meth:`model.core.view.View.where`)
+    columns: tuple[str, ...] | None          # the projection (None: every column)
+    version: int | None                      # the data version pinned (None: the latest)
+    as_of: date | None                       # rows run on or before it
+    repeats: str                             # pooled, latest or median
+    by: tuple[str, ...]                      # the series keys (the repeats' choice is per configuration in them)
+    reads: tuple[str, ...] = ()              # of :data:`READS`
+
+
+def reading_of(view: View, columns: tuple[str, ...] | None, reads: Iterable[str] = ()) -> Reading:
+    """The :class:`Reading` of ``view`` loading ``columns`` (None: every one) and ``reads`` (:data:`READS`)."""
+    unknown = set(reads) - set(READS)
+    if unknown:
+        raise ValueError(f"unknown reads {sorted(unknown)}; choose from {', '.join(READS)}")
+    return Reading(tuple(sorted((k, tuple(v)) for k, v in view.where().items())), columns, view.data_version,
+                   view.as_of, view.repeats, tuple(view.by), tuple(r for r in READS if r in set(reads)))
 
 
 @dataclass(frozen=True, eq=False)
 class Inputs:
-    """Everything an answer reads, read once (:func:`load_inputs`). Read-only: shared by every answer and
-    session that is handed it."""
+    """Everything an answer reads, read once (:func:`load_inputs`). Read-only: shared by every answer and session
+    that is handed it (every view of one :class:`Reading`)."""
 
-    view: View                          # the view, its workload set (a view without one shows the first)
+    reading: Reading
     loaded: pd.DataFrame                     # the rows the view's filters select, before as-of and repeats
     rows: pd.DataFrame                       # ... after as-of and the repeats choice: what builds the frontier
     pooled: pd.DataFrame                     # ... after as-of only (the repeats whose spread is shown)
     presets: pd.DataFrame                    # model.core.cost.load_presets of the store
     rate_files: Mapping[tuple[str, str, str], str]   # (price set, tier, lower hardware) -> TCO rates file
     notes: tuple[str, ...] = ()              # what as-of and repeats left out
-    columns: tuple[str, ...] | None = None   # the columns the rows hold (analysis_columns); None: every one
-    api_prices: tuple | None = None          # model.data.api_prices.load_api_prices; None: not read
-    sources: pd.DataFrame | None = None      # model.data.store.list_sources; None: not read
-    evals: pd.DataFrame | None = None        # model.data.evals.load_evals; None: not read
-    requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data (model.data.requests.load_samples)
+    api_prices: tuple = ()                   # model.data.api_prices.load_api_prices (if read)
+    sources: pd.DataFrame | None = None      # model.data.store.list_sources (if read)
+    evals: pd.DataFrame | None = None        # model.data.evals.load_evals (if read)
+    requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data
     data_version: int | None = None          # the data version read (the view's pin, else the latest then)
-
-    def refuse(self, part: str, needs: str = "columns") -> None:
-        """Raise ``RuntimeError`` for a part these inputs cannot answer (they were loaded for fewer parts: a
-        projection without every column :data:`PART_COLUMNS` names for ``part``)."""
-        missing = {"columns": self.columns is not None and not set(PART_COLUMNS.get(part, ("*",))) <= set(self.columns),
-                   "api_prices": self.api_prices is None,
-                   "sources": self.sources is None, "evals": self.evals is None}[needs]
-        if missing:
-            raise RuntimeError(f"{part} reads {needs.replace('_', ' ')} these inputs did not load "
-                               f"(load_inputs(parts=...) loads the columns of the parts asked for)")
 
 
 def first_workload(con, version: int | None = None) -> str | None:
@@ -155,48 +139,35 @@ def rate_files(con, version: int | None = None) -> Mapping[tuple[str, str, str],
     return MappingProxyType({(str(p), str(t), str(h)): str(f) for p, t, h, f in rows})
 
 
-def inputs_of(view: View, loaded: pd.DataFrame, presets: pd.DataFrame,
-              rate_sources: Mapping[tuple[str, str, str], str], *, runs=None, columns: tuple[str, ...] | None = None,
-              api_prices=None, sources: pd.DataFrame | None = None, evals: pd.DataFrame | None = None,
-              requests: Mapping | None = None, data_version: int | None = None) -> Inputs:
-    """:class:`Inputs` from what was read (``loaded``: ``load_points`` of ``view.where()``); ``runs`` is
-    :func:`model.core.repeats.runs_in_view` of ``loaded`` for the view's as-of, repeats and series keys
-    (computed here when None)."""
-    runs = runs_in_view(loaded, view.as_of, view.repeats, view.by) if runs is None else runs
-    return Inputs(view, loaded, runs.rows, runs.pooled, presets, rate_sources, tuple(runs.notes), columns,
-                  tuple(api_prices) if api_prices is not None else None, sources, evals,
-                  requests if requests is not None else MappingProxyType({}), data_version)
-
-
-def load_inputs(con, view: View, parts: Iterable[str] | None = EVERY_PART) -> Inputs:
-    """Read once from the store ``con`` (a DuckDB connection or cursor, read only is enough) everything the
-    ``parts`` of ``view``'s answer read (None: every part).
-
-    A view without a workload gets the store's first (:func:`first_workload`), as a link without ``wl=``
-    opens. A view pinned to a data version (``view.data_version``, link key ``v``) reads exactly that version's
-    rows, TCO rates, API prices, sources and evaluations (:mod:`model.data.versions`). Parts within :data:`ANALYSIS_PARTS` load only :func:`analysis_columns` of the rows.
-    """
-    view = with_workload(con, view)
-    version = view.data_version     # None: the latest; N: exactly the rows, rates and prices of version N
-    wanted = None if parts is None else set(parts)
-    columns = analysis_columns(view, wanted)
-    loaded = load_points(con, view.where(), columns=columns, version=version)
-    api = sources = evals = None
-    if wanted is None or "volume" in wanted:
+def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
+    """Read once from the store ``con`` (a DuckDB connection or cursor, read-only is enough) what ``reading``
+    names: the rows (its filters and projection, in its data version), then its as-of and repeats
+    (:func:`model.core.repeats.runs_in_view`), the presets and which TCO rates file set each, and each of its
+    :data:`READS`. A pinned data version reads exactly that version's rows, rates, prices, sources and
+    evaluations (:mod:`model.data.versions`). Per-request data is read only when asked for, and only when the
+    store holds some (:func:`model.data.requests.load_samples`). ``shared``: the rows are kept (the dashboard's
+    cache), so each text value is held once (:func:`model.data.store.shared_strings`: 70 ms a column at 1M rows,
+    which a one-shot command does not pay)."""
+    version = reading.version
+    loaded = load_points(con, {k: list(v) for k, v in reading.where}, columns=reading.columns, version=version)
+    if shared:
+        loaded = shared_strings(loaded)
+    api, sources, evals, samples = (), None, None, None
+    if "api_prices" in reading.reads:
         from model.data.api_prices import load_api_prices
 
-        api = load_api_prices(con, version)
-    if wanted is None or "provenance" in wanted:
+        api = tuple(load_api_prices(con, version))
+    if "sources" in reading.reads:
         sources = list_sources(con, version)
-    if wanted is None or wanted & {"evals", "ramps"}:
+    if "evals" in reading.reads:
         from model.data.evals import load_evals
 
         evals = load_evals(con, version=version)
-    samples = None
-    if view.goodput or wanted is None or "goodput_caps" in wanted:
+    if "requests" in reading.reads:
         from model.data.requests import load_samples
 
-        samples = load_samples(con, loaded["point_id"]) if "point_id" in loaded.columns else None
-    return inputs_of(view, loaded, load_presets(stored_rates(con, version)), rate_files(con, version),
-                     columns=columns, api_prices=api, sources=sources, evals=evals, requests=samples,
-                     data_version=version or latest_version(con) or None)
+        samples = load_samples(con, loaded["point_id"])
+    runs = runs_in_view(loaded, reading.as_of, reading.repeats, reading.by)
+    return Inputs(reading, loaded, runs.rows, runs.pooled, load_presets(stored_rates(con, version)),
+                  rate_files(con, version), tuple(runs.notes), api, sources, evals,
+                  samples if samples is not None else MappingProxyType({}), version or latest_version(con) or None)

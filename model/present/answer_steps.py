@@ -1,40 +1,52 @@
-"""The pure steps of an answer's cost parts: each takes what it reads and returns a value; none reads the
-store or keeps anything. :class:`model.present.view_answer.Answer` calls them once per part.
+"""The pure steps of an answer's cost parts and the typed values they return: each takes what it reads and
+returns a value; none reads the store or keeps anything. :func:`model.present.view_answer.build_answer` runs
+them in a fixed order (its :data:`~model.present.view_answer.STEPS`).
 
-The dependencies, read top to bottom: :class:`Inputs` → :func:`priced` (cost profiles) → :func:`scenario_of`
-(the workload split) → :func:`fit_of` (the frontier, the one expensive step, cached by the dashboard) →
-:func:`analysis_of` → ``crossed`` (:func:`model.core.analysis.cross`), :func:`baseline_of`, :func:`iso_of`,
-:func:`uncertainty_of`; :func:`x_range_of` → :func:`interactivity_needed_of` → :func:`at_x_of` → :func:`pair_of`.
+The dependencies, read top to bottom: the inputs' rows → :func:`rows_of` (goodput caps, cost profiles, the
+workload split, the rates: :class:`Rows`) → :func:`fit_of` (the frontier and its leave-one-out, the one expensive
+step, which the dashboard caches by the view's frontier key: :class:`Fit`) → :func:`cost_of` (the priced curves,
+the iso table and its ±, the interactivity you need, the series there, the pair and its break-even:
+:class:`Cost`) → :func:`crossed_of` (crossings, the envelope, the break-even curve: :class:`Crossed`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
-from model.core.analysis import Analysis, analyse, frontiers_for, workload_split
+from model.core.analysis import Analysis, analyse, cross, frontiers_for, workload_split
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import price_with_profiles
 from model.core.frontier import series_labels, throughput_column
 from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
-from model.core.iso import METHODS, iso_table
+from model.core.iso import METHODS, break_even_rates, iso_table
+from model.core.notes import Note, noted
 from model.core.repeats import repeat_spread
 from model.core.tco import TcoInputError
-from model.core.uncertainty import Uncertainty, leave_one_out_methods, uncertainty
+from model.core.uncertainty import (
+    Uncertainty,
+    iso_with_error,
+    leave_one_out_methods,
+    mark_crossovers,
+    uncertainty,
+)
 from model.core.view import View
-from model.present.answers import cheapest_at, default_pair
+from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
 
-__all__ = ["Priced", "Fit", "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "fit_of",
-           "analysis_of", "baseline_of", "iso_of", "uncertainty_of", "x_range_of", "interactivity_needed_of",
-           "at_x_of", "pair_of", "drawn_of", "spread_of", "frontier_table_of", "history_of", "notes_of", "Good",
-           "good_of", "caps_table_of"]
+__all__ = ["Priced", "Fit", "Good", "Rows", "Cost", "Crossed", "History", "Overview", "DRAW_LIMIT", "priced",
+           "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of", "analysis_of", "cost_of",
+           "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "at_x_of", "pair_of",
+           "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
+           "caps_table_of", "BREAK_EVEN_SAMPLES"]
 
 #: past this many series a cost chart draws what a person can read (:func:`drawn_of`)
 DRAW_LIMIT = 40
+#: the break-even curve across interactivity is read at this many points of the pair's common range
+BREAK_EVEN_SAMPLES = 60
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +56,7 @@ class Priced:
 
     points: pd.DataFrame
     rates: dict[str, float]
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,57 +66,120 @@ class Good:
 
     rows: pd.DataFrame
     caps: Caps | None
+    notes: tuple[Note, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """The rows an answer prices (step ``rows``): on good tokens when the view sets goodput caps, priced by its
+    cost profiles, split by workload when it mixes them, and the $/GPU-hour of every priced name in view."""
+
+    good: Good
+    priced: Priced
+    scenario: View                       # the view as priced: the profiles' rates, the series keys split
+    split_note: Note | None              # why the series keys were split (None: not split)
+    usd_per_gpu_hour: dict[str, float]   # [$/GPU-hour] of every priced name
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The store rows the view selects, after its as-of and repeats, on good tokens under its caps."""
+        return self.good.rows
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """:attr:`rows` priced by the view's cost profiles (a hardware two profiles price appears once per profile)."""
+        return self.priced.points
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        return (*self.good.notes, *self.priced.notes, *((self.split_note,) if self.split_note else ()))
+
+
+@dataclass(frozen=True, eq=False)
+class Fit:
+    """A view's frontier (:func:`model.core.analysis.frontiers_for`) and its leave-one-out for every method
+    (method -> :func:`model.core.uncertainty.leave_one_out`). Series of one hardware are predicted at $1/GPU-hour
+    (their relative errors do not depend on the rate), so one fit serves every rate of a view whose series are per
+    hardware; ``rates`` is what the fit priced by when series mix hardware (None: no rate)."""
+
+    frontier: pd.DataFrame
+    rates: dict[str, float] | None
+    loo: dict[str, pd.DataFrame]
+
+
+@dataclass(frozen=True, eq=False)
+class Cost:
+    """The cost of every series at matched interactivity (step ``cost``)."""
+
+    analysis: Analysis                     # frontiers priced, cost curves, the iso table; no crossings
+    baseline: str | None                   # the series ratios divide by
+    iso: pd.DataFrame                      # cost at the targets, with ratios to the baseline
+    uncertainty: Uncertainty               # leave-one-out error of every method, the ± band of the view's
+    iso_error: pd.DataFrame                # iso with usd_per_mtok_error and error_from (model.present.recommendation)
+    x_range: tuple[float, float] | None    # where the interactivity you need may be set [tok/s/user]
+    interactivity_needed: float | None     # the interactivity you need [tok/s/user]
+    at_x: pd.DataFrame                     # every series there, cheapest first
+    pair: tuple[str, str] | None           # the pair the break-even prices
+    break_even: dict | None                # model.present.answers.break_even_answer of the pair at x
+
+    @property
+    def method(self) -> str:
+        return self.analysis.scenario.method
+
+
+@dataclass(frozen=True, eq=False)
+class Crossed:
+    """Where the cheapest series changes (step ``crossed``)."""
+
+    analysis: Analysis                     # the cost analysis with the lower envelope and the crossings in view
+    marked: pd.DataFrame                   # its crossings with within_uncertainty (model.core.uncertainty)
+    drawn: list[str] | None                # the series a cost chart draws (None: every one)
+    break_even_curve: pd.DataFrame | None  # the pair's break-even $/GPU-hour across their common range
+
+
+@dataclass(frozen=True, eq=False)
+class History:
+    """Each series' $/M at the interactivity you need, run date by run date (step ``history``)."""
+
+    table: pd.DataFrame
     notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Overview:
+    """What the rows in view are (step ``overview``): counted after the view's as-of and repeats, the rows its
+    answer prices."""
+
+    rows: int
+    hardware: tuple[str, ...]
+    latest_run: object | None              # a date, or None when no row states one
+    earliest_run: object | None
 
 
 def good_of(view: View, rows: pd.DataFrame, samples) -> Good:
     """The rows before pricing: throughput times each point's good fraction when the view sets goodput caps."""
     caps = caps_from_text(view.goodput) if view.goodput else None
     out, notes = apply_goodput(rows, samples, caps)
-    return Good(out, caps, tuple(notes))
-
-
-def caps_table_of(view: View, answer_at, x: float | None, samples) -> pd.DataFrame:
-    """The cheapest series at ``x`` as the TTFT cap moves (:data:`model.core.goodput.TTFT_CAPS` and the view's, the
-    view's TPOT cap kept): one row per cap, with the runner-up, the $/M per good M tokens and how many points in
-    view had per-request data. ``answer_at(goodput_text)`` is the answer of the view with those caps."""
-    cols = ["ttft_cap_s", "tpot_cap_ms", "cheapest", "usd_per_good_mtok", "runner_up", "runner_up_usd_per_good_mtok",
-            "points_with_requests"]
-    if x is None or not samples:
-        return pd.DataFrame(columns=cols)
-    own = caps_from_text(view.goodput) if view.goodput else Caps()
-    caps = sorted({*TTFT_CAPS, *([own.ttft_s] if own.ttft_s is not None else [])})
-    out = []
-    for ttft in caps:
-        answer = answer_at(Caps(ttft, own.tpot_ms).text())
-        ranked = at_x_of(answer.analysis, x)
-        ranked = ranked[ranked["usd_per_mtok"].notna()] if not ranked.empty else ranked
-        have = int(answer.rows["good_fraction"].notna().sum()) if "good_fraction" in answer.rows.columns else 0
-        first = ranked.iloc[0] if len(ranked) else None
-        second = ranked.iloc[1] if len(ranked) > 1 else None
-        out.append([ttft, own.tpot_ms, None if first is None else first["series"],
-                    None if first is None else float(first["usd_per_mtok"]),
-                    None if second is None else second["series"],
-                    None if second is None else float(second["usd_per_mtok"]), have])
-    return pd.DataFrame(out, columns=cols)
+    return Good(out, caps, noted("goodput", notes))
 
 
 def priced(view: View, rows: pd.DataFrame) -> Priced:
     try:
         points, rates, notes = price_with_profiles(rows, dict(view.rates), view.cost_profiles(), view.priced_by)
     except TcoInputError as exc:
-        return Priced(rows, dict(view.rates), (f"cost profiles not applied: {exc}",))
-    return Priced(points, rates, tuple(notes))
+        return Priced(rows, dict(view.rates), (Note("profile", f"cost profiles not applied: {exc}"),))
+    return Priced(points, rates, noted("profile", notes))
 
 
-def scenario_of(view: View, prices: Priced):
+def scenario_of(view: View, prices: Priced) -> tuple[View, Note | None]:
     """The view's scenario with the profiles' rates, its series keys split by workload when it mixes them
     (unless it pools them); and the split's note (or None)."""
     if view.workload != "all" or view.mix_workloads:
         by, note = view.by, None
     else:
         by, note = workload_split(prices.points, view.by)
-    return view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by}), note
+    scenario = view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by})
+    return scenario, (Note("selection", note) if note else None)
 
 
 def hardware_of(points: pd.DataFrame) -> list[str]:
@@ -116,33 +191,89 @@ def usd_per_gpu_hour_of(points: pd.DataFrame, scenario, presets: pd.DataFrame) -
     return resolve_rates(hardware_of(points), presets, scenario.price_set, scenario.tier, dict(scenario.rates))
 
 
-@dataclass(frozen=True, eq=False)
-class Fit:
-    """A view's frontier (:func:`model.core.analysis.frontiers_for`) and its leave-one-out, computed on first
-    read: series of one hardware are predicted at $1/GPU-hour (their relative errors do not depend on the rate),
-    so one fit serves every rate of a view whose series are per hardware."""
-
-    frontier: pd.DataFrame
-    rates: dict[str, float] | None            # what the fit priced by (series mixing hardware); None: no rate
-
-    @cached_property
-    def loo(self) -> dict[str, pd.DataFrame]:
-        """method -> :func:`model.core.uncertainty.leave_one_out` of :attr:`frontier`."""
-        return leave_one_out_methods(self.frontier, METHODS, self.rates)
+def rows_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame) -> Rows:
+    """Step ``rows``: the view's rows on good tokens (its goodput caps), priced by its cost profiles, its scenario
+    and the $/GPU-hour of every priced name."""
+    good = good_of(view, rows, samples)
+    prices = priced(view, good.rows)
+    scenario, note = scenario_of(view, prices)
+    return Rows(good, prices, scenario, note, usd_per_gpu_hour_of(prices.points, scenario, presets))
 
 
 def fit_of(points: pd.DataFrame, scenario, usd_per_gpu_hour: dict[str, float]) -> Fit:
-    """The expensive step: the SLA filter and the frontier fit of ``points`` under ``scenario``."""
+    """The expensive step: the SLA filter, the frontier fit of ``points`` under ``scenario`` and its
+    leave-one-out for every method."""
     rates = None if "hardware" in scenario.by else dict(usd_per_gpu_hour)
-    return Fit(frontiers_for(points, scenario.by, scenario.basis, rates, scenario.sla, scenario.w_input,
-                             scenario.w_cached, scenario.disagg), rates)
+    frontier = frontiers_for(points, scenario.by, scenario.basis, rates, scenario.sla, scenario.w_input,
+                             scenario.w_cached, scenario.disagg)
+    return Fit(frontier, rates, leave_one_out_methods(frontier, METHODS, rates))
 
 
 def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit, notes: tuple[str, ...]) -> Analysis:
     """Frontiers, cost curves and the iso table of ``fit``; no crossings. ``notes`` go first."""
     result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none")
-    result.notes[:0] = [n for n in notes if n]
+    result.notes[:] = [*(n for n in notes if n), *noted("analysis", result.notes)]
     return result
+
+
+def cost_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Cost:
+    """Step ``cost``: the priced curves, the iso table with its ±, the interactivity you need, every series there,
+    the pair and its break-even rate."""
+    from model.present.recommendation import filled_errors
+
+    result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes)
+    baseline = baseline_of(view, result)
+    iso = iso_of(result, baseline)
+    errors = uncertainty(result.curves, result.scenario.method, fit.loo)
+    iso_error = filled_errors(iso_with_error(iso, result.curves, errors), errors)
+    span = x_range_of(result)
+    x = interactivity_needed_of(view, result, span)
+    at_x = at_x_of(result, x)
+    pair = pair_of(view, result, at_x, x)
+    found = None if pair is None or x is None else \
+        break_even_answer(result.curves, *pair, x, result.scenario.method)
+    return Cost(result, baseline, iso, errors, iso_error, span, x, at_x, pair, found)
+
+
+def crossed_of(view: View, cost: Cost) -> Crossed:
+    """Step ``crossed``: the lower envelope and the crossings of the pairs in view, marked for the ± bands; the
+    series a cost chart draws; the pair's break-even rate across their common range."""
+    result = cross(cost.analysis, "auto")
+    marked = mark_crossovers(result.crossovers, result.curves, cost.uncertainty, result.scenario.method)
+    curve = None
+    if cost.pair is not None and (span := common_range(result.curves, *cost.pair)):
+        curve = break_even_rates(result.curves, *cost.pair, np.linspace(*span, BREAK_EVEN_SAMPLES),
+                                 result.scenario.method)
+    return Crossed(result, marked, drawn_of(view, result, cost.baseline, cost.pair, cost.iso), curve)
+
+
+def caps_table_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame, x: float | None) -> pd.DataFrame:
+    """Step ``goodput_caps``: the cheapest series at ``x`` as the TTFT cap moves (:data:`model.core.goodput.TTFT_CAPS`
+    and the view's, the view's TPOT cap kept): one row per cap, with the runner-up, the $/M per good M tokens and
+    how many points in view had per-request data. Each cap prices the rows again (:func:`rows_of`, :func:`fit_of`):
+    a step with an argument, never a second answer."""
+    cols = ["ttft_cap_s", "tpot_cap_ms", "cheapest", "usd_per_good_mtok", "runner_up", "runner_up_usd_per_good_mtok",
+            "points_with_requests"]
+    if x is None or not samples:
+        return pd.DataFrame(columns=cols)
+    own = caps_from_text(view.goodput) if view.goodput else Caps()
+    caps = sorted({*TTFT_CAPS, *([own.ttft_s] if own.ttft_s is not None else [])})
+    out = []
+    for ttft in caps:
+        capped = rows_of(view.replace(goodput=Caps(ttft, own.tpot_ms).text()), rows, samples, presets)
+        result = analysis_of(capped.points, capped.scenario, presets,
+                             fit_of(capped.points, capped.scenario, capped.usd_per_gpu_hour), ())
+        ranked = at_x_of(result, x)
+        ranked = ranked[ranked["usd_per_mtok"].notna()] if not ranked.empty else ranked
+        good = capped.rows
+        have = int(good["good_fraction"].notna().sum()) if "good_fraction" in good.columns else 0
+        first = ranked.iloc[0] if len(ranked) else None
+        second = ranked.iloc[1] if len(ranked) > 1 else None
+        out.append([ttft, own.tpot_ms, None if first is None else first["series"],
+                    None if first is None else float(first["usd_per_mtok"]),
+                    None if second is None else second["series"],
+                    None if second is None else float(second["usd_per_mtok"]), have])
+    return pd.DataFrame(out, columns=cols)
 
 
 def baseline_of(view: View, result: Analysis) -> str | None:
@@ -156,11 +287,6 @@ def iso_of(result: Analysis, baseline: str | None) -> pd.DataFrame:
     if result.scenario.baseline == baseline:
         return result.iso
     return iso_table(result.curves, result.targets, result.scenario.method, baseline)
-
-
-def uncertainty_of(result: Analysis, fit: Fit) -> Uncertainty:
-    """Leave-one-out error of every method on the frontiers, and the ± band of the view's method."""
-    return uncertainty(result.curves, result.scenario.method, fit.loo)
 
 
 def x_range_of(result: Analysis) -> tuple[float, float] | None:
@@ -246,21 +372,30 @@ def frontier_table_of(frontier: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFr
     return left
 
 
-def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame,
-               x: float | None) -> tuple[pd.DataFrame, list[str]]:
-    """Each series' $/M at ``x`` run date by run date (:func:`model.core.history.history`) of the rows before
-    as-of and repeats, and its notes."""
+def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame, x: float | None) -> History:
+    """Step ``history``: each series' $/M at ``x`` run date by run date (:func:`model.core.history.history`) of the
+    rows before as-of and repeats, and its notes."""
     prices = priced(view, loaded)
     scenario = scenario.model_copy(update={"rates": tuple(sorted(prices.rates.items()))})
     if x is None:
-        return history(prices.points.iloc[0:0], scenario, 1.0, presets)[0], ["no series in this view can be priced"]
-    return history(prices.points, scenario, x, presets, view.repeats, view.as_of)
+        return History(history(prices.points.iloc[0:0], scenario, 1.0, presets)[0],
+                       ("no series in this view can be priced",))
+    table, notes = history(prices.points, scenario, x, presets, view.repeats, view.as_of)
+    return History(table, tuple(notes))
 
 
-def notes_of(view: View, extra: tuple[str, ...], result: Analysis, baseline: str | None) -> list[str]:
+def overview_of(rows: pd.DataFrame) -> Overview:
+    """Step ``overview``: how many rows the answer prices, their hardware and run dates."""
+    hardware = tuple(sorted(map(str, rows["hardware"].dropna().unique()))) if not rows.empty else ()
+    dates = rows["run_date"].dropna() if "run_date" in rows.columns else pd.Series([], dtype=object)
+    return Overview(len(rows), hardware, max(dates) if len(dates) else None, min(dates) if len(dates) else None)
+
+
+def notes_of(view: View, extra: tuple[str, ...], result: Analysis, baseline: str | None) -> tuple[Note, ...]:
     """What the reader must know: rows left out, rates missing, values of the view not used."""
-    out = list(extra) + list(result.notes)
+    out = [*noted("rows", extra), *noted("analysis", result.notes)]
     if view.baseline and baseline != view.baseline and baseline:
-        out = [n for n in out if not n.startswith("baseline ")]
-        out.append(f"baseline {view.baseline!r} is not among the series shown; ratios are to {baseline}")
-    return list(dict.fromkeys(out))
+        out = [n for n in out if n.kind != "baseline"]
+        out.append(Note("baseline", f"baseline {view.baseline!r} is not among the series shown; ratios are to "
+                                    f"{baseline}"))
+    return tuple(dict.fromkeys(out))

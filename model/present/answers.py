@@ -6,6 +6,8 @@ likely asks about, the iso table as a people-ready pivot, and the labels of work
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -13,7 +15,10 @@ from model.core.iso import CostCurve, break_even_rates, iso_table
 from model.core.uncertainty import RULE
 from model.present import fmt
 
-__all__ = ["parse_targets", "changes_of", "headline", "summary", "headline_of", "summary_of", "cheapest_at", "default_pair", "common_range",
+if TYPE_CHECKING:
+    from model.present.view_answer import Answer
+
+__all__ = ["parse_targets", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
            "method_errors_text", "uncertain_crossings_text", "error_payload", "REACH_WORDS"]
 
@@ -280,25 +285,18 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str, lead: str | None 
     return text
 
 
-def headline_of(answer) -> str:
-    """The Overview's one line for an answer (:class:`model.present.view_answer.Answer`): the cheapest series at
-    the interactivity you need, by how much, and where that changes."""
-    x = answer.interactivity_needed
+def summary_of(answer: "Answer") -> str:
+    """The report's answer paragraph for an answer (:func:`summary`; its parts ``rows``, ``cost``, ``crossed``,
+    ``recommendation``), or why there is none."""
+    cost = answer.cost
+    x = cost.interactivity_needed
     if x is None:
-        return "No series in this view can be priced."
-    return headline(answer.at_x, changes_of(answer.crossed), x)
-
-
-def summary_of(answer) -> str:
-    """The report's answer paragraph for an answer (:func:`summary`), or why there is none."""
-    x = answer.interactivity_needed
-    if x is None:
-        return ("No benchmark rows match this view's filters." if answer.rows.empty else
+        return ("No benchmark rows match this view's filters." if answer.rows.rows.empty else
                 "No series in this view has both interactivity and a priced throughput, so there is "
                 "nothing to price.")
     rec = answer.recommendation
     lead = next((line for line in rec.lines if line.startswith(f"At {fmt.interactivity(x)}, ")), None)
-    return summary(answer.crossed, answer.at_x, x, answer.scenario.method, lead, rec.break_even is None)
+    return summary(answer.crossed.analysis, cost.at_x, x, cost.method, lead, rec.break_even is None)
 
 
 def method_errors_text(errors) -> str:

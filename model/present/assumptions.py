@@ -7,6 +7,7 @@ default (a preset rate, an on-prem reference value a cost profile starts from) w
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -31,6 +32,9 @@ _METHOD_TEXT = {
     "linear": "linear in $/M between neighbouring frontier points (reproduces the InferenceX iso tables)",
     "monotone": "monotone cubic (PCHIP) through tokens per dollar between frontier points",
 }
+
+if TYPE_CHECKING:
+    from model.present.view_answer import Answer
 
 
 def _workload(points: pd.DataFrame) -> str:
@@ -61,14 +65,14 @@ def _int_or(value) -> str:
     return "?" if pd.isna(value) else f"{int(value)}"
 
 
-def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
+def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     """Item, value, where it came from, the date it was read and whether that is old (:data:`ASSUMPTION_COLUMNS`),
     one row per assumption of ``answer``; ``today`` (default: the date today) is what ages are counted to."""
-    s, state, result = answer.scenario, answer.state, answer.analysis
-    points, x = answer.rows, answer.interactivity_needed
+    s, state, result = answer.rows.scenario, answer.view, answer.cost.analysis
+    points, x = answer.rows.rows, answer.interactivity_needed
     basis = {"total": "total tokens (input + output)", "output": "output tokens", "input": "input tokens",
              "blended": f"blended: output tokens + {s.w_input:g} x uncached input + {s.w_cached:g} x cached input"}
-    where = answer.where
+    where = state.where()
     filters = "; ".join(f"{k} = {', '.join('(not stated)' if v is None else str(v) for v in vs)}"
                         for k, vs in sorted(where.items()) if vs) or "none (all rows)"
     rows = [
@@ -89,8 +93,8 @@ def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
          "the view" if state.interactivity_needed else "default: the middle target"),
-        ("Ratios relative to", answer.baseline or "—",
-         "the view" if state.baseline == answer.baseline else "default: the first series by name"),
+        ("Ratios relative to", answer.cost.baseline or "—",
+         "the view" if state.baseline == answer.cost.baseline else "default: the first series by name"),
         ("Cost formula", "$/M tokens = $/GPU-hour / (3600 x tok/s/GPU / 10^6)", "SemiAnalysis InferenceX"),
         ("Repeat runs", _REPEATS_TEXT[state.repeats],
          "the view (--repeats, link rep=)" if state.repeats != "pooled" else "default: all pooled"),
@@ -108,11 +112,10 @@ def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
         rows.append((item, value, source))
     fleet = answer.fleet
     if fleet is not None:
-        from model.present.recommendation import demand_words
-
-        rows.append(("Fleet " + fleet.kind, demand_words(state) or fleet.need, "the view"))
+        rows.append(("Fleet " + fleet.kind, fleet.need, "the view"))
         rows.append(("Fleet pricing", "every hour of every GPU is paid for (730 hours a month); an on-prem "
                      "profile's full-use rate applies", "how Cost Frontier sizes a fleet"))
+        rows.extend(_fleet_settings(state))
     today, limit = today or date.today(), state.price_stale_days
     frame = pd.DataFrame(rows, columns=ASSUMPTION_COLUMNS[:3])
     days = [read_on_text(dated.get(i)) for i in range(len(rows))]
@@ -122,7 +125,27 @@ def assumptions_of(answer, today: date | None = None) -> pd.DataFrame:
     return frame
 
 
-def _profile_defaults(answer) -> list[tuple[str, str, str, object]]:
+def _fleet_settings(view) -> list[tuple[str, str, str]]:
+    """The fleet's settings (the view's knee rule, GPUs per node, kW per GPU, PUE, rack kW, token basis): each
+    set in the view, or the default it takes."""
+    from model.core.view_fields import BY_NAME
+
+    defaults = {"rule": "first_failure: the rate before the first one breaking the SLA",
+                "gpus_per_node": "as the rows state, else 8", "kw_per_gpu": "the price set's all-in kW per GPU",
+                "pue": "the cost profile's, else 1", "rack_kw": "racks not counted",
+                "token_basis": "the capacity's basis (total where the rows state it, else output)"}
+    out = []
+    for name, default in defaults.items():
+        value = getattr(view, name)
+        label = BY_NAME[name].label or name
+        out.append((f"Fleet: {label}", default if value is None or (name == "rule" and value == "first_failure")
+                    else f"{value:g}" if isinstance(value, float) else str(value),
+                    "default" if value is None or (name == "rule" and value == "first_failure")
+                    else f"the view (link {BY_NAME[name].key}=)"))
+    return out
+
+
+def _profile_defaults(answer: "Answer") -> list[tuple[str, str, str, object]]:
     """(item, value, source, read on) of each cited default an on-prem cost profile of the view still holds
     (its value equals the default's): the reference values and the preset's all-in kW per GPU."""
     from model.core.onprem_labels import ONPREM_LABELS
@@ -130,7 +153,7 @@ def _profile_defaults(answer) -> list[tuple[str, str, str, object]]:
 
     out = []
     presets = answer.inputs.presets
-    for p in answer.state.cost_profiles():
+    for p in answer.view.cost_profiles():
         if p.onprem is None:
             continue
         defaults, dates = onprem_defaults(p.hardware, presets), onprem_default_dates(p.hardware, presets)

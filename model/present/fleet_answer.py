@@ -30,7 +30,8 @@ from model.core.trace import Trace
 from model.core.view import View
 from model.present import fmt
 
-__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "demand_of", "demand_text", "load_sentence", "workload_notes"]
+__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "fleet_sentence", "capacity_lines", "demand_of", "demand_words",
+           "load_sentence", "workload_notes"]
 
 
 @dataclass(frozen=True)
@@ -47,30 +48,34 @@ class FleetAnswer:
     notes: tuple[str, ...] = ()
     said: str = ""                             # the demand's peak and volume, one derived from the other
     over_time: pd.DataFrame | None = None      # model.core.fleet.fleet_over_time (None: no curve to follow)
+    capacity_lines: tuple[str, ...] = ()       # where each series' per-node capacity comes from
+
+    @property
+    def columns(self) -> list[str]:
+        """The table's columns, decision columns first (:data:`model.present.tables.FLEET_SPEC`)."""
+        from model.present.tables import fleet_columns
+
+        return fleet_columns(self)
 
 
-def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None,
-                options: dict) -> pd.DataFrame:
-    """What one node of each series carries under the view's SLA at ``x`` [tok/s/user]; ``options`` (``basis``,
-    ``rule``, ``gpus_per_node``) tune it. A node's requests per second do not depend on the token basis; the
-    blended basis (tokens weighted for pricing) reads capacity on the tokens a file states (``auto``), so a fleet
-    and a volume count real tokens."""
+def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None) -> pd.DataFrame:
+    """What one node of each series carries under the view's SLA at ``x`` [tok/s/user], its knees read by the view's
+    rule, with its GPUs per node where the rows do not say. A node's requests per second do not depend on the token
+    basis; the blended basis (tokens weighted for pricing) reads capacity on the tokens a file states (``auto``), so
+    a fleet and a volume count real tokens."""
     sla = SLA.from_text(view.sla) if view.sla else None
-    basis = options.get("basis") or ("auto" if view.basis in ("total", "blended") else view.basis)
-    return node_capacity(points, sla, by, basis, options.get("rule", "first_failure"), options.get("gpus_per_node"),
-                         interactivity_min=x)
+    basis = "auto" if view.basis in ("total", "blended") else view.basis
+    return node_capacity(points, sla, by, basis, view.rule, view.gpus_per_node, interactivity_min=x)
 
 
 def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.DataFrame,
-             rates: pd.DataFrame, options: Mapping) -> FleetAnswer | None:
-    """The fleet for the view's demand (req/s, tokens/day or tokens/month) or budget; None when the view has
-    neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours). ``rates``: the
-    answer's rate table (its words say how a series is priced); ``options`` (``kw_per_gpu``, ``pue``,
-    ``rack_kw``, ``token_basis``) tune it."""
+             rates: pd.DataFrame) -> FleetAnswer | None:
+    """The fleet for the view's demand (req/s, tokens/day, tokens/month or a trace) or budget; None when the view
+    has neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours). ``rates``: the
+    answer's rate table (its words say how a series is priced); the view's ``kw_per_gpu``, ``pue``, ``rack_kw`` and
+    ``token_basis`` tune it."""
     s = view
-    wants_demand = s.demand_rps is not None or s.tokens_per_day is not None or s.tokens_per_month is not None \
-        or bool(s.trace)
-    wants_budget = s.budget_mw is not None or s.budget_usd_month is not None
+    wants_demand, wants_budget = s.has_demand, s.has_budget
     if not (wants_demand or wants_budget):
         return None
     sla = SLA.from_text(s.sla) if s.sla else None
@@ -79,12 +84,13 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     resolved = resolve_rates(hardware, presets, s.price_set, s.tier, dict(s.rates))
     words = {r["hardware"].lower(): r["detail"] for r in rates.to_dict("records")}
     priced = pricing_options(hardware, resolved, preset_kw_per_gpu(presets, s.price_set), chosen,
-                             options.get("kw_per_gpu"), options.get("pue"))
+                             s.kw_per_gpu, s.pue)
     priced = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
               else {**o, "pricing": _profile_pricing(o, chosen)} for o in priced]
-    need = demand_of(s, options.get("token_basis") or _basis(capacity)) if wants_demand else None
+    basis = s.token_basis or _basis(capacity)
+    need = demand_of(s, basis) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
-                       s.budget_usd_month if not wants_demand else None, options.get("rack_kw"))
+                       s.budget_usd_month if not wants_demand else None, s.rack_kw)
     notes = []
     if capacity.empty:
         notes.append("no load ramps or sweeps in this view to size a fleet from")
@@ -94,14 +100,7 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     if need is not None and not sized.empty:
         curved = need.shape is not None
         for row in sized[sized["nodes"].notna() & (sized["nodes"] > 0)].to_dict("records"):
-            text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, "
-                    f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
-                    f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
-            if curved and row["mean_nodes"] < row["nodes"]:
-                text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
-                         "on average, "
-                         f"${row['usd_per_month_autoscaled']:,.0f} a month")
-            sentences.append(text)
+            sentences.append(fleet_sentence(row, curved))
         usable = capacity[capacity["per_node_rps"] > 0] if not capacity.empty else capacity
         first = usable.iloc[0] if not usable.empty else (capacity.iloc[0] if not capacity.empty else None)
         if first is not None:
@@ -109,11 +108,31 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
             said = load_sentence(need, per_request)
             notes.extend(workload_notes(need, load_of(need, per_request), first.get("isl"), first.get("osl")))
         over_time = fleet_over_time(capacity, need) if curved else None
-    return FleetAnswer("demand" if need is not None else "budget",
-                       need.describe() if need is not None else
-                       f"{s.budget_mw or 0:g} MW, ${s.budget_usd_month or 0:,.0f} a month", x,
+    return FleetAnswer("demand" if need is not None else "budget", demand_words(s, basis), x,
                        sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
-                       over_time)
+                       over_time, capacity_lines(sized))
+
+
+def fleet_sentence(row: Mapping, curved: bool) -> str:
+    """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; with a curve to follow,
+    what following the load would cost."""
+    text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
+            f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: "
+            f"{row['pricing']}")
+    if curved and row["mean_nodes"] < row["nodes"]:
+        text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
+                 f"on average, ${row['usd_per_month_autoscaled']:,.0f} a month")
+    return text
+
+
+def capacity_lines(sized: pd.DataFrame) -> tuple[str, ...]:
+    """Where each series' per-node capacity comes from, one line per series and method (the page, the report and
+    ``size`` print these)."""
+    if sized.empty or "capacity_from" not in sized.columns:
+        return ()
+    return tuple(f"{series} ({method}): {where}" for series, method, where in
+                 sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]]
+                 .itertuples(index=False))
 
 
 def _basis(capacity: pd.DataFrame) -> str:
@@ -138,10 +157,15 @@ def _number(value: float) -> str:
     return fmt.compact(value) if value >= 1000 else f"{value:.3g}"
 
 
-def demand_text(view: View, basis: str = "total") -> str | None:
-    """The view's demand as typed: ``"6 req/s at peak and 3 B total tokens a month, business-hours shape"``;
-    None when it has none."""
+def demand_words(view: View, basis: str = "total") -> str | None:
+    """The view's demand or budget as typed, the one sentence every surface prints: ``"16 B total tokens a month
+    (peak 2× the average)"``, ``"6 req/s at peak and 3 B total tokens a month (business-hours shape)"``, ``"a
+    budget of 2.5 MW"``; None when it states neither."""
     s = view
+    if not s.has_demand and s.has_budget:
+        parts = ([f"{s.budget_mw:g} MW"] if s.budget_mw is not None else []) + \
+            ([f"${s.budget_usd_month:,.0f} a month"] if s.budget_usd_month is not None else [])
+        return "a budget of " + " and ".join(parts)
     typed = ((s.demand_rps, lambda v: f"{_number(v)} req/s at peak"),
              (s.tokens_per_month, lambda v: f"{fmt.compact(v)} {basis} tokens a month"),
              (s.tokens_per_day, lambda v: f"{fmt.compact(v)} {basis} tokens a day"),

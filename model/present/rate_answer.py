@@ -27,7 +27,8 @@ __all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "pro
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
-RATE_COLUMNS = ["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source", "detail", "profile", "read_on"]
+RATE_COLUMNS = ["hardware", "usd_per_gpu_hour", "usd_per_gpu_hour_full_use", "source", "detail", "profile", "read_on",
+                "preset_usd_per_gpu_hour", "preset_read_on", "all_in_kw_per_gpu"]
 
 
 def rate_source_text(kind: str, *, price_set: str = "", tier: str = "", source: str = "", file: str = "",
@@ -62,7 +63,8 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
     ``usd_per_gpu_hour`` (what prices tokens), ``usd_per_gpu_hour_full_use`` (what a fleet pays every hour),
     ``source`` (one of :data:`RATE_SOURCES`), ``detail`` (the source in words) and ``profile`` (the cost
     profile's name when one prices it), ``read_on`` (the date a preset or ingested rate was read, ISO text; None
-    for any other source). ``files``: :func:`model.data.inputs.rate_files`."""
+    for any other source), and beside it the view's preset (``preset_usd_per_gpu_hour``, ``preset_read_on``) and
+    the all-in kW per GPU (a profile's, else the preset's). ``files``: :func:`model.data.inputs.rate_files`."""
     profiles = {p.name: p for p in view.cost_profiles()}
     by_hw = {profiles[n].hardware.lower(): profiles[n] for n in view.priced_by if n in profiles}
     own = {hw.lower() for hw, _ in view.rates}
@@ -73,6 +75,8 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
                  if pd.notna(s) and str(s) not in ("", "nan")}
     read_of = {str(h).lower(): read_on_text(d) for h, d in zip(table["hardware"], table["read_on"])} \
         if "read_on" in table.columns else {}
+    kw_of = {str(h).lower(): float(k) for h, k in zip(table["hardware"], table["all_in_kw_per_gpu"])
+             if pd.notna(k)} if "all_in_kw_per_gpu" in table.columns else {}
     rows = []
     for hw in hardware:
         rate = usd_per_gpu_hour.get(hw)
@@ -94,10 +98,15 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
             detail = rate_source_text(kind, price_set=view.price_set, tier=view.tier,
                                       source=source_of.get(hw.lower(), ""))
         dated = read_of.get(hw.lower()) if kind in ("preset", "ingested price set") else None
+        preset_read = read_of.get(hw.lower())
+        kw = p.onprem.kw_per_gpu if p is not None and p.onprem is not None else kw_of.get(hw.lower())
         rows.append({"hardware": hw, "usd_per_gpu_hour": rate if rate is not None else math.nan,
                      "usd_per_gpu_hour_full_use": full if full is not None else math.nan,
                      "source": kind, "detail": detail, "profile": p.name if p is not None else None,
-                     "read_on": dated if dated != "not dated" else None})
+                     "read_on": dated if dated != "not dated" else None,
+                     "preset_usd_per_gpu_hour": preset.get(hw, math.nan),
+                     "preset_read_on": preset_read if preset_read not in (None, "not dated") else None,
+                     "all_in_kw_per_gpu": kw if kw is not None else math.nan})
     return pd.DataFrame(rows, columns=RATE_COLUMNS)
 
 

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from model.core.uncertainty import iso_with_error
+from model.core.view import View
 from model.present import fmt
+from model.present.answer_steps import Cost, Crossed, Rows
+from model.present.fleet_answer import FleetAnswer, demand_words
 
 __all__ = ["Choice", "Recommendation", "recommendation_of", "filled_errors", "demand_words", "PLUS_MINUS",
            "NOT_SETTLED"]
@@ -105,7 +108,7 @@ class Recommendation:
 
     def payload(self) -> dict:
         """``--json``: every number unrounded, with the sentences."""
-        return {"interactivity": self.x, "method": self.method, "basis": self.basis, "demand": self.demand,
+        return {"interactivity_needed": self.x, "method": self.method, "basis": self.basis, "demand": self.demand,
                 "winner": self.winner, "settled": self.settled, "contenders": list(self.contenders),
                 "series": [c.payload() for c in self.series], "options": [c.payload() for c in self.options],
                 "fleet": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.fleet.items()}
@@ -138,26 +141,11 @@ def filled_errors(frame: pd.DataFrame, errors) -> pd.DataFrame:
     return out
 
 
-def demand_words(view, basis: str = "total") -> str | None:
-    """The view's demand, volume or budget as typed: ``"16 B total tokens a month (peak 2× the average)"``,
-    ``"6 req/s at peak and 3 B total tokens a month (business-hours shape)"``; None when it holds none
-    (:func:`model.present.fleet_answer.demand_text`)."""
-    from model.present.fleet_answer import demand_text
-
-    s = view
-    text = demand_text(s, basis)
-    if text is None and (s.budget_mw is not None or s.budget_usd_month is not None):
-        parts = ([f"{s.budget_mw:g} MW"] if s.budget_mw is not None else []) + \
-            ([f"${s.budget_usd_month:,.0f} a month"] if s.budget_usd_month is not None else [])
-        return "a budget of " + " and ".join(parts)
-    return text
-
-
-def _series(answer) -> list[Choice]:
-    x = answer.interactivity_needed
-    if x is None or answer.at_x.empty:
+def _series(cost: Cost) -> list[Choice]:
+    x = cost.interactivity_needed
+    if x is None or cost.at_x.empty:
         return []
-    at = filled_errors(iso_with_error(answer.at_x, answer.analysis.curves, answer.uncertainty), answer.uncertainty)
+    at = filled_errors(iso_with_error(cost.at_x, cost.analysis.curves, cost.uncertainty), cost.uncertainty)
     at = at.dropna(subset=["usd_per_mtok"])
     return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]),
                    float(r["usd_per_mtok_error"]) if r["error_from"] != "measured" else 0.0,
@@ -176,9 +164,8 @@ def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
     return len(tied) == 1, tuple(tied)
 
 
-def _options(answer) -> list[Choice]:
-    volume = answer.volume
-    if answer.state.tokens_per_month is None or (volume := answer.volume) is None or volume.rows.empty:
+def _options(volume) -> list[Choice]:
+    if volume is None or volume.rows.empty:
         return []
     out = []
     for r in volume.rows.to_dict("records"):
@@ -190,9 +177,8 @@ def _options(answer) -> list[Choice]:
     return out
 
 
-def _fleet(answer, name: str | None) -> dict | None:
-    if name is None or demand_words(answer.state) is None or (fleet := answer.fleet) is None or \
-            fleet.kind != "demand" or fleet.sized.empty:
+def _fleet(fleet: FleetAnswer | None, name: str | None) -> dict | None:
+    if name is None or fleet is None or fleet.kind != "demand" or fleet.sized.empty:
         return None
     mine = fleet.sized[(fleet.sized["series"] == name) & fleet.sized["nodes"].notna()]
     if mine.empty:
@@ -207,8 +193,8 @@ def _fleet(answer, name: str | None) -> dict | None:
     return out
 
 
-def _break_even(answer, series: list[Choice]) -> dict | None:
-    pair, x, found = answer.pair, answer.interactivity_needed, answer.break_even
+def _break_even(cost: Cost, series: list[Choice]) -> dict | None:
+    pair, x, found = cost.pair, cost.interactivity_needed, cost.break_even
     if pair is None or x is None or found is None or not math.isfinite(found["rate"]):
         return None
     by_name = {c.name: c for c in series}
@@ -236,7 +222,7 @@ def _break_even(answer, series: list[Choice]) -> dict | None:
             "settled": settled, "text": text}
 
 
-def _series_sentence(answer, series: list[Choice], settled, contenders, head: str) -> str:
+def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled, contenders, head: str) -> str:
     if not series:
         return f"{head}, no series in this view can be priced."
     best = series[0]
@@ -254,11 +240,11 @@ def _series_sentence(answer, series: list[Choice], settled, contenders, head: st
     text += "; the gap is wider than their ± bands" if settled else "; no ± can be estimated to say whether the data settle it"
     from model.present.answers import changes_of
 
-    crossings = changes_of(answer.crossed)
+    crossings = changes_of(crossed.analysis)
     if not crossings.empty:
         mine = crossings[(crossings["series_a"] == best.name) | (crossings["series_b"] == best.name)]
         if not mine.empty:
-            x = answer.interactivity_needed
+            x = cost.interactivity_needed
             nearest = mine.iloc[(mine["interactivity"] - x).abs().argsort()].iloc[0]
             other = nearest["series_b"] if nearest["series_a"] == best.name else nearest["series_a"]
             side = "above" if nearest["interactivity"] > x else "below"
@@ -283,42 +269,47 @@ def _volume_sentence(options: list[Choice], demand: str, series: list[Choice]) -
     return text + "."
 
 
-def recommendation_of(answer) -> Recommendation:
-    """The recommendation of ``answer`` (:class:`model.present.view_answer.Answer`)."""
-    x = answer.interactivity_needed
-    series = _series(answer)
+def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, fleet: FleetAnswer | None = None,
+                      volume=None) -> Recommendation:
+    """The one recommendation of a view's answer: its series at the interactivity you need (``cost``, ``crossed``),
+    and, when the view states a demand (:attr:`model.core.view.View.has_demand`), owning, renting and the API at its
+    volume (``volume``: :class:`model.present.volume_answer.VolumeAnswer`) and the fleet (``fleet``)."""
+    x = cost.interactivity_needed
+    scenario = rows.scenario
+    series = _series(cost)
     settled, contenders = _contenders(series)
-    options = _options(answer)
-    volume = answer.volume if answer.state.tokens_per_month is not None else None
-    basis = volume.basis if volume is not None else answer.scenario.basis
-    demand = demand_words(answer.state, basis)
+    volume = volume if view.has_demand else None
+    options = _options(volume)
+    basis = volume.basis if volume is not None else scenario.basis
+    demand = demand_words(view, basis)
     head = f"At {fmt.interactivity(x)}" if x is not None else "In this view"
-    good = answer.good.caps      # goodput caps: every $/M is per good M tokens (model.core.goodput)
+    good = rows.good.caps      # goodput caps: every $/M is per good M tokens (model.core.goodput)
     if good is not None:
         head += f", per good M tokens ({good.words()})"
     lines: list[str] = []
     if options:
         lines.append(_volume_sentence(options, demand, series))
-        lines.append(_series_sentence(answer, series, settled, contenders,
-                                      f"Per {'good ' if good else ''}million {answer.scenario.basis} tokens at "
+        lines.append(_series_sentence(cost, crossed, series, settled, contenders,
+                                      f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
                                       f"{fmt.interactivity(x)} and the rates in view"
                                       if x is not None else "Per million tokens at the rates in view"))
     elif x is None:
-        lines.append("No series in this view can be priced." if not answer.rows.empty else
+        lines.append("No series in this view can be priced." if not rows.rows.empty else
                      "No benchmark rows match this view's filters.")
     else:
-        lines.append(_series_sentence(answer, series, settled, contenders, head))
+        lines.append(_series_sentence(cost, crossed, series, settled, contenders, head))
+    fleet = fleet if view.has_demand else None
     owned = next((o for o in options if o.kind == "owned"), None)
     fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
                     series[0].name if series and settled is not False else None)
-    fleet = _fleet(answer, fleet_series)
-    if fleet is None and settled is False and demand is not None:
-        sized = [f for name in contenders if (f := _fleet(answer, name)) is not None]
-        if sized:
-            lines.append(f"Fleet for {demand}: " + "; ".join(f["text"] for f in sized) + _PAID)
-    elif fleet is not None:
-        lines.append(f"Fleet for {demand}: {fleet['text']}{_PAID}")
-    break_even = _break_even(answer, series)
+    sized = _fleet(fleet, fleet_series)
+    if sized is None and settled is False and demand is not None:
+        each = [f for name in contenders if (f := _fleet(fleet, name)) is not None]
+        if each:
+            lines.append(f"Fleet for {demand}: " + "; ".join(f["text"] for f in each) + _PAID)
+    elif sized is not None:
+        lines.append(f"Fleet for {demand}: {sized['text']}{_PAID}")
+    break_even = _break_even(cost, series)
     if break_even is not None:
         lines.append(break_even["text"])
     notes = []
@@ -329,6 +320,5 @@ def recommendation_of(answer) -> Recommendation:
                      f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
     if series:
         notes.append(PLUS_MINUS)
-    return Recommendation(x, answer.scenario.method, basis, demand, tuple(series), settled, contenders,
-                          tuple(options), fleet, break_even, tuple(lines + notes), tuple(notes))
-
+    return Recommendation(x, scenario.method, basis, demand, tuple(series), settled, contenders,
+                          tuple(options), sized, break_even, tuple(lines + notes), tuple(notes))

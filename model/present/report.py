@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 from model.core.analysis import Analysis
 from model.core.links import live_url, pinned_url, view_url
 from model.present import figures, fmt
-from model.present.answers import method_errors_text, uncertain_crossings_text
+from model.present.answers import method_errors_text, summary_of, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
 from model.present.recommendation import PLUS_MINUS
 from model.present.report_output import (
@@ -49,9 +49,11 @@ from model.present.report_output import (
 from model.present.tables import CAPS_TABLE, marked_of, profile_tables, table_of, text_spec
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
+from model.present.view_answer import Answer
 from model.present.workbook import plan_of
 
-__all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_of_view", "view_link", "html_to_pdf",
+__all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_parts", "report_of_view", "view_link",
+           "html_to_pdf",
            "chromium_path", "PRINT_WIDTH_PX"]
 
 @dataclass(frozen=True)
@@ -69,13 +71,21 @@ class ReportSection:
     figures: tuple[go.Figure, ...] = ()
 
 
+def report_parts(view) -> tuple[str, ...]:
+    """The parts of a view's answer its report renders: every part but the load ramps (the Ramps page's), the
+    history only when the view asks for it (``hist=1``) and the caps table only when it prices good tokens."""
+    return ("cost", "rates", "notes", "crossed", "cloud", "frontier_table", "profiles", "fleet", "volume",
+            "recommendation", "provenance", *(("history",) if view.history else ()),
+            *(("goodput_caps",) if view.goodput else ()))
+
+
 def view_link(state, base_url: str | None = None) -> str:
     """A share link reopening ``state`` (a :class:`~model.core.view.View`) on the dashboard's default page at
     ``base_url`` (:func:`model.core.links.view_url`: default the deployment's public address, else localhost)."""
     return view_url(state.to_query(), "", base_url)
 
 
-def _profile_sections(answer) -> list[ReportSection]:
+def _profile_sections(answer: Answer) -> list[ReportSection]:
     out = []
     for pa in answer.profiles:
         p = pa.profile
@@ -105,41 +115,34 @@ def _profile_sections(answer) -> list[ReportSection]:
     return out
 
 
-def _history_section(answer) -> ReportSection | None:
+def _history_section(answer: Answer) -> ReportSection | None:
     """The history by run date, when the view asks for it (``history``, link ``hist=1``)."""
-    if not answer.state.history:
+    if not answer.view.history:
         return None
-    table, x = answer.history, answer.interactivity_needed
+    table, x = answer.history.table, answer.interactivity_needed
     text = [("Each series' cost at " + (fmt.interactivity(x) if x is not None else "the interactivity you need")
              + " run date by run date: from that date's runs alone, and the best so far (the frontier of every run "
              "on or before that date, as 'as of' that date gives it; it never rises). Which run set each step is "
-             "named."), *answer.history_notes]
+             "named."), *answer.history.notes]
     if table.empty:
         text.append("No dated runs of a priced series in this view.")
         return ReportSection("History by run date", tuple(text))
     return ReportSection("History by run date", tuple(text), {"History by run date": table_of(answer, "History by run date")},
-                         (figures.on_good_tokens(figures.history_figure(table, x), answer.good.caps),))
+                         (figures.on_good_tokens(figures.history_figure(table, x), answer.rows.good.caps),))
 
 
-def _fleet_section(answer) -> ReportSection | None:
+def _fleet_section(answer: Answer) -> ReportSection | None:
     fleet = answer.fleet
     if fleet is None:
         return None
-    from model.present.recommendation import demand_words
-
-    need = demand_words(answer.state, answer.volume.basis if answer.volume is not None else answer.scenario.basis) \
-        or fleet.need
-    text = [f"Fleet for {need}; SLA: {fleet.sla}; interactivity you need: "
+    text = [f"Fleet for {fleet.need}; SLA: {fleet.sla}; interactivity you need: "
             + (fmt.interactivity(fleet.x) if fleet.x else "not set") + ". Capacity per node comes from the measured "
             "point named for each series below; every hour of every GPU is paid for (730 hours a month)."]
     text.extend([fleet.said] if fleet.said else [])
     text.extend(fleet.sentences)
     text.extend(fleet.notes)
     sized = fleet.sized
-    if not sized.empty:
-        text.extend(f"{series} ({method}): {where}" for series, method, where in
-                    sized.drop_duplicates(["series", "method"])[["series", "method", "capacity_from"]]
-                    .itertuples(index=False))
+    text.extend(fleet.capacity_lines)
     from model.present.volume_figures import day_figure
 
     over = fleet.over_time
@@ -147,7 +150,7 @@ def _fleet_section(answer) -> ReportSection | None:
                          (day_figure(over),) if over is not None and not over.empty else ())
 
 
-def _volume_section(answer) -> ReportSection | None:
+def _volume_section(answer: Answer) -> ReportSection | None:
     """Buy, rent or call an API: the same sentence, break-evens and table as the page and ``costfrontier volume``."""
     volume = answer.volume
     if volume is None:
@@ -167,7 +170,7 @@ def _volume_section(answer) -> ReportSection | None:
     return ReportSection("Buy, rent or API", tuple(text), tables, (volume_figure(volume),) if volume.options else ())
 
 
-def _recommendation(answer) -> list[str]:
+def _recommendation(answer: Answer) -> list[str]:
     """The first page: the view's one recommendation (:attr:`model.present.view_answer.Answer.recommendation`), the
     same sentences the Overview and ``costfrontier iso`` give."""
     return list(answer.recommendation.lines)
@@ -178,7 +181,7 @@ _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per
                    "source_line")
 
 
-def build_report(answer, link: str | None = None, *, made_at: datetime | None = None,
+def build_report(answer: Answer, link: str | None = None, *, made_at: datetime | None = None,
                  base_url: str | None = None, link_notes: list[str] | None = None) -> Report:
     """The report of a view's answer (:func:`model.present.view_answer.answer_of_view`).
 
@@ -188,20 +191,20 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     link_notes : notices from reading ``link`` (values ignored), printed under the answer
     """
     made_at = made_at or datetime.now(timezone.utc)
-    result = answer.crossed
-    points = answer.rows
-    baseline = answer.baseline
+    result = answer.crossed.analysis
+    points = answer.rows.rows
+    baseline = answer.cost.baseline
     notes = list(answer.notes) + [n for n in result.notes if n not in answer.notes] + list(link_notes or [])
-    link = link or view_link(answer.state, base_url)
+    link = link or view_link(answer.view, base_url)
     # the reopen link is pinned to the data version the answer read ("as presented"); the live one is beside it
-    live, link = live_url(link), pinned_url(link, getattr(answer.inputs, "data_version", None))
+    live, link = live_url(link), pinned_url(link, answer.inputs.data_version)
     sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
                 *([h] if (h := _history_section(answer)) else []),
                 *([v] if (v := _volume_section(answer)) else [])]
 
     workload = priced_workload(result, points)
     rates_text = ", ".join(f"{hw} {figures.usd(r, '/GPU-h')}" for hw, r in sorted(result.usd_per_gpu_hour.items()))
-    subtitle = f"{workload}\n{answer.scenario.basis} tokens · {rates_text or 'no rates'} · {made_at:%Y-%m-%d}"
+    subtitle = f"{workload}\n{answer.rows.scenario.basis} tokens · {rates_text or 'no rates'} · {made_at:%Y-%m-%d}"
     many = workload.count("; ") + 1
     title = f"Cost per million tokens: {workload if many == 1 else f'{many} workloads'}"
 
@@ -211,11 +214,11 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
 
-    good = answer.good.caps                 # goodput caps: the axes count good tokens
+    good = answer.rows.good.caps            # goodput caps: the axes count good tokens
     cost = chart(figures.on_good_tokens(figures.crossover_figure(result.curves, marked, result.reach,
-                                                                 answer.scenario.method, answer.uncertainty), good),
+                                                                 answer.cost.method, answer.cost.uncertainty), good),
                  "Cost per million tokens against interactivity, crossovers marked", subtitle)
-    plotted = answer.with_points.points
+    plotted = answer.cloud.points
     slim = [c for c in _FIGURE_COLUMNS if c in plotted.columns]   # the figure slices per series: fewer columns, faster
     frontier = chart(figures.on_good_tokens(figures.frontier_figure(plotted[slim], result.frontier, "throughput"), good),
                      "Pareto frontier: throughput per GPU against interactivity", subtitle)
@@ -224,9 +227,9 @@ def build_report(answer, link: str | None = None, *, made_at: datetime | None = 
     first = _recommendation(answer)
 
     def one(width: int | None) -> str:
-        body = _body(title, first, answer.summary, result, baseline, rendered, tables, cost, frontier, sections,
+        body = _body(title, first, summary_of(answer), result, baseline, rendered, tables, cost, frontier, sections,
                      section_charts, assumptions, link, notes, version, made_at, width, rates_text,
-                     method_errors_text(answer.uncertainty), marked, live)
+                     method_errors_text(answer.cost.uncertainty), marked, live)
         return page(title, body, width)
 
     return Report(title=title, html=one(None), print_html=one(PRINT_WIDTH_PX), tables=downloads,
@@ -238,7 +241,7 @@ def report_of_view(con, state, link: str | None = None, **extras) -> Report:
     :func:`build_report` of :func:`model.present.view_answer.answer_of_view`. ``extras`` go to :func:`build_report`."""
     from model.present.view_answer import answer_of_view
 
-    return build_report(answer_of_view(con, state), link, **extras)
+    return build_report(answer_of_view(con, state, report_parts(state)), link, **extras)
 
 
 def _version() -> str:

@@ -19,7 +19,8 @@ from model.present import fmt
 from model.present.answers import REACH_WORDS
 from model.present.report_output import table_frames
 
-__all__ = ["PAGE_TABLES", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec", "ISO_SPEC", "CROSS_SPEC",
+__all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
+           "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC"]
 
 #: the tables the pages offer as CSV (under their own table)
@@ -35,8 +36,9 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _provenance(sources: pd.DataFrame, points: pd.DataFrame, result: Analysis) -> pd.DataFrame:
-    """Every source whose rows or rates this view uses: name, format, SHA-256, run dates, row counts."""
+def provenance_of(sources: pd.DataFrame, points: pd.DataFrame, result: Analysis) -> pd.DataFrame:
+    """Step ``provenance``: every source whose rows or rates this view uses: name, format, SHA-256, run dates, row
+    counts (``points``: the rows the answer prices; ``result``: its analysis)."""
 
     in_view = points["source_id"].value_counts() if not points.empty else pd.Series(dtype=int)
     on_frontier = result.frontier["source_id"].value_counts() if not result.frontier.empty else pd.Series(dtype=int)
@@ -145,16 +147,41 @@ _PARTS_SPEC = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital
 _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("Low (−20 %)", "low_value", "text"),
                  ("High (+20 %)", "high_value", "text"), ("At low", "low", "usd"), ("At high", "high", "usd"),
                  ("Note", "note", "text")]
-_FLEET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Capacity from", "method", "text"),
-               ("Per node [req/s]", "per_node_rps", "x"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
-               ("IT power [kW]", "kw", "tps"), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"),
-               ("$ per month", "usd_per_month", "dollars"), ("Nodes following the load, mean", "mean_nodes", "x"),
-               ("$ per month following the load", "usd_per_month_autoscaled", "dollars"), ("Note", "note", "text")]
-_BUDGET_SPEC = [("Series", "series", "text"), ("Priced by", "pricing", "text"), ("Budget that binds", "limit", "text"),
-                ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"),
-                ("$ per month", "usd_per_month", "dollars"), ("Serves [req/s]", "requests_per_second", "x"),
-                ("Serves [tok/s]", "tokens_per_second", "tps"), ("Note", "note", "text")]
+#: the fleet table, the numbers a decision needs first: the page, the report, its CSV and XLSX, and ``size`` show
+#: these columns in this order (:func:`fleet_spec`)
+FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
+              ("IT power [kW]", "kw", "tps"), ("Racks", "racks", "int"), ("$ per month", "usd_per_month", "dollars"),
+              ("Nodes following the load, mean", "mean_nodes", "x"),
+              ("$ per month following the load", "usd_per_month_autoscaled", "dollars"),
+              ("Per node [req/s]", "per_node_rps", "x"), ("Capacity from", "method", "text"),
+              ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
+              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
+              ("Effective following the load [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
+              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Note", "note", "text")]
+#: ... and for a budget
+BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
+               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
+               ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
+               ("Serves [tokens/month]", "tokens_per_month", "tps"), ("Concurrent users", "users", "int"),
+               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Note", "note", "text")]
+_FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
 
+
+def fleet_spec(fleet) -> list[tuple[str, str, str]]:
+    """The spec of ``fleet``'s table (:class:`model.present.fleet_answer.FleetAnswer`): :data:`FLEET_SPEC` (or
+    :data:`BUDGET_SPEC`) for the columns it holds; racks only when counted, following the load only when the
+    demand has a curve to follow."""
+    spec = FLEET_SPEC if fleet.kind == "demand" else BUDGET_SPEC
+    sized = fleet.sized
+    skip = set() if fleet.over_time is not None else set(_FOLLOWING)
+    if "racks" in sized.columns and sized["racks"].isna().all():
+        skip.add("racks")
+    return [(h, c, k) for h, c, k in spec if c in sized.columns and c not in skip]
+
+
+def fleet_columns(fleet) -> list[str]:
+    """The columns of :func:`fleet_spec`, in order."""
+    return [c for _, c, _ in fleet_spec(fleet)]
 
 
 _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
@@ -174,7 +201,7 @@ _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
 
 def marked_of(answer) -> pd.DataFrame:
     """The answer's crossovers marked for uncertainty, with ``within_text`` for people."""
-    marked = answer.crossovers_marked
+    marked = answer.crossed.marked
     return marked.assign(within_text=[_within_words(r) for r in marked.to_dict("records")]) \
         if not marked.empty else marked
 
@@ -188,8 +215,9 @@ def _within_words(row) -> str:
 
 
 def _iso(answer):
-    iso = _iso_frame(answer.crossed, answer.iso_error) if not answer.iso.empty else answer.iso
-    return iso, [(f"Ratio to {answer.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
+    cost = answer.cost
+    iso = _iso_frame(answer.crossed.analysis, cost.iso_error) if not cost.iso.empty else cost.iso
+    return iso, [(f"Ratio to {cost.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
                  for h, c, k in ISO_SPEC]
 
 
@@ -198,7 +226,7 @@ def _crossovers(answer):
 
 
 def _frontier(answer):
-    frontier = answer.analysis.frontier
+    frontier = answer.cost.analysis.frontier
     return (answer.frontier_table.sort_values(["series", "interactivity"]) if not frontier.empty else frontier,
             FRONTIER_SPEC)
 
@@ -207,11 +235,11 @@ def _fleet(answer):
     fleet = answer.fleet
     if fleet is None or fleet.sized.empty:
         return None
-    return fleet.sized, _FLEET_SPEC if fleet.kind == "demand" else _BUDGET_SPEC
+    return fleet.sized, fleet_spec(fleet)
 
 
 def _history(answer):
-    return (answer.history, _HISTORY_SPEC) if answer.state.history and not answer.history.empty else None
+    return (answer.history.table, _HISTORY_SPEC) if answer.view.history and not answer.history.table.empty else None
 
 
 def _volume(answer):
@@ -239,8 +267,7 @@ def _goodput_caps(answer):
 
 
 def _provenance_table(answer):
-    answer.inputs.refuse("Provenance", "sources")
-    frame = _provenance(answer.inputs.sources, answer.rows, answer.crossed)
+    frame = answer.provenance
     return frame, text_spec(frame)
 
 
@@ -266,8 +293,16 @@ _BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "
              "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table}
 
 
+#: the parts of an answer each table reads (a surface offering a table's CSV asks for these)
+TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers": ("crossed",),
+               "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
+               "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
+               "Provenance": ("provenance",)}
+
+
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
-    """The table ``name`` of ``answer`` as (frame, spec); None when the view has none by that name."""
+    """The table ``name`` of ``answer`` (:class:`model.present.view_answer.Answer`) as (frame, spec); None when the
+    view has none by that name."""
     if name in _BUILDERS:
         return _BUILDERS[name](answer)
     for pa in answer.profiles:
@@ -282,7 +317,7 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
     (when the view sets goodput caps), each cost profile's, the fleet, the history (when the view asks for it),
     buy-rent-or-API, then the provenance."""
     out = {name: _BUILDERS[name](answer) for name in PAGE_TABLES}
-    if answer.state.goodput and (caps := _goodput_caps(answer)) is not None:   # a view pricing good tokens
+    if answer.view.goodput and (caps := _goodput_caps(answer)) is not None:   # a view pricing good tokens
         out[CAPS_TABLE] = caps
     for pa in answer.profiles:
         out.update(profile_tables(pa))

@@ -1,316 +1,346 @@
 """The answer of a view: everything the pages, the report and the CLI show for one
-:class:`~model.core.view.View`, built from explicit inputs.
+:class:`~model.core.view.View`, built once, eagerly, in named steps, as a frozen value.
 
-:func:`build_answer` takes the :class:`~model.data.inputs.Inputs` the store read for the view
-(:func:`model.data.inputs.load_inputs`) and, optionally, its frontier :class:`~model.present.answer_steps.Fit`
-(the one expensive step, which the dashboard caches by the view's frontier key), and returns an
-:class:`Answer`: an immutable value that holds no connection and runs no SQL. Each part is one pure step
-(:mod:`model.present.answer_steps`, :mod:`model.present.rate_answer`, :mod:`model.present.fleet_answer`,
-:mod:`model.present.volume_answer`) of the parts it reads, computed the first time it is read, so a page pays
-only for what it shows; sentences come from :mod:`model.present.answers`.
+:func:`build_answer` takes the view (its workload set: :func:`model.data.inputs.with_workload`), the
+:class:`~model.data.inputs.Inputs` the store read for it and the parts a surface asks for; it runs the steps those
+parts need, in the fixed order of :data:`STEPS` (pvlib's ``ModelChain.run_model`` is the model: each step a pure
+function of explicit arguments, :mod:`model.present.answer_steps` and the modules it names), and returns an
+:class:`Answer` holding each part's typed value. A part that was not asked for is :class:`NotAsked`: reading it
+raises :class:`PartNotAsked` at once, naming the part, never a value computed on the side. Nothing is computed
+when a part is read.
+
+Each step declares the store columns and the other stored inputs it reads beside its code (:class:`Step`), so what
+a view's answer reads is derived from the parts asked for (:func:`reading`): a command asking for the
+recommendation of a view with a demand reads the capacity's columns; one without a demand does not.
 
 Rules that live here once:
 
 - **workload**: a view without one shows the store's first (:func:`model.data.inputs.first_workload`);
   ``"all"`` splits series by the workload keys that vary unless the view pools them (``mix_workloads``).
-- **the interactivity you need** (:attr:`Answer.interactivity_needed`): the view's ``interactivity_needed``, else the
+- **the interactivity you need** (:attr:`Cost.interactivity_needed`): the view's ``interactivity_needed``, else the
   middle target, kept within half the lowest and 1.5 times the highest reach of any series; without curves
   the view's own value. The headline, the break-even answer, fleet sizing and the report all use it.
 - **rates**: cost profiles over the view's own rates over the presets, each with its source
   (:data:`model.present.rate_answer.RATE_SOURCES`).
+- **demand**: :attr:`model.core.view.View.has_demand` (a peak, a volume a month or a day, or a trace) for every
+  part: the fleet, buy-rent-or-API and the recommendation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, fields
 from datetime import date
-from functools import cached_property
-from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
-from model.core.analysis import Analysis, analyse, cross
+from model.core.analysis import Analysis, analyse
 from model.core.dated import old_rate_notes
-from model.core.uncertainty import Uncertainty, iso_with_error, mark_crossovers
-from model.data.inputs import Inputs, load_inputs
+from model.core.frontier import MEASURED_BASES, throughput_column
+from model.core.notes import Note, noted
+from model.core.repeats import CONFIG_KEYS
+from model.core.sla import TTFT_PERCENTILES
+from model.core.view import View
+from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.present import answer_steps as steps
-from model.present.answers import break_even_answer, summary_of
+from model.present.answer_steps import Cost, Crossed, Fit, History, Overview, Rows
 from model.present.fleet_answer import FleetAnswer, capacity_of, fleet_of
 from model.present.rate_answer import ProfileAnswer, profiles_of, rates_of
 
-__all__ = ["Answer", "build_answer", "answer_of_view", "fit_of_inputs", "rates_of_inputs"]
+__all__ = ["Answer", "Step", "STEPS", "PARTS", "NotAsked", "PartNotAsked", "build_answer", "answer_of_view",
+           "reading", "steps_for", "fit_of_inputs", "fleet_at", "cloud_of"]
+
+
+class PartNotAsked(AttributeError):
+    """A part of an answer read although :func:`build_answer` was not asked for it: the surface must ask for the
+    parts it renders (the message names the part)."""
+
+
+class NotAsked:
+    """What an :class:`Answer` holds for a part it was not asked for: any use of it raises :class:`PartNotAsked`."""
+
+    __slots__ = ("part",)
+
+    def __init__(self, part: str):
+        object.__setattr__(self, "part", part)
+
+    def _refuse(self, *_args, **_kwargs):
+        raise PartNotAsked(f"the answer's {self.part!r} part was not asked for: pass it in build_answer(parts=...)")
+
+    __getattr__ = __bool__ = __iter__ = __len__ = __getitem__ = _refuse
+
+    def __repr__(self) -> str:
+        return f"NotAsked({self.part!r})"
+
+
+#: the columns of the labelled points the Frontier chart reads (axes, series, and the hover's hardware, recipe,
+#: parallelism, concurrency, run date and source:line)
+_PROVENANCE = ("run_date", "source_file", "source_line")
+_CONFIGURATIONS = (*CONFIG_KEYS, *_PROVENANCE)
+_CLOUD = ("tp", "ep", "dp", "pp", "concurrency", "framework", "precision", "spec_decoding", *_PROVENANCE)
+#: what one node carries (:func:`model.present.fleet_answer.capacity_of`): ramp knees on the ``auto`` basis (each
+#: measured tok/s/GPU in turn), frontier points' GPUs, concurrency and tokens per request
+_CAPACITY = ("request_rate_rps", "gpus", "concurrency", "isl", "osl", "prefix_cache_hit_rate", "model",
+             *(throughput_column(basis) for basis in MEASURED_BASES), "output_tokens_per_second_per_gpu",
+             "source_file", "source_line")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named step of an answer: the parts it needs first (``needs(view)``: some depend on what the view
+    states), the store columns it reads beyond the analysis's (:func:`model.data.inputs.analysis_columns`), the
+    other stored inputs it reads (:data:`model.data.inputs.READS`), and ``run(view, inputs, done)`` returning its
+    value from the parts ``done`` so far."""
+
+    name: str
+    needs: Callable[[View], tuple[str, ...]]
+    run: Callable[[View, Inputs, Mapping[str, Any]], Any]
+    columns: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+
+
+def _always(*names: str) -> Callable[[View], tuple[str, ...]]:
+    return lambda view: names
+
+
+def _rows(view: View, inputs: Inputs, done) -> Rows:
+    return steps.rows_of(view, inputs.rows, inputs.requests, inputs.presets)
+
+
+def _fit(view: View, inputs: Inputs, done) -> Fit:
+    rows = done["rows"]
+    return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
+
+
+def _cost(view: View, inputs: Inputs, done) -> Cost:
+    return steps.cost_of(view, done["rows"], inputs.presets, done["fit"])
+
+
+def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    rows = done["rows"]
+    return rates_of(view, steps.hardware_of(rows.points), inputs.presets, inputs.rate_files, rows.usd_per_gpu_hour)
+
+
+def _notes(view: View, inputs: Inputs, done) -> tuple[Note, ...]:
+    cost = done["cost"]
+    return steps.notes_of(view, (*done["extra_notes"], *noted("rows", inputs.notes)), cost.analysis, cost.baseline)
+
+
+def _cloud(view: View, inputs: Inputs, done) -> Analysis:
+    return cloud_of(done["rows"], inputs, done["cost"])
+
+
+def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    rows = done["rows"]
+    spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
+    return steps.frontier_table_of(done["cost"].analysis.frontier, spread)
+
+
+def _history(view: View, inputs: Inputs, done) -> History:
+    return steps.history_of(view, inputs.loaded, done["rows"].scenario, inputs.presets,
+                            done["cost"].interactivity_needed)
+
+
+def _profiles(view: View, inputs: Inputs, done) -> tuple[ProfileAnswer, ...]:
+    cost = done["cost"]
+    return tuple(profiles_of(view, cost.analysis.curves, cost.at_x, inputs.presets))
+
+
+def _capacity(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    rows = done["rows"]
+    return capacity_of(view, rows.points, rows.scenario.by, done["cost"].interactivity_needed)
+
+
+def _fleet(view: View, inputs: Inputs, done) -> FleetAnswer | None:
+    if not (view.has_demand or view.has_budget):
+        return None
+    return fleet_of(view, done["capacity"], done["cost"].interactivity_needed, inputs.presets, done["rates"])
+
+
+def _volume(view: View, inputs: Inputs, done):
+    if not view.has_demand:
+        return None
+    from model.present.volume_answer import volume_of
+
+    return volume_of(view, done["capacity"], done["rates"], done["rows"].points, done["cost"].interactivity_needed,
+                     list(inputs.api_prices))
+
+
+def _ramps(view: View, inputs: Inputs, done):
+    from model.present.ramp_answer import ramp_answer
+
+    rows = done["rows"]
+    return ramp_answer(rows.points, view, rows.usd_per_gpu_hour, inputs.evals, rule=view.rule,
+                       gpus_per_node=view.gpus_per_node,
+                       notes=(*done["extra_notes"], *noted("rows", inputs.notes), *rows.priced.notes))
+
+
+def _goodput_caps(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    return steps.caps_table_of(view, inputs.rows, inputs.requests, inputs.presets, done["cost"].interactivity_needed)
+
+
+def _recommendation(view: View, inputs: Inputs, done):
+    from model.present.recommendation import recommendation_of
+
+    return recommendation_of(view, done["rows"], done["cost"], done["crossed"], done.get("fleet"),
+                             done.get("volume"))
+
+
+def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    from model.present.tables import provenance_of
+
+    return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
+
+
+def _demand_parts(view: View) -> tuple[str, ...]:
+    return ("capacity", "rates") if view.has_demand or view.has_budget else ()
+
+
+#: every step of an answer, in the order it runs
+STEPS: tuple[Step, ...] = (
+    Step("rows", _always(), _rows),
+    Step("fit", _always("rows"), _fit),
+    Step("cost", _always("rows", "fit"), _cost),
+    Step("rates", _always("rows"), _rates),
+    Step("notes", _always("cost"), _notes),
+    Step("crossed", _always("cost"), lambda view, inputs, done: steps.crossed_of(view, done["cost"])),
+    Step("cloud", _always("rows", "cost"), _cloud, columns=_CLOUD),
+    Step("frontier_table", _always("rows", "cost"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
+                                                                             "pp", "concurrency")),
+    Step("history", _always("rows", "cost"), _history, columns=_CONFIGURATIONS),
+    Step("profiles", _always("cost"), _profiles),
+    Step("capacity", _always("rows", "cost"), _capacity, columns=_CAPACITY),
+    Step("fleet", _demand_parts, _fleet),
+    Step("volume", lambda view: ("capacity", "rates", "rows", "cost") if view.has_demand else (), _volume,
+         reads=("api_prices",)),
+    Step("ramps", _always("rows"), _ramps, columns=(*_CAPACITY, *(f"ttft_{p}_s" for p in TTFT_PERCENTILES)),
+         reads=("evals",)),
+    Step("goodput_caps", _always("cost"), _goodput_caps, reads=("requests",)),
+    Step("recommendation", lambda view: ("rows", "cost", "crossed", *(("fleet", "volume") if view.has_demand else ())),
+         _recommendation),
+    Step("overview", _always("rows"), lambda view, inputs, done: steps.overview_of(done["rows"].rows),
+         columns=("run_date",)),
+    Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",)),
+)
+BY_STEP = {s.name: s for s in STEPS}
+#: every part an answer can hold
+PARTS = tuple(BY_STEP)
+
+
+def steps_for(view: View, parts: Iterable[str] | None) -> tuple[str, ...]:
+    """The steps the ``parts`` of ``view``'s answer need (None: every part), in the order they run."""
+    wanted = list(PARTS if parts is None else parts)
+    unknown = [p for p in wanted if p not in BY_STEP]
+    if unknown:
+        raise ValueError(f"unknown answer parts {unknown}; choose from {', '.join(PARTS)}")
+    needed: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name not in needed:
+            needed.add(name)
+            wanted.extend(BY_STEP[name].needs(view))
+    return tuple(s.name for s in STEPS if s.name in needed)
+
+
+def reading(view: View, parts: Iterable[str] | None = None) -> Reading:
+    """What the ``parts`` of ``view``'s answer read from the store (:class:`model.data.inputs.Reading`): the
+    analysis's columns and each step's own, and the stored inputs the steps read; per-request data only when the
+    view prices good tokens or asks for the caps table."""
+    names = steps_for(view, parts)
+    columns = analysis_columns(view, [c for n in names for c in BY_STEP[n].columns])
+    reads = {r for n in names for r in BY_STEP[n].reads}
+    if view.goodput and "rows" in names:
+        reads.add("requests")
+    return reading_of(view, columns, reads)
 
 
 @dataclass(frozen=True, eq=False)
 class Answer:
-    """The answer of one view. Build it with :func:`build_answer`; read the parts you show. Read-only: the
-    dashboard shares one per view and data version between sessions."""
+    """The answer of one view: one typed value per part asked for (a part not asked for is :class:`NotAsked`).
+    Build it with :func:`build_answer`. Read-only: the dashboard shares one per view, parts and data version
+    between sessions."""
 
-    inputs: Inputs
-    fit: steps.Fit | None = None                  # the frontier of (points, scenario); None: fitted on first read
-    fleet_options: Mapping = field(default_factory=lambda: MappingProxyType({}))   # rule, gpus_per_node, kw_per_gpu, pue, rack_kw, token_basis
-    extra_notes: tuple[str, ...] = ()             # e.g. a link's notices
-
-    # ------------------------------------------------------------------ the view and its rows
-    @property
-    def state(self):
-        """The view (its workload set)."""
-        return self.inputs.view
-
-    @cached_property
-    def good(self) -> steps.Good:
-        """The rows on good tokens under the view's goodput caps (:func:`model.present.answer_steps.good_of`)."""
-        return steps.good_of(self.state, self.inputs.rows, self.inputs.requests)
-
-    @property
-    def rows(self) -> pd.DataFrame:
-        """The store rows the view selects, after its as-of and repeats; with goodput caps, their throughput counts
-        good requests only."""
-        return self.good.rows
-
-    @cached_property
-    def goodput_caps(self) -> pd.DataFrame:
-        """The cheapest series at :attr:`interactivity_needed` as the TTFT cap moves
-        (:func:`model.present.answer_steps.caps_table_of`)."""
-        return steps.caps_table_of(self.state, lambda text: Answer(replace(self.inputs, view=self.state.replace(
-            goodput=text))), self.interactivity_needed, self.inputs.requests)
-
-    @cached_property
-    def where(self) -> dict[str, list]:
-        return self.state.where()
-
-    @cached_property
-    def _priced(self) -> steps.Priced:
-        return steps.priced(self.state, self.rows)
+    view: View                              # the view, its workload set
+    inputs: Inputs                          # what the store read for it
+    ran: tuple[str, ...]                    # the steps that ran (or were handed in), in order
+    rows: Rows
+    fit: Fit
+    cost: Cost
+    rates: pd.DataFrame                     # every priced name with its rate and source (RATE_COLUMNS)
+    notes: tuple[Note, ...]                 # what the reader must know
+    crossed: Crossed
+    cloud: Analysis                         # every usable point labelled and priced (the Frontier chart)
+    frontier_table: pd.DataFrame            # the frontier points with their repeats' spread
+    history: History
+    profiles: tuple[ProfileAnswer, ...]
+    capacity: pd.DataFrame                  # what one node of each series carries at the interactivity you need
+    fleet: FleetAnswer | None               # None: the view has no demand and no budget
+    volume: Any                             # VolumeAnswer, or None: the view has no demand
+    ramps: Any                              # model.present.ramp_answer.RampAnswer
+    goodput_caps: pd.DataFrame              # the cheapest as the TTFT cap moves
+    recommendation: Any                     # model.present.recommendation.Recommendation
+    overview: Overview
+    provenance: pd.DataFrame                # every source whose rows or rates the view uses
 
     @property
-    def points(self) -> pd.DataFrame:
-        """The rows priced by the view's cost profiles (a hardware two profiles price appears once per profile)."""
-        return self._priced.points
-
-    @cached_property
-    def _scenario(self):
-        return steps.scenario_of(self.state, self._priced)
-
-    @property
-    def scenario(self):
-        return self._scenario[0]
-
-    @cached_property
-    def usd_per_gpu_hour(self) -> dict[str, float]:
-        """$/GPU-hour of every priced name in view, without a fit."""
-        return steps.usd_per_gpu_hour_of(self.points, self.scenario, self.inputs.presets)
-
-    # ------------------------------------------------------------------ the frontier and its costs
-    @cached_property
-    def frontier_fit(self) -> steps.Fit:
-        """The fit handed in, else the fit of this view's points."""
-        return self.fit if self.fit is not None else steps.fit_of(self.points, self.scenario, self.usd_per_gpu_hour)
-
-    @cached_property
-    def analysis(self) -> Analysis:
-        """Frontiers, cost curves and the iso table; no crossings (see :attr:`crossed`)."""
-        return steps.analysis_of(self.points, self.scenario, self.inputs.presets, self.frontier_fit,
-                                 (*self.good.notes, *self._priced.notes, self._scenario[1]))
-
-    @cached_property
-    def crossed(self) -> Analysis:
-        """:attr:`analysis` with the lower envelope and the crossovers of the pairs in view."""
-        return cross(self.analysis, "auto")
-
-    @cached_property
-    def with_points(self) -> Analysis:
-        """:attr:`analysis` with every usable point labelled and priced (the Frontier chart)."""
-        self.inputs.refuse("with_points")
-        return analyse(self.points, self.scenario, self.inputs.presets, frontier=self.analysis.frontier,
-                       with_points=True, crossovers="none")
-
-    @cached_property
-    def baseline(self) -> str | None:
-        return steps.baseline_of(self.state, self.analysis)
-
-    @cached_property
-    def iso(self) -> pd.DataFrame:
-        """Cost at matched interactivity, with ratios to :attr:`baseline`."""
-        return steps.iso_of(self.analysis, self.baseline)
-
-    @cached_property
-    def uncertainty(self) -> Uncertainty:
-        """Leave-one-out error of every method on the frontiers, and the ± band of the view's method."""
-        return steps.uncertainty_of(self.analysis, self.frontier_fit)
-
-    @cached_property
-    def iso_error(self) -> pd.DataFrame:
-        """:attr:`iso` with ``usd_per_mtok_error`` (relative ± of its $/M; 0 at a measured point) and ``error_from``
-        (a curve without a band of its own in a view with too few points for a pooled one: the view's leave-one-out
-        error, :func:`model.present.recommendation.filled_errors`)."""
-        from model.present.recommendation import filled_errors
-
-        return filled_errors(iso_with_error(self.iso, self.analysis.curves, self.uncertainty), self.uncertainty)
-
-    @cached_property
-    def crossovers_marked(self) -> pd.DataFrame:
-        """The crossovers of :attr:`crossed` with ``within_uncertainty``."""
-        return mark_crossovers(self.crossed.crossovers, self.crossed.curves, self.uncertainty, self.scenario.method)
-
-    def drawn(self, result: Analysis) -> list[str] | None:
-        """The series a cost chart of ``result`` draws (:func:`model.present.answer_steps.drawn_of`)."""
-        return steps.drawn_of(self.state, result, self.baseline, self.pair, self.iso)
-
-    # ------------------------------------------------------------------ the interactivity you need
-    @cached_property
-    def x_range(self) -> tuple[float, float] | None:
-        return steps.x_range_of(self.analysis)
-
-    @cached_property
     def interactivity_needed(self) -> float | None:
-        """The interactivity you need [tok/s/user] (:func:`model.present.answer_steps.interactivity_needed_of`)."""
-        return steps.interactivity_needed_of(self.state, self.analysis, self.x_range)
-
-    @cached_property
-    def at_x(self) -> pd.DataFrame:
-        """Every series at :attr:`interactivity_needed`, cheapest first."""
-        return steps.at_x_of(self.analysis, self.interactivity_needed)
-
-    @cached_property
-    def headline(self) -> str:
-        """The recommendation's first sentence (:attr:`recommendation`)."""
-        return self.recommendation.headline
-
-    @cached_property
-    def recommendation(self):
-        """The one recommendation of the view (:func:`model.present.recommendation.recommendation_of`): the cheapest
-        series at the interactivity you need with its ±, owning, renting or the API at the view's volume, the fleet,
-        the break-even rate; "not settled by the data" when the ± bands do not decide."""
-        from model.present.recommendation import recommendation_of
-
-        return recommendation_of(self)
-
-    @cached_property
-    def summary(self) -> str:
-        return summary_of(self)
-
-    @cached_property
-    def pair(self) -> tuple[str, str] | None:
-        return steps.pair_of(self.state, self.analysis, self.at_x, self.interactivity_needed)
-
-    @cached_property
-    def break_even(self) -> dict | None:
-        """:func:`model.present.answers.break_even_answer` for :attr:`pair` at :attr:`interactivity_needed`."""
-        if self.pair is None or self.interactivity_needed is None:
-            return None
-        return break_even_answer(self.analysis.curves, *self.pair, self.interactivity_needed, self.scenario.method)
-
-    # ------------------------------------------------------------------ rates, profiles, fleet, volume
-    @cached_property
-    def rates(self) -> pd.DataFrame:
-        """Every priced name with its rate and source (:func:`model.present.rate_answer.rates_of`)."""
-        return rates_of(self.state, steps.hardware_of(self.points), self.inputs.presets, self.inputs.rate_files,
-                        self.usd_per_gpu_hour)
-
-    @cached_property
-    def profiles(self) -> list[ProfileAnswer]:
-        return profiles_of(self.state, self.analysis.curves, self.at_x, self.inputs.presets)
-
-    @cached_property
-    def capacity(self) -> pd.DataFrame:
-        """What one node of each series carries at :attr:`interactivity_needed` (the fleet and volume size from it)."""
-        self.inputs.refuse("capacity")
-        return capacity_of(self.state, self.points, self.scenario.by, self.interactivity_needed, self.fleet_options)
-
-    @cached_property
-    def fleet(self) -> FleetAnswer | None:
-        return fleet_of(self.state, self.capacity, self.interactivity_needed, self.inputs.presets, self.rates,
-                        self.fleet_options)
-
-    @cached_property
-    def volume(self):
-        """Buy, rent or call an API at the view's monthly volume (:class:`model.present.volume_answer.VolumeAnswer`);
-        None when the view has no demand (a volume, a peak or a trace)."""
-        s = self.state
-        if s.tokens_per_month is None and s.tokens_per_day is None and s.demand_rps is None and not s.trace:
-            return None
-        from model.present.volume_answer import volume_of
-
-        self.inputs.refuse("volume", "api_prices")
-        return volume_of(self, list(self.inputs.api_prices))
-
-    # ------------------------------------------------------------------ repeats and history
-    @cached_property
-    def spread(self) -> pd.DataFrame:
-        self.inputs.refuse("spread")
-        return steps.spread_of(self.inputs.pooled, self.state.basis, self.scenario.by)
-
-    @cached_property
-    def frontier_table(self) -> pd.DataFrame:
-        """The frontier points with their repeats' spread (:func:`model.present.answer_steps.frontier_table_of`)."""
-        return steps.frontier_table_of(self.analysis.frontier, self.spread)
-
-    @cached_property
-    def _history(self) -> tuple[pd.DataFrame, list[str]]:
-        self.inputs.refuse("history")
-        return steps.history_of(self.state, self.inputs.loaded, self.scenario, self.inputs.presets,
-                                self.interactivity_needed)
-
-    @property
-    def history(self) -> pd.DataFrame:
-        """Each series' $/M at the interactivity you need, run date by run date."""
-        return self._history[0]
-
-    @property
-    def history_notes(self) -> list[str]:
-        return self._history[1]
-
-    @cached_property
-    def ramps(self):
-        """Knees, tokens per dollar and accuracy of the rows in view at its rates
-        (:func:`model.present.ramp_answer.ramp_answer`; :attr:`fleet_options` ``basis``, ``rule``, ``gpus_per_node``).
-        The accuracy table is empty when the inputs did not read the evaluations (``load_inputs(parts=...)``)."""
-        from model.present.ramp_answer import ramp_answer
-
-        self.inputs.refuse("ramps")
-        opts = self.fleet_options
-        return ramp_answer(self.points, self.state, self.usd_per_gpu_hour, self.inputs.evals, basis=opts.get("basis"),
-                           rule=opts.get("rule", "first_failure"), gpus_per_node=opts.get("gpus_per_node"),
-                           notes=(*self.extra_notes, *self.inputs.notes, *self._priced.notes))
+        """The interactivity you need [tok/s/user] (:attr:`Cost.interactivity_needed`)."""
+        return self.cost.interactivity_needed
 
     def old_notes(self, today: date | None = None) -> list[str]:
         """The preset or ingested rates pricing this answer that were read more than the view's
         ``price_stale_days`` before ``today`` (default: the date today), one note per read date
-        (:func:`model.core.dated.old_rate_notes`). Apart from :attr:`notes`: they depend on the day."""
-        s = self.state
-        return old_rate_notes(self.rates, s.price_set, s.tier, today or date.today(), s.price_stale_days)
-
-    @cached_property
-    def notes(self) -> list[str]:
-        """What the reader must know: rows left out, rates missing, values of the view not used."""
-        return steps.notes_of(self.state, (*self.extra_notes, *self.inputs.notes), self.analysis, self.baseline)
+        (:func:`model.core.dated.old_rate_notes`). A function of the rates and the day, not a part."""
+        v = self.view
+        return list(noted("rate", old_rate_notes(self.rates, v.price_set, v.tier, today or date.today(),
+                                                 v.price_stale_days)))
 
 
-def build_answer(inputs: Inputs, fit: steps.Fit | None = None, *, fleet_options: dict | None = None,
-                 notes: Iterable[str] = ()) -> Answer:
-    """The answer of ``inputs.view`` from ``inputs``; ``fit`` is :func:`model.present.answer_steps.fit_of` of its
-    points (e.g. from a cache keyed by the view's frontier key), fitted on first read when None.
-    ``fleet_options`` (``rule``, ``gpus_per_node``, ``kw_per_gpu``, ``pue``, ``rack_kw``, ``token_basis``,
-    ``basis``) tune fleet sizing; ``notes`` go first among the answer's notes."""
-    return Answer(inputs, fit, MappingProxyType(dict(fleet_options or {})), tuple(notes))
+_PART_FIELDS = tuple(f.name for f in fields(Answer) if f.name not in ("view", "inputs", "ran"))
+assert set(_PART_FIELDS) == set(PARTS), "every step is a part of the answer, and every part a step"
 
 
-def answer_of_view(con, state, parts: Iterable[str] | None = None, *, fleet_options: dict | None = None,
-                   notes: Iterable[str] = ()) -> Answer:
-    """:func:`build_answer` of :func:`model.data.inputs.load_inputs` (``parts``: what the caller reads, None for
-    every part): the CLI's and the tests' way to an answer."""
-    return build_answer(load_inputs(con, state, parts), fleet_options=fleet_options, notes=notes)
+def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None = None, *,
+                 given: Mapping[str, Any] | None = None, notes: Iterable[str] = ()) -> Answer:
+    """The answer of ``view`` (its workload set) from ``inputs``: the steps ``parts`` need (None: every part) run
+    now, in the order of :data:`STEPS`. ``given`` hands in parts computed already (the dashboard's cached fit and
+    labelled points: a step given is not run); ``notes`` (e.g. a link's notices) go first among its notes."""
+    names = steps_for(view, parts)
+    done: dict[str, Any] = {"extra_notes": tuple(notes)}
+    for name in names:
+        if given and name in given:
+            done[name] = given[name]
+        else:
+            done[name] = BY_STEP[name].run(view, inputs, done)
+    return Answer(view, inputs, names, **{p: done[p] if p in done else NotAsked(p) for p in PARTS})
 
 
-def fit_of_inputs(inputs: Inputs) -> steps.Fit:
-    """The frontier fit of ``inputs``' view (:func:`model.present.answer_steps.fit_of` of its priced points): what
-    a cache keyed by the view's frontier key holds, handed to :func:`build_answer`."""
-    answer = Answer(inputs)
-    return steps.fit_of(answer.points, answer.scenario, answer.usd_per_gpu_hour)
+def answer_of_view(con, view: View, parts: Iterable[str] | None = None, *, notes: Iterable[str] = ()) -> Answer:
+    """The answer of ``view`` read from the store ``con``: its workload set (:func:`model.data.inputs.with_workload`),
+    what its ``parts`` read (:func:`reading`) loaded once, then :func:`build_answer`. The CLI's and the tests' way."""
+    view = with_workload(con, view)
+    return build_answer(view, load_inputs(con, reading(view, parts)), parts, notes=notes)
 
 
-def rates_of_inputs(inputs: Inputs) -> dict[str, float]:
-    """$/GPU-hour of every priced name in ``inputs``' view, by the answer's rule, without a fit."""
-    return Answer(inputs).usd_per_gpu_hour
+def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
+    """The frontier fit of ``view`` from ``inputs`` (steps ``rows`` and ``fit``): what a cache keyed by the view's
+    frontier key holds, handed to :func:`build_answer` as ``given={"fit": ...}``."""
+    rows = steps.rows_of(view, inputs.rows, inputs.requests, inputs.presets)
+    return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
+
+
+def cloud_of(rows: Rows, inputs: Inputs, cost: Cost) -> Analysis:
+    """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart); it depends
+    on the fit and the rates only, so the dashboard shares it between views."""
+    return analyse(rows.points, rows.scenario, inputs.presets, frontier=cost.analysis.frontier, with_points=True,
+                   crossovers="none")
+
+
+def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:
+    """The fleet ``answer``'s view would get with ``changes`` to its demand or budget fields (a typed peak, say),
+    from the answer's own capacity and rates: one step with an argument, never a second answer. Raises ValueError
+    (the view's own words) for values the view refuses."""
+    view = answer.view.replace(**changes)
+    if not (view.has_demand or view.has_budget):
+        return None
+    return fleet_of(view, answer.capacity, answer.cost.interactivity_needed, answer.inputs.presets, answer.rates)

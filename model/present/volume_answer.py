@@ -14,8 +14,10 @@ from datetime import date
 
 import pandas as pd
 
+from model.core.dated import old_rate_notes
 from model.core.demand import TOKEN_BASES, load_of, tokens_per_request
 from model.core.fleet import finite_number
+from model.core.view import View
 from model.core.volume import (
     ApiPrice,
     LineCost,
@@ -64,7 +66,7 @@ class VolumeAnswer:
 
     def payload(self) -> dict:
         """What ``costfrontier volume --json`` prints (numbers unrounded)."""
-        return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity": self.x,
+        return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity_needed": self.x,
                 "demand": self.said, "api": self.api, "cheapest": self.cheapest, "verdict": self.verdict,
                 "options": [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
                             for r in self.rows.to_dict("records")],
@@ -79,8 +81,7 @@ def _unique(frame: pd.DataFrame, column: str) -> list:
     return list(dict.fromkeys(v for v in frame[column].dropna().tolist() if str(v) != ""))
 
 
-def _api_price(answer, prices: list[ApiPrice], notes: list[str]) -> tuple[ApiPrice | None, str]:
-    s = answer.state
+def _api_price(s: View, points: pd.DataFrame, prices: list[ApiPrice], notes: list[str]) -> tuple[ApiPrice | None, str]:
     if s.api_usd:
         return ApiPrice("custom prices", *s.api_usd, source="set in this view"), "set in this view"
     names = [p.model for p in prices]
@@ -90,7 +91,7 @@ def _api_price(answer, prices: list[ApiPrice], notes: list[str]) -> tuple[ApiPri
             notes.append(f"no stored API price for {s.api!r}; known: {', '.join(names) or 'none'}")
             return None, ""
         return found, "chosen in this view"
-    models = _unique(answer.points, "model")
+    models = _unique(points, "model")
     if len(models) != 1:
         notes.append("the rows in view hold " + ("no model name" if not models else f"{len(models)} models")
                      + ": choose the API model to compare with")
@@ -107,17 +108,17 @@ def _api_price(answer, prices: list[ApiPrice], notes: list[str]) -> tuple[ApiPri
     return price, words
 
 
-def _cache_hit(answer) -> tuple[float, str]:
-    if answer.state.cache_hit is not None:
-        return answer.state.cache_hit, "set in this view"
-    hits = _unique(answer.points, "prefix_cache_hit_rate")
+def _cache_hit(s: View, points: pd.DataFrame) -> tuple[float, str]:
+    if s.cache_hit is not None:
+        return s.cache_hit, "set in this view"
+    hits = _unique(points, "prefix_cache_hit_rate")
     if len(hits) == 1:
         return float(hits[0]), "the benchmark rows' prefix-cache hit rate"
     return 0.0, "no cache hits (the rows state none)" if not hits else "0 (the rows state several hit rates)"
 
 
-def _rate_of(answer, hardware: str) -> tuple[float, str]:
-    rows = answer.rates[answer.rates["hardware"].str.lower() == str(hardware).lower()]
+def _rate_of(rates: pd.DataFrame, hardware: str) -> tuple[float, str]:
+    rows = rates[rates["hardware"].str.lower() == str(hardware).lower()]
     if rows.empty:
         return math.nan, "not set"
     row = rows.iloc[0]
@@ -143,18 +144,21 @@ def _demand(s, usable: pd.DataFrame, notes: list[str]) -> tuple[float | None, ob
         load_sentence(need, per_request)
 
 
-def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
-    """The volume answer of ``answer``'s view: at its monthly volume, typed or derived from its peak or trace by
-    the shape (None when the view has no demand).
+def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: pd.DataFrame, x: float | None,
+              prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
+    """Step ``volume``: buy, rent or call an API at the view's monthly volume, typed or derived from its peak or
+    trace by the shape (None when the view states no demand: :attr:`model.core.view.View.has_demand`).
 
-    ``prices`` are the stored API prices (:func:`model.data.api_prices.load_api_prices`).
+    ``capacity``: what one node of each series carries (:func:`model.present.fleet_answer.capacity_of`); ``rates``:
+    the answer's rate table; ``points``: the rows priced (their model names the API, their prefix-cache hit rate
+    its bill); ``x``: the interactivity you need [tok/s/user]; ``prices``: the stored API prices
+    (:func:`model.data.api_prices.load_api_prices`).
     """
-    s = answer.state
-    if s.tokens_per_month is None and s.tokens_per_day is None and s.demand_rps is None and not s.trace:
+    s = view
+    if not s.has_demand:
         return None
     today = today or date.today()
-    notes: list[str] = answer.old_notes(today)      # owned capacity priced at a preset read long ago
-    capacity = answer.capacity
+    notes: list[str] = old_rate_notes(rates, s.price_set, s.tier, today, s.price_stale_days)   # owned capacity
     usable = capacity[(capacity["tokens_per_second_per_node"] > 0)] if not capacity.empty else capacity
     usable = usable.drop_duplicates("series") if not usable.empty else usable
     volume, need, said = _demand(s, usable, notes)
@@ -176,7 +180,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
         factor = factor if math.isfinite(factor) and factor > 0 else need.factor
         mine = [p for p in chosen if p.hardware.lower() == str(hw).lower()]
         for p in mine or [None]:
-            base_rate, source = (None, f"cost profile '{p.name}'") if p is not None else _rate_of(answer, hw)
+            base_rate, source = (None, f"cost profile '{p.name}'") if p is not None else _rate_of(rates, hw)
             rate, lens_words = owned_rate(p, base_rate, s.lens)
             if rate is None or not math.isfinite(rate):
                 notes.append(f"owned {series}: no $/GPU-hour ({source}), so it is left out")
@@ -194,12 +198,11 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                                               s.headroom, s.spares, weights, s.scale_step), node_tps,
                                   f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}"))
     if usable.empty:
-        x = answer.interactivity_needed
         notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else "")
                      + ": nothing to own or rent")
-    price, matched = _api_price(answer, prices, notes)
+    price, matched = _api_price(s, points, prices, notes)
     api = None
-    hit, hit_words = _cache_hit(answer)
+    hit, hit_words = _cache_hit(s, points)
     if price is not None and math.isfinite(isl) and math.isfinite(osl) and basis in ("total", "output", "input"):
         per_m = api_usd_per_mtok(price, isl, osl, hit, basis)
         api = {"model": price.model, "provider": price.provider, "matched": matched, "usd_per_mtok": per_m,
@@ -222,7 +225,7 @@ def volume_of(answer, prices: list[ApiPrice], today: date | None = None) -> Volu
                      f"the API is priced per total, output or input token, not on the {basis} basis")
     rows = pd.DataFrame(evaluate(options, volume), columns=ROW_COLUMNS)
     break_evens = tuple(_break_evens(options))
-    return VolumeAnswer(volume, basis, s.lens, answer.interactivity_needed, api, tuple(p.model for p in prices), tuple(options),
+    return VolumeAnswer(volume, basis, s.lens, x, api, tuple(p.model for p in prices), tuple(options),
                         rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)), said)
 
 

@@ -84,7 +84,7 @@ class WorkbookPlan:
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
     """The plan of ``answer``'s workbook; ``tables`` as :func:`model.present.tables.tables` gives them."""
-    return WorkbookPlan(tables, answer.rates, answer.crossed.curves, answer.scenario.method, answer.baseline,
+    return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
                         tuple(answer.profiles), answer.interactivity_needed)
 
 
