@@ -25,7 +25,7 @@ from model.data.importers.base import IngestError
 
 __all__ = [
     "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
-    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "add_note",
+    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "add_note", "SATURATED_BELOW", "rate_as_run",
 ]
 
 #: how much of a file detection reads [bytes]
@@ -274,6 +274,39 @@ def model_from_path(value: Any) -> tuple[str, str] | None:
         return None
     last = re.split(r"[\\/]", text.rstrip("/\\"))[-1]
     return (last, text) if last and last not in (".", "..", "~") and not re.fullmatch(r"[A-Za-z]:", last) else None
+
+
+#: a load that achieved less than this fraction of the request rate it asked for is saturated [-]
+SATURATED_BELOW = 0.95
+
+
+def rate_as_run(requested: float | None, achieved: float | None, label: str) -> tuple[float | None, dict, list[str]]:
+    """The request rate a load point ran at, from the rate it asked for and the rate it achieved [req/s].
+
+    The rule (every importer whose file states both): the point's ``request_rate_rps`` is the **achieved**
+    rate, the requested one kept in extra as ``requested_rate_rps``; a load that achieved less than
+    :data:`SATURATED_BELOW` (95 %) of its request is saturated (said in the row's notes, ``saturated`` in
+    extra), so a ramp is read as it ran and no knee stands at a rate the server never saw. Without an achieved
+    rate (or one of 0, nothing measured) the requested rate is the rate, and the notes say so.
+
+    Returns
+    -------
+    rate : float or None  [req/s]
+    extra : dict  ``requested_rate_rps`` [req/s] and ``saturated`` (bool), where there is a request
+    notes : list of str  what the row's notes say of its rate (``label`` names the load point)
+    """
+    if achieved is None or achieved <= 0:
+        said = [] if requested is None else [f"{label}: rate = the requested rate (no achieved rate stated)"]
+        return requested, {}, said
+    if requested is None or requested <= 0:
+        return achieved, {}, [f"{label}: rate = the achieved rate (no requested rate stated)"]
+    saturated = achieved < SATURATED_BELOW * requested
+    said = [f"{label}: rate = the achieved rate (the requested rate kept in extra as requested_rate_rps)"]
+    if saturated:
+        said.append(f"{label} saturated: achieved {achieved:.4g} req/s of the {requested:g} requested "
+                    f"({achieved / requested:.0%}, under {SATURATED_BELOW:.0%}): the point stands at the achieved "
+                    "rate, never at the requested one")
+    return achieved, {"requested_rate_rps": requested, "saturated": saturated}, said
 
 
 def add_note(row: dict[str, Any], text: str) -> None:

@@ -7,6 +7,13 @@ states ``requested_rate`` and ``achieved_rate`` [req/s] (and ``concurrency`` for
 summary has no rate, and is recognised and not stored (its stages are). The files name no model, GPU or
 GPU count (they are in the run's ``config.yaml`` and manifest): give them with ``--set``.
 
+*Rate.* ``achieved_rate`` is the rate the stage sent its requests at (requests / ``send_duration``, the time
+from the first send to the last). When the client saturates, it parts from ``requested_rate``: a stage may ask
+for three times what it sends. A stage's request rate is therefore the achieved rate, the requested rate kept
+in extra (``requested_rate_rps``), and a stage that achieved less than 95 % of its request is noted as
+saturated in its row's notes (``saturated`` in extra): the point stands at the rate the server saw, so no knee
+is ever read above it (:func:`model.data.importers._common.rate_as_run`).
+
 ``inter_token_latency`` pools every token gap of every request (zero gaps inside a streamed chunk), so its
 median is not TPOT; ``time_per_output_token`` is. ``normalized_time_per_output_token`` (request latency /
 output tokens, prefill included) is kept in extra, not used as TPOT.
@@ -17,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from model.data.importers._common import Rows, integer, num, objects
+from model.data.importers._common import Rows, integer, num, objects, rate_as_run
 from model.data.importers.base import Format, IngestError, NotResults
 
 __all__ = ["FORMATS", "matches", "parse"]
@@ -43,12 +50,11 @@ def _row(line: int, obj: dict, stage: int | None) -> dict[str, Any]:
     said: list[str] = []
     label = f"stage {stage}" if stage is not None else "this stage"
     concurrency = num(load.get("concurrency"))
-    if concurrency is None:
-        said.append(f"inference-perf {label}: rate = requested_rate (the achieved rate kept in extra); "
-                    "concurrency empty (a rate stage)")
-    else:
-        said.append(f"inference-perf {label}: concurrency = load_summary.concurrency; rate = requested_rate "
-                    "of the concurrency stage (the achieved rate kept in extra)")
+    rate, rate_extra, rate_said = rate_as_run(num(load.get("requested_rate")), num(load.get("achieved_rate")),
+                                              f"inference-perf {label}")
+    said.extend(rate_said)
+    said.append("concurrency empty (a rate stage)" if concurrency is None
+                else "concurrency = load_summary.concurrency (a concurrency stage)")
 
     def stat(metric: str, key: str) -> float | None:
         return num(_dict(latency.get(metric)).get(key))
@@ -70,7 +76,7 @@ def _row(line: int, obj: dict, stage: int | None) -> dict[str, Any]:
         "isl": None if prompt is None else round(prompt),
         "osl": None if output is None else round(output),
         "concurrency": concurrency,
-        "request_rate_rps": num(load.get("requested_rate")),
+        "request_rate_rps": rate,
         "total_tokens_per_second": num(throughput.get("total_tokens_per_sec")),
         "output_tokens_per_second": num(throughput.get("output_tokens_per_sec")),
         "input_tokens_per_second": num(throughput.get("input_tokens_per_sec")),
@@ -84,7 +90,7 @@ def _row(line: int, obj: dict, stage: int | None) -> dict[str, Any]:
         "requests_failed": failed,
         "success_rate": done / (done + failed) if done is not None and failed is not None and done + failed else None,
         "notes": "; ".join(said),
-        "achieved_rate": num(load.get("achieved_rate")),
+        **rate_extra,
         "send_duration_s": num(load.get("send_duration")),
         "requests_per_second": num(throughput.get("requests_per_sec")),
         "ntpot_median_s": stat("normalized_time_per_output_token", "median"),
@@ -99,7 +105,8 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
     -------
     rows : list of dict
         throughputs [tok/s, whole system] as stated, TPOT [ms] = median ``time_per_output_token`` x 1000,
-        TTFT/E2E [s], ``request_rate_rps`` = ``requested_rate``, ISL/OSL = mean lengths, rounded.
+        TTFT/E2E [s], ``request_rate_rps`` = ``achieved_rate`` (the requested rate in extra), ISL/OSL = mean
+        lengths, rounded.
     notes : list of str
     """
     rows, notes = [], []

@@ -11,6 +11,9 @@ GPU count: **not** taken from ``server_info``. ``tp_size`` describes one server;
 a router in front of several (or DP replicas, PD disaggregation) would make
 ``gpus = tp_size`` wrong by a multiple, so it is kept as ``tp``/``dp``/``ep`` and
 the GPU count must be supplied (``--set gpus=N``).
+
+*Rate.* ``request_throughput`` is completions over ``duration`` (the drain after the last send included), no
+achieved send rate: ``request_rate`` stays the point's rate, as for vLLM (:mod:`.vllm`).
 """
 
 from __future__ import annotations

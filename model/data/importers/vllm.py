@@ -6,6 +6,12 @@ A reduced variant (the InferenceX conversion) drops ``_ms`` and holds **seconds*
 the unit is read from the key name. ``request_rate`` is the string ``"inf"`` for
 an unbounded rate. The file names neither the GPU nor the GPU count, and
 ``backend`` is the client API (``openai``, ``vllm``), not the serving framework.
+
+*Rate.* ``request_throughput`` (completed / ``duration``) counts from the first request sent to the last
+answer, so a short run's drain after its last send weighs in it (8 requests sent at 2 req/s over 3.5 s that take
+5 s each complete at 8 / 8.5 s = 0.94 req/s): it is no achieved send rate. It stays in extra
+(``request_throughput_rps``) and ``request_rate``, the rate the client sent at, stays the point's rate
+(:func:`model.data.importers._common.rate_as_run` needs an achieved send rate, which only inference-perf states).
 """
 
 from __future__ import annotations
