@@ -11,12 +11,13 @@ for 112.55 req/s and sent 95.82: an oracle typed from the public file.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
 from model.cli import main
 from model.data.ingest import ingest_file
-from model.data.store import connect, load_points
+from model.data.store import connect, load_points, workloads
 from tests.conftest import FIXTURES
 
 TODAY = FIXTURES / "formats_today"
@@ -101,6 +102,76 @@ def test_capacity_never_reports_a_rate_above_the_one_achieved(sweep_db, capsys):
     # the highest passing rate anywhere is still an achieved one
     [knee] = capacity(sweep_db, capsys, "--sla", "e2e=1.35", "--rule", "highest_pass")["rows"]
     assert knee["request_rate"] == pytest.approx(achieved(3)) and knee["request_rate"] <= highest
+
+
+# --------------------------------------------------------------------------- 2. one run, one workload
+
+#: the stages' own mean output lengths round to 62 or 63; the run's (count-weighted over its 24,960 requests) is
+#: 62.5193 -> 63, and its prompt length 128.1347 -> 128
+OWN_OSL = [62.41, 62.58, 62.37, 62.66, 62.52, 62.71, 62.29]
+RUN_NOTE = ("ISL/OSL = {whence}, rounded, so every stage of the run is one workload; the stage's own means kept in "
+            "extra (prompt_len_mean, output_len_mean)")
+
+
+def test_every_stage_of_one_sweep_is_one_workload(sweep_db, capsys):
+    rows = stages(sweep_db)
+    assert sorted({round(osl) for osl in OWN_OSL}) == [62, 63]        # what rounding each stage alone gave
+    assert {(r["isl"], r["osl"]) for r in rows} == {(128, 63)}
+    assert [r["extra"]["output_len_mean"] for r in rows] == OWN_OSL
+    whence = "the run's mean prompt/output length (summary_lifecycle_metrics.json beside it: every stage's successful " \
+        "requests)"
+    assert all(r["notes"].endswith(RUN_NOTE.format(whence=whence)) for r in rows)
+    con = connect(sweep_db)
+    try:
+        assert workloads(con) == [("Qwen3-32B-FP8", "128", "63", 0, 7)]
+    finally:
+        con.close()
+    # capacity and size see one workload: one series of seven rates, no "the selection holds 2 workloads"
+    payload = capacity(sweep_db, capsys, "--sla", "e2e=2")
+    [knee] = payload["rows"]
+    assert knee["rates_measured"] == 7 and not any("workloads" in note for note in payload["notes"])
+    assert main(["--db", str(sweep_db), "size", "--json", "--demand-rps", "100", "--sla", "e2e=2"]) == 0
+    assert "workloads" not in capsys.readouterr().out
+
+
+def test_without_the_summary_the_stages_beside_it_give_the_run_s_lengths(db_path, tmp_path, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for n in range(7):
+        shutil.copy(SWEEP / f"stage_{n}_lifecycle_metrics.json", folder)
+    assert main(["--db", str(db_path), "ingest", str(folder), *SWEEP_SET]) == 0
+    rows = stages(db_path)
+    assert {(r["isl"], r["osl"]) for r in rows} == {(128, 63)}     # the same count-weighted means as the summary
+    whence = ("the run's mean prompt/output length over the 7 stage files beside it (weighted by their successful "
+              "requests)")
+    assert all(r["notes"].endswith(RUN_NOTE.format(whence=whence)) for r in rows)
+
+
+def test_a_stage_alone_keeps_its_own_lengths_and_says_how_to_share_them(con, tmp_path):
+    alone = tmp_path / "stage_6_lifecycle_metrics.json"
+    shutil.copy(SWEEP / alone.name, alone)
+    ingest_file(con, alone, ["hardware=H100", "gpus=1"])
+    [row] = load_points(con, full=True).to_dict("records")
+    assert (row["isl"], row["osl"]) == (128, 62)                    # 128.41 / 62.29, its own
+    assert row["notes"].endswith("ISL/OSL = mean prompt/output length of the stage's successful requests, rounded "
+                                 "(no summary or other stage beside it: ingest the run's folder so its stages share "
+                                 "one workload)")
+
+
+def test_appended_vllm_runs_that_measure_one_workload_share_it(con, tmp_path):
+    run = json.loads((TODAY / "vllm_no_failed.json").read_text())      # 197 completed, 1,024 in / 1,000 out each
+    near = dict(run, total_output_tokens=197 * 1012)                    # 1,012 out: 1.2 % from 1,000
+    other = dict(run, total_input_tokens=197 * 2048, total_token_throughput=6096.0)   # 2,048 in: another workload
+    path = tmp_path / "appended.json"
+    path.write_text("\n".join(json.dumps(r) for r in (run, near, other)) + "\n")
+    ingest_file(con, path, ["hardware=H100", "gpus=1"])
+    rows = load_points(con, full=True).sort_values("source_line").to_dict("records")
+    # (1,000 x 197 + 1,012 x 197) / 394 = 1,006; the 2,048-token run keeps its own lengths
+    assert [(r["isl"], r["osl"]) for r in rows] == [(1024, 1006), (1024, 1006), (2048, 1000)]
+    assert [json.loads(r["extra"]).get("mean_output_tokens") for r in rows] == [1000.0, 1012.0, None]
+    said = ("ISL/OSL = the mean over the 2 runs of this file whose measured mean lengths agree within 2% (weighted "
+            "by completed requests), rounded, so they are one workload")
+    assert [said in (r["notes"] or "") for r in rows] == [True, True, False]
 
 
 def test_a_real_saturated_stage_is_stored_at_its_achieved_rate(con):

@@ -201,6 +201,8 @@ def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.Da
     if not rows:
         raise IngestError(name, f"no benchmark rows found in this {fmt} file")
     notes = list(notes)
+    if entry.beside is not None:   # the rest of the run beside the file (inference-perf's other stages)
+        entry.beside(rows, path, name, notes)
     if requests and fmt in aiperf_records.SUMMARY_FORMATS:   # the run's per-request records beside its summary
         aiperf_records.attach_records(rows, path, name, notes)
     for row in rows:
