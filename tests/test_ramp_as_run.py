@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import pytest
 
 from model.cli import main
 from model.data.ingest import ingest_file
+from model.data.preview import dry_run
 from model.data.store import connect, load_points, workloads
 from tests.conftest import FIXTURES
 
@@ -184,3 +186,69 @@ def test_a_real_saturated_stage_is_stored_at_its_achieved_rate(con):
     assert extra["requested_rate_rps"] == 112.55 and extra["saturated"] is True     # 95.82 / 112.55 = 85 %
     assert ("inference-perf stage 6 saturated: achieved 95.82 req/s of the 112.55 requested (85%, under 95%)"
             in row["notes"])
+
+
+# --------------------------------------------------------------------------- 3. one model, one name
+
+MODEL_DIR = "/srv/models/Qwen3-32B-FP8"
+PATH_NOTE = ("model given as a path: stored as its last component 'Qwen3-32B-FP8'; the path kept in extra as "
+             "model_dir")
+
+
+def test_the_json_and_csv_exports_of_one_aiperf_run_are_one_workload(db_path, tmp_path, capsys):
+    # AIPerf writes the model as it was served (a path here) in the JSON; its CSV names none, so --set gives it
+    report = json.loads((TODAY / "aiperf_artifacts" / "profile_export_aiperf.json").read_text())
+    report["input_config"]["endpoint"]["model_names"] = [MODEL_DIR]
+    for kind in ("json", "csv"):                 # each alone (in one folder the CSV is known as the same run)
+        (tmp_path / kind).mkdir()
+    (tmp_path / "json" / "profile_export_aiperf.json").write_text(json.dumps(report))
+    shutil.copy(TODAY / "aiperf_artifacts" / "profile_export_aiperf.csv", tmp_path / "csv")
+    for kind in ("json", "csv"):
+        assert main(["--db", str(db_path), "ingest", str(tmp_path / kind / f"profile_export_aiperf.{kind}"),
+                     "--set", "hardware=H100", "--set", "gpus=1", "--set", f"model={MODEL_DIR}"]) == 0
+    capsys.readouterr()
+    con = connect(db_path)
+    try:
+        rows = load_points(con, full=True).sort_values("source_id").to_dict("records")
+        assert workloads(con) == [("Qwen3-32B-FP8", "5", "833", 2, 2)]      # ISL 5.00, OSL 833.40 in both files
+        given = [json.loads(s) for (s,) in con.execute("SELECT set_fields FROM sources ORDER BY source_id").fetchall()]
+    finally:
+        con.close()
+    assert [r["model"] for r in rows] == ["Qwen3-32B-FP8", "Qwen3-32B-FP8"]
+    assert [json.loads(r["extra"])["model_dir"] for r in rows] == [MODEL_DIR, MODEL_DIR]
+    assert all(r["notes"].endswith(PATH_NOTE) for r in rows)
+    assert [g["model"] for g in given] == [MODEL_DIR, MODEL_DIR]        # the source records what was typed
+
+
+def test_a_model_path_in_a_csv_column_and_through_the_upload_form_is_its_last_component(con, tmp_path):
+    csv = tmp_path / "runs.csv"
+    csv.write_text("hardware,gpus,model,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
+                   f"H100,8,{MODEL_DIR},1024,1024,8,900,80\n"
+                   "H100,8,Qwen/Qwen3-32B-FP8,1024,1024,8,900,80\n")
+    ingest_file(con, csv)
+    rows = load_points(con, full=True).sort_values("source_line").to_dict("records")
+    assert [r["model"] for r in rows] == ["Qwen3-32B-FP8", "Qwen/Qwen3-32B-FP8"]   # a Hugging Face id is no path
+    assert rows[0]["notes"] == PATH_NOTE and pd.isna(rows[1]["notes"])
+    assert json.loads(rows[0]["extra"]) == {"model_dir": MODEL_DIR} and pd.isna(rows[1]["extra"])
+    # the Data page's form: its "Model" field reaches the ingest as model=<value>, as --set does
+    plain = tmp_path / "form.csv"
+    plain.write_text("hardware,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\nH100,8,1024,1024,8,900,80\n")
+    checked = dry_run(plain, (f"model={MODEL_DIR}",), display_name="form.csv")
+    assert checked["ok"] and checked["workloads"] == ["Qwen3-32B-FP8|1024|1024"]
+
+
+def test_a_directory_of_small_csvs_given_a_model_path_stores_its_last_component(db_path, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for n in range(3):                           # small plain CSVs: the bulk path stages them together
+        (folder / f"run{n}.csv").write_text("hardware,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
+                                            f"H100,8,1024,1024,{8 * (n + 1)},{900 + n},80\n")
+    assert main(["--db", str(db_path), "ingest", str(folder), "--set", f"model={MODEL_DIR}"]) == 0
+    capsys.readouterr()
+    con = connect(db_path)
+    try:
+        rows = load_points(con, full=True).to_dict("records")
+    finally:
+        con.close()
+    assert [r["model"] for r in rows] == ["Qwen3-32B-FP8"] * 3
+    assert all(r["notes"] == PATH_NOTE and json.loads(r["extra"]) == {"model_dir": MODEL_DIR} for r in rows)

@@ -25,7 +25,7 @@ from model.data.importers.base import IngestError
 
 __all__ = [
     "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
-    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "add_note", "SATURATED_BELOW", "rate_as_run",
+    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "model_named", "add_note", "SATURATED_BELOW", "rate_as_run",
     "SAME_WORKLOAD_WITHIN", "one_workload", "per_completed",
 ]
 
@@ -375,6 +375,26 @@ def one_workload(rows: Rows, means: list[tuple[float | None, float | None, float
         notes.add(f"runs whose measured mean lengths agree within {SAME_WORKLOAD_WITHIN:.0%} share one ISL/OSL "
                   "(their mean, weighted by completed requests): each row's notes say which")
     return shared
+
+
+#: the file-level note when a model was given as a path
+MODEL_PATH_NOTE = "model given as a path: stored as its last component (the path kept in extra as model_dir)"
+
+
+def model_named(value: Any) -> tuple[Any, str | None, str | None]:
+    """A model as it is stored, wherever it was given (a result file, a CSV column, ``--set model=``, the
+    upload form): ``(name, path, note)``.
+
+    A model given as a filesystem path (:func:`model_from_path`) is named by its last component, so the JSON
+    and CSV exports of one run, or one model under two mount points, are one model: ``path`` is what was
+    given (kept in extra as ``model_dir``) and ``note`` the row's note. Anything else is stored as given
+    (``path`` and ``note`` None); a Hugging Face id (``Qwen/Qwen3-32B``) is no path.
+    """
+    named = model_from_path(value)
+    if named is None:
+        return value, None, None
+    return named[0], named[1], (f"model given as a path: stored as its last component {named[0]!r}; the path kept "
+                                "in extra as model_dir")
 
 
 def add_note(row: dict[str, Any], text: str) -> None:
