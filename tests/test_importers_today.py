@@ -201,9 +201,11 @@ def test_an_array_whose_every_row_measured_nothing_is_refused_with_that_cause(co
 
 # --------------------------------------------------------------------------- inference-perf
 
-IP_NOTES = ("inference-perf stage {n}: rate = requested_rate (the achieved rate kept in extra); concurrency empty "
-            "(a rate stage); median inter_token_latency not used as TPOT: it pools every token gap (zero gaps "
-            "within a chunk); ISL/OSL = mean prompt/output length of the stage's successful requests, rounded")
+IP_NOTES = ("inference-perf stage {n}: rate = the achieved rate (the requested rate kept in extra as "
+            "requested_rate_rps); concurrency empty (a rate stage); median inter_token_latency not used as TPOT: it pools every token gap (zero gaps "
+            "within a chunk); ISL/OSL = the run's mean prompt/output length (summary_lifecycle_metrics.json beside it: "
+            "every stage's successful requests), rounded, so every stage of the run is one workload; the stage's own "
+            "means kept in extra (prompt_len_mean, output_len_mean)")
 
 
 def test_inference_perf_two_stages_and_a_summary(db_path, capsys):
@@ -223,7 +225,9 @@ def test_inference_perf_two_stages_and_a_summary(db_path, capsys):
         con.close()
     common = {"hardware": "A100", "gpus": 1, "model": "meta-llama/Meta-Llama-3-8B", "source_line": 1,
               "requests_failed": 0, "success_rate": 1.0}
-    check(stage0, {**common, "request_rate_rps": 1.0, "isl": 207, "osl": 229,     # 206.53 / 229.33
+    # ISL/OSL: the run's, from the real summary beside the stages (217.87 / 209.92 over its 6,720 requests), where
+    # each stage's own would give 207/229 and 279/181: one run, one workload
+    check(stage0, {**common, "request_rate_rps": 1.0028744334871, "isl": 218, "osl": 210,
                    "total_tokens_per_second": 401.98618610218887, "total_tokens_per_second_per_gpu": 401.98618610218887,
                    "output_tokens_per_second": 211.50695628503055,
                    "output_tokens_per_second_per_gpu": 211.50695628503055,
@@ -233,10 +237,11 @@ def test_inference_perf_two_stages_and_a_summary(db_path, capsys):
                    "ttft_p50_s": 0.054611469531664625, "ttft_p90_s": 0.08116110803093761,
                    "e2e_latency_median_s": 3.355497678014217, "requests_completed": 60,
                    "notes": IP_NOTES.format(n=0),
-                   "extra": {"achieved_rate": 1.0028744334871, "send_duration_s": 59.82802831195295,
+                   "extra": {"requested_rate_rps": 1.0, "saturated": False, "send_duration_s": 59.82802831195295,
                              "requests_per_second": 0.9222687047312378, "ntpot_median_s": 0.015495510019001986,
-                             "stage": 0}})
-    check(stage1, {**common, "request_rate_rps": 6.0, "isl": 279, "osl": 181,
+                             "stage": 0, "prompt_len_mean": 206.53333333333333,
+                             "output_len_mean": 229.33333333333334}})
+    check(stage1, {**common, "request_rate_rps": 6.003018621313889, "isl": 218, "osl": 210,
                    "total_tokens_per_second": 2374.775345126581, "total_tokens_per_second_per_gpu": 2374.775345126581,
                    "output_tokens_per_second": 933.4760937046922,
                    "output_tokens_per_second_per_gpu": 933.4760937046922,
@@ -246,9 +251,11 @@ def test_inference_perf_two_stages_and_a_summary(db_path, capsys):
                    "ttft_p50_s": 0.06059830402955413, "ttft_p90_s": 0.09404300908790901,
                    "e2e_latency_median_s": 1.7224479744909331, "requests_completed": 360,
                    "notes": IP_NOTES.format(n=1),
-                   "extra": {"achieved_rate": 6.003018621313889, "send_duration_s": stage1["extra"]["send_duration_s"],
+                   "extra": {"requested_rate_rps": 6.0, "saturated": False,
+                             "send_duration_s": stage1["extra"]["send_duration_s"],
                              "requests_per_second": stage1["extra"]["requests_per_second"],
-                             "ntpot_median_s": 0.019918538765237366, "stage": 1}})
+                             "ntpot_median_s": 0.019918538765237366, "stage": 1,
+                             "prompt_len_mean": 279.1361111111111, "output_len_mean": 180.7861111111111}})
 
 
 def test_inference_perf_summary_alone_is_refused_naming_the_tool(con):
@@ -263,20 +270,21 @@ def test_inference_perf_stage_without_tpot(con):
     ingest_file(con, TODAY / "inference_perf_flashinfer_h100" / "stage_0_lifecycle_metrics.json",
                 ["hardware=nvidia-h100-80gb", "gpus=1"])
     [row] = stored(con)
-    notes = ("inference-perf stage 0: rate = requested_rate (the achieved rate kept in extra); concurrency empty (a "
-             "rate stage); stage 0 states no TPOT/TTFT (non-token-timed responses): no interactivity; NTPOT (request "
+    notes = ("inference-perf stage 0: rate = the achieved rate (the requested rate kept in extra as requested_rate_rps); "
+             "concurrency empty (a rate stage); stage 0 states no TPOT/TTFT (non-token-timed responses): no interactivity; NTPOT (request "
              "latency / output tokens) kept in extra, not used as TPOT; ISL/OSL = mean prompt/output length of the "
-             "stage's successful requests, rounded")
-    check(row, {"hardware": "H100", "gpus": 1, "source_line": 1, "request_rate_rps": 1.0, "isl": 133, "osl": 126,
+             "stage's successful requests, rounded (no summary or other stage beside it: ingest the run's folder so its "
+             "stages share one workload)")
+    check(row, {"hardware": "H100", "gpus": 1, "source_line": 1, "request_rate_rps": 1.0138792757712132, "isl": 133, "osl": 126,
                 "total_tokens_per_second": 254.4663801393914, "total_tokens_per_second_per_gpu": 254.4663801393914,
                 "output_tokens_per_second": 123.42077580963408,
                 "output_tokens_per_second_per_gpu": 123.42077580963408,
                 "input_tokens_per_second": 131.0456043297573, "input_tokens_per_second_per_gpu": 131.0456043297573,
                 "e2e_latency_median_s": 1.9606433369917795, "requests_completed": 60, "requests_failed": 0,
                 "success_rate": 1.0, "notes": notes,
-                "extra": {"achieved_rate": 1.0138792757712132, "send_duration_s": 59.17864329001168,
+                "extra": {"requested_rate_rps": 1.0, "saturated": False, "send_duration_s": 59.17864329001168,
                           "requests_per_second": 0.9817375776982692, "ntpot_median_s": 0.015214480405997299,
-                          "stage": 0}})
+                          "stage": 0, "prompt_len_mean": 133.48333333333332, "output_len_mean": 125.71666666666667}})
     assert source_notes(con) == notes
 
 

@@ -25,10 +25,12 @@ READ = [
 # typed text -> words the refusal must hold (an ambiguous one quotes what was typed)
 REFUSED = [
     ("1,480", "'1,480' is ambiguous"), ("43,216", "write 43216 or 43.216"), ("100,000", "write 100000 or 100.000"), ("1,2,3", "'1,2,3' is not a number"),
-    ("1,48,5", "groups of three digits"), ("1.2.3", "groups of three digits"), ("1,000.000,5", "two decimal marks"),
+    ("1,48,5", "commas go between groups of three digits, as in 1,000,000"), ("1.2.3", "has one decimal point"),
+    ("1..48", "'1..48' is not a number: two points in a row"), ("1,,5", "two commas in a row"),
+    ("1,000.000,5", "two decimal marks"),
     ("abc", "not a number"), ("", "not a number"), ("inf", "not a number"), ("nan", "not a number"),
     ("1e999", "must be finite"), ("1 000'000", "mixes"), ("70%", "not a number"), ("1e", "not a number"),
-    ("12 34", "groups of three digits"), ("--1", "not a number"), ("$", "not a number"),
+    ("12 34", "spaces go between groups of three digits"), ("--1", "not a number"), ("$", "not a number"),
 ]
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from model.core.links import live_url, pinned_url
 from model.core.view import View
-from model.core.view_fields import MAX_VALUE_LENGTH
+from model.core.view_fields import MAX_VALUE_LENGTH, PLURAL_WORDS
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
 from model.data.versions import record_pin
@@ -113,8 +113,10 @@ def pin_button(version: int, link: str) -> None:
         st.caption("Read-only deployment: this pin is not recorded, so a purge on the writer cannot know of it.")
         return
     if st.button(f"Record this pin (purge keeps version {version})", key="_record_pin"):
-        if data.write(lambda con: record_pin(con, version, link[:500], data.page_name()), "record the pin") is not None:
-            st.toast(f"Pinned: version {version} is kept by purge.")
+        recorded = data.write(lambda con: record_pin(con, version, link[:500], data.page_name()), "record the pin")
+        if recorded is not None:   # False: this version and link were recorded before, so nothing again
+            st.toast(f"Pinned: version {version} is kept by purge." if recorded
+                     else f"This pin is already recorded: version {version} is kept by purge.")
 
 
 def pinned_notice(ctx: data.Ctx, latest: int) -> None:
@@ -159,11 +161,13 @@ def _stop(links) -> None:
 def link_left_out_text(left_out: tuple[str, ...]) -> str:
     """The Share box's words for a view that does not fit a link, and what to share instead."""
     what = " and ".join(left_out)
+    many = len(left_out) > 1 or left_out[0] in PLURAL_WORDS
+    them, verb = ("them", "do") if many else ("it", "does")
     instead = "download the report of this view (below)"
     if "cost profiles" in left_out:
         instead += ", or save the profiles for the team (TCO builder, Team profiles) and load them there"
-    return (f"This view's {what} do not fit in a link (at most {MAX_VALUE_LENGTH:,} characters per value): "
-            f"the link opens the view without them. To share them, {instead}.")
+    return (f"This view's {what} {verb} not fit in a link (at most {MAX_VALUE_LENGTH:,} characters per value): "
+            f"the link opens the view without {them}. To share {them}, {instead}.")
 
 
 def context() -> data.Ctx:

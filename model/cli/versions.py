@@ -77,8 +77,10 @@ def run(args, con) -> int | None:
         latest = latest_version(con)
         if not 1 <= args.version <= latest:
             raise UsageError(f"no data version {args.version} (versions 1-{latest} exist)")
-        record_pin(con, args.version, args.note, "costfrontier pin")
-        print(f"pinned version {args.version}: purge keeps what it shows")
+        if record_pin(con, args.version, args.note, "costfrontier pin"):
+            print(f"pinned version {args.version}: purge keeps what it shows")
+        else:
+            print(f"version {args.version} is already pinned with this note: nothing recorded again")
         return 0
     if args.command == "purge":
         try:

@@ -9,7 +9,10 @@ every limit that is set; a row whose field for a limit is missing fails that lim
 
 *Ramp.* Rows with an offered request rate and no interactivity: sustained req/s against
 throughput and latency. Ramps are grouped into series by the same keys as the frontier
-(:func:`model.core.frontier.series_labels`).
+(:func:`model.core.frontier.series_labels`). A row's rate is the rate it ran at: where a file states the
+rate it achieved beside the one it asked for, the importer stores the achieved one
+(:func:`model.data.importers._common.rate_as_run`), so a saturated stage stands at what it achieved and no
+knee is read above it.
 
 *Knee* (rule ``first_failure``, the default): walk a series' measured request rates upwards;
 the knee is the highest rate reached before the first rate that breaks the SLA. A pass above

@@ -71,10 +71,18 @@ _MANTISSA = re.compile(r"^[0-9.,]*$")
 
 
 def _grouped(integer: str, sep: str, typed: str) -> str:
-    """``integer`` (digits and ``sep``) without its thousands separators, which must fall every three digits."""
+    """``integer`` (digits and ``sep``) without its thousands separators, which must fall every three digits;
+    ValueError in plain words otherwise (``'1..48' is not a number: two points in a row``)."""
     groups = integer.split(sep)
     if not (1 <= len(groups[0]) <= 3 and groups[0].isdigit() and all(len(g) == 3 and g.isdigit() for g in groups[1:])):
-        raise ValueError(f"{typed!r} is not a number: {sep!r} must separate groups of three digits, e.g. 1,000,000")
+        word = {".": "point", ",": "comma", " ": "space"}.get(sep, "separator")
+        if sep * 2 in integer:
+            why = f"two {word}s in a row"
+        elif sep == ".":
+            why = "a number has one decimal point (points between groups of three digits, as in 1.000.000, are thousands)"
+        else:
+            why = f"{word}s go between groups of three digits, as in 1{sep}000{sep}000"
+        raise ValueError(f"{typed!r} is not a number: {why}")
     return "".join(groups)
 
 

@@ -48,7 +48,7 @@ from model.core.view_checks import (
     read_trace_option,
 )
 
-__all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
+__all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "PLURAL_WORDS", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
            "KNEE_RULES", "TOKEN_BASES",
@@ -139,6 +139,8 @@ class ViewField:
     needs: tuple[str, ...] = ()
     label: str = ""              # the dashboard control's label, with its unit
     explain: str = ""            # what it means and implies, for the control's help (else the option's help)
+    #: the words name several things ("rates": they "do not fit"), else one ("request trace": it "does not")
+    plural: bool = False
 
     @property
     def said(self) -> str:
@@ -202,10 +204,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--tier",), "selection", f"tier of the preset rates (default {DEFAULT_TIER})", metavar="ID",
                      default=DEFAULT_TIER)),
     _f("rates", "r", tuple[tuple[str, float], ...], (), c.RATES, RATE, "B200:1.6,MI355X:1.2", "B200:-1",
-       check=check_rates("$/GPU-hour"), words="rates",
+       check=check_rates("$/GPU-hour"), words="rates", plural=True,
        option=Option(("--rate",), "selection", "$/GPU-hour override", metavar="HW=USD", kind="append",
                      read=c.hardware_rates)),
-    _f("targets", "at", tuple[float, ...], (), c.TARGETS, ANSWER, "24,55", "10,x", check=check_targets, words="targets",
+    _f("targets", "at", tuple[float, ...], (), c.TARGETS, ANSWER, "24,55", "10,x", check=check_targets, words="targets", plural=True,
        option=Option(("--at",), "view", "interactivity targets [tok/s/user], comma-separated", metavar="X,Y",
                      read=c.TARGETS.read), label='Interactivity targets [tok/s/user], comma-separated'),
     _f("baseline", "base", str | None, None, c.TEXT, ANSWER, "MI355X", "x" * 3000,
@@ -223,7 +225,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=check_sla,
        option=Option(("--sla",), "view", f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; "
                      "e.g. ttft_p95=2", metavar="KEY=VALUE", kind="append", read=",".join)),
-    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=check_goodput, words="goodput caps",
+    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=check_goodput, words="goodput caps", plural=True,
        option=Option(("--goodput",), "view", "goodput caps: throughput counts only requests meeting both (points "
                      "with per-request data); $/M become per good M tokens, e.g. ttft=2,tpot=50 (TTFT s, TPOT ms)",
                      metavar="ttft=S,tpot=MS"), label='Goodput caps (TTFT in s, TPOT in ms)'),
@@ -238,12 +240,12 @@ FIELDS: tuple[ViewField, ...] = (
     _f("eval_tolerance", "tol", float, 0.01, c.NUMBER, ANSWER, "0.05", "2",
        check=Bounds(0, 1, "tolerance must be in [0, 1]")),
     _f("compare", "cmp", tuple[str, ...], (), c.LABELS, ANSWER, "a · x||b · y", "a\tb", check=check_names,
-       words="compared series"),
+       words="compared series", plural=True),
     _f("compare_base", "cmpb", str | None, None, c.TEXT, ANSWER, "a · x", "x" * 3000),
     _f("compare_peaks", "peak", bool, False, c.FLAG, ANSWER, "1", "2"),
     # profiles: a fit, not only a rate: two chosen profiles of one hardware split its rows (side by side)
     _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=check_profiles, option=PROFILE,
-       words="cost profiles", needs=("use",)),
+       words="cost profiles", plural=True, needs=("use",)),
     _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=check_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
     _f("all_curves", "allc", bool, False, c.FLAG, ANSWER, "1", "maybe"),
@@ -311,7 +313,7 @@ FIELDS: tuple[ViewField, ...] = (
                      "capacity's basis, as volume reads it: total where the rows state it, else output)",
                      choices=TOKEN_BASES)),
     _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=check_filters,
-       option=WHERE, words="filters"),
+       option=WHERE, words="filters", plural=True),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
        option=Option(("--mix-workloads",), "selection", "compare series across workloads (model, ISL, OSL) "
                      "instead of splitting them", kind="flag")),
@@ -374,6 +376,8 @@ FIELDS: tuple[ViewField, ...] = (
 
 BY_NAME = {f.name: f for f in FIELDS}
 BY_KEY = {f.key: f for f in FIELDS}
+#: the Share box's words of the fields that name several things (:attr:`ViewField.plural`)
+PLURAL_WORDS = frozenset(f.said for f in FIELDS if f.plural)
 
 
 def options_of(group: str) -> list[Option]:

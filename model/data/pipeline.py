@@ -25,6 +25,7 @@ from model.data.field_sql import (
     numeric_expr,
     text_expr,
 )
+from model.data.importers._common import model_named
 from model.data.importers.base import IngestError, IngestResult
 from model.data.importers.canonical_csv import (
     UNIT_FIELDS,
@@ -75,6 +76,9 @@ class Pipeline(Checks):
         self.unknown: list[str] = []
         self.warnings: list[str] = []
         self.value_check: tuple[str, str] | None = None
+        # a model given as a path (model_named): the file column's note and given text, --set's (path, note)
+        self._model_column: tuple[_Column, _Column, bool] | None = None
+        self._model_set: tuple[str, str] | None = None
         self._maps = 0
         self.rows = 0
         self.role_gaps = 0   # rows role_cross_check warns about, counted by validate
@@ -160,6 +164,9 @@ class Pipeline(Checks):
                 self.columns.setdefault(f, _Column(col.expr, params=col.params))
 
         for name, value in self.set_fields.items():
+            if name == "model":
+                value, path, note = model_named(value)
+                self._model_set = (path, note) if path is not None else None
             if name in self.columns:
                 # --set fills the gaps of a column the file has
                 col = self.columns[name]
@@ -168,9 +175,40 @@ class Pipeline(Checks):
             else:
                 self.columns[name] = _Column(f"?::{SQL_TYPES[name]}", params=[value])
 
-        if extra:
-            pieces = ", ".join(f"?, r.{raw}" for _, raw in extra)
-            self.columns["extra"] = _Column(f"CAST(json_object({pieces}) AS VARCHAR)", params=[h for h, _ in extra])
+        model_dir = self._model_paths(next((f"r.{raw}" for header, raw in extra if header == "model_dir"), None))
+        pieces = [(f"?, r.{raw}", [header]) for header, raw in extra if not (model_dir and header == "model_dir")]
+        if pieces or model_dir:
+            expr = f"json_object({', '.join(p for p, _ in pieces)})"
+            params = [x for _, given in pieces for x in given]
+            if model_dir:   # merged in only where there is one (a null removes the key)
+                expr = f"NULLIF(json_merge_patch({expr}, json_object('model_dir', {model_dir[0]})), '{{}}')"
+                params.extend(model_dir[1])
+            self.columns["extra"] = _Column(f"CAST({expr} AS VARCHAR)", params=params)
+
+    def _model_paths(self, stated: str | None) -> tuple[str, list[Any]] | None:
+        """A model given as a path, in the file's column or with ``--set``, is stored by its last component
+        (:func:`model.data.importers._common.model_named`, as the importers store theirs): the row's notes say
+        so, and the path goes in extra as ``model_dir``. Returns that path's SQL expression and parameters
+        (``stated``: the file's own ``model_dir`` column, an importer's, comes first), or None when nothing
+        here was given as a path."""
+        column, given = self._model_column, self._model_set
+        if not ((column and column[2]) or given):
+            return None
+        notes: list[tuple[str, list[Any]]] = []
+        dirs: list[tuple[str, list[Any]]] = [(stated, [])] if stated else []
+        if column and column[2]:
+            note, text = column[0], column[1]
+            notes.append((note.expr, note.params))
+            dirs.append((f"CASE WHEN {note.expr} IS NOT NULL THEN {text.expr} END", [*note.params, *text.params]))
+        if given:
+            own = (f"CASE WHEN {column[1].expr} IS NULL THEN ? END", [*column[1].params]) if column else ("?", [])
+            notes.append((own[0], [*own[1], given[1]]))
+            dirs.append((own[0], [*own[1], given[0]]))
+        if "notes" in self.columns:
+            notes.insert(0, (self.columns["notes"].expr, self.columns["notes"].params))
+        self.columns["notes"] = _Column(f"NULLIF(concat_ws('; ', {', '.join(e for e, _ in notes)}), '')",
+                                        params=[x for _, params in notes for x in params])
+        return f"coalesce({', '.join(e for e, _ in dirs)})", [x for _, params in dirs for x in params]
 
     def _typed(self, raw: str) -> bool:
         """True when DuckDB already read ``raw`` as a number."""
@@ -178,7 +216,17 @@ class Pipeline(Checks):
 
     def _add_field(self, name: str, raw: str, scale: float, header: str) -> None:
         sql_type = SQL_TYPES[name]
-        if name in CANONICALISERS:
+        if name == "model":   # a path is named by its last component (model_named)
+            paths = []
+
+            def named(value: Any) -> dict[str, Any]:
+                model, path, note = model_named(str(value).strip() or None)
+                paths.append(path is not None)
+                return {"model": model, "notes": note}
+            mapped = self._map_distinct(raw.removeprefix("r."), named, ["model", "notes"], header)
+            self.columns["model"] = mapped["model"]
+            self._model_column = (mapped["notes"], _Column(text_expr(raw)), any(paths))
+        elif name in CANONICALISERS:
             bare = raw.removeprefix("r.")
             fn = CANONICALISERS[name]
             self.columns.update(self._map_distinct(

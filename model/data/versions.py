@@ -170,10 +170,17 @@ def hide_source(con, source_id: int) -> int:
     return int(row[0])
 
 
-def record_pin(con, version: int, what: str = "", by: str = "") -> None:
-    """Record that a pinned link or report names ``version`` (``purge`` keeps what it shows unless forced)."""
-    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), clean(what, 500),
-                                                           clean(by, 200), _user(_ACTING.get()[2])])
+def record_pin(con, version: int, what: str = "", by: str = "") -> bool:
+    """Record that a pinned link or report names ``version`` (``purge`` keeps what it shows unless forced).
+
+    Returns False, recording nothing, when a pin of this version and ``what`` (the link, or the note) is
+    recorded already: a second click records no second pin."""
+    what = clean(what, 500)
+    if con.execute("SELECT 1 FROM pins WHERE version = ? AND what = ? LIMIT 1", [int(version), what]).fetchone():
+        return False
+    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), what, clean(by, 200),
+                                                           _user(_ACTING.get()[2])])
+    return True
 
 
 def list_pins(con) -> pd.DataFrame:

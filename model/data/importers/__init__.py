@@ -38,10 +38,11 @@ from model.data.importers import (
 )
 from model.data.importers._common import (
     HEAD_BYTES,
+    MODEL_PATH_NOTE,
     add_note,
     head_keys,
     load_json,
-    model_from_path,
+    model_named,
     read_head,
     to_frame,
 )
@@ -201,17 +202,17 @@ def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.Da
     if not rows:
         raise IngestError(name, f"no benchmark rows found in this {fmt} file")
     notes = list(notes)
+    if entry.beside is not None:   # the rest of the run beside the file (inference-perf's other stages)
+        entry.beside(rows, path, name, notes)
     if requests and fmt in aiperf_records.SUMMARY_FORMATS:   # the run's per-request records beside its summary
         aiperf_records.attach_records(rows, path, name, notes)
-    for row in rows:
-        named = model_from_path(row.get("model"))
-        if named:
-            row["model"], row["model_dir"] = named
-            add_note(row, f"model given as a path: stored as its last component {named[0]!r}; the path kept in "
-                     "extra as model_dir")
-            text = "model given as a path: stored as its last component (the path kept in extra as model_dir)"
-            if text not in notes:
-                notes.append(text)
+    for row in rows:   # a model given as a path: its last component (as the pipeline does for --set and CSVs)
+        name_, path_, note = model_named(row.get("model"))
+        if path_ is not None:
+            row["model"], row["model_dir"] = name_, path_
+            add_note(row, note)
+            if MODEL_PATH_NOTE not in notes:
+                notes.append(MODEL_PATH_NOTE)
     samples = {i: row.pop(REQUESTS_KEY) for i, row in enumerate(rows) if REQUESTS_KEY in row}
     frame = to_frame(rows)
     if samples:   # per-request data by row ordinal (model.data.importers.per_request), stored with the points

@@ -25,7 +25,8 @@ from model.data.importers.base import IngestError
 
 __all__ = [
     "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
-    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "add_note",
+    "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "model_named", "add_note", "SATURATED_BELOW", "rate_as_run",
+    "SAME_WORKLOAD_WITHIN", "one_workload", "per_completed",
 ]
 
 #: how much of a file detection reads [bytes]
@@ -274,6 +275,126 @@ def model_from_path(value: Any) -> tuple[str, str] | None:
         return None
     last = re.split(r"[\\/]", text.rstrip("/\\"))[-1]
     return (last, text) if last and last not in (".", "..", "~") and not re.fullmatch(r"[A-Za-z]:", last) else None
+
+
+#: a load that achieved less than this fraction of the request rate it asked for is saturated [-]
+SATURATED_BELOW = 0.95
+
+
+def rate_as_run(requested: float | None, achieved: float | None, label: str) -> tuple[float | None, dict, list[str]]:
+    """The request rate a load point ran at, from the rate it asked for and the rate it achieved [req/s].
+
+    The rule (every importer whose file states both): the point's ``request_rate_rps`` is the **achieved**
+    rate, the requested one kept in extra as ``requested_rate_rps``; a load that achieved less than
+    :data:`SATURATED_BELOW` (95 %) of its request is saturated (said in the row's notes, ``saturated`` in
+    extra), so a ramp is read as it ran and no knee stands at a rate the server never saw. Without an achieved
+    rate (or one of 0, nothing measured) the requested rate is the rate, and the notes say so.
+
+    Returns
+    -------
+    rate : float or None  [req/s]
+    extra : dict  ``requested_rate_rps`` [req/s] and ``saturated`` (bool), where there is a request
+    notes : list of str  what the row's notes say of its rate (``label`` names the load point)
+    """
+    if achieved is None or achieved <= 0:
+        said = [] if requested is None else [f"{label}: rate = the requested rate (no achieved rate stated)"]
+        return requested, {}, said
+    if requested is None or requested <= 0:
+        return achieved, {}, [f"{label}: rate = the achieved rate (no requested rate stated)"]
+    saturated = achieved < SATURATED_BELOW * requested
+    said = [f"{label}: rate = the achieved rate (the requested rate kept in extra as requested_rate_rps)"]
+    if saturated:
+        said.append(f"{label} saturated: achieved {achieved:.4g} req/s of the {requested:g} requested "
+                    f"({achieved / requested:.0%}, under {SATURATED_BELOW:.0%}): the point stands at the achieved "
+                    "rate, never at the requested one")
+    return achieved, {"requested_rate_rps": requested, "saturated": saturated}, said
+
+
+#: runs of one file whose measured mean prompt and output lengths each agree within this fraction share one
+#: workload [-]
+SAME_WORKLOAD_WITHIN = 0.02
+
+
+def per_completed(obj: dict, key: str, completed: int | None) -> float | None:
+    """``obj[key]`` (a run's total, e.g. ``total_input_tokens``) per completed request, or None."""
+    total = num(obj.get(key))
+    return total / completed if total is not None and completed else None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= SAME_WORKLOAD_WITHIN * max(abs(a), abs(b))
+
+
+def one_workload(rows: Rows, means: list[tuple[float | None, float | None, float | None] | None],
+                 notes: set[str]) -> int:
+    """Give the runs of one file whose ISL/OSL are measured means one workload where their means agree.
+
+    A measured mean moves a little from run to run of one configuration (62.4 and 62.6 output tokens), and
+    rounding each run's own mean would split one ramp into two workloads (OSL 62 and 63). The rule: runs of one
+    file whose mean prompt and output lengths each lie within :data:`SAME_WORKLOAD_WITHIN` (2 %) of the first
+    of their group (runs taken by increasing mean ISL, then OSL) share ISL/OSL = the group's means weighted by
+    completed requests, rounded; each such row's notes say so and its own means go in extra
+    (``mean_input_tokens``, ``mean_output_tokens``). 2 % joins what one configuration's runs measure and keeps
+    apart lengths anyone would configure differently (1,024 and 1,100 tokens).
+
+    Parameters
+    ----------
+    rows : list of dict  the file's rows, changed in place
+    means : list  per row, ``(mean ISL, mean OSL, completed requests)`` [tokens, tokens, requests] where the
+        row's ISL/OSL are measured means, else ``None`` (configured lengths are left alone)
+    notes : set of str  the file's notes, told when runs share a workload
+
+    Returns
+    -------
+    int  the rows that share a workload with another run
+    """
+    measured = sorted((m[0], m[1], i) for i, m in enumerate(means)
+                      if m is not None and m[0] is not None and m[1] is not None and m[2])
+    groups: list[list[int]] = []
+    anchor: tuple[float, float] | None = None
+    for isl, osl, i in measured:
+        if anchor is not None and _close(isl, anchor[0]) and _close(osl, anchor[1]):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+            anchor = (isl, osl)
+    shared = 0
+    for group in (g for g in groups if len(g) > 1):
+        weight = sum(means[i][2] for i in group)
+        isl = sum(means[i][0] * means[i][2] for i in group) / weight
+        osl = sum(means[i][1] * means[i][2] for i in group) / weight
+        for i in group:
+            rows[i].update(isl=round(isl), osl=round(osl), mean_input_tokens=means[i][0],
+                           mean_output_tokens=means[i][1])
+            add_note(rows[i], f"ISL/OSL = the mean over the {len(group)} runs of this file whose measured mean "
+                     f"lengths agree within {SAME_WORKLOAD_WITHIN:.0%} (weighted by completed requests), rounded, so "
+                     "they are one workload; this run's own means kept in extra (mean_input_tokens, "
+                     "mean_output_tokens)")
+        shared += len(group)
+    if shared:
+        notes.add(f"runs whose measured mean lengths agree within {SAME_WORKLOAD_WITHIN:.0%} share one ISL/OSL "
+                  "(their mean, weighted by completed requests): each row's notes say which")
+    return shared
+
+
+#: the file-level note when a model was given as a path
+MODEL_PATH_NOTE = "model given as a path: stored as its last component (the path kept in extra as model_dir)"
+
+
+def model_named(value: Any) -> tuple[Any, str | None, str | None]:
+    """A model as it is stored, wherever it was given (a result file, a CSV column, ``--set model=``, the
+    upload form): ``(name, path, note)``.
+
+    A model given as a filesystem path (:func:`model_from_path`) is named by its last component, so the JSON
+    and CSV exports of one run, or one model under two mount points, are one model: ``path`` is what was
+    given (kept in extra as ``model_dir``) and ``note`` the row's note. Anything else is stored as given
+    (``path`` and ``note`` None); a Hugging Face id (``Qwen/Qwen3-32B``) is no path.
+    """
+    named = model_from_path(value)
+    if named is None:
+        return value, None, None
+    return named[0], named[1], (f"model given as a path: stored as its last component {named[0]!r}; the path kept "
+                                "in extra as model_dir")
 
 
 def add_note(row: dict[str, Any], text: str) -> None:

@@ -94,12 +94,16 @@ class Format:
         JSON: ``read(records, name)`` with :func:`model.data.importers._common.load_json`'s records;
         CSV: ``read(path, name)``. Either returns ``(rows, notes)``. ``None`` for the canonical
         CSV, which the pipeline reads column by column in DuckDB instead.
+    beside : callable or None
+        ``beside(rows, path, name, notes)``: completes the rows from what the run's folder holds beside the
+        file (the other stages of one run), in place; ``None`` when a file is read alone.
     """
 
     name: str
     container: str
     matches: Callable[[Any, str], bool]
     read: Callable[[Any, str], tuple[Rows, list[str]]] | None = None
+    beside: Callable[[Rows, Any, str, list[str]], None] | None = None
 
     def __post_init__(self) -> None:
         if self.container not in ("json", "csv"):

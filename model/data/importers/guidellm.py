@@ -23,6 +23,11 @@ totals (v0.2/0.3) input stays empty.
 
 TPOT is the median ``inter_token_latency_ms`` (decode gaps, first token
 excluded: the vLLM TPOT definition); ``time_per_output_token_ms`` is the fallback.
+
+*Rate.* A ``constant``/``poisson`` benchmark's ``rate`` is what it sent at; ``requests_per_second`` is completions
+over the time from the first request to the last answer (25 requests at 0.04 req/s: 25 / 620.48 s = 0.0403), no
+achieved send rate, so the strategy's rate stays the point's rate and the measured one is kept in extra
+(``requests_per_second_mean``), as for vLLM (:mod:`.vllm`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ TPOT is the median ``inter_token_latency`` ((latency - TTFT) / (OSL - 1), the
 vLLM TPOT definition). Input tok/s, when the file has no total, is
 total ISL / duration (AIPerf) or mean ISL x request throughput (GenAI-Perf): the
 same tokens over the same wall time the tools use for output tok/s.
+
+*Rate.* ``request_throughput`` is completions over the benchmark duration (the drain after the last send
+included), no achieved send rate: the configured ``request_rate`` stays the point's rate, as for vLLM
+(:mod:`.vllm`), and the throughput is kept in extra (``request_throughput_rps``).
 """
 
 from __future__ import annotations

@@ -11,13 +11,28 @@ GPU count: **not** taken from ``server_info``. ``tp_size`` describes one server;
 a router in front of several (or DP replicas, PD disaggregation) would make
 ``gpus = tp_size`` wrong by a multiple, so it is kept as ``tp``/``dp``/``ep`` and
 the GPU count must be supplied (``--set gpus=N``).
+
+*Rate.* ``request_throughput`` is completions over ``duration`` (the drain after the last send included), no
+achieved send rate: ``request_rate`` stays the point's rate, as for vLLM (:mod:`.vllm`).
+
+*Workload.* ISL/OSL are ``random_input_len``/``random_output_len`` for a random dataset of fixed lengths, else
+the measured means per completed request, rounded; the lines of one file whose measured means agree within 2 %
+share their weighted mean, as for vLLM (:func:`model.data.importers._common.one_workload`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from model.data.importers._common import Rows, integer, num, objects, scalar_extras
+from model.data.importers._common import (
+    Rows,
+    integer,
+    num,
+    objects,
+    one_workload,
+    per_completed,
+    scalar_extras,
+)
 from model.data.importers.base import Format, IngestError
 from model.data.importers.per_request import attach
 
@@ -85,7 +100,7 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
     rate = obj.get("request_rate")
     if num(rate) is None and rate is not None:
         notes.add(f"request_rate {rate!r} means unbounded (or trace-driven): request_rate_rps left empty")
-    random_fixed = obj.get("dataset_name") == "random" and num(obj.get("random_range_ratio")) == 1.0
+    random_fixed = _random_fixed(obj)
     total_in, total_out = num(obj.get("total_input_tokens")), num(obj.get("total_output_tokens"))
     backend = str(obj.get("backend") or "")
     row: dict[str, Any] = {
@@ -132,14 +147,24 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
     notes : list of str
     """
     notes: set[str] = {"GPU count not read from server_info (tp_size may describe one of several servers)"}
-    rows = []
+    rows: Rows = []
+    means: list = []
     for line, obj in objects(records, name, "SGLang"):
         missing = [k for k in _REQUIRED if k not in obj]
         if missing:
             raise IngestError(name, f"not an SGLang bench_serving line: no {', '.join(missing)}", line=line,
                               field=missing[0])
         rows.append(attach(_row(line, obj, notes), obj, name, line, notes))
+        completed = integer(obj.get("completed"))
+        means.append(None if _random_fixed(obj) else (per_completed(obj, "total_input_tokens", completed),
+                                                       per_completed(obj, "total_output_tokens", completed), completed))
+    one_workload(rows, means, notes)
     return rows, sorted(notes)
+
+
+def _random_fixed(obj: dict) -> bool:
+    """A random dataset of fixed lengths (range ratio 1): ISL/OSL are the configured ones, not measured."""
+    return obj.get("dataset_name") == "random" and num(obj.get("random_range_ratio")) == 1.0
 
 
 FORMATS = (Format("sglang", "json", lambda keys, head: matches(keys), parse),)

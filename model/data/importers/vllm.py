@@ -6,6 +6,17 @@ A reduced variant (the InferenceX conversion) drops ``_ms`` and holds **seconds*
 the unit is read from the key name. ``request_rate`` is the string ``"inf"`` for
 an unbounded rate. The file names neither the GPU nor the GPU count, and
 ``backend`` is the client API (``openai``, ``vllm``), not the serving framework.
+
+*Rate.* ``request_throughput`` (completed / ``duration``) counts from the first request sent to the last
+answer, so a short run's drain after its last send weighs in it (8 requests sent at 2 req/s over 3.5 s that take
+5 s each complete at 8 / 8.5 s = 0.94 req/s): it is no achieved send rate. It stays in extra
+(``request_throughput_rps``) and ``request_rate``, the rate the client sent at, stays the point's rate
+(:func:`model.data.importers._common.rate_as_run` needs an achieved send rate, which only inference-perf states).
+
+*Workload.* ISL/OSL are the measured means per completed request (the file states no configured length that
+every dataset has), rounded; the runs of one file (``--append-result``) whose means agree within 2 % share
+their weighted mean, so a ramp appended to one file is one workload
+(:func:`model.data.importers._common.one_workload`).
 """
 
 from __future__ import annotations
@@ -14,7 +25,16 @@ import re
 from typing import Any
 
 from model.core.columns import resolve_column
-from model.data.importers._common import Rows, first, integer, iso_date, num, objects
+from model.data.importers._common import (
+    Rows,
+    first,
+    integer,
+    iso_date,
+    num,
+    objects,
+    one_workload,
+    per_completed,
+)
 from model.data.importers.base import Format, IngestError
 from model.data.importers.per_request import attach
 
@@ -164,17 +184,23 @@ def parse(records: list[tuple[int, Any]], name: str) -> tuple[Rows, list[str]]:
     -------
     rows : list of dict
         canonical fields: throughputs [tok/s, whole system], TTFT/E2E [s], TPOT [ms],
-        ``isl``/``osl`` = mean tokens per completed request, rounded.
+        ``isl``/``osl`` = mean tokens per completed request, rounded; runs of one file whose means agree
+        within 2 % share their weighted mean (:func:`model.data.importers._common.one_workload`).
     notes : list of str
     """
     notes: set[str] = set()
-    rows = []
+    rows: Rows = []
+    means: list = []
     for line, obj in objects(records, name, "vLLM"):
         missing = [k for k in _REQUIRED if k not in obj]
         if missing:
             raise IngestError(name, f"not a vLLM result: no {', '.join(missing)}", line=line, field=missing[0])
         _refuse_all_failed(obj, line, name)
         rows.append(attach(_row(line, obj, notes), obj, name, line, notes))
+        completed = integer(obj.get("completed"))
+        means.append((per_completed(obj, "total_input_tokens", completed),
+                      per_completed(obj, "total_output_tokens", completed), completed))
+    one_workload(rows, means, notes)
     return rows, sorted(notes)
 
 
