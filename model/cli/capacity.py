@@ -45,6 +45,7 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.core.sla import SLA
+    from model.data.versions import pin_notes
     from model.present.view_answer import answer_of_view
 
     if args.basis == "auto":          # the view's total basis is read as auto on ramps
@@ -52,7 +53,8 @@ def run(args, con) -> int:
     state, notices = view_from_args(args, con)
     if args.command == "compare" and args.baseline:
         state = state.replace(compare_base=args.baseline)
-    answer = answer_of_view(con, state, ("ramps", "rates", "evals"), notes=[f"link: {n}" for n in notices],
+    pinned = pin_notes(con, state.data_version, state.data_digest)     # raises for a pin this store cannot show
+    answer = answer_of_view(con, state, ("ramps", "rates", "evals"), notes=[f"link: {n}" for n in notices] + pinned,
                             fleet_options={"rule": args.rule, "gpus_per_node": args.gpus_per_node})
     ramps = answer.ramps
     sla = ramps.sla or SLA()

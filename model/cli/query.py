@@ -28,6 +28,7 @@ def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict |
     ``analysis_only``: the caller reads only :data:`model.data.inputs.ANALYSIS_PARTS`, so only the columns they
     need are loaded (:func:`model.data.inputs.analysis_columns`)."""
     from model.data.inputs import ANALYSIS_PARTS
+    from model.data.versions import pin_notes
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
@@ -35,7 +36,8 @@ def answer_of_args(args, con, analysis_only: bool = False, fleet_options: dict |
                                                         "budget_usd_month")) or bool(state.trace)
     analysis_only = analysis_only and not sized       # the recommendation sizes a fleet and prices the volume
     return answer_of_view(con, state, ANALYSIS_PARTS if analysis_only else None, fleet_options=fleet_options,
-                          notes=[f"link: {n}" for n in notices] + _unusual_rates(state, con))
+                          notes=[f"link: {n}" for n in notices] + pin_notes(con, state.data_version, state.data_digest)
+                          + _unusual_rates(state, con))
 
 
 def _unusual_rates(state, con) -> list[str]:

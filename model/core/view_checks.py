@@ -17,7 +17,7 @@ __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
            "read_shape_option", "check_trace", "read_trace_option", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
            "TPD_BOUNDS", "TPM_BOUNDS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
-           "MAX_INTERACTIVITY"]
+           "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
 #: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
 MAX_USD_PER_GPU_HOUR = 1000.0
@@ -28,6 +28,8 @@ MIN_USD_PER_GPU_HOUR = 1e-4
 MAX_DEMAND_RPS = 1e9
 #: interactivity is below this [tok/s/user]
 MAX_INTERACTIVITY = 100_000.0
+#: hex characters of a data version's digest a pinned link carries (``vd=``, :func:`model.data.versions.version_digest`)
+DIGEST_CHARS = 6
 
 
 def check_names(value: tuple[str, ...]) -> tuple[str, ...]:
@@ -178,6 +180,17 @@ def read_shape_option(value: str) -> str:
         return value
     text = Path(value).read_text(encoding="utf-8", errors="replace")
     return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
+
+
+def check_digest(value: str | None) -> str | None:
+    """A data version's digest as a pinned link carries it: :data:`DIGEST_CHARS` hex characters (any case)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip().lower()
+    if len(text) != DIGEST_CHARS or any(ch not in "0123456789abcdef" for ch in text):
+        raise ValueError(f"a data digest is {DIGEST_CHARS} hex characters, e.g. 3f9a2c (costfrontier versions "
+                         "lists each version's)")
+    return text
 
 
 def check_trace(value: str) -> str:
