@@ -306,7 +306,8 @@ def purge(con, force: bool = False) -> tuple[list[str], list[str]]:
 
     Refused (:class:`PurgeRefused`, nothing changed) while a recorded pin names a version that still shows one
     of them, unless ``force``. A pinned link that was never recorded cannot be known: every version from a
-    source's ``added_in`` up to its ``removed_in`` shows it, and is said."""
+    source's ``added_in`` up to its ``removed_in`` shows it, and is said; such a link, opened after, says which of
+    its rows were purged and when (:func:`pin_notes`), on every page and in the CLI."""
     hidden = con.execute("SELECT source_id, file_name, added_in, removed_in FROM sources WHERE removed_in IS NOT "
                          "NULL AND purged_in IS NULL ORDER BY source_id").fetchall()
     if not hidden:
@@ -336,6 +337,7 @@ def purge(con, force: bool = False) -> tuple[list[str], list[str]]:
         con.execute("ROLLBACK")
         raise
     warnings = [f"pinned version {v} no longer shows the purged rows (forced)" for v in blocking]
-    unpinned = [f"#{sid} {name}: links pinned to versions {a}-{r - 1} that were not recorded now show it empty"
-                for sid, name, a, r in hidden if r - 1 >= a]
+    day = _now().strftime("%Y-%m-%d")
+    unpinned = [f"#{sid} {name}: links pinned to versions {a}-{r - 1} that were not recorded now show them without "
+                f"its rows, and say so (rows purged on {day})" for sid, name, a, r in hidden if r - 1 >= a]
     return named, warnings + unpinned
