@@ -6,13 +6,15 @@ from __future__ import annotations
 import streamlit as st
 
 from model.core.links import live_url, pinned_url
+from model.core.trace import is_reference
 from model.core.view import View
 from model.core.view_fields import MAX_VALUE_LENGTH
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
+from model.data.traces import missing_trace_text
 from model.data.versions import record_pin
-from ui import data, report, sidebar, versions
-from ui.state import commit, mirror_to_url, plain, pop_notices, share_link, view
+from ui import data, demand, report, sidebar, versions
+from ui.state import commit, mirror_to_url, notice, plain, pop_notices, share_link, view
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "page_links", "start", "context", "link_left_out_text", "pin_button",
            "pinned_notice", "share_promise"]
@@ -81,6 +83,7 @@ def start(url_path: str) -> data.Ctx:
     if refusal:           # before the sidebar: nothing of the other data is drawn
         _other_data(refusal)
         _stop(links)
+    _drop_missing_trace()
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
         st.warning(plain(text[:1].upper() + text[1:]), icon="⚠️")
@@ -131,6 +134,15 @@ def _pin_refusal(ver: tuple) -> str | None:
     """Why this store cannot show the view's pinned data version (:func:`ui.versions.pin_check`), or None."""
     pinned = view().data_version
     return versions.pin_check(ver, pinned, view().data_digest)[1] if pinned is not None else None
+
+
+def _drop_missing_trace() -> None:
+    """A view naming a stored trace this store does not hold (a link from another store) opens without it, and
+    says so at the top of the page."""
+    text = view().trace
+    if is_reference(text) and demand.view_trace(text) is None:
+        commit(trace="")
+        notice(missing_trace_text(text) + "; the view opens without it")
 
 
 def _other_data(refusal: str) -> None:

@@ -194,10 +194,13 @@ def check_digest(value: str | None) -> str | None:
 
 
 def check_trace(value: str) -> str:
+    """A trace as a view carries it: inline (``t1;...``, :meth:`model.core.trace.Trace.to_text`) or a stored
+    trace's reference (``s1;`` and 16 hex characters, :mod:`model.data.traces`)."""
     if value:
-        from model.core.trace import Trace
+        from model.core.trace import Trace, is_reference
 
-        Trace.from_text(value)
+        if not is_reference(value):
+            Trace.from_text(value)
     return value
 
 
@@ -205,11 +208,15 @@ def read_trace_option(value: str) -> str:
     """``--trace FILE``: the file read into the view's compact trace (a ValueError names file, row and field)."""
     from pathlib import Path
 
-    from model.core.trace import read_trace
+    from model.core.trace import is_reference, read_trace_file
 
-    path = Path(value)
-    if value.startswith("t1;") and not path.is_file():     # a trace as a link writes it
+    try:
+        path = Path(value)
+        is_file = path.is_file()
+    except (OSError, ValueError):     # an inline trace is far longer than a file name may be
+        is_file = False
+    if (value.startswith("t1;") or is_reference(value)) and not is_file:     # a trace as a link writes it
         return value
-    if not path.is_file():
-        raise ValueError(f"no trace file {value!r}")
-    return read_trace(path.read_bytes(), path.name).to_text()
+    if not is_file:
+        raise ValueError(f"no trace file {value[:80]!r}")
+    return read_trace_file(path, path.name).to_text()

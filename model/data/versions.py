@@ -1,7 +1,7 @@
 """Numbered data versions: every committed write is one version of the store, and any version can be read again.
 
 ``store_versions`` holds one row per committed write transaction: its number (1, 2, ...), when (UTC), what it
-did (``ingest``, ``upload``, ``remove``, ``load-samples``, ``profile``, ``api-price``, ``purge``; ``migrate``
+did (``ingest``, ``upload``, ``remove``, ``load-samples``, ``profile``, ``api-price``, ``purge``, ``trace``; ``migrate``
 for what a store held when versions began), what it touched (file names, source ids, profile names), the CLI
 command or page that did it, and the user when the deployment knows one (``COSTFRONTIER_USER``, or the
 dashboard's proxy header).
@@ -50,11 +50,11 @@ __all__ = ["ACTIONS", "USER_SETTING", "acting", "stamp", "latest_version", "list
            "pin_notes", "pinned_versions"]
 
 #: what a version did
-ACTIONS = ("ingest", "upload", "remove", "load-samples", "profile", "api-price", "purge", "migrate")
+ACTIONS = ("ingest", "upload", "remove", "load-samples", "profile", "api-price", "purge", "migrate", "trace")
 #: the setting naming who writes (the CLI's user, or a deployment's service account)
 USER_SETTING = "COSTFRONTIER_USER"
-#: the tables whose rows belong to a source (by ``source_id``)
-SOURCE_TABLES = ("points", "tco_rates", "evals", "published_iso", *OPTIONAL_TABLES)
+#: the tables whose rows belong to a source (by ``source_id``): every optional table but the traces
+SOURCE_TABLES = ("points", "tco_rates", "evals", "published_iso", *(t for t in OPTIONAL_TABLES if t != "traces"))
 
 _ACTING: contextvars.ContextVar[tuple[str, str, str | None]] = contextvars.ContextVar(
     "costfrontier_acting", default=("ingest", "", None))
