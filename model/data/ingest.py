@@ -33,7 +33,13 @@ from model.core.schema import (
 )
 from model.data import api_prices, importers
 from model.data.database import disk_full, no_space
-from model.data.field_sql import ADAPTERS, CANONICALISERS, check_constraints_scalar
+from model.data.field_sql import (
+    ADAPTERS,
+    CANONICALISERS,
+    check_constraints_scalar,
+    hardware_refusal,
+    unusable_hardware,
+)
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -164,7 +170,10 @@ def parse_set_fields(pairs: list[str] | dict[str, Any] | None, file: str = "--se
         if isinstance(typed, float) and scale != 1:
             typed *= scale
         if name in CANONICALISERS and typed is not None:
-            typed = CANONICALISERS[name](typed)
+            canonical = CANONICALISERS[name](typed)
+            if name == "hardware" and unusable_hardware(canonical):
+                raise IngestError(file, hardware_refusal(typed), field=name)
+            typed = canonical
         check_constraints_scalar(file, name, typed)
         out[name] = typed
     return out
