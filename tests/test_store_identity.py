@@ -138,7 +138,9 @@ def test_a_recorded_pin_names_the_digest_and_the_cli_pin_prints_it(tmp_path, cap
     write(db, lambda con: ingest_file(con, A))
     assert main(["--db", str(db), "pin", "1", "--note", "board deck"]) == 0
     code = _digest(db, 1)
-    assert capsys.readouterr().out.strip() == f"pinned version 1 (data {code}): purge keeps what it shows"
+    assert capsys.readouterr().out.splitlines() == [
+        "pinned version 1: purge keeps what it shows",
+        f"its data: {code} (a link pinned to version 1 of this store carries vd={code})"]
     con = connect(db)
     try:
         assert list_pins(con)["what"].tolist() == [f"board deck [data {code}]"]

@@ -81,7 +81,8 @@ def run(args, con) -> int | None:
         if not 1 <= args.version <= latest:
             raise UsageError(f"no data version {args.version} (versions 1-{latest} exist)")
         digest = record_pin(con, args.version, args.note, "costfrontier pin")
-        print(f"pinned version {args.version} (data {digest}): purge keeps what it shows")
+        print(f"pinned version {args.version}: purge keeps what it shows")
+        print(f"its data: {digest} (a link pinned to version {args.version} of this store carries vd={digest})")
         return 0
     if args.command == "purge":
         try:
