@@ -21,11 +21,11 @@ $(BIN)/costfrontier: pyproject.toml
 run: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
 	$(BIN)/python deploy/warm.py --url http://127.0.0.1:$(PORT) --wait 120 &
-	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT)
+	COSTFRONTIER_DB=$(DB) $(BIN)/python deploy/replica.py run app.py --server.port $(PORT)
 
 dev: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/costfrontier load-samples --if-empty
-	COSTFRONTIER_DB=$(DB) $(BIN)/streamlit run app.py --server.port $(PORT) \
+	COSTFRONTIER_DB=$(DB) $(BIN)/python deploy/replica.py run app.py --server.port $(PORT) \
 		--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true
 
 # Every test, e2e and slow included, on $(TEST_WORKERS) pytest-xdist workers: the browser journeys in two units that

@@ -85,7 +85,8 @@ def output_tail(proc: subprocess.Popen, limit: int = 2000) -> str:
 
 def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None = None,
                   capture: bool = True) -> subprocess.Popen:
-    """``streamlit run app.py`` on 127.0.0.1:port serving ``db`` (read-only unless told otherwise).
+    """``streamlit run app.py`` (through ``deploy/replica.py``, which guards the WebSocket handshake) on
+    127.0.0.1:port serving ``db`` (read-only unless told otherwise).
 
     ``capture``: its output goes to a temporary file (read by :func:`output_tail` when it fails to start);
     ``False`` leaves it on this process's terminal, as ``make run`` does.
@@ -99,8 +100,8 @@ def start_replica(db: Path, port: int, read_only: bool = True, env: dict | None 
     else:
         environ.pop("COSTFRONTIER_READ_ONLY", None)
     log = _captured() if capture else None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    proc = subprocess.Popen(   # deploy/replica.py: `streamlit run` with the WebSocket handshake guard
+        [sys.executable, str(ROOT / "deploy" / "replica.py"), "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1"],
         cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT if log else None)
     proc.captured = log
@@ -125,7 +126,7 @@ def nginx_config(prefix: Path, listen_port: int, upstream_ports: list[int], htpa
     auth, named = "", ""
     if htpasswd is not None:
         quoted = str(Path(htpasswd).absolute()).replace('"', '')
-        auth, named = f'            auth_basic "Cost Frontier";\n            auth_basic_user_file "{quoted}";', "$remote_user"
+        auth, named = f'        auth_basic "Cost Frontier";\n        auth_basic_user_file "{quoted}";', "$remote_user"
     return (TEMPLATE.read_text(encoding="utf-8").replace("@PREFIX@", str(prefix)).replace("@SERVERS@", servers)
             .replace("@LISTEN@", f"127.0.0.1:{listen_port}").replace("@USER@", user).replace("@AUTH@", auth)
             .replace("@USER_VALUE@", named).replace("@PROXY_SECRET@", proxy_secret()))

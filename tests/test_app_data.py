@@ -86,7 +86,7 @@ def test_missing_fields_are_asked_for_then_filled_by_the_form(data_page):
     ("bad.csv", b"hardware,tput_per_gpu,tok_s_user\nB200,12x,40\n", "line 2, field 'tput_per_gpu'"),
     ("empty.csv", b"", "empty"),
     ("garbage.json", b"{\"not\": [1, 2", "garbage.json"),
-    ("<b>x</b>.csv", b"hardware,tput_per_gpu,tok_s_user\n=HYPERLINK(\"http://x\"),-1,40\n", "greater than 0"),
+    ("<b>x</b>.csv", b"hardware,tput_per_gpu,tok_s_user\n=HYPERLINK(\"http://x\"),-1,40\n", "holds '='"),
 ])
 def test_bad_files_are_refused_on_the_page_and_change_nothing(data_page, name, content, words):
     at, db = data_page()

@@ -1,7 +1,10 @@
 """End to end (issue 30), in Chromium on a store of its own: ingest A, take the Share box's pinned link, ingest B
 and remove A. The pinned link shows A's numbers and says what changed (sources added and removed, the headline
 then and now); one click switches to the live data, B's; ``costfrontier iso --data-version 1`` prices what the
-pinned page shows."""
+pinned page shows.
+
+Issue 38: after a restore of an older copy and one ingest, the pinned link's version exists again with other
+rows: the page says the link was made on other data and shows none of its numbers."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from model.cli import main
 from model.data.ingest import ingest_file
 from model.data.snapshot import write
 from model.data.store import connect, remove_source
+from model.data.versions import version_digest
 from tests.conftest import FIXTURES, served
 from tests.test_e2e import CHROMIUM, _settle, _shows
 
@@ -36,6 +40,14 @@ def _cli(db: Path, *argv: str) -> str:
     return out.getvalue()
 
 
+def _digest(db: Path, version: int) -> str:
+    con = connect(db, read_only=True)
+    try:
+        return version_digest(con, version)
+    finally:
+        con.close()
+
+
 def _usd(rows: list[dict], hw: str) -> str:
     """The $/M of ``hw`` at 40 tok/s/user as the headline prints it (the fixture's values have two decimals)."""
     return f"{hw} ${next(r['usd_per_mtok'] for r in rows if r['hardware'] == hw):.2f}/M"
@@ -52,7 +64,7 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
         _settle(page)
         codes = page.locator("[data-testid=stSidebar] [data-testid=stCode]")
         live, pinned = codes.nth(0).inner_text().strip(), codes.nth(1).inner_text().strip()
-        assert pinned == live + "&v=1" and "v=" not in live
+        assert pinned == live + f"&v=1&vd={_digest(db, 1)}" and "v=" not in live
         write(db, lambda c: ingest_file(c, B))                  # version 2
         write(db, lambda c: remove_source(c, 1))                # version 3
         cli_db = tmp_path / "cli.duckdb"
@@ -90,3 +102,41 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
             fresh.close()
         page.close()
     assert _usd(then, "MI355X") != _usd(now, "MI355X")
+
+
+def test_a_pinned_link_after_a_restore_and_an_ingest_says_it_was_made_on_other_data(tmp_path, browser):
+    db = tmp_path / "restored.duckdb"
+    write(db, lambda c: ingest_file(c, A))                      # version 1, backed up
+    backup = tmp_path / "backup.duckdb"
+    shutil.copy(db, backup)
+    write(db, lambda c: ingest_file(c, B))                      # version 2: the one the link pins
+    with served(db) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{base}/?{VIEW}")
+        _settle(page)
+        pinned = page.locator("[data-testid=stSidebar] [data-testid=stCode]").nth(1).inner_text().strip()
+        first = _digest(db, 2)
+        assert pinned.endswith(f"&v=2&vd={first}")
+        presented = _cli(db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--json")
+        staged = tmp_path / ".restore.duckdb"
+        shutil.copy(backup, staged)
+        staged.replace(db)                                       # the restore (an atomic rename, as a writer's)
+        write(db, lambda c: ingest_file(c, FIXTURES / "history" / "runs_2026-03-10.csv"))   # version 2 again
+        assert _digest(db, 2) != first
+        other = _cli(db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--data-version", "2",
+                     "--json")
+
+        page.goto(pinned)
+        page.wait_for_function("() => document.body.innerText.includes('made on other data')", timeout=30_000)
+        page.wait_for_timeout(1000)
+        body = page.locator("[data-testid=stMain]").inner_text()
+        assert f"its data version 2 showed data {first}, and this store's version 2 shows other data" in body
+        rows_then, rows_now = json.loads(presented)["rows"], json.loads(other)["rows"]
+        for hw in ("MI355X", "B200"):              # neither the numbers presented nor version 2's numbers here
+            assert _usd(rows_now, hw) not in body and _usd(rows_then, hw) not in body
+        page.get_by_role("button", name="Open this view on the latest data").click()
+        page.wait_for_function("() => !new URLSearchParams(location.search).has('v')", timeout=30_000)
+        _settle(page)
+        body = _shows(page, _usd(rows_now, "MI355X"))
+        assert "made on other data" not in body
+        page.close()

@@ -15,7 +15,7 @@ from deploy.serve import free_port, nginx_binary, start_nginx, start_replica, st
 from model.data.identity import PROXY_SECRET_HEADER, UNTRUSTED, clean, identity, printable
 from model.data.ingest import ingest_file
 from model.data.snapshot import write
-from model.data.versions import acting, list_pins, list_versions, record_pin
+from model.data.versions import acting, list_pins, list_versions, record_pin, version_digest
 from tests.conftest import reading
 from tests.test_deploy import cli as run_cli
 from tests.test_deploy import needs_chromium
@@ -65,7 +65,8 @@ def test_names_are_stored_clean_and_printed_escaped(db_path):
     with reading(db_path) as con:
         pins = list_pins(con)
         assert pins["user"].tolist() == ["mallory]0;owned"]
-        assert pins["what"].tolist() == ["board[2J deck"]
+        # the pin names the data it pins (issue 38: the version's digest), after the cleaned note
+        assert pins["what"].tolist() == [f"board[2J deck [data {version_digest(con, 1)}]"]
         assert list_versions(con)["user"].tolist() == ["mallory]0;owned"]
     # rows an older version stored raw are printed escaped
     write(db_path, lambda con: con.execute("UPDATE pins SET user_name = 'raw\x1b[31m\x07'"))

@@ -29,7 +29,7 @@ def test_streamlit_reads_the_production_settings_from_the_repository():
 
 
 def test_make_run_and_deploy_override_none_of_them(monkeypatch, tmp_path):
-    assert "streamlit run app.py" in _make_target("run")
+    assert "deploy/replica.py run app.py" in _make_target("run")     # streamlit run, its handshake guarded
     assert not re.search(r"--(server\.fileWatcherType|server\.runOnSave|runner\.)", _make_target("run"))
     dev = _make_target("dev")
     assert "--server.fileWatcherType auto" in dev and "--runner.postScriptGC true" in dev

@@ -29,10 +29,12 @@ def test_the_share_box_says_does_for_one_thing_and_do_for_several():
 def test_a_pin_is_recorded_once_per_version_and_link(db_path):
     con = connect(db_path)
     try:
-        assert record_pin(con, 1, "https://cf.example/?x=50&v=1", "Overview") is True
-        assert record_pin(con, 1, "https://cf.example/?x=50&v=1", "Overview") is False   # the same pin: not again
-        assert record_pin(con, 1, "https://cf.example/?x=60&v=1", "Overview") is True    # another link
-        assert list_pins(con)["what"].tolist() == ["https://cf.example/?x=50&v=1", "https://cf.example/?x=60&v=1"]
+        digest = record_pin(con, 1, "https://cf.example/?x=50&v=1", "Overview")
+        assert digest                                                                      # recorded: its data
+        assert record_pin(con, 1, "https://cf.example/?x=50&v=1", "Overview") is None      # the same pin: not again
+        assert record_pin(con, 1, "https://cf.example/?x=60&v=1", "Overview") == digest    # another link
+        assert list_pins(con)["what"].tolist() == [f"https://cf.example/?x=50&v=1 [data {digest}]",
+                                                   f"https://cf.example/?x=60&v=1 [data {digest}]"]
     finally:
         con.close()
 
@@ -54,5 +56,5 @@ def test_the_pin_command_twice_says_it_is_already_pinned(db_path, capsys):
     assert main(["--db", str(db_path), "pin", "1", "--note", "review"]) == 0
     assert main(["--db", str(db_path), "pin", "1", "--note", "review"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-2:] == ["pinned version 1: purge keeps what it shows",
-                        "version 1 is already pinned with this note: nothing recorded again"]
+    assert out[-3] == "pinned version 1: purge keeps what it shows" and out[-2].startswith("its data: ")
+    assert out[-1] == "version 1 is already pinned with this note: nothing recorded again"

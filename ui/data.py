@@ -31,6 +31,7 @@ import streamlit as st
 
 from model.core.analysis import Analysis
 from model.core.cost import load_presets, price_sets, tiers
+from model.core.trace import is_reference
 from model.core.view import View
 from model.core.view_fields import FIELDS, RATE
 from model.data.export import safe_csv
@@ -274,8 +275,9 @@ def answer_of(state: View, parts: Iterable[str] | None = None, snap: Snapshot | 
 
 
 def resolved_on(snap: Snapshot, state: View) -> View:
-    """:func:`resolved` on the snapshot ``snap``."""
-    if state.workload is not None:
+    """``state`` as the store ``snap`` answers it (:func:`model.data.inputs.with_workload`): its workload set as the
+    store's first when it names none, a stored trace it names by reference read in; once per snapshot and view."""
+    if state.workload is not None and not is_reference(state.trace):
         return state
     return CACHE.get_or_make(("resolved", snap.version, db_path(), state.model_dump_json()),
                              lambda: with_workload(snap.con.cursor(), state))

@@ -1,19 +1,27 @@
 """The demand's shape, drawn alike on the Fleet and the Buy, rent or API pages: a 24-hour curve (a preset or
-typed hourly weights) or an uploaded request trace (kept in the view, in this session: not in the store), and
-the on-demand fleet's minimum and scale-up step."""
+typed hourly weights) or an uploaded request trace, and the on-demand fleet's minimum and scale-up step.
+
+An uploaded trace is read streaming from a private copy on disk (:func:`model.core.trace.read_trace_file`) and
+kept in the store (:func:`model.data.traces.store_trace`): the view, and so its link, carries a short reference.
+A read-only deployment writes nothing: there the view holds the trace itself, in this session."""
 
 from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
 
 import streamlit as st
 
 from model.core.shape import PRESETS
-from model.core.trace import Trace, TraceError, read_trace
+from model.core.trace import Trace, TraceError, is_reference, read_trace_file
 from model.core.view_fields import KNEE_RULES, TOKEN_BASES
+from model.data.traces import load_trace, store_trace
 from model.present.volume_figures import day_figure
-from ui import numbers
+from ui import data, numbers
 from ui.state import bind, commit, plain, view
 
-__all__ = ["shape_boxes", "fleet_boxes", "fleet_settings", "day_chart"]
+__all__ = ["shape_boxes", "fleet_boxes", "fleet_settings", "day_chart", "view_trace"]
 
 _NONE, _TYPED = "", "typed"
 _WORDS = {_NONE: "none (a peak-to-average factor)", "flat": "flat", "business-hours": "business hours (09–18 h)",
@@ -34,23 +42,41 @@ def _upload() -> None:
     if upload is None:
         return
     try:
-        trace = read_trace(upload.getvalue(), upload.name)
+        trace = _read_upload(upload)
     except TraceError as exc:
         st.session_state["_trace_error"] = str(exc)
         return
     st.session_state.pop("_trace_error", None)
     st.session_state[_DONE] = upload.file_id
-    commit(trace=trace.to_text())
+    stored = None if data.read_only() else data.write(lambda con: store_trace(con, trace), "keep the trace", "trace")
+    commit(trace=stored or trace.to_text())
+
+
+def _read_upload(upload) -> Trace:
+    """The uploaded trace, read streaming from a private copy on disk (the upload is copied a block at a time)."""
+    with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:
+        copy = Path(folder) / "trace.csv"
+        upload.seek(0)
+        with open(copy, "wb") as out:
+            shutil.copyfileobj(upload, out, 1 << 20)
+        return read_trace_file(copy, upload.name)
+
+
+def view_trace(text: str) -> Trace | None:
+    """The trace a view's ``trace`` value holds or names (a stored one read from this rerun's snapshot); None when
+    it names one the store does not hold."""
+    return load_trace(data.cursor(), text) if is_reference(text) else Trace.from_text(text)
 
 
 def shape_boxes(where, with_factor: bool = True) -> None:
     """The shape's boxes in ``where`` (a column): the curve, typed weights, the trace and its window; the
     peak-to-average factor when ``with_factor`` and no curve is chosen."""
     state = view()
-    if state.trace:
-        trace = Trace.from_text(state.trace)
-        where.caption(plain(f"Shape: the {trace.words()}. Kept in this session only: a link does not carry it "
-                            "unless it is short."))
+    trace = view_trace(state.trace) if state.trace else None
+    if trace is not None:
+        kept = ("Kept in the data: the link carries a short reference to it." if is_reference(state.trace) else
+                "Kept in this session only: a link does not carry it unless it is short.")
+        where.caption(plain(f"Shape: the {trace.words()}. {kept}"))
         numbers.field_box(where, "trace_window")
         if where.button("Remove the trace", key="trace_remove"):
             commit(trace="")

@@ -6,16 +6,18 @@ from __future__ import annotations
 import streamlit as st
 
 from model.core.links import live_url, pinned_url
+from model.core.trace import is_reference
 from model.core.view import View
 from model.core.view_fields import MAX_VALUE_LENGTH, PLURAL_WORDS
 from model.data.snapshot import changed_text
 from model.data.store import StoreError
+from model.data.traces import missing_trace_text
 from model.data.versions import record_pin
-from ui import data, report, sidebar, versions
-from ui.state import commit, mirror_to_url, plain, pop_notices, share_link, view
+from ui import data, demand, report, sidebar, versions
+from ui.state import commit, mirror_to_url, notice, plain, pop_notices, share_link, view
 
 __all__ = ["PAGES", "URL_PATHS", "navigation", "page_links", "start", "context", "link_left_out_text", "pin_button",
-           "pinned_notice"]
+           "pinned_notice", "share_promise"]
 
 #: script, title, URL path (the first layout's, from its ``pages/`` file names, so old links still open), icon.
 #: The scripts sit in ``views/``, which only ``st.navigation`` serves: Streamlit's legacy ``pages/``-directory
@@ -77,6 +79,11 @@ def start(url_path: str) -> data.Ctx:
                    "and targets, is kept and comes back with the data: try again in a moment.", icon="⏳")
         st.button("Try again", key="_store_away_retry")   # a rerun of this session, its view intact
         _stop(links)   # before the sidebar: drawn over no data, it would drop every filter and rate of the view
+    refusal = _pin_refusal(snap.version)
+    if refusal:           # before the sidebar: nothing of the other data is drawn
+        _other_data(refusal)
+        _stop(links)
+    _drop_missing_trace()
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
         st.warning(plain(text[:1].upper() + text[1:]), icon="⚠️")
@@ -86,24 +93,64 @@ def start(url_path: str) -> data.Ctx:
     latest = versions.latest(snap.version)
     pinned_notice(ctx, latest)
     link = share_link(url_path, URL_PATHS)
-    live, pinned = live_url(link), pinned_url(link, view().data_version or latest)
+    shown = view().data_version or latest
+    live, pinned = live_url(link), pinned_url(link, shown, versions.digest(snap.version, shown) if shown else None)
     with st.sidebar:
         st.header("Share this view")
         st.caption("On the latest data (it follows every new ingest):")
         st.code(live, language=None, wrap_lines=True)
         if pinned != live:
-            st.caption(f"As presented, pinned to data version {view().data_version or latest}: it shows these numbers "
-                       "even after the data change.")
+            purged = versions.pin_check(snap.version, shown, None)[0]
+            st.caption(share_promise(shown, bool(purged), shown in versions.recorded(snap.version), data.read_only()))
             st.code(pinned, language=None, wrap_lines=True)
-            pin_button(view().data_version or latest, pinned)
+            pin_button(shown, pinned)
         st.caption(f"{len(live)} characters. Opens this page with these filters, rates and targets.")
         left_out = view().left_out_of_link()
         if left_out:
             st.warning(plain(link_left_out_text(left_out)), icon="✂️")
         st.caption(changed_text(snap.changed_at))
-    report.report_box(ctx, link)
+    report.report_box(ctx, pinned)     # the report's reopen link is the pinned one, its digest with it
     st.session_state[_CTX] = ctx
     return ctx
+
+
+def share_promise(version: int, purged: bool, recorded: bool, read_only: bool) -> str:
+    """The Share box's words over the pinned link of data version ``version``: what it keeps showing, and only that.
+    A pinned version keeps its numbers through new ingests and removals; a purge deletes rows for good, so only a
+    recorded pin (which purge keeps unless forced) keeps them through one."""
+    if purged:
+        return (f"Pinned to data version {version}: rows it showed have been purged since, so it opens version "
+                f"{version} without them (it says so on every page), not the numbers first presented with it.")
+    if recorded:
+        return (f"As presented, pinned to data version {version}: it shows these numbers even after the data "
+                "change (the pin is recorded: a purge keeps what it shows unless forced).")
+    keep = ("a read-only deployment cannot record it: the writer's operator can, with costfrontier pin "
+            f"{version}" if read_only else "record the pin below to keep them through a purge")
+    return (f"As presented, pinned to data version {version}: it shows these numbers after new ingests and "
+            f"removals, but a purge of removed files would delete rows it shows ({keep}).")
+
+
+def _pin_refusal(ver: tuple) -> str | None:
+    """Why this store cannot show the view's pinned data version (:func:`ui.versions.pin_check`), or None."""
+    pinned = view().data_version
+    return versions.pin_check(ver, pinned, view().data_digest)[1] if pinned is not None else None
+
+
+def _drop_missing_trace() -> None:
+    """A view naming a stored trace this store does not hold (a link from another store) opens without it, and
+    says so at the top of the page."""
+    text = view().trace
+    if is_reference(text) and demand.view_trace(text) is None:
+        commit(trace="")
+        notice(missing_trace_text(text) + "; the view opens without it")
+
+
+def _other_data(refusal: str) -> None:
+    """The page of a pinned link this store cannot show: why, and a button to the view on the latest data."""
+    with st.container(border=True, key="pinned_notice"):
+        st.error(plain(refusal), icon="📌")
+        st.button("Open this view on the latest data", key="_go_live", on_click=commit,
+                  kwargs={"data_version": None, "data_digest": None})
 
 
 def pin_button(version: int, link: str) -> None:
@@ -113,35 +160,38 @@ def pin_button(version: int, link: str) -> None:
         st.caption("Read-only deployment: this pin is not recorded, so a purge on the writer cannot know of it.")
         return
     if st.button(f"Record this pin (purge keeps version {version})", key="_record_pin"):
-        recorded = data.write(lambda con: record_pin(con, version, link[:500], data.page_name()), "record the pin")
-        if recorded is not None:   # False: this version and link were recorded before, so nothing again
+        # the digest when recorded, "" when this version and link were recorded before; None: the write failed
+        recorded = data.write(lambda con: record_pin(con, version, link, data.page_name()) or "", "record the pin")
+        if recorded is not None:
             st.toast(f"Pinned: version {version} is kept by purge." if recorded
                      else f"This pin is already recorded: version {version} is kept by purge.")
 
 
 def pinned_notice(ctx: data.Ctx, latest: int) -> None:
-    """On every page of a view pinned to a data version the store has moved past: what changed since (sources
-    added and removed), the headline then and now, and a button to the live data."""
+    """On every page of a view pinned to a data version: the purges that deleted rows it showed (rows purged on
+    DATE), and, once the store has moved past it, what changed since (sources added and removed), the headline then
+    and now, and a button to the live data. (A version this store does not have, or that shows other data here than
+    when the link was made, never gets this far: :func:`start` refuses it.)"""
     pinned = view().data_version
     if pinned is None:
         return
-    if pinned > latest:
-        st.warning(plain(f"This link names data version {pinned}, which this store does not have (its newest is "
-                         f"{latest}): the numbers below are the latest data's."), icon="📌")
-        return
+    purged = versions.pin_check(ctx.version, pinned, view().data_digest)[0]
+    for text in purged:
+        st.warning(plain(text[:1].upper() + text[1:] + "."), icon="🗑️")
     if pinned == latest:
         st.caption(f"📌 Pinned to data version {pinned}, the latest: the data have not changed since.")
         return
     added, removed = versions.changes_since(ctx.version, pinned)
     then = _headline(ctx.state)
-    now = _headline(ctx.state.replace(data_version=None))
+    now = _headline(ctx.state.replace(data_version=None, data_digest=None))
     what = "; ".join(part for part in (f"added {', '.join(added)}" if added else "",
                                        f"removed {', '.join(removed)}" if removed else "") if part)
     with st.container(border=True, key="pinned_notice"):
         st.warning(plain(f"Pinned to data version {pinned}, as presented. The data have changed since (now version "
                          f"{latest}): {what or 'other writes, no source added or removed'}."), icon="📌")
         st.markdown(plain(f"Then: {then}") + "  \n" + plain(f"Now: {now}"))
-        st.button("Switch to the live data", key="_go_live", on_click=commit, kwargs={"data_version": None})
+        st.button("Switch to the live data", key="_go_live", on_click=commit,
+                  kwargs={"data_version": None, "data_digest": None})
 
 
 def _headline(state: View) -> str:

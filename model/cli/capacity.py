@@ -39,14 +39,15 @@ def add_parsers(sub) -> None:
 def run(args, con) -> int:
     import pandas as pd
 
-    from model.cli.query import link_notes
+    from model.cli.query import link_notes, pinned_notes
     from model.core.sla import SLA
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
     if args.command == "compare" and args.baseline:     # compare's --baseline: the system the others are divided by
         state = state.replace(compare_base=args.baseline)
-    answer = answer_of_view(con, state, ("ramps", "rates"), notes=link_notes(notices))
+    answer = answer_of_view(con, state, ("ramps", "rates"),
+                            notes=[*link_notes(notices), *pinned_notes(con, state)])   # raises for a pin it cannot show
     ramps = answer.ramps
     sla = ramps.sla or SLA()
     comparison = ramps.comparison

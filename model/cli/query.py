@@ -31,12 +31,22 @@ PARTS = {"frontier": ("cost", "frontier_table", "rates", "notes"),
 
 
 def answer_of_args(args, con, parts=None):
-    """The answer of the view the options (or ``--link``) describe, its link notices and unusual rates among its
-    notes; ``parts`` are what the command prints (None: every part)."""
+    """The answer of the view the options (or ``--link``) describe, its link notices, what its pinned data version
+    must say and unusual rates among its notes; ``parts`` are what the command prints (None: every part). Raises
+    :class:`model.data.versions.OtherData` for a pin this store cannot show."""
     from model.present.view_answer import answer_of_view
 
     state, notices = view_from_args(args, con)
-    return answer_of_view(con, state, parts, notes=[*link_notes(notices), *_unusual_rates(state, con)])
+    return answer_of_view(con, state, parts, notes=[*link_notes(notices), *pinned_notes(con, state),
+                                                    *_unusual_rates(state, con)])
+
+
+def pinned_notes(con, state) -> list[Note]:
+    """What a view pinned to a data version must say beside its numbers (:func:`model.data.versions.pin_notes`:
+    rows purged since), as the answer's notes; raises for a pin this store cannot show."""
+    from model.data.versions import pin_notes
+
+    return [Note("data", n) for n in pin_notes(con, state.data_version, state.data_digest)]
 
 
 def link_notes(notices: list[str]) -> list[Note]:

@@ -53,8 +53,10 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.command != "report":
         return None
     from model.cli.query import answer_of_args
+    from model.core.links import pinned_url
     from model.core.notes import of_kind
-    from model.present.report import ReportError, build_report, report_parts
+    from model.data.versions import version_digest
+    from model.present.report import ReportError, build_report, report_parts, view_link
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:
@@ -66,6 +68,9 @@ def run(args: argparse.Namespace, con) -> int | None:
         print(f"note: {note}", file=sys.stderr)
     same = args.link and answer.view == view_of_link(args.link)[0].replace(workload=answer.view.workload)
     link = args.link if same else None       # options beside --link changed the view: a link to what is shown
+    version = answer.inputs.data_version     # the reopen link names what that version shows (its vd=)
+    link = pinned_url(link or view_link(answer.view, args.base_url), version,
+                      version_digest(con, version) if version else None)
     report = build_report(answer, link, base_url=args.base_url)
     out = Path(args.out)
     try:

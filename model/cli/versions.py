@@ -17,6 +17,7 @@ from model.data.versions import (
     list_versions,
     purge,
     record_pin,
+    version_digests,
 )
 
 __all__ = ["run", "headline_at"]
@@ -58,6 +59,8 @@ def run(args, con) -> int | None:
         if args.diff:
             return _diff(args, con)
         frame = list_versions(con)
+        digests = version_digests(con)      # what each version shows, as a pinned link names it (vd=)
+        frame.insert(1, "data", [digests.get(int(v), "") for v in frame["version"]])
         if args.json:
             print(json.dumps({"versions": records(frame), "pins": records(list_pins(con))}, indent=2, default=str))
             return 0
@@ -77,10 +80,12 @@ def run(args, con) -> int | None:
         latest = latest_version(con)
         if not 1 <= args.version <= latest:
             raise UsageError(f"no data version {args.version} (versions 1-{latest} exist)")
-        if record_pin(con, args.version, args.note, "costfrontier pin"):
-            print(f"pinned version {args.version}: purge keeps what it shows")
-        else:
+        digest = record_pin(con, args.version, args.note, "costfrontier pin")
+        if digest is None:
             print(f"version {args.version} is already pinned with this note: nothing recorded again")
+            return 0
+        print(f"pinned version {args.version}: purge keeps what it shows")
+        print(f"its data: {digest} (a link pinned to version {args.version} of this store carries vd={digest})")
         return 0
     if args.command == "purge":
         try:

@@ -77,26 +77,37 @@ def view_url(query: dict[str, str], url_path: str = "", base: str | None = None)
     return f"{root}/{url_path}" + (f"?{encoded}" if encoded else "")
 
 
-def pinned_url(url: str, version: int | None) -> str:
+def pinned_url(url: str, version: int | None, digest: str | None = None) -> str:
     """``url`` (a share link) pinned to data version ``version`` (its ``v=`` set; "as presented"): it reopens the
-    view on exactly that version's data. ``version`` None or 0 (a store not yet versioned) gives ``url`` as it is.
+    view on exactly that version's data. ``digest`` (:func:`model.data.versions.version_digest`, ``vd=``) names what
+    that version shows, so a store whose version ``version`` shows other data says so instead of showing them; None
+    keeps the link's own ``vd=`` when it was pinned to the same version, else leaves it out. ``version`` None or 0
+    (a store not yet versioned) gives ``url`` as it is.
 
-    >>> pinned_url("https://cf.example/Frontier?x=50", 7)
-    'https://cf.example/Frontier?x=50&v=7'
+    >>> pinned_url("https://cf.example/Frontier?x=50", 7, "3f9a2c")
+    'https://cf.example/Frontier?x=50&v=7&vd=3f9a2c'
     """
     if not version:
         return url
     head, _, query = url.partition("?")
-    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "v"] + [("v", str(int(version)))]
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if digest is None and (str(int(version)),) == tuple(v for k, v in pairs if k == "v"):
+        digest = next((v for k, v in pairs if k == "vd"), None)
+    pairs = [(k, v) for k, v in pairs if k not in _PIN_KEYS] + [("v", str(int(version)))] + (
+        [("vd", digest)] if digest else [])
     return f"{head}?{urlencode(pairs, safe=':,|')}"
 
 
 def live_url(url: str) -> str:
-    """``url`` without its pin (``v=``): the same view on the latest data.
+    """``url`` without its pin (``v=`` and ``vd=``): the same view on the latest data.
 
-    >>> live_url("https://cf.example/Frontier?x=50&v=7")
+    >>> live_url("https://cf.example/Frontier?x=50&v=7&vd=3f9a2c")
     'https://cf.example/Frontier?x=50'
     """
     head, _, query = url.partition("?")
-    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "v"]
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in _PIN_KEYS]
     return f"{head}?{urlencode(pairs, safe=':,|')}" if pairs else head
+
+
+#: the link keys of a pin: the data version and the digest of what it shows
+_PIN_KEYS = ("v", "vd")

@@ -8,28 +8,52 @@ Accepted columns (a header row, names matched without regard to case):
 - the Azure LLM inference trace (Azure/AzurePublicDataset): ``TIMESTAMP,ContextTokens,GeneratedTokens``, the
   timestamp a date and time with up to 7 decimals of a second (``2023-11-16 18:15:46.6805900``).
 
-A value that cannot be read is refused with the file, row (the line in the file) and field. The trace is kept
-compact: requests per minute from the first request's time (:attr:`Trace.counts`), and the token totals; a
-window of whole minutes (default 5) groups them: ``λ(window) = requests in it / window seconds``, the trace
-spanning ``windows × window`` seconds from its first request.
+A value that cannot be read is refused with the file, row (the line in the file) and field, and so is a token
+count past :data:`MAX_TOKENS_PER_REQUEST`. The trace is kept compact: requests per minute from the first
+request's time (:attr:`Trace.counts`), and the token totals; a window of whole minutes (default 5) groups them:
+``λ(window) = requests in it / window seconds``, the trace spanning ``windows × window`` seconds from its first
+request.
+
+Reading streams (:func:`read_trace_file`): DuckDB's CSV reader runs over the file twice (three times for dates
+and times), converting only the three columns, aggregating as it goes (the token sums, the first and last time;
+then the requests per minute), so a trace of millions of requests never sits in memory as rows
+(bench/bench_trace.py: peak memory against the file's size). Only a trace with a bad value is read again, in
+chunks, to name the first bad row.
+
+A view carries a trace one of two ways (the view field ``trace``): inline, as :meth:`Trace.to_text` writes it
+(``t1;...``, up to about 130,000 characters for 31 days), or as a reference to a trace stored in the store
+(:attr:`Trace.reference`, ``s1;`` and 16 hex characters; :mod:`model.data.traces`).
 """
 
 from __future__ import annotations
 
-import io
+import csv
+import hashlib
 import math
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from model.core.shape import Curve
 
-__all__ = ["Trace", "TraceError", "read_trace", "BIN_S", "MAX_BINS"]
+__all__ = ["Trace", "TraceError", "read_trace", "read_trace_file", "is_reference", "BIN_S", "MAX_BINS",
+           "MAX_TOKENS_PER_REQUEST", "REFERENCE_PREFIX"]
 
 #: seconds of one stored bin: windows are whole multiples of it
 BIN_S = 60
 #: the longest trace read [bins of a minute]: 31 days
 MAX_BINS = 31 * 24 * 60
+#: the most tokens one request may state, input or output [tokens]: ten times the longest context a model is
+#: served with today (about 1 M); past it a value is a unit or column slip (1e308 overflowed the sums)
+MAX_TOKENS_PER_REQUEST = 10_000_000
+#: how a view names a stored trace: this prefix and :data:`_REFERENCE_CHARS` hex characters of its digest
+REFERENCE_PREFIX = "s1;"
+_REFERENCE_CHARS = 16
+#: rows of one chunk when a bad trace is read again to name its first bad row (every column is read then)
+_CHUNK_ROWS = 100_000
 _COLUMNS = {"timestamp": ("timestamp",), "input_tokens": ("input_tokens", "contexttokens"),
             "output_tokens": ("output_tokens", "generatedtokens")}
 
@@ -84,6 +108,12 @@ class Trace:
         return (f"trace {self.name}: {self.requests:,} requests over {hours:.3g} hours, mean ISL {self.mean_isl:,.0f} / "
                 f"OSL {self.mean_osl:,.0f}")
 
+    @property
+    def reference(self) -> str:
+        """How a view names this trace once it is stored (:mod:`model.data.traces`): ``s1;`` and 16 hex
+        characters of the SHA-256 of :meth:`to_text` (its name, token totals and requests per minute)."""
+        return REFERENCE_PREFIX + hashlib.sha256(self.to_text().encode()).hexdigest()[:_REFERENCE_CHARS]
+
     # ------------------------------------------------------------------ compact text (the view holds it)
     def to_text(self) -> str:
         return "t1;" + ";".join([self.name, f"{self.input_tokens:.0f}", f"{self.output_tokens:.0f}",
@@ -105,56 +135,168 @@ class Trace:
         return cls(parts[1], counts, *tokens)
 
 
+def is_reference(text: str | None) -> bool:
+    """Whether a view's ``trace`` value names a stored trace (``s1;`` and 16 hex characters) rather than holding it."""
+    body = (text or "")[len(REFERENCE_PREFIX):]
+    return bool(text) and text.startswith(REFERENCE_PREFIX) and len(body) == _REFERENCE_CHARS and \
+        all(ch in "0123456789abcdef" for ch in body)
+
+
 def _where(name: str, line: int, field: str) -> str:
     return f"{name}, row {line}, field {field}"
 
 
 def read_trace(data: bytes | str, name: str) -> Trace:
-    """The :class:`Trace` of a CSV file's bytes or text (``name``: the file's name, for messages). Raises
-    :class:`TraceError` naming file, row and field."""
-    import pandas as pd
+    """The :class:`Trace` of a CSV file's bytes or text (``name``: the file's name, for messages): written to a
+    private temporary file and read by :func:`read_trace_file`. Raises :class:`TraceError` naming file, row and
+    field."""
+    with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:
+        path = Path(folder) / "trace.csv"
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        return read_trace_file(path, name)
 
-    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+
+def _header(path: Path, label: str) -> list[str]:
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+        try:
+            return next(csv.reader(handle))
+        except StopIteration:
+            raise TraceError(f"{label}: not a CSV file (it is empty)") from None
+        except csv.Error as exc:
+            raise TraceError(f"{label}: not a CSV file ({str(exc)[:120]})") from None
+
+
+#: the values of one row, as both readers compute them (``{t}``, ``{i}``, ``{o}``: the three columns). DuckDB's casts
+#: allow spaces around a value; ``nullif`` keeps the optimizer from turning a TRY_CAST of a column into the CSV
+#: reader's own (strict) conversion, which DuckDB 2.0 did for a bare column
+_SECONDS, _NS = "TRY_CAST(nullif({t}, '') AS DOUBLE) AS sec", "epoch_ns(TRY_CAST(nullif({t}, '') AS TIMESTAMPTZ)) AS ns"
+_TOKENS = "TRY_CAST(nullif({i}, '') AS DOUBLE) AS i, TRY_CAST(nullif({o}, '') AS DOUBLE) AS o"
+_VALUES = f"{_SECONDS}, {_NS}, {_TOKENS}"
+#: a row with none of the three is a blank line, not a request
+_ANY = "({t} IS NOT NULL OR {i} IS NOT NULL OR {o} IS NOT NULL)"
+
+
+def _duck():
+    import duckdb
+
+    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "preserve_insertion_order": False})
+    con.execute("SET enable_progress_bar = false")   # it would land in the CLI's --json output
+    con.execute("SET TimeZone = 'UTC'")        # a time without an offset is UTC; one with an offset is converted
+    return con
+
+
+def read_trace_file(path: str | os.PathLike, name: str) -> Trace:
+    """The :class:`Trace` of the CSV file at ``path`` (``name``: the file's name, for messages), streamed: two or
+    three passes of DuckDB's CSV reader over the three columns, aggregating as they go (the module's docstring). Raises
+    :class:`TraceError` naming file, row and field (a third, chunked read finds the first bad row)."""
+    import duckdb
+
+    path = Path(path)
     label = name.replace(";", ",")[:120] or "trace"
-    try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise TraceError(f"{label}: not a CSV file ({str(exc).splitlines()[0][:120]})") from None
+    header = _header(path, label)
+    lower: dict[str, int] = {}
+    for k, column in enumerate(header):
+        lower.setdefault(column.strip().lower(), k)
     found = {}
-    lower = {str(c).strip().lower(): c for c in frame.columns}
     for field, names in _COLUMNS.items():
-        column = next((lower[n] for n in names if n in lower), None)
-        if column is None:
+        index = next((lower[n] for n in names if n in lower), None)
+        if index is None:
             raise TraceError(f"{label}: no column {field} (accepted: timestamp,input_tokens,output_tokens or the "
                              "Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens)")
-        found[field] = column
-    if frame.empty:
-        raise TraceError(f"{label}: no requests")
-    lines = np.arange(len(frame)) + 2
-    tokens = {}
-    for field in ("input_tokens", "output_tokens"):
-        raw = frame[found[field]]
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        bad = ~(np.isfinite(values) & (values >= 0))
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise TraceError(f"{_where(label, lines[i], found[field])}: {str(raw.iloc[i])[:40]!r} is not a token count "
-                             "(a number of 0 or more)")
-        tokens[field] = values
-    raw = frame[found["timestamp"]]
-    seconds = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    if np.isnan(seconds).all():
-        stamps = pd.to_datetime(raw, format="ISO8601", errors="coerce")
-        seconds = (stamps - stamps.min()).dt.total_seconds().to_numpy(dtype=float)
-    bad = ~np.isfinite(seconds)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{_where(label, lines[i], found['timestamp'])}: {str(raw.iloc[i])[:40]!r} is not a time "
-                         "(seconds, or a date and time such as 2023-11-16 18:15:46.68)")
-    offset = seconds - seconds.min()
-    bins = np.floor(offset / BIN_S).astype(np.int64)
-    if bins.max() >= MAX_BINS:
-        raise TraceError(f"{label}: the trace spans more than {MAX_BINS // 1440} days; give a shorter one")
-    counts = np.bincount(bins, minlength=int(bins.max()) + 1)
-    return Trace(label, tuple(int(c) for c in counts), float(tokens["input_tokens"].sum()),
-                 float(tokens["output_tokens"].sum()))
+        found[field] = index
+    cols = {k: f"c{found[k]}" for k in found}   # our own names, by position: nothing of the file goes into SQL
+    t, i, o = cols["timestamp"], cols["input_tokens"], cols["output_tokens"]
+    # one column more than the header: a row with a field too many fills it, and is refused (not cut short)
+    types = ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(header) + 1))
+    source = ("read_csv(?, auto_detect = false, strict_mode = false, header = false, skip = 1, delim = ',', "
+              f"quote = '\"', escape = '\"', null_padding = true, columns = {{{types}}})")
+    extra = f"c{len(header)}"
+    where = f"FROM {source} WHERE {_ANY.format(t=t, i=i, o=o)}"
+    rows = f"SELECT {_SECONDS.format(t=t)}, {_TOKENS.format(i=i, o=o)}, {extra} IS NOT NULL AS extra {where}"
+    con = _duck()
+    try:
+        try:
+            n, numeric, finite, sec_lo, sec_hi, long, bad_in, bad_out, sum_in, sum_out = con.execute(
+                "SELECT count(*), count(sec), count(sec) FILTER (WHERE isfinite(sec)), min(sec) FILTER (WHERE "
+                "isfinite(sec)), max(sec) FILTER (WHERE isfinite(sec)), count_if(extra), "
+                "count(*) FILTER (WHERE NOT coalesce(i BETWEEN 0 AND ?, false)), "
+                "count(*) FILTER (WHERE NOT coalesce(o BETWEEN 0 AND ?, false)), sum(i), sum(o) "
+                f"FROM ({rows})", [MAX_TOKENS_PER_REQUEST, MAX_TOKENS_PER_REQUEST, str(path)]).fetchone()
+            in_seconds = numeric > 0  # a time column of numbers is seconds; of no number at all, dates and times
+            dated, ns_lo, ns_hi = (0, None, None) if in_seconds or not n else con.execute(
+                f"SELECT count(ns), min(ns), max(ns) FROM (SELECT {_NS.format(t=t)} {where})", [str(path)]).fetchone()
+        except duckdb.Error:          # never its words: they name the file's path
+            raise _first_problem(con, path, label, header, found, None) from None
+        if not n:
+            raise TraceError(f"{label}: no requests")
+        if long or bad_in or bad_out or (finite if in_seconds else dated) < n:
+            raise _first_problem(con, path, label, header, found, in_seconds)
+        span = (sec_hi - sec_lo) / BIN_S if in_seconds else (ns_hi - ns_lo) // (BIN_S * 10**9)
+        if span >= MAX_BINS:
+            raise TraceError(f"{label}: the trace spans more than {MAX_BINS // 1440} days; give a shorter one")
+        minute = (f"CAST(floor((sec - {float(sec_lo)!r}) / {BIN_S}) AS BIGINT)" if in_seconds
+                  else f"(ns - {int(ns_lo)}) // {BIN_S * 10**9}")
+        value = _SECONDS.format(t=t) if in_seconds else _NS.format(t=t)
+        per_minute = con.execute(f"SELECT {minute} AS b, count(*) FROM (SELECT {value} {where}) GROUP BY b",
+                                 [str(path)]).fetchall()
+    finally:
+        con.close()
+    counts = np.zeros(max(b for b, _ in per_minute) + 1, dtype=np.int64)
+    for b, c in per_minute:
+        counts[b] = c
+    return Trace(label, tuple(int(c) for c in counts), float(sum_in), float(sum_out))
+
+
+def _first_problem(con, path: Path, label: str, header: list[str], found: dict[str, int],
+                   in_seconds: bool | None) -> TraceError:
+    """The error naming the first bad row of a trace the streaming pass found bad (or could not read): the file
+    read again in chunks of :data:`_CHUNK_ROWS` rows, each checked by the same SQL; a row that is not CSV is named
+    by pandas' parser."""
+    import pandas as pd
+
+    t, i, o = (f"c{found[field]}" for field in ("timestamp", "input_tokens", "output_tokens"))
+    line = 2
+    try:      # every column (not usecols): the parser then refuses a row with more fields than the header
+        with pd.read_csv(path, dtype=str, chunksize=_CHUNK_ROWS, encoding="utf-8-sig", encoding_errors="replace",
+                         keep_default_na=False, na_values=[""]) as chunks:
+            for chunk in chunks:
+                chunk.columns = [f"c{k}" for k in range(len(chunk.columns))]
+                chunk["line"] = np.arange(len(chunk)) + line
+                line += len(chunk)
+                hit = _first_bad_row(con, chunk, t, i, o, in_seconds)
+                if hit is not None:
+                    return _problem(label, header, found, hit)
+    except pd.errors.ParserError as exc:
+        return TraceError(f"{label}: not a CSV file ({str(exc).splitlines()[0][:120]})")
+    return TraceError(f"{label}: not a CSV file this product can read (every row needs as many fields as the "
+                      "header, in UTF-8 text)")
+
+
+def _first_bad_row(con, chunk, t: str, i: str, o: str, in_seconds: bool | None) -> tuple | None:
+    """(line, what, input, output, time) of the first bad row of ``chunk`` (registered as ``chunk``), by the
+    streaming pass's own expressions; ``what``: ``i``/``o`` not a token count, ``I``/``O`` past the bound, ``t``
+    not a time."""
+    seconds = in_seconds if in_seconds is not None else bool(
+        con.execute(f"SELECT count(TRY_CAST(trim({t}) AS DOUBLE)) FROM chunk").fetchone()[0])
+    time_bad = "NOT coalesce(isfinite(sec), false)" if seconds else "ns IS NULL"
+    return con.execute(
+        f"SELECT line, CASE WHEN NOT coalesce(isfinite(i) AND i >= 0, false) THEN 'i' WHEN i > ? THEN 'I' "
+        "WHEN NOT coalesce(isfinite(o) AND o >= 0, false) THEN 'o' WHEN o > ? THEN 'O' ELSE 't' END, "
+        f"{i}, {o}, {t} FROM (SELECT line, {t}, {i}, {o}, {_VALUES.format(t=t, i=i, o=o)} FROM chunk "
+        f"WHERE {_ANY.format(t=t, i=i, o=o)}) "
+        f"WHERE NOT coalesce(i BETWEEN 0 AND ?, false) OR NOT coalesce(o BETWEEN 0 AND ?, false) OR {time_bad} "
+        "ORDER BY line LIMIT 1", [MAX_TOKENS_PER_REQUEST] * 4).fetchone()
+
+
+def _problem(label: str, header: list[str], found: dict[str, int], hit: tuple) -> TraceError:
+    line, what, raw_in, raw_out, raw_time = hit
+    field, raw = {"i": ("input_tokens", raw_in), "I": ("input_tokens", raw_in), "o": ("output_tokens", raw_out),
+                  "O": ("output_tokens", raw_out), "t": ("timestamp", raw_time)}[what]
+    where = _where(label, int(line), header[found[field]].strip())
+    shown = repr(str(raw)[:40]) if raw is not None else "an empty value"
+    if what in "IO":
+        return TraceError(f"{where}: {shown} tokens is more than a request holds (at most "
+                          f"{MAX_TOKENS_PER_REQUEST:,} tokens a request, input or output)")
+    if what in "io":
+        return TraceError(f"{where}: {shown} is not a token count (a number of 0 or more)")
+    return TraceError(f"{where}: {shown} is not a time (seconds, or a date and time such as 2023-11-16 18:15:46.68)")

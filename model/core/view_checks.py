@@ -17,7 +17,7 @@ __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
            "read_shape_option", "check_trace", "read_trace_option", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
            "TPD_BOUNDS", "TPM_BOUNDS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
-           "MAX_INTERACTIVITY"]
+           "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
 #: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
 MAX_USD_PER_GPU_HOUR = 1000.0
@@ -28,6 +28,8 @@ MIN_USD_PER_GPU_HOUR = 1e-4
 MAX_DEMAND_RPS = 1e9
 #: interactivity is below this [tok/s/user]
 MAX_INTERACTIVITY = 100_000.0
+#: hex characters of a data version's digest a pinned link carries (``vd=``, :func:`model.data.versions.version_digest`)
+DIGEST_CHARS = 6
 
 
 def check_names(value: tuple[str, ...]) -> tuple[str, ...]:
@@ -180,11 +182,25 @@ def read_shape_option(value: str) -> str:
     return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
 
 
-def check_trace(value: str) -> str:
-    if value:
-        from model.core.trace import Trace
+def check_digest(value: str | None) -> str | None:
+    """A data version's digest as a pinned link carries it: :data:`DIGEST_CHARS` hex characters (any case)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip().lower()
+    if len(text) != DIGEST_CHARS or any(ch not in "0123456789abcdef" for ch in text):
+        raise ValueError(f"a data digest is {DIGEST_CHARS} hex characters, e.g. 3f9a2c (costfrontier versions "
+                         "lists each version's)")
+    return text
 
-        Trace.from_text(value)
+
+def check_trace(value: str) -> str:
+    """A trace as a view carries it: inline (``t1;...``, :meth:`model.core.trace.Trace.to_text`) or a stored
+    trace's reference (``s1;`` and 16 hex characters, :mod:`model.data.traces`)."""
+    if value:
+        from model.core.trace import Trace, is_reference
+
+        if not is_reference(value):
+            Trace.from_text(value)
     return value
 
 
@@ -192,11 +208,15 @@ def read_trace_option(value: str) -> str:
     """``--trace FILE``: the file read into the view's compact trace (a ValueError names file, row and field)."""
     from pathlib import Path
 
-    from model.core.trace import read_trace
+    from model.core.trace import is_reference, read_trace_file
 
-    path = Path(value)
-    if value.startswith("t1;") and not path.is_file():     # a trace as a link writes it
+    try:
+        path = Path(value)
+        is_file = path.is_file()
+    except (OSError, ValueError):     # an inline trace is far longer than a file name may be
+        is_file = False
+    if (value.startswith("t1;") or is_reference(value)) and not is_file:     # a trace as a link writes it
         return value
-    if not path.is_file():
-        raise ValueError(f"no trace file {value!r}")
-    return read_trace(path.read_bytes(), path.name).to_text()
+    if not is_file:
+        raise ValueError(f"no trace file {value[:80]!r}")
+    return read_trace_file(path, path.name).to_text()

@@ -34,6 +34,7 @@ from model.core.view_checks import (
     check_api_usd,
     check_as_of,
     check_by,
+    check_digest,
     check_filters,
     check_goodput,
     check_names,
@@ -334,6 +335,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--data-version",), "runs", "read the store as data version N held it (a pinned link's "
                      "v=N); default: the latest (costfrontier versions lists them)", metavar="N",
                      read=c.WHOLE.read), words="data version"),
+    _f("data_digest", "vd", str | None, None, c.TEXT, ANSWER, "3f9a2c", "3f9a2", check=check_digest,
+       option=Option(("--data-digest",), "runs", "with --data-version N: what version N showed when the link was "
+                     "made (a pinned link's vd=); refused, not answered, where this store's version N shows other "
+                     "data (costfrontier versions lists each version's)", metavar="CODE"), words="data digest"),
     _f("history", "hist", bool, False, c.FLAG, ANSWER, "1", "x",
        option=Option(("--history",), "report", "add the history by run date (each series' $/M at the "
                      "interactivity you need, date by date)", kind="flag"), label='Add this history to the report'),

@@ -7,8 +7,8 @@ files are small canonical CSVs (a night's sweep: thousands of files of a header 
 1. each file is read once in Python (hash, format detection, the column limit, the rows split on the
    delimiter). Only plain files take the bulk path: UTF-8, LF line ends, no quote character, no blank
    line, no byte-order mark, a points header, every row as many cells as the header, at most
-   :data:`BULK_MAX_BYTES`. Any other file, and any file already stored or repeated in the list, goes
-   through :func:`~model.data.ingest.ingest_file` alone, in its turn;
+   :data:`BULK_MAX_BYTES`, and unchanged while it is read. Any other file, and any file already stored or
+   repeated in the list, goes through :func:`~model.data.ingest.ingest_file` alone, in its turn;
 2. the bulk files of one header (and delimiter and ``--set``) are staged as text in one table with
    their file number and line, mapped and converted by the one columnar pipeline
    (:class:`model.data.pipeline.Pipeline`), and checked in one query for anything
@@ -130,8 +130,11 @@ def _read_plain(index: int, path: Path, fmt: str | None) -> _Plain | None:
         if not stat.S_ISREG(st.st_mode) or not 0 < st.st_size <= BULK_MAX_BYTES:
             return None
         data = path.read_bytes()
+        after = path.stat()
     except (OSError, UnicodeEncodeError):
         return None
+    if len(data) != st.st_size or (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+        return None     # still being written: it goes alone, where a file changing while it is read is refused
     if b'"' in data or b"\r" in data or b"\x00" in data or b"\n\n" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     try:

@@ -41,6 +41,7 @@ __all__ = [
     "PUBLISHED_DDL",
     "API_PRICES_DDL",
     "REQUESTS_DDL",
+    "TRACES_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -87,13 +88,20 @@ CREATE TABLE IF NOT EXISTS point_requests (
     source_id BIGINT NOT NULL, point_id BIGINT NOT NULL, requests BIGINT NOT NULL, ttft_s DOUBLE[] NOT NULL,
     tpot_ms DOUBLE[] NOT NULL
 )"""
+#: request traces a view names by reference (model.data.traces): each one's compact text (model.core.trace), stored
+#: once (by its reference, a digest of that text) in the data version that added it
+TRACES_DDL = """
+CREATE TABLE IF NOT EXISTS traces (
+    reference VARCHAR PRIMARY KEY, name VARCHAR NOT NULL, requests BIGINT NOT NULL, trace VARCHAR NOT NULL,
+    added_in BIGINT NOT NULL
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
               "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices), so a database of this version may lack them; read as empty when absent
-OPTIONAL_TABLES = ("api_prices", "point_requests")
-DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL,
+OPTIONAL_TABLES = ("api_prices", "point_requests", "traces")
+DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL, TRACES_DDL,
         VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")

@@ -12,11 +12,12 @@ import annotated_types
 from pydantic import TypeAdapter
 
 from model.core.hardware import canonical_hardware
+from model.core.names import MAX_NAME_LENGTH, name_problem
 from model.core.repeats import latest_run_date
 from model.core.schema import BenchmarkPoint, canonical_precision, canonical_spec_decoding
 from model.data.importers.base import IngestError
 
-__all__ = ["ADAPTERS", "CANONICALISERS", "field_bounds", "OP_TEXT", "check_constraints_scalar", "NUMERIC_TYPES",
+__all__ = ["ADAPTERS", "CANONICALISERS", "unusable_hardware", "hardware_refusal", "field_bounds", "OP_TEXT", "check_constraints_scalar", "NUMERIC_TYPES",
            "future_date_text",
            "THOUSANDS_RE", "numeric_expr", "bool_expr", "nonempty_expr", "text_expr"]
 
@@ -31,6 +32,25 @@ CANONICALISERS: dict[str, Callable[[Any], Any]] = {
     "precision": canonical_precision,
     "framework": lambda v: str(v).strip().lower() or None,
 }
+
+
+def unusable_hardware(canonical: str) -> str | None:
+    """Why a canonical hardware name cannot be stored (:func:`model.core.names.name_problem`: empty, too long,
+    control or invisible characters), or None: a stored name must be one ``--rate``, a link and the rates page can
+    name, or its rows could never be priced."""
+    if "=" in canonical:
+        return "holds '=', which --rate HW=USD cannot name (it splits there)"
+    return name_problem(canonical)
+
+
+def hardware_refusal(raw: Any) -> str:
+    """The words refusing the hardware name ``raw`` (as the file writes it) whose canonical name is unusable."""
+    canonical = canonical_hardware(raw)
+    problem = unusable_hardware(canonical) or "cannot be named"
+    shown = repr(str(raw)) if len(str(raw)) <= 40 else repr(str(raw)[:39] + "…")
+    became = f" (normalised: {canonical!r})" if canonical != str(raw) and len(canonical) <= 40 else ""
+    return (f"the hardware name {shown}{became} {problem}: a hardware name is printable text of 1 to "
+            f"{MAX_NAME_LENGTH} characters, so that --rate, a link and the TCO rates page can name it")
 
 
 def field_bounds(name: str) -> list[tuple[str, float]]:

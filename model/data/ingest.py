@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 import duckdb
 import pandas as pd
@@ -32,7 +33,13 @@ from model.core.schema import (
 )
 from model.data import api_prices, importers
 from model.data.database import disk_full, no_space
-from model.data.field_sql import ADAPTERS, CANONICALISERS, check_constraints_scalar
+from model.data.field_sql import (
+    ADAPTERS,
+    CANONICALISERS,
+    check_constraints_scalar,
+    hardware_refusal,
+    unusable_hardware,
+)
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -54,7 +61,7 @@ from model.data.uploads import (  # the size and column limits, line ends, non-U
 from model.data.versions import stamp
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
-           "FileFacts", "file_facts", "ingest_transaction", "clear_errors"]
+           "FileFacts", "file_facts", "ingest_transaction", "clear_errors", "unchanged_since"]
 
 
 def sha256_of(path: Path) -> str:
@@ -163,7 +170,10 @@ def parse_set_fields(pairs: list[str] | dict[str, Any] | None, file: str = "--se
         if isinstance(typed, float) and scale != 1:
             typed *= scale
         if name in CANONICALISERS and typed is not None:
-            typed = CANONICALISERS[name](typed)
+            canonical = CANONICALISERS[name](typed)
+            if name == "hardware" and unusable_hardware(canonical):
+                raise IngestError(file, hardware_refusal(typed), field=name)
+            typed = canonical
         check_constraints_scalar(file, name, typed)
         out[name] = typed
     return out
@@ -311,7 +321,8 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
                  set_fields: dict[str, Any] | list[str] | None, fmt: str | None) -> IngestResult:
     if not path.is_file():
         raise IngestError(name, "no such file")
-    check_size(path.stat().st_size, name)
+    read_from = os.stat(path)       # the version of the file this ingest reads (unchanged_since checks it)
+    check_size(read_from.st_size, name)
     set_fields = parse_set_fields(set_fields, name) if not isinstance(set_fields, dict) else dict(set_fields)
     facts = file_facts(path)  # one read: the hash, the line ends and the record count
     existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [facts.sha256]).fetchone()
@@ -320,17 +331,39 @@ def _ingest_file(con: duckdb.DuckDBPyConnection, path: Path, name: str,
     # CRLF, LF, CR-only and mixed line ends read alike
     with plain_line_ends(path, facts.line_ends) as readable:
         records = facts.records if readable == path else quick_records(readable)  # a copy: count its lines
-        return _ingest_content(con, readable, name, facts.sha256, set_fields, fmt, records)
+        try:
+            return _ingest_content(con, readable, name, facts.sha256, set_fields, fmt, records,
+                                   lambda: unchanged_since(path, read_from, name))
+        except IngestError:     # refused: because it changed meanwhile (said as that), or for what it holds
+            unchanged_since(path, read_from, name)
+            raise
+
+
+def unchanged_since(path: Path, before: os.stat_result, name: str) -> None:
+    """Raise :class:`IngestError` when ``path`` is not the file it was when ``before`` was taken (its size,
+    modification time, inode or device differ, or it is gone): a file still being written, or replaced, while it
+    was read. Called last inside the ingest's transaction, so a refusal stores nothing of it."""
+    try:
+        after = os.stat(path)
+    except OSError:
+        raise IngestError(name, "changed while it was read (it is gone now); nothing stored") from None
+    if (after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev) != \
+            (before.st_size, before.st_mtime_ns, before.st_ino, before.st_dev):
+        grew = f" (from {before.st_size:,} to {after.st_size:,} bytes)" if after.st_size != before.st_size else ""
+        raise IngestError(name, f"changed while it was read{grew}; nothing stored. A file still being written "
+                          "is read as it is at one moment or not at all: ingest it again once it is complete")
 
 
 def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str,
-                    set_fields: dict[str, Any], fmt: str | None, records: int | None) -> IngestResult:
+                    set_fields: dict[str, Any], fmt: str | None, records: int | None,
+                    unchanged: Callable[[], None]) -> IngestResult:
     if fmt:
         detected, header = fmt, None
     else:
         detected, header = importers.detect_with_header(path, name)
     if detected != "csv":
         frame, real_fmt, notes = importers.parse(path, name, detected)
+        unchanged()     # what was parsed is one version of the file (the frame is read whole by now)
         return _ingest_frame(con, frame, name, real_fmt, sha, set_fields, notes)
 
     check_upload_shape(path, name)
@@ -355,6 +388,7 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                 result = api_prices.ingest_csv(con, path, name, sha, delim)
             else:
                 result = _ingest_points_csv(con, raw_table, name, sha, headers, set_fields)
+            unchanged()     # last, inside the transaction: a file that changed while it was read stores nothing
     finally:
         if raw_table:
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")

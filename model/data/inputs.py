@@ -25,6 +25,7 @@ from model.core.repeats import CONFIG_KEYS, runs_in_view
 from model.core.sla import SLA
 from model.core.view import View
 from model.data.store import list_sources, load_points, shared_strings, stored_rates, workloads
+from model.data.traces import with_stored_trace
 from model.data.versions import latest_version, visible_sql
 
 __all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns", "first_workload", "with_workload",
@@ -120,7 +121,9 @@ def first_workload(con, version: int | None = None) -> str | None:
 
 def with_workload(con, view: View) -> View:
     """``view``, or, when it names no workload, ``view`` showing the store's first (:func:`first_workload`), as a
-    link without ``wl=`` opens: the one rule for every reader of the store (the CLI's and the dashboard's)."""
+    link without ``wl=`` opens: the one rule for every reader of the store (the CLI's and the dashboard's). A
+    stored trace the view names by reference is read in too (:func:`model.data.traces.with_stored_trace`)."""
+    view = with_stored_trace(con, view)     # a stored trace the view names (s1;...) read in (model.data.traces)
     if view.workload is None and (first := first_workload(con, view.data_version)) is not None:
         return view.replace(workload=first)
     return view

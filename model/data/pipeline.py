@@ -21,9 +21,11 @@ from model.data.field_sql import (
     CANONICALISERS,
     NUMERIC_TYPES,
     bool_expr,
+    hardware_refusal,
     nonempty_expr,
     numeric_expr,
     text_expr,
+    unusable_hardware,
 )
 from model.data.importers._common import model_named
 from model.data.importers.base import IngestError, IngestResult
@@ -210,6 +212,15 @@ class Pipeline(Checks):
                                         params=[x for _, params in notes for x in params])
         return f"coalesce({', '.join(e for e, _ in dirs)})", [x for _, params in dirs for x in params]
 
+    def _refuse_hardware(self, raw: str, header: str | None, unusable: list[str]) -> None:
+        """Refuse the first row whose hardware name is one no option, link or page could name (empty once
+        canonical, too long, or holding control or invisible characters): file, row and field."""
+        line, value = self.con.execute(
+            f"SELECT {self.line_expr}, CAST(r.{raw} AS VARCHAR) FROM {self.raw_table} r "
+            f"WHERE CAST(r.{raw} AS VARCHAR) IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1 LIMIT 1",
+            [unusable]).fetchone()
+        raise IngestError(self.file, hardware_refusal(value), line=int(line), field=header or "hardware")
+
     def _typed(self, raw: str) -> bool:
         """True when DuckDB already read ``raw`` as a number."""
         return self.types.get(raw, "VARCHAR") in NUMERIC_TYPES
@@ -229,8 +240,17 @@ class Pipeline(Checks):
         elif name in CANONICALISERS:
             bare = raw.removeprefix("r.")
             fn = CANONICALISERS[name]
-            self.columns.update(self._map_distinct(
-                bare, lambda v, fn=fn: {name: fn(v) if str(v).strip() else None}, [name], header))
+            unusable: list[str] = []      # raw hardware names whose canonical name cannot be named (--rate, links)
+
+            def mapped(v, fn=fn) -> dict[str, Any]:
+                value = fn(v) if str(v).strip() else None
+                if name == "hardware" and value is not None and unusable_hardware(value):
+                    unusable.append(v)
+                return {name: value}
+
+            self.columns.update(self._map_distinct(bare, mapped, [name], header))
+            if unusable:
+                self._refuse_hardware(bare, header, unusable)
         elif sql_type in ("DOUBLE", "BIGINT"):
             self.columns[name] = _Column(numeric_expr(raw, scale, self._typed(raw)), raw, header)
         elif sql_type == "BOOLEAN":

@@ -1,7 +1,7 @@
 """Numbered data versions: every committed write is one version of the store, and any version can be read again.
 
 ``store_versions`` holds one row per committed write transaction: its number (1, 2, ...), when (UTC), what it
-did (``ingest``, ``upload``, ``remove``, ``load-samples``, ``profile``, ``api-price``, ``purge``; ``migrate``
+did (``ingest``, ``upload``, ``remove``, ``load-samples``, ``profile``, ``api-price``, ``purge``, ``trace``; ``migrate``
 for what a store held when versions began), what it touched (file names, source ids, profile names), the CLI
 command or page that did it, and the user when the deployment knows one (``COSTFRONTIER_USER``, or the
 dashboard's proxy header).
@@ -13,11 +13,26 @@ visible at N (:func:`visible_sql`). Cost profiles keep every saved state in ``co
 (:func:`model.data.profiles.load_profiles`). The latest read filters nothing while no source is hidden, and
 only the hidden ids after that. :func:`purge` deletes hidden sources' rows for good; ``pins`` records the
 versions that pinned links and reports name, which purge keeps unless forced.
+
+**Which data a version shows, checkably.** A version's number alone does not name its data: restore an older copy
+of the store (any backup restore) and write once, and version 9 exists again showing other rows. So a version also
+has a *digest* (:func:`version_digest`): a hash of what it shows, i.e. of each source it shows (the file's own
+SHA-256, name, kind, format and ``--set`` fields) and each cost profile it holds (name and saved inputs), in no
+order. A pinned link carries the first :data:`DIGEST_CHARS` hex characters of it beside its number (``v=9&vd=3f9a2c``)
+and a recorded pin names it; opening a link whose version is missing, or whose digest differs from what that
+version shows here, is refused (:class:`OtherData`, :func:`pin_notes`) instead of showing other numbers. The digest
+is computed from the store's own rows, never stored: it needs no new column or migration, so it works on every
+store and replica of this schema, old versions included, and it is the same in every copy of a store (a copy is
+the same data). Same data, same digest: a history rebuilt by ingesting the same files again gives the same
+digests, and the link's numbers are then the same too. A purge deletes rows but keeps the sources' records, so a
+purged version keeps its digest and says instead which rows were purged, and when (:func:`pin_notes`).
 """
 
 from __future__ import annotations
 
 import contextvars
+import hashlib
+import json
 import os
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -25,19 +40,21 @@ from typing import Iterator
 
 import pandas as pd
 
+from model.core.view_checks import DIGEST_CHARS
 from model.data.database import OPTIONAL_TABLES, StoreError
 from model.data.identity import clean
 
 __all__ = ["ACTIONS", "USER_SETTING", "acting", "stamp", "latest_version", "list_versions", "visible_sql",
            "visible_ids", "hide_source", "purge", "PurgeRefused", "record_pin", "list_pins", "diff_sources",
-           "version_problem", "sources_at"]
+           "version_problem", "sources_at", "DIGEST_CHARS", "version_digest", "version_digests", "OtherData",
+           "pin_notes", "pinned_versions"]
 
 #: what a version did
-ACTIONS = ("ingest", "upload", "remove", "load-samples", "profile", "api-price", "purge", "migrate")
+ACTIONS = ("ingest", "upload", "remove", "load-samples", "profile", "api-price", "purge", "migrate", "trace")
 #: the setting naming who writes (the CLI's user, or a deployment's service account)
 USER_SETTING = "COSTFRONTIER_USER"
-#: the tables whose rows belong to a source (by ``source_id``)
-SOURCE_TABLES = ("points", "tco_rates", "evals", "published_iso", *OPTIONAL_TABLES)
+#: the tables whose rows belong to a source (by ``source_id``): every optional table but the traces
+SOURCE_TABLES = ("points", "tco_rates", "evals", "published_iso", *(t for t in OPTIONAL_TABLES if t != "traces"))
 
 _ACTING: contextvars.ContextVar[tuple[str, str, str | None]] = contextvars.ContextVar(
     "costfrontier_acting", default=("ingest", "", None))
@@ -92,6 +109,100 @@ def list_versions(con) -> pd.DataFrame:
     """Every version, oldest first: version, at (UTC), action, what, by, user."""
     return con.execute('SELECT version, "at", action, what, "by", user_name AS "user" FROM store_versions '
                        "ORDER BY version").df()
+
+
+#: a version's digest is this module's rule, version 1 of it: the tag keeps a future rule's digests apart
+_DIGEST_RULE = b"costfrontier data digest 1\0"
+_SOURCE_ITEMS = ("SELECT split_part(sha256, ':', 1), file_name, kind, format, coalesce(set_fields, ''), added_in, "
+                 "removed_in FROM sources WHERE added_in IS NOT NULL")
+_PROFILE_ITEMS = "SELECT name, inputs, version, removed_in FROM cost_profile_versions"
+
+
+def _item_hash(*parts) -> int:
+    return int.from_bytes(hashlib.sha256(json.dumps(parts, default=str).encode()).digest(), "big")
+
+
+def _items(con, version: int | None = None) -> list[tuple[int, int, int | None]]:
+    """(hash, first version, version it left or None) of every source and cost profile (those version ``version``
+    shows; None: every one)."""
+    keep = "" if version is None else " AND added_in <= ? AND (removed_in IS NULL OR removed_in > ?)"
+    params = [] if version is None else [version, version]
+    out = [(_item_hash("source", *r[:5]), int(r[5]), r[6]) for r in con.execute(_SOURCE_ITEMS + keep, params).fetchall()]
+    keep = "" if version is None else " WHERE version <= ? AND (removed_in IS NULL OR removed_in > ?)"
+    out += [(_item_hash("profile", name, inputs), int(v), gone)
+            for name, inputs, v, gone in con.execute(_PROFILE_ITEMS + keep, params).fetchall()]
+    return out
+
+
+def _code(total: int) -> str:
+    return hashlib.sha256(_DIGEST_RULE + (total % (1 << 256)).to_bytes(32, "big")).hexdigest()[:DIGEST_CHARS]
+
+
+def version_digest(con, version: int) -> str:
+    """The digest of what data version ``version`` shows, as a pinned link carries it (:data:`DIGEST_CHARS` hex
+    characters): the sum of one SHA-256 per source and cost profile it shows (so order does not count), hashed
+    once more with the rule's tag. Purged rows do not change it (see the module's docstring)."""
+    return _code(sum(h for h, _, _ in _items(con, version)))
+
+
+def version_digests(con) -> dict[int, str]:
+    """Every version's digest (:func:`version_digest`), in one pass: version -> digest."""
+    change: dict[int, int] = {}
+    for h, first, gone in _items(con):
+        change[first] = change.get(first, 0) + h
+        if gone is not None:
+            change[int(gone)] = change.get(int(gone), 0) - h
+    total, out = 0, {}
+    for version in range(1, latest_version(con) + 1):
+        total += change.get(version, 0)
+        out[version] = _code(total)
+    return out
+
+
+class OtherData(StoreError):
+    """A pinned link names a data version this store does not have, or one that shows other data here than when
+    the link was made (the store was restored from an older copy and written since, or it is another store)."""
+
+
+def pin_notes(con, version: int | None, digest: str | None = None) -> list[str]:
+    """What a view pinned to data version ``version`` (made on data whose digest is ``digest``, when the link
+    carries one) must say beside its numbers: a note per purge that deleted rows the version showed
+    ("rows purged on DATE: ..."). ``version`` None (the latest data): nothing.
+
+    Raises :class:`OtherData` when the store has no such version, or when its version ``version`` shows other data
+    than ``digest`` (the words name no path: viewers read them too)."""
+    if version is None:
+        return []
+    latest = latest_version(con)
+    if version > latest:
+        text = (f"this link names data version {version}, which this store does not have (its newest is {latest}): "
+                "it was made on another store, or on this one before it was restored from an older copy. Its numbers "
+                "are not shown; open the view on the latest data instead" if latest else
+                f"this link names data version {version}, and this store has no data versions yet. Its numbers are "
+                "not shown")
+        raise OtherData(text, public=text[:1].upper() + text[1:] + ".")
+    if digest and digest != (here := version_digest(con, version)):
+        text = (f"this link was made on other data: its data version {version} showed data {digest}, and this "
+                f"store's version {version} shows other data ({here}). The store was restored from an older copy and "
+                "written since, or this is another store. The link's numbers are not shown; open the view on the "
+                "latest data instead, or ask whoever shared it for the report made then")
+        raise OtherData(text, public=text[:1].upper() + text[1:] + ".")
+    rows = con.execute(
+        'SELECT CAST(v."at" AS DATE), s.purged_in, s.source_id, s.file_name FROM sources s JOIN store_versions v '
+        "ON v.version = s.purged_in WHERE s.added_in <= ? AND s.removed_in > ? ORDER BY s.purged_in, s.source_id",
+        [version, version]).fetchall()
+    notes, by_purge = [], {}
+    for day, purge_version, sid, name in rows:
+        by_purge.setdefault((day, purge_version), []).append(f"#{sid} {name}")
+    for (day, purge_version), names in by_purge.items():
+        notes.append(f"rows purged on {day:%Y-%m-%d}: data version {version} showed {', '.join(names)}, whose rows "
+                     f"were deleted for good since (purge, version {purge_version}); the numbers shown lack them")
+    return notes
+
+
+def pinned_versions(con) -> set[int]:
+    """The versions a recorded pin names (``purge`` keeps what they show, unless forced)."""
+    return {int(r[0]) for r in con.execute("SELECT DISTINCT version FROM pins").fetchall()}
 
 
 def version_problem(con, version: int | None) -> str | None:
@@ -170,17 +281,19 @@ def hide_source(con, source_id: int) -> int:
     return int(row[0])
 
 
-def record_pin(con, version: int, what: str = "", by: str = "") -> bool:
-    """Record that a pinned link or report names ``version`` (``purge`` keeps what it shows unless forced).
-
-    Returns False, recording nothing, when a pin of this version and ``what`` (the link, or the note) is
-    recorded already: a second click records no second pin."""
-    what = clean(what, 500)
-    if con.execute("SELECT 1 FROM pins WHERE version = ? AND what = ? LIMIT 1", [int(version), what]).fetchone():
-        return False
-    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), what, clean(by, 200),
+def record_pin(con, version: int, what: str = "", by: str = "") -> str | None:
+    """Record that a pinned link or report names ``version`` (``purge`` keeps what it shows unless forced); the
+    record names the version's digest too (``what`` ends in ``[data 3f9a2c]``). Returns that digest; None,
+    recording nothing, when this version is pinned with this ``what`` (the link, or the note) already: a second
+    click records no second pin."""
+    digest = version_digest(con, int(version))
+    text = clean(what, 480)
+    stored = f"{text} [data {digest}]" if text else f"[data {digest}]"
+    if con.execute("SELECT 1 FROM pins WHERE version = ? AND what = ? LIMIT 1", [int(version), stored]).fetchone():
+        return None
+    con.execute("INSERT INTO pins VALUES (?, ?, ?, ?, ?)", [int(version), _now(), stored, clean(by, 200),
                                                            _user(_ACTING.get()[2])])
-    return True
+    return digest
 
 
 def list_pins(con) -> pd.DataFrame:
@@ -197,7 +310,8 @@ def purge(con, force: bool = False) -> tuple[list[str], list[str]]:
 
     Refused (:class:`PurgeRefused`, nothing changed) while a recorded pin names a version that still shows one
     of them, unless ``force``. A pinned link that was never recorded cannot be known: every version from a
-    source's ``added_in`` up to its ``removed_in`` shows it, and is said."""
+    source's ``added_in`` up to its ``removed_in`` shows it, and is said; such a link, opened after, says which of
+    its rows were purged and when (:func:`pin_notes`), on every page and in the CLI."""
     hidden = con.execute("SELECT source_id, file_name, added_in, removed_in FROM sources WHERE removed_in IS NOT "
                          "NULL AND purged_in IS NULL ORDER BY source_id").fetchall()
     if not hidden:
@@ -227,6 +341,7 @@ def purge(con, force: bool = False) -> tuple[list[str], list[str]]:
         con.execute("ROLLBACK")
         raise
     warnings = [f"pinned version {v} no longer shows the purged rows (forced)" for v in blocking]
-    unpinned = [f"#{sid} {name}: links pinned to versions {a}-{r - 1} that were not recorded now show it empty"
-                for sid, name, a, r in hidden if r - 1 >= a]
+    day = _now().strftime("%Y-%m-%d")
+    unpinned = [f"#{sid} {name}: links pinned to versions {a}-{r - 1} that were not recorded now show them without "
+                f"its rows, and say so (rows purged on {day})" for sid, name, a, r in hidden if r - 1 >= a]
     return named, warnings + unpinned
