@@ -5,7 +5,8 @@
 - Every ``costfrontier`` line in a fenced block of docs/**/*.md and README.md runs on the bundled samples (one copy
   of the store per page, the examples in the page's order, as a reader would type them) and exits 0; after
   ``$ costfrontier ...`` the lines shown are what it prints on stdout (a line ``...`` stands for any number of
-  lines; stderr's ``note:`` lines, some of which age by the day, are not compared).
+  lines; stderr's ``note:`` lines, some of which age by the day, are not compared). A command quoted in running
+  text names only options its command has.
 - README.md is a front door: short, and it links every page of the manual.
 """
 
@@ -102,11 +103,15 @@ def run_examples(found: list[Example], capsys) -> list[str]:
     """Run the examples in order in the current folder; the problems found, each naming the page and line."""
     problems = []
     for example in found:
-        code = main(shlex.split(example.command, comments=True)[1:])
+        try:
+            code = main(shlex.split(example.command, comments=True)[1:])
+        except SystemExit as exc:     # argparse: an option the parser does not have
+            code = exc.code
         captured = capsys.readouterr()
         printed = [x.rstrip() for x in captured.out.splitlines()]
         if code != 0:
-            problems.append(f"{example.where()}: {example.command}\nexit {code}: {captured.err.strip()}")
+            said = [x for x in captured.err.splitlines() if not x.startswith(("usage:", " "))]
+            problems.append(f"{example.where()}: {example.command}\nexit {code}: " + "\n".join(said))
         elif example.shown is not None and not _matches(example.shown, printed):
             diff = "\n".join(difflib.unified_diff(example.shown, printed, "shown", "printed", lineterm="", n=1))
             problems.append(f"{example.where()}: {example.command}\n{diff}")
@@ -133,6 +138,30 @@ def test_the_manual_has_examples_with_output():
 def test_an_example_that_prints_something_else_is_caught():
     assert _matches(["a", "...", "d"], ["a", "b", "c", "d"]) and _matches(["a", "..."], ["a"])
     assert not _matches(["a", "b"], ["a", "c"]) and not _matches(["a"], ["a", "b"]) and not _matches(["a"], [])
+
+
+def test_every_command_in_the_text_takes_the_options_it_is_shown_with():
+    """Commands quoted in running text (`` `costfrontier size --demand-rps 100` ``, `` `iso --link` ``) do not run, but
+    each option they name must be one the parser gives that command: a renamed option fails here too."""
+    top = parser()
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    common = {flag for a in top._actions for flag in a.option_strings}
+    checked, wrong = 0, []
+    for page in pages():
+        text = " ".join(re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S).splitlines())
+        for span in re.findall(r"`([^`]+)`", text):
+            words = span.split()
+            words = words[1:] if words[:1] == ["costfrontier"] else words if words[1:2] and \
+                words[1].startswith("--") else []
+            while words[:1] == ["--db"]:
+                words = words[2:]
+            if not words or words[0] not in sub.choices:
+                continue
+            checked += 1
+            takes = common | {flag for a in sub.choices[words[0]]._actions for flag in a.option_strings}
+            wrong += [f"{page.relative_to(ROOT)}: `{span}`: {flag}"
+                      for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", span) if flag not in takes]
+    assert checked >= 30 and not wrong, wrong
 
 
 # ------------------------------------------------------------------------------------------ the site
@@ -233,7 +262,10 @@ def _run_capturing(command: str) -> tuple[str, str]:
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(shlex.split(command, comments=True)[1:])
+        try:
+            code = main(shlex.split(command, comments=True)[1:])
+        except SystemExit as exc:
+            code = exc.code
     if code != 0:
         print(f"exit {code}: {command}\n{err.getvalue()}", file=sys.stderr)
     return out.getvalue(), err.getvalue()
