@@ -107,6 +107,16 @@ def _help(action: argparse.Action) -> str:
     return _cell(f"{required}{repeat}{text}")
 
 
+def _synopsis(action: argparse.Action) -> str:
+    """The action as a usage line writes it: ``[--rule {first_failure,highest_pass}]``, ``paths [paths ...]``."""
+    if not action.option_strings:
+        return f"{action.dest} [{action.dest} ...]" if action.nargs in ("+", "*") else action.dest
+    value = "" if action.nargs == 0 else " {" + ",".join(action.choices) + "}" if action.choices else \
+        " " + (" ".join(action.metavar) if isinstance(action.metavar, tuple) else action.metavar or action.dest.upper())
+    written = f"{action.option_strings[0]}{value}"
+    return written if action.required else f"[{written}]"
+
+
 def _table(actions: list[argparse.Action]) -> list[str]:
     lines = ["| option | value | what it does |", "|---|---|---|"]
     lines += [f"| {_flags(a)} | {_value(a)} | {_help(a)} |" for a in actions]
@@ -130,7 +140,11 @@ def cli_reference() -> str:
         covered = {flag for g in groups for flag in group_flags[g]} | set(GLOBAL)
         own = [a for a in command._actions
                if not set(a.option_strings) & covered and not isinstance(a, argparse._HelpAction)]
-        usage = command.format_usage().removeprefix("usage: ").rstrip()
+        flags_own = [a for a in own if a.option_strings]
+        usage = " ".join([f"costfrontier {name}", *([_synopsis(a) for a in flags_own] if len(flags_own) <= 6 else
+                                                     [f"[{len(flags_own)} options below]"]),
+                          *(f"[{heading.lower()}]" for g, heading, _ in GROUPS if g in groups),
+                          *(_synopsis(a) for a in own if not a.option_strings)])
         out += [f"## costfrontier {name} {{#{name}}}", "", _cell(said.get(name, "")), "",
                 "```text", usage, "```", ""]
         if own:
