@@ -1,6 +1,6 @@
 """The manual cannot drift from the code.
 
-- The site builds with ``mkdocs build --strict`` (a broken link, a missing page or an unknown anchor fails it), and
+- The site builds with ``mkdocs build --strict`` (what ``make docs`` serves) (a broken link, a missing page or an unknown anchor fails it), and
   its generated pages name every command and option the parser has and every field of a view with its link key.
 - Every ``costfrontier`` line in a fenced block of docs/**/*.md and README.md runs on the bundled samples (one copy
   of the store per page, the examples in the page's order, as a reader would type them) and exits 0; after
@@ -173,9 +173,10 @@ def _sections(html: str, level: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def site() -> Path:
-    """The manual built with ``mkdocs build --strict`` into site/ (git-ignored; ``make docs`` serves it instead)."""
-    out = ROOT / "site"
+def site(tmp_path_factory) -> Path:
+    """The manual built with ``mkdocs build --strict``, once per test process (a folder of its own: the tests that
+    read it may run in several xdist workers at once)."""
+    out = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     said = [line for line in (done.stdout + done.stderr).splitlines() if "WARNING" in line or "Error" in line]
