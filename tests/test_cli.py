@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -207,65 +205,3 @@ def test_an_ingested_price_set_prices_capacity_and_compare(sample_db, tmp_path, 
         assert out["usd_per_gpu_hour"] == {"B200": 1.5, "MI355X": 1.1}, command
     # compare at the ramp peaks: MI355X's price is 1.10 / 1.50 of B200's
     assert out["rows"][0]["price_ratio_gpu"] == pytest.approx(1.10 / 1.50)
-
-
-# --------------------------------------------------------------------------- the README's examples
-
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-
-def readme_examples() -> list[tuple[int, str, list[str]]]:
-    """``(line, command, output lines shown)`` for every ``costfrontier`` line in README.md's fenced blocks.
-
-    ``$ costfrontier ...`` is followed by the output the README shows; a bare ``costfrontier ...`` line
-    shows none. Usage synopses (``[--option ...]``) are not examples.
-    """
-    examples: list[tuple[int, str, list[str]]] = []
-    fenced, shown = False, None
-    for number, line in enumerate(README.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith("```"):
-            fenced, shown = not fenced, None
-            continue
-        if not fenced:
-            continue
-        command = line.removeprefix("$ ")
-        if command.startswith("costfrontier "):
-            shown = None
-            if "[" not in command:
-                examples.append((number, command, []))
-                shown = examples[-1][2] if line.startswith("$ ") else None
-        elif line.startswith("$ "):
-            shown = None
-        elif shown is not None and line.strip():
-            shown.append(line)
-    return examples
-
-
-def _normalised(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def test_the_readme_has_examples():
-    examples = readme_examples()
-    assert len(examples) >= 12
-    assert sum(bool(shown) for _, _, shown in examples) >= 3
-
-
-@pytest.mark.parametrize("line,command,shown", readme_examples(), ids=lambda v: str(v)[:60])
-def test_readme_example_runs_and_prints_what_it_shows(line, command, shown, sample_db, tmp_path, monkeypatch,
-                                                      capsys):
-    root = README.parent
-    for name in ("data", "tests"):
-        (tmp_path / name).symlink_to(root / name)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
-    argv = shlex.split(command, comments=True)[1:]
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert code == 0, f"README line {line}: {command}\n{captured.err}"
-    assert "error" not in captured.err.lower()
-    printed = {_normalised(x) for x in (captured.out + captured.err).splitlines()}
-    missing = [x for x in shown if _normalised(x) not in printed]
-    assert not missing, f"README line {line}: {command}\nnot printed: {missing}\ngot:\n{captured.out}"
-    if argv[0] in ("iso", "crossover", "frontier") and "--json" not in argv:
-        assert f"no {argv[0]} rows" not in captured.out, f"README line {line} prints no rows"

@@ -1,6 +1,6 @@
 """``size`` and ``volume`` with one demand and its shape (issue 31), on the bundled samples.
 
-Oracle: the Wafer MI355X ramp's knee under TTFT p95 <= 5 s is 2.4 req/s a node (README "Fleet sizing"); at
+Oracle: the Wafer MI355X ramp's knee under TTFT p95 <= 5 s is 2.4 req/s a node (docs/numbers/fleet.md, "From demand to fleet"); at
 $1.48/GPU-hour an 8-GPU node costs 8 × 1.48 × 730 = $8,643.20 a month. Business hours weigh 4 from 09:00 to
 18:00 and 1 otherwise, so 6 req/s at peak is 1.5 req/s at night: 3 nodes by day, 1 by night.
 """

@@ -22,6 +22,20 @@ from tests.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
 
 ARGS = CHROMIUM_ARGS
 SHOTS = ROOT / "test-output" / "screenshots"
+#: the manual's pictures, taken from the bundled data by the browser tests (README.md and docs/ show them)
+DOCS_IMG = ROOT / "docs" / "img"
+
+
+def docs_picture(name: str, words: str, take) -> None:
+    """Take the manual's picture docs/img/<name>.png again (``take(path)``) when the words it shows have changed
+    since it was taken (docs/img/<name>.txt keeps them) or it is missing. Its pixels differ from run to run (a
+    report states when it was made), so a run that changed nothing on the page leaves the files as they were."""
+    said = DOCS_IMG / f"{name}.txt"
+    words = "\n".join(line.rstrip() for line in words.strip().splitlines()) + "\n"
+    if (DOCS_IMG / f"{name}.png").exists() and said.exists() and said.read_text(encoding="utf-8") == words:
+        return
+    take(DOCS_IMG / f"{name}.png")
+    said.write_text(words, encoding="utf-8")
 PAGES = {"overview": "", "frontier": "Frontier", "cost": "Matched_interactivity", "crossovers": "Crossovers",
          "ramps": "Ramps?wl=GLM-5.2|20000|1000&sla=ttft_p95=1.1", "tco_rates": "TCO_rates", "data": "Data"}
 #: the sidebar's page links, in order, and the URL path each opens
@@ -238,8 +252,10 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
         assert page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a").count() == len(FRAME_PAGES), path
         assert page.locator("[data-testid=stSidebar]").get_by_text("Share this view").count() == 1, path
         assert not page.locator("[data-testid=stException]").count(), path
-        if path == "":                  # the answer inside the first screen
+        if path == "":                  # the answer inside the first screen, which the README shows
             check_first_screen(page, LAPTOP, "overview")
+            docs_picture("overview", page.locator("[data-testid=stMain]").inner_text(),
+                         lambda path: page.screenshot(path=str(path)))
         if path == "Fleet":             # the first screen, before a check scrolls
             assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
             page.screenshot(path=str(SHOTS / "layout_fleet_1280.png"))

@@ -5,7 +5,8 @@ the Fleet page, download the HTML report and the PDF from the sidebar, and check
 profile (its section, its parts, its rate source) and the fleet sentence the page shows; that the
 report's share link gives the CLI (``iso --link``, ``size --link``) the same $/M and fleet; and that the
 link, opened in a fresh browser, reopens the same view. Screenshots of the TCO builder and the Fleet page
-go to test-output/screenshots/proposal_*.png.
+go to test-output/screenshots/proposal_*.png, and the PDF's first page to docs/img/proposal_page1.png (the README
+shows it).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from model.core.tco import onprem_defaults
 from model.core.view import View
 from model.present.fmt import usd
 from tests.test_app_report import money
-from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle
+from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle, docs_picture
 
 pytestmark = [
     pytest.mark.e2e,
@@ -155,6 +156,12 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     _settle(page)
     pdf = _download(page, "PDF", tmp_path)
     assert pdf.read_bytes().startswith(b"%PDF")
+    # its first page is the picture of a proposal the README shows (taken again when its words change)
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    docs_picture("proposal_page1", re.sub(r"Prepared \S+ \S+ UTC", "Prepared (date) UTC", first),
+                 lambda path: subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile",
+                                              str(pdf), str(path.with_suffix(""))], check=True, timeout=60))
     pdf_text = _words(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                                      check=True).stdout)
 

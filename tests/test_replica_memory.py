@@ -2,7 +2,7 @@
 (``COSTFRONTIER_READ_ONLY=1``) serves a store that a writer in this process publishes to in a loop, while three
 sessions (Streamlit's own WebSocket, as a browser's) load distinct views; then the writes stop and it idles.
 
-The bound the README states: the replica holds the current snapshot plus the superseded ones still held by a
+The bound the manual states (docs/operating/deployment.md): the replica holds the current snapshot plus the superseded ones still held by a
 rerun in progress (so at most as many replaced, deleted files as reruns in progress: here 3), none once the
 writes stop; and its resident memory comes back within 10 % of its level before the writes, within 15 s of
 idling (what older versions cached goes when a rerun first sees a newer one; freed memory is handed back to the

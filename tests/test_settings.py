@@ -1,4 +1,4 @@
-"""One set of production settings (.streamlit/config.toml) for `make run`, deploy/serve.py and the README;
+"""One set of production settings (.streamlit/config.toml) for `make run`, deploy/serve.py and the manual;
 `make dev` is the only place that turns the file watcher back on."""
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def test_make_run_and_deploy_override_none_of_them(monkeypatch, tmp_path):
     assert flags == {"--server.port", "--server.address"}
 
 
-def test_the_readme_documents_both_profiles():
-    readme = (ROOT / "README.md").read_text()
-    assert "make dev" in readme and "fileWatcherType" in readme and "postScriptGC" in readme
+def test_the_manual_documents_both_profiles():
+    manual = (ROOT / "docs" / "operating" / "deployment.md").read_text()
+    assert "make dev" in manual and "fileWatcherType" in manual and "postScriptGC" in manual
 
 
 def test_a_started_server_is_warmed_by_one_real_session(sample_db):

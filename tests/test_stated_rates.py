@@ -1,4 +1,4 @@
-"""A value a file states is stored as stated; a missing one is derived by the README's rule, and the notes say so."""
+"""A value a file states is stored as stated; a missing one is derived by the rule the manual names (docs/reference/data-formats.md), and the notes say so."""
 
 from __future__ import annotations
 

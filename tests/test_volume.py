@@ -92,7 +92,7 @@ def test_cache_hits_are_billed_at_the_cached_price():
 
 
 def test_marginal_lens_counts_power_and_operations_only():
-    # the README's H200 build-up: power 0.14248 and operations 0.14769 $/GPU-hour at full use
+    # the manual's H200 build-up (docs/numbers/fleet.md): power 0.14248 and operations 0.14769 $/GPU-hour at full use
     profile = cost_profile(name="H200 on-prem", hardware="H200", onprem=onprem_inputs(
         server_usd=300_000, gpus_per_node=8, network_pct=15, years=5, rate_pct=10, kw_per_gpu=1.37, pue=1.3,
         usd_per_kwh=0.08, colo_usd_per_kw_month=184, maintenance_pct=3, utilization=0.7))

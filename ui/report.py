@@ -28,7 +28,7 @@ from ui.lru import CACHE
 __all__ = ["report_box", "table_download", "report_of", "table_csv", "file_stem", "pdf_problem"]
 
 _PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
-PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (README, Reports)
+PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (docs/performance.md, Reports)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _LOG = logging.getLogger(__name__)
 

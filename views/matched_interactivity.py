@@ -43,7 +43,7 @@ else:
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
 st.caption(plain(method_errors_text(cost.uncertainty)) + " The band is the error expected at each value's knot "
-           "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the README, "
-           "\"Interpolation error\".", help="Switch the Interpolation method in the sidebar to compare.")
+           "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the manual, "
+           "\"Interpolation and its ±\".", help="Switch the Interpolation method in the sidebar to compare.")
 st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

@@ -41,7 +41,7 @@ from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args, volume_args
 
-__all__ = ["main"]
+__all__ = ["main", "parser"]
 
 #: the module (under model.cli) that runs each command, imported only when that command runs
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
@@ -119,6 +119,11 @@ def _version_parsers(sub) -> None:
     pur.add_argument("--force", action="store_true", help="purge even when a recorded pin still shows them")
 
 
+def parser() -> argparse.ArgumentParser:
+    """The whole command line, as :func:`main` reads it (the manual's CLI reference is generated from it)."""
+    return _db_everywhere(_parser())
+
+
 def _db_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Accept ``--db`` after the subcommand too (``costfrontier ingest x.csv --db my.duckdb``)."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -150,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
-    args = _db_everywhere(_parser()).parse_args(argv)
+    args = parser().parse_args(argv)
     from model.data.snapshot import empty_store, run_command
     from model.data.store import StoreError, default_db_path
 

@@ -58,7 +58,7 @@ def run(args, con) -> int | None:
 
 
 #: a directory ingest publishes a batch every BATCH_FILES files or BATCH_S seconds, whichever comes first,
-#: and lets go of the writer lock between batches (README, "What happens when things go wrong")
+#: and lets go of the writer lock between batches (docs/operating/failures.md)
 BATCH_FILES = 5000
 BATCH_S = 2.0
 #: a batch is ingested in chunks of files staged and validated together (:func:`model.data.bulk.ingest_many`),

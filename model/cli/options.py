@@ -100,7 +100,7 @@ def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> s
 
     resolved = resolve_column(key)
     if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
-        known = f"; choose from {', '.join(choices)}" if choices else " (the README's \"Data formats accepted\" lists the names)"
+        known = f"; choose from {', '.join(choices)}" if choices else " (the manual's \"Data formats\" page lists the names)"
         raise UsageError(f"{option}: unknown field {key!r}{known}")
     return resolved[0]
 

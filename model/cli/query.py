@@ -181,8 +181,8 @@ def run(args, con) -> int:
         from model.present.answers import method_errors_text
 
         print("\ninterpolation error: " + method_errors_text(answer.cost.uncertainty))
-        print("  error_pct: the ± of an interpolated $/M, by the curvature rule (README, \"Interpolation error\"); "
+        print("  error_pct: the ± of an interpolated $/M, by the curvature rule (manual: \"Interpolation and its ±\"); "
               "measured points are exact" if args.command == "iso" else
               "  within_uncertainty: on one side of the crossing the gap between the two curves stays inside both "
-              "± bands (README, \"Interpolation error\")")
+              "± bands (manual: \"Interpolation and its ±\")")
     return 0

@@ -152,8 +152,8 @@ def _detect_delimited(path: Path, name: str, head: str) -> tuple[str, tuple[list
     if len(cells) < 2 or canonical_csv.matches(cells, head):
         return "csv", header  # the CSV reader explains the one-column case
     shown = ", ".join(h[:30] for h in cells[:8])
-    raise IngestError(name, f"unrecognised CSV: tried formats csv (no column is a known field; the README's \"Data formats "
-                      f"accepted\" lists them), {', '.join(CSV_FORMATS)}; header: {shown}", line=1)
+    raise IngestError(name, f"unrecognised CSV: tried formats csv (no column is a known field; the manual's \"Data formats\" "
+                      f"page lists them), {', '.join(CSV_FORMATS)}; header: {shown}", line=1)
 
 
 def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.DataFrame, str, str | None]:
