@@ -24,7 +24,7 @@ import numpy as np
 
 from model.core.shape import Curve
 
-__all__ = ["Trace", "TraceError", "read_trace", "BIN_S", "MAX_BINS"]
+__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_requests", "BIN_S", "MAX_BINS"]
 
 #: seconds of one stored bin: windows are whole multiples of it
 BIN_S = 60
@@ -109,9 +109,19 @@ def _where(name: str, line: int, field: str) -> str:
     return f"{name}, row {line}, field {field}"
 
 
-def read_trace(data: bytes | str, name: str) -> Trace:
-    """The :class:`Trace` of a CSV file's bytes or text (``name``: the file's name, for messages). Raises
-    :class:`TraceError` naming file, row and field."""
+@dataclass(frozen=True)
+class Requests:
+    """Every request of a trace file: its time from the first request [s], and its input and output tokens."""
+
+    name: str                   # the file's name as messages say it
+    seconds: np.ndarray         # [s] from the first request
+    input_tokens: np.ndarray    # [tokens]
+    output_tokens: np.ndarray   # [tokens]
+
+
+def read_requests(data: bytes | str, name: str) -> Requests:
+    """Every request of a trace CSV file's bytes or text (``name``: the file's name, for messages), one by one.
+    Raises :class:`TraceError` naming file, row and field."""
     import pandas as pd
 
     text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
@@ -151,10 +161,16 @@ def read_trace(data: bytes | str, name: str) -> Trace:
         i = int(np.argmax(bad))
         raise TraceError(f"{_where(label, lines[i], found['timestamp'])}: {str(raw.iloc[i])[:40]!r} is not a time "
                          "(seconds, or a date and time such as 2023-11-16 18:15:46.68)")
-    offset = seconds - seconds.min()
-    bins = np.floor(offset / BIN_S).astype(np.int64)
+    return Requests(label, seconds - seconds.min(), tokens["input_tokens"], tokens["output_tokens"])
+
+
+def read_trace(data: bytes | str, name: str) -> Trace:
+    """The :class:`Trace` of a CSV file's bytes or text (``name``: the file's name, for messages). Raises
+    :class:`TraceError` naming file, row and field."""
+    requests = read_requests(data, name)
+    bins = np.floor(requests.seconds / BIN_S).astype(np.int64)
     if bins.max() >= MAX_BINS:
-        raise TraceError(f"{label}: the trace spans more than {MAX_BINS // 1440} days; give a shorter one")
+        raise TraceError(f"{requests.name}: the trace spans more than {MAX_BINS // 1440} days; give a shorter one")
     counts = np.bincount(bins, minlength=int(bins.max()) + 1)
-    return Trace(label, tuple(int(c) for c in counts), float(tokens["input_tokens"].sum()),
-                 float(tokens["output_tokens"].sum()))
+    return Trace(requests.name, tuple(int(c) for c in counts), float(requests.input_tokens.sum()),
+                 float(requests.output_tokens.sum()))
