@@ -29,7 +29,7 @@ from model.cli.options import UsageError, fleet_args, jsonable, records, selecti
 from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
 from model.core.view_fields import BY_NAME
 
-__all__ = ["add_parsers", "run"]
+__all__ = ["add_parsers", "run", "sizing_args", "sizing_options", "number_type"]
 
 #: the build-up options: each input of :class:`model.core.tco.OnPremInputs` but the colocation switch, as
 #: ``--name-with-dashes`` with its one label (ONPREM_LABELS) for help, and the default it takes
@@ -58,6 +58,10 @@ def _number(whole: bool = False):
         return int(value) if whole else value
     read.__name__ = "whole number" if whole else "number"
     return read
+
+
+#: the argparse type of a number typed as people type it (:func:`_number`)
+number_type = _number
 
 
 _ONPREM_OPTIONS = tuple(
@@ -89,14 +93,26 @@ def add_parsers(sub) -> None:
     selection_args(size)
     view_args(size)
     fleet_args(size)
-    size.add_argument("--token-basis", choices=TOKEN_BASES, help="what --tokens-per-day and --volume count (default: "
-                      "the capacity's basis, as volume reads it: total where the rows state it, else output)")
-    size.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
-    size.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
-    size.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")
-    size.add_argument("--pue", type=_number(), help="PUE for facility kW and the MW budget (default: profile's, else 1)")
+    sizing_args(size, "the capacity's basis, as volume reads it: total where the rows state it, else output")
     size.add_argument("--rack-kw", type=_number(), help="IT power per rack [kW] (racks are counted only with it)")
     size.add_argument("--json", action="store_true")
+
+
+def sizing_args(q, basis_default: str) -> None:
+    """How a node is read and priced, for ``size`` and ``mix``: the token basis of a volume (its default said by
+    ``basis_default``), the knee rule, GPUs per node, kW per GPU and PUE (:func:`sizing_options`)."""
+    q.add_argument("--token-basis", choices=TOKEN_BASES,
+                   help=f"what --tokens-per-day and --volume count (default: {basis_default})")
+    q.add_argument("--rule", default=KNEE_RULES[0], choices=KNEE_RULES)
+    q.add_argument("--gpus-per-node", type=_number(whole=True), help="GPUs per node (default 8)")
+    q.add_argument("--kw-per-gpu", type=_number(), help="all-in IT power per GPU [kW] (default: the preset's)")
+    q.add_argument("--pue", type=_number(), help="PUE for facility kW and the MW budget (default: profile's, else 1)")
+
+
+def sizing_options(args) -> dict:
+    """The answer's ``fleet_options`` from :func:`sizing_args` (and ``--rack-kw`` where the command has it)."""
+    return {"token_basis": args.token_basis, "rule": args.rule, "gpus_per_node": args.gpus_per_node,
+            "kw_per_gpu": args.kw_per_gpu, "pue": args.pue, "rack_kw": getattr(args, "rack_kw", None)}
 
 
 def run(args, con) -> int | None:
@@ -233,9 +249,7 @@ def _size(args, con) -> int:
     if not args.link and wants_demand == wants_budget:
         raise UsageError("size needs a demand (--peak-rps, --volume, --tokens-per-day or --trace) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
-    answer = answer_of_args(args, con, fleet_options={
-        "token_basis": args.token_basis, "rule": args.rule, "gpus_per_node": args.gpus_per_node,
-        "kw_per_gpu": args.kw_per_gpu, "pue": args.pue, "rack_kw": args.rack_kw})
+    answer = answer_of_args(args, con, fleet_options=sizing_options(args))
     fleet = answer.fleet
     if fleet is None:
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "

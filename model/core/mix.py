@@ -44,6 +44,7 @@ from model.core.trace import Requests, read_requests
 
 __all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_requests",
            "mix_of_trace", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
+           "mix_view", "offers_of",
            "OFFER_COLUMNS", "DEFAULT_ISL_EDGES", "DEFAULT_OSL_EDGES", "MATCH_FACTOR", "MAX_BUCKETS",
            "SHARE_TOLERANCE", "CROSSOVER_STEPS", "ROUTING", "MixSolveError"]
 
@@ -682,3 +683,43 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
                      mix.source)
 
 
+
+
+# ------------------------------------------------------------------------------------------ from a view
+
+def mix_view(view):
+    """The view a mix is answered on: every workload of the view's model (``workload="all"`` with a ``model``
+    filter, split by ISL and OSL, never pooled), so each bucket can be matched to any measured ISL/OSL.
+
+    ``view`` names its workload (``model|isl|osl``, as :func:`model.data.inputs.with_workload` sets it), or is
+    ``"all"`` with one ``model`` filter; else :class:`MixError` (a mix compares workloads of one model).
+    """
+    models = [value for key, value in view.filters if key == "model"]
+    if view.workload and view.workload != "all":
+        model = view.workload.split("|")[0]
+        filters = tuple(view.filters) + ((("model", model),) if model not in models else ())
+    elif len(set(models)) == 1:
+        filters = tuple(view.filters)
+    else:
+        raise MixError("a mix compares the workloads of one model: choose it with --where model=NAME")
+    return view.replace(workload="all", filters=filters, mix_workloads=False)
+
+
+def offers_of(sized: pd.DataFrame, capacity: pd.DataFrame) -> pd.DataFrame:
+    """The offers (:data:`OFFER_COLUMNS`) of a fleet sized per series and pricing
+    (:func:`model.core.fleet.size_fleet`: per-node capacity, $/GPU-hour paid every hour, kW per GPU, PUE and
+    how it is priced) and the capacity it sized (:func:`model.core.node_capacity.node_capacity`: each series'
+    ISL and OSL). A type is a hardware at one pricing, named by the hardware (and the pricing when one hardware
+    is priced two ways)."""
+    if sized.empty:
+        return pd.DataFrame(columns=list(OFFER_COLUMNS))
+    lengths = capacity[["series", "method", "isl", "osl"]].drop_duplicates(["series", "method"])
+    out = sized.merge(lengths, on=["series", "method"], how="left")
+    ways = out.groupby("hardware")["pricing"].transform("nunique")
+    out["type"] = np.where(ways > 1, out["hardware"].astype(str) + " · " + out["pricing"].astype(str),
+                           out["hardware"].astype(str))
+    # a series without capacity was sized without a rate: its type's rate is that of its rows that have one
+    for column in ("usd_per_gpu_hour",):
+        out[column] = out.groupby("type")[column].transform(lambda v: v.fillna(v.dropna().iloc[0])
+                                                            if v.notna().any() else v)
+    return out[list(OFFER_COLUMNS)].reset_index(drop=True)
