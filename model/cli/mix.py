@@ -171,6 +171,7 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.core.mix import MixError
+    from model.present import fmt
     from model.present.view_answer import answer_of_view
 
     try:
@@ -210,8 +211,8 @@ def run(args, con) -> int:
                 table[column] = table[column].map(lambda v: f"{v:.1%}")
             table["usd_per_month"] = table["usd_per_month"].map(lambda v: f"{v:,.0f}")
             print(table.to_string(index=False))
-            print(f"effective ${mixed.effective_usd_per_mtok:.4g}/M {mixed.token_basis} tokens "
-                  f"({mixed.tokens_per_month:,.4g} tokens a month)")
+            print(f"effective {fmt.usd(mixed.effective_usd_per_mtok)} {mixed.token_basis} tokens "
+                  f"({fmt.compact(mixed.tokens_per_month)} tokens a month)")
         print("\nbuckets:")
         table = mixed.buckets[BUCKET_COLUMNS].copy()
         table["share"] = table["share"].map(lambda v: f"{v:.1%}")
