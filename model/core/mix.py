@@ -417,6 +417,9 @@ def _types_of(offers: pd.DataFrame) -> tuple[_Types, list[str]]:
             notes.append(f"{kind}: its series state different GPUs per node ({', '.join(f'{g:g}' for g in gpn)}): "
                          f"priced at {gpn[0]:g}")
         rate = pd.to_numeric(part["usd_per_gpu_hour"], errors="coerce").dropna()
+        if not (pd.to_numeric(part["per_node_rps"], errors="coerce") > 0).any():
+            notes.append(f"{kind}: no measured point gives it capacity under these limits, so it serves no bucket")
+            continue
         if rate.empty or not (rate.iloc[0] >= 0):
             notes.append(f"{kind}: no $/GPU-hour, so it is left out of the mix")
             continue
