@@ -170,6 +170,8 @@ def test_the_views_link_gives_the_same_answer(synthetic_db, capsys):
     (["--mix", "8192:1024:1", "--peak-rps", "1", "--max-nodes", "H300=2"], "mix: max nodes: no type 'H300'"),
     (["--mix", "8192:1024:1", "--peak-rps", "1", "--isl-edges", "1000"], "--isl-edges and --osl-edges bucket a"),
     (["--trace", "no-such.csv", "--peak-rps", "1"], "--trace: no trace file 'no-such.csv'"),
+    (["--mix", "8192:1024:1", "--peak-rps", "1", "--where", "model=GLM-5", "--where", "model=GLM-5.2"],
+     "mix: a mix compares the workloads of one model"),
 ])
 def test_a_mix_that_cannot_be_answered_is_a_usage_error(sample_db, capsys, argv, words):
     assert main(["--db", str(sample_db), "mix", *argv]) == 2
