@@ -14,6 +14,9 @@
     costfrontier volume --tokens-per-month N [--peak-to-average F] [--api MODEL | --api-usd IN,CACHED,OUT]
                  [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal] [--cache-hit H]
                  [view options] [--json]
+    costfrontier mix (--mix ISL:OSL:SHARE,... | --trace FILE) (--peak-rps R | --volume N | --trace FILE)
+                 [--max-nodes HW=N ...] [--max-kw HW=KW ...] [view and fleet options] [--json]
+                 (the cheapest mix of GPU types for a request mix: model.cli.mix)
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
     costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
         every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
@@ -36,6 +39,7 @@ import sys
 from pathlib import Path
 
 from model.cli import capacity, tco
+from model.cli import mix as mix_cli
 from model.cli import report as report_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
@@ -46,7 +50,7 @@ __all__ = ["main", "parser"]
 #: the module (under model.cli) that runs each command, imported only when that command runs
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
-             "tco": "tco", "size": "tco", "report": "report", "volume": "volume",
+             "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
              "versions": "versions", "pin": "versions", "purge": "versions"}
 
 
@@ -100,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     view_args(vol)
     volume_args(vol)
     vol.add_argument("--json", action="store_true")
+    mix_cli.add_parsers(sub)
     return parser
 
 

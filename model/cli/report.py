@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from model.cli.options import (
+    add_options,
     fleet_args,
     report_args,
     selection_args,
@@ -45,6 +46,7 @@ def add_parsers(sub) -> None:
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
                                         "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
     report_args(rep)
+    add_options(rep, "mix")          # the view's request mix (the report's section on the cheapest mix of GPU types)
     rep.add_argument("--json", action="store_true")
 
 

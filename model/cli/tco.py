@@ -28,7 +28,7 @@ from model.cli.options import UsageError, fleet_args, jsonable, records, selecti
 from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
 from model.core.view_fields import BY_NAME
 
-__all__ = ["add_parsers", "run"]
+__all__ = ["add_parsers", "run", "number_type"]
 
 #: the build-up options: each input of :class:`model.core.tco.OnPremInputs` but the colocation switch, as
 #: ``--name-with-dashes`` with its one label (ONPREM_LABELS) for help, and the default it takes
@@ -57,6 +57,10 @@ def _number(whole: bool = False):
         return int(value) if whole else value
     read.__name__ = "whole number" if whole else "number"
     return read
+
+
+#: the argparse type of a number typed as people type it (:func:`_number`)
+number_type = _number
 
 
 _ONPREM_OPTIONS = tuple(

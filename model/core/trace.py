@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import math
 import os
 import tempfile
@@ -39,8 +40,8 @@ import numpy as np
 
 from model.core.shape import Curve
 
-__all__ = ["Trace", "TraceError", "read_trace", "read_trace_file", "is_reference", "BIN_S", "MAX_BINS",
-           "MAX_TOKENS_PER_REQUEST", "REFERENCE_PREFIX"]
+__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_trace_file", "read_requests", "is_reference", "BIN_S",
+           "MAX_BINS", "MAX_TOKENS_PER_REQUEST", "REFERENCE_PREFIX"]
 
 #: seconds of one stored bin: windows are whole multiples of it
 BIN_S = 60
@@ -300,3 +301,58 @@ def _problem(label: str, header: list[str], found: dict[str, int], hit: tuple) -
     if what in "io":
         return TraceError(f"{where}: {shown} is not a token count (a number of 0 or more)")
     return TraceError(f"{where}: {shown} is not a time (seconds, or a date and time such as 2023-11-16 18:15:46.68)")
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Every request of a trace file: its time from the first request [s], and its input and output tokens."""
+
+    name: str                   # the file's name as messages say it
+    seconds: np.ndarray         # [s] from the first request
+    input_tokens: np.ndarray    # [tokens]
+    output_tokens: np.ndarray   # [tokens]
+
+
+def read_requests(data: bytes | str, name: str) -> Requests:
+    """Every request of a trace CSV file's bytes or text (``name``: the file's name, for messages), one by one.
+    Raises :class:`TraceError` naming file, row and field."""
+    import pandas as pd
+
+    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+    label = name.replace(";", ",")[:120] or "trace"
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise TraceError(f"{label}: not a CSV file ({str(exc).splitlines()[0][:120]})") from None
+    found = {}
+    lower = {str(c).strip().lower(): c for c in frame.columns}
+    for field, names in _COLUMNS.items():
+        column = next((lower[n] for n in names if n in lower), None)
+        if column is None:
+            raise TraceError(f"{label}: no column {field} (accepted: timestamp,input_tokens,output_tokens or the "
+                             "Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens)")
+        found[field] = column
+    if frame.empty:
+        raise TraceError(f"{label}: no requests")
+    lines = np.arange(len(frame)) + 2
+    tokens = {}
+    for field in ("input_tokens", "output_tokens"):
+        raw = frame[found[field]]
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        bad = ~(np.isfinite(values) & (values >= 0) & (values <= MAX_TOKENS_PER_REQUEST))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceError(f"{_where(label, lines[i], found[field])}: {str(raw.iloc[i])[:40]!r} is not a token count "
+                             f"(a number from 0 to {MAX_TOKENS_PER_REQUEST:,} a request)")
+        tokens[field] = values
+    raw = frame[found["timestamp"]]
+    seconds = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    if np.isnan(seconds).all():
+        stamps = pd.to_datetime(raw, format="ISO8601", errors="coerce")
+        seconds = (stamps - stamps.min()).dt.total_seconds().to_numpy(dtype=float)
+    bad = ~np.isfinite(seconds)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise TraceError(f"{_where(label, lines[i], found['timestamp'])}: {str(raw.iloc[i])[:40]!r} is not a time "
+                         "(seconds, or a date and time such as 2023-11-16 18:15:46.68)")
+    return Requests(label, seconds - seconds.min(), tokens["input_tokens"], tokens["output_tokens"])

@@ -15,7 +15,7 @@ from model.core.view_codecs import short
 
 __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
-           "read_shape_option", "check_trace", "read_trace_option", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
+           "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
            "TPD_BOUNDS", "TPM_BOUNDS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
@@ -202,6 +202,15 @@ def check_trace(value: str) -> str:
         if not is_reference(value):
             Trace.from_text(value)
     return value
+
+
+def check_request_mix(value: str) -> str:
+    """A request mix ``ISL:OSL:SHARE,...`` (:func:`model.core.mix.parse_mix`), written back in its one form."""
+    if not value:
+        return value
+    from model.core.mix import parse_mix
+
+    return parse_mix(value).to_text()
 
 
 def read_trace_option(value: str) -> str:

@@ -40,6 +40,7 @@ from model.core.view_checks import (
     check_names,
     check_profiles,
     check_rates,
+    check_request_mix,
     check_shape,
     check_sla,
     check_targets,
@@ -94,8 +95,9 @@ ANSWER = "answer"
 class Option:
     """A command-line option. ``group`` says which commands take it (:func:`model.cli.options.add_options`):
     ``selection`` (which rows; a share link's view cannot be changed by them), ``runs``, ``view``, ``fleet``,
-    ``sizing`` (fleet and volume), ``volume`` and ``report``. ``read`` turns the parsed value into the
-    field's (a ValueError in the product's words); ``kind`` is ``value``, ``append`` or ``flag``."""
+    ``sizing`` (fleet and volume), ``volume``, ``report`` and ``mix`` (the request mix: ``mix`` and ``report``).
+    ``read`` turns the parsed value into the field's (a ValueError in the product's words); ``kind`` is
+    ``value``, ``append`` or ``flag``."""
 
     flags: tuple[str, ...]
     group: str
@@ -281,6 +283,10 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(1, 1440, "the trace window must be a whole number of minutes from 1 to 1,440"),
        option=Option(("--trace-window",), "sizing", "minutes of one window of a trace (default 5)",
                      metavar="MINUTES", read=c.WHOLE.read), label='Trace window [minutes]'),
+    _f("request_mix", "rmix", str, "", c.TEXT, ANSWER, "1024:256:0.7,8192:1024:0.3", "1024:256:0.7",
+       check=check_request_mix, words="request mix", label="Request mix (ISL:OSL:share, ...)",
+       option=Option(("--mix",), "mix", "the request mix: buckets ISL:OSL:SHARE,... (tokens; a share is a fraction "
+                     "of requests, or NN%%), e.g. 1024:256:0.7,8192:1024:0.3", metavar="ISL:OSL:SHARE,...")),
     _f("scale_step", "step", int, 1, c.WHOLE, ANSWER, "2", "0",
        check=Bounds(1, 100_000, "the scale-up step must be a whole number of nodes from 1 to 100,000"),
        option=Option(("--scale-step",), "sizing", "on demand: nodes added or removed at a time (default 1)",

@@ -192,6 +192,12 @@ def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
     return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
 
 
+def _mix(view: View, inputs: Inputs, done):
+    from model.present.mix_answer import mix_of
+
+    return mix_of(view, done["fleet"]) if view.request_mix and view.has_demand else None
+
+
 def _demand_parts(view: View) -> tuple[str, ...]:
     return ("capacity", "rates") if view.has_demand or view.has_budget else ()
 
@@ -221,6 +227,7 @@ STEPS: tuple[Step, ...] = (
     Step("overview", _always("rows"), lambda view, inputs, done: steps.overview_of(done["rows"].rows),
          columns=("run_date",)),
     Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",)),
+    Step("mix", lambda view: ("fleet",) if view.request_mix and view.has_demand else (), _mix),
 )
 BY_STEP = {s.name: s for s in STEPS}
 #: every part an answer can hold
@@ -281,6 +288,7 @@ class Answer:
     recommendation: Any                     # model.present.recommendation.Recommendation
     overview: Overview
     provenance: pd.DataFrame                # every source whose rows or rates the view uses
+    mix: Any                                # model.core.mix.MixAnswer, or None: the view holds no request mix
 
     @property
     def interactivity_needed(self) -> float | None:
