@@ -15,6 +15,8 @@
                  [--rent HW=USD ...] [--on-demand [--min-nodes N]] [--lens full|marginal] [--cache-hit H]
                  [view options] [--json]
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
+    costfrontier actual FILE... [--plan LINK] | actual --list | plan-vs-actual --plan LINK [--json]
+                 (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
     costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
         every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
 
@@ -35,7 +37,7 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli import capacity, tco
+from model.cli import actual, capacity, tco
 from model.cli import report as report_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
@@ -47,7 +49,8 @@ __all__ = ["main"]
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume",
-             "versions": "versions", "pin": "versions", "purge": "versions"}
+             "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
+             "plan-vs-actual": "actual"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     rem.add_argument("source_id", type=int)
     _version_parsers(sub)
     tco.add_parsers(sub)
+    actual.add_parsers(sub)
     report_cli.add_parsers(sub)
     vol = sub.add_parser("volume", help="buy, rent or call an API: monthly cost of each at a volume, and break-evens")
     selection_args(vol)
@@ -156,7 +160,8 @@ def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
 
     ctrl_c.check()      # pressed while starting, its exception caught by something imported: nothing began
 
-    writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False))
+    writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False)) \
+        or (args.command == "actual" and not args.list)
     db = Path(args.db or default_db_path())
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
