@@ -350,3 +350,90 @@ def test_both_opencost_bases_give_the_cost_of_capacity_kept_warm(sample_db, caps
     usage = _pva(capsys, sample_db, "--cost-basis", "usage")
     assert usage["cost_basis"] == "usage" and any("lower bound" in n for n in usage["notes"])
     assert usage["total"]["usd"] == pytest.approx(31_000)
+
+
+# ------------------------------------------------------------------------------------ OpenCost's CSV pricing
+
+#: the columns OpenCost's CSV provider decodes (the csv tags of the price struct in
+#: pkg/cloud/provider/csvprovider.go; its samples configs/pricing_schema*.csv start with this header)
+OPENCOST_HEADER = ["EndTimestamp", "InstanceID", "Region", "AssetClass", "InstanceIDField", "InstanceType",
+                   "MarketPriceHourly", "Version"]
+#: the issue-6 worked build-up (README, "On-prem TCO"): H200, $300,000 per 8-GPU node, ...
+BUILD_UP = ["--hardware", "H200", "--server-usd", "300000", "--gpus-per-node", "8", "--network-pct", "15",
+            "--install-usd", "0", "--years", "5", "--rate-pct", "10", "--kw-per-gpu", "1.37", "--pue", "1.3",
+            "--usd-per-kwh", "0.08", "--colo-usd-per-kw-month", "184", "--maintenance-pct", "3"]
+
+
+def _read_opencost_csv(path: Path) -> tuple[list[dict], list[str]]:
+    """The rows OpenCost's CSV provider prices, read by its rules: a record per line of exactly the header's 8
+    fields, a one-field record starting with '#' skipped; and the '#' lines."""
+    rows, comments = [], []
+    with open(path, newline="") as handle:
+        records = list(csv.reader(handle))
+    assert records[0] == OPENCOST_HEADER
+    for record in records[1:]:
+        if len(record) == 1 and record[0].startswith("#"):
+            comments.append(record[0])
+            continue
+        assert len(record) == len(OPENCOST_HEADER), record
+        rows.append(dict(zip(OPENCOST_HEADER, record)))
+    return rows, comments
+
+
+def _node_hourly(rows: list[dict], labels: dict[str, str], gpus: int) -> float:
+    """A node's $/hour as the provider prices it: the node row its InstanceIDField label matches, plus the GPU
+    row of its GPU-class label (matched lower-cased) times its GPU count."""
+    node = next(r for r in rows if r["AssetClass"] == "node" and r["InstanceIDField"].startswith("metadata.labels.")
+                and labels.get(r["InstanceIDField"].removeprefix("metadata.labels.")) == r["InstanceID"])
+    gpu = next(r for r in rows if r["AssetClass"] == "gpu"
+               and labels.get(r["InstanceIDField"], "").lower() == r["InstanceID"].lower())
+    assert gpu["Region"] == ""              # GPU classes are looked up by the label value alone
+    return float(node["MarketPriceHourly"]) + gpus * float(gpu["MarketPriceHourly"])
+
+
+@pytest.mark.parametrize("utilisation", ["1", "0.7"])
+def test_the_price_file_reads_back_as_opencost_pricing_at_the_tco_rate(tmp_path, capsys, utilisation):
+    """The file parses as OpenCost's CSV pricing, and a node of 8 H200s costs 8 × the rate ``costfrontier tco``
+    gives the same profile: its paid (full-use) $/GPU-hour, 1.9341 for the worked build-up (README), which is
+    its headline rate at utilisation 1 (at 0.7 the headline is ÷ 0.7: OpenCost counts idle itself)."""
+    out = tmp_path / "pricing.csv"
+    assert main(["tco", *BUILD_UP, "--utilization", utilisation, "--purchase-date", "2026-01-15",
+                 "--opencost-pricing", str(out), "--json"]) == 0
+    tco = json.loads(capsys.readouterr().out)["rows"][0]
+    rows, comments = _read_opencost_csv(out)
+    assert [r["AssetClass"] for r in rows] == ["node", "gpu"]
+    labels = {"node.kubernetes.io/instance-type": "h200", "nvidia.com/gpu_type": "H200"}
+    assert _node_hourly(rows, labels, 8) == pytest.approx(8 * tco["usd_per_gpu_hour_full_use"], rel=1e-15)
+    assert float(rows[1]["MarketPriceHourly"]) == tco["usd_per_gpu_hour_full_use"]
+    assert round(tco["usd_per_gpu_hour_full_use"], 4) == 1.9341
+    if utilisation == "1":
+        assert float(rows[1]["MarketPriceHourly"]) == tco["usd_per_gpu_hour"]
+    assert tco["opencost_pricing"]["purchase_date"] == "2026-01-15"
+    assert all(r["EndTimestamp"] == "2031-01-15 00:00:00 UTC" for r in rows)
+    assert "# purchase date 2026-01-15" in comments
+    # the schedule: five years of the level annuity, 43,125 $/GPU of capital repaid to 0
+    years = [c for c in comments if c.startswith("# year ")]
+    assert len(years) == 5 and years[0].startswith("# year 1 2026-01-15 to 2027-01-15: capital 1.298661 $/GPU-hour")
+    assert "interest 4312.50" in years[0] and years[-1].endswith("book value at the end 0.00 $/GPU")
+
+
+def test_the_schedule_repays_the_capital_and_a_label_is_chosen(tmp_path, capsys):
+    from datetime import date
+
+    from model.core.opencost_pricing import schedule
+    from model.core.tco import capital_recovery_factor
+
+    straight = schedule(40_000.0, 0.0, 4, capital_recovery_factor(0, 4), date(2024, 2, 29))
+    assert [y.principal for y in straight] == [10_000.0] * 4 and straight[-1].book_value_end == 0
+    assert straight[0].end == date(2025, 2, 28)          # 29 February a year on is the 28th
+    annuity = schedule(43_125.0, 0.10, 5, capital_recovery_factor(0.10, 5), date(2026, 1, 15))
+    assert sum(y.principal for y in annuity) == pytest.approx(43_125.0)
+    assert annuity[0].payment == pytest.approx(43_125.0 * 0.263797, rel=2e-6)   # CRF(10 %, 5) = 0.263797
+    out = tmp_path / "p.csv"
+    assert main(["tco", *BUILD_UP, "--opencost-pricing", str(out), "--opencost-node", "pool=gpu-a",
+                 "--opencost-gpu", "gpu.nvidia.com/class=h200-sxm"]) == 0
+    rows, _ = _read_opencost_csv(out)
+    assert _node_hourly(rows, {"pool": "gpu-a", "gpu.nvidia.com/class": "H200-SXM"}, 8) == pytest.approx(
+        8 * 1.9341439679535837)
+    assert main(["tco", *BUILD_UP, "--opencost-pricing", str(out), "--opencost-gpu", "no-value"]) == 2
+    assert "--opencost-gpu expects LABEL=VALUE" in capsys.readouterr().err
