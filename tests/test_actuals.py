@@ -322,9 +322,11 @@ def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
     with connect(sample_db) as con:
         assert jsonable(comparison_of(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
 
-    text = main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN])
-    shown = capsys.readouterr().out
-    assert text == 0 and "total                    2,160    153,446.40" in shown and "44.1%" in shown
+    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("half the volume was served and it prints:\n\n```\n", 1)[1].split("```", 1)[0]
+    assert block.splitlines() and all(line in printed for line in block.splitlines())   # the README shows these
 
 
 def test_both_opencost_bases_give_the_cost_of_capacity_kept_warm(sample_db, capsys):
@@ -437,3 +439,57 @@ def test_the_schedule_repays_the_capital_and_a_label_is_chosen(tmp_path, capsys)
         8 * 1.9341439679535837)
     assert main(["tco", *BUILD_UP, "--opencost-pricing", str(out), "--opencost-gpu", "no-value"]) == 2
     assert "--opencost-gpu expects LABEL=VALUE" in capsys.readouterr().err
+
+
+def test_the_decomposition_and_the_plans_error_by_hand():
+    """A plan with a ± of 10 % (as an interpolated capacity would carry) against one 30-day month that paid for more
+    GPU-hours than planned, at a higher $/GPU-hour, and served 80 % of the volume, by hand:
+
+    plan: 2 nodes × 8 GPUs at $2/GPU-hour = $23,360 a month (730 h); 1e9 output tokens a month; $23.36/M ± 10 %;
+    a node carries 250 tok/s, so 2 × 250 × 3,600 = 1.8e6 tokens an hour.
+    actual (720 h): 20 GPUs × 720 h = 14,400 GPU-hours at $2.10 = $30,240; 1e9 × 720/730 × 0.8 tokens served.
+    """
+    import pandas as pd
+
+    from model.core.actuals import Plan, plan_vs_actual
+
+    plan = Plan(link="x", data_version=3, models=("m",), basis="output", tokens_per_month=1e9, isl=math.nan,
+                osl=math.nan, series="s", option="owned s", nodes=2, gpus_per_node=8, usd_per_month=2 * 8 * 2 * 730,
+                tokens_per_second_per_node=250, usd_per_mtok=23.36, error=0.10, error_from="own")
+    served = 1e9 * 720 / 730 * 0.8
+    actual = pd.DataFrame([{"source_id": 1, "file_name": "b.csv", "model": "M", "namespace": None,
+                            "period_start": pd.Timestamp("2026-06-01"), "period_end": pd.Timestamp("2026-07-01"),
+                            "cost_basis": "bill", "usd": 30_240.0, "input_tokens": math.nan,
+                            "cached_input_tokens": math.nan, "output_tokens": served, "total_tokens": math.nan,
+                            "gpu_hours": 14_400.0, "allocation_method": None, "input_usd": math.nan,
+                            "output_usd": math.nan, "usd_per_m_input": math.nan, "usd_per_m_output": math.nan,
+                            "cache_savings_fraction": math.nan}])
+    total = plan_vs_actual(plan, actual).total
+    mtok = total["usd_per_mtok"]["output"]
+    planned = 2 * 8 * 2 * 720 / (1e9 * 720 / 730) * 1e6           # $23.36/M over the 720 hours too
+    realised = 30_240 / served * 1e6
+    assert mtok["planned"] == pytest.approx(planned) == pytest.approx(23.36)
+    assert mtok["realised"] == pytest.approx(realised)
+    # rate 2.10 / 2 = 1.05, utilisation 14,400 / (16 × 720) = 1.25, volume 1 / 0.8 = 1.25: product = realised/planned
+    assert mtok["factors"] == {"volume": pytest.approx(1.25), "utilisation": pytest.approx(1.25),
+                               "rate": pytest.approx(1.05)}
+    assert realised / planned == pytest.approx(1.05 * 1.25 * 1.25)
+    weight = (realised - planned) / math.log(realised / planned)
+    assert mtok["shares"]["rate"] == pytest.approx(weight * math.log(1.05))
+    assert mtok["shares"]["volume"] == pytest.approx(weight * math.log(1.25)) == pytest.approx(
+        mtok["shares"]["utilisation"])
+    assert sum(mtok["shares"].values()) == pytest.approx(realised - planned)
+    assert mtok["explained_by"] == "volume"              # a tie with utilisation goes to the first named
+    # the plan's ± carries to the planned $/M and the variance
+    assert (mtok["planned_low"], mtok["planned_high"]) == (pytest.approx(planned * 0.9), pytest.approx(planned * 1.1))
+    assert mtok["variance_error"] == pytest.approx(planned * 0.1)
+    # implied utilisation: served ÷ (1.8e6 × 720), its range from the capacity's ± 10 %
+    capacity = 2 * 250 * 3600 * 720
+    assert total["implied_utilization"] == pytest.approx(served / capacity)
+    assert total["implied_utilization_low"] == pytest.approx(served / (capacity * 1.1))
+    assert total["implied_utilization_high"] == pytest.approx(served / (capacity * 0.9))
+    # the cost: 30,240 against 2 × 8 × 2 × 720 = 23,040: rate and utilisation, no volume
+    assert total["cost"]["variance"] == pytest.approx(30_240 - 23_040)
+    assert total["cost"]["explained_by"] == "utilisation"
+    assert sum(total["cost"]["shares"].values()) == pytest.approx(30_240 - 23_040)
+    assert total["usd_per_mtok"]["input"]["realised"] is None    # no input tokens stated: nothing made up
