@@ -203,7 +203,7 @@ def test_the_cli_reference_lists_every_command_and_option_of_the_parser(site):
         own = h2[name].split('<h3 id="', 1)[0]
         groups = [h3[g] for g in re.findall(r'href="#(options-[a-z]+)"', own)]
         for action in command._actions:
-            for flag in action.option_strings or [action.dest]:
+            for flag in action.option_strings or [action.metavar or action.dest]:
                 if not any(f"<code>{flag}</code>" in text for text in (own, every, *groups)):
                     missing.append(f"costfrontier {name} {flag}")
     assert not missing, missing

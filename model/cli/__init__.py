@@ -18,6 +18,8 @@
                  [--max-nodes HW=N ...] [--max-kw HW=KW ...] [view and fleet options] [--json]
                  (the cheapest mix of GPU types for a request mix: model.cli.mix)
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
+    costfrontier actual FILE... [--plan LINK] | actual --list | plan-vs-actual --plan LINK [--json]
+                 (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
     costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
         every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
 
@@ -38,7 +40,7 @@ import os
 import sys
 from pathlib import Path
 
-from model.cli import capacity, tco
+from model.cli import actual, capacity, tco
 from model.cli import mix as mix_cli
 from model.cli import report as report_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
@@ -51,7 +53,8 @@ __all__ = ["main", "parser"]
 _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "export": "data", "remove": "data",
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
-             "versions": "versions", "pin": "versions", "purge": "versions"}
+             "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
+             "plan-vs-actual": "actual"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     rem.add_argument("source_id", type=int)
     _version_parsers(sub)
     tco.add_parsers(sub)
+    actual.add_parsers(sub)
     report_cli.add_parsers(sub)
     vol = sub.add_parser("volume", help="buy, rent or call an API: monthly cost of each at a volume, and break-evens")
     selection_args(vol)
@@ -166,7 +170,8 @@ def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
 
     ctrl_c.check()      # pressed while starting, its exception caught by something imported: nothing began
 
-    writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False))
+    writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False)) \
+        or (args.command == "actual" and not args.list)
     db = Path(args.db or default_db_path())
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database

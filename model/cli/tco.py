@@ -4,6 +4,8 @@
                      --years 5 --rate-pct 10 --kw-per-gpu 1.37 --pue 1.3 --usd-per-kwh 0.08
                      --colo-usd-per-kw-month 184 --maintenance-pct 3 --utilization 0.7
                      [--name "H200 on-prem 5y" --save] [--vs-rate USD] [--json]
+                     [--opencost-pricing FILE [--purchase-date YYYY-MM-DD] [--opencost-node LABEL=VALUE]
+                      [--opencost-gpu LABEL=VALUE]]   (the paid $/GPU-hour as OpenCost's CSV pricing)
     costfrontier tco --hardware H200 --usd-per-gpu-hour 2.9 --name "H200 cloud" --save   (a plain-rate profile)
     costfrontier tco --list [--json]
     costfrontier size --demand-rps R | --tokens-per-day T [--peak-to-average F] | --budget-mw M | --budget-usd-month B
@@ -86,6 +88,14 @@ def add_parsers(sub) -> None:
     stale = BY_NAME["price_stale_days"].option          # the view's declaration (model.core.view_fields)
     tco.add_argument(*stale.flags, dest=stale.name, metavar=stale.metavar, help=stale.help)
     tco.add_argument("--list", action="store_true", help="list the stored cost profiles")
+    tco.add_argument("--opencost-pricing", metavar="FILE",
+                     help="also write the profile's paid $/GPU-hour as OpenCost's custom CSV pricing (CSV_PATH), with "
+                          "the purchase date and the depreciation schedule")
+    tco.add_argument("--purchase-date", metavar="YYYY-MM-DD", help="when the hardware was bought (default: today)")
+    tco.add_argument("--opencost-node", metavar="LABEL=VALUE",
+                     help="the node label that marks these nodes (default node.kubernetes.io/instance-type=<gpu>)")
+    tco.add_argument("--opencost-gpu", metavar="LABEL=VALUE",
+                     help="the node label naming their GPU class (default nvidia.com/gpu_type=<GPU>)")
     tco.add_argument("--json", action="store_true")
 
     size = sub.add_parser("size", help="fleet for a demand, or capacity for a power or money budget")
@@ -189,6 +199,8 @@ def _finish_tco(args, con, profile, used: dict, inputs) -> int:
         row["vs_usd_per_gpu_hour"] = args.vs_rate
     row["inputs"] = inputs.model_dump() if inputs is not None else {}
     row["defaults"] = used
+    if args.opencost_pricing:
+        row["opencost_pricing"] = _opencost_pricing(args, profile)
     if args.save:
         save_profiles(con, [profile], saved_by="cli")
     row["saved"] = bool(args.save)
@@ -214,7 +226,47 @@ def _finish_tco(args, con, profile, used: dict, inputs) -> int:
               + (f"{result.value:,.4g} {unit}" if math.isfinite(result.value) else result.note))
     if args.save:
         print(f"saved cost profile {profile.name!r}")
+    if args.opencost_pricing:
+        info = row["opencost_pricing"]
+        print(f"wrote {info['file']}: OpenCost CSV pricing at ${info['usd_per_gpu_hour']:.6f}/GPU-hour paid, bought "
+              f"{info['purchase_date']}" + (f", depreciated to {info['end_date']}" if info["end_date"] else ""))
     return 0
+
+
+def _label(text: str | None, option: str) -> tuple[str, str] | None:
+    if text is None:
+        return None
+    key, _, value = text.partition("=")
+    if not key.strip() or not value.strip():
+        raise UsageError(f"{option} expects LABEL=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def _opencost_pricing(args, profile) -> dict:
+    """Write ``--opencost-pricing FILE`` (:func:`model.core.opencost_pricing.price_file`); what ``--json`` says of it."""
+    from datetime import date
+    from pathlib import Path
+
+    from model.core.opencost_pricing import price_file, years_after
+    from model.core.tco import TcoInputError
+
+    try:
+        purchased = date.fromisoformat(args.purchase_date) if args.purchase_date else date.today()
+    except ValueError:
+        raise UsageError(f"--purchase-date: not a date YYYY-MM-DD: {args.purchase_date!r}") from None
+    try:
+        text = price_file(profile, purchased, _label(args.opencost_node, "--opencost-node"),
+                          _label(args.opencost_gpu, "--opencost-gpu"))
+    except TcoInputError as exc:
+        raise UsageError(f"--opencost-pricing: {exc}") from None
+    try:
+        Path(args.opencost_pricing).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--opencost-pricing: cannot write {args.opencost_pricing}: {exc.strerror or exc}") from None
+    years = profile.onprem.years if profile.onprem is not None else None
+    return {"file": str(args.opencost_pricing), "usd_per_gpu_hour": profile.paid_rate(),
+            "purchase_date": purchased.isoformat(), "purchase_date_from": "given" if args.purchase_date else "today",
+            "end_date": years_after(purchased, years).isoformat() if years else None}
 
 
 def _size(args, con) -> int:

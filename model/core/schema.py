@@ -258,7 +258,7 @@ CREATE TABLE IF NOT EXISTS sources (
     source_id     BIGINT PRIMARY KEY,
     file_name     VARCHAR NOT NULL,
     format        VARCHAR NOT NULL,
-    kind          VARCHAR NOT NULL,      -- points | tco_rates | evals | published_iso
+    kind          VARCHAR NOT NULL,      -- points | tco_rates | evals | published_iso | api_prices | actuals
     sha256        VARCHAR NOT NULL UNIQUE,
     rows          BIGINT NOT NULL,
     ingested_at   TIMESTAMP NOT NULL,

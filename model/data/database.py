@@ -42,6 +42,7 @@ __all__ = [
     "API_PRICES_DDL",
     "REQUESTS_DDL",
     "TRACES_DDL",
+    "ACTUALS_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -95,14 +96,27 @@ CREATE TABLE IF NOT EXISTS traces (
     reference VARCHAR PRIMARY KEY, name VARCHAR NOT NULL, requests BIGINT NOT NULL, trace VARCHAR NOT NULL,
     added_in BIGINT NOT NULL
 )"""
+#: what a model's serving really cost and served, period by period (model.data.actuals): an OpenCost inference-cost
+#: response (cost_basis allocation or usage) or a finance team's bill (cost_basis bill); periods are UTC, the end
+#: excluded; a value the file does not state is NULL, a derived one is said in ``notes``
+ACTUALS_DDL = """
+CREATE TABLE IF NOT EXISTS actuals (
+    source_id BIGINT NOT NULL, source_line BIGINT, model VARCHAR NOT NULL, model_version VARCHAR, namespace VARCHAR,
+    cluster VARCHAR, period_start TIMESTAMP NOT NULL, period_end TIMESTAMP NOT NULL, cost_basis VARCHAR NOT NULL,
+    usd DOUBLE NOT NULL, input_tokens DOUBLE, cached_input_tokens DOUBLE, output_tokens DOUBLE, total_tokens DOUBLE,
+    usd_per_mtok DOUBLE, input_usd DOUBLE, output_usd DOUBLE, usd_per_m_input DOUBLE, usd_per_m_output DOUBLE,
+    allocation_method VARCHAR, cache_savings_fraction DOUBLE, gpu_hours DOUBLE, hardware VARCHAR, notes VARCHAR,
+    extra VARCHAR
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
               "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
-#: (model.data.api_prices), so a database of this version may lack them; read as empty when absent
-OPTIONAL_TABLES = ("api_prices", "point_requests", "traces")
+#: (model.data.api_prices, model.data.actuals, model.data.traces), so a database of this version may lack them; read
+#: as empty when absent
+OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals")
 DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL, TRACES_DDL,
-        VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
+        ACTUALS_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 

@@ -31,7 +31,7 @@ from model.core.columns import normalise_header, resolve_column
 from model.core.schema import (
     POINT_FIELDS,
 )
-from model.data import api_prices, importers
+from model.data import actuals, api_prices, importers
 from model.data.database import disk_full, no_space
 from model.data.field_sql import (
     ADAPTERS,
@@ -354,11 +354,23 @@ def unchanged_since(path: Path, before: os.stat_result, name: str) -> None:
                           "is read as it is at one moment or not at all: ingest it again once it is complete")
 
 
+def _ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str, set_fields: dict[str, Any],
+                    fmt: str) -> IngestResult:
+    """An actuals file (:mod:`model.data.actuals`), in one transaction of its own."""
+    if set_fields:
+        raise IngestError(name, "--set fills benchmark rows; this file holds actuals (cost and tokens served), "
+                          "which take no --set")
+    with ingest_transaction(con):
+        return actuals.ingest_actuals(con, path, name, sha, fmt)
+
+
 def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str,
                     set_fields: dict[str, Any], fmt: str | None, records: int | None,
                     unchanged: Callable[[], None]) -> IngestResult:
     if fmt:
         detected, header = fmt, None
+    elif actuals.actuals_format(path) == "opencost":     # cost and tokens served, not benchmark rows
+        return _ingest_actuals(con, path, name, sha, set_fields, "opencost")
     else:
         detected, header = importers.detect_with_header(path, name)
     if detected != "csv":
@@ -375,6 +387,8 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
     if records is None:
         records = scan_csv(path, name, delim)
     kind = csv_kind(keys)
+    if kind == "actuals":
+        return _ingest_actuals(con, path, name, sha, set_fields, "bill-csv")
     raw_table = stage_csv(con, path, name, sha, headers, delim, records) if kind == "points" else None
     try:
         with ingest_transaction(con):

@@ -186,7 +186,15 @@ def scan_csv(path: Path, name: str, delim: str) -> int:
     return records
 
 
+def bill_header(keys: set[str]) -> bool:
+    """A bill of actuals (:mod:`model.data.importers.bill_csv`): a model, a cost in dollars and a period
+    (normalised header names)."""
+    return "model" in keys and bool(keys & {"usd", "costusd"}) and bool(keys & {"date", "period", "month"})
+
+
 def csv_kind(keys: set[str]) -> str:
+    if bill_header(keys):   # actuals (model.data.actuals)
+        return "actuals"
     if {"model", "usdperminput", "usdpermoutput"} <= keys:   # hosted API prices (model.data.api_prices)
         return "api_prices"
     if "usdpergpuhr" in keys or "usdpergpuhour" in keys:

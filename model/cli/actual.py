@@ -1,0 +1,234 @@
+"""``costfrontier actual`` and ``costfrontier plan-vs-actual``: the proposal meets the bill.
+
+    costfrontier actual FILE... [--plan LINK] [--json]     ingest OpenCost responses or bills (model.data.actuals)
+    costfrontier actual --list [--json]                    the stored actuals
+    costfrontier plan-vs-actual --plan LINK [--cost-basis bill|allocation|usage] [--json]
+
+The plan is a share link (a pinned one names its data version, ``v=N``): its view's answer gives the owned fleet
+it sized, that fleet's $/GPU-hour, capacity and $/M with their ±, and the API price it compared with; the
+comparison itself is :func:`model.core.actuals.plan_vs_actual`.
+
+Every call into :mod:`model.present` is in this module, in :func:`plan_of` and :func:`options_at` (the answer's
+API may move; these two are what to re-point): ``answer_of_view(con, view)`` and, of its answer, ``.volume``
+(``.rows``, ``.options``, ``.api``, ``.basis``, ``.volume``), ``.capacity``, ``.recommendation.options``,
+``.recommendation.winner``, ``.points`` and ``.notes``. The link becomes a view with
+:func:`model.cli.options.view_of_link`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from model.cli.options import UsageError, jsonable
+
+__all__ = ["add_parsers", "run", "plan_of", "options_at", "comparison_of"]
+
+
+def add_parsers(sub) -> None:
+    """Register ``actual`` and ``plan-vs-actual`` on the ``costfrontier`` sub-command parser."""
+    act = sub.add_parser("actual", help="ingest actuals: OpenCost /inferenceCost responses (JSON) or a bill (CSV of "
+                                        "date, model, tokens, usd); --list shows them")
+    act.add_argument("paths", nargs="*", metavar="FILE", help="OpenCost responses or bills to store (each one data "
+                     "version, stored whole or not at all)")
+    act.add_argument("--plan", metavar="LINK", help="refuse rows of a model this plan (a share link) does not hold")
+    act.add_argument("--list", action="store_true", help="list the stored actuals")
+    act.add_argument("--json", action="store_true")
+    pva = sub.add_parser("plan-vs-actual", help="a plan (a pinned share link) against the stored actuals of its "
+                                                "model: $/M, volume, utilisation, and what owning, renting and the "
+                                                "API would have cost at the realised volume")
+    pva.add_argument("--plan", metavar="LINK", required=True,
+                     help="the share link the proposal was made from (pinned: with v=N)")
+    pva.add_argument("--cost-basis", choices=("bill", "allocation", "usage"),
+                     help="which stored cost to read (default: bill, else allocation, else usage)")
+    pva.add_argument("--json", action="store_true")
+
+
+def run(args, con) -> int | None:
+    """Run ``actual`` or ``plan-vs-actual``; ``None`` when ``args.command`` is another command."""
+    if args.command == "actual":
+        return _list(args, con) if args.list else _ingest(args, con)
+    if args.command == "plan-vs-actual":
+        return _compare(args, con)
+    return None
+
+
+# ------------------------------------------------------------------------------------------- the plan's side
+
+
+def plan_of(con, link: str):
+    """(:class:`model.core.actuals.Plan`, its view) of a share link, from the view's answer on ``con``.
+
+    Raises :class:`UsageError` for a link whose view has no volume or no owned option to compare with."""
+    from model.cli.options import view_of_link
+    from model.cli.query import link_notes, pinned_notes
+    from model.core.actuals import Plan
+    from model.core.notes import of_kind
+    from model.present.view_answer import answer_of_view
+
+    view, notices = view_of_link(link)
+    if not view.has_demand:
+        raise UsageError("the plan's link has no volume (tpm=, tpd=, rps= or a trace): a plan against actual "
+                         "needs the volume the proposal was sized for")
+    answer = answer_of_view(con, view, ("volume", "recommendation", "capacity", "rows", "notes"),
+                            notes=[*link_notes(notices), *pinned_notes(con, view)])
+    volume = answer.volume
+    owned = [o for o in (volume.options if volume is not None else ()) if o.kind == "owned"]
+    if volume is None or not owned:
+        raise UsageError("the plan's view prices no owned fleet at its volume (no series it could size, or no "
+                         "$/GPU-hour): there is nothing to compare a cluster's bill with")
+    rows = {r["option"]: r for r in volume.rows.to_dict("records")}
+    winner = answer.recommendation.winner
+    option = next((o for o in owned if o.name == winner), None) or \
+        min(owned, key=lambda o: rows[o.name]["usd_per_month"])
+    row = rows[option.name]
+    capacity = answer.capacity
+    series_row = next((c for c in capacity.to_dict("records")
+                       if option.name == f"owned {c['series']}" or option.name.startswith(f"owned {c['series']} (")),
+                      None)
+    if series_row is None:
+        raise UsageError(f"the plan's option {option.name!r} has no capacity row to read its fleet from")
+    choice = next((c for c in answer.recommendation.options if c.name == option.name), None)
+    models = tuple(dict.fromkeys(str(m) for m in answer.rows.points.get("model", []) if isinstance(m, str) and m))
+    api = dict(volume.api) if volume.api else None
+    notes = of_kind(answer.notes, "link", "data")
+    if view.data_version is None:
+        notes.append("the plan's link is not pinned (no v=N): it is read from the latest data, which may differ "
+                     "from what the proposal showed")
+    plan = Plan(link=link, data_version=view.data_version, models=models, basis=volume.basis,
+                tokens_per_month=float(volume.volume), isl=float(series_row["isl"]), osl=float(series_row["osl"]),
+                series=str(series_row["series"]), option=option.name, nodes=float(row["nodes"]),
+                gpus_per_node=float(series_row["gpus_per_node"]), usd_per_month=float(row["usd_per_month"]),
+                tokens_per_second_per_node=float(option.node_tps),
+                usd_per_mtok=float(row["effective_usd_per_mtok"]),
+                error=float(choice.error) if choice is not None and math.isfinite(choice.error) else math.nan,
+                error_from=choice.error_from if choice is not None else "none", api=api,
+                cache_hit=float(api["cache_hit"]) if api else float(view.cache_hit or 0.0), notes=tuple(notes))
+    return plan, view
+
+
+def options_at(con, view, tokens_per_month: float, cache_hit: float) -> list[dict]:
+    """The plan's buy/rent/API options re-run at ``tokens_per_month`` (on the plan's basis) and ``cache_hit``:
+    the plan's view with its volume replaced (a peak or a daily volume it had is dropped: the volume prices it)."""
+    from model.present.view_answer import answer_of_view
+
+    again = view.replace(tokens_per_month=tokens_per_month, tokens_per_day=None, demand_rps=None,
+                         cache_hit=min(max(cache_hit, 0.0), 1.0))
+    volume = answer_of_view(con, again, ("volume",)).volume
+    if volume is None:
+        return []
+    keep = ("option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "utilization")
+    return [{k: r.get(k) for k in keep} for r in volume.rows.to_dict("records")]
+
+
+def comparison_of(con, link: str, cost_basis: str | None = None):
+    """The plan of ``link`` against the stored actuals (latest data version): a
+    :class:`model.core.actuals.Comparison`. What the page and the report call."""
+    from model.core.actuals import plan_vs_actual
+    from model.data.actuals import actuals_frame
+
+    plan, view = plan_of(con, link)
+    return plan_vs_actual(plan, actuals_frame(con), lambda tpm, hit: options_at(con, view, tpm, hit), cost_basis)
+
+
+# --------------------------------------------------------------------------------------------------- commands
+
+
+def _ingest(args, con) -> int:
+    from model.data.actuals import ingest_actuals_file
+    from model.data.importers.base import IngestError
+
+    if not args.paths:
+        raise UsageError("actual needs FILE... (OpenCost responses or bills), or --list")
+    models = plan_of(con, args.plan)[0].models if args.plan else None
+    if models is not None and not models:
+        raise UsageError("the plan's rows name no model: nothing to check the actuals' models against")
+    failed, results = 0, []
+    for path in args.paths:
+        try:
+            result = ingest_actuals_file(con, path, plan_models=models)
+        except IngestError as exc:
+            failed += 1
+            print(f"error: {exc}", file=sys.stderr)
+            results.append({"file": str(path), "error": str(exc), "line": exc.line, "field": exc.field})
+            continue
+        results.append({"file": str(path), "rows_added": result.rows_added, "duplicate_of": result.duplicate_of,
+                        "format": result.format, "kind": result.kind, "source_id": result.source_id,
+                        "warnings": result.warnings})
+        if not args.json:
+            print("\n".join([result.summary, *(f"  warning: {w}" for w in result.warnings)]))
+    if args.json:
+        print(json.dumps({"command": "actual", "rows": results}, indent=2))
+    if failed:
+        print(f"{failed} of {len(args.paths)} files refused; nothing from them was stored", file=sys.stderr)
+    return 1 if failed else 0
+
+
+_LIST_COLUMNS = ["source_id", "file_name", "model", "namespace", "period_start", "period_end", "cost_basis", "usd",
+                 "input_tokens", "cached_input_tokens", "output_tokens", "total_tokens", "usd_per_mtok",
+                 "allocation_method", "gpu_hours", "notes"]
+
+
+def _list(args, con) -> int:
+    import pandas as pd
+
+    from model.cli.options import records
+    from model.data.actuals import actuals_frame
+
+    frame = actuals_frame(con)[_LIST_COLUMNS]
+    if args.json:
+        print(json.dumps({"command": "actual", "rows": records(frame)}, indent=2))
+    elif frame.empty:
+        print("no actuals stored (costfrontier actual FILE: an OpenCost response or a bill)")
+    else:
+        with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 50,
+                               "display.float_format", "{:,.6g}".format):
+            print(frame.drop(columns=["notes"]).to_string(index=False))
+    return 0
+
+
+def _compare(args, con) -> int:
+    from model.core.actuals import ActualsError
+
+    try:
+        comparison = comparison_of(con, args.plan, args.cost_basis)
+    except ActualsError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(jsonable({"command": "plan-vs-actual", **comparison.payload()}), indent=2,
+                         allow_nan=False))
+        return 0
+    for note in comparison.notes:
+        print(f"note: {note}", file=sys.stderr)
+    plan = comparison.plan
+    print(f"plan: {plan.option}, {plan.nodes:,.0f} nodes, ${plan.usd_per_month:,.2f} a month, "
+          f"{plan.tokens_per_month:,.0f} {plan.basis} tokens a month, ${plan.usd_per_mtok:,.4f}/M"
+          + (f" ± {plan.error:.0%}" if plan.error else f" ({plan.error_from})")
+          + (f"; data version {plan.data_version}" if plan.data_version else "; not pinned"))
+    print(f"actuals: {comparison.cost_basis} cost\n")
+    header = f"{'period':<23} {'hours':>6} {'usd':>13} {'planned usd':>13} {'tokens':>16} {'of plan':>8} " \
+             f"{'$/M':>9} {'plan $/M':>9} {'util':>7} {'most':>11}"
+    print(header)
+    for entry in [*comparison.periods, {**comparison.total, "_total": True}]:
+        mtok = entry["usd_per_mtok"][plan.basis]
+        label = "total" if entry.get("_total") else f"{entry['period_start'][:10]}–{entry['period_end'][:10]}"
+        print(f"{label:<23} {entry['hours']:>6,.0f} {entry['usd']:>13,.2f} {entry['planned_usd']:>13,.2f} "
+              f"{_n(entry['tokens_on_basis']):>16} {_pct(entry['volume_ratio']):>8} {_m(mtok['realised']):>9} "
+              f"{_m(mtok['planned']):>9} {_pct(entry['implied_utilization']):>7} {mtok['explained_by'] or '—':>11}")
+    print()
+    for sentence in comparison.sentences:
+        print(sentence)
+    return 0
+
+
+def _n(value) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def _pct(value) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _m(value) -> str:
+    return "—" if value is None else f"{value:,.4f}"
