@@ -162,7 +162,7 @@ FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", 
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
                ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
                ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
-               ("Serves [tokens/month]", "tokens_per_month", "tps"), ("Concurrent users", "users", "int"),
+               ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
                ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Note", "note", "text")]
 _FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
 
