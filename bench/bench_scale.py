@@ -151,9 +151,9 @@ def child(phase: str, *args) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def wall(argv: list[str]) -> float:
+def wall(argv: list[str], cwd: Path | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -237,6 +237,31 @@ print(json.dumps(out))
 """
 
 
+def against_cli(other: Path, db: Path, baseline: str) -> None:
+    """The CLI's commands of this checkout and of ``other`` on the same store (``python -m model.cli`` from each
+    tree: each its own code), alternating, best of 3 each; beyond start-up, with the ratio this / other."""
+    where = ["--where", "model=GLM-5", "--where", "isl=8192", "--where", "osl=1024"]
+    commands = {"iso": ["iso", "--by", BY, "--at", "10,20,50", "--json"],
+                "crossover": ["crossover", "--by", BY, "--baseline", baseline, "--json"],
+                "iso with a volume": ["iso", "--by", BY, *where, "--at", "10,20,50", "--volume", "2e10", "--json"],
+                "size": ["size", "--by", BY, *where, "--peak-rps", "5", "--json"],
+                "volume": ["volume", "--by", BY, *where, "--volume", "2e10", "--json"]}
+    start = {}
+    for name, root in (("this", ROOT), ("other", other)):
+        start[name] = min(wall([sys.executable, "-c", "import model.cli, model.core.analysis, model.data.store"],
+                               cwd=root) for _ in range(3))
+    print(f"  this checkout against {other} on the same store, beyond start-up (this {start['this']:.2f} s, "
+          f"other {start['other']:.2f} s), best of 3 alternating:")
+    for label, argv in commands.items():
+        took = {"this": [], "other": []}
+        for _ in range(3):
+            for name, root in (("this", ROOT), ("other", other)):
+                took[name].append(wall([sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=root)
+                                  - start[name])
+        a, b = min(took["this"]), min(took["other"])
+        print(f"    {label}: {a:.2f} s vs {b:.2f} s: ratio {a / b:.2f}")
+
+
 def versions_bench(rows: int, series: int, other: Path) -> None:
     """Latest-version reads and small writes at ``rows`` rows: this checkout against ``other`` (e.g. /work/main),
     alternating, each in its own process; prints each best time and the ratio this / other."""
@@ -276,6 +301,8 @@ def main() -> None:
     parser.add_argument("--ingest-only", action="store_true", help="only the ingest against bare read_csv")
     parser.add_argument("--versions-against", metavar="ROOT", help="only the latest-version read and a small write, "
                         "against the checkout at ROOT (issue 30)")
+    parser.add_argument("--against", metavar="ROOT", help="also time the CLI's iso, crossover, size and volume of the "
+                        "checkout at ROOT (e.g. a git worktree of an earlier commit) on the same store, alternating")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()
@@ -309,6 +336,8 @@ def main() -> None:
         print(f"  CLI end to end: start-up (python + imports) {start_up:.2f} s; iso {iso_cli:.2f} s "
               f"({iso_cli - start_up:.2f} s beyond start-up); crossover --baseline {cross_cli:.2f} s "
               f"({cross_cli - start_up:.2f} s beyond start-up); target < 1 s beyond start-up")
+        if args.against:
+            against_cli(Path(args.against), db, analysis["baseline_series"])
 
         from bench.bench_core import make_rows
         spread = make_rows(1_000_000, 1_000)

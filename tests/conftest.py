@@ -291,13 +291,22 @@ def pytest_xdist_make_scheduler(config, log):
     pytest-dev/pytest-xdist#1386.)"""
     if config.getvalue("dist") != "load":
         return None
+    return JourneysTogether(config, log)
+
+
+def _scheduler():
+    """:class:`xdist.scheduler.LoadScopeScheduling` with its scope being the journey's unit: the one private API of
+    pytest-xdist the suite relies on (``_split_scope``), checked by tests/test_kit.py."""
     from xdist.scheduler import LoadScopeScheduling
 
     class JourneysTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return _journey(nodeid) or nodeid
 
-    return JourneysTogether(config, log)
+    return JourneysTogether
+
+
+JourneysTogether = _scheduler()
 
 
 def pytest_collection_modifyitems(config, items):

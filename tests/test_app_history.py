@@ -56,3 +56,24 @@ def test_frontier_page_shows_the_spread_of_repeats(history_db):
     at.radio(key="rep").set_value("latest").run()
     table = at.dataframe[0].value
     assert set(table["Source file"]) == {"runs_2026-03-10.csv"}
+
+
+def test_with_as_of_the_overviews_counts_are_the_rows_its_headline_priced(history_db):
+    """The Overview's "Rows in view", "Hardware in view" and "Latest run" count the rows after the view's as-of (and
+    repeats): the rows its headline priced, never the rows before as-of."""
+    from model.core.view import View
+    from model.present.view_answer import answer_of_view
+
+    query = {"wl": "all", "by": "hardware", "x": "40", "asof": "2026-02-15"}
+    at = open_page("views/overview.py", query)
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.metric}
+    with connect(history_db, read_only=True) as con:
+        answer = answer_of_view(con, View.from_query(query)[0], ("recommendation", "overview"))
+        every = answer_of_view(con, View.from_query({**query, "asof": ""})[0], ("overview",))
+    priced = answer.rows.rows                      # what the headline was priced from
+    assert answer.overview.rows == len(priced) < every.overview.rows   # as-of left rows out
+    assert shown["Rows in view"] == f"{len(priced):,}"
+    assert shown["Hardware in view"] == str(priced["hardware"].nunique())
+    assert shown["Latest run"] == "2026-02-10"     # not the March run the as-of leaves out
+    assert at.subheader[0].value.startswith(answer.recommendation.headline.split(",")[0].replace(".", "\\."))

@@ -197,3 +197,21 @@ def test_volume_and_demand_as_typed(server, browser):
     _settle(page)
     assert re.search(r"[\d,]+ nodes", _main(page))
     page.close()
+
+
+def test_a_fleet_sized_at_a_customers_pue_opens_from_its_link_as_sized(server, browser):
+    """``size --pue 1.4 --rack-kw 40 --gpus-per-node 4 --json`` prints a link; opened on Fleet, the page shows the
+    same nodes, GPUs, kW and $/month (the fleet settings are the view's: issue 39), with the settings in its boxes."""
+    base, db = server
+    size = _cli(db, "size", *CLI_VIEW[:-2], "--interactivity", "40", "--peak-rps", "5", "--pue", "1.4", "--rack-kw",
+                "40", "--gpus-per-node", "4")
+    link = urlsplit(size["link"])
+    assert link.path == "/Fleet" and {"pue": ["1.4"], "rack": ["40"], "gpn": ["4"]}.items() <= \
+        parse_qs(link.query).items()
+    page = _open(browser, f"{base}/Fleet?{link.query}")
+    _shows(page, *size["sentences"])                          # nodes, GPUs, kW and $/month as sized, per series
+    page.get_by_text("How the fleet is sized").click()
+    _settle(page)
+    assert page.get_by_role("textbox", name="PUE").input_value() == "1.4"
+    assert page.get_by_role("textbox", name="IT power per rack [kW]").input_value() == "40"
+    page.close()

@@ -266,7 +266,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("budget_usd_month", "bud", float | None, None, c.NUMBER, ANSWER, "1e6", "abc", check=USD_BOUNDS,
        option=Option(("--budget-usd-month",), "fleet", "money budget [$/month]", read=c.NUMBER.read), label='Money budget [$/month]'),
     _f("tokens_per_day", "tpd", float | None, None, c.NUMBER, ANSWER, "1e9", "1e999", check=TPD_BOUNDS,
-       option=Option(("--tokens-per-day",), "fleet", "average demand [tokens/day]", read=c.NUMBER.read), label='Volume [tokens per day]'),
+       option=Option(("--tokens-per-day",), "sizing", "average demand [tokens/day]", read=c.NUMBER.read), label='Volume [tokens per day]'),
     _f("peak_to_average", "pta", float, 1.0, c.NUMBER, ANSWER, "3", "0.5",
        check=Bounds(1, 1000, "peak-to-average must be between 1 and 1000"),
        option=_sizing("--peak-to-average", float, "peak ÷ average load (default 1) when the demand has no "
