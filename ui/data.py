@@ -51,7 +51,7 @@ from model.data.store import (
     workloads,
 )
 from model.data.versions import acting
-from model.present.answer_steps import Fit
+from model.present.answer_steps import Fit, pricing_key
 from model.present.answers import workload_label
 from model.present.view_answer import Answer, build_answer, cloud_of, fit_of_inputs, reading, steps_for
 from ui.lru import CACHE, trim_if_grown
@@ -228,8 +228,8 @@ def _cloud(snap: Snapshot, state: View, fit_key: tuple, fit: Fit) -> tuple[tuple
 
     def make() -> Analysis:
         inputs_of_view = inputs(state, snap)
-        part = build_answer(state, inputs_of_view, ("cost",), given={"fit": fit})
-        result = cloud_of(part.rows, inputs_of_view, part.cost)
+        part = build_answer(state, inputs_of_view, ("pricing",), given={"fit": fit})
+        result = cloud_of(part.rows, inputs_of_view, part.pricing)
         return replace(result, points=_slim(result.points))
 
     return key, CACHE.get_or_make(key, make, deps=(fit_key,))
@@ -271,7 +271,25 @@ def answer_of(state: View, parts: Iterable[str] | None = None, snap: Snapshot | 
         if "cloud" in wanted:
             cloud_key, given["cloud"] = _cloud(snap, state, fit_key, given["fit"])
             deps.append(cloud_key)
+        if "pricing" in wanted:
+            pricing_key, shared = _pricing(snap, state, fit_key, given["fit"], "crossings" in wanted)
+            given.update(shared)
+            deps.append(pricing_key)
     return CACHE.get_or_make(key, lambda: build_answer(state, got, wanted, given=given), deps=tuple(deps))
+
+
+def _pricing(snap: Snapshot, state: View, fit_key: tuple, fit: Fit, crossings: bool) -> tuple[tuple, dict]:
+    """The parts of a view that its fit, rates, method, targets and baseline decide (``pricing``, and ``crossings``
+    when asked), shared by every view that differs only in the interactivity you need or the pair: a slider step
+    reads the cost there, not the whole analysis again (:func:`model.present.answer_steps.pricing_key`)."""
+    key = ("pricing", snap.version, db_path(), fit_key[3], fit_key[4], pricing_key(state), crossings)
+    parts = ("pricing", "crossings") if crossings else ("pricing",)
+
+    def make() -> dict:
+        part = build_answer(state, inputs(state, snap), parts, given={"fit": fit})
+        return {name: getattr(part, name) for name in parts}
+
+    return key, CACHE.get_or_make(key, make, deps=(fit_key,))
 
 
 def resolved_on(snap: Snapshot, state: View) -> View:

@@ -37,9 +37,9 @@ from model.core.uncertainty import (
 from model.core.view import View
 from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
 
-__all__ = ["Priced", "Fit", "Good", "Rows", "Cost", "Crossed", "History", "Overview", "DRAW_LIMIT", "priced",
-           "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of", "analysis_of", "cost_of",
-           "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "at_x_of", "pair_of",
+__all__ = ["Priced", "Fit", "Good", "Rows", "Pricing", "Cost", "Crossings", "Crossed", "History", "Overview",
+           "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
+           "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
            "caps_table_of", "BREAK_EVEN_SAMPLES"]
 
@@ -125,6 +125,29 @@ class Cost:
     @property
     def method(self) -> str:
         return self.analysis.scenario.method
+
+
+@dataclass(frozen=True, eq=False)
+class Pricing:
+    """What the cost of a view is before the interactivity you need is read (step ``pricing``): it depends on the fit,
+    the rates, the method, the targets and the baseline only, so the dashboard shares it between the views of a
+    slider (:func:`pricing_key`)."""
+
+    analysis: Analysis
+    baseline: str | None
+    iso: pd.DataFrame
+    uncertainty: Uncertainty
+    iso_error: pd.DataFrame
+    x_range: tuple[float, float] | None
+
+
+@dataclass(frozen=True, eq=False)
+class Crossings:
+    """Where the cheapest series changes before the interactivity you need is read (step ``crossings``): the lower
+    envelope and the crossings of the pairs in view, marked for the ± bands."""
+
+    analysis: Analysis
+    marked: pd.DataFrame
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,9 +239,9 @@ def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit,
     return result
 
 
-def cost_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Cost:
-    """Step ``cost``: the priced curves, the iso table with its ±, the interactivity you need, every series there,
-    the pair and its break-even rate."""
+def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Pricing:
+    """Step ``pricing``: the priced curves and the iso table with its ±, and where the interactivity you need may
+    be set."""
     from model.present.recommendation import filled_errors
 
     result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes)
@@ -226,25 +249,48 @@ def cost_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Cost:
     iso = iso_of(result, baseline)
     errors = uncertainty(result.curves, result.scenario.method, fit.loo)
     iso_error = filled_errors(iso_with_error(iso, result.curves, errors), errors)
-    span = x_range_of(result)
-    x = interactivity_needed_of(view, result, span)
+    return Pricing(result, baseline, iso, errors, iso_error, x_range_of(result))
+
+
+def pricing_key(view: View) -> tuple:
+    """The fields of ``view`` that the steps ``pricing`` and ``crossings`` read beside the rows and the fit: what sets
+    the $/GPU-hour (its rates, price set, tier), the method, the targets and the baseline. Two views with one frontier
+    key and one pricing key share both steps (a slider of the interactivity you need changes neither)."""
+    from model.core.view_fields import FIELDS, RATE
+
+    return (*((f.name, getattr(view, f.name)) for f in FIELDS if f.changes == RATE),
+            ("method", view.method), ("targets", view.targets), ("baseline", view.baseline))
+
+
+def cost_of(view: View, pricing: Pricing) -> Cost:
+    """Step ``cost``: the cost at the interactivity you need: every series there, the pair and its break-even rate,
+    beside the view's pricing."""
+    result = pricing.analysis
+    x = interactivity_needed_of(view, result, pricing.x_range)
     at_x = at_x_of(result, x)
     pair = pair_of(view, result, at_x, x)
     found = None if pair is None or x is None else \
         break_even_answer(result.curves, *pair, x, result.scenario.method)
-    return Cost(result, baseline, iso, errors, iso_error, span, x, at_x, pair, found)
+    return Cost(result, pricing.baseline, pricing.iso, pricing.uncertainty, pricing.iso_error, pricing.x_range, x,
+                at_x, pair, found)
 
 
-def crossed_of(view: View, cost: Cost) -> Crossed:
-    """Step ``crossed``: the lower envelope and the crossings of the pairs in view, marked for the ± bands; the
-    series a cost chart draws; the pair's break-even rate across their common range."""
-    result = cross(cost.analysis, "auto")
-    marked = mark_crossovers(result.crossovers, result.curves, cost.uncertainty, result.scenario.method)
+def crossings_of(pricing: Pricing) -> Crossings:
+    """Step ``crossings``: the lower envelope and the crossings of the pairs in view, marked for the ± bands."""
+    result = cross(pricing.analysis, "auto")
+    return Crossings(result, mark_crossovers(result.crossovers, result.curves, pricing.uncertainty,
+                                             result.scenario.method))
+
+
+def crossed_of(view: View, crossings: Crossings, cost: Cost) -> Crossed:
+    """Step ``crossed``: the crossings, the series a cost chart draws, and the pair's break-even rate across their
+    common range."""
+    result = crossings.analysis
     curve = None
     if cost.pair is not None and (span := common_range(result.curves, *cost.pair)):
         curve = break_even_rates(result.curves, *cost.pair, np.linspace(*span, BREAK_EVEN_SAMPLES),
                                  result.scenario.method)
-    return Crossed(result, marked, drawn_of(view, result, cost.baseline, cost.pair, cost.iso), curve)
+    return Crossed(result, crossings.marked, drawn_of(view, result, cost.baseline, cost.pair, cost.iso), curve)
 
 
 def caps_table_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame, x: float | None) -> pd.DataFrame:

@@ -43,7 +43,7 @@ from model.core.sla import TTFT_PERCENTILES
 from model.core.view import View
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.present import answer_steps as steps
-from model.present.answer_steps import Cost, Crossed, Fit, History, Overview, Rows
+from model.present.answer_steps import Cost, Crossed, Crossings, Fit, History, Overview, Pricing, Rows
 from model.present.fleet_answer import FleetAnswer, capacity_of, fleet_of
 from model.present.rate_answer import ProfileAnswer, profiles_of, rates_of
 
@@ -112,8 +112,8 @@ def _fit(view: View, inputs: Inputs, done) -> Fit:
     return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
 
 
-def _cost(view: View, inputs: Inputs, done) -> Cost:
-    return steps.cost_of(view, done["rows"], inputs.presets, done["fit"])
+def _pricing(view: View, inputs: Inputs, done) -> Pricing:
+    return steps.pricing_of(view, done["rows"], inputs.presets, done["fit"])
 
 
 def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
@@ -122,18 +122,19 @@ def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
 
 
 def _notes(view: View, inputs: Inputs, done) -> tuple[Note, ...]:
-    cost = done["cost"]
-    return steps.notes_of(view, (*done["extra_notes"], *noted("rows", inputs.notes)), cost.analysis, cost.baseline)
+    pricing = done["pricing"]
+    return steps.notes_of(view, (*done["extra_notes"], *noted("rows", inputs.notes)), pricing.analysis,
+                          pricing.baseline)
 
 
 def _cloud(view: View, inputs: Inputs, done) -> Analysis:
-    return cloud_of(done["rows"], inputs, done["cost"])
+    return cloud_of(done["rows"], inputs, done["pricing"])
 
 
 def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
     rows = done["rows"]
     spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
-    return steps.frontier_table_of(done["cost"].analysis.frontier, spread)
+    return steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
 
 
 def _history(view: View, inputs: Inputs, done) -> History:
@@ -206,12 +207,15 @@ def _demand_parts(view: View) -> tuple[str, ...]:
 STEPS: tuple[Step, ...] = (
     Step("rows", _always(), _rows),
     Step("fit", _always("rows"), _fit),
-    Step("cost", _always("rows", "fit"), _cost),
+    Step("pricing", _always("rows", "fit"), _pricing),
+    Step("cost", _always("pricing"), lambda view, inputs, done: steps.cost_of(view, done["pricing"])),
     Step("rates", _always("rows"), _rates),
-    Step("notes", _always("cost"), _notes),
-    Step("crossed", _always("cost"), lambda view, inputs, done: steps.crossed_of(view, done["cost"])),
-    Step("cloud", _always("rows", "cost"), _cloud, columns=_CLOUD),
-    Step("frontier_table", _always("rows", "cost"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
+    Step("notes", _always("pricing"), _notes),
+    Step("crossings", _always("pricing"), lambda view, inputs, done: steps.crossings_of(done["pricing"])),
+    Step("crossed", _always("crossings", "cost"),
+         lambda view, inputs, done: steps.crossed_of(view, done["crossings"], done["cost"])),
+    Step("cloud", _always("rows", "pricing"), _cloud, columns=_CLOUD),
+    Step("frontier_table", _always("rows", "pricing"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
                                                                              "pp", "concurrency")),
     Step("history", _always("rows", "cost"), _history, columns=_CONFIGURATIONS),
     Step("profiles", _always("cost"), _profiles),
@@ -272,9 +276,11 @@ class Answer:
     ran: tuple[str, ...]                    # the steps that ran (or were handed in), in order
     rows: Rows
     fit: Fit
+    pricing: Pricing                        # the cost before the interactivity you need is read (shared by a slider)
     cost: Cost
     rates: pd.DataFrame                     # every priced name with its rate and source (RATE_COLUMNS)
     notes: tuple[Note, ...]                 # what the reader must know
+    crossings: Crossings                    # the crossings before the interactivity you need is read
     crossed: Crossed
     cloud: Analysis                         # every usable point labelled and priced (the Frontier chart)
     frontier_table: pd.DataFrame            # the frontier points with their repeats' spread
@@ -337,10 +343,10 @@ def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
     return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
 
 
-def cloud_of(rows: Rows, inputs: Inputs, cost: Cost) -> Analysis:
+def cloud_of(rows: Rows, inputs: Inputs, pricing: Pricing) -> Analysis:
     """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart); it depends
     on the fit and the rates only, so the dashboard shares it between views."""
-    return analyse(rows.points, rows.scenario, inputs.presets, frontier=cost.analysis.frontier, with_points=True,
+    return analyse(rows.points, rows.scenario, inputs.presets, frontier=pricing.analysis.frontier, with_points=True,
                    crossovers="none")
 
 
