@@ -119,12 +119,12 @@ def pss_mb(pid: int) -> float:
 def pdf_peak(db: Path) -> dict:
     from model.core.view import View
     from model.data.snapshot import open_snapshot
-    from model.present.report import build_report
+    from model.present.report import build_report, report_parts
     from model.present.view_answer import answer_of_view
 
     con = open_snapshot(db)
     start = time.perf_counter()
-    report = build_report(answer_of_view(con, View()))
+    report = build_report(answer_of_view(con, View(), report_parts(View())))
     built = time.perf_counter() - start
     con.close()
     peak, pss, done = [0.0], [0.0], threading.Event()

@@ -36,7 +36,7 @@ from model.data.ingest import ingest_file  # noqa: E402
 from model.data.samples import load_samples  # noqa: E402
 from model.data.store import connect, load_points, stored_rates  # noqa: E402
 from model.present import figures  # noqa: E402
-from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path  # noqa: E402
+from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path, report_parts  # noqa: E402
 from model.present.view_answer import answer_of_view  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -68,7 +68,7 @@ def bench(label: str, con, scenario: View, where: dict, pdf: bool, tmp: Path) ->
     baseline_s, _ = timed(one_figure)
     state = View(workload="all", mix_workloads=True, by=scenario.by, rates=scenario.rates, targets=scenario.targets,
                       hardware=tuple(where.get("hardware", ())), spec_decoding=tuple(where.get("spec_decoding", ())))
-    report_s, report = timed(lambda: build_report(answer_of_view(con, state)))
+    report_s, report = timed(lambda: build_report(answer_of_view(con, state, report_parts(state))))
     xlsx_s, xlsx = timed(report.tables_xlsx)
     csv_s, csv = timed(report.tables_csv)
     print(f"\n{label}: {len(points):,} rows, {len(result.curves)} series, {len(result.crossovers)} crossovers, "

@@ -35,7 +35,7 @@ def test_the_steps_a_part_needs_run_in_order_and_no_other(sample_db):
         assert "request_rate_rps" in reading(demand, ("recommendation",)).columns
         assert "request_rate_rps" not in reading(view, ("recommendation",)).columns
         # every part: every step, in the order STEPS declares
-        everything = answer_of_view(con, demand)
+        everything = answer_of_view(con, demand, None)
         assert everything.ran == tuple(s.name for s in STEPS) and set(PARTS) == set(everything.ran)
     # the report asks for what it renders: the history only when the view asks for it
     assert "history" not in report_parts(view) and "history" in report_parts(view.replace(history=True))

@@ -38,7 +38,7 @@ def _answer(db, query: dict):
     """The answer the CLI gives for the link carrying ``query``."""
     state, _ = view_of_link("http://x/?" + "&".join(f"{k}={v}" for k, v in query.items()))
     with reading(db) as con:
-        answer = answer_of_view(con, state)
+        answer = answer_of_view(con, state, ("cloud", "frontier_table", "history"))
         answer.frontier_table, answer.history.table       # noqa: B018  (computed while the store is open)
         return answer
 

@@ -57,7 +57,7 @@ def _only(tmp_path, *files) -> duckdb.DuckDBPyConnection:
 
 
 def _iso(con, view: View) -> pd.DataFrame:
-    return answer_of_view(con, view).cost.iso[["series", "interactivity", "usd_per_mtok"]].reset_index(drop=True)
+    return answer_of_view(con, view, ("cost",)).cost.iso[["series", "interactivity", "usd_per_mtok"]].reset_index(drop=True)
 
 
 def test_the_change_log_lists_the_three_writes_in_order(store):
@@ -82,8 +82,8 @@ def test_version_n_reads_exactly_its_rows_and_answers_as_a_store_of_those_files(
     pd.testing.assert_frame_equal(_iso(con, VIEW.replace(data_version=1)), _iso(only_a, VIEW))
     pd.testing.assert_frame_equal(_iso(con, VIEW), _iso(only_b, VIEW))
     assert not _iso(con, VIEW.replace(data_version=1)).equals(_iso(con, VIEW))
-    assert answer_of_view(con, VIEW.replace(data_version=1)).inputs.data_version == 1
-    assert answer_of_view(con, VIEW).inputs.data_version == 3      # the latest, read then: a report pins it
+    assert answer_of_view(con, VIEW.replace(data_version=1), ("cost",)).inputs.data_version == 1
+    assert answer_of_view(con, VIEW, ("cost",)).inputs.data_version == 3      # the latest, read then: a report pins it
     added, removed = diff_sources(con, 1, 3)
     assert added["file_name"].tolist() == [B.name] and removed["file_name"].tolist() == [A.name]
 

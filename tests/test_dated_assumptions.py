@@ -25,6 +25,7 @@ from model.data.importers.base import IngestError
 from model.data.ingest import ingest_file
 from model.data.store import connect, stored_rates
 from model.present.assumptions import assumptions_of
+from model.present.report import report_parts
 from model.present.view_answer import answer_of_view
 from tests.test_app import open_page
 
@@ -81,7 +82,7 @@ def test_reference_values_carry_their_dates():
 
 
 def test_the_report_flags_a_preset_read_400_days_before_today_not_364(sample_con):
-    answer = answer_of_view(sample_con, View())            # B200 and MI355X at the 2025-08 preset (read 2025-08-01)
+    answer = answer_of_view(sample_con, View(), report_parts(View()))            # B200 and MI355X at the 2025-08 preset (read 2025-08-01)
     read = date(2025, 8, 1)
     old = assumptions_of(answer, read + timedelta(days=400)).set_index("Item")
     assert old.loc["$/GPU-hour, B200", "Read on"] == "2025-08-01"
@@ -93,7 +94,7 @@ def test_the_report_flags_a_preset_read_400_days_before_today_not_364(sample_con
     assert answer.old_notes(read + timedelta(days=400)) == [
         "the ingested price set $/GPU-hour of B200, MI355X (price set 2025-08, tier owning_hyperscaler) was read on "
         "2025-08-01, 400 days ago (more than 365): it may be old"]
-    longer = answer_of_view(sample_con, View(price_stale_days=500))
+    longer = answer_of_view(sample_con, View(price_stale_days=500), ("rates",))
     assert longer.old_notes(read + timedelta(days=400)) == []
 
 
@@ -177,7 +178,8 @@ def test_an_onprem_profiles_cited_defaults_are_dated_in_the_assumptions(sample_c
 
     own = CostProfile(name="B200 own", hardware="B200", onprem=onprem_inputs(
         server_usd=400000, kw_per_gpu=1.5, usd_per_kwh=0.0806, pue=1.56, colo_usd_per_kw_month=184.06))
-    answer = answer_of_view(sample_con, View(profiles=profiles_to_text([own]), priced_by=("B200 own",)))
+    view = View(profiles=profiles_to_text([own]), priced_by=("B200 own",))
+    answer = answer_of_view(sample_con, view, report_parts(view))
     rows = assumptions_of(answer, date(2026, 2, 26)).set_index("Item")   # 365 days after CBRE's 2025-02-26
     assert rows.loc["Colocation [$/kW-month], cost profile 'B200 own'", ["Read on", "Old"]].tolist() == \
         ["2025-02-26", ""]
@@ -200,7 +202,7 @@ def test_a_future_read_on_is_refused_but_a_price_set_named_for_next_year_is_unda
 def test_buy_rent_or_api_notes_flag_the_owned_rate_read_400_days_before_today(sample_con):
     from model.present.volume_answer import volume_of
 
-    answer = answer_of_view(sample_con, View(tokens_per_month=1e10, spec_decoding=("mtp",)))
+    answer = answer_of_view(sample_con, View(tokens_per_month=1e10, spec_decoding=("mtp",)), ("volume",))
     read, prices = date(2025, 8, 1), list(answer.inputs.api_prices)
 
     def volume_of_day(day):      # the volume step on another day, of this answer's parts

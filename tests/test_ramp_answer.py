@@ -104,7 +104,7 @@ def test_the_ramp_part_reads_the_rows_after_as_of_and_repeats(sample_db):
     try:
         state, notices = view_of_link(f"{BASE}/Ramps?{AS_OF}")
         assert notices == [] and state.as_of.isoformat() == "2000-01-01"
-        answer = answer_of_view(con, state)
+        answer = answer_of_view(con, state, ("ramps",))
         assert answer.ramps.empty and answer.ramps.knees.empty
         # the rows before as-of hold both ramps: what the Ramps page used to show (2 knees)
         before = ramp_answer(answer.inputs.loaded, answer.view, answer.rows.usd_per_gpu_hour)
@@ -173,7 +173,7 @@ def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prin
 def wafer(sample_db):
     con = connect(sample_db)
     try:
-        yield lambda **view: answer_of_view(con, View(workload="GLM-5.2|20000|1000", **view)).ramps
+        yield lambda **view: answer_of_view(con, View(workload="GLM-5.2|20000|1000", **view), ("ramps",)).ramps
     finally:
         con.close()
 
@@ -204,7 +204,7 @@ def test_accuracy_table_is_of_the_models_in_view_at_the_views_tolerance(wafer, s
     assert not wafer(eval_tolerance=0.05).evals["flagged"].any()
     con = connect(sample_db)
     try:    # a view of GLM-5 (no evaluation rows) has no accuracy table
-        assert answer_of_view(con, View(workload=GLM5)).ramps.evals.empty
+        assert answer_of_view(con, View(workload=GLM5), ("ramps",)).ramps.evals.empty
     finally:
         con.close()
 
@@ -224,7 +224,7 @@ def test_an_answer_holds_the_parts_asked_for_and_refuses_the_others(sample_db):
         with pytest.raises(PartNotAsked, match="'ramps' part was not asked for"):
             _ = costs.ramps.knees
         ramps = answer_of_view(con, state, ("ramps",)).ramps
-        assert not ramps.knees.empty and ramps.knees.equals(answer_of_view(con, state).ramps.knees)
+        assert not ramps.knees.empty and ramps.knees.equals(answer_of_view(con, state, None).ramps.knees)
     finally:
         con.close()
 

@@ -25,7 +25,7 @@ from model.data.profiles import load_profiles
 from model.data.store import connect
 from model.present import fmt
 from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
-from model.present.report import build_report
+from model.present.report import build_report, report_parts
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
 from tests.test_app import open_page
@@ -53,7 +53,7 @@ def _first_page(doc: str) -> str:
 
 def test_the_bands_do_not_settle_mi355x_against_b200_on_the_linear_method(sample_db):
     with connect(sample_db) as con:
-        rec = answer_of_view(con, _view()).recommendation
+        rec = answer_of_view(con, _view(), ("recommendation",)).recommendation
     mi, b200 = rec.series[0], rec.series[1]
     assert (mi.name, b200.name) == (MI, B)
     assert mi.usd_per_mtok == pytest.approx(0.365, abs=5e-4) and mi.error == pytest.approx(0.17, abs=0.005)
@@ -69,7 +69,7 @@ def test_the_bands_do_not_settle_mi355x_against_b200_on_the_linear_method(sample
 
 def test_monotone_settles_it_with_its_narrower_bands(sample_db):
     with connect(sample_db) as con:
-        rec = answer_of_view(con, _view(method="monotone")).recommendation
+        rec = answer_of_view(con, _view(method="monotone"), ("recommendation",)).recommendation
     mi, b200 = rec.series[:2]
     assert mi.usd_per_mtok == pytest.approx(0.367, abs=5e-4) and mi.error == pytest.approx(0.083, abs=0.002)
     assert b200.error == pytest.approx(0.0042, abs=0.0005)
@@ -94,7 +94,7 @@ def test_iso_json_text_and_the_report_first_page_say_the_same(sample_db, capsys,
     text = capsys.readouterr().out
     assert rec["headline"] in text and rec["break_even"]["text"] in text
     with connect(sample_db) as con:
-        doc = build_report(answer_of_view(con, _view(method=method))).html
+        doc = build_report(answer_of_view(con, _view(method=method), report_parts(_view(method=method)))).html
     first = _first_page(doc)
     assert rec["headline"] in first and rec["break_even"]["text"] in first and PLUS_MINUS in first
 
@@ -135,7 +135,8 @@ def sales_db(sample_db, capsys):
 
 def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owned_effective_cost(sales_db, capsys):
     with connect(sales_db) as con:
-        answer = answer_of_view(con, _sales_view(con))
+        view = _sales_view(con)
+        answer = answer_of_view(con, view, report_parts(view))
         rec = answer.recommendation
         doc = build_report(answer).html
     api, owned = rec.options[0], next(o for o in rec.options if o.kind == "owned")
@@ -174,7 +175,7 @@ def test_every_report_section_speaks_the_products_words(sales_db, which):
             view = _sales_view(con).replace(hardware=(), spec_decoding=(), by=("hardware",), history=True)
         else:                        # the MTP crossing at 89.4 tok/s/user is within uncertainty
             view = _view(targets=(24.0, 55.0, 89.0), rates=(("B200", 1.6),))
-        doc = build_report(answer_of_view(con, view)).html
+        doc = build_report(answer_of_view(con, view, report_parts(view))).html
     texts = _texts(doc)
     assert len(texts) > 60
     assert any("Buy, rent or API" in t for t in texts) if which == "sales view" else \
@@ -193,7 +194,8 @@ def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db
     assert main(["--db", str(db_path), "ingest", str(FIXTURES / "history" / "runs_2026-01-10.csv")]) == 0
     capsys.readouterr()
     with connect(db_path) as con:
-        answer = answer_of_view(con, View().replace(interactivity_needed=27.0, targets=(27.0, 40.0)))
+        view = View().replace(interactivity_needed=27.0, targets=(27.0, 40.0))
+        answer = answer_of_view(con, view, report_parts(view))
         doc = build_report(answer).html
     pooled = answer.cost.uncertainty.figures()["usd_p90"]
     assert answer.cost.uncertainty.figures()["points"] == 2 and pooled > 0.3          # measured on the view's 2 points

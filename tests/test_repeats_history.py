@@ -98,7 +98,7 @@ def test_each_repeats_choice_reaches_the_frontier(history_db):
     try:
         def b200_at_40(repeats):
             state = View(workload="all", by=("hardware",), targets=(40.0,), repeats=repeats)
-            iso = answer_of_view(con, state).cost.iso
+            iso = answer_of_view(con, state, ("cost",)).cost.iso
             return float(iso.loc[iso["series"] == "B200", "usd_per_mtok"].iloc[0])
         # pooled: frontier knots (36, 760) and the undated (60, 500) -> linear in $/M between them
         pooled = 1.95e6 / 3600 / 760 + (40 - 36) / 24 * (1.95e6 / 3600 / 500 - 1.95e6 / 3600 / 760)
@@ -116,7 +116,7 @@ def test_each_repeats_choice_reaches_the_frontier(history_db):
 def test_frontier_table_carries_the_spread(history_db):
     con = connect(history_db, read_only=True)
     try:
-        answer = answer_of_view(con, View(workload="all", by=("hardware",), hardware=("B200",)))
+        answer = answer_of_view(con, View(workload="all", by=("hardware",), hardware=("B200",)), ("frontier_table",))
         table = answer.frontier_table
         row = table[table["concurrency"] == 16].iloc[0]
         assert (row["repeats"], row["tput_min"], row["tput_max"]) == (3, 680, 760)

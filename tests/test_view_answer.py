@@ -115,13 +115,13 @@ def test_one_interactivity_you_need_everywhere(sample_db):
     con = connect(sample_db, read_only=True)
     try:
         answer = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=55.0,
-                                               demand_rps=10.0))
+                                          demand_rps=10.0), ("recommendation", "fleet"))
         # a peak is a demand: the recommendation weighs owning (and the API) at its volume first, then the series
         rec = answer.recommendation
         assert answer.interactivity_needed == 55.0 and rec.headline.startswith("At 10 req/s at peak, ")
         assert rec.lines[1].startswith("Per million total tokens at 55.0 tok/s/user")
         assert answer.cost.break_even["text"].startswith("At 55.0 tok/s/user") and answer.fleet.x == 55.0
-        default = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",)))
+        default = answer_of_view(con, View(spec_decoding=("mtp",), by=("hardware",)), ("cost",))
         targets = default.cost.analysis.targets
         assert default.interactivity_needed == targets[len(targets) // 2]
     finally:
@@ -131,7 +131,7 @@ def test_one_interactivity_you_need_everywhere(sample_db):
 def test_every_rate_says_where_it_comes_from(sample_db):
     con = connect(sample_db, read_only=True)
     try:
-        answer = answer_of_view(con, View(rates=(("B200", 1.6),)))
+        answer = answer_of_view(con, View(rates=(("B200", 1.6),)), ("rates",))
         rates = answer.rates.set_index("hardware")
         assert rates.loc["B200", "source"] == "set in this view"
         assert rates.loc["B200", "detail"].endswith("preset $1.95/GPU-hour")
@@ -161,7 +161,7 @@ def test_a_profiles_tornado_starts_from_the_iso_tables_cost_at_x(db, method):
 
         state = View(spec_decoding=("mtp",), by=("hardware",), interactivity_needed=50.0, method=method,
                           profiles=profiles_to_text(load_profiles(con)), priced_by=(PROFILE,))
-        answer = answer_of_view(con, state)
+        answer = answer_of_view(con, state, ("profiles",))
         (pa,) = answer.profiles
         shown = answer.cost.at_x.set_index("series").loc[pa.series, "usd_per_mtok"]
         assert pa.tornado_unit == "usd_per_mtok" and pa.tornado_base == pytest.approx(shown, rel=1e-12)
@@ -178,12 +178,12 @@ def test_one_fit_answers_every_rate_of_a_view_whose_series_are_per_hardware(samp
         repriced_view = state.replace(rates=(("B200", 6.2),))
         inputs = load_inputs(con, reading(state))
         assert reading(repriced_view) == reading(state)                  # a rate reads nothing new
-        alone = answer_of_view(con, repriced_view)
+        alone = answer_of_view(con, repriced_view, ("recommendation",))
     fit = fit_of_inputs(state, inputs)
-    first, second = (build_answer(state, inputs, given={"fit": fit}) for _ in range(2))
+    first, second = (build_answer(state, inputs, ("recommendation",), given={"fit": fit}) for _ in range(2))
     assert second.cost.analysis is not first.cost.analysis
     assert second.recommendation.headline == first.recommendation.headline
-    repriced = build_answer(repriced_view, inputs, given={"fit": fit})   # the store is closed: no SQL
+    repriced = build_answer(repriced_view, inputs, ("recommendation",), given={"fit": fit})   # no SQL: closed
     assert repriced.cost.analysis.frontier["tokens_per_second_per_gpu"].equals(
         first.cost.analysis.frontier["tokens_per_second_per_gpu"])
     assert repriced.recommendation.headline == alone.recommendation.headline and repriced.cost.iso.equals(alone.cost.iso)

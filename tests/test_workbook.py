@@ -194,14 +194,15 @@ def test_an_unpriced_build_up_leaves_its_hardware_at_the_preset_and_odd_names_ma
     from model.core.cost_profiles import cost_profile, profiles_to_text
     from model.core.view import View
     from model.present.assumptions import assumptions_of
+    from model.present.report import report_parts
     from model.present.tables import tables
     from model.present.view_answer import answer_of_view
     from model.present.workbook import plan_of, workbook_xlsx
 
     name = '=B200 "quote" #2 é'
     profile = cost_profile(name=name, hardware="B200", onprem={"kw_per_gpu": 1.5})
-    answer = answer_of_view(sample_con, View(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,),
-                                             profiles=profiles_to_text([profile])))
+    view = View(spec_decoding=("mtp",), by=("hardware",), priced_by=(name,), profiles=profiles_to_text([profile]))
+    answer = answer_of_view(sample_con, view, report_parts(view))
     data = workbook_xlsx("t", datetime.now(), {}, assumptions_of(answer), plan_of(answer, tables(answer)))
     book = load_workbook(_io.BytesIO(data))
     rows = {r[0]: r[1] for r in book["Assumptions"].iter_rows(min_row=HEADER_ROW + 1, values_only=True)}

@@ -314,7 +314,7 @@ _PART_FIELDS = tuple(f.name for f in fields(Answer) if f.name not in ("view", "i
 assert set(_PART_FIELDS) == set(PARTS), "every step is a part of the answer, and every part a step"
 
 
-def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None = None, *,
+def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None, *,
                  given: Mapping[str, Any] | None = None, notes: Iterable[str] = ()) -> Answer:
     """The answer of ``view`` (its workload set) from ``inputs``: the steps ``parts`` need (None: every part) run
     now, in the order of :data:`STEPS`. ``given`` hands in parts computed already (the dashboard's cached fit and
@@ -329,9 +329,10 @@ def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None = None,
     return Answer(view, inputs, names, **{p: done[p] if p in done else NotAsked(p) for p in PARTS})
 
 
-def answer_of_view(con, view: View, parts: Iterable[str] | None = None, *, notes: Iterable[str] = ()) -> Answer:
-    """The answer of ``view`` read from the store ``con``: its workload set (:func:`model.data.inputs.with_workload`),
-    what its ``parts`` read (:func:`reading`) loaded once, then :func:`build_answer`. The CLI's and the tests' way."""
+def answer_of_view(con, view: View, parts: Iterable[str] | None, *, notes: Iterable[str] = ()) -> Answer:
+    """The answer of ``view`` read from the store ``con`` for ``parts`` (what the caller renders; None: every part,
+    the history's fits per run date included): its workload set (:func:`model.data.inputs.with_workload`), what
+    its parts read (:func:`reading`) loaded once, then :func:`build_answer`. The CLI's and the tests' way."""
     view = with_workload(con, view)
     return build_answer(view, load_inputs(con, reading(view, parts)), parts, notes=notes)
 
