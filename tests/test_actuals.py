@@ -316,11 +316,11 @@ def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
                                    "explains most of it (+$1.42/M).")
 
     # the page and the report call comparison_of: the same figures as the CLI's --json
-    from model.cli.actual import comparison_of
     from model.cli.options import jsonable
+    from model.present.actual_answer import comparison_on
 
     with connect(sample_db) as con:
-        assert jsonable(comparison_of(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
+        assert jsonable(comparison_on(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
 
     assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 0
     printed = capsys.readouterr().out.splitlines()
