@@ -119,7 +119,7 @@ def _plan_models(con, link: str) -> tuple[str, ...]:
 
 def _compare(args, con) -> int:
     from model.core.actuals import ActualsError
-    from model.present.actual_answer import comparison_on
+    from model.present.actual_answer import comparison_on, plan_line
 
     try:
         comparison = comparison_on(con, args.plan, args.cost_basis)
@@ -132,10 +132,7 @@ def _compare(args, con) -> int:
     for note in comparison.notes:
         print(f"note: {note}", file=sys.stderr)
     plan = comparison.plan
-    print(f"plan: {plan.option}, {plan.nodes:,.0f} nodes, ${plan.usd_per_month:,.2f} a month, "
-          f"{plan.tokens_per_month:,.0f} {plan.basis} tokens a month, ${plan.usd_per_mtok:,.4f}/M"
-          + (f" ± {plan.error:.0%}" if plan.error else f" ({plan.error_from})")
-          + (f"; data version {plan.data_version}" if plan.data_version else "; not pinned"))
+    print(plan_line(plan))
     print(f"actuals: {comparison.cost_basis} cost\n")
     header = f"{'period':<23} {'hours':>6} {'usd':>13} {'planned usd':>13} {'tokens':>16} {'of plan':>8} " \
              f"{'$/M':>9} {'plan $/M':>9} {'util':>7} {'most':>11}"

@@ -42,10 +42,12 @@ BUCKET_COLUMNS = ["label", "isl", "osl", "share", "peak_rps", "measured", "note"
 
 
 def _edges(text: str) -> tuple[int, ...]:
+    from model.core.mix import MixError, parse_edges
+
     try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not whole token counts, comma-separated") from None
+        return parse_edges(text, "the")
+    except MixError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parsers(sub) -> None:

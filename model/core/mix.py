@@ -42,7 +42,8 @@ from model.core.mix_solve import MixSolution, MixSolveError, single_type, solve_
 from model.core.tco import HOURS_PER_MONTH
 from model.core.trace import Requests, read_requests
 
-__all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_requests",
+__all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_rows", "parse_edges",
+           "mix_of_requests",
            "mix_of_trace", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
            "mix_view", "offers_of",
            "OFFER_COLUMNS", "DEFAULT_ISL_EDGES", "DEFAULT_OSL_EDGES", "MATCH_FACTOR", "MAX_BUCKETS",
@@ -170,6 +171,48 @@ def parse_mix(text: str) -> RequestMix:
     if abs(total - 1) > SHARE_TOLERANCE:
         raise MixError(f"the shares sum to {total:.4g}, not 1: each is the fraction of requests in its bucket")
     return RequestMix(tuple(Bucket(i, o, s / total, f"{i}/{o}") for i, o, s in buckets))
+
+
+def _cell_text(value) -> str:
+    """A table cell as typed: empty for nothing, a whole float without its ``.0``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def mix_of_rows(rows) -> RequestMix:
+    """The request mix typed as a table (the GPU mix page): each row's ``isl`` and ``osl`` [tokens] and ``share`` (a
+    fraction of requests, or a percentage with its ``%``); an empty row is skipped. Raises :class:`MixError`
+    naming the row (a cell left empty, a share written with a decimal comma) or, as :func:`parse_mix`, the bucket."""
+    items = []
+    for n, row in enumerate(rows, 1):
+        cells = {key: _cell_text(row.get(key)) for key in ("isl", "osl", "share")}
+        if not any(cells.values()):
+            continue
+        empty = [key.upper() if key != "share" else key for key, text in cells.items() if not text]
+        if empty:
+            raise MixError(f"row {n}: no {' or '.join(empty)}")
+        if "," in cells["share"]:
+            raise MixError(f"row {n}: share {cells['share']!r}: write a decimal point (0.7) or a percentage (70%)")
+        items.append(f"{cells['isl']}:{cells['osl']}:{cells['share']}")
+    return parse_mix(",".join(items))
+
+
+def parse_edges(text: str, what: str) -> tuple[int, ...]:
+    """Bucket edges typed as whole tokens, comma-separated (``1024,4096,16384``) [tokens]; raises :class:`MixError`
+    naming ``what`` (ISL or OSL) for a value that is not a whole number, or edges that do not increase."""
+    parts = [p.strip().replace("_", "") for p in str(text or "").split(",") if p.strip()]
+    if not parts:
+        raise MixError(f"no {what} edges: give whole token counts, comma-separated, e.g. 1024,4096")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise MixError(f"{what} edges {text!r}: whole token counts, comma-separated (e.g. 1024,4096)") from None
+    if not all(math.isfinite(v) and v.is_integer() for v in values):
+        raise MixError(f"{what} edges {text!r}: whole token counts, comma-separated (e.g. 1024,4096)")
+    return _edges([int(v) for v in values], what)
 
 
 def _edges(edges, what: str) -> tuple[int, ...]:
@@ -350,6 +393,8 @@ class MixAnswer:
     crossover : DataFrame or None  :func:`mix_crossover` (None: fewer than two measured buckets, or no answer)
     crossover_text : str
     notes : tuple of str
+    long_share : float or None  the share of the measured requests that are long now [-] (where the mix stands on
+        the crossover; None without one)
     """
 
     status: str
@@ -375,6 +420,7 @@ class MixAnswer:
     notes: tuple[str, ...]
     token_basis: str = "total"
     source: str = "typed"
+    long_share: float | None = None
 
     def payload(self) -> dict:
         """Everything as plain values (frames as lists of records), for ``costfrontier mix --json``."""
@@ -390,7 +436,8 @@ class MixAnswer:
                 "best_single_usd_per_month": self.best_single_usd_per_month,
                 "saving_usd_per_month": self.saving_usd_per_month, "saving_pct": self.saving_pct,
                 "mix_pays": self.mix_pays, "ties": list(self.ties),
-                "crossover": {"rows": records(self.crossover), "text": self.crossover_text},
+                "crossover": {"rows": records(self.crossover), "text": self.crossover_text,
+                              "long_share": self.long_share},
                 "notes": list(self.notes)}
 
 
@@ -506,8 +553,8 @@ def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rp
     Returns
     -------
     (DataFrame, str): per step ``long_share`` [-], ``mix_usd_per_month``, ``best_single``,
-    ``best_single_usd_per_month``, ``saving_usd_per_month`` [$/month] and ``mix_types`` (words); and where the
-    mix pays, in words.
+    ``best_single_usd_per_month``, ``saving_usd_per_month`` [$/month], ``mix_types`` (words) and each type alone,
+    ``"<type> alone"`` [$/month; NaN where it alone cannot serve the step]; and where the mix pays, in words.
     """
     short_total, long_total = shares[~long].sum(), shares[long].sum()
     rows = []
@@ -522,7 +569,7 @@ def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rp
         rows.append({"long_share": float(alpha), "mix_usd_per_month": mix.usd_per_month if mix.solved else math.nan,
                      "best_single": names[best] if best is not None else None,
                      "best_single_usd_per_month": costs[best] if best is not None else math.nan,
-                     "mix_types": " + ".join(used)})
+                     "mix_types": " + ".join(used), **{f"{name} alone": cost for name, cost in zip(names, costs)}})
     frame = pd.DataFrame(rows)
     frame["saving_usd_per_month"] = frame["best_single_usd_per_month"] - frame["mix_usd_per_month"]
     pays = frame["saving_usd_per_month"] > 1e-6 * frame["best_single_usd_per_month"].abs() + 1e-9
@@ -666,7 +713,7 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
     else:
         verdict = (f"No mix beats {types.names[best]} alone: {used} nodes, ${cost:,.0f} a month{cover}"
                    + (f" (as much as {', '.join(types.names[t] for t in ties)} alone)" if ties else "") + ".")
-    crossover, crossover_text = None, "one measured bucket: no crossover along the mix"
+    crossover, crossover_text, now = None, "one measured bucket: no crossover along the mix", None
     long = long_buckets(RequestMix(tuple(mix.buckets[b] for b in keep)), token_basis, long_tokens)
     if sweep and len(keep) > 1 and long.any() and (~long).any():
         crossover, crossover_text = mix_crossover(cap[:, keep], shares[keep] / covered, long, float(peaks[keep].sum()),
@@ -683,7 +730,7 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
                      matches, single, types.names[best] if best is not None else None, best_cost, saving,
                      saving / best_cost if best is not None and best_cost > 0 else math.nan, bool(pays and best is not None),
                      tuple(types.names[t] for t in ties), crossover, crossover_text, tuple(notes), token_basis,
-                     mix.source)
+                     mix.source, now)
 
 
 

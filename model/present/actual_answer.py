@@ -23,7 +23,8 @@ from model.core.actuals import ActualsError, Comparison, Plan, plan_vs_actual
 from model.core.notes import of_kind
 from model.core.view import View
 
-__all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", "comparison_on", "AnswerOf"]
+__all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", "comparison_on", "plan_line",
+           "AnswerOf"]
 
 #: the parts of the plan view's answer a plan is read from
 PLAN_PARTS = ("volume", "recommendation", "capacity", "rows", "notes")
@@ -108,11 +109,11 @@ def comparison_of(answer_of: AnswerOf, link: str, actuals: pd.DataFrame, cost_ba
     return plan_vs_actual(plan, actuals, lambda tpm, hit: options_at(answer_of, view, tpm, hit), cost_basis)
 
 
-def comparison_on(con, link: str, cost_basis: str | None = None) -> Comparison:
-    """:func:`comparison_of` on the store ``con`` (the CLI's and the report's way): each view answered by
-    :func:`model.present.view_answer.answer_of_view`, a pinned plan's purged rows said
-    (:func:`model.data.versions.pin_notes`; a pin this store cannot show raises
-    :class:`model.core.actuals.ActualsError`), the latest stored actuals."""
+def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: AnswerOf | None = None) -> Comparison:
+    """:func:`comparison_of` on the store ``con``: each view answered by ``answer_of`` (default
+    :func:`model.present.view_answer.answer_of_view` on ``con``: the CLI's and the report's way; the dashboard hands
+    in its cached answers), a pinned plan's purged rows said (:func:`model.data.versions.pin_notes`; a pin this
+    store cannot show raises :class:`model.core.actuals.ActualsError`), the latest stored actuals."""
     from model.data.actuals import actuals_frame
     from model.data.versions import OtherData, pin_notes
     from model.present.view_answer import answer_of_view
@@ -122,4 +123,14 @@ def comparison_on(con, link: str, cost_basis: str | None = None) -> Comparison:
         said = pin_notes(con, view.data_version, view.data_digest) if view.data_version is not None else []
     except OtherData as exc:
         raise ActualsError(f"the plan's link: {exc}") from None
-    return comparison_of(lambda v, parts: answer_of_view(con, v, parts), link, actuals_frame(con), cost_basis, said)
+    return comparison_of(answer_of or (lambda v, parts: answer_of_view(con, v, parts)), link, actuals_frame(con),
+                         cost_basis, said)
+
+
+def plan_line(plan: Plan) -> str:
+    """The plan in one line, as ``plan-vs-actual`` prints it, the page and the report show it: its owned option,
+    nodes, $/month, volume and $/M with its ± and the data version it is pinned to."""
+    return (f"plan: {plan.option}, {plan.nodes:,.0f} nodes, ${plan.usd_per_month:,.2f} a month, "
+            f"{plan.tokens_per_month:,.0f} {plan.basis} tokens a month, ${plan.usd_per_mtok:,.4f}/M"
+            + (f" ± {plan.error:.0%}" if plan.error else f" ({plan.error_from})")
+            + (f"; data version {plan.data_version}" if plan.data_version else "; not pinned"))
