@@ -123,3 +123,23 @@ def test_actuals_uploaded_on_the_plan_page_meet_the_plan(opened, tmp_path, capsy
     assert any("february_again.csv, line 2, field 'period'" in t and "overlaps one already stored" in t
                for t in errors), errors
     assert "Stored actuals (3 rows)" in [e.label for e in at.expander]
+
+
+def test_the_tco_builder_offers_an_onprem_profile_as_opencost_pricing(opened):
+    """The issue-6 worked build-up (H200, $300,000 per 8-GPU node, ...: tests/test_actuals.py's BUILD_UP) pays
+    $1.9341/GPU-hour at full use (README, "On-prem TCO"); bought on 15 January 2026 and depreciated over 5 years,
+    the page offers its price file and says its rate and dates."""
+    from datetime import date
+
+    from model.core.cost_profiles import cost_profile, profiles_to_text
+
+    profile = cost_profile(name="H200 on-prem 5y", hardware="H200", onprem={
+        "server_usd": 300_000, "gpus_per_node": 8, "network_pct": 15, "install_usd": 0, "years": 5, "rate_pct": 10,
+        "kw_per_gpu": 1.37, "pue": 1.3, "usd_per_kwh": 0.08, "colo_usd_per_kw_month": 184, "maintenance_pct": 3})
+    at = opened("views/tco_builder.py", {"prof": profiles_to_text([profile]), "use": profile.name})
+    at.date_input(key="opencost_purchase_date").set_value(date(2026, 1, 15)).run()
+    assert not at.exception, at.exception
+    said = next(t for t in _texts(at, "caption") if "per GPU-hour paid" in t)
+    assert said.startswith("$1.934144 per GPU-hour paid") and "from 2026-01-15 to 2031-01-15" in said, said
+    (button,) = [b for b in at.main.get("download_button") if b.key == "opencost_download"]
+    assert button.label == "OpenCost price file (CSV)"     # its file: tests/test_e2e_mix_actuals.py
