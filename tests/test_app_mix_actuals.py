@@ -108,7 +108,7 @@ def test_actuals_uploaded_on_the_plan_page_meet_the_plan(opened, tmp_path, capsy
     # the hand-computed case (tests/test_actuals.py): $153,446.40 for 54 B output tokens, $2.84/M against $1.42/M
     assert (total["Realised $"], total["Planned $"], total["Realised [$/M]"], total["Planned [$/M]"]) == (
         "$153,446.40", "$153,446.40", "$2.84", "$1.42")
-    assert (total["Output tokens served"], total["Of the plan's volume"], total["Implied utilisation"]) == (
+    assert (total["Output tokens"], total["Of plan"], total["Utilisation"]) == (
         "54,000,000,000", "50.0%", "44.1%")
     out = _cli_json(capsys, _copy(os.environ["COSTFRONTIER_DB"], tmp_path), "plan-vs-actual",
                     "--plan", PLAN)
@@ -125,17 +125,24 @@ def test_actuals_uploaded_on_the_plan_page_meet_the_plan(opened, tmp_path, capsy
     assert "Stored actuals (3 rows)" in [e.label for e in at.expander]
 
 
+def build_up_profile():
+    """tests/test_actuals.py's BUILD_UP (the issue-6 worked example) as the TCO builder's on-prem profile."""
+    from model.core.cost_profiles import cost_profile
+
+    return cost_profile(name="H200 on-prem 5y", hardware="H200", onprem={
+        "server_usd": 300_000, "gpus_per_node": 8, "network_pct": 15, "install_usd": 0, "years": 5, "rate_pct": 10,
+        "kw_per_gpu": 1.37, "pue": 1.3, "usd_per_kwh": 0.08, "colo_usd_per_kw_month": 184, "maintenance_pct": 3})
+
+
 def test_the_tco_builder_offers_an_onprem_profile_as_opencost_pricing(opened):
     """The issue-6 worked build-up (H200, $300,000 per 8-GPU node, ...: tests/test_actuals.py's BUILD_UP) pays
     $1.9341/GPU-hour at full use (README, "On-prem TCO"); bought on 15 January 2026 and depreciated over 5 years,
     the page offers its price file and says its rate and dates."""
     from datetime import date
 
-    from model.core.cost_profiles import cost_profile, profiles_to_text
+    from model.core.cost_profiles import profiles_to_text
 
-    profile = cost_profile(name="H200 on-prem 5y", hardware="H200", onprem={
-        "server_usd": 300_000, "gpus_per_node": 8, "network_pct": 15, "install_usd": 0, "years": 5, "rate_pct": 10,
-        "kw_per_gpu": 1.37, "pue": 1.3, "usd_per_kwh": 0.08, "colo_usd_per_kw_month": 184, "maintenance_pct": 3})
+    profile = build_up_profile()
     at = opened("views/tco_builder.py", {"prof": profiles_to_text([profile]), "use": profile.name})
     at.date_input(key="opencost_purchase_date").set_value(date(2026, 1, 15)).run()
     assert not at.exception, at.exception

@@ -34,8 +34,8 @@ def plan_boxes() -> None:
     bind(c1.text_input, "plan", placeholder="http://…/Buy_rent_or_API?wl=…&tpm=…&v=8",
          help="The share link the proposal was made from: its pinned link (v=N) shows the numbers as presented. "
               "Its view's volume and owned fleet are the plan.")
-    bind(c2.selectbox, "cost_basis", [None, *COST_BASES],
-         format_func=lambda v: "bill, else allocation, else usage" if v is None else v,
+    bind(c2.selectbox, "cost_basis", ["", *COST_BASES], to_widget=lambda v: v or "", from_widget=lambda v: v or None,
+         format_func=lambda v: v or "bill, else allocation, else usage",
          help="Which stored cost to read: a finance bill, OpenCost's allocation cost (reconciles to the bill) or "
               "its usage cost (consumption only, a lower bound).")
 

@@ -40,6 +40,7 @@ else:
             result.crossover, result.long_share)), width="stretch", key="mix_crossover_chart")
     st.subheader("Buckets and each type alone")
     widgets.spec_table(*tables["GPU mix: buckets"], key="mix_buckets", details=("Requests in the trace",))
+    st.caption("Each type alone, in whole nodes for every bucket it has measured (as Fleet sizing counts them):")
     widgets.spec_table(*tables["GPU mix: each type alone"], key="mix_single")
 
 st.subheader("The request mix")

@@ -30,7 +30,7 @@ if comparison is not None:
     if sentences:
         st.success(plain(sentences[0]))
     tables = plan_tables(comparison)
-    widgets.spec_table(*tables["Plan vs actual"], key="plan_table", details=("Plan's ±", "Hours"))
+    widgets.spec_table(*tables["Plan vs actual"], key="plan_table", details=("Plan's ±", "Hours", "Planned $"))
     st.caption(plain(plan_line(plan)[:1].upper() + plan_line(plan)[1:] + f"; actuals: the {comparison.cost_basis} "
                      "cost."))
     for sentence in sentences[1:]:

@@ -390,12 +390,14 @@ _PLAN_OPTIONS_SPEC = [("Option", "option", "text"), ("$ per month at the realise
 
 
 def plan_spec(basis: str) -> list[tuple[str, str, str]]:
-    """The plan-vs-actual table's columns, $/M on the plan's token ``basis``."""
+    """The plan-vs-actual table's columns, tokens and $/M on the plan's token ``basis``: tokens served, their share
+    of the plan's volume, the implied utilisation of the planned fleet and the input that explains most of the $/M
+    variance."""
     return [("Period", "period", "text"), ("Hours", "hours", "int"), ("Realised $", "usd", "usd"),
-            ("Planned $", "planned_usd", "usd"), (f"{basis.capitalize()} tokens served", "tokens_text", "text"),
-            ("Of the plan's volume", "volume_ratio_text", "text"), ("Realised [$/M]", "realised", "usd"),
+            ("Planned $", "planned_usd", "usd"), (f"{basis.capitalize()} tokens", "tokens_text", "text"),
+            ("Of plan", "volume_ratio_text", "text"), ("Realised [$/M]", "realised", "usd"),
             ("Planned [$/M]", "planned", "usd"), ("Plan's ±", "planned_range", "text"),
-            ("Implied utilisation", "utilization_text", "text"), ("Explained most by", "explained_by", "text")]
+            ("Utilisation", "utilization_text", "text"), ("Explained by", "explained_by", "text")]
 
 
 def plan_frame(comparison) -> pd.DataFrame:
