@@ -15,6 +15,7 @@ from model.core.mix import (
     DEFAULT_ISL_EDGES,
     DEFAULT_OSL_EDGES,
     MixError,
+    MixSolveError,
     mix_of_rows,
     mix_of_trace,
     mix_view,
@@ -41,9 +42,11 @@ def mix_answer(ctx: data.Ctx):
     state = data.resolved_on(data.snapshot(), ctx.state)
     if not (state.request_mix and state.has_demand):
         return None, None
+    if state.workload == "all" and len({v for k, v in state.filters if k == "model"}) != 1:
+        return None, "a mix compares the workloads of one model: choose a model and workload in the sidebar"
     try:
         return data.answer_of(mix_view(state), MIX_PARTS, data.snapshot()), None
-    except MixError as exc:
+    except (MixError, MixSolveError) as exc:       # a mix of another model's views, a demand too large to mix
         return None, str(exc)
 
 

@@ -99,7 +99,7 @@ def report_extras(view, answer_of, comparison_of) -> ReportExtras:
     ``comparison_of(link, cost_basis)`` compares the plan (:func:`model.present.actual_answer.comparison_of` as the
     caller reaches the store)."""
     from model.core.actuals import ActualsError
-    from model.core.mix import MixError, mix_view
+    from model.core.mix import MixError, MixSolveError, mix_view
     from model.present.mix_answer import MIX_PARTS
 
     mix_answer = mix_problem = comparison = plan_problem = None
@@ -108,7 +108,7 @@ def report_extras(view, answer_of, comparison_of) -> ReportExtras:
     elif view.request_mix:
         try:
             mix_answer = answer_of(mix_view(view), MIX_PARTS)
-        except MixError as exc:
+        except (MixError, MixSolveError) as exc:
             mix_problem = str(exc)
     if view.plan:
         try:
