@@ -28,6 +28,7 @@ from model.core.mix import (
     mix_of_requests,
     mix_of_trace,
     parse_mix,
+    trace_and_mix,
 )
 from model.core.mix_solve import single_type, solve_mix
 from model.core.tco import HOURS_PER_MONTH
@@ -220,6 +221,24 @@ def test_a_trace_is_bucketed_by_its_stated_edges():
     assert [b.label for b in wide.buckets] == ["ISL <100 · OSL any", "ISL ≥100 · OSL any"]
 
 
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40_000), st.integers(0, 3_000)), min_size=1, max_size=60),
+       st.lists(st.integers(1, 30_000), min_size=1, max_size=4, unique=True),
+       st.lists(st.integers(1, 2_000), max_size=3, unique=True))
+def test_a_trace_file_is_bucketed_streaming_as_its_requests_are_in_memory(tmp_path_factory, requests, isl, osl):
+    """Oracle: the streamed bucketing of a trace file (DuckDB, :func:`trace_and_mix`, what the GPU mix page and
+    ``mix --trace`` read) gives the buckets :func:`mix_of_requests` gives the same requests held in memory (numpy)."""
+    path = tmp_path_factory.mktemp("trace") / "t.csv"
+    path.write_text("timestamp,input_tokens,output_tokens\n" + "\n".join(f"{k},{i},{o}" for k, (i, o)
+                                                                          in enumerate(requests)))
+    edges = tuple(sorted(isl)), tuple(sorted(osl))
+    streamed = trace_and_mix(path, "t.csv", *edges)[1]
+    held = mix_of_requests(Requests("t.csv", np.arange(len(requests), dtype=float),
+                                    np.array([i for i, _ in requests], dtype=float),
+                                    np.array([o for _, o in requests], dtype=float)), *edges)
+    assert streamed == held
+
+
 def test_buckets_match_the_nearest_measured_workload_within_the_factor():
     assert distance_factor(1000, 200, 2000, 100) == 2.0 and distance_factor(1, 0, 1, 1) != distance_factor(1, 0, 1, 1)
     offers = _offers(np.array([[10.0, 1.0], [5.0, 3.0]]), np.array([1.0, 1.0]))
@@ -261,7 +280,7 @@ def _random(n_t, n_b, seed):
     rng = np.random.default_rng(seed)
     cap = rng.uniform(0.5, 12, size=(n_t, n_b)).round(2)
     c = rng.uniform(5_000, 40_000, size=n_t).round(0)
-    shares = rng.dirichlet(np.ones(n_b)).round(3)
+    shares = (0.01 / n_b + 0.99 * rng.dirichlet(np.ones(n_b))).round(3)   # every bucket holds a share (not 0.000)
     shares[-1] = 1 - shares[:-1].sum()
     text = ",".join(f"{i}:{o}:{s:.3f}" for (i, o), s in zip(_SIZES, shares))
     return cap, c, parse_mix(text)

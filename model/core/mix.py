@@ -8,7 +8,7 @@ peak for the least $/month (:mod:`model.core.mix_solve`, an integer program solv
 - **The request mix** (:class:`RequestMix`): typed as ``ISL:OSL:SHARE,...`` (:func:`parse_mix`; a share is a
   fraction of requests, or a percentage with its ``%`` sign; the shares sum to 1 within 0.001 and are then
   scaled to sum to 1 exactly), or a trace's requests bucketed by stated edges (:func:`mix_of_requests`,
-  :func:`mix_of_trace`; default :data:`DEFAULT_ISL_EDGES` and :data:`DEFAULT_OSL_EDGES`), each bucket standing at
+  :func:`trace_and_mix`, streamed, and :func:`mix_of_trace`; default :data:`DEFAULT_ISL_EDGES` and :data:`DEFAULT_OSL_EDGES`), each bucket standing at
   the mean ISL and OSL of its requests. Each bucket's peak is its share of the demand's peak [req/s]: the mix is
   taken to hold steady over time.
 - **Matching** (:func:`match_buckets`): per type and bucket, the measured workload nearest the bucket by the
@@ -31,7 +31,9 @@ Pure functions over numpy and pandas frames (numpy, scipy, pandas; no I/O, no St
 from __future__ import annotations
 
 import math
+import tempfile
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -40,11 +42,11 @@ import pandas as pd
 from model.core.demand import SECONDS_PER_MONTH, tokens_per_request
 from model.core.mix_solve import MixSolution, MixSolveError, single_type, solve_mix
 from model.core.tco import HOURS_PER_MONTH
-from model.core.trace import Requests, read_requests
+from model.core.trace import Requests, Trace, length_counts, read_trace_file
 
 __all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_rows", "parse_edges",
            "mix_of_requests",
-           "mix_of_trace", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
+           "mix_of_trace", "trace_and_mix", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
            "mix_view", "offers_of",
            "OFFER_COLUMNS", "DEFAULT_ISL_EDGES", "DEFAULT_OSL_EDGES", "MATCH_FACTOR", "MAX_BUCKETS",
            "SHARE_TOLERANCE", "CROSSOVER_STEPS", "ROUTING", "MixSolveError"]
@@ -239,28 +241,49 @@ def mix_of_requests(requests: Requests, isl_edges=DEFAULT_ISL_EDGES, osl_edges=D
     isl_edges, osl_edges = _edges(isl_edges, "ISL"), _edges(osl_edges, "OSL")
     isl = np.asarray(requests.input_tokens, dtype=float)
     osl = np.asarray(requests.output_tokens, dtype=float)
-    if not len(isl):
-        raise MixError(f"{requests.name}: no requests")
     i = np.searchsorted(np.asarray(isl_edges, dtype=float), isl, side="right")
     j = np.searchsorted(np.asarray(osl_edges, dtype=float), osl, side="right")
-    buckets = []
+    counts = []
     for a in range(len(isl_edges) + 1):
         for b in range(len(osl_edges) + 1):
             inside = (i == a) & (j == b)
-            n = int(inside.sum())
-            if n:
-                buckets.append(Bucket(max(1, int(round(isl[inside].mean()))), max(1, int(round(osl[inside].mean()))),
-                                      n / len(isl), f"ISL {_range_words(a, isl_edges)} · OSL {_range_words(b, osl_edges)}",
-                                      n))
-    if len(buckets) > MAX_BUCKETS:
-        raise MixError(f"{len(buckets)} buckets: at most {MAX_BUCKETS} (give fewer edges)")
-    return RequestMix(tuple(buckets), f"trace {requests.name}: {len(isl):,} requests", isl_edges, osl_edges)
+            if inside.any():
+                counts.append((a, b, int(inside.sum()), float(isl[inside].mean()), float(osl[inside].mean())))
+    return _mix_of_counts(counts, requests.name, isl_edges, osl_edges)
+
+
+def _mix_of_counts(counts, name: str, isl_edges: tuple[int, ...], osl_edges: tuple[int, ...]) -> RequestMix:
+    """The mix of requests counted per ISL and OSL range: ``(a, b, requests, mean ISL, mean OSL)`` per range."""
+    total = sum(n for _, _, n, _, _ in counts)
+    if not total:
+        raise MixError(f"{name}: no requests")
+    if len(counts) > MAX_BUCKETS:
+        raise MixError(f"{len(counts)} buckets: at most {MAX_BUCKETS} (give fewer edges)")
+    buckets = tuple(Bucket(max(1, int(round(mean_isl))), max(1, int(round(mean_osl))), n / total,
+                           f"ISL {_range_words(a, isl_edges)} · OSL {_range_words(b, osl_edges)}", n)
+                    for a, b, n, mean_isl, mean_osl in sorted(counts))
+    return RequestMix(buckets, f"trace {name}: {total:,} requests", isl_edges, osl_edges)
+
+
+def trace_and_mix(path, name: str, isl_edges=DEFAULT_ISL_EDGES,
+                  osl_edges=DEFAULT_OSL_EDGES) -> tuple[Trace, RequestMix]:
+    """A trace file's load over time (:func:`model.core.trace.read_trace_file`, which checks every row) and its
+    request mix bucketed as :func:`mix_of_requests` buckets (:func:`model.core.trace.length_counts`), both streamed:
+    a trace of millions of requests never sits in memory as rows. Raises
+    :class:`model.core.trace.TraceError` naming the file, row and field, :class:`MixError` for bad edges."""
+    isl_edges, osl_edges = _edges(isl_edges, "ISL"), _edges(osl_edges, "OSL")
+    trace = read_trace_file(path, name)
+    return trace, _mix_of_counts(length_counts(path, name, isl_edges, osl_edges), trace.name, isl_edges, osl_edges)
 
 
 def mix_of_trace(data: bytes | str, name: str, isl_edges=DEFAULT_ISL_EDGES, osl_edges=DEFAULT_OSL_EDGES) -> RequestMix:
-    """The request mix of a trace file (the formats :func:`model.core.trace.read_trace` reads); raises
-    :class:`model.core.trace.TraceError` naming the file, row and field."""
-    return mix_of_requests(read_requests(data, name), isl_edges, osl_edges)
+    """The request mix of a trace file's bytes or text (the formats :func:`model.core.trace.read_trace` reads),
+    through a private temporary file (:func:`trace_and_mix`); raises :class:`model.core.trace.TraceError` naming the
+    file, row and field."""
+    with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:
+        path = Path(folder) / "trace.csv"
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        return trace_and_mix(path, name, isl_edges, osl_edges)[1]
 
 
 # ------------------------------------------------------------------------------------------ matching
