@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,9 @@ from model.core.mix import (
     long_buckets,
     match_buckets,
     mix_of_requests,
+    mix_of_rows,
     mix_of_trace,
+    parse_edges,
     parse_mix,
     trace_and_mix,
 )
@@ -237,6 +240,25 @@ def test_a_trace_file_is_bucketed_streaming_as_its_requests_are_in_memory(tmp_pa
                                     np.array([i for i, _ in requests], dtype=float),
                                     np.array([o for _, o in requests], dtype=float)), *edges)
     assert streamed == held
+
+
+def test_a_mix_typed_as_a_table_and_edges_typed_as_text():
+    """The GPU mix page's table (ISL, OSL, share: a fraction or a percentage) and its edge boxes."""
+    rows = [{"isl": 1024.0, "osl": 256, "share": "70%"}, {"isl": 8192, "osl": 1024, "share": "0.3"},
+            {"isl": None, "osl": None, "share": ""}]
+    assert mix_of_rows(rows).to_text() == "1024:256:0.7,8192:1024:0.3"
+    for bad, words in (([{"isl": 1024, "osl": None, "share": "1"}], "row 1: no OSL"),
+                       ([{"isl": 1, "osl": 1, "share": "0,5"}, {"isl": 2, "osl": 2, "share": "0.5"}],
+                        "row 1: share '0,5': write a decimal point"),
+                       ([{"isl": 1, "osl": 1, "share": "70"}], "a percentage needs its % sign"),
+                       ([{"isl": 1, "osl": 1, "share": "0.5"}], "the shares sum to 0.5, not 1")):
+        with pytest.raises(MixError, match=re.escape(words)):
+            mix_of_rows(bad)
+    assert parse_edges(" 1024, 4096,16_384", "ISL") == (1024, 4096, 16384)
+    for text, words in (("1024,abc", "ISL edges '1024,abc': whole token counts"), ("4096,1024", "increasing"),
+                        ("", "no ISL edges")):
+        with pytest.raises(MixError, match=re.escape(words)):
+            parse_edges(text, "ISL")
 
 
 def test_buckets_match_the_nearest_measured_workload_within_the_factor():

@@ -125,6 +125,9 @@ def trace_bucketing() -> None:
                      on_change=_bucket)
     if st.session_state.get(_TRACE_ERROR):
         st.error(plain("Not read: " + st.session_state[_TRACE_ERROR]))
+    if view().trace and not view().request_mix:
+        st.caption("The view's trace gives the demand, but its request lengths are not kept with it: upload the file "
+                   "here to bucket them.")
     kept = st.session_state.get(_BUCKETED)
     if kept and kept[0] == view().request_mix:
         st.caption(plain(f"The mix is the trace's, bucketed at ISL edges {list(kept[2])} and OSL edges "
