@@ -28,7 +28,7 @@ else:
 if comparison is not None:
     plan, sentences = comparison.plan, comparison.sentences
     if sentences:
-        st.success(plain(sentences[0]))
+        st.info(plain(sentences[0]))
     tables = plan_tables(comparison)
     widgets.spec_table(*tables["Plan vs actual"], key="plan_table", details=("Plan's ±", "Hours", "Planned $"))
     st.caption(plain(plan_line(plan)[:1].upper() + plan_line(plan)[1:] + f"; actuals: the {comparison.cost_basis} "
