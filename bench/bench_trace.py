@@ -9,9 +9,11 @@ Azure/AzurePublicDataset's ``TIMESTAMP,ContextTokens,GeneratedTokens``. The big 
 ``timestamp,input_tokens,output_tokens`` with times in seconds (about 19 bytes a request: 200 MB is about 10.8 M
 requests, the issue's 220 MB was 11.3 M), written once to the temporary folder and reused. Each reader runs in a
 fresh Python process that reports its own peak resident memory: the streaming reader
-(:func:`model.core.trace.read_trace_file`), and, as the same-run baseline, the reader it replaced (the whole file
-read by pandas as text, then converted: the code of ``model.core.trace.read_trace`` before issue 38), beside a
-process that imports the same modules and reads nothing.
+(:func:`model.core.trace.read_trace_file`), the same with the request mix bucketed by length as the GPU mix page and
+``mix --trace`` read it (:func:`model.core.mix.trace_and_mix`: one pass more), and, as the same-run baseline, the
+reader they replaced (the whole file read by pandas as text, then converted: the code of
+``model.core.trace.read_trace`` before issue 38, and of the mix's ``read_requests`` before the GPU mix page),
+beside a process that imports the same modules and reads nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ _CHILD = {
     "idle": "import duckdb; import model.core.trace as t",
     "streaming": "import model.core.trace as t; tr = t.read_trace_file(path, 'big.csv'); "
                  "out.update(requests=tr.requests, inline_chars=len(tr.to_text()), reference_chars=len(tr.reference))",
+    "bucketed streaming (GPU mix)": "import model.core.mix as m; tr, mix = m.trace_and_mix(path, 'big.csv'); "
+                                    "out.update(requests=tr.requests, buckets=len(mix.buckets))",
     "whole file (before)": "import numpy as np, pandas as pd; "
                            "f = pd.read_csv(path, dtype=str, skipinitialspace=True); "
                            "i = pd.to_numeric(f['input_tokens'], errors='coerce').to_numpy(dtype=float); "
@@ -99,7 +103,8 @@ def bench_big(mb: int, baseline: bool) -> None:
     size_mb = path.stat().st_size / 1e6
     print(f"\nbig trace: {path.name}, {size_mb:,.0f} MB")
     idle = _child("idle", path)
-    runs = {"streaming": _child("streaming", path)}
+    runs = {"streaming": _child("streaming", path),
+            "bucketed streaming (GPU mix)": _child("bucketed streaming (GPU mix)", path)}
     if baseline:
         runs["whole file (before)"] = _child("whole file (before)", path)
     print(f"  idle process (the same imports, nothing read): peak {idle['peak_mb']:,.0f} MB")

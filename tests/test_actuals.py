@@ -316,11 +316,11 @@ def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
                                    "explains most of it (+$1.42/M).")
 
     # the page and the report call comparison_of: the same figures as the CLI's --json
-    from model.cli.actual import comparison_of
     from model.cli.options import jsonable
+    from model.present.actual_answer import comparison_on
 
     with connect(sample_db) as con:
-        assert jsonable(comparison_of(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
+        assert jsonable(comparison_on(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
 
     assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 0
     printed = capsys.readouterr().out.splitlines()
@@ -493,3 +493,30 @@ def test_the_decomposition_and_the_plans_error_by_hand():
     assert total["cost"]["explained_by"] == "utilisation"
     assert sum(total["cost"]["shares"].values()) == pytest.approx(30_240 - 23_040)
     assert total["usd_per_mtok"]["input"]["realised"] is None    # no input tokens stated: nothing made up
+
+
+def test_a_view_names_its_plan_and_the_report_says_why_there_is_no_comparison_yet(sample_db, tmp_path, capsys):
+    """The view's ``plan`` is a share link holding a volume and no plan of its own, refused otherwise; the report
+    of a view naming a plan whose model has no actuals says so in its section (no actuals stored yet), and a view
+    holding a request mix without a demand says that in the mix's."""
+    import re
+
+    from model.core.view import View
+
+    assert View(plan=f"  {PLAN} ").plan == PLAN
+    for bad, words in (("GLM-5.2 plan", "the share link the proposal was made from"),
+                       ("http://localhost:8501/Fleet?wl=GLM-5.2|20000|1000", "has no volume"),
+                       ("http://x/?tpm=1e9&rps=abc", "the plan's link: ignored link parameter rps='abc'"),
+                       (f"http://x/?tpm=1e9&plan={PLAN.replace('&', '%26')}", "names a plan of its own")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            View(plan=bad)
+    out = tmp_path / "r.html"
+    assert main(["--db", str(sample_db), "report", "--where", "model=GLM-5", "--plan", PLAN, "--mix",
+                 "8192:1024:1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    doc = out.read_text(encoding="utf-8")
+    plan = re.search(r"<section id=plan-section.*?</section>", doc, flags=re.S).group(0)
+    assert "No comparison: no actuals are stored: ingest an OpenCost response or a bill (costfrontier actual " \
+           "FILE)." in plan
+    mix = re.search(r"<section id=mix-section.*?</section>", doc, flags=re.S).group(0)
+    assert "No mix: the view holds a request mix but no demand" in mix

@@ -47,6 +47,7 @@ def test_iso_loads_scipy_only_for_the_monotone_method(sample_db):
 def test_the_parsers_choices_are_the_models():
     from model.cli import choices
     from model.core import view_fields as fields
+    from model.core.actuals import COST_BASES
     from model.core.capacity import CAPACITY_BASES, KNEE_RULES
     from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
     from model.core.fleet import TOKEN_BASES
@@ -62,7 +63,7 @@ def test_the_parsers_choices_are_the_models():
     assert (choices.CAPACITY_BASES, choices.KNEE_RULES, fields.SLA_KEYS) == (CAPACITY_BASES, KNEE_RULES, SLA_KEYS)
     assert (choices.TOKEN_BASES, fields.METHODS, choices.SAMPLE_DIR) == (TOKEN_BASES, METHODS, SAMPLE_DIR)
     assert (fields.DEFAULT_PRICE_SET, fields.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
-    assert fields.REPEATS == REPEATS
+    assert (fields.REPEATS, fields.COST_BASES) == (REPEATS, COST_BASES)
     assert (View().price_set, View().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -26,8 +27,11 @@ from model.core.mix import (
     long_buckets,
     match_buckets,
     mix_of_requests,
+    mix_of_rows,
     mix_of_trace,
+    parse_edges,
     parse_mix,
+    trace_and_mix,
 )
 from model.core.mix_solve import single_type, solve_mix
 from model.core.tco import HOURS_PER_MONTH
@@ -220,6 +224,43 @@ def test_a_trace_is_bucketed_by_its_stated_edges():
     assert [b.label for b in wide.buckets] == ["ISL <100 · OSL any", "ISL ≥100 · OSL any"]
 
 
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40_000), st.integers(0, 3_000)), min_size=1, max_size=60),
+       st.lists(st.integers(1, 30_000), min_size=1, max_size=4, unique=True),
+       st.lists(st.integers(1, 2_000), max_size=3, unique=True))
+def test_a_trace_file_is_bucketed_streaming_as_its_requests_are_in_memory(tmp_path_factory, requests, isl, osl):
+    """Oracle: the streamed bucketing of a trace file (DuckDB, :func:`trace_and_mix`, what the GPU mix page and
+    ``mix --trace`` read) gives the buckets :func:`mix_of_requests` gives the same requests held in memory (numpy)."""
+    path = tmp_path_factory.mktemp("trace") / "t.csv"
+    path.write_text("timestamp,input_tokens,output_tokens\n" + "\n".join(f"{k},{i},{o}" for k, (i, o)
+                                                                          in enumerate(requests)))
+    edges = tuple(sorted(isl)), tuple(sorted(osl))
+    streamed = trace_and_mix(path, "t.csv", *edges)[1]
+    held = mix_of_requests(Requests("t.csv", np.arange(len(requests), dtype=float),
+                                    np.array([i for i, _ in requests], dtype=float),
+                                    np.array([o for _, o in requests], dtype=float)), *edges)
+    assert streamed == held
+
+
+def test_a_mix_typed_as_a_table_and_edges_typed_as_text():
+    """The GPU mix page's table (ISL, OSL, share: a fraction or a percentage) and its edge boxes."""
+    rows = [{"isl": 1024.0, "osl": 256, "share": "70%"}, {"isl": 8192, "osl": 1024, "share": "0.3"},
+            {"isl": None, "osl": None, "share": ""}]
+    assert mix_of_rows(rows).to_text() == "1024:256:0.7,8192:1024:0.3"
+    for bad, words in (([{"isl": 1024, "osl": None, "share": "1"}], "row 1: no OSL"),
+                       ([{"isl": 1, "osl": 1, "share": "0,5"}, {"isl": 2, "osl": 2, "share": "0.5"}],
+                        "row 1: share '0,5': write a decimal point"),
+                       ([{"isl": 1, "osl": 1, "share": "70"}], "a percentage needs its % sign"),
+                       ([{"isl": 1, "osl": 1, "share": "0.5"}], "the shares sum to 0.5, not 1")):
+        with pytest.raises(MixError, match=re.escape(words)):
+            mix_of_rows(bad)
+    assert parse_edges(" 1024, 4096,16_384", "ISL") == (1024, 4096, 16384)
+    for text, words in (("1024,abc", "ISL edges '1024,abc': whole token counts"), ("4096,1024", "increasing"),
+                        ("", "no ISL edges")):
+        with pytest.raises(MixError, match=re.escape(words)):
+            parse_edges(text, "ISL")
+
+
 def test_buckets_match_the_nearest_measured_workload_within_the_factor():
     assert distance_factor(1000, 200, 2000, 100) == 2.0 and distance_factor(1, 0, 1, 1) != distance_factor(1, 0, 1, 1)
     offers = _offers(np.array([[10.0, 1.0], [5.0, 3.0]]), np.array([1.0, 1.0]))
@@ -261,7 +302,7 @@ def _random(n_t, n_b, seed):
     rng = np.random.default_rng(seed)
     cap = rng.uniform(0.5, 12, size=(n_t, n_b)).round(2)
     c = rng.uniform(5_000, 40_000, size=n_t).round(0)
-    shares = rng.dirichlet(np.ones(n_b)).round(3)
+    shares = (0.01 / n_b + 0.99 * rng.dirichlet(np.ones(n_b))).round(3)   # every bucket holds a share (not 0.000)
     shares[-1] = 1 - shares[:-1].sum()
     text = ",".join(f"{i}:{o}:{s:.3f}" for (i, o), s in zip(_SIZES, shares))
     return cap, c, parse_mix(text)

@@ -58,7 +58,7 @@ from ui.lru import CACHE, trim_if_grown
 from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options",
-           "presets", "inputs", "export_csv", "answer_of", "resolved_on", "per_view", "CLOUD_COLUMNS",
+           "presets", "inputs", "export_csv", "answer_of", "comparison", "actuals", "resolved_on", "per_view", "CLOUD_COLUMNS",
            "sources", "published_checks_of", "user", "page_name",
            "read_only", "clear"]
 
@@ -305,6 +305,27 @@ def per_view(ctx: "Ctx", name: str, make):
     """``make()``, a figure or table that depends only on the view and the data: made once per view and data
     version for every session (shared: nobody may change it)."""
     return CACHE.get_or_make(("view_part", ctx.version, db_path(), ctx.state.model_dump_json(), name), make)
+
+
+def comparison(link: str, cost_basis: str | None = None, snap: Snapshot | None = None):
+    """The plan of the share link ``link`` against the stored actuals (:func:`model.present.actual_answer.comparison_on`,
+    its views answered by :func:`answer_of`) on ``snap`` (default: the newest published one), once per data version,
+    link and cost basis for every session. Raises :class:`model.core.actuals.ActualsError` saying why there is none."""
+    from model.present.actual_answer import comparison_on
+
+    if snap is None:
+        with reader(db_path()).hold() as held:
+            return comparison(link, cost_basis, held)
+    return CACHE.get_or_make(("comparison", snap.version, db_path(), link, cost_basis), lambda: comparison_on(
+        snap.con.cursor(), link, cost_basis, lambda v, parts: answer_of(v, parts, snap)))
+
+
+def actuals(ver: tuple) -> pd.DataFrame:
+    """The stored actuals (:func:`model.data.actuals.actuals_frame`) of snapshot ``ver``, latest data version
+    (shared, read-only)."""
+    from model.data.actuals import actuals_frame
+
+    return CACHE.get_or_make(("actuals", ver, db_path()), lambda: actuals_frame(cursor()))
 
 
 def export_csv(state: View, ver: tuple) -> str:

@@ -33,6 +33,8 @@ PAGES = (
     ("views/tco_builder.py", "TCO builder (on-prem)", "TCO_builder", ":material/calculate:"),
     ("views/fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
     ("views/buy_rent_or_api.py", "Buy, rent or API", "Buy_rent_or_API", ":material/shopping_cart:"),
+    ("views/gpu_mix.py", "GPU mix", "GPU_mix", ":material/join_inner:"),
+    ("views/plan_vs_actual.py", "Plan vs actual", "Plan_vs_actual", ":material/receipt_long:"),
     ("views/history.py", "History by run date", "History", ":material/history:"),
     ("views/data.py", "Data", "Data", ":material/database:"),
 )

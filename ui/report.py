@@ -20,7 +20,7 @@ import streamlit as st
 
 from model.core.view import View
 from model.data.export import safe_csv
-from model.present.report import Report, ReportError, build_report, chromium_path, report_parts
+from model.present.report import Report, ReportError, build_report, chromium_path, report_extras, report_parts
 from model.present.tables import TABLE_PARTS, rounded
 from ui import data
 from ui.lru import CACHE
@@ -33,9 +33,17 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _LOG = logging.getLogger(__name__)
 
 
-def _report(path: str, ver: tuple, view_json: str, link: str, answer) -> Report:
+def _report(path: str, ver: tuple, view_json: str, link: str, answer, extras=None) -> Report:
     # shared, never copied per hit (two ~4.6 MB pages); measured in bytes
-    return CACHE.get_or_make(("report", ver, path, view_json, link), lambda: build_report(answer, link))
+    return CACHE.get_or_make(("report", ver, path, view_json, link),
+                             lambda: build_report(answer, link, extras=extras() if extras else None))
+
+
+def _extras(state: View, snap):
+    """The report's mix and plan against actual (:func:`model.present.report.report_extras`) from this data
+    version's cached answers and comparison: the ones the GPU mix and Plan vs actual pages show."""
+    return report_extras(state, lambda v, parts: data.answer_of(v, parts, snap),
+                         lambda plan, basis: data.comparison(plan, basis, snap))
 
 
 def report_of(state: View, link: str, snap=None) -> Report:
@@ -44,8 +52,9 @@ def report_of(state: View, link: str, snap=None) -> Report:
     if snap is None:
         with data.reader(data.db_path()).hold() as held:   # open until the answer is read
             return report_of(state, link, held)
-    return _report(data.db_path(), snap.version, state.model_dump_json(), link,
-                   data.answer_of(state, report_parts(state), snap))
+    answer = data.answer_of(state, report_parts(state), snap)
+    return _report(data.db_path(), snap.version, state.model_dump_json(), link, answer,
+                   lambda: _extras(answer.view, snap))
 
 
 def table_csv(state: View, name: str, snap=None) -> str:

@@ -3,10 +3,14 @@ replacing the view's cost profiles, and the team's stored profiles."""
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 import streamlit as st
 
 from model.core.cost_profiles import cost_profile, profiles_to_text
 from model.core.onprem_labels import ONPREM_COUNTS, onprem_label
+from model.core.opencost_pricing import price_file, years_after
 from model.core.plausible import percent_question
 from model.core.tco import TcoInputError
 from model.data.profiles import load_profiles, save_profiles
@@ -14,7 +18,8 @@ from ui import data, numbers
 from ui.sidebar import RATE_BOUNDS
 from ui.state import commit, notice, plain, view
 
-__all__ = ["build_up_inputs", "read_build_up", "add_onprem", "add_rate", "replace_profiles", "team_store"]
+__all__ = ["build_up_inputs", "read_build_up", "add_onprem", "add_rate", "replace_profiles", "team_store",
+           "opencost_download"]
 
 #: build-up input (labelled by model.core.tco.ONPREM_LABELS), typed in percent (the model takes utilisation as a
 #: fraction: the form divides by 100)
@@ -149,3 +154,35 @@ def team_store(profiles, read_only: bool) -> None:
             count = data.write(lambda con: save_profiles(con, profiles, saved_by="dashboard"), "save the profiles")
             if count is not None:
                 st.success(f"Saved {count} cost profile{'s' if count != 1 else ''}.")
+
+
+def opencost_download(profiles) -> None:
+    """OpenCost's CSV pricing of an on-prem profile bought on a date (:func:`model.core.opencost_pricing.price_file`,
+    what ``costfrontier tco ... --opencost-pricing FILE --purchase-date D`` writes): its paid $/GPU-hour on the GPU
+    row, the purchase date and the depreciation schedule in lines OpenCost skips."""
+    built = [p for p in profiles if p.onprem is not None and p.paid_rate() is not None]
+    st.subheader("OpenCost price file")
+    if not built:
+        st.caption("An on-prem build-up above can be written as OpenCost's custom CSV pricing, so the cluster's own "
+                   "cost reports use the proposal's rate.")
+        return
+    c1, c2 = st.columns(2)
+    names = [p.name for p in built]
+    chosen = c1.selectbox("Profile", names, key="opencost_profile")
+    bought = c2.date_input("Purchase date", value=date.today(), key="opencost_purchase_date",
+                           help="The depreciation schedule starts here; its end is the file's EndTimestamp.")
+    profile = built[names.index(chosen)]
+    try:
+        text = price_file(profile, bought)
+    except TcoInputError as exc:
+        st.error(plain(str(exc)))
+        return
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", profile.name).strip("-.") or "profile"
+    st.download_button("OpenCost price file (CSV)", text, f"{stem}-opencost-pricing.csv", "text/csv",
+                       key="opencost_download", on_click="ignore", icon=":material/download:")
+    st.caption(plain(f"${profile.paid_rate():.6f} per GPU-hour paid (every hour, at full use: OpenCost adds idle "
+                     f"cost itself), depreciated from {bought.isoformat()} to "
+                     f"{years_after(bought, profile.onprem.years).isoformat()}. Nodes are matched by the label "
+                     f"node.kubernetes.io/instance-type={profile.hardware.lower()}, their GPUs by nvidia.com/gpu_type="
+                     f"{profile.hardware}; enable with USE_CSV_PROVIDER=true and CSV_PATH "
+                     "(costfrontier tco --opencost-node/--opencost-gpu choose other labels)."))

@@ -11,10 +11,11 @@ from model.core.analysis import Analysis
 from model.present.answer_steps import DRAW_LIMIT
 from model.present.figures import BAND_LIMIT
 from model.present.fmt import for_people
+from model.present.report_output import table_frames
 from ui.data import Ctx, per_view
 from ui.state import bind, plain
 
-__all__ = ["table", "view_table", "upload_error", "notes", "no_data", "rate_sources", "drawn", "band_note"]
+__all__ = ["table", "spec_table", "view_table", "upload_error", "notes", "no_data", "rate_sources", "drawn", "band_note"]
 
 
 #: widest a text column is drawn at first [px]: longer cells end in "…" (a click on a cell shows all of it), so
@@ -69,6 +70,15 @@ def table(frame: pd.DataFrame, key: str | None = None, details=(), **kwargs) -> 
     shown = for_people(frame)
     st.dataframe(shown, hide_index=True, width="stretch", key=key,
                  **{**_columns(shown, _details(frame, shown, details), key), **kwargs})
+
+
+def spec_table(frame: pd.DataFrame, spec: list, key: str | None = None, details=(), **kwargs) -> None:
+    """A table as the report shows it (:func:`model.present.report_output.table_frames` of ``frame`` and its
+    ``spec``: the same text, headers and rounding as the report and its downloads); ``details``: headers shown only
+    when the table's "More columns" switch is on."""
+    shown = table_frames(frame, spec)[0]
+    st.dataframe(shown, hide_index=True, width="stretch", key=key,
+                 **{**_columns(shown, [d for d in details if d in shown.columns], key), **kwargs})
 
 
 def view_table(ctx: Ctx, name: str, make, key: str | None = None, details=(), **kwargs) -> None:

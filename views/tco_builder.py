@@ -107,6 +107,7 @@ if profiles:
     table = breakdown_frame(profiles)
     st.plotly_chart(breakdown_figure(table), width="stretch", key="breakdown_chart")
     widgets.table(table.rename(columns={"profile": "series"}), key="breakdown_table")
+    tco.opencost_download(profiles)
 
     answer = ctx.answer("profiles")
     answered = [pa for pa in answer.profiles if pa.tornado is not None]

@@ -5,25 +5,19 @@
     costfrontier plan-vs-actual --plan LINK [--cost-basis bill|allocation|usage] [--json]
 
 The plan is a share link (a pinned one names its data version, ``v=N``): its view's answer gives the owned fleet
-it sized, that fleet's $/GPU-hour, capacity and $/M with their ±, and the API price it compared with; the
-comparison itself is :func:`model.core.actuals.plan_vs_actual`.
-
-Every call into :mod:`model.present` is in this module, in :func:`plan_of` and :func:`options_at` (the answer's
-API may move; these two are what to re-point): ``answer_of_view(con, view)`` and, of its answer, ``.volume``
-(``.rows``, ``.options``, ``.api``, ``.basis``, ``.volume``), ``.capacity``, ``.recommendation.options``,
-``.recommendation.winner``, ``.points`` and ``.notes``. The link becomes a view with
-:func:`model.cli.options.view_of_link`.
+it sized, that fleet's $/GPU-hour, capacity and $/M with their ±, and the API price it compared with. The
+comparison is :func:`model.present.actual_answer.comparison_on`, the one the page and the report's section read;
+this module only renders it.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 from model.cli.options import UsageError, jsonable
 
-__all__ = ["add_parsers", "run", "plan_of", "options_at", "comparison_of"]
+__all__ = ["add_parsers", "run"]
 
 
 def add_parsers(sub) -> None:
@@ -54,84 +48,6 @@ def run(args, con) -> int | None:
     return None
 
 
-# ------------------------------------------------------------------------------------------- the plan's side
-
-
-def plan_of(con, link: str):
-    """(:class:`model.core.actuals.Plan`, its view) of a share link, from the view's answer on ``con``.
-
-    Raises :class:`UsageError` for a link whose view has no volume or no owned option to compare with."""
-    from model.cli.options import view_of_link
-    from model.cli.query import link_notes, pinned_notes
-    from model.core.actuals import Plan
-    from model.core.notes import of_kind
-    from model.present.view_answer import answer_of_view
-
-    view, notices = view_of_link(link)
-    if not view.has_demand:
-        raise UsageError("the plan's link has no volume (tpm=, tpd=, rps= or a trace): a plan against actual "
-                         "needs the volume the proposal was sized for")
-    answer = answer_of_view(con, view, ("volume", "recommendation", "capacity", "rows", "notes"),
-                            notes=[*link_notes(notices), *pinned_notes(con, view)])
-    volume = answer.volume
-    owned = [o for o in (volume.options if volume is not None else ()) if o.kind == "owned"]
-    if volume is None or not owned:
-        raise UsageError("the plan's view prices no owned fleet at its volume (no series it could size, or no "
-                         "$/GPU-hour): there is nothing to compare a cluster's bill with")
-    rows = {r["option"]: r for r in volume.rows.to_dict("records")}
-    winner = answer.recommendation.winner
-    option = next((o for o in owned if o.name == winner), None) or \
-        min(owned, key=lambda o: rows[o.name]["usd_per_month"])
-    row = rows[option.name]
-    capacity = answer.capacity
-    series_row = next((c for c in capacity.to_dict("records")
-                       if option.name == f"owned {c['series']}" or option.name.startswith(f"owned {c['series']} (")),
-                      None)
-    if series_row is None:
-        raise UsageError(f"the plan's option {option.name!r} has no capacity row to read its fleet from")
-    choice = next((c for c in answer.recommendation.options if c.name == option.name), None)
-    models = tuple(dict.fromkeys(str(m) for m in answer.rows.points.get("model", []) if isinstance(m, str) and m))
-    api = dict(volume.api) if volume.api else None
-    notes = of_kind(answer.notes, "link", "data")
-    if view.data_version is None:
-        notes.append("the plan's link is not pinned (no v=N): it is read from the latest data, which may differ "
-                     "from what the proposal showed")
-    plan = Plan(link=link, data_version=view.data_version, models=models, basis=volume.basis,
-                tokens_per_month=float(volume.volume), isl=float(series_row["isl"]), osl=float(series_row["osl"]),
-                series=str(series_row["series"]), option=option.name, nodes=float(row["nodes"]),
-                gpus_per_node=float(series_row["gpus_per_node"]), usd_per_month=float(row["usd_per_month"]),
-                tokens_per_second_per_node=float(option.node_tps),
-                usd_per_mtok=float(row["effective_usd_per_mtok"]),
-                error=float(choice.error) if choice is not None and math.isfinite(choice.error) else math.nan,
-                error_from=choice.error_from if choice is not None else "none", api=api,
-                cache_hit=float(api["cache_hit"]) if api else float(view.cache_hit or 0.0), notes=tuple(notes))
-    return plan, view
-
-
-def options_at(con, view, tokens_per_month: float, cache_hit: float) -> list[dict]:
-    """The plan's buy/rent/API options re-run at ``tokens_per_month`` (on the plan's basis) and ``cache_hit``:
-    the plan's view with its volume replaced (a peak or a daily volume it had is dropped: the volume prices it)."""
-    from model.present.view_answer import answer_of_view
-
-    again = view.replace(tokens_per_month=tokens_per_month, tokens_per_day=None, demand_rps=None,
-                         cache_hit=min(max(cache_hit, 0.0), 1.0))
-    volume = answer_of_view(con, again, ("volume",)).volume
-    if volume is None:
-        return []
-    keep = ("option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "utilization")
-    return [{k: r.get(k) for k in keep} for r in volume.rows.to_dict("records")]
-
-
-def comparison_of(con, link: str, cost_basis: str | None = None):
-    """The plan of ``link`` against the stored actuals (latest data version): a
-    :class:`model.core.actuals.Comparison`. What the page and the report call."""
-    from model.core.actuals import plan_vs_actual
-    from model.data.actuals import actuals_frame
-
-    plan, view = plan_of(con, link)
-    return plan_vs_actual(plan, actuals_frame(con), lambda tpm, hit: options_at(con, view, tpm, hit), cost_basis)
-
-
 # --------------------------------------------------------------------------------------------------- commands
 
 
@@ -141,7 +57,7 @@ def _ingest(args, con) -> int:
 
     if not args.paths:
         raise UsageError("actual needs FILE... (OpenCost responses or bills), or --list")
-    models = plan_of(con, args.plan)[0].models if args.plan else None
+    models = _plan_models(con, args.plan) if args.plan else None
     if models is not None and not models:
         raise UsageError("the plan's rows name no model: nothing to check the actuals' models against")
     failed, results = 0, []
@@ -188,11 +104,25 @@ def _list(args, con) -> int:
     return 0
 
 
-def _compare(args, con) -> int:
+def _plan_models(con, link: str) -> tuple[str, ...]:
+    """The models the plan's rows hold (what ``actual --plan`` checks the actuals' models against)."""
     from model.core.actuals import ActualsError
+    from model.present.actual_answer import PLAN_PARTS, plan_of, plan_view
+    from model.present.view_answer import answer_of_view
 
     try:
-        comparison = comparison_of(con, args.plan, args.cost_basis)
+        view, notices = plan_view(link)
+        return plan_of(answer_of_view(con, view, PLAN_PARTS), link, notices).models
+    except ActualsError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _compare(args, con) -> int:
+    from model.core.actuals import ActualsError
+    from model.present.actual_answer import comparison_on, plan_line
+
+    try:
+        comparison = comparison_on(con, args.plan, args.cost_basis)
     except ActualsError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -202,10 +132,7 @@ def _compare(args, con) -> int:
     for note in comparison.notes:
         print(f"note: {note}", file=sys.stderr)
     plan = comparison.plan
-    print(f"plan: {plan.option}, {plan.nodes:,.0f} nodes, ${plan.usd_per_month:,.2f} a month, "
-          f"{plan.tokens_per_month:,.0f} {plan.basis} tokens a month, ${plan.usd_per_mtok:,.4f}/M"
-          + (f" ± {plan.error:.0%}" if plan.error else f" ({plan.error_from})")
-          + (f"; data version {plan.data_version}" if plan.data_version else "; not pinned"))
+    print(plan_line(plan))
     print(f"actuals: {comparison.cost_basis} cost\n")
     header = f"{'period':<23} {'hours':>6} {'usd':>13} {'planned usd':>13} {'tokens':>16} {'of plan':>8} " \
              f"{'$/M':>9} {'plan $/M':>9} {'util':>7} {'most':>11}"

@@ -42,10 +42,12 @@ BUCKET_COLUMNS = ["label", "isl", "osl", "share", "peak_rps", "measured", "note"
 
 
 def _edges(text: str) -> tuple[int, ...]:
+    from model.core.mix import MixError, parse_edges
+
     try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not whole token counts, comma-separated") from None
+        return parse_edges(text, "the")
+    except MixError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parsers(sub) -> None:
@@ -98,7 +100,7 @@ def _state(args, con):
     from pathlib import Path
 
     from model.cli.options import view_from_args
-    from model.core.mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES, mix_of_trace, mix_view
+    from model.core.mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES, mix_view, trace_and_mix
     from model.core.trace import TraceError
     from model.data.inputs import first_workload
 
@@ -110,8 +112,8 @@ def _state(args, con):
             raise UsageError("--trace: a trace as a link writes it holds no request lengths to bucket: give the "
                              "trace file, or the mix with --mix")
         try:
-            bucketed = mix_of_trace(path.read_bytes(), path.name, args.isl_edges or DEFAULT_ISL_EDGES,
-                                    args.osl_edges or DEFAULT_OSL_EDGES)
+            bucketed = trace_and_mix(path, path.name, args.isl_edges or DEFAULT_ISL_EDGES,
+                                     args.osl_edges or DEFAULT_OSL_EDGES)[1]
         except TraceError as exc:
             raise UsageError(f"--trace: {exc}") from None
         state = state.replace(request_mix=bucketed.to_text())

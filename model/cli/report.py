@@ -5,7 +5,9 @@
 
 The report renders the same answer ``iso``, ``crossover`` and ``size`` print for the same options
 (:func:`model.present.view_answer.answer_of_view`): cost profiles (``--profile NAME``) with their build-ups,
-and the fleet for ``--demand-rps``/``--tokens-per-day``/a budget, are sections of it.
+the fleet for ``--demand-rps``/``--tokens-per-day``/a budget, the cheapest mix of GPU types for ``--mix`` (the
+answer ``costfrontier mix`` prints) and the plan ``--plan LINK`` against the stored actuals (``plan-vs-actual``'s)
+are sections of it.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.core.links import pinned_url
     from model.core.notes import of_kind
     from model.data.versions import version_digest
-    from model.present.report import ReportError, build_report, report_parts, view_link
+    from model.present.actual_answer import comparison_on
+    from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
+    from model.present.view_answer import answer_of_view
 
     suffix = Path(args.out).suffix.lower()
     if suffix not in OUTPUTS:
@@ -73,7 +77,9 @@ def run(args: argparse.Namespace, con) -> int | None:
     version = answer.inputs.data_version     # the reopen link names what that version shows (its vd=)
     link = pinned_url(link or view_link(answer.view, args.base_url), version,
                       version_digest(con, version) if version else None)
-    report = build_report(answer, link, base_url=args.base_url)
+    extras = report_extras(answer.view, lambda v, parts: answer_of_view(con, v, parts),
+                           lambda plan, basis: comparison_on(con, plan, basis))
+    report = build_report(answer, link, base_url=args.base_url, extras=extras)
     out = Path(args.out)
     try:
         if suffix == ".pdf":

@@ -8,7 +8,7 @@ peak for the least $/month (:mod:`model.core.mix_solve`, an integer program solv
 - **The request mix** (:class:`RequestMix`): typed as ``ISL:OSL:SHARE,...`` (:func:`parse_mix`; a share is a
   fraction of requests, or a percentage with its ``%`` sign; the shares sum to 1 within 0.001 and are then
   scaled to sum to 1 exactly), or a trace's requests bucketed by stated edges (:func:`mix_of_requests`,
-  :func:`mix_of_trace`; default :data:`DEFAULT_ISL_EDGES` and :data:`DEFAULT_OSL_EDGES`), each bucket standing at
+  :func:`trace_and_mix`, streamed, and :func:`mix_of_trace`; default :data:`DEFAULT_ISL_EDGES` and :data:`DEFAULT_OSL_EDGES`), each bucket standing at
   the mean ISL and OSL of its requests. Each bucket's peak is its share of the demand's peak [req/s]: the mix is
   taken to hold steady over time.
 - **Matching** (:func:`match_buckets`): per type and bucket, the measured workload nearest the bucket by the
@@ -31,7 +31,9 @@ Pure functions over numpy and pandas frames (numpy, scipy, pandas; no I/O, no St
 from __future__ import annotations
 
 import math
+import tempfile
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -40,10 +42,11 @@ import pandas as pd
 from model.core.demand import SECONDS_PER_MONTH, tokens_per_request
 from model.core.mix_solve import MixSolution, MixSolveError, single_type, solve_mix
 from model.core.tco import HOURS_PER_MONTH
-from model.core.trace import Requests, read_requests
+from model.core.trace import Requests, Trace, length_counts, read_trace_file
 
-__all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_requests",
-           "mix_of_trace", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
+__all__ = ["MixError", "Bucket", "RequestMix", "MixLimits", "MixAnswer", "parse_mix", "mix_of_rows", "parse_edges",
+           "mix_of_requests",
+           "mix_of_trace", "trace_and_mix", "match_buckets", "distance_factor", "long_buckets", "cheapest_mix", "mix_crossover",
            "mix_view", "offers_of",
            "OFFER_COLUMNS", "DEFAULT_ISL_EDGES", "DEFAULT_OSL_EDGES", "MATCH_FACTOR", "MAX_BUCKETS",
            "SHARE_TOLERANCE", "CROSSOVER_STEPS", "ROUTING", "MixSolveError"]
@@ -172,6 +175,48 @@ def parse_mix(text: str) -> RequestMix:
     return RequestMix(tuple(Bucket(i, o, s / total, f"{i}/{o}") for i, o, s in buckets))
 
 
+def _cell_text(value) -> str:
+    """A table cell as typed: empty for nothing, a whole float without its ``.0``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def mix_of_rows(rows) -> RequestMix:
+    """The request mix typed as a table (the GPU mix page): each row's ``isl`` and ``osl`` [tokens] and ``share`` (a
+    fraction of requests, or a percentage with its ``%``); an empty row is skipped. Raises :class:`MixError`
+    naming the row (a cell left empty, a share written with a decimal comma) or, as :func:`parse_mix`, the bucket."""
+    items = []
+    for n, row in enumerate(rows, 1):
+        cells = {key: _cell_text(row.get(key)) for key in ("isl", "osl", "share")}
+        if not any(cells.values()):
+            continue
+        empty = [key.upper() if key != "share" else key for key, text in cells.items() if not text]
+        if empty:
+            raise MixError(f"row {n}: no {' or '.join(empty)}")
+        if "," in cells["share"]:
+            raise MixError(f"row {n}: share {cells['share']!r}: write a decimal point (0.7) or a percentage (70%)")
+        items.append(f"{cells['isl']}:{cells['osl']}:{cells['share']}")
+    return parse_mix(",".join(items))
+
+
+def parse_edges(text: str, what: str) -> tuple[int, ...]:
+    """Bucket edges typed as whole tokens, comma-separated (``1024,4096,16384``) [tokens]; raises :class:`MixError`
+    naming ``what`` (ISL or OSL) for a value that is not a whole number, or edges that do not increase."""
+    parts = [p.strip().replace("_", "") for p in str(text or "").split(",") if p.strip()]
+    if not parts:
+        raise MixError(f"no {what} edges: give whole token counts, comma-separated, e.g. 1024,4096")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise MixError(f"{what} edges {text!r}: whole token counts, comma-separated (e.g. 1024,4096)") from None
+    if not all(math.isfinite(v) and v.is_integer() for v in values):
+        raise MixError(f"{what} edges {text!r}: whole token counts, comma-separated (e.g. 1024,4096)")
+    return _edges([int(v) for v in values], what)
+
+
 def _edges(edges, what: str) -> tuple[int, ...]:
     out = tuple(int(e) for e in edges)
     if any(e < 1 for e in out) or any(b <= a for a, b in zip(out, out[1:])) or len(out) > 15:
@@ -196,28 +241,49 @@ def mix_of_requests(requests: Requests, isl_edges=DEFAULT_ISL_EDGES, osl_edges=D
     isl_edges, osl_edges = _edges(isl_edges, "ISL"), _edges(osl_edges, "OSL")
     isl = np.asarray(requests.input_tokens, dtype=float)
     osl = np.asarray(requests.output_tokens, dtype=float)
-    if not len(isl):
-        raise MixError(f"{requests.name}: no requests")
     i = np.searchsorted(np.asarray(isl_edges, dtype=float), isl, side="right")
     j = np.searchsorted(np.asarray(osl_edges, dtype=float), osl, side="right")
-    buckets = []
+    counts = []
     for a in range(len(isl_edges) + 1):
         for b in range(len(osl_edges) + 1):
             inside = (i == a) & (j == b)
-            n = int(inside.sum())
-            if n:
-                buckets.append(Bucket(max(1, int(round(isl[inside].mean()))), max(1, int(round(osl[inside].mean()))),
-                                      n / len(isl), f"ISL {_range_words(a, isl_edges)} · OSL {_range_words(b, osl_edges)}",
-                                      n))
-    if len(buckets) > MAX_BUCKETS:
-        raise MixError(f"{len(buckets)} buckets: at most {MAX_BUCKETS} (give fewer edges)")
-    return RequestMix(tuple(buckets), f"trace {requests.name}: {len(isl):,} requests", isl_edges, osl_edges)
+            if inside.any():
+                counts.append((a, b, int(inside.sum()), float(isl[inside].mean()), float(osl[inside].mean())))
+    return _mix_of_counts(counts, requests.name, isl_edges, osl_edges)
+
+
+def _mix_of_counts(counts, name: str, isl_edges: tuple[int, ...], osl_edges: tuple[int, ...]) -> RequestMix:
+    """The mix of requests counted per ISL and OSL range: ``(a, b, requests, mean ISL, mean OSL)`` per range."""
+    total = sum(n for _, _, n, _, _ in counts)
+    if not total:
+        raise MixError(f"{name}: no requests")
+    if len(counts) > MAX_BUCKETS:
+        raise MixError(f"{len(counts)} buckets: at most {MAX_BUCKETS} (give fewer edges)")
+    buckets = tuple(Bucket(max(1, int(round(mean_isl))), max(1, int(round(mean_osl))), n / total,
+                           f"ISL {_range_words(a, isl_edges)} · OSL {_range_words(b, osl_edges)}", n)
+                    for a, b, n, mean_isl, mean_osl in sorted(counts))
+    return RequestMix(buckets, f"trace {name}: {total:,} requests", isl_edges, osl_edges)
+
+
+def trace_and_mix(path, name: str, isl_edges=DEFAULT_ISL_EDGES,
+                  osl_edges=DEFAULT_OSL_EDGES) -> tuple[Trace, RequestMix]:
+    """A trace file's load over time (:func:`model.core.trace.read_trace_file`, which checks every row) and its
+    request mix bucketed as :func:`mix_of_requests` buckets (:func:`model.core.trace.length_counts`), both streamed:
+    a trace of millions of requests never sits in memory as rows. Raises
+    :class:`model.core.trace.TraceError` naming the file, row and field, :class:`MixError` for bad edges."""
+    isl_edges, osl_edges = _edges(isl_edges, "ISL"), _edges(osl_edges, "OSL")
+    trace = read_trace_file(path, name)
+    return trace, _mix_of_counts(length_counts(path, name, isl_edges, osl_edges), trace.name, isl_edges, osl_edges)
 
 
 def mix_of_trace(data: bytes | str, name: str, isl_edges=DEFAULT_ISL_EDGES, osl_edges=DEFAULT_OSL_EDGES) -> RequestMix:
-    """The request mix of a trace file (the formats :func:`model.core.trace.read_trace` reads); raises
-    :class:`model.core.trace.TraceError` naming the file, row and field."""
-    return mix_of_requests(read_requests(data, name), isl_edges, osl_edges)
+    """The request mix of a trace file's bytes or text (the formats :func:`model.core.trace.read_trace` reads),
+    through a private temporary file (:func:`trace_and_mix`); raises :class:`model.core.trace.TraceError` naming the
+    file, row and field."""
+    with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:
+        path = Path(folder) / "trace.csv"
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+        return trace_and_mix(path, name, isl_edges, osl_edges)[1]
 
 
 # ------------------------------------------------------------------------------------------ matching
@@ -350,6 +416,8 @@ class MixAnswer:
     crossover : DataFrame or None  :func:`mix_crossover` (None: fewer than two measured buckets, or no answer)
     crossover_text : str
     notes : tuple of str
+    long_share : float or None  the share of the measured requests that are long now [-] (where the mix stands on
+        the crossover; None without one)
     """
 
     status: str
@@ -375,6 +443,7 @@ class MixAnswer:
     notes: tuple[str, ...]
     token_basis: str = "total"
     source: str = "typed"
+    long_share: float | None = None
 
     def payload(self) -> dict:
         """Everything as plain values (frames as lists of records), for ``costfrontier mix --json``."""
@@ -390,7 +459,8 @@ class MixAnswer:
                 "best_single_usd_per_month": self.best_single_usd_per_month,
                 "saving_usd_per_month": self.saving_usd_per_month, "saving_pct": self.saving_pct,
                 "mix_pays": self.mix_pays, "ties": list(self.ties),
-                "crossover": {"rows": records(self.crossover), "text": self.crossover_text},
+                "crossover": {"rows": records(self.crossover), "text": self.crossover_text,
+                              "long_share": self.long_share},
                 "notes": list(self.notes)}
 
 
@@ -506,8 +576,8 @@ def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rp
     Returns
     -------
     (DataFrame, str): per step ``long_share`` [-], ``mix_usd_per_month``, ``best_single``,
-    ``best_single_usd_per_month``, ``saving_usd_per_month`` [$/month] and ``mix_types`` (words); and where the
-    mix pays, in words.
+    ``best_single_usd_per_month``, ``saving_usd_per_month`` [$/month], ``mix_types`` (words) and each type alone,
+    ``"<type> alone"`` [$/month; NaN where it alone cannot serve the step]; and where the mix pays, in words.
     """
     short_total, long_total = shares[~long].sum(), shares[long].sum()
     rows = []
@@ -522,7 +592,7 @@ def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rp
         rows.append({"long_share": float(alpha), "mix_usd_per_month": mix.usd_per_month if mix.solved else math.nan,
                      "best_single": names[best] if best is not None else None,
                      "best_single_usd_per_month": costs[best] if best is not None else math.nan,
-                     "mix_types": " + ".join(used)})
+                     "mix_types": " + ".join(used), **{f"{name} alone": cost for name, cost in zip(names, costs)}})
     frame = pd.DataFrame(rows)
     frame["saving_usd_per_month"] = frame["best_single_usd_per_month"] - frame["mix_usd_per_month"]
     pays = frame["saving_usd_per_month"] > 1e-6 * frame["best_single_usd_per_month"].abs() + 1e-9
@@ -666,7 +736,7 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
     else:
         verdict = (f"No mix beats {types.names[best]} alone: {used} nodes, ${cost:,.0f} a month{cover}"
                    + (f" (as much as {', '.join(types.names[t] for t in ties)} alone)" if ties else "") + ".")
-    crossover, crossover_text = None, "one measured bucket: no crossover along the mix"
+    crossover, crossover_text, now = None, "one measured bucket: no crossover along the mix", None
     long = long_buckets(RequestMix(tuple(mix.buckets[b] for b in keep)), token_basis, long_tokens)
     if sweep and len(keep) > 1 and long.any() and (~long).any():
         crossover, crossover_text = mix_crossover(cap[:, keep], shares[keep] / covered, long, float(peaks[keep].sum()),
@@ -683,7 +753,7 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
                      matches, single, types.names[best] if best is not None else None, best_cost, saving,
                      saving / best_cost if best is not None and best_cost > 0 else math.nan, bool(pays and best is not None),
                      tuple(types.names[t] for t in ties), crossover, crossover_text, tuple(notes), token_basis,
-                     mix.source)
+                     mix.source, now)
 
 
 

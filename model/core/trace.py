@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import math
 import os
 import tempfile
@@ -40,7 +39,8 @@ import numpy as np
 
 from model.core.shape import Curve
 
-__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_trace_file", "read_requests", "is_reference", "BIN_S",
+__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_trace_file", "length_counts",
+           "is_reference", "BIN_S",
            "MAX_BINS", "MAX_TOKENS_PER_REQUEST", "REFERENCE_PREFIX"]
 
 #: seconds of one stored bin: windows are whole multiples of it
@@ -186,13 +186,9 @@ def _duck():
     return con
 
 
-def read_trace_file(path: str | os.PathLike, name: str) -> Trace:
-    """The :class:`Trace` of the CSV file at ``path`` (``name``: the file's name, for messages), streamed: two or
-    three passes of DuckDB's CSV reader over the three columns, aggregating as they go (the module's docstring). Raises
-    :class:`TraceError` naming file, row and field (a third, chunked read finds the first bad row)."""
-    import duckdb
-
-    path = Path(path)
+def _reading(path: Path, name: str) -> tuple[str, list[str], dict[str, int], str]:
+    """(the file's label, its header, the index of each of the three columns, ``FROM ... WHERE ...``: the SQL
+    reading its rows, the file's path its one parameter) of a trace file."""
     label = name.replace(";", ",")[:120] or "trace"
     header = _header(path, label)
     lower: dict[str, int] = {}
@@ -205,14 +201,49 @@ def read_trace_file(path: str | os.PathLike, name: str) -> Trace:
             raise TraceError(f"{label}: no column {field} (accepted: timestamp,input_tokens,output_tokens or the "
                              "Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens)")
         found[field] = index
-    cols = {k: f"c{found[k]}" for k in found}   # our own names, by position: nothing of the file goes into SQL
-    t, i, o = cols["timestamp"], cols["input_tokens"], cols["output_tokens"]
-    # one column more than the header: a row with a field too many fills it, and is refused (not cut short)
+    t, i, o = (f"c{found[k]}" for k in ("timestamp", "input_tokens", "output_tokens"))  # by position: nothing of
+    # the file goes into SQL; one column more than the header: a row with a field too many fills it, and is refused
     types = ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(header) + 1))
     source = ("read_csv(?, auto_detect = false, strict_mode = false, header = false, skip = 1, delim = ',', "
               f"quote = '\"', escape = '\"', null_padding = true, columns = {{{types}}})")
+    return label, header, found, f"FROM {source} WHERE {_ANY.format(t=t, i=i, o=o)}"
+
+
+def length_counts(path: str | os.PathLike, name: str, isl_edges: tuple[int, ...],
+                  osl_edges: tuple[int, ...]) -> list[tuple[int, int, int, float, float]]:
+    """A trace file's requests counted by input and output length, streamed (one pass of DuckDB's CSV reader over
+    the two token columns): per range ``(a, b)`` holding any request, ``(a, b, requests, mean input tokens, mean
+    output tokens)``, ``a`` the number of ``isl_edges`` at or below a request's input tokens [tokens] (``b``
+    likewise of ``osl_edges``). The file is read as :func:`read_trace_file` has checked it (whose errors name the
+    row): call that first."""
+    import duckdb
+
+    path = Path(path)
+    label, _, found, where = _reading(path, name)
+    i, o = (f"c{found[k]}" for k in ("input_tokens", "output_tokens"))
+    a = " + ".join(["0", *(f"CAST(i >= {int(e)} AS INTEGER)" for e in isl_edges)])
+    b = " + ".join(["0", *(f"CAST(o >= {int(e)} AS INTEGER)" for e in osl_edges)])
+    con = _duck()
+    try:
+        rows = con.execute(f"SELECT {a} AS a, {b} AS b, count(*), avg(i), avg(o) FROM (SELECT "
+                           f"{_TOKENS.format(i=i, o=o)} {where}) GROUP BY a, b ORDER BY a, b", [str(path)]).fetchall()
+    except duckdb.Error:             # never its words: they name the file's path
+        raise TraceError(f"{label}: not a CSV file this product can read") from None
+    finally:
+        con.close()
+    return [(int(x), int(y), int(n), float(mi), float(mo)) for x, y, n, mi, mo in rows]
+
+
+def read_trace_file(path: str | os.PathLike, name: str) -> Trace:
+    """The :class:`Trace` of the CSV file at ``path`` (``name``: the file's name, for messages), streamed: two or
+    three passes of DuckDB's CSV reader over the three columns, aggregating as they go (the module's docstring). Raises
+    :class:`TraceError` naming file, row and field (a third, chunked read finds the first bad row)."""
+    import duckdb
+
+    path = Path(path)
+    label, header, found, where = _reading(path, name)
+    t, i, o = (f"c{found[k]}" for k in ("timestamp", "input_tokens", "output_tokens"))
     extra = f"c{len(header)}"
-    where = f"FROM {source} WHERE {_ANY.format(t=t, i=i, o=o)}"
     rows = f"SELECT {_SECONDS.format(t=t)}, {_TOKENS.format(i=i, o=o)}, {extra} IS NOT NULL AS extra {where}"
     con = _duck()
     try:
@@ -311,48 +342,3 @@ class Requests:
     seconds: np.ndarray         # [s] from the first request
     input_tokens: np.ndarray    # [tokens]
     output_tokens: np.ndarray   # [tokens]
-
-
-def read_requests(data: bytes | str, name: str) -> Requests:
-    """Every request of a trace CSV file's bytes or text (``name``: the file's name, for messages), one by one.
-    Raises :class:`TraceError` naming file, row and field."""
-    import pandas as pd
-
-    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
-    label = name.replace(";", ",")[:120] or "trace"
-    try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise TraceError(f"{label}: not a CSV file ({str(exc).splitlines()[0][:120]})") from None
-    found = {}
-    lower = {str(c).strip().lower(): c for c in frame.columns}
-    for field, names in _COLUMNS.items():
-        column = next((lower[n] for n in names if n in lower), None)
-        if column is None:
-            raise TraceError(f"{label}: no column {field} (accepted: timestamp,input_tokens,output_tokens or the "
-                             "Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens)")
-        found[field] = column
-    if frame.empty:
-        raise TraceError(f"{label}: no requests")
-    lines = np.arange(len(frame)) + 2
-    tokens = {}
-    for field in ("input_tokens", "output_tokens"):
-        raw = frame[found[field]]
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        bad = ~(np.isfinite(values) & (values >= 0) & (values <= MAX_TOKENS_PER_REQUEST))
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise TraceError(f"{_where(label, lines[i], found[field])}: {str(raw.iloc[i])[:40]!r} is not a token count "
-                             f"(a number from 0 to {MAX_TOKENS_PER_REQUEST:,} a request)")
-        tokens[field] = values
-    raw = frame[found["timestamp"]]
-    seconds = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    if np.isnan(seconds).all():
-        stamps = pd.to_datetime(raw, format="ISO8601", errors="coerce")
-        seconds = (stamps - stamps.min()).dt.total_seconds().to_numpy(dtype=float)
-    bad = ~np.isfinite(seconds)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{_where(label, lines[i], found['timestamp'])}: {str(raw.iloc[i])[:40]!r} is not a time "
-                         "(seconds, or a date and time such as 2023-11-16 18:15:46.68)")
-    return Requests(label, seconds - seconds.min(), tokens["input_tokens"], tokens["output_tokens"])

@@ -15,7 +15,7 @@ from model.core.view_codecs import short
 
 __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
-           "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
+           "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
            "TPD_BOUNDS", "TPM_BOUNDS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
@@ -211,6 +211,31 @@ def check_request_mix(value: str) -> str:
     from model.core.mix import parse_mix
 
     return parse_mix(value).to_text()
+
+
+def check_plan(value: str) -> str:
+    """The share link a proposal was made from (plan against actual): an http(s) link whose view states a volume
+    and names no plan of its own, read without a notice (a value it would ignore is refused here, not dropped
+    from the plan); written back as typed, spaces around it dropped."""
+    text = (value or "").strip()
+    if not text:
+        return ""
+    from urllib.parse import parse_qs, urlsplit
+
+    from model.core.view import View
+
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.query:
+        raise ValueError("the plan is the share link the proposal was made from (http://…/Buy_rent_or_API?…&v=N)")
+    plan, notices = View.from_query(parse_qs(parts.query, keep_blank_values=True))
+    if notices:
+        raise ValueError(f"the plan's link: {notices[0]}")
+    if plan.plan:
+        raise ValueError("the plan's link names a plan of its own: give the link the proposal was made from")
+    if not plan.has_demand:
+        raise ValueError("the plan's link has no volume (tpm=, tpd=, rps= or a trace): a plan against actual needs "
+                         "the volume the proposal was sized for")
+    return text
 
 
 def read_trace_option(value: str) -> str:

@@ -38,6 +38,7 @@ from model.core.view_checks import (
     check_filters,
     check_goodput,
     check_names,
+    check_plan,
     check_profiles,
     check_rates,
     check_request_mix,
@@ -53,7 +54,7 @@ from model.core.view_checks import (
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "PLURAL_WORDS", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
-           "KNEE_RULES", "TOKEN_BASES",
+           "KNEE_RULES", "TOKEN_BASES", "COST_BASES",
            "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
 
@@ -68,6 +69,10 @@ SLA_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "ttft_p99", "tpot", "interactivi
 #: model.core.cost.DEFAULT_PRICE_SET and DEFAULT_TIER
 DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
+#: model.core.actuals.COST_BASES: the cost an actual counts
+COST_BASES = ("bill", "allocation", "usage")
+#: a plan as a link names it (the plan field's example): GLM-5.2 20k/1k on MI355X at 36.5 B tokens, data version 8
+_ONE_PLAN = "http://localhost:8501/Buy_rent_or_API?wl=GLM-5.2|20000|1000&hw=MI355X&tpm=3.65e10&v=8"
 #: buy, rent or API (model.core.volume): the full cost, or the marginal one of capacity already owned
 LENSES = ("full", "marginal")
 #: model.core.capacity.KNEE_RULES: how a knee is read off a request-rate ramp
@@ -287,6 +292,15 @@ FIELDS: tuple[ViewField, ...] = (
        check=check_request_mix, words="request mix", label="Request mix (ISL:OSL:share, ...)",
        option=Option(("--mix",), "mix", "the request mix: buckets ISL:OSL:SHARE,... (tokens; a share is a fraction "
                      "of requests, or NN%%), e.g. 1024:256:0.7,8192:1024:0.3", metavar="ISL:OSL:SHARE,...")),
+    _f("plan", "plan", str, "", c.TEXT, ANSWER, _ONE_PLAN, "http://x/?rps=abc", check=check_plan, words="plan",
+       label="The plan: the share link the proposal was made from",
+       option=Option(("--plan",), "report", "plan against actual: the share link the proposal was made from "
+                     "(pinned: with v=N); the report adds its section against the stored actuals", metavar="LINK")),
+    _f("cost_basis", "cb", str | None, None, c.TEXT, ANSWER, "allocation", "net",
+       check=lambda v: v if v is None else one_of("the actuals' cost basis", COST_BASES)(v),
+       label="The actuals' cost",
+       option=Option(("--cost-basis",), "report", "plan against actual: which stored cost to read: bill, allocation "
+                     "or usage (default: bill, else allocation, else usage)", choices=COST_BASES)),
     _f("scale_step", "step", int, 1, c.WHOLE, ANSWER, "2", "0",
        check=Bounds(1, 100_000, "the scale-up step must be a whole number of nodes from 1 to 100,000"),
        option=Option(("--scale-step",), "sizing", "on demand: nodes added or removed at a time (default 1)",

@@ -25,7 +25,10 @@ from model.core.mix import (
 from model.core.view import View
 from model.present.fleet_answer import FleetAnswer, demand_of
 
-__all__ = ["mix_of", "limits_of"]
+__all__ = ["mix_of", "limits_of", "MIX_PARTS"]
+
+#: the parts of a mix view's answer the GPU mix page, ``costfrontier mix`` and the report's section read
+MIX_PARTS = ("mix", "fleet", "rates", "notes")
 
 
 def limits_of(view: View, max_nodes: dict | None = None, max_kw: dict | None = None) -> MixLimits:

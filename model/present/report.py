@@ -54,7 +54,7 @@ from model.present.workbook import plan_of
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_parts", "report_of_view", "view_link",
            "html_to_pdf",
-           "chromium_path", "PRINT_WIDTH_PX"]
+           "chromium_path", "PRINT_WIDTH_PX", "ReportExtras", "report_extras", "SECTION_IDS"]
 
 @dataclass(frozen=True)
 class ReportSection:
@@ -77,6 +77,45 @@ def report_parts(view) -> tuple[str, ...]:
     return ("cost", "rates", "notes", "crossed", "cloud", "frontier_table", "profiles", "fleet", "volume",
             "recommendation", "provenance", *(("history",) if view.history else ()),
             *(("goodput_caps",) if view.goodput else ()))
+
+
+@dataclass(frozen=True, eq=False)
+class ReportExtras:
+    """What a report shows from other answers than its view's: the cheapest mix of GPU types (the answer of the
+    view widened to every workload of its model, :func:`model.core.mix.mix_view`, the one ``costfrontier mix``
+    and the GPU mix page read) and the plan its view names against the stored actuals
+    (:class:`model.core.actuals.Comparison`, the one ``plan-vs-actual`` and its page read); or why there is none
+    (``*_problem``, said in the section)."""
+
+    mix_answer: object = None           # model.present.view_answer.Answer of the mix view: .mix, .fleet
+    mix_problem: str | None = None
+    comparison: object = None
+    plan_problem: str | None = None
+
+
+def report_extras(view, answer_of, comparison_of) -> ReportExtras:
+    """The :class:`ReportExtras` of ``view`` (its workload set): the mix when it holds a request mix, the
+    comparison when it names a plan. ``answer_of(view, parts)`` answers the mix view (:data:`MIX_PARTS`);
+    ``comparison_of(link, cost_basis)`` compares the plan (:func:`model.present.actual_answer.comparison_of` as the
+    caller reaches the store)."""
+    from model.core.actuals import ActualsError
+    from model.core.mix import MixError, MixSolveError, mix_view
+    from model.present.mix_answer import MIX_PARTS
+
+    mix_answer = mix_problem = comparison = plan_problem = None
+    if view.request_mix and not view.has_demand:
+        mix_problem = "the view holds a request mix but no demand: give a peak (req/s), a volume or a trace"
+    elif view.request_mix:
+        try:
+            mix_answer = answer_of(mix_view(view), MIX_PARTS)
+        except (MixError, MixSolveError) as exc:
+            mix_problem = str(exc)
+    if view.plan:
+        try:
+            comparison = comparison_of(view.plan, view.cost_basis)
+        except ActualsError as exc:
+            plan_problem = str(exc)
+    return ReportExtras(mix_answer, mix_problem, comparison, plan_problem)
 
 
 def view_link(state, base_url: str | None = None) -> str:
@@ -170,6 +209,53 @@ def _volume_section(answer: Answer) -> ReportSection | None:
     return ReportSection("Buy, rent or API", tuple(text), tables, (volume_figure(volume),) if volume.options else ())
 
 
+def _mix_section(extras: ReportExtras) -> ReportSection | None:
+    """The cheapest mix of GPU types: the verdict, the fleet, the buckets (one no hardware measured is named), each
+    type alone and the crossover along the mix, as ``costfrontier mix`` and the GPU mix page give them."""
+    from model.present.mix_figures import mix_crossover_figure
+    from model.present.tables import mix_tables
+
+    if extras.mix_problem:
+        return ReportSection("GPU mix", (f"No mix: {extras.mix_problem}.",))
+    if extras.mix_answer is None or extras.mix_answer.mix is None:
+        return None
+    mix, fleet = extras.mix_answer.mix, extras.mix_answer.fleet
+    text = [f"For {fleet.need}; SLA: {fleet.sla}; interactivity you need: "
+            + (fmt.interactivity(fleet.x) if fleet.x else "not set") + f"; request mix: {mix.source}.", mix.verdict,
+            f"Solver: {mix.status_text}."]
+    if not mix.fleet.empty:
+        text.append(f"Effective {fmt.usd(mix.effective_usd_per_mtok)} {mix.token_basis} tokens "
+                    f"({fmt.compact(mix.tokens_per_month)} tokens a month).")
+    text += [f"Along the mix: {mix.crossover_text}.", *(n[:1].upper() + n[1:] + "." for n in mix.notes)]
+    figs = (mix_crossover_figure(mix.crossover, mix.long_share),) if mix.crossover is not None else ()
+    return ReportSection("GPU mix", tuple(text), mix_tables(mix), figs)
+
+
+def _plan_section(extras: ReportExtras) -> ReportSection | None:
+    """The plan the view names against the stored actuals: the plan, the sentences, period by period and the total,
+    and the options at the realised volume, as ``costfrontier plan-vs-actual`` and its page give them."""
+    from model.present.actual_answer import plan_line
+    from model.present.actual_figures import plan_figure
+    from model.present.tables import plan_tables
+
+    if extras.plan_problem:
+        return ReportSection("Plan vs actual", (f"No comparison: {extras.plan_problem}.",))
+    comparison = extras.comparison
+    if comparison is None:
+        return None
+    plan = comparison.plan
+    text = [plan_line(plan)[:1].upper() + plan_line(plan)[1:] + ".", f"Actuals: the {comparison.cost_basis} cost.",
+            *comparison.sentences, *(n[:1].upper() + n[1:] + "." for n in comparison.notes)]
+    tables = plan_tables(comparison)
+    return ReportSection("Plan vs actual", tuple(text), tables,
+                         (plan_figure(tables["Plan vs actual"][0], plan.basis),))
+
+
+#: the HTML id of each section after the frontier (a cost profile's: ``profile-N``)
+SECTION_IDS = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section", "GPU mix": "mix-section",
+               "Plan vs actual": "plan-section"}
+
+
 def _recommendation(answer: Answer) -> list[str]:
     """The first page: the view's one recommendation (:attr:`model.present.view_answer.Answer.recommendation`), the
     same sentences the Overview and ``costfrontier iso`` give."""
@@ -182,13 +268,15 @@ _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per
 
 
 def build_report(answer: Answer, link: str | None = None, *, made_at: datetime | None = None,
-                 base_url: str | None = None, link_notes: list[str] | None = None) -> Report:
+                 base_url: str | None = None, link_notes: list[str] | None = None,
+                 extras: ReportExtras | None = None) -> Report:
     """The report of a view's answer (:func:`model.present.view_answer.answer_of_view`).
 
     link : the share link that reopens this view; ``None`` builds one from the view on ``base_url``
         (default :func:`model.core.links.public_base_url`, else localhost)
     made_at : timestamp printed on the report (UTC); default now
     link_notes : notices from reading ``link`` (values ignored), printed under the answer
+    extras : the mix and the plan against actual (:func:`report_extras`), sections after buy, rent or API
     """
     made_at = made_at or datetime.now(timezone.utc)
     result = answer.crossed.analysis
@@ -200,7 +288,8 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
     live, link = live_url(link), pinned_url(link, answer.inputs.data_version)
     sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
                 *([h] if (h := _history_section(answer)) else []),
-                *([v] if (v := _volume_section(answer)) else [])]
+                *([v] if (v := _volume_section(answer)) else []),
+                *_extra_sections(extras)]
 
     workload = priced_workload(result, points)
     rates_text = ", ".join(f"{hw} {figures.usd(r, '/GPU-h')}" for hw, r in sorted(result.usd_per_gpu_hour.items()))
@@ -210,6 +299,7 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
 
     marked = marked_of(answer)
     tables = every_table(answer)            # the page tables, each section's, the provenance
+    tables = _with_extra_tables(tables, sections)
     assumptions = assumptions_of(answer, made_at.date())     # ages counted to the day the report is made
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}
     downloads = {name: rounded for name, (_, rounded) in rendered.items()}
@@ -236,12 +326,33 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
                   assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables))
 
 
-def report_of_view(con, state, link: str | None = None, **extras) -> Report:
+def _extra_sections(extras: ReportExtras | None) -> list[ReportSection]:
+    if extras is None:
+        return []
+    return [s for s in (_mix_section(extras), _plan_section(extras)) if s is not None]
+
+
+def _with_extra_tables(tables: dict, sections: list[ReportSection]) -> dict:
+    """``tables`` with the mix's and the plan's tables (their sections') before the provenance, which stays last."""
+    extra = {name: found for s in sections if s.title in ("GPU mix", "Plan vs actual")
+             for name, found in s.tables.items()}
+    if not extra:
+        return tables
+    last = {k: v for k, v in tables.items() if k == "Provenance"}
+    return {**{k: v for k, v in tables.items() if k != "Provenance"}, **extra, **last}
+
+
+def report_of_view(con, state, link: str | None = None, **kwargs) -> Report:
     """The report of a dashboard view (a :class:`model.core.view.View`) on the store ``con``:
-    :func:`build_report` of :func:`model.present.view_answer.answer_of_view`. ``extras`` go to :func:`build_report`."""
+    :func:`build_report` of :func:`model.present.view_answer.answer_of_view`, with the mix and the plan against
+    actual (:func:`report_extras`) when the view holds them. ``kwargs`` go to :func:`build_report`."""
+    from model.present.actual_answer import comparison_on
     from model.present.view_answer import answer_of_view
 
-    return build_report(answer_of_view(con, state, report_parts(state)), link, **extras)
+    answer = answer_of_view(con, state, report_parts(state))
+    extras = report_extras(answer.view, lambda v, parts: answer_of_view(con, v, parts),
+                           lambda plan, basis: comparison_on(con, plan, basis))
+    return build_report(answer, link, extras=extras, **kwargs)
 
 
 def _version() -> str:
@@ -286,7 +397,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
           "</section>",
     ]
     for i, section in enumerate(sections):
-        sid = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section"}.get(section.title, f"profile-{i}")
+        sid = SECTION_IDS.get(section.title, f"profile-{i}")
         block = [f"<section id={sid} class='extra break'><h2>{esc(section.title)}</h2>"]
         block.extend(f"<p>{esc(text)}</p>" for text in section.text)
         for j, figure in enumerate(section_charts[i]):

@@ -21,7 +21,9 @@ from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
-           "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC"]
+           "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
+           "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
+           "plan_tables"]
 
 #: the tables the pages offer as CSV (under their own table)
 PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
@@ -334,3 +336,101 @@ def rounded(answer, name: str) -> pd.DataFrame:
     if found is None:
         raise KeyError(f"no table {name!r} in this view")
     return table_frames(*found)[1]
+
+
+# ------------------------------------------------------------------ the cheapest mix of GPU types (issue 43)
+
+#: the GPU mix page's decision table, the report's "GPU mix" and its downloads: one row per GPU type the answer buys
+MIX_FLEET_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("Spares", "spares", "int"),
+                  ("GPUs", "gpus", "int"), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"),
+                  ("$ per month", "usd_per_month", "dollars"), ("IT power [kW]", "kw", "tps"),
+                  ("Utilisation", "utilization_text", "text"), ("Peak utilisation", "peak_utilization_text", "text"),
+                  ("Serves", "serves", "text")]
+MIX_BUCKET_SPEC = [("Bucket", "label", "text"), ("ISL [tokens]", "isl", "int"), ("OSL [tokens]", "osl", "int"),
+                   ("Share of requests", "share_text", "text"), ("Peak [req/s]", "peak_rps", "x"),
+                   ("Requests in the trace", "requests", "int"), ("Measured", "measured_text", "text"),
+                   ("Note", "note", "text")]
+MIX_SINGLE_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("$ per month", "usd_per_month", "dollars"),
+                   ("Solver", "status", "text"), ("Note", "note", "text")]
+MIX_CROSSOVER_SPEC = [("Long requests", "long_share_text", "text"), ("Mix [$ per month]", "mix_usd_per_month", "dollars"),
+                      ("The mix", "mix_types", "text"), ("Best single type", "best_single", "text"),
+                      ("Best single type [$ per month]", "best_single_usd_per_month", "dollars"),
+                      ("Saving [$ per month]", "saving_usd_per_month", "dollars")]
+#: the tables of a mix, by name, in the order the page and the report show them
+MIX_TABLES = ("GPU mix", "GPU mix: buckets", "GPU mix: each type alone", "GPU mix: along the share of long requests")
+
+
+def _percent_text(values: pd.Series, digits: int = 1) -> list[str]:
+    return ["—" if v is None or v != v else f"{float(v):.{digits}%}" for v in values]
+
+
+def mix_tables(mix) -> dict[str, tuple[pd.DataFrame, list]]:
+    """The tables of a mix (:class:`model.core.mix.MixAnswer`) as (frame, spec), by name (:data:`MIX_TABLES`): the
+    fleet it buys, the buckets (measured or not, and why), each type alone, and the crossover along the mix (when
+    there is one). The GPU mix page, the report's section and its CSV/XLSX read these."""
+    fleet = mix.fleet.assign(utilization_text=_percent_text(mix.fleet["utilization"]),
+                             peak_utilization_text=_percent_text(mix.fleet["peak_utilization"]))
+    buckets = mix.buckets.assign(share_text=_percent_text(mix.buckets["share"]),
+                                 measured_text=["yes" if m else "no: not in the fleet" for m in mix.buckets["measured"]])
+    out = {"GPU mix": (fleet, MIX_FLEET_SPEC), "GPU mix: buckets": (buckets, MIX_BUCKET_SPEC),
+           "GPU mix: each type alone": (mix.single, MIX_SINGLE_SPEC)}
+    if mix.crossover is not None:
+        out["GPU mix: along the share of long requests"] = (
+            mix.crossover.assign(long_share_text=_percent_text(mix.crossover["long_share"], 0)), MIX_CROSSOVER_SPEC)
+    return out
+
+
+# ------------------------------------------------------------------ plan against actual (issue 42)
+
+#: the tables of a comparison, by name (:func:`plan_tables`)
+PLAN_TABLES = ("Plan vs actual", "Plan vs actual: at the realised volume")
+_PLAN_OPTIONS_SPEC = [("Option", "option", "text"), ("$ per month at the realised volume", "usd_per_month", "dollars"),
+                      ("Over the period", "usd_over_period", "dollars"),
+                      ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int")]
+
+
+def plan_spec(basis: str) -> list[tuple[str, str, str]]:
+    """The plan-vs-actual table's columns, tokens and $/M on the plan's token ``basis``: tokens served, their share
+    of the plan's volume, the implied utilisation of the planned fleet and the input that explains most of the $/M
+    variance."""
+    return [("Period", "period", "text"), ("Hours", "hours", "int"), ("Realised $", "usd", "usd"),
+            ("Planned $", "planned_usd", "usd"), (f"{basis.capitalize()} tokens", "tokens_text", "text"),
+            ("Of plan", "volume_ratio_text", "text"), ("Realised [$/M]", "realised", "usd"),
+            ("Planned [$/M]", "planned", "usd"), ("Plan's ±", "planned_range", "text"),
+            ("Utilisation", "utilization_text", "text"), ("Explained by", "explained_by", "text")]
+
+
+def plan_frame(comparison) -> pd.DataFrame:
+    """One row per period of a comparison (:class:`model.core.actuals.Comparison`) and the total: realised and
+    planned $ and $/M on the plan's basis (``period_start``, ``period_end``: naive UTC timestamps; the total's span
+    every period), tokens served, the share of the plan's volume, the implied utilisation and the input that
+    explains most of the $/M variance. The page's table and chart, the report's section and its downloads."""
+    basis, rows = comparison.plan.basis, []
+    for entry in [*comparison.periods, {**comparison.total, "_total": True}]:
+        mtok = entry["usd_per_mtok"][basis]
+        low, high = mtok["planned_low"], mtok["planned_high"]
+        start, end = pd.Timestamp(entry["period_start"]), pd.Timestamp(entry["period_end"])
+        rows.append({"period": "total" if entry.get("_total") else f"{start:%Y-%m-%d}–{end:%Y-%m-%d}",
+                     "period_start": start, "period_end": end, "total": bool(entry.get("_total")),
+                     "hours": entry["hours"], "usd": entry["usd"], "planned_usd": entry["planned_usd"],
+                     "tokens": entry["tokens_on_basis"], "planned_tokens": entry["planned_tokens_on_basis"],
+                     "tokens_text": "—" if entry["tokens_on_basis"] is None else f"{entry['tokens_on_basis']:,.0f}",
+                     "volume_ratio": entry["volume_ratio"], "realised": mtok["realised"], "planned": mtok["planned"],
+                     "planned_low": low, "planned_high": high,
+                     "planned_range": (f"{fmt.usd(low)}–{fmt.usd(high)}" if low is not None and high is not None
+                                       and high - low > 1e-12 else "exact (measured)" if comparison.plan.error == 0
+                                       else "—"),
+                     "implied_utilization": entry["implied_utilization"], "explained_by": mtok["explained_by"] or "—"})
+    frame = pd.DataFrame(rows)
+    return frame.assign(volume_ratio_text=_percent_text(frame["volume_ratio"]),
+                        utilization_text=_percent_text(frame["implied_utilization"]))
+
+
+def plan_tables(comparison) -> dict[str, tuple[pd.DataFrame, list]]:
+    """The tables of a comparison as (frame, spec), by name (:data:`PLAN_TABLES`): period by period and the total,
+    and the plan's options re-run at the realised volume (when there are any)."""
+    out = {"Plan vs actual": (plan_frame(comparison), plan_spec(comparison.plan.basis))}
+    realised = comparison.at_realised
+    if realised and realised["options"]:
+        out["Plan vs actual: at the realised volume"] = (pd.DataFrame(realised["options"]), _PLAN_OPTIONS_SPEC)
+    return out
