@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["STATUSES", "PRICED", "SIDES", "STATUS_WORDS", "check_status", "priced_mask", "status_words",
-           "rank_key", "series_without_curve", "break_even_rates"]
+           "rank_key", "series_without_curve", "break_even_rates", "capacity_status", "option_status"]
 
 #: every status a priced cell can have, from the most to the least trustworthy
 STATUSES = ("measured", "interpolated", "clamped", "unreachable", "zero throughput", "missing")
@@ -153,3 +153,22 @@ def break_even_rates(usd_per_mtok_at_one: np.ndarray, usd_per_mtok_against: np.n
     b = np.asarray(usd_per_mtok_against, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((a > 0) & np.isfinite(a) & np.isfinite(b), b / a, np.nan)
+
+
+def capacity_status(sized: pd.DataFrame) -> list[str]:
+    """The status of each row of a sized fleet (:func:`model.core.fleet.size_fleet`): ``measured`` where one node's
+    capacity was read at a measured point (a ramp's knee, a frontier point meeting the SLA and the interactivity)
+    and a rate prices it; ``missing`` (no rate) where the capacity is measured but no $/GPU-hour prices it;
+    ``unreachable`` where no measured point meets the SLA and the interactivity you need."""
+    if sized.empty:
+        return []
+    rps = pd.to_numeric(sized["per_node_rps"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    rate = pd.to_numeric(sized["usd_per_gpu_hour"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    measured = np.isfinite(rps) & (rps > 0)
+    return np.where(measured & np.isfinite(rate), "measured", np.where(measured, "missing", "unreachable")).tolist()
+
+
+def option_status(kind: str) -> str:
+    """The status of an option at a monthly volume: owned and rented capacity is read at a measured point
+    (``measured``); an API's price is stated, not a priced cell (``""``)."""
+    return "" if kind == "api" else "measured"

@@ -52,6 +52,7 @@ class Choice:
     usd_per_month: float = math.nan
     nodes: float = math.nan
     utilization: float = math.nan
+    status: str = ""           # its cell's status (model.core.status: measured or interpolated; "" for a price)
 
     @property
     def low(self) -> float:
@@ -73,7 +74,7 @@ class Choice:
         return {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
                 "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
                 "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
-                "nodes": _num(self.nodes), "utilization": _num(self.utilization)}
+                "nodes": _num(self.nodes), "utilization": _num(self.utilization), "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _series(cost: Cost) -> list[Choice]:
     at = at[priced_mask(at)]          # only measured and interpolated cells are ranked (model.core.status)
     return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]),
                    float(r["usd_per_mtok_error"]) if r["error_from"] != "measured" else 0.0,
-                   str(r["error_from"]) or "none") for _, r in at.iterrows()]
+                   str(r["error_from"]) or "none", status=str(r["status"])) for _, r in at.iterrows()]
 
 
 def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
@@ -178,7 +179,8 @@ def _options(volume) -> list[Choice]:
         out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0,
                           "price" if kind == "api" else "measured", float(r["usd_per_month"]),
                           float(r["nodes"]) if r["nodes"] is not None else math.nan,
-                          float(r["utilization"]) if r["utilization"] is not None else math.nan))
+                          float(r["utilization"]) if r["utilization"] is not None else math.nan,
+                          status=str(r.get("status", ""))))
     return out
 
 

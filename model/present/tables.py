@@ -148,13 +148,15 @@ FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", 
               ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
               ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
               ("Effective following the load [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Note", "note", "text")]
+              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
+              ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
                ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
                ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
-               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Note", "note", "text")]
+               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
+               ("Note", "note", "text")]
 _FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
 
 
@@ -185,7 +187,7 @@ _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
 _VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
                 ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
                 ("Nodes, mean", "mean_nodes", "x"), ("Node-hours a month", "node_hours", "int"),
-                ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
+                ("Utilisation", "used", "text"), ("Status", "status", "text"), ("How it is priced", "detail", "text")]
 _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
                     ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
 
