@@ -302,13 +302,14 @@ def tool_version() -> str:
 
 def bundle_files(con, answer, report, link: str, data_digest: str | None, pdf: bytes | None = None) -> dict[str, bytes]:
     """Every file of the bundle of ``answer`` and its ``report`` (:class:`model.present.report_output.Report`),
-    by its path in the bundle: the HTML, the PDF (``pdf``, else printed now), the XLSX, one CSV per table, the
+    by its path in the bundle: the HTML, the PDF (``pdf``, else printed now; ``b""``: none, a server that could
+    not print it), the XLSX, one CSV per table, the
     inputs read from the store ``con`` (:data:`model.data.bundle.STORE`, :data:`model.data.bundle.PRESETS`), and
     the manifest (:func:`manifest_of`), last. ``link``: the view's share link, pinned to its data version."""
     from model.present.tables import tables
 
-    files = {"report.html": report.html.encode("utf-8"),
-             "report.pdf": pdf if pdf is not None else report.pdf_bytes(),
+    pdf = pdf if pdf is not None else report.pdf_bytes()
+    files = {"report.html": report.html.encode("utf-8"), **({"report.pdf": pdf} if pdf else {}),
              "tables.xlsx": report.tables_xlsx()}
     for name, frame in {**report.tables, "Assumptions": report.assumptions}.items():
         files[f"tables/{file_name(name)}.csv"] = safe_csv(frame).encode("utf-8")

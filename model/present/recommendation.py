@@ -94,6 +94,7 @@ class Recommendation:
     lines: tuple[str, ...]
     notes: tuple[str, ...] = ()
     unpriced: tuple[dict, ...] = ()       # each series without a rate: series, hardware, reaches, matches (_unpriced)
+    held: tuple[dict, ...] = ()           # each series clamped at x that could be the cheapest (_held)
 
     @property
     def headline(self) -> str:
@@ -104,7 +105,7 @@ class Recommendation:
         """What the recommendation names: the cheapest option at the volume, else the cheapest series when the data
         settle it; None when they do not, or when a series in view that reaches the interactivity you need has no
         rate (its break-even rates are the answer: :attr:`unpriced`)."""
-        if any(u["reaches"] for u in self.unpriced):
+        if any(u["reaches"] for u in self.unpriced) or self.held:
             return None
         if self.options:
             return self.options[0].name
@@ -122,6 +123,7 @@ class Recommendation:
                 "break_even": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.break_even.items()}
                 if self.break_even else None,
                 "headline": self.headline, "text": list(self.lines), "notes": list(self.notes),
+                "held": [{**h, "usd_per_mtok": _num(h["usd_per_mtok"])} for h in self.held],
                 "unpriced": [{**u, "tokens_per_second_per_gpu": _num(u["tokens_per_second_per_gpu"]),
                               "matches": [{k: (_num(v) if isinstance(v, float) else v) for k, v in m.items()}
                                           for m in u["matches"]]} for u in self.unpriced]}
@@ -296,9 +298,14 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     lines: list[str] = []
     unpriced = _unpriced(cost)
     blocked = any(u["reaches"] for u in unpriced)
+    held = _held(cost, series)
     if blocked:          # no winner without prices: the rates at which the unpriced would match come first
         lines.append(_unpriced_sentence(unpriced, x))
         head += ", of the series with a rate"
+    if held:             # no winner on a clamped cell, nor past one that may be cheaper
+        lines.append(_held_sentence(held, x))
+        head += ", of the priced series" if not blocked else ""
+        blocked = True
     if options:
         lines.append(_volume_sentence(options, f"{demand}, of the options with a price" if blocked else demand,
                                       series))
@@ -336,7 +343,8 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     notes.extend(f"{u['series']} has no $/GPU-hour, and its frontier does not reach {fmt.interactivity(x)}."
                  for u in unpriced if not u["reaches"] and x is not None)
     return Recommendation(x, scenario.method, basis, demand, tuple(series), settled, contenders,
-                          tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced))
+                          tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced),
+                          tuple(held))
 
 
 # ------------------------------------------------------------------ series without a rate: no winner without prices
@@ -378,3 +386,26 @@ def _unpriced_sentence(unpriced: list[dict], x: float | None) -> str:
         text += (f" {u['series']} would match {each}: below {fmt.usd(lowest, '/GPU-hour')} it would be the "
                  "cheapest of these.")
     return text
+
+
+def _held(cost: Cost, series: list[Choice]) -> list[dict]:
+    """The series clamped at the interactivity you need (held at their frontier's end: never priced, never ranked)
+    whose held $/M is within reach of the cheapest priced series' (at or below its ± band's top): the data do not
+    settle that the cheapest priced one is cheaper."""
+    at = cost.at_x
+    if at is None or at.empty or cost.interactivity_needed is None:
+        return []
+    best = series[0].high if series and math.isfinite(series[0].high) else \
+        series[0].usd_per_mtok if series else math.inf
+    mine = at[(at["status"] == "clamped") & (at["usd_per_mtok"] <= best)]
+    return [{"series": str(r["series"]), "usd_per_mtok": float(r["usd_per_mtok"]), "side": str(r.get("side", ""))}
+            for r in mine.to_dict("records")]
+
+
+def _held_sentence(held: list[dict], x: float | None) -> str:
+    """No winner named: which series are clamped at x, at what held $/M."""
+    where = fmt.interactivity(x) if x is not None else "the interactivity you need"
+    each = "; ".join(f"{h['series']} lies just outside its measured range, so its {fmt.usd(h['usd_per_mtok'])} is "
+                     f"held at its {'slowest' if h['side'] == 'below' else 'fastest'} measured point" for h in held)
+    return (f"At {where}, no series is named cheapest: {each}, not priced, and it may be the cheapest here; measure "
+            "it at this interactivity, or choose one inside its range.")
