@@ -49,7 +49,7 @@ from model.present.report_output import cell_text, file_name
 __all__ = ["BUNDLE_FORMAT", "MANIFEST", "VERIFY_LINE", "EXIT_CODES", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
            "EXIT_LACKS", "FIGURE_KINDS", "FIGURE_KEYS", "INPUT_FILES", "ROW_KEYS", "figures_of", "page_one_figures",
            "table_figures", "input_figures", "inputs_of", "manifest_of", "compare", "Findings", "sha256",
-           "figure_text", "bundle_files", "answer_of_bundle", "verify_folder", "tool_version"]
+           "figure_text", "bundle_files", "answer_of_bundle", "verify_folder", "tool_version", "series_of", "lacking"]
 
 #: what a manifest says it is (a later layout gets a new number)
 BUNDLE_FORMAT = "costfrontier proposal bundle 1"
@@ -240,7 +240,30 @@ def manifest_of(answer, tables: dict, files: dict[str, bytes], *, link: str, ver
             "view": answer.view.to_query(), "verify": "costfrontier verify BUNDLE (exit codes: "
             + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ")",
             "files": {path: sha256(data) for path, data in sorted(files.items())},
-            "inputs": inputs_of(answer), "figures": figures_of(answer, tables)}
+            "inputs": inputs_of(answer), "series": series_of(answer), "figures": figures_of(answer, tables)}
+
+
+def series_of(answer) -> list[dict]:
+    """Every series in view with its status at the interactivity you need (what a figure of it needs: its rows and
+    its rate)."""
+    at = answer.cost.at_x
+    if at.empty:
+        return []
+    return [{"series": str(s), "status": str(t)} for s, t in zip(at["series"], at["status"])]
+
+
+def lacking(recorded: list[dict], rebuilt: list[dict]) -> list[tuple[str, str]]:
+    """Each series the manifest lists with a row and a rate (``recorded``: :func:`series_of`) that the rebuilt
+    answer has no row or no rate of: the bundle lacks the data its figures need."""
+    have = {s["series"]: s["status"] for s in rebuilt}
+    out = []
+    for s in recorded:
+        name, status = str(s.get("series")), s.get("status")
+        if status == "missing" or have.get(name, "missing") != "missing":
+            continue
+        out.append((f"series {name}", "the bundle's inputs hold no row of it, or no rate (the manifest says "
+                                      f"{status} at the interactivity you need): its figures cannot be recomputed"))
+    return out
 
 
 @dataclass
@@ -261,9 +284,8 @@ class Findings:
 
 def compare(recorded: list[dict], recomputed: list[dict], findings: Findings | None = None) -> Findings:
     """Each figure of the manifest (``recorded``) against the one rebuilt from the bundle (``recomputed``), by id,
-    to its printed rounding: its printed text, the text its recorded value prints as, and its status. A recorded
-    figure that is not rebuilt, or is rebuilt ``missing`` where it was priced, lacks data; a rebuilt figure the
-    manifest does not list differs."""
+    to its printed rounding: its printed text, the text its recorded value prints as, and its status. A figure not
+    rebuilt, or one the manifest does not list, differs. (What the bundle lacks is said per series: :func:`lacking`.)"""
     findings = findings or Findings()
     rebuilt = {f["id"]: f for f in recomputed}
     for f in recorded:
@@ -274,14 +296,9 @@ def compare(recorded: list[dict], recomputed: list[dict], findings: Findings | N
         if kind is None:
             findings.differs.append((f"figure {fid}", f"kind {f.get('kind')!r}", "a figure kind verify knows"))
             continue
-        if mine is None:
-            findings.lacks.append((f"figure {fid}", "the bundle's inputs give no such figure (its rows or rates "
-                                                    "are not in the bundle)"))
-            continue
         said, value = str(f.get("text")), figure_text(f.get("value"), kind)
-        if mine["status"] == "missing" and f.get("status") not in (None, "missing") and mine["text"] != said:
-            findings.lacks.append((f"figure {fid}", f"recomputed as missing (no row or no rate in the bundle), "
-                                                    f"the manifest says {said} ({f.get('status')})"))
+        if mine is None:
+            findings.differs.append((f"figure {fid}", said, "(none: the bundle's inputs give no such figure)"))
         elif said != mine["text"] or value != mine["text"]:
             shown = said if said != mine["text"] else f"{said} (its value {f.get('value')!r} prints {value})"
             findings.differs.append((f"figure {fid}", shown, mine["text"]))
@@ -394,4 +411,6 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
         return findings, manifest
     from model.present.tables import tables
 
+    series = manifest.get("series")
+    findings.lacks.extend(lacking(series if isinstance(series, list) else [], series_of(answer)))
     return compare(manifest["figures"], figures_of(answer, tables(answer)), findings), manifest

@@ -304,7 +304,7 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         head += ", of the series with a rate"
     if held:             # no winner on a clamped cell, nor past one that may be cheaper
         lines.append(_held_sentence(held, x))
-        head += ", of the priced series" if not blocked else ""
+        head += ", of the priced series" if series and not blocked else ""
         blocked = True
     if options:
         lines.append(_volume_sentence(options, f"{demand}, of the options with a price" if blocked else demand,
