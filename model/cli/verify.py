@@ -47,8 +47,8 @@ def run(args: argparse.Namespace, con=None) -> int:
                           "differs": [{"what": w, "manifest": a, "bundle": b} for w, a, b in findings.differs],
                           "lacks": [{"what": w, "why": why} for w, why in findings.lacks]}, indent=2))
         return code
-    print(f"bundle made {manifest.get('made_at', '?')} with Cost Frontier {manifest.get('tool_version', '?')}, "
-          f"data version {manifest.get('data_version')}")
+    print(f"note: the bundle was made {manifest.get('made_at', '?')} with Cost Frontier "
+          f"{manifest.get('tool_version', '?')} on data version {manifest.get('data_version')}", file=sys.stderr)
     print(f"checked {findings.files} files and {findings.figures} figures")
     for what, why in findings.lacks:
         print(f"lacks: {what}: {why}")

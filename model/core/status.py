@@ -155,14 +155,19 @@ def break_even_rates(usd_per_mtok_at_one: np.ndarray, usd_per_mtok_against: np.n
         return np.where((a > 0) & np.isfinite(a) & np.isfinite(b), b / a, np.nan)
 
 
-def capacity_status(sized: pd.DataFrame) -> list[str]:
-    """The status of each row of a sized fleet (:func:`model.core.fleet.size_fleet`): ``measured`` where one node's
-    capacity was read at a measured point (a ramp's knee, a frontier point meeting the SLA and the interactivity)
-    and a rate prices it; ``missing`` (no rate) where the capacity is measured but no $/GPU-hour prices it;
-    ``unreachable`` where no measured point meets the SLA and the interactivity you need."""
+def capacity_status(sized: pd.DataFrame, capacity: pd.DataFrame) -> list[str]:
+    """The status of each row of a sized fleet (:func:`model.core.fleet.size_fleet`, for a demand or a budget):
+    ``measured`` where one node's capacity (``capacity``: :func:`model.core.node_capacity.node_capacity`, by series)
+    was read at a measured point (a ramp's knee, a frontier point meeting the SLA and the interactivity) and a rate
+    prices it; ``missing`` (no rate) where the capacity is measured but no $/GPU-hour prices it; ``unreachable``
+    where no measured point meets the SLA and the interactivity you need."""
     if sized.empty:
         return []
-    rps = pd.to_numeric(sized["per_node_rps"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    # one capacity per series and method (a ramp's knee, a frontier point), in the order size_fleet reads them
+    per_node = {} if capacity.empty else dict(zip(zip(capacity["series"].astype(str), capacity["method"].astype(str)),
+                                                  pd.to_numeric(capacity["per_node_rps"], errors="coerce")))
+    methods = sized["method"] if "method" in sized.columns else pd.Series("", index=sized.index)
+    rps = np.array([per_node.get((str(s), str(m)), np.nan) for s, m in zip(sized["series"], methods)], dtype=float)
     rate = pd.to_numeric(sized["usd_per_gpu_hour"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     measured = np.isfinite(rps) & (rps > 0)
     return np.where(measured & np.isfinite(rate), "measured", np.where(measured, "missing", "unreachable")).tolist()

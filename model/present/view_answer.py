@@ -163,7 +163,7 @@ def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
     """``fleet`` with the status of each sized row (:func:`model.core.status.capacity_status`)."""
     if fleet is None or fleet.sized.empty:
         return fleet
-    return replace(fleet, sized=fleet.sized.assign(status=capacity_status(fleet.sized)))
+    return replace(fleet, sized=fleet.sized.assign(status=capacity_status(fleet.sized, fleet.capacity)))
 
 
 def _volume(view: View, inputs: Inputs, done):
