@@ -144,7 +144,8 @@ def test_a_series_without_a_curve_is_missing_or_zero_throughput():
     frontier = pd.DataFrame({"series": ["A", "A"], "hardware": ["A", "A"]})
     from model.core.frontier import series_labels
 
-    found = series_without_curve(rows, frontier, {}, ("hardware",), "total_tokens_per_second_per_gpu",
+    usable = rows.iloc[:3]           # C has no interactivity: left out before the frontier
+    found = series_without_curve(rows, usable, frontier, {}, ("hardware",), "total_tokens_per_second_per_gpu",
                                  {"B": 1.0, "C": 1.0}, series_labels)
     assert found.to_dict("records") == [
         {"series": "A", "hardware": "A", "status": "missing", "reason": "no rate"},

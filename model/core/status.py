@@ -80,15 +80,16 @@ def rank_key(status: pd.Series) -> np.ndarray:
     return status.map(order).fillna(len(STATUSES)).to_numpy(dtype=int)
 
 
-def series_without_curve(rows: pd.DataFrame, frontier: pd.DataFrame, curves, by, throughput: str,
-                         rates: dict[str, float], labels) -> pd.DataFrame:
+def series_without_curve(rows: pd.DataFrame, usable: pd.DataFrame, frontier: pd.DataFrame, curves, by,
+                         throughput: str, rates: dict[str, float], labels) -> pd.DataFrame:
     """Every series in view that has no cost curve, with why: ``missing`` (no rate, or no usable row) or
     ``zero throughput``.
 
     Parameters
     ----------
-    rows : DataFrame  the rows the view prices, before its SLA (``interactivity``, ``hardware``, the series keys and,
-        when stated, ``throughput``)
+    rows : DataFrame  the rows the view prices, before its SLA (the series keys, ``hardware``, ``interactivity``)
+    usable : DataFrame  those the frontier was fitted on: after the SLA, with interactivity and ``throughput`` (the
+        same index; :attr:`model.core.analysis.Analysis.points`)
     frontier : DataFrame  their frontier (``series``, ``hardware``)
     curves : mapping  series -> cost curve (:func:`model.core.iso.cost_curves`)
     by : sequence of str  the series keys
@@ -99,33 +100,40 @@ def series_without_curve(rows: pd.DataFrame, frontier: pd.DataFrame, curves, by,
     Returns
     -------
     DataFrame: ``series``, ``hardware`` (one name, or ``mixed``), ``status``, ``reason`` (for ``missing``: ``no
-    rate``, or ``no row meets the SLA with interactivity and throughput``), one row per series, by name. The
-    series in view are labelled from the distinct values of their keys (a few rows, whatever the rows in view).
+    rate``, or ``no row meets the SLA with interactivity and throughput``), one row per series, by name.
+
+    Only the rows that could not be on a frontier are labelled (left out by the SLA or for want of interactivity or
+    throughput, or not positive): none while every row is usable, whatever the rows in view (``bench/bench_core.py``).
     """
     columns = ["series", "hardware", "status", "reason"]
     out: dict[str, dict] = {}
-    on_frontier = set(map(str, frontier["series"])) if not frontier.empty else set()
-    if not frontier.empty:
-        for series, part in frontier.groupby("series", sort=True):
-            if series in curves:
-                continue
+    on_frontier = set(map(str, frontier["series"].unique())) if not frontier.empty else set()
+    unpriced = on_frontier - set(curves)
+    if unpriced:
+        mine = frontier[frontier["series"].astype(str).isin(unpriced)]
+        for series, part in mine.groupby("series", sort=True):
             hardware = sorted(map(str, part["hardware"].dropna().unique()))
             out[str(series)] = {"series": str(series), "hardware": hardware[0] if len(hardware) == 1 else "mixed",
                                 "status": "missing", "reason": "no rate"}
     keys = [k for k in by if k in rows.columns]
     if rows.empty or len(keys) < len(by):
         return pd.DataFrame([out[k] for k in sorted(out)], columns=columns)
-    extra = [c for c in ("disaggregated",) if c in rows.columns and c not in keys]
-    distinct = rows[keys + extra].drop_duplicates()
+    x = _numbers(usable, "interactivity")
+    y = _numbers(usable, throughput)
+    bad = usable[~(np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0))]
+    dropped = rows[~rows.index.isin(usable.index)] if len(usable) < len(rows) else rows.iloc[0:0]
+    candidates = pd.concat([bad, dropped]) if len(dropped) else bad
+    if candidates.empty:
+        return pd.DataFrame([out[k] for k in sorted(out)], columns=columns)
+    extra = [c for c in ("disaggregated",) if c in candidates.columns and c not in keys]
+    distinct = candidates[keys + extra].drop_duplicates()
     names = labels(distinct, by)
     gone = sorted(set(map(str, names.dropna().unique())) - on_frontier - set(out))
     if not gone:
         return pd.DataFrame([out[k] for k in sorted(out)], columns=columns)
-    chosen = distinct[names.isin(gone).to_numpy()]
-    mine = rows.merge(chosen.assign(_series=names[names.isin(gone)].to_numpy()), on=keys + extra, how="inner")
-    x = pd.to_numeric(mine["interactivity"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    y = pd.to_numeric(mine[throughput], errors="coerce").to_numpy(dtype=float, na_value=np.nan) \
-        if throughput in mine.columns else np.full(len(mine), np.nan)
+    chosen = distinct[names.isin(gone).to_numpy()].assign(_series=names[names.isin(gone)].to_numpy())
+    mine = candidates.merge(chosen, on=keys + extra, how="inner")
+    x, y = _numbers(mine, "interactivity"), _numbers(mine, throughput)
     zero = np.isfinite(x) & (x > 0) & (y == 0)
     for series in gone:
         here = (mine["_series"] == series).to_numpy()
@@ -139,6 +147,12 @@ def series_without_curve(rows: pd.DataFrame, frontier: pd.DataFrame, curves, by,
         out[series] = {"series": series, "hardware": hardware[0] if len(hardware) == 1 else "mixed",
                        "status": status, "reason": reason}
     return pd.DataFrame([out[k] for k in sorted(out)], columns=columns)
+
+
+def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in frame.columns:
+        return np.full(len(frame), np.nan)
+    return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
 def break_even_rates(usd_per_mtok_at_one: np.ndarray, usd_per_mtok_against: np.ndarray) -> np.ndarray:

@@ -245,7 +245,7 @@ def cost_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Cost:
 def without_curve_of(rows: Rows, result: Analysis) -> pd.DataFrame:
     """Every series in view without a cost curve, and why (:func:`model.core.status.series_without_curve`)."""
     scenario = rows.scenario
-    return series_without_curve(rows.points, result.frontier, result.curves, scenario.by,
+    return series_without_curve(rows.points, result.points, result.frontier, result.curves, scenario.by,
                                 throughput_column(scenario.basis), result.usd_per_gpu_hour, series_labels)
 
 
