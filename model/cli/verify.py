@@ -28,6 +28,8 @@ def add_parsers(sub) -> None:
 
 def run(args: argparse.Namespace, con=None) -> int:
     """Verify ``args.bundle``; the exit code (:data:`model.present.bundle.EXIT_CODES`)."""
+    import duckdb
+
     from model.data.bundle import BundleError, opened
     from model.data.store import StoreError
     from model.present.bundle import EXIT_CODES, EXIT_USAGE, verify_folder
@@ -35,8 +37,10 @@ def run(args: argparse.Namespace, con=None) -> int:
     try:
         with opened(args.bundle) as folder:
             findings, manifest = verify_folder(folder)
-    except (BundleError, StoreError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (BundleError, StoreError, ValueError, OSError, duckdb.Error) as exc:
+        # a bundle that is not one, or that cannot be read as one: said in a line, never a traceback
+        print(f"error: {args.bundle}: not a proposal bundle that can be checked ({exc})"
+              if not isinstance(exc, BundleError) else f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     code = findings.code
     if args.json:

@@ -139,28 +139,29 @@ def read_presets(data: bytes) -> pd.DataFrame:
     return frame[_PRESET_COLUMNS].reset_index(drop=True)
 
 
-def bundle_store(folder: Path):
+@contextmanager
+def bundle_store(folder: Path) -> Iterator[tuple[object, pd.DataFrame]]:
     """A read-only connection to a private copy of ``folder``'s :data:`STORE` and the presets of its
     :data:`PRESETS` (a context manager: the copy is removed after). Raises :class:`BundleLacks` when either file is
-    missing, :class:`BundleError` when one cannot be read."""
-    return _bundle_store(Path(folder))
-
-
-@contextmanager
-def _bundle_store(folder: Path) -> Iterator[tuple[object, pd.DataFrame]]:
+    missing or cannot be read: the answer cannot be rebuilt without it."""
     from model.data.readers import open_snapshot
 
+    folder = Path(folder)
     for name in (STORE, PRESETS):
         if not (folder / name).is_file():
             raise BundleLacks(f"{name} is missing: the answer cannot be rebuilt without it")
-    presets = read_presets((folder / PRESETS).read_bytes())
+    try:
+        presets = read_presets((folder / PRESETS).read_bytes())
+    except BundleError as exc:
+        raise BundleLacks(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="costfrontier-verify-") as tmp:
         copy = Path(tmp) / "store.duckdb"
         shutil.copyfile(folder / STORE, copy)
         try:
             con = open_snapshot(copy)
         except StoreError as exc:
-            raise BundleError(f"{STORE}: {str(exc).split(': ', 1)[-1]}") from None
+            said = str(exc).split(": ", 1)[-1].replace(str(copy), STORE)    # the bundle's file, not the copy
+            raise BundleLacks(f"{STORE} cannot be read: {said}") from None
         try:
             yield con, presets
         finally:
