@@ -67,7 +67,9 @@ def priced_mask(frame: pd.DataFrame) -> np.ndarray:
 
 
 def status_words(status: str, side: str = "", reason: str = "") -> str:
-    """A cell's status in words: ``out of reach (too fast)``, ``missing: no rate``, ``interpolated ...``."""
+    """A cell's status in words: ``out of reach (too fast)``, ``missing: no rate``, ``interpolated ...``. Raises
+    ValueError for a status not in :data:`STATUSES`."""
+    check_status(status)
     if status == "missing" and reason:
         return f"missing: {reason}"
     return _SIDE_WORDS.get((status, side), STATUS_WORDS.get(status, status))
