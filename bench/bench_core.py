@@ -132,6 +132,23 @@ def main() -> None:
             uncertainty(result.curves, "linear", loo)))
         print(f"leave-one-out of both methods over {len(loo['linear']):,} interior points: {t_loo:.3f} s (cached with "
               f"the frontier); bands + iso ± + {len(marked[1]):,} crossings marked: {t_band:.3f} s")
+        # every cell's status (issue 44): the series in view without a curve, found in the cost step on every rate
+        # change, beside what that step paid already (pricing and the iso table)
+        from model.core.frontier import series_labels
+        from model.core.status import series_without_curve
+
+        t_status, without = timed(lambda: series_without_curve(points, result.points, result.frontier, result.curves,
+                                                                scenario.by,
+                                                                "total_tokens_per_second_per_gpu",
+                                                                result.usd_per_gpu_hour, series_labels))
+        print(f"series without a curve ({len(without)} of {len(result.curves) + len(without)}): {t_status:.3f} s "
+              f"= {t_status / t_price:.2f}x price + iso + envelope")
+        half = result.points.iloc[::2]        # as an SLA leaving out every other row: half the rows to label
+        t_half, without = timed(lambda: series_without_curve(points, half, result.frontier, result.curves,
+                                                              scenario.by, "total_tokens_per_second_per_gpu",
+                                                              result.usd_per_gpu_hour, series_labels))
+        print(f"... with half the rows left out (an SLA): {t_half:.3f} s = {t_half / t_price:.2f}x price + iso + "
+              "envelope")
         con.close()
         bench_directory(tmp)
 

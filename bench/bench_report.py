@@ -8,7 +8,10 @@ Measured in the same run, for each data set:
   one chart costs), and the analysis alone (what ``costfrontier iso``/``crossover`` compute);
 - ``build_report`` (the HTML and its print variant), the XLSX and the CSV zip;
 - the PDF: Debian Chromium's ``--print-to-pdf`` (what :meth:`Report.to_pdf` uses) against
-  Playwright's ``page.pdf`` driving the same Chromium, both including the browser start.
+  Playwright's ``page.pdf`` driving the same Chromium, both including the browser start;
+- the proposal bundle without its PDF (the inputs copied from the store, the CSVs, the XLSX, the manifest of every
+  figure: :func:`model.present.bundle.bundle_files`) and ``verify`` of it (the answer rebuilt from the bundle,
+  every figure and file compared: :func:`model.present.bundle.verify_folder`).
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ from bench_core import make_rows, timed  # noqa: E402
 
 from model.core.analysis import analyse  # noqa: E402
 from model.core.cost import load_presets  # noqa: E402
+from model.core.links import pinned_url  # noqa: E402
 from model.core.view import View  # noqa: E402
+from model.data.bundle import write_folder  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
 from model.data.samples import load_samples  # noqa: E402
 from model.data.store import connect, load_points, stored_rates  # noqa: E402
+from model.data.versions import version_digest  # noqa: E402
 from model.present import figures  # noqa: E402
-from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path, report_parts  # noqa: E402
+from model.present.bundle import bundle_files, verify_folder  # noqa: E402
+from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path, report_parts, view_link  # noqa: E402
 from model.present.view_answer import answer_of_view  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -71,6 +78,13 @@ def bench(label: str, con, scenario: View, where: dict, pdf: bool, tmp: Path) ->
     report_s, report = timed(lambda: build_report(answer_of_view(con, state, report_parts(state))))
     xlsx_s, xlsx = timed(report.tables_xlsx)
     csv_s, csv = timed(report.tables_csv)
+    answer = answer_of_view(con, state, report_parts(state))
+    version = answer.inputs.data_version
+    link = pinned_url(view_link(answer.view), version, version_digest(con, version) if version else None)
+    bundle_s, files = timed(lambda: bundle_files(con, answer, report, link, None, b""), repeat=2)
+    folder = tmp / f"bundle-{len(result.curves)}"
+    write_folder(folder, files)
+    verify_s, (found, manifest) = timed(lambda: verify_folder(folder), repeat=2)
     print(f"\n{label}: {len(points):,} rows, {len(result.curves)} series, {len(result.crossovers)} crossovers, "
           f"{len(result.frontier):,} frontier points")
     print(f"  baseline: one figure to_html (plotly.js inlined) {baseline_s * 1000:8.0f} ms")
@@ -79,6 +93,11 @@ def bench(label: str, con, scenario: View, where: dict, pdf: bool, tmp: Path) ->
           f"= {report_s / baseline_s:.1f}x one figure; HTML {len(report.html) / 1e6:.1f} MB")
     print(f"  tables_xlsx                                      {xlsx_s * 1000:8.0f} ms  ({len(xlsx) / 1e3:.0f} kB)")
     print(f"  tables_csv (zip)                                 {csv_s * 1000:8.0f} ms  ({len(csv) / 1e3:.0f} kB)")
+    print(f"  bundle without its PDF                           {bundle_s * 1000:8.0f} ms  "
+          f"= {bundle_s / report_s:.2f}x build_report; {sum(map(len, files.values())) / 1e6:.1f} MB in {len(files)} "
+          f"files, store {len(files['inputs/store.duckdb']) / 1e6:.1f} MB, {len(manifest['figures']):,} figures")
+    print(f"  verify (answer rebuilt, every figure compared)   {verify_s * 1000:8.0f} ms  "
+          f"= {verify_s / analysis_s:.1f}x the analysis alone; exit {found.code}")
     chromium = chromium_path()
     if not pdf or chromium is None:
         print("  PDF: skipped" + ("" if pdf else " (--no-pdf)") + ("" if chromium else " (no Chromium)"))

@@ -15,7 +15,7 @@ from tests.conftest import FIXTURES
 from tests.test_app import open_page
 
 HISTORY = FIXTURES / "history"
-COLUMNS = ["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]
+COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]
 
 
 @pytest.fixture

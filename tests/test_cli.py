@@ -33,7 +33,7 @@ def test_iso_json_rows(sample_db, capsys):
 def test_iso_out_of_reach_is_null(sample_db, capsys):
     out = run_json(capsys, "--db", str(sample_db), "iso", "--by", "hardware", "--where", "model=GLM-5",
                    "--where", "spec_decoding=mtp", "--at", "150", "--json")
-    assert all(r["usd_per_mtok"] is None and r["status"] == "above reach" for r in out["rows"])
+    assert all(r["usd_per_mtok"] is None and r["status"] == "unreachable" and r["side"] == "above" for r in out["rows"])
 
 
 def test_rate_override_moves_the_crossover(sample_db, capsys):

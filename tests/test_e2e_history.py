@@ -22,7 +22,7 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)"),
 ]
-COLUMNS = ["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]
+COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]
 
 
 def test_history_page_by_link_equals_the_cli(tmp_path, browser):

@@ -100,3 +100,38 @@ def test_prepare_pdf_downloads_the_view_and_a_new_view_drops_it(server, browser,
     page.locator("[data-testid=stSidebar]").get_by_role("button", name="Prepare PDF").wait_for(timeout=15_000)
     assert not _sidebar_download(page, "PDF").count()
     page.close()
+
+
+def test_download_bundle_verifies_offline(server, browser, tmp_path, capsys):
+    """The report box's "Download bundle": one zip, made when clicked, that ``costfrontier verify`` passes with no
+    store, and whose figures are the CLI's for the same view."""
+    import json
+
+    from model.cli import main
+
+    base, db = server
+    page = _open(browser, f"{base}/{PATH}?{LINK}")
+    with page.expect_download(timeout=180_000) as info:
+        _sidebar_download(page, "Download bundle").click()
+    download = info.value
+    assert download.failure() is None, download.failure()
+    assert re.fullmatch(r"cost-frontier-GLM-5-\d{4}-\d{2}-\d{2}-bundle\.zip", download.suggested_filename)
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    page.close()
+    capsys.readouterr()
+    assert main(["verify", str(path), "--json"]) == 0
+    verified = json.loads(capsys.readouterr().out)
+    assert verified["exit"] == 0 and verified["differs"] == [] and verified["lacks"] == []
+    assert verified["files"] >= 8 and verified["figures"] > 50
+    assert f"v={verified['data_version']}&vd=" in verified["link"] and verified["link"].startswith(f"{base}/{PATH}?")
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read(f"{path.stem}/manifest.json"))
+        assert f"{path.stem}/report.pdf" in archive.namelist()
+    figures = {f["id"]: f for f in manifest["figures"]}
+    for row in _cli(db, "iso", *CLI_VIEW)["rows"]:      # the bundle's figures are the CLI's, with its statuses
+        figure = figures[f"Cost at matched interactivity | {row['interactivity']:.1f} | {row['series']} | $/M tokens"]
+        assert figure["status"] == row["status"] and figure["text"] == (money(row) if row["usd_per_mtok"] is not None
+                                                                       else "—")

@@ -107,7 +107,7 @@ def test_interpolation_passes_through_frontier_points(method, pairs):
     (curve,) = _curves(pairs).values()
     values, status = evaluate(curve, curve.x, method)
     assert np.allclose(values, curve.usd_per_mtok, rtol=1e-9)
-    assert set(status) == {"ok"}
+    assert set(status) == {"measured"}
 
 
 @pytest.mark.parametrize("method", ["linear", "monotone"])
@@ -125,14 +125,14 @@ def test_linear_interpolation_by_hand():
     # frontier (10, 1000) and (20, 500) at $3.6/GPU-h: $1/M and $2/M; halfway -> $1.5/M
     (curve,) = _curves([(10, 1000), (20, 500)], rate=3.6).values()
     values, status = evaluate(curve, [15], "linear")
-    assert values[0] == pytest.approx(1.5) and status[0] == "ok"
+    assert values[0] == pytest.approx(1.5) and status[0] == "interpolated"
 
 
 def test_no_extrapolation_but_clamp_within_one_percent():
     (curve,) = _curves([(10, 1000), (20, 500)], rate=3.6).values()
     inside_tolerance = 20 * (1 + CLAMP_TOLERANCE) - 1e-9
     values, status = evaluate(curve, [inside_tolerance, 20.3, 9.95, 9.8], "linear")
-    assert status.tolist() == ["clamped", "above reach", "clamped", "below reach"]
+    assert status.tolist() == ["clamped", "unreachable", "clamped", "unreachable"]
     assert values[0] == pytest.approx(2.0) and values[2] == pytest.approx(1.0)
     assert np.isnan(values[1]) and np.isnan(values[3])
 

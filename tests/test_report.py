@@ -117,7 +117,7 @@ def test_html_iso_table_equals_cli_json(db, html_report, capsys):
     # the override is in force: B200 priced at $1.60, not its $1.95 preset
     assert {r["$/GPU-hour"] for r in shown if r["Series"] == "B200"} == {"$1.60"}
     # 24.5 falls between two MI355X frontier points, so it is interpolated
-    assert by_key[("24.5", "MI355X")]["Value"] == "interpolated"
+    assert by_key[("24.5", "MI355X")]["Status"] == "interpolated between two frontier points"
 
 
 def test_html_crossovers_equal_cli_json(db, html_report, capsys):

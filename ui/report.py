@@ -7,6 +7,8 @@ shared cache bounded in bytes (:data:`ui.lru.CACHE`), so the HTML and the XLSX o
 one view come from one build. A page's CSV button renders one table of that same answer
 (:func:`model.present.tables.rounded`), never a report. The PDF takes seconds to print, so it is printed only when asked
 ("Prepare PDF") and kept in the session with the key of its view: a PDF of another view is never offered.
+"Download bundle" makes the proposal bundle when clicked (:func:`bundle_of`: the report, its PDF, tables, inputs and
+manifest, one zip that ``costfrontier verify`` checks offline), from the same report and answer.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from model.present.tables import TABLE_PARTS, rounded
 from ui import data
 from ui.lru import CACHE
 
-__all__ = ["report_box", "table_download", "report_of", "table_csv", "file_stem", "pdf_problem"]
+__all__ = ["report_box", "table_download", "report_of", "table_csv", "file_stem", "pdf_problem", "bundle_of"]
 
 _PDF = "_report_pdf"              # session state: (view key, PDF bytes) of the last PDF printed
 PDF_TIMEOUT_S = 120               # 100 series print in 14-28 s (docs/performance.md, Reports)
@@ -55,6 +57,33 @@ def report_of(state: View, link: str, snap=None) -> Report:
     answer = data.answer_of(state, report_parts(state), snap)
     return _report(data.db_path(), snap.version, state.model_dump_json(), link, answer,
                    lambda: _extras(answer.view, snap))
+
+
+def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=None) -> bytes:
+    """The proposal bundle of ``state`` as one zip whose files sit in the folder ``root``
+    (:func:`model.present.bundle.bundle_files`): the report :func:`report_of` gives (its PDF ``pdf`` when one was
+    printed for this view, else printed now), and the inputs read from the snapshot ``snap`` (default: the newest
+    published one, held while the bundle is made), the link pinned to that data version and its digest."""
+    if snap is None:
+        with data.reader(data.db_path()).hold() as held:
+            return bundle_of(state, link, root, pdf, held)
+    from model.core.links import pinned_url
+    from model.data.bundle import zip_bytes
+    from model.data.versions import version_digest
+    from model.present.bundle import bundle_files
+
+    answer = data.answer_of(state, report_parts(state), snap)
+    report = _report(data.db_path(), snap.version, state.model_dump_json(), link, answer)
+    version = answer.inputs.data_version
+    digest = version_digest(snap.con.cursor(), version) if version else None
+    pinned = pinned_url(link, version, digest)
+    if pdf is None:
+        try:
+            pdf = report.pdf_bytes(timeout_s=PDF_TIMEOUT_S)
+        except Exception as exc:   # the bundle goes without its PDF (the manifest lists what it holds)
+            _LOG.warning("bundle PDF failed: %s", exc)
+            pdf = b""
+    return zip_bytes(bundle_files(snap.con, answer, report, pinned, digest, pdf), root)
 
 
 def table_csv(state: View, name: str, snap=None) -> str:
@@ -134,6 +163,14 @@ def report_box(ctx: data.Ctx, link: str) -> None:
     if kept and kept[0] == key:
         slot.download_button("PDF", kept[1], f"{stem}.pdf", "application/pdf", key="report_pdf", on_click="ignore",
                              icon=":material/picture_as_pdf:", type="primary", width="stretch")
+    if chromium_path() is not None:       # a bundle holds the PDF: a server that cannot print offers none
+        printed = kept[1] if kept and kept[0] == key else None
+        sb.download_button("Download bundle", lambda: bundle_of(state, link, f"{stem}-bundle", printed),
+                           f"{stem}-bundle.zip", "application/zip", key="report_bundle", on_click="ignore",
+                           icon=":material/verified:", width="stretch",
+                           help="The report, its PDF and tables, the rows and rates it was computed from and a "
+                                "manifest of every figure, in one zip: costfrontier verify checks it offline. Made "
+                                "when clicked (the PDF takes a few seconds).")
     sb.caption("Made from this view, with its rates, filters and targets, the assumptions and every source.")
 
 

@@ -74,7 +74,7 @@ for sentence in fleet.sentences:
 # the numbers a decision needs first (model.present.tables.FLEET_SPEC), so they fit a 1280-pixel screen; where the
 # rate comes from and the notes follow behind the table's "More columns" switch
 widgets.table(fleet.sized[fleet.columns], key="fleet_table",
-              details=("method", "pricing", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",
+              details=("method", "pricing", "status", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",
                        "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")

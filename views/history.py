@@ -32,6 +32,7 @@ else:
     st.markdown(f"**$ per million tokens at {plain(fmt.interactivity(x))}, run date by run date**")
     # a plain table (not a grid): a few rows per series, read as text (and by the browser test)
     st.table(data.per_view(ctx, "history_rows", lambda: for_people(
-        table[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]).set_index("Series")))
+        table[["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]])
+        .set_index("Series")))
 bind(st.toggle, "history", "Add this history to the report",
      help="The report of this view (sidebar) then has a section with this chart and table.")

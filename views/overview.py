@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.data.samples import load_samples
 from model.present import fmt
-from model.present.answers import REACH_WORDS
+from model.present.answers import cell_words
 from ui import data, frame, widgets
 from ui.state import bind, plain
 
@@ -41,8 +41,8 @@ if recommendation.break_even is not None:
     st.page_link("views/crossovers.py", label="The break-even $/GPU-hour of any two series: Crossovers",
                  icon=":material/swap_horiz:", query_params=ctx.state.to_query())
 st.space(28)   # room for the table's toolbar (a phone always shows it), which covered the headline's end
-widgets.table(cost.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu"]]
-              .assign(status=cost.at_x["status"].map(lambda s: REACH_WORDS.get(s, s))), key="headline_table")
+widgets.table(cost.at_x[["series", "usd_per_mtok", "status", "usd_per_gpu_hour", "tokens_per_second_per_gpu",
+                          "break_even_usd_per_gpu_hour"]].assign(status=cell_words(cost.at_x)), key="headline_table")
 widgets.notes(result)   # after the answer, so a phone's first screen holds it
 widgets.rate_sources(answer.rates)
 sources = data.sources(ctx.version)

@@ -22,6 +22,9 @@
                  (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
     costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
         every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
+    costfrontier report ... --bundle DIR | verify DIR [--json]
+                 (a proposal bundle: the report, its inputs and manifest.json; verify checks it offline, no store:
+                 exit 0 all hold, 1 a figure or file differs, 3 the bundle lacks data a figure needs, 2 bad arguments)
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
 Exit codes: 0 done, 1 a file refused, 2 a usage or database error, 130 stopped by Ctrl-C.
@@ -43,6 +46,7 @@ from pathlib import Path
 from model.cli import actual, capacity, tco
 from model.cli import mix as mix_cli
 from model.cli import report as report_cli
+from model.cli import verify as verify_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
 from model.cli.options import UsageError, fleet_args, one_line, selection_args, view_args, volume_args
@@ -54,7 +58,7 @@ _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "expor
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
              "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
-             "plan-vs-actual": "actual"}
+             "plan-vs-actual": "actual", "verify": "verify"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -109,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     volume_args(vol)
     vol.add_argument("--json", action="store_true")
     mix_cli.add_parsers(sub)
+    verify_cli.add_parsers(sub)
     return parser
 
 
@@ -169,6 +174,8 @@ def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     from model.data.store import StoreError, default_db_path
 
     ctrl_c.check()      # pressed while starting, its exception caught by something imported: nothing began
+    if args.command == "verify":     # offline: the bundle's own inputs, no store opened or created
+        return verify_cli.run(args)
 
     writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False)) \
         or (args.command == "actual" and not args.list)

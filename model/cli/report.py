@@ -1,7 +1,10 @@
 """``costfrontier report``: the proposal of one view, headless.
 
-    costfrontier report --out proposal.html|proposal.pdf|tables.xlsx|tables.zip
+    costfrontier report --out proposal.html|proposal.pdf|tables.xlsx|tables.zip | --bundle DIR|DIR.zip
                  [the view and fleet options of ``iso``/``size``, or --link URL] [--base-url URL]
+
+``--bundle`` writes the proposal bundle (:mod:`model.present.bundle`): the HTML, PDF, XLSX and CSVs, the inputs
+the answer was computed from and ``manifest.json``, which ``costfrontier verify`` checks offline.
 
 The report renders the same answer ``iso``, ``crossover`` and ``size`` print for the same options
 (:func:`model.present.view_answer.answer_of_view`): cost profiles (``--profile NAME``) with their build-ups,
@@ -43,8 +46,12 @@ def add_parsers(sub) -> None:
     view_args(rep)
     fleet_args(rep)
     volume_args(rep, with_fleet=False)
-    rep.add_argument("--out", required=True, metavar="FILE",
+    rep.add_argument("--out", metavar="FILE",
                      help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
+    rep.add_argument("--bundle", metavar="DIR",
+                     help="write the proposal bundle: a new folder (or DIR.zip) holding the HTML, PDF, XLSX and CSVs, "
+                          "the inputs the answer was computed from and manifest.json, every file's SHA-256 and every "
+                          "figure with its status; costfrontier verify DIR checks it offline")
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
                                         "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
     report_args(rep)
@@ -59,14 +66,23 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.cli.query import answer_of_args
     from model.core.links import pinned_url
     from model.core.notes import of_kind
+    from model.data.bundle import BundleError
     from model.data.versions import version_digest
     from model.present.actual_answer import comparison_on
     from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
     from model.present.view_answer import answer_of_view
 
-    suffix = Path(args.out).suffix.lower()
-    if suffix not in OUTPUTS:
+    if not args.out and not args.bundle:
+        print("error: give --out FILE, --bundle DIR, or both", file=sys.stderr)
+        return 2
+    suffix = Path(args.out).suffix.lower() if args.out else None
+    if suffix is not None and suffix not in OUTPUTS:
         print(f"error: --out must end in {', '.join(OUTPUTS)} (got {args.out!r})", file=sys.stderr)
+        return 2
+    if args.bundle and Path(args.bundle).exists() and (not Path(args.bundle).is_dir()
+                                                       or any(Path(args.bundle).iterdir())):
+        print(f"error: --bundle {args.bundle}: already exists and is not an empty folder; choose a new one",
+              file=sys.stderr)
         return 2
     state, _ = view_from_args(args, con)
     answer = answer_of_args(args, con, report_parts(state))
@@ -75,33 +91,60 @@ def run(args: argparse.Namespace, con) -> int | None:
     same = args.link and answer.view == view_of_link(args.link)[0].replace(workload=answer.view.workload)
     link = args.link if same else None       # options beside --link changed the view: a link to what is shown
     version = answer.inputs.data_version     # the reopen link names what that version shows (its vd=)
-    link = pinned_url(link or view_link(answer.view, args.base_url), version,
-                      version_digest(con, version) if version else None)
+    digest = version_digest(con, version) if version else None
+    link = pinned_url(link or view_link(answer.view, args.base_url), version, digest)
     extras = report_extras(answer.view, lambda v, parts: answer_of_view(con, v, parts),
                            lambda plan, basis: comparison_on(con, plan, basis))
     report = build_report(answer, link, base_url=args.base_url, extras=extras)
-    out = Path(args.out)
+    out = Path(args.out) if args.out else None
+    written = {}
     try:
         if suffix == ".pdf":
             report.to_pdf(out)          # written whole or not at all
-        else:
+        elif suffix is not None:
             data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
                     ".zip": report.tables_csv}[suffix]()
             partial = out.with_name(f".{out.name}.partial")
             partial.write_bytes(data)
             os.replace(partial, out)
-    except ReportError as exc:
+        if out is not None:
+            written[str(out)] = OUTPUTS[suffix]
+        if args.bundle:
+            written[args.bundle] = _bundle(args.bundle, con, answer, report, link, digest,
+                                           out.read_bytes() if suffix == ".pdf" else None)
+    except (ReportError, BundleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"error: could not write {out.name}: {exc.strerror or 'write failed'}", file=sys.stderr)
+        print(f"error: could not write {Path(exc.filename or args.bundle or out).name}: "
+              f"{exc.strerror or 'write failed'}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"command": "report", "out": str(out), "what": OUTPUTS[suffix], "title": report.title,
+        print(json.dumps({"command": "report", "out": str(out) if out else None,
+                          "what": OUTPUTS[suffix] if suffix else None, "bundle": args.bundle, "title": report.title,
                           "tables": list(report.tables), "notices": of_kind(answer.notes, "link"),
                           "recommendation": answer.recommendation.payload()},
                          indent=2))
     else:
-        print(f"wrote {out} ({OUTPUTS[suffix]}): {report.title}")
+        for path, what in written.items():
+            print(f"wrote {path} ({what}): {report.title}")
         print(answer.recommendation.headline)
+        if args.bundle:
+            print(f"check it offline: costfrontier verify {args.bundle}")
     return 0
+
+
+def _bundle(where: str, con, answer, report, link: str, digest, pdf: bytes | None) -> str:
+    """Write the proposal bundle at ``where``: a folder, or a zip when it ends in ``.zip``; what was written."""
+    from model.data.bundle import write_folder, zip_bytes
+    from model.present.bundle import bundle_files
+
+    files = bundle_files(con, answer, report, link, digest, pdf)
+    path = Path(where)
+    if path.suffix.lower() == ".zip":
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_bytes(zip_bytes(files, path.stem))
+        os.replace(partial, path)
+        return f"the proposal bundle, one zip of {len(files)} files"
+    write_folder(path, files)
+    return f"the proposal bundle, {len(files)} files"

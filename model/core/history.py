@@ -3,9 +3,11 @@
 Pure functions over pandas frames; no I/O. For every run date ``d`` of the rows (rows that state no
 run date are left out and counted, never given one) and every series that ran on ``d``:
 
-- ``usd_per_mtok``: the series' $/M at ``x`` from the frontier of ``d``'s runs alone;
+- ``usd_per_mtok``: the series' $/M at ``x`` from the frontier of ``d``'s runs alone, and ``status``, its cell's
+  status (:data:`model.core.status.STATUSES`; ``missing`` when that date's runs give the series no curve);
 - ``as_of_usd_per_mtok``: from the frontier of every run on or before ``d``, exactly what a view
-  ``as_of=d`` gives (the repeats choice applies to both);
+  ``as_of=d`` gives (the repeats choice applies to both), when priced (measured or interpolated: a clamped value
+  is never a step);
 - ``best_usd_per_mtok``: the best so far, the lowest ``as_of_usd_per_mtok`` of any date up to ``d``:
   a staircase that never rises. It equals ``as_of_usd_per_mtok`` except where a later run *lowers*
   the interpolated frontier at ``x`` (a new point between two knots is below the line between them,
@@ -26,6 +28,7 @@ from model.core.analysis import analyse
 from model.core.frontier import series_labels
 from model.core.iso import iso_table
 from model.core.repeats import choose_repeats, run_dates, runs_in_view
+from model.core.status import PRICED
 
 if TYPE_CHECKING:
     from model.core.view import View
@@ -82,8 +85,10 @@ def history(rows: pd.DataFrame, scenario: View, x: float, presets: pd.DataFrame 
             mine = on_day & (labels == series).to_numpy()
             source = ", ".join(sorted(set(files[mine])))
             usd = float(alone.loc[series, "usd_per_mtok"]) if series in alone.index else np.nan
-            status = str(alone.loc[series, "status"]) if series in alone.index else "not priced"
-            as_of_usd = float(upto.loc[series, "usd_per_mtok"]) if series in upto.index else np.nan
+            status = str(alone.loc[series, "status"]) if series in alone.index else "missing"
+            # only a priced value (measured or interpolated) sets a step; a clamped one is shown, never ranked
+            as_of_usd = float(upto.loc[series, "usd_per_mtok"]) \
+                if series in upto.index and upto.loc[series, "status"] in PRICED else np.nan
             note = ""
             if as_of_usd == as_of_usd and (series not in best or as_of_usd < best[series][0]):
                 best[series] = (as_of_usd, f"{text} · {source}")

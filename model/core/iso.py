@@ -12,9 +12,11 @@ Methods (:data:`METHODS`):
     a monotone cubic (PCHIP) through throughput per dollar, then cost
     (for a single-hardware series: through tok/s/GPU, then $/M).
 
-No extrapolation: a target past a frontier's end has no value ("out of reach"),
-except within :data:`CLAMP_TOLERANCE` of the end, where the end value is used and
-flagged as clamped.
+No extrapolation: a target past a frontier's end has no value (``unreachable``),
+except within :data:`CLAMP_TOLERANCE` of the end, where the end value is shown and
+flagged ``clamped`` (never priced as if measured). Every value's status is one of
+:data:`model.core.status.STATUSES`: ``measured`` at a frontier point, ``interpolated``
+between two, ``clamped`` or ``unreachable``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ __all__ = [
 
 METHODS = ("linear", "monotone")
 CLAMP_TOLERANCE = 0.01  # 1 % of the frontier's end
+#: a target this close to a frontier point's interactivity is that point (measured) [tok/s/user]
+AT_POINT = 1e-9
 
 
 @dataclass(frozen=True)
@@ -140,14 +144,16 @@ def evaluate(curve: CostCurve, targets, method: str = "linear") -> tuple[np.ndar
 
     Returns
     -------
-    usd_per_mtok : array [$/M], NaN when out of reach
-    status : array of str: ``ok``, ``clamped`` (within 1 % past an end),
-        ``above reach`` or ``below reach``
+    usd_per_mtok : array [$/M], NaN when unreachable; the end's value when clamped
+    status : array of str (:data:`model.core.status.STATUSES`): ``measured``, ``interpolated``,
+        ``clamped`` (within 1 % past an end) or ``unreachable``
     """
     check_method(method)
     x = np.atleast_1d(np.asarray(targets, dtype=float))
     values = cost_within(curve, x, method)
-    status = np.where(np.isfinite(values), "ok", "").astype(object)
+    status = np.where(np.isfinite(values), "interpolated", "").astype(object)
+    at_point = np.isclose(x[:, None], curve.x[None, :], rtol=0, atol=AT_POINT).any(axis=1)
+    status[np.isfinite(values) & at_point] = "measured"
     hi = x > curve.x_max
     lo = x < curve.x_min
     clamp_hi = hi & (x <= curve.x_max * (1 + CLAMP_TOLERANCE))
@@ -155,8 +161,7 @@ def evaluate(curve: CostCurve, targets, method: str = "linear") -> tuple[np.ndar
     values[clamp_hi] = curve.usd_per_mtok[-1]
     values[clamp_lo] = curve.usd_per_mtok[0]
     status[clamp_hi | clamp_lo] = "clamped"
-    status[hi & ~clamp_hi] = "above reach"
-    status[lo & ~clamp_lo] = "below reach"
+    status[(hi & ~clamp_hi) | (lo & ~clamp_lo)] = "unreachable"
     return values, status
 
 
@@ -164,15 +169,18 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
               baseline: str | None = None) -> pd.DataFrame:
     """$/M of every series at every target interactivity, with ratios to a baseline series.
 
-    Columns: series, interactivity, usd_per_mtok (NaN when out of reach), clamped, status,
+    Columns: series, interactivity, usd_per_mtok (NaN when unreachable; the end's value when clamped),
+    clamped, status (:data:`model.core.status.STATUSES`: measured, interpolated, clamped or unreachable),
+    side (``below`` or ``above`` the measured range for a clamped or unreachable value, else ``""``),
     hardware, usd_per_gpu_hour, tokens_per_second_per_gpu, ratio_to_baseline
-    (this series' $/M over the baseline's: above 1 means dearer than the baseline).
+    (this series' $/M over the baseline's: above 1 means dearer than the baseline; a clamped value's ratio is
+    shown as the value is, with its status, never ranked).
     """
     check_method(method)
     if baseline is not None and baseline not in curves:
         raise ValueError(f"baseline series {baseline!r} is not among: {', '.join(curves)}")
     targets = np.atleast_1d(np.asarray(targets, dtype=float))
-    columns = ["series", "interactivity", "usd_per_mtok", "clamped", "status", "hardware",
+    columns = ["series", "interactivity", "usd_per_mtok", "clamped", "status", "side", "hardware",
                "usd_per_gpu_hour", "tokens_per_second_per_gpu", "ratio_to_baseline"]
     if not curves:
         return pd.DataFrame(columns=columns)
@@ -186,15 +194,19 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
     # as evaluate(), for every (series, target) at once
     values = np.full(n * k, np.nan)
     within = (x >= lo) & (x <= hi)
-    values[within] = packed.cost(packed.q_at(owner[within], x[within]))
-    status = np.where(within, "ok", "").astype(object)
+    inside = packed.row(owner[within], x[within])
+    values[within] = packed.cost(packed.q(inside, x[within]))
+    status = np.full(n * k, "interpolated", dtype=object)
+    at_point = np.abs(packed.x[inside] - x[within]) <= AT_POINT
+    at_next = np.abs(packed.x[np.minimum(inside + 1, last[within])] - x[within]) <= AT_POINT
+    status[np.flatnonzero(within)[at_point | at_next]] = "measured"
     clamp_hi = (x > hi) & (x <= hi * (1 + CLAMP_TOLERANCE))
     clamp_lo = (x < lo) & (x >= lo * (1 - CLAMP_TOLERANCE))
     values[clamp_hi] = packed.cost(packed.coef[last[clamp_hi], 3])
     values[clamp_lo] = packed.cost(packed.coef[first[clamp_lo], 3])
     status[clamp_hi | clamp_lo] = "clamped"
-    status[(x > hi) & ~clamp_hi] = "above reach"
-    status[(x < lo) & ~clamp_lo] = "below reach"
+    status[~within & ~clamp_hi & ~clamp_lo] = "unreachable"
+    side = np.where(x > hi, "above", np.where(x < lo, "below", ""))
     # $/GPU-hour: constant for one hardware; for mixed series linear between points, held past the ends
     clipped = np.clip(x, lo, hi)
     row = packed.row(owner, clipped)
@@ -211,6 +223,7 @@ def iso_table(curves: dict[str, CostCurve], targets, method: str = "linear",
         "usd_per_mtok": values,
         "clamped": status == "clamped",
         "status": status.astype(str),
+        "side": side,
         "hardware": np.repeat(hardware, k),
         "usd_per_gpu_hour": rates,
         "tokens_per_second_per_gpu": rates / (values * 3600 / 1e6),

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.iso import METHODS, CostCurve, PackedCurves, check_method, cost_curves, cost_within
+from model.core.status import PRICED
 
 __all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
            "leave_one_out", "leave_one_out_frontier", "leave_one_out_methods", "band_coefficients", "relative_band", "error_summary",
@@ -279,7 +280,7 @@ def uncertainty(curves: dict[str, CostCurve], method: str, loo_by_method: dict[s
 
 def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty) -> pd.DataFrame:
     """``iso`` (:func:`model.core.iso.iso_table`) with ``usd_per_mtok_error`` (the relative ± of its $/M: 0 at a
-    measured point, NaN when out of reach, clamped or without a band) and ``error_from`` (``measured``, ``own``,
+    measured point, NaN when unreachable, clamped, missing or without a band) and ``error_from`` (``measured``, ``own``,
     ``view``, ``none``, or ``""`` where there is no value)."""
     values = np.full(len(iso), np.nan)
     origin = np.full(len(iso), "", dtype=object)
@@ -288,7 +289,7 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
         packed = PackedCurves(curves, "linear")
         index = {name: i for i, name in enumerate(packed.names)}
         owner = iso["series"].map(index).to_numpy(dtype=float)
-        have = np.isfinite(owner) & (iso["status"] == "ok").to_numpy()
+        have = np.isfinite(owner) & iso["status"].isin(PRICED).to_numpy()
         o = owner[have].astype(np.int64)
         x = iso["interactivity"].to_numpy(dtype=float)[have]
         row = packed.row(o, x)

@@ -26,6 +26,7 @@ from model.core.history import history
 from model.core.iso import METHODS, break_even_rates, iso_table
 from model.core.notes import Note, noted
 from model.core.repeats import repeat_spread
+from model.core.status import PRICED, series_without_curve
 from model.core.tco import TcoInputError
 from model.core.uncertainty import (
     Uncertainty,
@@ -34,6 +35,7 @@ from model.core.uncertainty import (
     mark_crossovers,
     uncertainty,
 )
+from model.core.unpriced import break_even_column, curves_at_one, unpriced_at, with_unpriced
 from model.core.view import View
 from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
 
@@ -41,7 +43,7 @@ __all__ = ["Priced", "Fit", "Good", "Rows", "Pricing", "Cost", "Crossings", "Cro
            "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
            "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
-           "caps_table_of", "BREAK_EVEN_SAMPLES"]
+           "caps_table_of", "BREAK_EVEN_SAMPLES", "without_curve_of", "cells_of"]
 
 #: past this many series a cost chart draws what a person can read (:func:`drawn_of`)
 DRAW_LIMIT = 40
@@ -118,9 +120,11 @@ class Cost:
     iso_error: pd.DataFrame                # iso with usd_per_mtok_error and error_from (model.present.recommendation)
     x_range: tuple[float, float] | None    # where the interactivity you need may be set [tok/s/user]
     interactivity_needed: float | None     # the interactivity you need [tok/s/user]
-    at_x: pd.DataFrame                     # every series there, cheapest first
+    at_x: pd.DataFrame                     # every series there, priced cheapest first, then the rest by status
     pair: tuple[str, str] | None           # the pair the break-even prices
     break_even: dict | None                # model.present.answers.break_even_answer of the pair at x
+    unpriced: pd.DataFrame = None          # each series without a rate against each priced one at x
+                                           # (model.core.unpriced.unpriced_at: the rate at which it would match)
 
     @property
     def method(self) -> str:
@@ -135,10 +139,12 @@ class Pricing:
 
     analysis: Analysis
     baseline: str | None
-    iso: pd.DataFrame
+    iso: pd.DataFrame                      # every cell at the targets with its status (model.core.status)
     uncertainty: Uncertainty
     iso_error: pd.DataFrame
     x_range: tuple[float, float] | None
+    without: pd.DataFrame                  # every series in view without a cost curve, and why
+    at_one: object                         # their throughput read at $1/GPU-hour (model.core.unpriced.curves_at_one)
 
 
 @dataclass(frozen=True, eq=False)
@@ -246,10 +252,13 @@ def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Prici
 
     result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes)
     baseline = baseline_of(view, result)
-    iso = iso_of(result, baseline)
     errors = uncertainty(result.curves, result.scenario.method, fit.loo)
+    without = without_curve_of(rows, result)
+    at_one = curves_at_one(result.frontier, without)
+    method = result.scenario.method
+    iso = cells_of(iso_of(result, baseline), without, at_one, result.targets, method)
     iso_error = filled_errors(iso_with_error(iso, result.curves, errors), errors)
-    return Pricing(result, baseline, iso, errors, iso_error, x_range_of(result))
+    return Pricing(result, baseline, iso, errors, iso_error, x_range_of(result), without, at_one)
 
 
 def pricing_key(view: View) -> tuple:
@@ -263,16 +272,31 @@ def pricing_key(view: View) -> tuple:
 
 
 def cost_of(view: View, pricing: Pricing) -> Cost:
-    """Step ``cost``: the cost at the interactivity you need: every series there, the pair and its break-even rate,
-    beside the view's pricing."""
+    """Step ``cost``: the cost at the interactivity you need: every series there (each cell with its status, a series
+    without a curve among them), the pair and its break-even rate, beside the view's pricing."""
     result = pricing.analysis
+    method = result.scenario.method
     x = interactivity_needed_of(view, result, pricing.x_range)
-    at_x = at_x_of(result, x)
+    at_x = at_x_of(result, x) if x is None else \
+        cells_of(at_x_of(result, x), pricing.without, pricing.at_one, [x], method)
     pair = pair_of(view, result, at_x, x)
-    found = None if pair is None or x is None else \
-        break_even_answer(result.curves, *pair, x, result.scenario.method)
+    found = None if pair is None or x is None else break_even_answer(result.curves, *pair, x, method)
     return Cost(result, pricing.baseline, pricing.iso, pricing.uncertainty, pricing.iso_error, pricing.x_range, x,
-                at_x, pair, found)
+                at_x, pair, found, unpriced_at(at_x))
+
+
+def without_curve_of(rows: Rows, result: Analysis) -> pd.DataFrame:
+    """Every series in view without a cost curve, and why (:func:`model.core.status.series_without_curve`)."""
+    scenario = rows.scenario
+    return series_without_curve(rows.points, result.points, result.frontier, result.curves, scenario.by,
+                                throughput_column(scenario.basis), result.usd_per_gpu_hour, series_labels)
+
+
+def cells_of(iso: pd.DataFrame, without: pd.DataFrame, at_one, targets, method: str) -> pd.DataFrame:
+    """Every cell of the series in view at ``targets``: ``iso``'s, then a row per series ``without`` a curve
+    (:func:`model.core.unpriced.with_unpriced`), each with its break-even $/GPU-hour against the cheapest priced
+    there (:func:`model.core.unpriced.break_even_column`)."""
+    return break_even_column(with_unpriced(iso, without, at_one, targets, method))
 
 
 def crossings_of(pricing: Pricing) -> Crossings:
@@ -310,7 +334,7 @@ def caps_table_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame
         result = analysis_of(capped.points, capped.scenario, presets,
                              fit_of(capped.points, capped.scenario, capped.usd_per_gpu_hour), ())
         ranked = at_x_of(result, x)
-        ranked = ranked[ranked["usd_per_mtok"].notna()] if not ranked.empty else ranked
+        ranked = ranked[ranked["status"].isin(PRICED)] if not ranked.empty else ranked
         good = capped.rows
         have = int(good["good_fraction"].notna().sum()) if "good_fraction" in good.columns else 0
         first = ranked.iloc[0] if len(ranked) else None
@@ -356,7 +380,7 @@ def interactivity_needed_of(view: View, result: Analysis, span: tuple[float, flo
 def at_x_of(result: Analysis, x: float | None) -> pd.DataFrame:
     """Every series at ``x``, cheapest first."""
     return cheapest_at(result.curves, x, result.scenario.method) if x is not None else \
-        pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
+        pd.DataFrame(columns=["series", "usd_per_mtok", "status", "side", "reason", "break_even_usd_per_gpu_hour"])
 
 
 def pair_of(view: View, result: Analysis, at_x: pd.DataFrame, x: float | None) -> tuple[str, str] | None:
@@ -380,7 +404,7 @@ def drawn_of(view: View, result: Analysis, baseline: str | None, pair, iso: pd.D
     if result.envelope is not None and not result.envelope.segments.empty:
         ranked += list(result.envelope.segments["series"])
     must = len(dict.fromkeys(s for s in ranked if s in names))
-    iso = iso[iso["usd_per_mtok"].notna()] if not iso.empty else iso
+    iso = iso[iso["status"].isin(PRICED)] if not iso.empty else iso
     if not iso.empty:
         rank = iso.groupby("interactivity")["usd_per_mtok"].rank(method="first")
         ranked += list(iso.assign(rank=rank).groupby("series")["rank"].min().sort_values(kind="stable").index)

@@ -12,19 +12,16 @@ import numpy as np
 import pandas as pd
 
 from model.core.iso import CostCurve, break_even_rates, iso_table
+from model.core.status import PRICED, priced_mask, rank_key, status_words
 from model.core.uncertainty import RULE
 from model.present import fmt
 
 if TYPE_CHECKING:
     from model.present.view_answer import Answer
 
-__all__ = ["parse_targets", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
+__all__ = ["parse_targets", "cell_words", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
-           "method_errors_text", "uncertain_crossings_text", "error_payload", "REACH_WORDS"]
-
-
-#: the one name of each out-of-reach state, wherever a person reads it
-REACH_WORDS = {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}
+           "method_errors_text", "uncertain_crossings_text", "error_payload"]
 
 
 def parse_targets(text: str) -> tuple[float, ...]:
@@ -49,24 +46,35 @@ def parse_targets(text: str) -> tuple[float, ...]:
 
 
 def status_text(row) -> str:
-    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped)`` or why there is no value; with the
-    interpolation error when the row has it (:attr:`model.present.view_answer.Answer.iso_error`):
-    ``$0.42/M ± 6 %``, ``$0.42/M (measured)``, ``$0.42/M (± not estimated)`` (no point in view to test it)."""
-    if row["status"] == "ok":
+    """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped, not priced)`` or why there is no value
+    (:func:`model.core.status.status_words`); with the interpolation error when the row has it
+    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M (measured)``,
+    ``$0.42/M (± not estimated)`` (no point in view to test it)."""
+    if row["status"] in PRICED:
         if "usd_per_mtok_error" in row:
             if row["error_from"] == "none":
                 return fmt.usd(row["usd_per_mtok"]) + " (± not estimated)"
             return fmt.usd_pm(row["usd_per_mtok"], row["usd_per_mtok_error"], row["error_from"])
         return fmt.usd(row["usd_per_mtok"])
     if row["status"] == "clamped":
-        return fmt.usd(row["usd_per_mtok"]) + " (clamped)"
-    return REACH_WORDS.get(row["status"], "no value")
+        return fmt.usd(row["usd_per_mtok"]) + " (clamped, not priced)"
+    return status_words(row["status"], row.get("side", ""), row.get("reason", ""))
+
+
+def cell_words(frame: pd.DataFrame) -> list[str]:
+    """Each row's status in words (:func:`model.core.status.status_words`), for a table a person reads."""
+    side = frame["side"] if "side" in frame else pd.Series("", index=frame.index)
+    reason = frame["reason"] if "reason" in frame else pd.Series("", index=frame.index)
+    return [status_words(str(s), str(d) if isinstance(d, str) else "", str(r) if isinstance(r, str) else "")
+            for s, d, r in zip(frame["status"], side, reason)]
 
 
 def cheapest_at(curves: dict[str, CostCurve], x: float, method: str = "linear") -> pd.DataFrame:
-    """The iso rows at one interactivity ``x`` [tok/s/user], cheapest first (unreachable last)."""
-    return iso_table(curves, [x], method).sort_values("usd_per_mtok", na_position="last", kind="stable",
-                                                      ignore_index=True)
+    """The iso rows at one interactivity ``x`` [tok/s/user]: priced ones cheapest first, then clamped, then the
+    ones without a value (:func:`model.core.status.rank_key`)."""
+    at = iso_table(curves, [x], method)
+    return at.assign(_rank=rank_key(at["status"])).sort_values(["_rank", "usd_per_mtok"], na_position="last",
+                                                                kind="stable", ignore_index=True).drop(columns="_rank")
 
 
 def changes_of(result) -> pd.DataFrame:
@@ -86,7 +94,7 @@ def headline(at_x: pd.DataFrame, crossovers: pd.DataFrame, x: float) -> str:
 
     ``at_x``: :func:`cheapest_at` rows; ``crossovers``: the analysis' crossovers (may be empty).
     """
-    at = at_x.dropna(subset=["usd_per_mtok"])
+    at = at_x[priced_mask(at_x)]
     if at.empty:
         return f"No series reaches {fmt.interactivity(x)}."
     best = at.iloc[0]
@@ -164,8 +172,9 @@ def pair_intervals(crossovers: pd.DataFrame, reach: pd.DataFrame) -> pd.DataFram
 def default_pair(at_x: pd.DataFrame) -> tuple[str, str] | None:
     """The pair a buyer most likely asks about at one interactivity: the runner-up against the
     cheapest series (how low must the runner-up's rate go to match?). None with fewer than two."""
-    at = at_x.dropna(subset=["usd_per_mtok"])
-    names = at["series"].tolist() if len(at) >= 2 else at_x["series"].tolist()
+    at = at_x[priced_mask(at_x)]
+    curved = at_x[at_x["status"].isin(("measured", "interpolated", "clamped", "unreachable"))]   # a curve each
+    names = at["series"].tolist() if len(at) >= 2 else curved["series"].tolist()
     return (names[1], names[0]) if len(names) >= 2 else None
 
 
@@ -245,7 +254,7 @@ def summary(result, at_x: pd.DataFrame, x: float, method: str, lead: str | None 
     ``lead``: the sentence that names the cheapest (the recommendation's, with its ±) instead of this one's;
     ``with_break_even``: end with the runner-up's break-even rate (off when the recommendation says it).
     """
-    at = at_x.dropna(subset=["usd_per_mtok"])
+    at = at_x[priced_mask(at_x)]
     if at.empty:
         return f"No series in this view reaches {x:.1f} tok/s/user, so none can be priced there."
     best = at.iloc[0]

@@ -19,6 +19,7 @@ from model.core.cost_profiles import CostProfile, breakdown_frame
 from model.core.dated import read_on_text
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
+from model.core.status import PRICED
 from model.core.tco import ONPREM_LABELS, OnPremInputs, onprem_defaults
 from model.core.view import View
 from model.present import fmt
@@ -149,9 +150,10 @@ def profiles_of(view: View, curves: dict, at_x: pd.DataFrame, presets: pd.DataFr
 
 def _throughput_at_x(at_x: pd.DataFrame, series: str) -> float:
     """The tok/s/GPU the answer's own $/M of ``series`` at x implies (``rate / (0.0036 × $/M)``), so a tornado's
-    base $/M is the iso table's at x whatever the interpolation method [tok/s/GPU]."""
+    base $/M is the iso table's at x whatever the interpolation method [tok/s/GPU]; NaN where that $/M is not priced
+    (clamped, unreachable, missing: :data:`model.core.status.PRICED`)."""
     row = at_x[at_x["series"] == series]
-    if row.empty or not row["usd_per_mtok"].notna().iloc[0]:
+    if row.empty or not row["usd_per_mtok"].notna().iloc[0] or row["status"].iloc[0] not in PRICED:
         return math.nan
     usd, rate = float(row["usd_per_mtok"].iloc[0]), float(row["usd_per_gpu_hour"].iloc[0])
     return rate * 1e6 / (3600 * usd)

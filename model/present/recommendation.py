@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from model.core.status import priced_mask
 from model.core.uncertainty import iso_with_error
 from model.core.view import View
 from model.present import fmt
@@ -51,6 +52,7 @@ class Choice:
     usd_per_month: float = math.nan
     nodes: float = math.nan
     utilization: float = math.nan
+    status: str = ""           # its cell's status (model.core.status: measured or interpolated; "" for a price)
 
     @property
     def low(self) -> float:
@@ -72,7 +74,7 @@ class Choice:
         return {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
                 "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
                 "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
-                "nodes": _num(self.nodes), "utilization": _num(self.utilization)}
+                "nodes": _num(self.nodes), "utilization": _num(self.utilization), "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Recommendation:
     break_even: dict | None               # series, against, rate, low, high, current, settled, text
     lines: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    unpriced: tuple[dict, ...] = ()       # each series without a rate: series, hardware, reaches, matches (_unpriced)
+    held: tuple[dict, ...] = ()           # each series clamped at x that could be the cheapest (_held)
 
     @property
     def headline(self) -> str:
@@ -99,7 +103,10 @@ class Recommendation:
     @property
     def winner(self) -> str | None:
         """What the recommendation names: the cheapest option at the volume, else the cheapest series when the data
-        settle it; None when they do not."""
+        settle it; None when they do not, or when a series in view that reaches the interactivity you need has no
+        rate (its break-even rates are the answer: :attr:`unpriced`)."""
+        if any(u["reaches"] for u in self.unpriced) or self.held:
+            return None
         if self.options:
             return self.options[0].name
         if self.series and self.settled is not False:
@@ -115,7 +122,11 @@ class Recommendation:
                 if self.fleet else None,
                 "break_even": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.break_even.items()}
                 if self.break_even else None,
-                "headline": self.headline, "text": list(self.lines), "notes": list(self.notes)}
+                "headline": self.headline, "text": list(self.lines), "notes": list(self.notes),
+                "held": [{**h, "usd_per_mtok": _num(h["usd_per_mtok"])} for h in self.held],
+                "unpriced": [{**u, "tokens_per_second_per_gpu": _num(u["tokens_per_second_per_gpu"]),
+                              "matches": [{k: (_num(v) if isinstance(v, float) else v) for k, v in m.items()}
+                                          for m in u["matches"]]} for u in self.unpriced]}
 
 
 def _num(value):
@@ -125,17 +136,14 @@ def _num(value):
 def filled_errors(frame: pd.DataFrame, errors) -> pd.DataFrame:
     """``frame`` (:func:`model.core.uncertainty.iso_with_error` rows) where a priced, interpolated value has no
     band (``error_from`` ``none``: fewer than three interior points in the whole view) given the view's pooled
-    leave-one-out error instead (the 90th percentile of |error| of the points it has, ``error_from`` ``view``);
-    a value clamped to a frontier's end is that measured end. Unchanged when the view has no interior point."""
+    leave-one-out error instead (the 90th percentile of |error| of the points it has, ``error_from`` ``view``).
+    A clamped value is not priced and has no ±. Unchanged when the view has no interior point."""
     if frame.empty or "error_from" not in frame:
         return frame
     out = frame.copy()
-    clamped = (out["status"] == "clamped").to_numpy()
-    out.loc[clamped, "usd_per_mtok_error"] = 0.0
-    out.loc[clamped, "error_from"] = "measured"
     pooled = errors.figures().get("usd_p90") if errors is not None else None
     if pooled is not None and math.isfinite(pooled):
-        missing = (out["error_from"] == "none").to_numpy() & (out["status"] == "ok").to_numpy()
+        missing = (out["error_from"] == "none").to_numpy() & priced_mask(out)
         out.loc[missing, "usd_per_mtok_error"] = float(pooled)
         out.loc[missing, "error_from"] = "view"
     return out
@@ -146,10 +154,10 @@ def _series(cost: Cost) -> list[Choice]:
     if x is None or cost.at_x.empty:
         return []
     at = filled_errors(iso_with_error(cost.at_x, cost.analysis.curves, cost.uncertainty), cost.uncertainty)
-    at = at.dropna(subset=["usd_per_mtok"])
+    at = at[priced_mask(at)]          # only measured and interpolated cells are ranked (model.core.status)
     return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]),
                    float(r["usd_per_mtok_error"]) if r["error_from"] != "measured" else 0.0,
-                   str(r["error_from"]) or "none") for _, r in at.iterrows()]
+                   str(r["error_from"]) or "none", status=str(r["status"])) for _, r in at.iterrows()]
 
 
 def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
@@ -173,7 +181,8 @@ def _options(volume) -> list[Choice]:
         out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0,
                           "price" if kind == "api" else "measured", float(r["usd_per_month"]),
                           float(r["nodes"]) if r["nodes"] is not None else math.nan,
-                          float(r["utilization"]) if r["utilization"] is not None else math.nan))
+                          float(r["utilization"]) if r["utilization"] is not None else math.nan,
+                          status=str(r.get("status", ""))))
     return out
 
 
@@ -287,8 +296,19 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     if good is not None:
         head += f", per good M tokens ({good.words()})"
     lines: list[str] = []
+    unpriced = _unpriced(cost)
+    blocked = any(u["reaches"] for u in unpriced)
+    held = _held(cost, series)
+    if blocked:          # no winner without prices: the rates at which the unpriced would match come first
+        lines.append(_unpriced_sentence(unpriced, x))
+        head += ", of the series with a rate"
+    if held:             # no winner on a clamped cell, nor past one that may be cheaper
+        lines.append(_held_sentence(held, x))
+        head += ", of the priced series" if series and not blocked else ""
+        blocked = True
     if options:
-        lines.append(_volume_sentence(options, demand, series))
+        lines.append(_volume_sentence(options, f"{demand}, of the options with a price" if blocked else demand,
+                                      series))
         lines.append(_series_sentence(cost, crossed, series, settled, contenders,
                                       f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
                                       f"{fmt.interactivity(x)} and the rates in view"
@@ -320,5 +340,72 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
                      f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
     if series:
         notes.append(PLUS_MINUS)
+    notes.extend(f"{u['series']} has no $/GPU-hour, and its frontier does not reach {fmt.interactivity(x)}."
+                 for u in unpriced if not u["reaches"] and x is not None)
     return Recommendation(x, scenario.method, basis, demand, tuple(series), settled, contenders,
-                          tuple(options), sized, break_even, tuple(lines + notes), tuple(notes))
+                          tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced),
+                          tuple(held))
+
+
+# ------------------------------------------------------------------ series without a rate: no winner without prices
+
+
+def _unpriced(cost: Cost) -> list[dict]:
+    """Each series in view without a $/GPU-hour at the interactivity you need (:attr:`Cost.unpriced`): whether its
+    frontier reaches there, its tok/s/GPU, and the rate at which it would match each priced series (cheapest
+    first)."""
+    table = cost.unpriced
+    if table is None or table.empty:
+        return []
+    out = []
+    for series, part in table.groupby("series", sort=True):
+        first = part.iloc[0]
+        matches = [{"against": str(r["against"]), "usd_per_mtok": float(r["against_usd_per_mtok"]),
+                    "usd_per_gpu_hour": float(r["against_usd_per_gpu_hour"]),
+                    "break_even_usd_per_gpu_hour": float(r["break_even_usd_per_gpu_hour"])}
+                   for r in part.to_dict("records") if r["against"]]
+        out.append({"series": str(series), "hardware": str(first["hardware"]), "reaches": bool(first["reaches"]),
+                    "tokens_per_second_per_gpu": float(first["tokens_per_second_per_gpu"]), "matches": matches})
+    return out
+
+
+def _unpriced_sentence(unpriced: list[dict], x: float | None) -> str:
+    """No winner named: which series have no rate, and the rate at which each would match each priced one."""
+    where = fmt.interactivity(x) if x is not None else "the interactivity you need"
+    reaching = [u for u in unpriced if u["reaches"]]
+    names = ", ".join(u["series"] for u in reaching)
+    text = (f"At {where}, no series is named cheapest: {names} {'has' if len(reaching) == 1 else 'have'} no "
+            "$/GPU-hour (no preset, none typed, no cost profile).")
+    for u in reaching:
+        if not u["matches"]:
+            text += f" {u['series']} reaches {where}, but no series with a rate does."
+            continue
+        each = ", ".join(f"{m['against']} ({fmt.usd(m['usd_per_mtok'])}) at "
+                         f"{fmt.usd(m['break_even_usd_per_gpu_hour'], '/GPU-hour')}" for m in u["matches"])
+        lowest = u["matches"][0]["break_even_usd_per_gpu_hour"]
+        text += (f" {u['series']} would match {each}: below {fmt.usd(lowest, '/GPU-hour')} it would be the "
+                 "cheapest of these.")
+    return text
+
+
+def _held(cost: Cost, series: list[Choice]) -> list[dict]:
+    """The series clamped at the interactivity you need (held at their frontier's end: never priced, never ranked)
+    whose held $/M is within reach of the cheapest priced series' (at or below its ± band's top): the data do not
+    settle that the cheapest priced one is cheaper."""
+    at = cost.at_x
+    if at is None or at.empty or cost.interactivity_needed is None:
+        return []
+    best = series[0].high if series and math.isfinite(series[0].high) else \
+        series[0].usd_per_mtok if series else math.inf
+    mine = at[(at["status"] == "clamped") & (at["usd_per_mtok"] <= best)]
+    return [{"series": str(r["series"]), "usd_per_mtok": float(r["usd_per_mtok"]), "side": str(r.get("side", ""))}
+            for r in mine.to_dict("records")]
+
+
+def _held_sentence(held: list[dict], x: float | None) -> str:
+    """No winner named: which series are clamped at x, at what held $/M."""
+    where = fmt.interactivity(x) if x is not None else "the interactivity you need"
+    each = "; ".join(f"{h['series']} lies just outside its measured range, so its {fmt.usd(h['usd_per_mtok'])} is "
+                     f"held at its {'slowest' if h['side'] == 'below' else 'fastest'} measured point" for h in held)
+    return (f"At {where}, no series is named cheapest: {each}, not priced, and it may be the cheapest here; measure "
+            "it at this interactivity, or choose one inside its range.")

@@ -32,6 +32,7 @@ from model.core.links import live_url, pinned_url, view_url
 from model.present import figures, fmt
 from model.present.answers import method_errors_text, summary_of, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
+from model.present.bundle import VERIFY_LINE
 from model.present.recommendation import PLUS_MINUS
 from model.present.report_output import (
     PRINT_WIDTH_PX,
@@ -384,8 +385,10 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         f"<p class=caption>$ per {'good ' if result.scenario.goodput else ''}million {esc(result.scenario.basis)} tokens of "
         "every series at each target "
         f"interactivity; ratio = this series' $/M over {esc(baseline or '—')}'s (above 1: dearer). Break-even "
-        "$/GPU-hour: the rate at which the series would cost what the cheapest does there. Value: measured "
-        "(a frontier point), interpolated between two, clamped to a frontier's end, or out of reach. "
+        "$/GPU-hour: the rate at which the series would cost what the cheapest does there (for a series without a rate, "
+        "the rate at which it would). Status: measured (a frontier point), interpolated between two, clamped (held at "
+        "a frontier's end, shown but never priced or ranked), out of reach, zero throughput, or missing (no row or no "
+        "rate). "
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
         + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
@@ -412,12 +415,13 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "<section id=provenance-section><h2>Provenance</h2><p class=caption>Every file whose rows or rates this "
         "report uses, with its SHA-256 so a reader can check they hold the same data. Costs at the targets "
         "are measured where a target falls on a frontier point and interpolated between two otherwise (see the "
-        "Value column above); measured rows off every frontier are dominated and do not set a price.</p>"
+        "Status column above); measured rows off every frontier are dominated and do not set a price.</p>"
         + html_table(rendered["Provenance"][0], "provenance", tables["Provenance"][1]) + "</section>",
         f"<footer><h2>Reopen this view</h2><p><a id=share-link href=\"{esc(link, quote=True)}\">{esc(link)}</a></p>"
         + (f"<p class=muted>The link above opens the data as presented here. On the latest data: <a id=live-link "
            f"href=\"{esc(live, quote=True)}\">{esc(live)}</a></p>" if live and live != link else "") +
-        f"<p class=muted>Cost Frontier {esc(version)} · made {made_at:%Y-%m-%d %H:%M} UTC</p></footer>",
+        f"<p class=muted>Cost Frontier {esc(version)} · made {made_at:%Y-%m-%d %H:%M} UTC</p>"
+        f"<p id=verify-line class=muted>{esc(VERIFY_LINE)}</p></footer>",
     ]
     return "\n".join(parts)
 

@@ -32,7 +32,7 @@ from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 from model.present.pdf import print_in_parts
 
-__all__ = ["Report", "ReportError", "KINDS", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
+__all__ = ["Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
@@ -119,6 +119,14 @@ def _show(value, kind: str) -> str:
     if kind == "ratio":
         return f"{float(value):.2f}x"
     return f"{int(value)}"
+
+
+def cell_text(value, kind: str) -> str:
+    """One value as a table of the report shows it (``kind`` of :data:`KINDS`): ``$0.55``, ``30.0``, ``1.41x``;
+    ``—`` without one."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown column kind {kind!r}; choose from {', '.join(KINDS)}")
+    return _show(value, kind)
 
 
 def _round(value, kind: str):

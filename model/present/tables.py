@@ -15,8 +15,10 @@ import pandas as pd
 
 from model.core.analysis import Analysis
 from model.core.cost import PRESETS_CSV
+from model.core.status import PRICED
+from model.core.unpriced import sort_cells
 from model.present import fmt
-from model.present.answers import REACH_WORDS
+from model.present.answers import cell_words
 from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
@@ -79,22 +81,10 @@ def provenance_of(sources: pd.DataFrame, points: pd.DataFrame, result: Analysis)
     })
 
 
-def _value_origin(result: Analysis, iso: pd.DataFrame) -> list[str]:
-    """Per iso row: ``measured`` (a frontier point), ``interpolated``, ``clamped`` or ``out of reach``."""
-    out = []
-    for series, x, status in iso[["series", "interactivity", "status"]].itertuples(index=False):
-        if status == "ok":
-            curve = result.curves[series]
-            out.append("measured" if np.isclose(curve.x, x, rtol=0, atol=1e-9).any() else "interpolated")
-        else:
-            out.append("clamped to frontier end" if status == "clamped" else REACH_WORDS.get(status, "no value"))
-    return out
-
-
 ISO_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
              ("$/M tokens", "usd_per_mtok", "usd"), ("Ratio", "ratio_to_baseline", "ratio"),
              ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"),
-             ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Value", "origin", "text"),
+             ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Status", "status_text", "text"),
              ("± interpolation error", "error_text", "text")]
 CROSS_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("$/M tokens at the crossing", "usd_per_mtok", "usd"),
                ("Cheaper below", "cheaper_below", "text"), ("Cheaper above", "cheaper_above", "text"),
@@ -120,7 +110,7 @@ CAPS_SPEC = [("At interactivity [tok/s/user]", "interactivity", "x"), ("TTFT cap
 def _error_text(row) -> str:
     """The ± column of the report's iso table: ``± 6 %``, ``± 31 % (the view's)`` (a curve with too few points for
     its own), ``exact (measured)``, ``not estimated (no point to test)`` or ``—``."""
-    if row["status"] not in ("ok", "clamped"):
+    if row["status"] not in PRICED:
         return "—"
     if row["error_from"] == "measured":
         return "exact (measured)"
@@ -130,14 +120,15 @@ def _error_text(row) -> str:
     return text + " (the view's)" if row["error_from"] == "view" else text
 
 
-def _iso_frame(result: Analysis, iso: pd.DataFrame) -> pd.DataFrame:
-    iso = iso.assign(origin=_value_origin(result, iso))
+def _iso_frame(iso: pd.DataFrame) -> pd.DataFrame:
+    """The iso cells as the report, the CSV and the workbook show them: each with its status in words
+    (:func:`model.present.answers.cell_words`) and its ±; priced cells first, cheapest first, at each target (the
+    cost step's order: :func:`model.core.unpriced.sort_cells`). ``break_even_usd_per_gpu_hour`` is the cost
+    step's: the rate at which the series would cost what the cheapest priced one does there."""
+    iso = iso.assign(status_text=cell_words(iso))
     if "usd_per_mtok_error" in iso:
         iso["error_text"] = [_error_text(r) for _, r in iso.iterrows()]
-    cheapest = iso.groupby("interactivity")["usd_per_mtok"].transform("min")
-    # the $/GPU-hour at which this series would cost what the cheapest does at the same interactivity
-    iso["break_even_usd_per_gpu_hour"] = iso["usd_per_gpu_hour"] * cheapest / iso["usd_per_mtok"]
-    return iso.sort_values(["interactivity", "usd_per_mtok", "series"], na_position="last", kind="stable")
+    return sort_cells(iso)
 
 
 _INPUT_SPEC = [("Input", "input", "text"), ("Value", "value", "text"), ("Where it came from", "source", "text")]
@@ -159,13 +150,15 @@ FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", 
               ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
               ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
               ("Effective following the load [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Note", "note", "text")]
+              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
+              ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
                ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
                ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
-               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Note", "note", "text")]
+               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
+               ("Note", "note", "text")]
 _FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
 
 
@@ -187,7 +180,8 @@ def fleet_columns(fleet) -> list[str]:
 
 
 _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
-                 ("$/M that date alone", "usd_per_mtok", "usd"), ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
+                 ("$/M that date alone", "usd_per_mtok", "usd"), ("Status", "status", "text"),
+                 ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
                  ("Best so far $/M", "best_usd_per_mtok", "usd"), ("Best so far set by", "best_from", "text"),
                  ("Source", "source", "text")]
 
@@ -195,7 +189,7 @@ _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
 _VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
                 ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
                 ("Nodes, mean", "mean_nodes", "x"), ("Node-hours a month", "node_hours", "int"),
-                ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
+                ("Utilisation", "used", "text"), ("Status", "status", "text"), ("How it is priced", "detail", "text")]
 _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
                     ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
 
@@ -218,7 +212,7 @@ def _within_words(row) -> str:
 
 def _iso(answer):
     cost = answer.cost
-    iso = _iso_frame(answer.crossed.analysis, cost.iso_error) if not cost.iso.empty else cost.iso
+    iso = _iso_frame(cost.iso_error) if not cost.iso.empty else cost.iso
     return iso, [(f"Ratio to {cost.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
                  for h, c, k in ISO_SPEC]
 

@@ -28,7 +28,7 @@ Rules that live here once:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any, Callable, Iterable, Mapping
 
@@ -40,6 +40,7 @@ from model.core.frontier import MEASURED_BASES, throughput_column
 from model.core.notes import Note, noted
 from model.core.repeats import CONFIG_KEYS
 from model.core.sla import TTFT_PERCENTILES
+from model.core.status import capacity_status, option_status
 from model.core.view import View
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.present import answer_steps as steps
@@ -155,7 +156,15 @@ def _capacity(view: View, inputs: Inputs, done) -> pd.DataFrame:
 def _fleet(view: View, inputs: Inputs, done) -> FleetAnswer | None:
     if not (view.has_demand or view.has_budget):
         return None
-    return fleet_of(view, done["capacity"], done["cost"].interactivity_needed, inputs.presets, done["rates"])
+    return with_status(fleet_of(view, done["capacity"], done["cost"].interactivity_needed, inputs.presets,
+                                done["rates"]))
+
+
+def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
+    """``fleet`` with the status of each sized row (:func:`model.core.status.capacity_status`)."""
+    if fleet is None or fleet.sized.empty:
+        return fleet
+    return replace(fleet, sized=fleet.sized.assign(status=capacity_status(fleet.sized, fleet.capacity)))
 
 
 def _volume(view: View, inputs: Inputs, done):
@@ -163,8 +172,11 @@ def _volume(view: View, inputs: Inputs, done):
         return None
     from model.present.volume_answer import volume_of
 
-    return volume_of(view, done["capacity"], done["rates"], done["rows"].points, done["cost"].interactivity_needed,
-                     list(inputs.api_prices))
+    volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points,
+                       done["cost"].interactivity_needed, list(inputs.api_prices))
+    if volume is None:
+        return None
+    return replace(volume, rows=volume.rows.assign(status=[option_status(k) for k in volume.rows["kind"]]))
 
 
 def _ramps(view: View, inputs: Inputs, done):
@@ -358,4 +370,5 @@ def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:
     view = answer.view.replace(**changes)
     if not (view.has_demand or view.has_budget):
         return None
-    return fleet_of(view, answer.capacity, answer.cost.interactivity_needed, answer.inputs.presets, answer.rates)
+    return with_status(fleet_of(view, answer.capacity, answer.cost.interactivity_needed, answer.inputs.presets,
+                                answer.rates))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
+from model.core.status import PRICED
 from model.present.workbook import FORMULAS, HEADER_ROW, PARTS_LAYOUT, F, build_up_formulas
 
 __all__ = ["iso_columns", "frontier_columns", "fleet_columns", "parts_columns", "sensitivity_columns"]
@@ -62,14 +63,15 @@ def iso_columns(frame: pd.DataFrame, spec, ctx) -> tuple[str, list[tuple[str, st
     records = frame.to_dict("records")
     rows = list(_rows(frame))
     groups: dict[float, list[int]] = {}
-    for i, rec in enumerate(records):
-        groups.setdefault(rec["interactivity"], []).append(rows[i])
+    for i, rec in enumerate(records):      # the priced cells of a target (first at each: model.core.unpriced)
+        if rec["status"] in PRICED:
+            groups.setdefault(rec["interactivity"], []).append(rows[i])
     base_row = {rec["interactivity"]: rows[i] for i, rec in enumerate(records)
                 if rec["series"] == ctx.plan.baseline and _ok(rec["usd_per_mtok"])}
     C, E, T, A = col["usd_per_mtok"], col["usd_per_gpu_hour"], col["tokens_per_second_per_gpu"], col["interactivity"]
     for i, rec in enumerate(records):
         r, curve = rows[i], ctx.plan.curves.get(rec["series"])
-        if curve is None or not _ok(rec["usd_per_mtok"]) or rec["status"] not in ("ok", "clamped"):
+        if curve is None or not _ok(rec["usd_per_mtok"]) or rec["status"] not in (*PRICED, "clamped"):
             continue
         names = [ctx.rate(h) for h in curve.hardware]
         if linear:
@@ -101,7 +103,7 @@ def iso_columns(frame: pd.DataFrame, spec, ctx) -> tuple[str, list[tuple[str, st
         if "ratio_to_baseline" in at and rec["interactivity"] in base_row:
             cells[at["ratio_to_baseline"]][i] = F(f"={C}{r}/{C}{base_row[rec['interactivity']]}",
                                                   rec["ratio_to_baseline"])
-        if "break_even_usd_per_gpu_hour" in at:
+        if "break_even_usd_per_gpu_hour" in at and rec["status"] in PRICED and rec["interactivity"] in groups:
             group = groups[rec["interactivity"]]
             cells[at["break_even_usd_per_gpu_hour"]][i] = F(f"={E}{r}*MIN({C}{min(group)}:{C}{max(group)})/{C}{r}",
                                                             rec["break_even_usd_per_gpu_hour"])
