@@ -29,7 +29,8 @@ from model.present.figures import (
 @pytest.fixture
 def mtp(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
-    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0)), with_points=True)
+    # linear, the published InferenceX crossing at 89.4 tok/s/user (the default, "auto", picks monotone here)
+    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0), method="linear"), with_points=True)
 
 
 def _kinds(fig):

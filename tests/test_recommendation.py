@@ -36,8 +36,9 @@ PROFILE = "MI355X on-prem"
 
 
 def _view(**extra) -> View:
+    """The MTP view at 40 tok/s/user, linear unless ``extra`` says otherwise (the issue's figures are linear's)."""
     return View().replace(workload="GLM-5|8192|1024", spec_decoding=("mtp",), by=("hardware",),
-                          interactivity_needed=40.0, **extra)
+                          interactivity_needed=40.0, **{"method": "linear", **extra})
 
 
 def _json(capsys, *argv) -> dict:
@@ -193,7 +194,7 @@ def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db
     assert main(["--db", str(db_path), "ingest", str(FIXTURES / "history" / "runs_2026-01-10.csv")]) == 0
     capsys.readouterr()
     with connect(db_path) as con:
-        answer = answer_of_view(con, View().replace(interactivity_needed=27.0, targets=(27.0, 40.0)))
+        answer = answer_of_view(con, View().replace(interactivity_needed=27.0, targets=(27.0, 40.0), method="linear"))
         doc = build_report(answer).html
     pooled = answer.cost.uncertainty.figures()["usd_p90"]
     assert answer.cost.uncertainty.figures()["points"] == 2 and pooled > 0.3          # measured on the view's 2 points
@@ -218,3 +219,31 @@ def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales
     assert rec["headline"] in _first_page(out.read_text(encoding="utf-8"))
     assert main(["--db", str(sales_db), "report", "--link", link, "--out", str(out)]) == 0
     assert rec["headline"] in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- issue 41: the edges of the answer
+
+def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headline_says_so(sample_db, capsys):
+    """On the MTP view at 40 tok/s/user monotone fits better by leave-one-out (its |error| is lower at the median
+    and at 9 points in 10: the summary the product prints, checked here before the headline), so the default
+    (``auto``) prices by monotone and says so; ``--method linear`` and a link's ``method=linear`` still pin linear."""
+    with connect(sample_db) as con:
+        answer = answer_of_view(con, _view(method="auto"))
+    figures = answer.cost.uncertainty.by_method.set_index("method")
+    assert figures.loc["monotone", "usd_median"] < figures.loc["linear", "usd_median"]
+    assert figures.loc["monotone", "usd_p90"] < figures.loc["linear", "usd_p90"]
+    rec = answer.recommendation
+    assert answer.cost.method == rec.method == "monotone" and answer.cost.uncertainty.method == "monotone"
+    assert rec.headline.endswith("Interpolation: monotone (it fits this data better by leave-one-out).")
+    mi = rec.series[0]                        # monotone's figures (test_monotone_settles_it_with_its_narrower_bands)
+    assert mi.usd_per_mtok == pytest.approx(0.367, abs=5e-4) and rec.settled is True
+    argv = ["--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--by",
+            "hardware", "--interactivity", "40", "--json"]
+    auto = _json(capsys, *argv)
+    assert auto["recommendation"]["method"] == "monotone" and auto["interpolation_error"]["method"] == "monotone"
+    pinned = _json(capsys, *argv, "--method", "linear")["recommendation"]
+    assert pinned["method"] == "linear" and pinned["settled"] is False
+    assert pinned["headline"].endswith("Interpolation: linear (set in this view; monotone fits this data better).")
+    linked = _json(capsys, "--db", str(sample_db), "iso", "--link", "http://x/?" + "&".join(
+        f"{k}={v}" for k, v in {**MTP, "method": "linear"}.items()), "--json")["recommendation"]
+    assert linked["method"] == "linear" and linked["headline"] == pinned["headline"]

@@ -32,7 +32,8 @@ needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (a
 
 PROFILE = "MI355X on-prem"
 SELECTION = ["--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5"]
-VIEW = [*SELECTION, "--profile", PROFILE, "--interactivity", "40"]
+#: linear: the iso sheet's formulas of the two knots around each target are checked (monotone's hold a number)
+VIEW = [*SELECTION, "--profile", PROFILE, "--interactivity", "40", "--method", "linear"]
 FLEET = ["--demand-rps", "100"]
 X = 40.0
 

@@ -14,6 +14,7 @@ import pandas as pd
 from model.core.analysis import Analysis
 from model.core.dated import age_days, is_old, read_on_text
 from model.core.sla import SLA
+from model.core.uncertainty import AUTO
 from model.present import fmt
 
 __all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS", "ASSUMPTION_COLUMNS"]
@@ -69,6 +70,7 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     """Item, value, where it came from, the date it was read and whether that is old (:data:`ASSUMPTION_COLUMNS`),
     one row per assumption of ``answer``; ``today`` (default: the date today) is what ages are counted to."""
     s, state, result = answer.rows.scenario, answer.view, answer.cost.analysis
+    method = answer.cost.method
     points, x = answer.rows.rows, answer.interactivity_needed
     basis = {"total": "total tokens (input + output)", "output": "output tokens", "input": "input tokens",
              "blended": f"blended: output tokens + {s.w_input:g} x uncached input + {s.w_cached:g} x cached input"}
@@ -86,8 +88,10 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
         ("Token basis", basis[s.basis], "the view"),
         *([("Disaggregated prefill/decode rows", next(n for n in result.notes if "disaggregated rows:" in n),
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
-        ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
-                          "values within 1% past an end are clamped to it", "the view"),
+        ("Interpolation", f"{method}: {_METHOD_TEXT[method]}; no extrapolation past a frontier's end, "
+                          "values within 1% past an end are clamped to it",
+         "the view" if state.method != AUTO else "default: the method that fits this view's points better when "
+                                                 "each is left out in turn"),
         ("Interpolation error (±)", ERROR_WORDS, "tested on this view's own frontier points; not run-to-run noise"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),

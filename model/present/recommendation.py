@@ -252,6 +252,16 @@ def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled
     return text + "."
 
 
+def _with_method(sentence: str, view: View, cost: Cost, series: list[Choice]) -> str:
+    """The series sentence and which interpolation method priced it, and why (:func:`model.present.answers.
+    method_words`): the one the data fit better unless the view pins one."""
+    if not series:
+        return sentence
+    from model.present.answers import method_words
+
+    return f"{sentence} {method_words(view.method, cost.uncertainty)}"
+
+
 def _volume_sentence(options: list[Choice], demand: str, series: list[Choice]) -> str:
     best = options[0]
     text = f"At {demand}, {best.name} is the cheapest way to serve it: {best.text} effective, ${best.usd_per_month:,.0f} a month"
@@ -289,15 +299,17 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     lines: list[str] = []
     if options:
         lines.append(_volume_sentence(options, demand, series))
-        lines.append(_series_sentence(cost, crossed, series, settled, contenders,
-                                      f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
-                                      f"{fmt.interactivity(x)} and the rates in view"
-                                      if x is not None else "Per million tokens at the rates in view"))
+        lines.append(_with_method(_series_sentence(cost, crossed, series, settled, contenders,
+                                                   f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
+                                                   f"{fmt.interactivity(x)} and the rates in view"
+                                                   if x is not None else "Per million tokens at the rates in view"),
+                                  view, cost, series))
     elif x is None:
         lines.append("No series in this view can be priced." if not rows.rows.empty else
                      "No benchmark rows match this view's filters.")
     else:
-        lines.append(_series_sentence(cost, crossed, series, settled, contenders, head))
+        lines.append(_with_method(_series_sentence(cost, crossed, series, settled, contenders, head), view, cost,
+                                  series))
     fleet = fleet if view.has_demand else None
     owned = next((o for o in options if o.kind == "owned"), None)
     fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
@@ -320,5 +332,5 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
                      f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
     if series:
         notes.append(PLUS_MINUS)
-    return Recommendation(x, scenario.method, basis, demand, tuple(series), settled, contenders,
+    return Recommendation(x, cost.method, basis, demand, tuple(series), settled, contenders,
                           tuple(options), sized, break_even, tuple(lines + notes), tuple(notes))

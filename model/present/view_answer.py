@@ -137,8 +137,8 @@ def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
 
 
 def _history(view: View, inputs: Inputs, done) -> History:
-    return steps.history_of(view, inputs.loaded, done["rows"].scenario, inputs.presets,
-                            done["cost"].interactivity_needed)
+    cost = done["cost"]
+    return steps.history_of(view, inputs.loaded, cost.analysis.scenario, inputs.presets, cost.interactivity_needed)
 
 
 def _profiles(view: View, inputs: Inputs, done) -> tuple[ProfileAnswer, ...]:
@@ -176,7 +176,9 @@ def _ramps(view: View, inputs: Inputs, done):
 
 
 def _goodput_caps(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    return steps.caps_table_of(view, inputs.rows, inputs.requests, inputs.presets, done["cost"].interactivity_needed)
+    cost = done["cost"]
+    return steps.caps_table_of(view.replace(method=cost.method), inputs.rows, inputs.requests, inputs.presets,
+                               cost.interactivity_needed)
 
 
 def _recommendation(view: View, inputs: Inputs, done):
@@ -340,8 +342,8 @@ def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
 def cloud_of(rows: Rows, inputs: Inputs, cost: Cost) -> Analysis:
     """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart); it depends
     on the fit and the rates only, so the dashboard shares it between views."""
-    return analyse(rows.points, rows.scenario, inputs.presets, frontier=cost.analysis.frontier, with_points=True,
-                   crossovers="none")
+    return analyse(rows.points, cost.analysis.scenario, inputs.presets, frontier=cost.analysis.frontier,
+                   with_points=True, crossovers="none")
 
 
 def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:
