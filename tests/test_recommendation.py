@@ -247,3 +247,59 @@ def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headli
     linked = _json(capsys, "--db", str(sample_db), "iso", "--link", "http://x/?" + "&".join(
         f"{k}={v}" for k, v in {**MTP, "method": "linear"}.items()), "--json")["recommendation"]
     assert linked["method"] == "linear" and linked["headline"] == pinned["headline"]
+
+
+#: the issue's near tie: GLM-5 8k/1k at 50 tok/s/user and 5 B tokens a month, MI355X at the $1.48 preset, the API
+#: matched by name (GLM-5.2 at $1.40 in / $4.40 out: 8/9 × 1.40 + 1/9 × 4.40 = $1.7333/M)
+TIE = {"wl": "GLM-5|8192|1024", "x": "50", "tpm": "5e9"}
+
+
+def _link(query: dict) -> str:
+    return "http://x/?" + "&".join(f"{k}={v}" for k, v in query.items())
+
+
+def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name_a_winner(sample_db, capsys):
+    """One 8-GPU MI355X node, $8,643.20 a month (8 × 1.48 × 730), carries 5 B tokens 26 % used; the API bills
+    5,000 M × $1.7333 = $8,666.67: $23 (0.3 %) apart, inside the 2 % margin, so no winner (``settled: false``); at
+    2 B tokens the API ($3,466.67) is cheaper beyond any ± and wins."""
+    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link(TIE), "--json")["recommendation"]
+    owned, api = out["options"][0], out["options"][1]
+    assert (owned["usd_per_month"], api["usd_per_month"]) == pytest.approx((8643.2, 5000 * (8 / 9 * 1.4 + 4.4 / 9)))
+    assert out["settled"] is False and out["winner"] is None
+    assert out["contenders"] == [owned["name"], api["name"]]
+    assert f"{owned['name']} and {api['name']} cost about the same ($23 a month apart, 0.3%)" in out["headline"]
+    assert "is the cheapest way" not in out["headline"]
+    assert (owned["nodes_low"], owned["nodes_high"]) == (1, 1)          # 26 % used: the ± moves no node
+    apart = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "2e9"}),
+                  "--json")["recommendation"]
+    assert apart["settled"] is True and apart["winner"] == "API GLM-5.2 (Z.ai)"
+    assert apart["headline"].startswith("At 2 B total tokens a month, API GLM-5.2 (Z.ai) is the cheapest way")
+    volume = _json(capsys, "--db", str(sample_db), "volume", "--link", _link(TIE), "--json")
+    assert volume["settled"] is False and volume["cheapest"] is None and "about the same" in volume["verdict"]
+
+
+def test_near_a_node_boundary_the_owned_option_is_a_range_of_nodes(sample_db, capsys):
+    """At 19.5 B tokens a month the MI355X node (19.17 B a month at full use) needs 1.017 nodes, so 2, but within its
+    capacity's ± (the curve's at 50 tok/s/user) one node would do: owning it costs $8,643.20 to $17,286.40 a month.
+    One B200 node (8 × 952.7 tok/s/GPU: 20.03 B a month) carries the volume for 8 × 1.95 × 730 = $11,388 a month,
+    52 % below MI355X's two nodes, yet inside MI355X's range: not settled, both named with their ranges."""
+    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "19.5e9"}),
+                "--json")["recommendation"]
+    b200, owned = out["options"][:2]
+    assert b200["usd_per_month"] == pytest.approx(8 * 1.95 * 730) and b200["nodes_low"] == b200["nodes_high"] == 1
+    assert owned["name"].startswith("owned MI355X") and owned["error"] > 0.02 and owned["error_from"] == "capacity"
+    assert (owned["nodes"], owned["nodes_low"], owned["nodes_high"]) == (2, 1, 2)
+    assert (owned["usd_per_month_low"], owned["usd_per_month_high"]) == pytest.approx((8643.2, 17286.4))
+    assert owned["text"] == f"{fmt.usd(owned['usd_per_mtok'])} ({fmt.usd_span(owned['low'], owned['high'])})"
+    assert out["settled"] is False and out["winner"] is None and out["contenders"] == [b200["name"], owned["name"]]
+    assert "1 to 2 within the capacity's ± 6 %: $8,643 to $17,286 a month" in out["headline"]
+
+
+def test_the_overview_says_about_the_same(tmp_path, monkeypatch):
+    from tests.conftest import samples_copy
+
+    monkeypatch.setenv("COSTFRONTIER_DB", str(samples_copy(tmp_path / "s.duckdb")))
+    at = open_page(query=TIE)
+    assert not at.exception
+    headline = at.subheader[0].value.replace("\\", "")
+    assert "cost about the same ($23 a month apart, 0.3%)" in headline and "cheapest way" not in headline, headline

@@ -5,6 +5,7 @@ import streamlit as st
 
 from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
+from model.present.volume_answer import shown_rows
 from model.present.volume_figures import volume_figure
 from ui import data, frame, numbers, widgets
 from ui.demand import day_chart, fleet_boxes, shape_boxes
@@ -105,7 +106,7 @@ if volume.options:
 for b in volume.break_evens:
     st.markdown("- " + plain(b["text"]))
 day_chart(answer.fleet, "volume_day")
-widgets.table(volume.rows.drop(columns=["kind"]), key="volume_table")
+widgets.table(shown_rows(volume), key="volume_table")
 if volume.api:
     a = volume.api
     st.caption(plain(f"API: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "

@@ -199,6 +199,7 @@ COLUMN_LABELS = {
     "node_hours": "Node-hours a month", "usd_per_month_autoscaled": "$ per month following the load",
     "effective_usd_per_mtok_autoscaled": "Effective following the load [$/M tokens]",
     "utilization_autoscaled": "Utilisation following the load", "mean_rps": "Mean [req/s]",
+    "within": "Within the capacity's ±",
 }
 
 _MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max", "best_usd_per_mtok", "as_of_usd_per_mtok",

@@ -193,7 +193,8 @@ _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
 _VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
                 ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
                 ("Nodes, mean", "mean_nodes", "x"), ("Node-hours a month", "node_hours", "int"),
-                ("Utilisation", "used", "text"), ("How it is priced", "detail", "text")]
+                ("Utilisation", "used", "text"), ("Within the capacity's ±", "within", "text"),
+                ("How it is priced", "detail", "text")]
 _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
                     ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
 
@@ -246,8 +247,10 @@ def _volume(answer):
     volume = answer.volume
     if volume is None:
         return None
+    from model.present.volume_answer import shown_rows
+
     return volume.rows.assign(used=volume.rows["utilization"].map(
-        lambda v: "—" if v is None or v != v else fmt.percent(v))), _VOLUME_SPEC
+        lambda v: "—" if v is None or v != v else fmt.percent(v)), within=shown_rows(volume)["within"]), _VOLUME_SPEC
 
 
 def _break_even_volumes(answer):

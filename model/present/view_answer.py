@@ -160,10 +160,12 @@ def _fleet(view: View, inputs: Inputs, done) -> FleetAnswer | None:
 def _volume(view: View, inputs: Inputs, done):
     if not view.has_demand:
         return None
+    from model.present.recommendation import series_errors
     from model.present.volume_answer import volume_of
 
-    return volume_of(view, done["capacity"], done["rates"], done["rows"].points, done["cost"].interactivity_needed,
-                     list(inputs.api_prices))
+    cost = done["cost"]
+    return volume_of(view, done["capacity"], done["rates"], done["rows"].points, cost.interactivity_needed,
+                     list(inputs.api_prices), errors=series_errors(cost))
 
 
 def _ramps(view: View, inputs: Inputs, done):
