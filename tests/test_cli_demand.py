@@ -24,12 +24,25 @@ def _json(capsys, db, *argv) -> dict:
 
 
 def test_size_follows_a_business_hours_day(sample_db, capsys):
-    out = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
+    # rented on demand at $2.10 (issue 41: only billing that can follow the load has a following-the-load cost)
+    out = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", "--rent", "MI355X=2.1",
+                "--on-demand", *RAMP)
     (row,) = [r for r in out["rows"] if r["method"] == "ramp knee"]
     assert row["nodes"] == 3 and row["usd_per_month"] == pytest.approx(3 * NODE_MONTH)
     assert row["mean_nodes"] == pytest.approx((9 * 3 + 15 * 1) / 24)
     assert row["node_hours"] == pytest.approx((9 * 3 + 15 * 1) / 24 * 730)
-    assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * NODE_MONTH)
+    assert row["usd_per_gpu_hour_autoscaled"] == 2.1
+    assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * 8 * 2.1 * 730)
+    # the same fleet on demand as Buy, rent or API prices it
+    volume = _json(capsys, sample_db, "volume", "--peak-rps", "6", "--shape", "business-hours", "--rent",
+                   "MI355X=2.1", "--on-demand", *RAMP)
+    (od,) = [o for o in volume["options"] if o["option"].startswith("rented MI355X, on demand")]
+    assert od["usd_per_month"] == pytest.approx(row["usd_per_month_autoscaled"])
+    # owned (or priced by a profile), the fleet pays the peak: no hourly-following cost, not even a mean node count
+    owned = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
+    (plain,) = [r for r in owned["rows"] if r["method"] == "ramp knee"]
+    assert plain["usd_per_month"] == row["usd_per_month"]
+    assert plain["usd_per_month_autoscaled"] is None and plain["mean_nodes"] is None
     mean = 6 / (4 / (51 / 24))
     assert row["mean_rps"] == pytest.approx(mean) and row["utilization"] == pytest.approx(mean / (3 * 2.4))
     # the volume counts on the capacity's basis: the ramp states output tokens (1,000 a request)

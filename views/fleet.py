@@ -32,7 +32,8 @@ st.title("Fleet sizing")
 st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
            "that meets the SLA and the interactivity you need. A fleet bought for the peak pays every GPU-hour (730 "
            "hours a month), so an on-prem profile's full-use rate applies here, where token costs use its effective "
-           "rate; with a shape over the day, a fleet following the load pays only the node-hours it runs. Give a "
+           "rate; only a fleet rented on demand (Buy, rent or API page) pays just the node-hours it runs, following "
+           "the load. Give a "
            "peak, a monthly volume or both (the peak sizes the fleet, the volume prices it).")
 if widgets.no_data(ctx):
     st.stop()
@@ -75,7 +76,7 @@ for sentence in fleet.sentences:
 # rate comes from and the notes follow behind the table's "More columns" switch
 widgets.table(fleet.sized[fleet.columns], key="fleet_table",
               details=("method", "pricing", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",
-                       "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"))
+                       "effective_usd_per_mtok_autoscaled", "utilization_autoscaled", "usd_per_gpu_hour_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")
 for line in fleet.capacity_lines:

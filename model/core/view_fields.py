@@ -363,10 +363,10 @@ FIELDS: tuple[ViewField, ...] = (
                      metavar="IN,CACHED,OUT", exclusive="api", read=c.PRICES.read)),
     _f("rent", "rent", tuple[tuple[str, float], ...], (), c.RATES, ANSWER, "MI355X:2.1", "MI355X:abc",
        check=check_rates("a rented $/GPU-hour"),
-       option=Option(("--rent",), "volume", "rented $/GPU-hour (repeat per GPU)", metavar="HW=USD", kind="append",
+       option=Option(("--rent",), "sizing", "rented $/GPU-hour (repeat per GPU)", metavar="HW=USD", kind="append",
                      read=c.hardware_rates)),
     _f("on_demand", "od", bool, False, c.FLAG, ANSWER, "1", "-",
-       option=Option(("--on-demand",), "volume", "rented nodes on demand, paid per node-hour carrying load "
+       option=Option(("--on-demand",), "sizing", "rented nodes on demand, paid per node-hour carrying load "
                      "(default: reserved, every hour)", kind="flag"), label='Rent on demand (pay node-hours carrying load; else reserved)'),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),

@@ -17,6 +17,7 @@ from model.core.cost import resolve_rates
 from model.core.cost_profiles import CostProfile
 from model.core.demand import TOKEN_BASES, Demand, load_of, tokens_per_request
 from model.core.fleet import (
+    bill_following,
     demand,
     fleet_over_time,
     node_capacity,
@@ -91,6 +92,8 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     need = demand_of(s, basis) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
                        s.budget_usd_month if not wants_demand else None, s.rack_kw)
+    if need is not None:      # following the load is a cost only where the view rents on demand, at its rate
+        sized = bill_following(sized, dict(s.rent) if s.on_demand else None)
     notes = []
     if capacity.empty:
         notes.append("no load ramps or sweeps in this view to size a fleet from")
@@ -114,14 +117,18 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
 
 
 def fleet_sentence(row: Mapping, curved: bool) -> str:
-    """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; with a curve to follow,
-    what following the load would cost."""
+    """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; where the view rents
+    its hardware on demand (:func:`model.core.fleet.bill_following`), what renting it on demand, following the load,
+    would cost at the rental rate."""
     text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
             f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: "
             f"{row['pricing']}")
-    if curved and row["mean_nodes"] < row["nodes"]:
-        text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
-                 f"on average, ${row['usd_per_month_autoscaled']:,.0f} a month")
+    usd = row.get("usd_per_month_autoscaled")
+    if curved and usd is not None and usd == usd:
+        mean = row["mean_nodes"]
+        text += (f"; rented on demand at {fmt.usd(row['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this "
+                 f"view), following the load: {mean:,.3g} node{'' if mean == 1 else 's'} on average, ${usd:,.0f} a "
+                 "month")
     return text
 
 
