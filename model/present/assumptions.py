@@ -114,6 +114,7 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     for item, value, source, read_on in _profile_defaults(answer):
         dated[len(rows)] = read_on
         rows.append((item, value, source))
+    rows.extend(_rented_and_api(answer))
     fleet = answer.fleet
     if fleet is not None:
         rows.append(("Fleet " + fleet.kind, fleet.need, "the view"))
@@ -127,6 +128,31 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     frame["Old"] = [f"old: {age_days(d, today)} days (more than {limit})" if is_old(d, today, limit) else ""
                     for d in days]
     return frame
+
+
+#: the items of the rented rates and the API's prices (the workbook names their cells: rent_<hardware>, api_usd_*)
+RENTED_ITEM = "Rented $/GPU-hour, "
+API_ITEMS = {"usd_per_m_input": "API $/M input tokens", "usd_per_m_cached_input": "API $/M cached input tokens",
+             "usd_per_m_output": "API $/M output tokens", "cache_hit": "API prefix-cache hit rate"}
+
+
+def _rented_and_api(answer: "Answer") -> list[tuple[str, str, str]]:
+    """The rented $/GPU-hour the view sets (on demand or reserved) and, with a demand, the API price it compares
+    with and the cache-hit rate its bill assumes."""
+    state = answer.view
+    how = ("on demand: node-hours following the load are billed" if state.on_demand else
+           "reserved: every hour of the peak's nodes is billed")
+    out = [(f"{RENTED_ITEM}{hw}", fmt.usd(usd, ""), f"set in this view (--rent, link rent=); {how}")
+           for hw, usd in state.rent]
+    volume = answer.volume if "volume" in answer.ran else None
+    api = volume.api if volume is not None else None
+    if api:
+        source = f"{api['model']} ({api['provider'] or 'provider not stated'}), read {api['read_on'] or 'on an unstated date'}" \
+            f"; {api['matched']}" + (f"; {api['source']}" if api["source"] and api["source"] != api["matched"] else "")
+        for key, item in API_ITEMS.items():
+            value = fmt.percent(api[key]) if key == "cache_hit" else fmt.usd(api[key], "")
+            out.append((item, value, api["cache_hit_from"] if key == "cache_hit" else source))
+    return out
 
 
 def _fleet_settings(view) -> list[tuple[str, str, str]]:
