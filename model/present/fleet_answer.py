@@ -58,6 +58,41 @@ class FleetAnswer:
 
         return fleet_columns(self)
 
+    @property
+    def answer_columns(self) -> list[str]:
+        """The decision columns alone (what a page shows first, on a phone's width too): the series, its nodes,
+        GPUs, power and $ a month; rented on demand where the view rents so; for a budget what it serves."""
+        wanted = (["series", "nodes", "gpus", "kw", "usd_per_month", "usd_per_month_autoscaled"]
+                  if self.kind == "demand" else ["series", "nodes", "gpus", "usd_per_month", "requests_per_second"])
+        return [c for c in wanted if c in self.columns]
+
+    @property
+    def headline(self) -> str:
+        """The fleet's answer in one sentence: for a demand the cheapest fleet bought for the peak (and the cheapest
+        rented on demand, following the load, where the view rents so); for a budget the series that serves most."""
+        sized = self.sized
+        if sized.empty or "nodes" not in sized.columns:
+            return ""
+        have = sized[sized["nodes"].notna() & (sized["nodes"] > 0) & sized["usd_per_month"].notna()]
+        if have.empty:
+            return "No series in view can be sized for this " + ("demand." if self.kind == "demand" else "budget.")
+        if self.kind != "demand":
+            best = have.sort_values("requests_per_second", ascending=False, kind="stable").iloc[0]
+            return (f"{self.need[:1].upper() + self.need[1:]} serves most with {best['series']}: "
+                    f"{best['nodes']:,.0f} nodes, {best['requests_per_second']:,.3g} req/s, "
+                    f"${best['usd_per_month']:,.0f} a month.")
+        best = have.sort_values("usd_per_month", kind="stable").iloc[0]
+        text = (f"Cheapest fleet for {self.need}, bought for the peak: {best['series']}, {best['nodes']:,.0f} nodes "
+                f"({best['gpus']:,.0f} GPUs, {best['kw']:,.0f} kW), ${best['usd_per_month']:,.0f} a month at "
+                f"{fmt.usd(best['usd_per_gpu_hour'], '/GPU-hour')}, every hour paid.")
+        if "usd_per_month_autoscaled" in self.columns:
+            billed = have[have["usd_per_month_autoscaled"].notna()]
+            if not billed.empty:
+                od = billed.sort_values("usd_per_month_autoscaled", kind="stable").iloc[0]
+                text += (f" Rented on demand, following the load: {od['series']}, ${od['usd_per_month_autoscaled']:,.0f}"
+                         f" a month at {fmt.usd(od['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this view).")
+        return text
+
 
 def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None) -> pd.DataFrame:
     """What one node of each series carries under the view's SLA at ``x`` [tok/s/user], its knees read by the view's
