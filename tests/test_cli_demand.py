@@ -96,3 +96,18 @@ def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, ca
     assert owned["nodes"] == 9 and owned["usd_per_month"] == pytest.approx(9 * NODE_MONTH)
     assert od["utilization"] == pytest.approx(owned["utilization"] * 9 / 5.25)
     assert out["cheapest"] == od["option"] and "peak 21.5 req/s (derived)" in out["demand"]
+
+
+def test_a_traces_volume_is_stated_from_its_own_requests(sample_db, capsys, tmp_path):
+    """Issue 41: a trace of 600 requests of 18,000 + 900 tokens over an hour (0.1667 req/s on average) states its own
+    volume on the view's basis (output tokens, as the ramp states them): 0.1667 × 900 × 730 × 3,600 = 394 M output
+    tokens a month, not the 438 M its requests would be at the view's 1,000 output tokens; the fleet is sized (and
+    priced) at the view's workload, and the sentence says so."""
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp,input_tokens,output_tokens\n"
+                     + "".join(f"{i * 6},18000,900\n" for i in range(600)))
+    out = _json(capsys, sample_db, "size", "--trace", str(trace), *RAMP)
+    mean = 600 / 3600
+    said = out["demand_said"]
+    assert f"{mean * 900 * 730 * 3600 / 1e6:.0f} M output tokens a month of the trace's own requests" in said, said
+    assert f"({mean * 1000 * 730 * 3600 / 1e6:.0f} M at the view's workload" in said, said

@@ -303,3 +303,21 @@ def test_the_overview_says_about_the_same(tmp_path, monkeypatch):
     assert not at.exception
     headline = at.subheader[0].value.replace("\\", "")
     assert "cost about the same ($23 a month apart, 0.3%)" in headline and "cheapest way" not in headline, headline
+
+
+def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db, capsys):
+    """Issue 41: one on-prem rate read "$2.875/GPU-hour" (a note), "2.874517098" (a table cell) and "$2.87" (page 1).
+    Now every sentence a person reads says it to the cent as page 1 does; ``--json`` keeps it exact."""
+    with connect(sales_db) as con:
+        answer = answer_of_view(con, _sales_view(con))
+    rate = answer.rows.usd_per_gpu_hour["MI355X"]
+    cents = fmt.usd(rate, "/GPU-hour")
+    assert round(rate, 2) != round(rate, 3)                              # a rate that three decimals would show
+    note = next(n for n in answer.notes if "priced by cost profile" in n)
+    assert note.endswith(f"({cents})") and f"{rate:.4g}" not in note
+    argv = ["--db", str(sales_db), "iso", "--profile", PROFILE, "--where", "model=GLM-5", "--where",
+            "spec_decoding=mtp", "--by", "hardware", "--x", "40"]
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert f"MI355X {fmt.usd(rate, '')}" in said.out.splitlines()[0] and cents in said.err
+    assert _json(capsys, *argv, "--json")["usd_per_gpu_hour"]["MI355X"] == rate          # exact

@@ -15,7 +15,7 @@ import pandas as pd
 
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import CostProfile
-from model.core.demand import TOKEN_BASES, Demand, load_of, tokens_per_request
+from model.core.demand import SECONDS_PER_MONTH, TOKEN_BASES, Demand, load_of, tokens_per_request
 from model.core.fleet import (
     bill_following,
     demand,
@@ -234,6 +234,14 @@ def load_sentence(need: Demand, per_request: float) -> str:
     how = shape.words() if shape is not None else \
         (f"peak {need.factor:.3g}× the average" if need.factor != 1 else "flat (no shape given)")
     volume = f"{fmt.compact(load.tokens_per_month)} {need.token_basis} tokens a month"
+    trace = need.trace
+    if trace is not None and not load.volume_typed:    # a trace's volume is its own requests' tokens
+        own = load.mean_rps * tokens_per_request(trace.mean_isl, trace.mean_osl, need.token_basis) * SECONDS_PER_MONTH
+        if math.isfinite(own) and own > 0:
+            volume = f"{fmt.compact(own)} {need.token_basis} tokens a month of the trace's own requests"
+            if abs(own - load.tokens_per_month) > 0.005 * own:
+                volume += (f" ({fmt.compact(load.tokens_per_month)} at the view's workload, which sizes and prices "
+                           "the fleet)")
     mean = f"{_number(load.mean_rps)} req/s on average"
     if load.peak_typed and load.volume_typed:
         text = (f"Peak {_number(load.peak_rps)} req/s (typed) sizes the fleet bought for the peak; {volume} (typed), "
