@@ -38,10 +38,11 @@ def test_iso_out_of_reach_is_null(sample_db, capsys):
 
 def test_rate_override_moves_the_crossover(sample_db, capsys):
     base = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
-                    "spec_decoding=mtp", "--where", "model=GLM-5", "--json")
+                    "spec_decoding=mtp", "--where", "model=GLM-5", "--method", "linear", "--json")
     assert [r["interactivity"] for r in base["rows"]] == [pytest.approx(89.39, abs=0.01)]
     cheaper = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
-                       "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.2", "--json")
+                       "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.2", "--method", "linear",
+                       "--json")
     assert cheaper["usd_per_gpu_hour"]["B200"] == 1.2
     assert [r["interactivity"] for r in cheaper["rows"]] != [r["interactivity"] for r in base["rows"]]
     assert {"series_a", "series_b", "interactivity", "usd_per_mtok"} <= set(base["rows"][0])
@@ -87,7 +88,8 @@ def test_console_script_is_installed(sample_db):
     # installed beside the interpreter that runs the tests (.venv/bin under make test)
     exe = Path(sys.executable).parent / "costfrontier"
     assert exe.exists(), "pyproject's [project.scripts] entry should install costfrontier"
-    done = subprocess.run([exe, "--db", str(sample_db), "crossover", "--where", "spec_decoding=mtp"],
+    done = subprocess.run([exe, "--db", str(sample_db), "crossover", "--where", "spec_decoding=mtp", "--method",
+                           "linear"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "89.39" in done.stdout
 

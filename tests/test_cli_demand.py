@@ -24,12 +24,25 @@ def _json(capsys, db, *argv) -> dict:
 
 
 def test_size_follows_a_business_hours_day(sample_db, capsys):
-    out = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
+    # rented on demand at $2.10 (issue 41: only billing that can follow the load has a following-the-load cost)
+    out = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", "--rent", "MI355X=2.1",
+                "--on-demand", *RAMP)
     (row,) = [r for r in out["rows"] if r["method"] == "ramp knee"]
     assert row["nodes"] == 3 and row["usd_per_month"] == pytest.approx(3 * NODE_MONTH)
     assert row["mean_nodes"] == pytest.approx((9 * 3 + 15 * 1) / 24)
     assert row["node_hours"] == pytest.approx((9 * 3 + 15 * 1) / 24 * 730)
-    assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * NODE_MONTH)
+    assert row["usd_per_gpu_hour_autoscaled"] == 2.1
+    assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * 8 * 2.1 * 730)
+    # the same fleet on demand as Buy, rent or API prices it
+    volume = _json(capsys, sample_db, "volume", "--peak-rps", "6", "--shape", "business-hours", "--rent",
+                   "MI355X=2.1", "--on-demand", *RAMP)
+    (od,) = [o for o in volume["options"] if o["option"].startswith("rented MI355X, on demand")]
+    assert od["usd_per_month"] == pytest.approx(row["usd_per_month_autoscaled"])
+    # owned (or priced by a profile), the fleet pays the peak: no hourly-following cost, not even a mean node count
+    owned = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
+    (plain,) = [r for r in owned["rows"] if r["method"] == "ramp knee"]
+    assert plain["usd_per_month"] == row["usd_per_month"]
+    assert plain["usd_per_month_autoscaled"] is None and plain["mean_nodes"] is None
     mean = 6 / (4 / (51 / 24))
     assert row["mean_rps"] == pytest.approx(mean) and row["utilization"] == pytest.approx(mean / (3 * 2.4))
     # the volume counts on the capacity's basis: the ramp states output tokens (1,000 a request)
@@ -83,3 +96,18 @@ def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, ca
     assert owned["nodes"] == 9 and owned["usd_per_month"] == pytest.approx(9 * NODE_MONTH)
     assert od["utilization"] == pytest.approx(owned["utilization"] * 9 / 5.25)
     assert out["cheapest"] == od["option"] and "peak 21.5 req/s (derived)" in out["demand"]
+
+
+def test_a_traces_volume_is_stated_from_its_own_requests(sample_db, capsys, tmp_path):
+    """Issue 41: a trace of 600 requests of 18,000 + 900 tokens over an hour (0.1667 req/s on average) states its own
+    volume on the view's basis (output tokens, as the ramp states them): 0.1667 × 900 × 730 × 3,600 = 394 M output
+    tokens a month, not the 438 M its requests would be at the view's 1,000 output tokens; the fleet is sized (and
+    priced) at the view's workload, and the sentence says so."""
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp,input_tokens,output_tokens\n"
+                     + "".join(f"{i * 6},18000,900\n" for i in range(600)))
+    out = _json(capsys, sample_db, "size", "--trace", str(trace), *RAMP)
+    mean = 600 / 3600
+    said = out["demand_said"]
+    assert f"{mean * 900 * 730 * 3600 / 1e6:.0f} M output tokens a month of the trace's own requests" in said, said
+    assert f"({mean * 1000 * 730 * 3600 / 1e6:.0f} M at the view's workload" in said, said

@@ -36,7 +36,8 @@ def test_help_and_usage_errors_import_no_analysis_stack(argv):
 
 
 def test_iso_loads_scipy_only_for_the_monotone_method(sample_db):
-    done, names = imported_by("--db", str(sample_db), "iso", "--where", "spec_decoding=mtp")
+    # the default ("auto") is monotone on this data, so linear is asked for by name
+    done, names = imported_by("--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--method", "linear")
     assert done.returncode == 0 and "usd_per_mtok" in done.stdout
     assert {"pandas", "duckdb"} <= names
     assert not names & {"scipy", "plotly", "streamlit"}, sorted(names & {"scipy", "plotly", "streamlit"})
@@ -55,6 +56,7 @@ def test_the_parsers_choices_are_the_models():
     from model.core.iso import METHODS
     from model.core.repeats import REPEATS
     from model.core.sla import SLA_KEYS
+    from model.core.uncertainty import METHOD_CHOICES
     from model.core.view import View
     from model.data.samples import SAMPLE_DIR
 
@@ -63,7 +65,7 @@ def test_the_parsers_choices_are_the_models():
     assert (choices.CAPACITY_BASES, choices.KNEE_RULES, fields.SLA_KEYS) == (CAPACITY_BASES, KNEE_RULES, SLA_KEYS)
     assert (choices.TOKEN_BASES, fields.METHODS, choices.SAMPLE_DIR) == (TOKEN_BASES, METHODS, SAMPLE_DIR)
     assert (fields.DEFAULT_PRICE_SET, fields.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
-    assert (fields.REPEATS, fields.COST_BASES) == (REPEATS, COST_BASES)
+    assert (fields.REPEATS, fields.COST_BASES, fields.METHOD_CHOICES) == (REPEATS, COST_BASES, METHOD_CHOICES)
     assert (View().price_set, View().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
 
 

@@ -37,7 +37,10 @@ def test_the_plus_minus_on_the_cost_page_equals_the_cli(server, browser):
         ".filter(t => t.meta && t.meta.kind === 'band').map(t => t.meta.series)")
     assert sorted(bands) == sorted({r["series"] for r in expected["rows"]})
     figures = expected["interpolation_error"]["by_method"]
-    _shows(page, f"monotone by {fmt.percent(figures['monotone']['usd_median'], 1)}")
+    # the default ("auto") prices by monotone on this data, the method in use, and says so
+    assert expected["interpolation_error"]["method"] == "monotone"
+    _shows(page, f"monotone (in use) by {fmt.percent(figures['monotone']['usd_median'], 1)}",
+           "Interpolation: monotone (it fits this data better by leave-one-out).")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("[data-testid=stPlotlyChart]").first.screenshot(path=str(SHOTS / "cost_band.png"))
     page.close()

@@ -61,3 +61,16 @@ def test_a_long_table_is_printed_in_parts_each_with_its_header():
     assert all(p.count("<th>n</th>") == 1 for p in printed)
     assert all(p.startswith("<!DOCTYPE html>") and p.endswith("</body></html>") for p in printed)
     assert "<h1>T</h1>" in printed[0] and "<p>after</p>" in printed[-1] and "<p>end</p>" in printed[-1]
+
+
+def test_a_report_with_a_few_light_charts_prints_in_one_part_so_its_pdf_is_tagged():
+    """Issue 41: joined parts lose the PDF's structure (``pdfunite`` keeps no tags), and two small charts (a few
+    curves) weighed 400 rows, so a six-page report printed in two parts, untagged. A chart weighs by what it draws:
+    a light one about a page (25 rows), one drawing thousands of points up to 200."""
+    light = "".join(f"<section id=c{i}>" + _cloud_chart(10, 1) + "</section>" for i in range(6))
+    rows = "".join(f"<tr><td>{i}</td></tr>" for i in range(200))
+    html = page("r", light + f"<section><table><thead><tr><th>x</th></tr></thead><tbody>{rows}</tbody></table>"
+                "</section>", 690)
+    assert parts(html) == [html]
+    heavy = "".join(f"<section id=c{i}>" + _cloud_chart(4000) + "</section>" for i in range(3))
+    assert len(parts(page("r", heavy, 690))) > 1                  # three heavy charts: still printed in parts

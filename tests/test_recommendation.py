@@ -36,8 +36,9 @@ PROFILE = "MI355X on-prem"
 
 
 def _view(**extra) -> View:
+    """The MTP view at 40 tok/s/user, linear unless ``extra`` says otherwise (the issue's figures are linear's)."""
     return View().replace(workload="GLM-5|8192|1024", spec_decoding=("mtp",), by=("hardware",),
-                          interactivity_needed=40.0, **extra)
+                          interactivity_needed=40.0, **{"method": "linear", **extra})
 
 
 def _json(capsys, *argv) -> dict:
@@ -194,7 +195,7 @@ def test_too_few_points_for_a_curves_own_band_borrow_the_views_measured_error(db
     assert main(["--db", str(db_path), "ingest", str(FIXTURES / "history" / "runs_2026-01-10.csv")]) == 0
     capsys.readouterr()
     with connect(db_path) as con:
-        view = View().replace(interactivity_needed=27.0, targets=(27.0, 40.0))
+        view = View().replace(interactivity_needed=27.0, targets=(27.0, 40.0), method="linear")
         answer = answer_of_view(con, view, report_parts(view))
         doc = build_report(answer).html
     pooled = answer.cost.uncertainty.figures()["usd_p90"]
@@ -220,3 +221,105 @@ def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales
     assert rec["headline"] in _first_page(out.read_text(encoding="utf-8"))
     assert main(["--db", str(sales_db), "report", "--link", link, "--out", str(out)]) == 0
     assert rec["headline"] in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- issue 41: the edges of the answer
+
+def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headline_says_so(sample_db, capsys):
+    """On the MTP view at 40 tok/s/user monotone fits better by leave-one-out (its |error| is lower at the median
+    and at 9 points in 10: the summary the product prints, checked here before the headline), so the default
+    (``auto``) prices by monotone and says so; ``--method linear`` and a link's ``method=linear`` still pin linear."""
+    with connect(sample_db) as con:
+        answer = answer_of_view(con, _view(method="auto"), ("cost", "recommendation"))
+    figures = answer.cost.uncertainty.by_method.set_index("method")
+    assert figures.loc["monotone", "usd_median"] < figures.loc["linear", "usd_median"]
+    assert figures.loc["monotone", "usd_p90"] < figures.loc["linear", "usd_p90"]
+    rec = answer.recommendation
+    assert answer.cost.method == rec.method == "monotone" and answer.cost.uncertainty.method == "monotone"
+    assert rec.headline.endswith("Interpolation: monotone (it fits this data better by leave-one-out).")
+    mi = rec.series[0]                        # monotone's figures (test_monotone_settles_it_with_its_narrower_bands)
+    assert mi.usd_per_mtok == pytest.approx(0.367, abs=5e-4) and rec.settled is True
+    argv = ["--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--by",
+            "hardware", "--interactivity", "40", "--json"]
+    auto = _json(capsys, *argv)
+    assert auto["recommendation"]["method"] == "monotone" and auto["interpolation_error"]["method"] == "monotone"
+    pinned = _json(capsys, *argv, "--method", "linear")["recommendation"]
+    assert pinned["method"] == "linear" and pinned["settled"] is False
+    assert pinned["headline"].endswith("Interpolation: linear (set in this view; monotone fits this data better).")
+    linked = _json(capsys, "--db", str(sample_db), "iso", "--link", "http://x/?" + "&".join(
+        f"{k}={v}" for k, v in {**MTP, "method": "linear"}.items()), "--json")["recommendation"]
+    assert linked["method"] == "linear" and linked["headline"] == pinned["headline"]
+
+
+#: the issue's near tie: GLM-5 8k/1k at 50 tok/s/user and 5 B tokens a month, MI355X at the $1.48 preset, the API
+#: matched by name (GLM-5.2 at $1.40 in / $4.40 out: 8/9 × 1.40 + 1/9 × 4.40 = $1.7333/M)
+TIE = {"wl": "GLM-5|8192|1024", "x": "50", "tpm": "5e9"}
+
+
+def _link(query: dict) -> str:
+    return "http://x/?" + "&".join(f"{k}={v}" for k, v in query.items())
+
+
+def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name_a_winner(sample_db, capsys):
+    """One 8-GPU MI355X node, $8,643.20 a month (8 × 1.48 × 730), carries 5 B tokens 26 % used; the API bills
+    5,000 M × $1.7333 = $8,666.67: $23 (0.3 %) apart, inside the 2 % margin, so no winner (``settled: false``); at
+    2 B tokens the API ($3,466.67) is cheaper beyond any ± and wins."""
+    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link(TIE), "--json")["recommendation"]
+    owned, api = out["options"][0], out["options"][1]
+    assert (owned["usd_per_month"], api["usd_per_month"]) == pytest.approx((8643.2, 5000 * (8 / 9 * 1.4 + 4.4 / 9)))
+    assert out["settled"] is False and out["winner"] is None
+    assert out["contenders"] == [owned["name"], api["name"]]
+    assert f"{owned['name']} and {api['name']} cost about the same ($23 a month apart, 0.3%)" in out["headline"]
+    assert "is the cheapest way" not in out["headline"]
+    assert (owned["nodes_low"], owned["nodes_high"]) == (1, 1)          # 26 % used: the ± moves no node
+    apart = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "2e9"}),
+                  "--json")["recommendation"]
+    assert apart["settled"] is True and apart["winner"] == "API GLM-5.2 (Z.ai)"
+    assert apart["headline"].startswith("At 2 B total tokens a month, API GLM-5.2 (Z.ai) is the cheapest way")
+    volume = _json(capsys, "--db", str(sample_db), "volume", "--link", _link(TIE), "--json")
+    assert volume["settled"] is False and volume["cheapest"] is None and "about the same" in volume["verdict"]
+
+
+def test_near_a_node_boundary_the_owned_option_is_a_range_of_nodes(sample_db, capsys):
+    """At 19.5 B tokens a month the MI355X node (19.17 B a month at full use) needs 1.017 nodes, so 2, but within its
+    capacity's ± (the curve's at 50 tok/s/user) one node would do: owning it costs $8,643.20 to $17,286.40 a month.
+    One B200 node (8 × 952.7 tok/s/GPU: 20.03 B a month) carries the volume for 8 × 1.95 × 730 = $11,388 a month,
+    52 % below MI355X's two nodes, yet inside MI355X's range: not settled, both named with their ranges."""
+    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "19.5e9"}),
+                "--json")["recommendation"]
+    b200, owned = out["options"][:2]
+    assert b200["usd_per_month"] == pytest.approx(8 * 1.95 * 730) and b200["nodes_low"] == b200["nodes_high"] == 1
+    assert owned["name"].startswith("owned MI355X") and owned["error"] > 0.02 and owned["error_from"] == "capacity"
+    assert (owned["nodes"], owned["nodes_low"], owned["nodes_high"]) == (2, 1, 2)
+    assert (owned["usd_per_month_low"], owned["usd_per_month_high"]) == pytest.approx((8643.2, 17286.4))
+    assert owned["text"] == f"{fmt.usd(owned['usd_per_mtok'])} ({fmt.usd_span(owned['low'], owned['high'])})"
+    assert out["settled"] is False and out["winner"] is None and out["contenders"] == [b200["name"], owned["name"]]
+    assert "1 to 2 within the capacity's ± 6 %: $8,643 to $17,286 a month" in out["headline"]
+
+
+def test_the_overview_says_about_the_same(tmp_path, monkeypatch):
+    from tests.conftest import samples_copy
+
+    monkeypatch.setenv("COSTFRONTIER_DB", str(samples_copy(tmp_path / "s.duckdb")))
+    at = open_page(query=TIE)
+    assert not at.exception
+    headline = at.subheader[0].value.replace("\\", "")
+    assert "cost about the same ($23 a month apart, 0.3%)" in headline and "cheapest way" not in headline, headline
+
+
+def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db, capsys):
+    """Issue 41: one on-prem rate read "$2.875/GPU-hour" (a note), "2.874517098" (a table cell) and "$2.87" (page 1).
+    Now every sentence a person reads says it to the cent as page 1 does; ``--json`` keeps it exact."""
+    with connect(sales_db) as con:
+        answer = answer_of_view(con, _sales_view(con), None)
+    rate = answer.rows.usd_per_gpu_hour["MI355X"]
+    cents = fmt.usd(rate, "/GPU-hour")
+    assert round(rate, 2) != round(rate, 3)                              # a rate that three decimals would show
+    note = next(n for n in answer.notes if "priced by cost profile" in n)
+    assert note.endswith(f"({cents})") and f"{rate:.4g}" not in note
+    argv = ["--db", str(sales_db), "iso", "--profile", PROFILE, "--where", "model=GLM-5", "--where",
+            "spec_decoding=mtp", "--by", "hardware", "--x", "40"]
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert f"MI355X {fmt.usd(rate, '')}" in said.out.splitlines()[0] and cents in said.err
+    assert _json(capsys, *argv, "--json")["usd_per_gpu_hour"]["MI355X"] == rate          # exact

@@ -97,7 +97,7 @@ def test_each_repeats_choice_reaches_the_frontier(history_db):
     con = connect(history_db, read_only=True)
     try:
         def b200_at_40(repeats):
-            state = View(workload="all", by=("hardware",), targets=(40.0,), repeats=repeats)
+            state = View(workload="all", by=("hardware",), targets=(40.0,), repeats=repeats, method="linear")
             iso = answer_of_view(con, state, ("cost",)).cost.iso
             return float(iso.loc[iso["series"] == "B200", "usd_per_mtok"].iloc[0])
         # pooled: frontier knots (36, 760) and the undated (60, 500) -> linear in $/M between them
@@ -195,7 +195,7 @@ def test_best_so_far_never_rises(frame, x, repeats):
 
 
 def test_history_by_hand(rows):
-    table, notes = history(rows, View(by=("hardware",)), 40.0)
+    table, notes = history(rows, View(by=("hardware",), method="linear"), 40.0)
     b200 = table[table["series"] == "B200"]
     assert list(b200["run_date"]) == ["2026-01-10", "2026-02-10", "2026-03-10"]
     usd = lambda rate, tput: rate * 1e6 / 3600 / tput   # noqa: E731

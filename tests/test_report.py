@@ -35,7 +35,7 @@ needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None,
                                    reason="needs poppler-utils (apt-get install poppler-utils; .ci/run installs it)")
 
 VIEW = ["--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--rate", "B200=1.60", "--baseline", "MI355X",
-        "--at", "20,24.5,35,55,77,90"]
+        "--at", "20,24.5,35,55,77,90", "--method", "linear"]
 
 
 class _Tables(HTMLParser):

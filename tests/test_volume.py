@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from model.core.cost_profiles import cost_profile
 from model.core.tco import onprem_inputs
 from model.core.volume import (
+    NEAR_TIE,
     SECONDS_PER_MONTH,
     ApiPrice,
     Option,
@@ -30,6 +31,7 @@ from model.core.volume import (
     match_api_model,
     owned_cost,
     owned_rate,
+    ranking,
     rented_cost,
 )
 from tests.checksums import table_checksums
@@ -207,3 +209,40 @@ def test_the_chart_rises_vertically_where_a_node_is_added():
     step = owned.width
     assert xs[1:5] == [step, step, 2 * step, 2 * step]
     assert ys[1:5] == pytest.approx([8643.2, 2 * 8643.2, 2 * 8643.2, 3 * 8643.2])
+
+
+def test_the_capacitys_plus_minus_gives_a_range_of_nodes_only_across_a_node_boundary():
+    """Issue 41: an owned node's capacity ± 5.7 % (the MTP MI355X curve's at 50 tok/s/user, monotone). One node
+    carries 19.17 B tokens a month (the module's oracle): at 5 B it is 26 % used and ± 5.7 % moves no node; at 19.5 B
+    it needs 1.017 nodes, so 2, while a node carrying 1/(1 − 0.057) more needs 1: the range is 1 to 2 nodes,
+    $8,643.20 to $17,286.40 a month (one node: 8 × 1.48 × 730)."""
+    one_node = NODE_TPS * SECONDS_PER_MONTH
+    option = Option("owned MI355X", "owned", owned_cost(NODE_TPS, 8, 1.48), NODE_TPS, error=0.057)
+    calm = option.at(5e9)
+    assert (calm["nodes"], calm["nodes_low"], calm["nodes_high"]) == (1, 1, 1)
+    assert calm["usd_per_month_low"] == calm["usd_per_month_high"] == pytest.approx(8 * 1.48 * 730)
+    near = option.at(19.5e9)
+    assert 1 < 19.5e9 / one_node < 1 / (1 - 0.057)                      # past one node, within the ± of it
+    assert (near["nodes"], near["nodes_low"], near["nodes_high"]) == (2, 1, 2)
+    assert (near["usd_per_month_low"], near["usd_per_month_high"]) == pytest.approx((8643.2, 17286.4))
+    assert near["effective_usd_per_mtok_low"] == pytest.approx(8643.2 / 19.5e3)
+    api = Option("API", "api", api_cost(1.7333), error=0.057).at(19.5e9)
+    assert api["usd_per_month_low"] == api["usd_per_month_high"] == api["usd_per_month"]    # a price has no ±
+
+
+def _row(name: str, usd: float, low: float | None = None, high: float | None = None) -> dict:
+    return {"option": name, "usd_per_month": usd, "usd_per_month_low": usd if low is None else low,
+            "usd_per_month_high": usd if high is None else high}
+
+
+def test_the_cheapest_option_is_settled_only_beyond_both_ranges_and_the_margin():
+    # within the margin: $8,643 against $8,667 (0.3 %, the issue's case), no range either side
+    assert ranking([_row("owned", 8643.2), _row("API", 8666.7)]) == (False, ("owned", "API"))
+    # apart by more than the margin, but the owned range (1 to 2 nodes) reaches the next
+    assert ranking([_row("owned", 8643.2, 8643.2, 17286.4), _row("API", 9500.0)]) == (False, ("owned", "API"))
+    # apart beyond both: a winner
+    assert ranking([_row("API", 3466.7), _row("owned", 8643.2, 8643.2, 17286.4)]) == (True, ("API",))
+    edge = 8643.2 * (1 + NEAR_TIE)
+    assert ranking([_row("a", 8643.2), _row("b", edge * 1.0001)])[0] is True
+    assert ranking([_row("a", 8643.2), _row("b", edge * 0.9999)])[0] is False
+    assert ranking([_row("only", 1.0)]) == (None, ("only",)) and ranking([]) == (None, ())

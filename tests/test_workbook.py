@@ -1,11 +1,14 @@
 """The report's workbook recalculates: its costs are formulas of the rates and build-up inputs on its Assumptions
 sheet, and LibreOffice, calculating them, finds the CLI's numbers.
 
-The oracle is the CLI (``iso``, ``frontier``, ``size``, ``tco`` with ``--json``) for the same view, at the rates the
-workbook holds; numbers are compared as the report shows them (money 2 decimals, 3 below $0.10; tok/s/GPU 1 decimal;
-ratios 2; whole dollars a month). One LibreOffice run (``soffice --headless --convert-to xlsx``, a private profile)
-recalculates two copies of one workbook stripped of their cached results: one at the rates as made, one with the
-B200 rate and the on-prem server price changed.
+The oracle is the CLI (``iso``, ``frontier``, ``size``, ``volume``, ``tco`` with ``--json``) for the same view, at the
+rates the workbook holds; numbers are compared as the report shows them (money 2 decimals, 3 below $0.10; tok/s/GPU 1
+decimal; ratios 2; whole dollars a month). One LibreOffice run (``soffice --headless --convert-to xlsx``, a private
+profile) recalculates two copies of one workbook stripped of their cached results: one at the rates as made, one with
+the B200 rate and the on-prem server price changed. The view has a demand with a business-hours shape, B200 rented on
+demand and the API matched by name, so the Fleet sheet follows the load and Buy, rent or API ranks four options: on
+those two sheets every number not marked as a value (the sheet's note, :data:`model.present.workbook.VALUES_MARK`)
+equals the CLI's at the changed inputs (issue 41: the workbook recalculates whole).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from openpyxl.utils import get_column_letter
 
 from model.cli import main
 from model.present.figures import usd
-from model.present.workbook import HEADER_ROW
+from model.present.workbook import HEADER_ROW, VALUES_MARK
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (apt-get install libreoffice-calc-nogui; "
@@ -32,8 +35,9 @@ needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (a
 
 PROFILE = "MI355X on-prem"
 SELECTION = ["--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5"]
-VIEW = [*SELECTION, "--profile", PROFILE, "--interactivity", "40"]
-FLEET = ["--demand-rps", "100"]
+#: linear: the iso sheet's formulas of the two knots around each target are checked (monotone's hold a number)
+VIEW = [*SELECTION, "--profile", PROFILE, "--interactivity", "40", "--method", "linear"]
+FLEET = ["--demand-rps", "100", "--shape", "business-hours", "--rent", "B200=2.5", "--on-demand"]
 X = 40.0
 
 
@@ -69,7 +73,51 @@ def answer(db: Path, *rate) -> dict:
     iso = cli(db, "iso", *VIEW, *rate)
     return {"iso": iso["rows"], "frontier": cli(db, "frontier", *VIEW, *rate)["rows"],
             "size": cli(db, "size", *VIEW, *FLEET, *rate)["rows"],
+            "volume": cli(db, "volume", *VIEW, *FLEET, *rate)["options"],
             "rates": iso["usd_per_gpu_hour"]}
+
+
+def values_marked(path: Path) -> dict[str, set[str]]:
+    """Each sheet's columns marked as values (its note, row 3), not formulas of the Assumptions."""
+    out = {}
+    for sheet in load_workbook(path, data_only=False):
+        note = str(sheet.cell(3, 1).value or "")
+        said = note.split(VALUES_MARK, 1)[1].rstrip(".") if VALUES_MARK in note else ""
+        out[sheet.title] = {h for h in said.split("; ") if h}
+    return out
+
+
+def check_unmarked(book: dict[str, list[dict]], marked: dict[str, set[str]], want: dict) -> int:
+    """On the Fleet and Buy, rent or API sheets every number in a column not marked as a value equals the CLI's
+    (``size``, ``volume``) as the report shows it; returns how many cells were compared."""
+    compared = 0
+    money = {"$ per month", "Rented on demand: $ per month following the load", "$ per month, capacity + its ±",
+             "$ per month, capacity − its ±"}
+    size = {r["series"]: r for r in want["size"]}
+    keys = {"GPUs": "gpus", "$ per month": "usd_per_month", "$/GPU-hour paid": "usd_per_gpu_hour",
+            "Effective [$/M tokens]": "effective_usd_per_mtok",
+            "Rented on demand: $ per month following the load": "usd_per_month_autoscaled",
+            "Rented on demand: $/GPU-hour (set in this view)": "usd_per_gpu_hour_autoscaled",
+            "Rented on demand: effective [$/M tokens]": "effective_usd_per_mtok_autoscaled"}
+    options = {r["option"]: r for r in want["volume"]}
+    option_keys = {"$ per month": "usd_per_month", "Effective [$/M tokens]": "effective_usd_per_mtok",
+                   "$/GPU-hour": "usd_per_gpu_hour", "$ per month, capacity + its ±": "usd_per_month_low",
+                   "$ per month, capacity − its ±": "usd_per_month_high"}
+    for sheet, rows, key, oracle, by in (("Fleet", book["Fleet"], "Series", size, keys),
+                                         ("Buy, rent or API", book["Buy, rent or API"], "Option", options,
+                                          option_keys)):
+        assert {r[key] for r in rows} == set(oracle), sheet
+        for row in rows:
+            mine = oracle[row[key]]
+            for header, value in row.items():
+                if not isinstance(value, (int, float)) or header in marked[sheet] or header == key:
+                    continue
+                assert header in by, (sheet, header, "a number that is neither a formula checked here nor marked")
+                expected = mine[by[header]]
+                shown = (lambda v: round(v)) if header in money else (lambda v: usd(v, ""))
+                assert shown(value) == shown(expected), (sheet, row[key], header, value, expected)
+                compared += 1
+    return compared
 
 
 def check(book: dict[str, list[dict]], want: dict, build_up: dict) -> int:
@@ -183,6 +231,12 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
     changed, build_up = answer(db, "--rate", "B200=3"), cli(db, *_tco(300_000))["rows"][0]
     assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
     assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
+    # the Fleet and Buy, rent or API sheets recalculate whole: every number not marked as a value is the CLI's
+    marked = values_marked(tmp_path / "calc" / "changed.xlsx")
+    assert {"Nodes", "Utilisation"} <= marked["Fleet"] and "Nodes" in marked["Buy, rent or API"]
+    assert "$ per month" not in marked["Fleet"] | marked["Buy, rent or API"]
+    assert check_unmarked(sheets(tmp_path / "calc" / "as_made.xlsx"), marked, as_made) >= 25
+    assert check_unmarked(sheets(tmp_path / "calc" / "changed.xlsx"), marked, changed) >= 25
 
 
 def test_an_unpriced_build_up_leaves_its_hardware_at_the_preset_and_odd_names_make_valid_defined_names(sample_con):

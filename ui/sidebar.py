@@ -18,7 +18,7 @@ from model.core.plausible import percent_question, rate_question
 from model.core.sla import SLA, TTFT_PERCENTILES
 from model.core.view import reconcile
 from model.core.view_codecs import short
-from model.core.view_fields import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR, Bounds
+from model.core.view_fields import MAX_USD_PER_GPU_HOUR, METHOD_CHOICES, MIN_USD_PER_GPU_HOUR, Bounds
 from ui import data, numbers
 from ui.state import bind, commit, key_of, notice, plain, view
 
@@ -62,10 +62,12 @@ def _filters(sb, opts: dict) -> None:
         numbers.field_box(c2, "w_cached", "cached weight")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
-    bind(sb.radio, "method", "Interpolation", ("linear", "monotone"), horizontal=True,
-         help="linear in $/M between frontier points (reproduces InferenceX), or a monotone cubic. The cost "
-              "pages show each method's leave-one-out error on this view's own points (median and p90), so "
-              "you can see which fits your data better, and a ± band at each value.")
+    bind(sb.radio, "method", "Interpolation", METHOD_CHOICES, horizontal=True,
+         format_func=lambda m: "fits better" if m == "auto" else m,
+         help="fits better (the default): whichever of the two fits this view's own points better when each is "
+              "left out in turn (median and p90 error); linear in $/M between frontier points (reproduces "
+              "InferenceX); or a monotone cubic. The cost pages show each method's leave-one-out error and a ± band "
+              "at each value, and the Overview's answer says which method it used.")
 
 
 _REPEAT_LABELS = {"pooled": "all pooled", "latest": "latest run", "median": "median of repeats"}

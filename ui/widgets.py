@@ -15,7 +15,8 @@ from model.present.report_output import table_frames
 from ui.data import Ctx, per_view
 from ui.state import bind, plain
 
-__all__ = ["table", "spec_table", "view_table", "upload_error", "notes", "no_data", "rate_sources", "drawn", "band_note"]
+__all__ = ["table", "spec_table", "answer_table", "view_table", "upload_error", "notes", "no_data", "rate_sources",
+           "drawn", "band_note"]
 
 
 #: widest a text column is drawn at first [px]: longer cells end in "…" (a click on a cell shows all of it), so
@@ -79,6 +80,14 @@ def spec_table(frame: pd.DataFrame, spec: list, key: str | None = None, details=
     shown = table_frames(frame, spec)[0]
     st.dataframe(shown, hide_index=True, width="stretch", key=key,
                  **{**_columns(shown, [d for d in details if d in shown.columns], key), **kwargs})
+
+
+def answer_table(frame: pd.DataFrame, columns: list[str]) -> None:
+    """A page's answer as a small static table of its decision ``columns`` (formatted for people): it wraps its text
+    to the screen, so on a phone no column a decision needs hides behind a sideways scroll (the full table follows,
+    :func:`table`)."""
+    st.table(for_people(frame[[c for c in columns if c in frame.columns]]).set_index(for_people(
+        frame[[columns[0]]]).columns[0]))
 
 
 def view_table(ctx: Ctx, name: str, make, key: str | None = None, details=(), **kwargs) -> None:

@@ -5,6 +5,7 @@ import streamlit as st
 
 from model.core.view_fields import MAX_USD_PER_GPU_HOUR
 from model.present import fmt
+from model.present.volume_answer import shown_rows
 from model.present.volume_figures import volume_figure
 from ui import data, frame, numbers, widgets
 from ui.demand import day_chart, fleet_boxes, shape_boxes
@@ -13,14 +14,10 @@ from ui.state import bind, commit, plain, pop_notices
 
 ctx = frame.context()
 st.title("Buy, rent or API")
-st.caption("Owned and reserved nodes are whole nodes bought for the peak (set on the Fleet page, or the volume's "
-           "mean × the shape's peak ÷ average) at the measured point that meets the SLA and the interactivity you "
-           "need, paid every hour; on demand follows the shape over the day, paying the node-hours it runs (at least "
-           "the minimum kept up; with a peak-to-average factor alone, the average load: a lower bound); the API "
-           "bills the workload's input, cached input and output tokens. A month is 730 hours.")
 if widgets.no_data(ctx):
     st.stop()
 state = ctx.state
+answer_box = st.container()     # the answer first (a phone's first screen too); the inputs that change it below
 c1, c2, c3 = st.columns(3)
 numbers.field_box(c1, "tokens_per_month", placeholder="e.g. 2e9 or 2,000,000,000",
                   help="More than 0 and at most 1e18 tokens a month; 2e12, 2,000,000,000,000 and 2 000 000 000 000 "
@@ -34,9 +31,14 @@ if state.demand_rps is not None:
 answer = ctx.answer("volume", "fleet")
 volume = answer.volume
 if volume is None:
-    st.info("Enter a monthly volume above (tokens per month; a month is 730 hours), or a peak on the Fleet page, or "
-            "upload a request trace: the one not given is derived by the shape.")
+    with answer_box:
+        st.info("Enter a monthly volume below (tokens per month; a month is 730 hours), or a peak on the Fleet page, "
+                "or upload a request trace: the one not given is derived by the shape.")
     st.stop()
+with answer_box:
+    st.success(plain(volume.verdict))
+    if not volume.rows.empty:
+        widgets.answer_table(volume.rows, ["option", "usd_per_month", "effective_usd_per_mtok", "nodes"])
 
 # ---------------------------------------------------------------- the API and the rented rates
 st.subheader("The alternatives")
@@ -93,11 +95,10 @@ if state.rent:
     if state.on_demand:
         fleet_boxes(a2)
 
-# ---------------------------------------------------------------- the answer
-st.subheader("Answer")
+# ---------------------------------------------------------------- how the answer is made
+st.subheader("Every option")
 if volume.said:
     st.info(plain(volume.said))
-st.success(plain(volume.verdict))
 for note in volume.notes:
     st.info(plain(note[:1].upper() + note[1:] + "."))
 if volume.options:
@@ -105,7 +106,7 @@ if volume.options:
 for b in volume.break_evens:
     st.markdown("- " + plain(b["text"]))
 day_chart(answer.fleet, "volume_day")
-widgets.table(volume.rows.drop(columns=["kind"]), key="volume_table")
+widgets.table(shown_rows(volume), key="volume_table")
 if volume.api:
     a = volume.api
     st.caption(plain(f"API: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
@@ -113,6 +114,13 @@ if volume.api:
                      f"output; read {a['read_on'] or 'on an unstated date'}; {a['matched']}; {a['source']}"))
 st.caption(plain("Capacity at " + (fmt.interactivity(volume.x) if volume.x else "the best measured point")
                  + f" under SLA {state.sla or 'none'} (the interactivity you need: Overview page)."))
+st.caption("Owned and reserved nodes are whole nodes bought for the peak (set on the Fleet page, or the volume's "
+           "mean × the shape's peak ÷ average) at the measured point that meets the SLA and the interactivity you "
+           "need, paid every hour; on demand follows the shape over the day, paying the node-hours it runs (at least "
+           "the minimum kept up; with a peak-to-average factor alone, the average load: a lower bound); the API "
+           "bills the workload's input, cached input and output tokens. Each owned or rented option carries its "
+           "capacity's ±: the nodes, and so the $ a month, a node carrying that much more or less would need; two "
+           "options whose ranges meet, or within 2 % of each other, are about the same. A month is 730 hours.")
 
 # ---------------------------------------------------------------- add a price
 if not data.read_only():

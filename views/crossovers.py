@@ -20,7 +20,7 @@ result = answer.crossed.analysis
 widgets.notes(result)
 marked = answer.crossed.marked
 curves, shown, reach = figures.only(widgets.drawn(answer.crossed), result.curves, marked, result.reach)
-st.plotly_chart(figures.on_good_tokens(figures.crossover_figure(curves, shown, reach, ctx.state.method,
+st.plotly_chart(figures.on_good_tokens(figures.crossover_figure(curves, shown, reach, cost.method,
                                                                cost.uncertainty), answer.rows.good.caps),
                 width="stretch", key="crossover_chart")
 widgets.band_note(curves)

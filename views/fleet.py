@@ -29,13 +29,9 @@ def _nodes_question(rps: float) -> str | None:
 
 
 st.title("Fleet sizing")
-st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
-           "that meets the SLA and the interactivity you need. A fleet bought for the peak pays every GPU-hour (730 "
-           "hours a month), so an on-prem profile's full-use rate applies here, where token costs use its effective "
-           "rate; with a shape over the day, a fleet following the load pays only the node-hours it runs. Give a "
-           "peak, a monthly volume or both (the peak sizes the fleet, the volume prices it).")
 if widgets.no_data(ctx):
     st.stop()
+answer_box = st.container()     # the answer first (a phone's first screen too); the inputs that change it below
 way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="fleet_way",
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
@@ -57,26 +53,37 @@ with st.expander("How the fleet is sized: knee rule, GPUs per node, power, racks
     fleet_settings()
 answer = ctx.answer("cost", "fleet")
 x = answer.interactivity_needed
+fleet = answer.fleet
+with answer_box:
+    if fleet is None:
+        st.info("Enter a demand or a budget below.")
+    elif not fleet.sized.empty:
+        st.success(plain(fleet.headline))
+        widgets.answer_table(fleet.sized, fleet.answer_columns)
+if fleet is None or fleet.sized.empty:
+    for note in fleet.notes if fleet is not None else ():
+        st.info(plain(note[:1].upper() + note[1:] + "."))
+    st.stop()
+st.subheader("Every series")
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "
                  + (fmt.interactivity(x) if x else "not set (Overview page)")))
-fleet = answer.fleet
-if fleet is None:
-    st.info("Enter a demand or a budget above.")
-    st.stop()
 for note in fleet.notes:
     st.info(plain(note[:1].upper() + note[1:] + "."))
-if fleet.sized.empty:
-    st.stop()
 if fleet.said:
-    st.success(plain(fleet.said))
+    st.info(plain(fleet.said))
 for sentence in fleet.sentences:
     st.markdown(plain(sentence))
 # the numbers a decision needs first (model.present.tables.FLEET_SPEC), so they fit a 1280-pixel screen; where the
 # rate comes from and the notes follow behind the table's "More columns" switch
 widgets.table(fleet.sized[fleet.columns], key="fleet_table",
               details=("method", "pricing", "status", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",
-                       "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"))
+                       "effective_usd_per_mtok_autoscaled", "utilization_autoscaled", "usd_per_gpu_hour_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")
 for line in fleet.capacity_lines:
     st.caption(plain(line))
+st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
+           "that meets the SLA and the interactivity you need. A fleet bought for the peak pays every GPU-hour (730 "
+           "hours a month), so an on-prem profile's full-use rate applies here, where token costs use its effective "
+           "rate; only a fleet rented on demand (Buy, rent or API page) pays just the node-hours it runs, following "
+           "the load. Give a peak, a monthly volume or both (the peak sizes the fleet, the volume prices it).")

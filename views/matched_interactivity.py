@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model.present import figures, fmt
-from model.present.answers import iso_pivot, method_errors_text, parse_targets
+from model.present.answers import iso_pivot, method_errors_text, method_words, parse_targets
 from ui import frame, report, widgets
 from ui.state import bind, plain
 
@@ -27,7 +27,7 @@ if names:
 result, iso = cost.analysis, cost.iso_error
 widgets.notes(result)
 curves, iso_drawn = figures.only(widgets.drawn(answer.crossed), result.curves, iso)
-st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, ctx.state.method, cost.uncertainty),
+st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, cost.method, cost.uncertainty),
                                         answer.rows.good.caps), width="stretch",
                 key="cost_chart")
 widgets.band_note(curves)
@@ -45,5 +45,5 @@ else:
 st.caption(plain(method_errors_text(cost.uncertainty)) + " The band is the error expected at each value's knot "
            "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the manual, "
            "\"Interpolation and its ±\".", help="Switch the Interpolation method in the sidebar to compare.")
-st.caption(f"Method: {ctx.state.method}; basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
+st.caption(plain(method_words(ctx.state.method, cost.uncertainty)) + f" Basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

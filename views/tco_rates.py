@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from model.core.dated import age_days, is_old, read_on_text
+from model.present import fmt
 from ui import frame, numbers, sidebar, widgets
 from ui.state import plain
 
@@ -32,7 +33,9 @@ def _of(hw: str, column: str):
 
 
 rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [_of(hw, "preset_usd_per_gpu_hour") for hw in in_view],
-                     "your $/GPU-hour": [numbers.shown(_of(hw, "usd_per_gpu_hour")) for hw in in_view],
+                     # a profile's rate to the cent (read-only here); a typed rate as typed
+                     "your $/GPU-hour": [fmt.usd(_of(hw, "usd_per_gpu_hour"), "") if _of(hw, "profile") else
+                                         numbers.shown(_of(hw, "usd_per_gpu_hour")) for hw in in_view],
                      "all-in kW/GPU": [_of(hw, "all_in_kw_per_gpu") for hw in in_view],
                      "preset read on": [read_on_text(_of(hw, "preset_read_on")) for hw in in_view],
                      "old": [f"old: {age_days(_of(hw, 'preset_read_on'), today)} days"

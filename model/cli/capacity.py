@@ -70,8 +70,10 @@ def run(args, con) -> int:
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    from model.present import fmt
+
     print(f"SLA: {sla.describe()}; knee rule: {ramps.rule}")
-    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(ramps.usd_per_gpu_hour.items())))
+    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {fmt.usd(v, '')}" for k, v in sorted(ramps.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
         return 0

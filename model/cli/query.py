@@ -101,6 +101,8 @@ def _history(args, answer) -> int:
 
 
 def run(args, con) -> int:
+    from model.present import fmt
+
     answer = answer_of_args(args, con, PARTS[args.command])
     if args.command == "history":
         return _history(args, answer)
@@ -133,12 +135,12 @@ def run(args, con) -> int:
     notes = list(answer.notes) if args.command != "crossover" else \
         list(dict.fromkeys([*answer.notes, *result.notes]))
     notes = [*notes, *answer.old_notes()]           # defaults read longer ago than --price-stale-days
-    if unrowed := [f"{hw} ${usd:.3f}/GPU-hour" for hw, usd in answer.view.rates
+    if unrowed := [f"{hw} {fmt.usd(usd, '/GPU-hour')}" for hw, usd in answer.view.rates
                    if not any(hw.lower() == h.lower() for h in result.usd_per_gpu_hour)]:
         notes.append(f"no benchmark rows in this selection for {', '.join(unrowed)}: the rate is kept, no frontier")
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(result.usd_per_gpu_hour.items())))
+    print("rates [$/GPU-hour]: " + ", ".join(f"{k} {fmt.usd(v, '')}" for k, v in sorted(result.usd_per_gpu_hour.items())))
     if frame.empty:
         print(f"no {args.command} rows for this selection")
         if args.command != "crossover" or (result.envelope.changes.empty and answer.goodput_caps.empty):

@@ -185,6 +185,7 @@ def _finish_tco(args, con, profile, used: dict, inputs) -> int:
 
     from model.core.sensitivity import break_even
     from model.data.profiles import save_profiles
+    from model.present import fmt
 
     row: dict[str, object] = {"name": profile.name, "hardware": profile.hardware, "kind": profile.kind}
     breakdown = profile.breakdown()
@@ -219,7 +220,7 @@ def _finish_tco(args, con, profile, used: dict, inputs) -> int:
         for note in breakdown.notes:
             print(f"note: {note}")
     rate = profile.rate()
-    print(f"{profile.name}: " + (f"${rate:.4f}/GPU-hour" if rate is not None else "unpriced"))
+    print(f"{profile.name}: " + (fmt.usd(rate, "/GPU-hour") if rate is not None else "unpriced"))
     for key, result in (comparison or {}).items():
         unit = "$ per node" if key == "server_usd" else "$/kWh"
         print(f"break-even {key} vs ${args.vs_rate:g}/GPU-hour: "

@@ -51,7 +51,12 @@ def run(args, con) -> int:
         print(volume.said)      # a volume alone, flat: nothing is derived
     print(volume.verdict)
     if not volume.rows.empty:
-        table = volume.rows.drop(columns=["detail", "kind"]).copy()
+        from model.present.volume_answer import ROW_COLUMNS, option_range
+
+        table = volume.rows[ROW_COLUMNS[:8]].drop(columns=["kind"]).copy()
+        within = [option_range(r) for r in volume.rows.to_dict("records")]
+        if any(within):
+            table["within_the_capacitys_error"] = within
         if (table["mean_nodes"].dropna() == table["nodes"].dropna()).all():    # no option follows a curve
             table = table.drop(columns=["mean_nodes", "node_hours"])
         table["usd_per_month"] = table["usd_per_month"].map(lambda v: f"{v:,.0f}")

@@ -25,6 +25,11 @@ __all__ = [
 ]
 
 
+def _dollars(value: float) -> str:
+    """A rate as people read it, to the cent (``$2.87``); below 10 cents three significant digits."""
+    return f"${value:,.2f}" if abs(value) >= 0.1 else f"${value:.3g}"
+
+
 def profile_rates(profiles) -> dict[str, float]:
     """{profile name: $/GPU-hour} of every priced profile (on-prem: effective, ÷ utilisation).
 
@@ -303,7 +308,7 @@ def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profi
             if profile.rate() is not None:
                 rates[profile.hardware] = profile.rate()
                 notes.append(f"{profile.hardware} is priced by cost profile {profile.name!r} "
-                             f"(${profile.rate():.4g}/GPU-hour)" + (" instead of the rate set by hand" if same else ""))
+                             f"({_dollars(profile.rate())}/GPU-hour)" + (" instead of the rate set by hand" if same else ""))
             else:
                 notes.append(f"cost profile {profile.name!r} has no price yet, so {profile.hardware} is unpriced")
     if side_by_side:

@@ -9,7 +9,9 @@ start from is :func:`model.core.node_capacity.node_capacity` (re-exported here).
 kW/GPU`` (IT power; ``facility_kw`` × PUE); ``racks = ceil(kw / rack_kw)``; ``usd_per_month = gpus × $/GPU-hour ×
 730`` (every hour of every GPU is paid for, so an on-prem profile's full-use rate applies, see
 :meth:`model.core.cost_profiles.CostProfile.paid_rate`). Autoscaled, the same rate pays the node-hours of the
-nodes following the load (:func:`model.core.demand.follow`, :func:`fleet_over_time`).
+nodes following the load (:func:`model.core.demand.follow`, :func:`fleet_over_time`); only billing that can follow
+the load has such a cost, so a surface keeps it only for hardware rented on demand, at its rental rate
+(:func:`bill_following`).
 
 *Budget to capacity* (:func:`size_for_budget`): a power budget [MW of facility power] buys
 ``floor(MW × 1000 / (kW/GPU × PUE))`` GPUs, a money budget ``floor($/month / ($/GPU-hour × 730))``,
@@ -44,6 +46,8 @@ __all__ = [
     "finite_number",
     "hardware_value",
     "MAX_NODES",
+    "FOLLOWING_COLUMNS",
+    "bill_following",
 ]
 
 #: the most nodes sizing counts: a fleet past it is not an answer (a throughput near zero, stored before ingest
@@ -246,6 +250,33 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
     for column in _BUDGET_COLUMNS:
         if column not in ("series", "hardware", "limit", "basis", "capacity_from", "note"):
             out[column] = pd.to_numeric(out[column], errors="coerce")
+    return out
+
+
+#: the columns of a fleet following the load (:func:`size_for_demand`)
+FOLLOWING_COLUMNS = ("mean_nodes", "node_hours", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled",
+                     "utilization_autoscaled")
+
+
+def bill_following(sized: pd.DataFrame, on_demand: dict[str, float] | None) -> pd.DataFrame:
+    """``sized`` (:func:`size_fleet` for a demand) with a fleet following the load only where its billing can follow
+    the load: hardware rented on demand (``on_demand``: {hardware: rented $/GPU-hour}), its node-hours priced at that
+    rate (``usd_per_gpu_hour_autoscaled``). An owned, reserved or profile-priced fleet pays every hour of the peak's
+    nodes, so its following-the-load columns (:data:`FOLLOWING_COLUMNS`) are NaN: no hourly-following cost is shown
+    for capacity that cannot be billed by the hour."""
+    if sized.empty or "mean_nodes" not in sized.columns:
+        return sized
+    rented = {str(hw).lower(): float(usd) for hw, usd in (on_demand or {}).items()}
+    rate = sized["hardware"].map(lambda hw: rented.get(str(hw).lower(), math.nan)).astype(float)
+    out = sized.copy()
+    paid = out["mean_nodes"] * out["gpus_per_node"] * rate * HOURS_PER_MONTH
+    volume = out["tokens_per_month"] / 1e6
+    out["usd_per_gpu_hour_autoscaled"] = rate
+    out["usd_per_month_autoscaled"] = paid
+    out["effective_usd_per_mtok_autoscaled"] = paid / volume
+    billed = rate.notna().to_numpy()
+    for column in FOLLOWING_COLUMNS:
+        out.loc[~billed, column] = math.nan
     return out
 
 

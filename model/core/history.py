@@ -44,7 +44,7 @@ def _at(rows: pd.DataFrame, scenario: View, presets: pd.DataFrame | None, x: flo
     if rows.empty:
         return pd.DataFrame(columns=["series", "usd_per_mtok", "status"])
     result = analyse(rows, scenario, presets, crossovers="none")
-    return iso_table(result.curves, [x], scenario.method)[["series", "usd_per_mtok", "status"]]
+    return iso_table(result.curves, [x], result.scenario.method)[["series", "usd_per_mtok", "status"]]
 
 
 def _labels(rows: pd.DataFrame, scenario: View) -> pd.Series:

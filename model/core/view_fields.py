@@ -52,7 +52,7 @@ from model.core.view_checks import (
 )
 
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "PLURAL_WORDS", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
-           "options_of", "BASES", "DISAGG_MODES", "METHODS", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
+           "options_of", "BASES", "DISAGG_MODES", "METHODS", "METHOD_CHOICES", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
            "KNEE_RULES", "TOKEN_BASES", "COST_BASES",
            "MAX_DEMAND_RPS",
@@ -63,6 +63,8 @@ BASES = ("total", "output", "input", "blended")
 DISAGG_MODES = ("per-role", "share")
 DEFAULT_SERIES_KEYS = ("hardware", "framework", "precision", "spec_decoding")
 METHODS = ("linear", "monotone")
+#: model.core.uncertainty.METHOD_CHOICES: what a view may ask for, "auto" (the default) the method that fits better
+METHOD_CHOICES = ("auto", *METHODS)
 REPEATS = ("pooled", "latest", "median")
 #: model.core.sla.SLA_KEYS
 SLA_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "ttft_p99", "tpot", "interactivity", "e2e", "success")
@@ -202,9 +204,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--basis",), "view", "token basis (default total; auto, the load ramps' word, is total: each "
                      "row's own measured tokens)", choices=(*BASES, "auto"),
                      read=lambda v: "total" if v == "auto" else v), label="Token basis"),
-    _f("method", "method", str, "linear", c.TEXT, ANSWER, "monotone", "cubic", check=one_of("method", METHODS),
-       option=Option(("--method",), "view", "interpolation between frontier points (default linear)",
-                     choices=METHODS), label='Interpolation'),
+    _f("method", "method", str, "auto", c.TEXT, ANSWER, "linear", "cubic", check=one_of("method", METHOD_CHOICES),
+       option=Option(("--method",), "view", "interpolation between frontier points: linear, monotone, or auto (the "
+                     "default: the one that fits the view's data better by leave-one-out)", choices=METHOD_CHOICES),
+       label='Interpolation'),
     _f("price_set", "ps", str, DEFAULT_PRICE_SET, c.TEXT, RATE, "2026-07", "x" * 3000,
        option=Option(("--price-set",), "selection", f"price set of the preset rates (default {DEFAULT_PRICE_SET})",
                      metavar="ID", default=DEFAULT_PRICE_SET)),
@@ -374,10 +377,10 @@ FIELDS: tuple[ViewField, ...] = (
                      metavar="IN,CACHED,OUT", exclusive="api", read=c.PRICES.read)),
     _f("rent", "rent", tuple[tuple[str, float], ...], (), c.RATES, ANSWER, "MI355X:2.1", "MI355X:abc",
        check=check_rates("a rented $/GPU-hour"),
-       option=Option(("--rent",), "volume", "rented $/GPU-hour (repeat per GPU)", metavar="HW=USD", kind="append",
+       option=Option(("--rent",), "sizing", "rented $/GPU-hour (repeat per GPU)", metavar="HW=USD", kind="append",
                      read=c.hardware_rates)),
     _f("on_demand", "od", bool, False, c.FLAG, ANSWER, "1", "-",
-       option=Option(("--on-demand",), "volume", "rented nodes on demand, paid per node-hour carrying load "
+       option=Option(("--on-demand",), "sizing", "rented nodes on demand, paid per node-hour carrying load "
                      "(default: reserved, every hour)", kind="flag"), label='Rent on demand (pay node-hours carrying load; else reserved)'),
     _f("min_nodes", "odmin", int, 1, c.WHOLE, ANSWER, "2", "-1",
        check=Bounds(0, 100_000, "min nodes must be a whole number from 0 to 100,000"),

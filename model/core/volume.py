@@ -20,6 +20,11 @@ average load of ``V / S`` tok/s; its peak is that × ``peak_to_average``.
 Effective $/M = usd ÷ (V / 1e6). Utilisation = V ÷ (paid node-hours × node tokens per hour). Peak nodes,
 mean nodes and node-hours a month are each option's.
 
+Each owned or rented option carries its capacity's ± (:class:`Option`: the interpolation error of its series at
+the interactivity you need): the node counts, and so the $ a month and the effective $/M, that a node carrying
+``1 / (1 ± error)`` times its measured tokens would need. The API's price has none. The cheapest option is settled
+only when no other reaches it within both ± ranges or :data:`NEAR_TIE` (:func:`ranking`): a 0.3 % gap is no win.
+
 Costs are step functions (:class:`StepCost`) or lines (:class:`LineCost`); :func:`cheaper_where`
 solves exactly where one is below another on the union of their steps (no sampling), up to the
 volume past which their slopes alone decide, which it derives from bounds on both functions.
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import numpy as np
@@ -39,7 +44,7 @@ from model.core.view_fields import DEFAULT_STALE_DAYS, LENSES
 
 __all__ = ["SECONDS_PER_MONTH", "LENSES", "DEFAULT_STALE_DAYS", "ApiPrice", "api_usd_per_mtok", "match_api_model",
            "days_old", "StepCost", "LineCost", "cheaper_where", "above", "owned_rate", "owned_cost", "rented_cost",
-           "api_cost", "Option", "evaluate"]
+           "api_cost", "Option", "evaluate", "NEAR_TIE", "ranking"]
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
 #: the most steps :func:`cheaper_where` walks before it reports only within that range
@@ -317,27 +322,75 @@ def api_cost(usd_per_mtok: float) -> LineCost:
 
 @dataclass(frozen=True)
 class Option:
-    """One way to serve the volume, evaluated at it."""
+    """One way to serve the volume, evaluated at it.
+
+    ``error`` is the relative ± of the $/M of the capacity a node carries (the interpolation error of its series at
+    the interactivity you need, :mod:`model.core.uncertainty`; 0 for a price, NaN when none can be estimated): a
+    node carries from ``1 / (1 + error)`` to ``1 / (1 − error)`` times ``node_tps``, so nodes, $ a month and the
+    effective $/M lie in a range (:meth:`at`'s ``*_low`` and ``*_high``), which spans a node boundary or not."""
 
     name: str
     kind: str                      # owned | rented | api
     cost: object                   # StepCost or LineCost
     node_tps: float = math.nan     # tokens/s one node carries
     detail: str = ""
+    error: float = 0.0             # relative ± of the capacity's $/M [-]
+    hardware: str = ""             # what an owned or rented node is
+    gpus_per_node: float = math.nan
+
+    def within_error(self) -> tuple[object, object]:
+        """The cost with the most capacity the ± allows (fewest nodes), and with the least (most nodes)."""
+        e = self.error
+        if not isinstance(self.cost, StepCost) or not (e > 0):
+            return self.cost, self.cost
+        most = replace(self.cost, width=self.cost.width / (1 - e)) if e < 1 else \
+            replace(self.cost, width=self.cost.width * 1e12)
+        return most, replace(self.cost, width=self.cost.width / (1 + e))
 
     def at(self, volume: float) -> dict:
         usd = self.cost.usd(volume)
+        per_m = volume / 1e6 if volume > 0 else math.nan
+        low, high = self.within_error()
+        usd_low, usd_high = low.usd(volume), high.usd(volume)
         row = {"option": self.name, "kind": self.kind, "usd_per_month": usd,
-               "effective_usd_per_mtok": usd / (volume / 1e6) if volume > 0 else math.nan,
-               "nodes": None, "mean_nodes": None, "node_hours": None, "utilization": None, "detail": self.detail}
+               "effective_usd_per_mtok": usd / per_m,
+               "nodes": None, "mean_nodes": None, "node_hours": None, "utilization": None, "detail": self.detail,
+               "capacity_error": self.error if self.kind != "api" else 0.0,
+               "usd_per_month_low": usd_low, "usd_per_month_high": usd_high,
+               "effective_usd_per_mtok_low": usd_low / per_m, "effective_usd_per_mtok_high": usd_high / per_m,
+               "nodes_low": None, "nodes_high": None, "mean_nodes_low": None, "mean_nodes_high": None,
+               "hardware": self.hardware, "gpus_per_node": self.gpus_per_node, "usd_per_gpu_hour": None,
+               "tokens_per_month": volume}
         if isinstance(self.cost, StepCost):
             mean = self.cost.mean_nodes(volume)
             row.update(nodes=self.cost.nodes(volume), mean_nodes=mean, node_hours=mean * HOURS_PER_MONTH,
-                       utilization=volume / (mean * self.node_tps * SECONDS_PER_MONTH) if mean else math.nan)
+                       utilization=volume / (mean * self.node_tps * SECONDS_PER_MONTH) if mean else math.nan,
+                       nodes_low=low.nodes(volume), nodes_high=high.nodes(volume),
+                       mean_nodes_low=low.mean_nodes(volume), mean_nodes_high=high.mean_nodes(volume),
+                       usd_per_gpu_hour=self.cost.per_node / (self.gpus_per_node * HOURS_PER_MONTH)
+                       if self.gpus_per_node > 0 else math.nan)
         return row
 
 
 def evaluate(options: list[Option], volume: float) -> list[dict]:
     """Every option at ``volume``, cheapest first."""
     return sorted((o.at(volume) for o in options), key=lambda r: r["usd_per_month"])
+
+
+#: two options whose $ a month are closer than this share of the cheaper's are about the same, whatever their ±
+NEAR_TIE = 0.02
+
+
+def ranking(rows: list[dict], margin: float = NEAR_TIE) -> tuple[bool | None, tuple[str, ...]]:
+    """Whether the cheapest of ``rows`` (:func:`evaluate`, cheapest first) is settled, and the options that are about
+    the same as it: each whose $ a month, as low as its capacity's ± allows, reaches the cheapest's as high as its
+    ± allows, or lies within ``margin`` of it. (None, the one name) with fewer than two options."""
+    if not rows:
+        return None, ()
+    best = rows[0]
+    if len(rows) == 1:
+        return None, (best["option"],)
+    top = max(best["usd_per_month_high"], best["usd_per_month"] * (1 + margin))
+    tied = [r["option"] for r in rows if r is best or r["usd_per_month_low"] <= top]
+    return len(tied) == 1, tuple(tied)
 

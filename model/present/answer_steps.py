@@ -239,15 +239,17 @@ def fit_of(points: pd.DataFrame, scenario, usd_per_gpu_hour: dict[str, float]) -
 
 
 def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit, notes: tuple[str, ...]) -> Analysis:
-    """Frontiers, cost curves and the iso table of ``fit``; no crossings. ``notes`` go first."""
-    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none")
+    """Frontiers, cost curves and the iso table of ``fit``; no crossings. ``notes`` go first. A scenario asking for
+    the ``auto`` method gets the one that fits better by ``fit``'s leave-one-out (``result.scenario.method``)."""
+    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none", loo_by_method=fit.loo)
     result.notes[:] = [*(n for n in notes if n), *noted("analysis", result.notes)]
     return result
 
 
 def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Pricing:
     """Step ``pricing``: the priced curves and the iso table with its ±, and where the interactivity you need may
-    be set."""
+    be set, all by the interpolation method the view asks for, or with ``auto`` (the default) the one its
+    leave-one-out says fits better (:func:`model.core.uncertainty.chosen_method`; ``analysis.scenario.method``)."""
     from model.present.recommendation import filled_errors
 
     result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes)
@@ -320,8 +322,9 @@ def crossed_of(view: View, crossings: Crossings, cost: Cost) -> Crossed:
 def caps_table_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame, x: float | None) -> pd.DataFrame:
     """Step ``goodput_caps``: the cheapest series at ``x`` as the TTFT cap moves (:data:`model.core.goodput.TTFT_CAPS`
     and the view's, the view's TPOT cap kept): one row per cap, with the runner-up, the $/M per good M tokens and
-    how many points in view had per-request data. Each cap prices the rows again (:func:`rows_of`, :func:`fit_of`):
-    a step with an argument, never a second answer."""
+    how many points in view had per-request data. Each cap prices the rows again (:func:`rows_of`, :func:`fit_of`)
+    by the view's interpolation method as resolved (``view.method``: the caller passes the answer's): a step with an
+    argument, never a second answer."""
     cols = ["ttft_cap_s", "tpot_cap_ms", "cheapest", "usd_per_good_mtok", "runner_up", "runner_up_usd_per_good_mtok",
             "points_with_requests"]
     if x is None or not samples:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from model.core.iso import CostCurve, break_even_rates, iso_table
 from model.core.status import PRICED, priced_mask, rank_key, status_words
-from model.core.uncertainty import RULE
+from model.core.uncertainty import AUTO, RULE, better_method
 from model.present import fmt
 
 if TYPE_CHECKING:
@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 
 __all__ = ["parse_targets", "cell_words", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
-           "method_errors_text", "uncertain_crossings_text", "error_payload"]
+           "method_errors_text", "method_words", "uncertain_crossings_text", "error_payload", "REACH_WORDS"]
+
+
+#: the one name of each out-of-reach state, wherever a person reads it
+REACH_WORDS = {"above reach": "out of reach (too fast)", "below reach": "out of reach (too slow)"}
 
 
 def parse_targets(text: str) -> tuple[float, ...]:
@@ -327,14 +331,26 @@ def method_errors_text(errors) -> str:
     text = (f"Tested on this view's {fmt.count(count, 'measured point')} that "
             f"{'has' if count == 1 else 'have'} a neighbour on each side, leaving each out in turn: " + "; ".join(parts))
     if len(rows) == 2:
-        a, b = rows.iloc[0], rows.iloc[1]
-        if a["usd_median"] <= b["usd_median"] and a["usd_p90"] <= b["usd_p90"]:
-            text += f": {a['method']} fits this data better"
-        elif b["usd_median"] <= a["usd_median"] and b["usd_p90"] <= a["usd_p90"]:
-            text += f": {b['method']} fits this data better"
-        else:
-            text += ": neither method is better on both"
+        better = better_method(errors.by_method)
+        text += f": {better} fits this data better" if better else ": neither method is better on both"
     return text + "."
+
+
+def method_words(asked: str, errors) -> str:
+    """Which interpolation method an answer used and why, one sentence for the headline: ``asked`` is the view's
+    (``auto``, or a method it pins), ``errors`` the answer's :class:`model.core.uncertainty.Uncertainty` (its
+    ``method`` the one used). E.g. "Interpolation: monotone (it fits this data better by leave-one-out).",
+    "Interpolation: linear (set in this view; monotone fits this data better)."."""
+    used, better = errors.method, better_method(errors.by_method)
+    if asked != AUTO:
+        why = "set in this view" + (f"; {better} fits this data better" if better and better != used else "")
+    elif better is not None:
+        why = "it fits this data better by leave-one-out"
+    elif (errors.by_method["points"] > 0).any():
+        why = "neither method fits this data better on both leave-one-out measures"
+    else:
+        why = "no measured point lies between two others to test which fits better"
+    return f"Interpolation: {used} ({why})."
 
 
 def uncertain_crossings_text(marked: pd.DataFrame) -> list[str]:

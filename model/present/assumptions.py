@@ -14,6 +14,7 @@ import pandas as pd
 from model.core.analysis import Analysis
 from model.core.dated import age_days, is_old, read_on_text
 from model.core.sla import SLA
+from model.core.uncertainty import AUTO
 from model.present import fmt
 
 __all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS", "ASSUMPTION_COLUMNS"]
@@ -69,6 +70,7 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     """Item, value, where it came from, the date it was read and whether that is old (:data:`ASSUMPTION_COLUMNS`),
     one row per assumption of ``answer``; ``today`` (default: the date today) is what ages are counted to."""
     s, state, result = answer.rows.scenario, answer.view, answer.cost.analysis
+    method = answer.cost.method
     points, x = answer.rows.rows, answer.interactivity_needed
     basis = {"total": "total tokens (input + output)", "output": "output tokens", "input": "input tokens",
              "blended": f"blended: output tokens + {s.w_input:g} x uncached input + {s.w_cached:g} x cached input"}
@@ -86,8 +88,10 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
         ("Token basis", basis[s.basis], "the view"),
         *([("Disaggregated prefill/decode rows", next(n for n in result.notes if "disaggregated rows:" in n),
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
-        ("Interpolation", f"{s.method}: {_METHOD_TEXT[s.method]}; no extrapolation past a frontier's end, "
-                          "values within 1% past an end are clamped to it", "the view"),
+        ("Interpolation", f"{method}: {_METHOD_TEXT[method]}; no extrapolation past a frontier's end, "
+                          "values within 1% past an end are clamped to it",
+         "the view" if state.method != AUTO else "default: the method that fits this view's points better when "
+                                                 "each is left out in turn"),
         ("Interpolation error (±)", ERROR_WORDS, "tested on this view's own frontier points; not run-to-run noise"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
@@ -110,6 +114,7 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     for item, value, source, read_on in _profile_defaults(answer):
         dated[len(rows)] = read_on
         rows.append((item, value, source))
+    rows.extend(_rented_and_api(answer))
     fleet = answer.fleet
     if fleet is not None:
         rows.append(("Fleet " + fleet.kind, fleet.need, "the view"))
@@ -123,6 +128,31 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
     frame["Old"] = [f"old: {age_days(d, today)} days (more than {limit})" if is_old(d, today, limit) else ""
                     for d in days]
     return frame
+
+
+#: the items of the rented rates and the API's prices (the workbook names their cells: rent_<hardware>, api_usd_*)
+RENTED_ITEM = "Rented $/GPU-hour, "
+API_ITEMS = {"usd_per_m_input": "API $/M input tokens", "usd_per_m_cached_input": "API $/M cached input tokens",
+             "usd_per_m_output": "API $/M output tokens", "cache_hit": "API prefix-cache hit rate"}
+
+
+def _rented_and_api(answer: "Answer") -> list[tuple[str, str, str]]:
+    """The rented $/GPU-hour the view sets (on demand or reserved) and, with a demand, the API price it compares
+    with and the cache-hit rate its bill assumes."""
+    state = answer.view
+    how = ("on demand: node-hours following the load are billed" if state.on_demand else
+           "reserved: every hour of the peak's nodes is billed")
+    out = [(f"{RENTED_ITEM}{hw}", fmt.usd(usd, ""), f"set in this view (--rent, link rent=); {how}")
+           for hw, usd in state.rent]
+    volume = answer.volume if "volume" in answer.ran else None
+    api = volume.api if volume is not None else None
+    if api:
+        source = f"{api['model']} ({api['provider'] or 'provider not stated'}), read {api['read_on'] or 'on an unstated date'}" \
+            f"; {api['matched']}" + (f"; {api['source']}" if api["source"] and api["source"] != api["matched"] else "")
+        for key, item in API_ITEMS.items():
+            value = fmt.percent(api[key]) if key == "cache_hit" else fmt.usd(api[key], "")
+            out.append((item, value, api["cache_hit_from"] if key == "cache_hit" else source))
+    return out
 
 
 def _fleet_settings(view) -> list[tuple[str, str, str]]:

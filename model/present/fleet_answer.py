@@ -15,8 +15,9 @@ import pandas as pd
 
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import CostProfile
-from model.core.demand import TOKEN_BASES, Demand, load_of, tokens_per_request
+from model.core.demand import SECONDS_PER_MONTH, TOKEN_BASES, Demand, load_of, tokens_per_request
 from model.core.fleet import (
+    bill_following,
     demand,
     fleet_over_time,
     node_capacity,
@@ -57,6 +58,41 @@ class FleetAnswer:
 
         return fleet_columns(self)
 
+    @property
+    def answer_columns(self) -> list[str]:
+        """The decision columns alone (what a page shows first, on a phone's width too): the series, its nodes,
+        GPUs, power and $ a month; rented on demand where the view rents so; for a budget what it serves."""
+        wanted = (["series", "nodes", "gpus", "kw", "usd_per_month", "usd_per_month_autoscaled"]
+                  if self.kind == "demand" else ["series", "nodes", "gpus", "usd_per_month", "requests_per_second"])
+        return [c for c in wanted if c in self.columns]
+
+    @property
+    def headline(self) -> str:
+        """The fleet's answer in one sentence: for a demand the cheapest fleet bought for the peak (and the cheapest
+        rented on demand, following the load, where the view rents so); for a budget the series that serves most."""
+        sized = self.sized
+        if sized.empty or "nodes" not in sized.columns:
+            return ""
+        have = sized[sized["nodes"].notna() & (sized["nodes"] > 0) & sized["usd_per_month"].notna()]
+        if have.empty:
+            return "No series in view can be sized for this " + ("demand." if self.kind == "demand" else "budget.")
+        if self.kind != "demand":
+            best = have.sort_values("requests_per_second", ascending=False, kind="stable").iloc[0]
+            return (f"{self.need[:1].upper() + self.need[1:]} serves most with {best['series']}: "
+                    f"{best['nodes']:,.0f} nodes, {best['requests_per_second']:,.3g} req/s, "
+                    f"${best['usd_per_month']:,.0f} a month.")
+        best = have.sort_values("usd_per_month", kind="stable").iloc[0]
+        text = (f"Cheapest fleet for {self.need}, bought for the peak: {best['series']}, {best['nodes']:,.0f} nodes "
+                f"({best['gpus']:,.0f} GPUs, {best['kw']:,.0f} kW), ${best['usd_per_month']:,.0f} a month at "
+                f"{fmt.usd(best['usd_per_gpu_hour'], '/GPU-hour')}, every hour paid.")
+        if "usd_per_month_autoscaled" in self.columns:
+            billed = have[have["usd_per_month_autoscaled"].notna()]
+            if not billed.empty:
+                od = billed.sort_values("usd_per_month_autoscaled", kind="stable").iloc[0]
+                text += (f" Rented on demand, following the load: {od['series']}, ${od['usd_per_month_autoscaled']:,.0f}"
+                         f" a month at {fmt.usd(od['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this view).")
+        return text
+
 
 def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None) -> pd.DataFrame:
     """What one node of each series carries under the view's SLA at ``x`` [tok/s/user], its knees read by the view's
@@ -91,6 +127,8 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     need = demand_of(s, basis) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
                        s.budget_usd_month if not wants_demand else None, s.rack_kw)
+    if need is not None:      # following the load is a cost only where the view rents on demand, at its rate
+        sized = bill_following(sized, dict(s.rent) if s.on_demand else None)
     notes = []
     if capacity.empty:
         notes.append("no load ramps or sweeps in this view to size a fleet from")
@@ -114,14 +152,18 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
 
 
 def fleet_sentence(row: Mapping, curved: bool) -> str:
-    """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; with a curve to follow,
-    what following the load would cost."""
+    """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; where the view rents
+    its hardware on demand (:func:`model.core.fleet.bill_following`), what renting it on demand, following the load,
+    would cost at the rental rate."""
     text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
             f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: "
             f"{row['pricing']}")
-    if curved and row["mean_nodes"] < row["nodes"]:
-        text += (f"; following the load {row['mean_nodes']:,.3g} node{'' if row['mean_nodes'] == 1 else 's'} "
-                 f"on average, ${row['usd_per_month_autoscaled']:,.0f} a month")
+    usd = row.get("usd_per_month_autoscaled")
+    if curved and usd is not None and usd == usd:
+        mean = row["mean_nodes"]
+        text += (f"; rented on demand at {fmt.usd(row['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this "
+                 f"view), following the load: {mean:,.3g} node{'' if mean == 1 else 's'} on average, ${usd:,.0f} a "
+                 "month")
     return text
 
 
@@ -192,6 +234,14 @@ def load_sentence(need: Demand, per_request: float) -> str:
     how = shape.words() if shape is not None else \
         (f"peak {need.factor:.3g}× the average" if need.factor != 1 else "flat (no shape given)")
     volume = f"{fmt.compact(load.tokens_per_month)} {need.token_basis} tokens a month"
+    trace = need.trace
+    if trace is not None and not load.volume_typed:    # a trace's volume is its own requests' tokens
+        own = load.mean_rps * tokens_per_request(trace.mean_isl, trace.mean_osl, need.token_basis) * SECONDS_PER_MONTH
+        if math.isfinite(own) and own > 0:
+            volume = f"{fmt.compact(own)} {need.token_basis} tokens a month of the trace's own requests"
+            if abs(own - load.tokens_per_month) > 0.005 * own:
+                volume += (f" ({fmt.compact(load.tokens_per_month)} at the view's workload, which sizes and prices "
+                           "the fleet)")
     mean = f"{_number(load.mean_rps)} req/s on average"
     if load.peak_typed and load.volume_typed:
         text = (f"Peak {_number(load.peak_rps)} req/s (typed) sizes the fleet bought for the peak; {volume} (typed), "

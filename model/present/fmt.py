@@ -196,15 +196,17 @@ COLUMN_LABELS = {
     "usd_per_gpu_hour_full_use": "At full use [$/GPU-hour]", "utilization": "Utilisation",
     "option": "Option", "effective_usd_per_mtok": "Effective [$/M tokens]",
     "tokens_per_month": "Tokens per month", "mean_nodes": "Nodes following the load, mean",
-    "node_hours": "Node-hours a month", "usd_per_month_autoscaled": "$ per month following the load",
-    "effective_usd_per_mtok_autoscaled": "Effective following the load [$/M tokens]",
-    "utilization_autoscaled": "Utilisation following the load", "mean_rps": "Mean [req/s]",
+    "node_hours": "Node-hours a month", "usd_per_month_autoscaled": "Rented on demand: $ per month following the load",
+    "usd_per_gpu_hour_autoscaled": "Rented on demand [$/GPU-hour]",
+    "effective_usd_per_mtok_autoscaled": "Rented on demand: effective [$/M tokens]",
+    "utilization_autoscaled": "Rented on demand: utilisation", "mean_rps": "Mean [req/s]",
+    "within": "Within the capacity's ±",
 }
 
 _MONEY = ("usd_per_mtok", "usd_per_mtok_at_min", "usd_per_mtok_at_max", "best_usd_per_mtok", "as_of_usd_per_mtok",
           "effective_usd_per_mtok", "effective_usd_per_mtok_autoscaled")
 _RATES = ("usd_per_gpu_hour", "usd_per_gpu_hour_preset", "capital", "power", "facility", "operations",
-          "usd_per_gpu_hour_full_use")
+          "usd_per_gpu_hour_full_use", "usd_per_gpu_hour_autoscaled")
 _DOLLARS = ("usd_per_month", "usd_per_year", "usd_per_month_autoscaled")
 _COUNTS = ("nodes", "gpus", "users", "spares")
 _X = ("interactivity", "min_interactivity", "max_interactivity")

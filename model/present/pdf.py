@@ -29,8 +29,13 @@ __all__ = ["PRINT_POINTS", "ROWS_PER_PART", "lighter", "parts", "print_in_parts"
 
 #: table rows one part of a printed report holds at most (about 16 pages)
 ROWS_PER_PART = 400
-#: what a chart weighs against table rows when a page is split into parts (Chromium draws it in as much memory)
+#: what a chart weighs against table rows when a page is split into parts (Chromium draws it in as much memory):
+#: a chart drawing thousands of points weighs up to :data:`_CHART_ROWS` rows, a light one (a few curves, a day's
+#: steps) about a page's, by the size of its figure (:data:`_CHART_CHARS_PER_ROW` characters a row). A report that
+#: weighs no more than a part prints in one go, and only then is the PDF tagged (``pdfunite`` keeps no structure)
 _CHART_ROWS = 200
+_LIGHT_CHART_ROWS = 25
+_CHART_CHARS_PER_ROW = 1_000
 
 #: measured points a printed chart draws at most (an even sample past it)
 PRINT_POINTS = 5_000
@@ -118,7 +123,12 @@ _ROW = re.compile(r"<tr[ >].*?</tr>", re.S)
 
 
 def _weight(html: str) -> int:
-    return html.count("<tr") + _CHART_ROWS * html.count(_CALL)
+    """Table rows, and each chart's weight in rows by the size of its figure (:data:`_CHART_ROWS`)."""
+    weight, i = html.count("<tr"), 0
+    while (begin := html.find(_TAG, i)) >= 0 and (end := html.find(_CALL, begin)) >= 0:
+        weight += min(_CHART_ROWS, max(_LIGHT_CHART_ROWS, (end - begin) // _CHART_CHARS_PER_ROW))
+        i = end + len(_CALL)
+    return weight
 
 
 def _pieces(body: str, rows_per_part: int) -> list[str]:

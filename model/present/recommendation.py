@@ -23,12 +23,13 @@ import pandas as pd
 from model.core.status import priced_mask
 from model.core.uncertainty import iso_with_error
 from model.core.view import View
+from model.core.volume import NEAR_TIE
 from model.present import fmt
 from model.present.answer_steps import Cost, Crossed, Rows
 from model.present.fleet_answer import FleetAnswer, demand_words
 
-__all__ = ["Choice", "Recommendation", "recommendation_of", "filled_errors", "demand_words", "PLUS_MINUS",
-           "NOT_SETTLED"]
+__all__ = ["Choice", "Recommendation", "recommendation_of", "filled_errors", "series_errors", "demand_words",
+           "PLUS_MINUS", "NOT_SETTLED"]
 
 #: the ± in one sentence a buyer can use (the report's first page, the Overview, the CLI)
 PLUS_MINUS = ("± is how far our interpolation can be off: if we had not measured a point, our method would have been "
@@ -48,33 +49,46 @@ class Choice:
     kind: str                  # "series", "owned", "rented" or "api"
     usd_per_mtok: float        # its $/M (effective at the volume for an option)
     error: float               # relative ± of usd_per_mtok (0: measured or a price; NaN: no estimate)
-    error_from: str            # "measured", "own", "view", "price" or "none"
+    error_from: str            # "measured", "own", "view", "price", "capacity" (an option's) or "none"
     usd_per_month: float = math.nan
     nodes: float = math.nan
     utilization: float = math.nan
     status: str = ""           # its cell's status (model.core.status: measured or interpolated; "" for a price)
+    #: an option at the volume: its effective $/M, $ a month and nodes as low and as high as its capacity's ± allows
+    span: tuple[float, float] | None = None
+    usd_per_month_span: tuple[float, float] | None = None
+    nodes_span: tuple[float, float] | None = None
 
     @property
     def low(self) -> float:
-        return self.usd_per_mtok * (1 - self.error)
+        return self.span[0] if self.span is not None else self.usd_per_mtok * (1 - self.error)
 
     @property
     def high(self) -> float:
-        return self.usd_per_mtok * (1 + self.error)
+        return self.span[1] if self.span is not None else self.usd_per_mtok * (1 + self.error)
 
     @property
     def text(self) -> str:
         """``$0.36/M ± 17 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a price,
-        or owned capacity read at a measured point)."""
-        if self.kind != "series":      # a price, or a cost from a measured point at the volume: no interpolation
+        or capacity whose ± moves no node), or ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's ± spans a node
+        boundary."""
+        if self.kind != "series":
+            if self.span is not None and fmt.usd(self.low) != fmt.usd(self.high):
+                return f"{fmt.usd(self.usd_per_mtok)} ({fmt.usd_span(self.low, self.high)})"
             return fmt.usd(self.usd_per_mtok)
         return fmt.usd_pm(self.usd_per_mtok, self.error, self.error_from)
 
     def payload(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
-                "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
-                "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
-                "nodes": _num(self.nodes), "utilization": _num(self.utilization), "status": self.status}
+        out = {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
+               "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
+               "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
+               "nodes": _num(self.nodes), "utilization": _num(self.utilization), "status": self.status}
+        if self.kind != "series":
+            lo, hi = self.usd_per_month_span or (math.nan, math.nan)
+            n_lo, n_hi = self.nodes_span or (math.nan, math.nan)
+            out.update(usd_per_month_low=_num(lo), usd_per_month_high=_num(hi), nodes_low=_num(n_lo),
+                       nodes_high=_num(n_hi))
+        return out
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,8 @@ class Recommendation:
     notes: tuple[str, ...] = ()
     unpriced: tuple[dict, ...] = ()       # each series without a rate: series, hardware, reaches, matches (_unpriced)
     held: tuple[dict, ...] = ()           # each series clamped at x that could be the cheapest (_held)
+    options_settled: bool | None = None   # the cheapest option is cheaper beyond the ± and the margin (None: < 2)
+    option_contenders: tuple[str, ...] = ()   # the options about the same as the cheapest
 
     @property
     def headline(self) -> str:
@@ -102,21 +118,27 @@ class Recommendation:
 
     @property
     def winner(self) -> str | None:
-        """What the recommendation names: the cheapest option at the volume, else the cheapest series when the data
-        settle it; None when they do not, or when a series in view that reaches the interactivity you need has no
-        rate (its break-even rates are the answer: :attr:`unpriced`)."""
+        """What the recommendation names: the cheapest option at the volume when no other is about the same (within
+        the capacity's ± or :data:`model.core.volume.NEAR_TIE`), else the cheapest series when the data settle it;
+        None when they do not, or when a series in view that reaches the interactivity you need has no rate (its
+        break-even rates are the answer: :attr:`unpriced`) or is clamped there within reach of the cheapest."""
         if any(u["reaches"] for u in self.unpriced) or self.held:
             return None
         if self.options:
-            return self.options[0].name
+            return self.options[0].name if self.options_settled is not False else None
         if self.series and self.settled is not False:
             return self.series[0].name
         return None
 
     def payload(self) -> dict:
-        """``--json``: every number unrounded, with the sentences."""
+        """``--json``: every number unrounded, with the sentences. ``settled`` and ``contenders`` are the ranking
+        the headline names (the options at the volume when the view has one, else the series);
+        ``series_settled`` the series' at the interactivity you need."""
+        ranked = bool(self.options)
         return {"interactivity_needed": self.x, "method": self.method, "basis": self.basis, "demand": self.demand,
-                "winner": self.winner, "settled": self.settled, "contenders": list(self.contenders),
+                "winner": self.winner, "settled": self.options_settled if ranked else self.settled,
+                "contenders": list(self.option_contenders if ranked else self.contenders),
+                "series_settled": self.settled, "series_contenders": list(self.contenders),
                 "series": [c.payload() for c in self.series], "options": [c.payload() for c in self.options],
                 "fleet": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.fleet.items()}
                 if self.fleet else None,
@@ -160,6 +182,13 @@ def _series(cost: Cost) -> list[Choice]:
                    str(r["error_from"]) or "none", status=str(r["status"])) for _, r in at.iterrows()]
 
 
+def series_errors(cost: Cost) -> dict[str, float]:
+    """The relative ± of each priced series' $/M at the interactivity you need (as the recommendation ranks them:
+    0 at a measured point, the view's pooled figure where a curve has too few points), which the volume step gives
+    each owned or rented option's capacity (:class:`model.core.volume.Option`)."""
+    return {c.name: c.error for c in _series(cost)}
+
+
 def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
     if not series:
         return None, ()
@@ -178,11 +207,18 @@ def _options(volume) -> list[Choice]:
     out = []
     for r in volume.rows.to_dict("records"):
         kind = str(r["kind"])
-        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0,
-                          "price" if kind == "api" else "measured", float(r["usd_per_month"]),
+        error = float(r["capacity_error"]) if r["capacity_error"] is not None else math.nan
+        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0 if kind == "api" else error,
+                          "price" if kind == "api" else "none" if not math.isfinite(error) else
+                          "measured" if error == 0 else "capacity",
+                          float(r["usd_per_month"]),
                           float(r["nodes"]) if r["nodes"] is not None else math.nan,
                           float(r["utilization"]) if r["utilization"] is not None else math.nan,
-                          status=str(r.get("status", ""))))
+                          status=str(r.get("status", "")),
+                          span=(float(r["effective_usd_per_mtok_low"]), float(r["effective_usd_per_mtok_high"])),
+                          usd_per_month_span=(float(r["usd_per_month_low"]), float(r["usd_per_month_high"])),
+                          nodes_span=(float(r["nodes_low"]), float(r["nodes_high"]))
+                          if r["nodes_low"] is not None else None))
     return out
 
 
@@ -261,7 +297,39 @@ def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled
     return text + "."
 
 
-def _volume_sentence(options: list[Choice], demand: str, series: list[Choice]) -> str:
+def _with_method(sentence: str, view: View, cost: Cost, series: list[Choice]) -> str:
+    """The series sentence and which interpolation method priced it, and why (:func:`model.present.answers.
+    method_words`): the one the data fit better unless the view pins one."""
+    if not series:
+        return sentence
+    from model.present.answers import method_words
+
+    return f"{sentence} {method_words(view.method, cost.uncertainty)}"
+
+
+def _tied_sentence(options: list[Choice], demand: str, volume) -> str:
+    """The options the ranking does not separate, each with its effective $/M and $ a month within its ±."""
+    from model.present.volume_answer import about_the_same
+
+    tied = [o for o in options if o.name in volume.contenders]
+    each = []
+    for o in tied:
+        text = f"{o.name} {o.text} effective, ${o.usd_per_month:,.0f} a month"
+        if o.kind != "api" and math.isfinite(o.nodes):
+            text += f" ({fmt.count(int(o.nodes), 'node')}"
+            if o.nodes_span is not None and o.nodes_span[0] != o.nodes_span[1]:
+                text += f"; {int(o.nodes_span[0]):,} to {int(o.nodes_span[1]):,} within the capacity's " \
+                        f"{fmt.plus_minus(o.error)}: ${o.usd_per_month_span[0]:,.0f} to " \
+                        f"${o.usd_per_month_span[1]:,.0f} a month"
+            text += ")"
+        each.append(text)
+    return (f"At {demand}, {about_the_same(volume.rows, volume.contenders)}: no option is cheaper beyond its "
+            f"capacity's ± or {fmt.percent(NEAR_TIE)}. " + "; ".join(each) + ".")
+
+
+def _volume_sentence(options: list[Choice], demand: str, series: list[Choice], volume=None) -> str:
+    if volume is not None and volume.settled is False:
+        return _tied_sentence(options, demand, volume)
     best = options[0]
     text = f"At {demand}, {best.name} is the cheapest way to serve it: {best.text} effective, ${best.usd_per_month:,.0f} a month"
     owned = next((o for o in options if o.kind == "owned"), None)
@@ -308,16 +376,18 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         blocked = True
     if options:
         lines.append(_volume_sentence(options, f"{demand}, of the options with a price" if blocked else demand,
-                                      series))
-        lines.append(_series_sentence(cost, crossed, series, settled, contenders,
-                                      f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
-                                      f"{fmt.interactivity(x)} and the rates in view"
-                                      if x is not None else "Per million tokens at the rates in view"))
+                                      series, volume))
+        lines.append(_with_method(_series_sentence(cost, crossed, series, settled, contenders,
+                                                   f"Per {'good ' if good else ''}million {scenario.basis} tokens at "
+                                                   f"{fmt.interactivity(x)} and the rates in view"
+                                                   if x is not None else "Per million tokens at the rates in view"),
+                                  view, cost, series))
     elif x is None:
         lines.append("No series in this view can be priced." if not rows.rows.empty else
                      "No benchmark rows match this view's filters.")
     else:
-        lines.append(_series_sentence(cost, crossed, series, settled, contenders, head))
+        lines.append(_with_method(_series_sentence(cost, crossed, series, settled, contenders, head), view, cost,
+                                  series))
     fleet = fleet if view.has_demand else None
     owned = next((o for o in options if o.kind == "owned"), None)
     fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
@@ -342,9 +412,10 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         notes.append(PLUS_MINUS)
     notes.extend(f"{u['series']} has no $/GPU-hour, and its frontier does not reach {fmt.interactivity(x)}."
                  for u in unpriced if not u["reaches"] and x is not None)
-    return Recommendation(x, scenario.method, basis, demand, tuple(series), settled, contenders,
+    return Recommendation(x, cost.method, basis, demand, tuple(series), settled, contenders,
                           tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced),
-                          tuple(held))
+                          tuple(held), volume.settled if volume is not None else None,
+                          volume.contenders if volume is not None else ())
 
 
 # ------------------------------------------------------------------ series without a rate: no winner without prices

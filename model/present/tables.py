@@ -144,13 +144,14 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
 #: these columns in this order (:func:`fleet_spec`)
 FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
               ("IT power [kW]", "kw", "tps"), ("Racks", "racks", "int"), ("$ per month", "usd_per_month", "dollars"),
-              ("Nodes following the load, mean", "mean_nodes", "x"),
-              ("$ per month following the load", "usd_per_month_autoscaled", "dollars"),
+              ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
+              ("Rented on demand: $ per month following the load", "usd_per_month_autoscaled", "dollars"),
+              ("Rented on demand: $/GPU-hour (set in this view)", "usd_per_gpu_hour_autoscaled", "usd"),
               ("Per node [req/s]", "per_node_rps", "x"), ("Capacity from", "method", "text"),
               ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
               ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
-              ("Effective following the load [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Utilisation following the load", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
+              ("Rented on demand: effective [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
+              ("Rented on demand: utilisation", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
               ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
@@ -159,16 +160,19 @@ BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "tex
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
                ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
                ("Note", "note", "text")]
-_FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
+_FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "usd_per_gpu_hour_autoscaled",
+              "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
 
 
 def fleet_spec(fleet) -> list[tuple[str, str, str]]:
     """The spec of ``fleet``'s table (:class:`model.present.fleet_answer.FleetAnswer`): :data:`FLEET_SPEC` (or
-    :data:`BUDGET_SPEC`) for the columns it holds; racks only when counted, following the load only when the
-    demand has a curve to follow."""
+    :data:`BUDGET_SPEC`) for the columns it holds; racks only when counted, following the load only where it is
+    billed (hardware the view rents on demand: :func:`model.core.fleet.bill_following`) and the demand has a curve
+    to follow."""
     spec = FLEET_SPEC if fleet.kind == "demand" else BUDGET_SPEC
     sized = fleet.sized
-    skip = set() if fleet.over_time is not None else set(_FOLLOWING)
+    billed = "usd_per_month_autoscaled" in sized.columns and sized["usd_per_month_autoscaled"].notna().any()
+    skip = set() if fleet.over_time is not None and billed else set(_FOLLOWING)
     if "racks" in sized.columns and sized["racks"].isna().all():
         skip.add("racks")
     return [(h, c, k) for h, c, k in spec if c in sized.columns and c not in skip]
@@ -189,7 +193,8 @@ _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
 _VOLUME_SPEC = [("Option", "option", "text"), ("$ per month", "usd_per_month", "dollars"),
                 ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int"),
                 ("Nodes, mean", "mean_nodes", "x"), ("Node-hours a month", "node_hours", "int"),
-                ("Utilisation", "used", "text"), ("Status", "status", "text"), ("How it is priced", "detail", "text")]
+                ("Utilisation", "used", "text"), ("Within the capacity's ±", "within", "text"),
+                ("Status", "status", "text"), ("How it is priced", "detail", "text")]
 _BREAK_EVEN_SPEC = [("Cheaper", "cheaper", "text"), ("Than", "than", "text"),
                     ("Above [tokens/month]", "above_tokens_per_month", "int"), ("In words", "text", "text")]
 
@@ -242,8 +247,10 @@ def _volume(answer):
     volume = answer.volume
     if volume is None:
         return None
+    from model.present.volume_answer import shown_rows
+
     return volume.rows.assign(used=volume.rows["utilization"].map(
-        lambda v: "—" if v is None or v != v else fmt.percent(v))), _VOLUME_SPEC
+        lambda v: "—" if v is None or v != v else fmt.percent(v)), within=shown_rows(volume)["within"]), _VOLUME_SPEC
 
 
 def _break_even_volumes(answer):

@@ -139,8 +139,8 @@ def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
 
 
 def _history(view: View, inputs: Inputs, done) -> History:
-    return steps.history_of(view, inputs.loaded, done["rows"].scenario, inputs.presets,
-                            done["cost"].interactivity_needed)
+    cost = done["cost"]
+    return steps.history_of(view, inputs.loaded, cost.analysis.scenario, inputs.presets, cost.interactivity_needed)
 
 
 def _profiles(view: View, inputs: Inputs, done) -> tuple[ProfileAnswer, ...]:
@@ -170,10 +170,12 @@ def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
 def _volume(view: View, inputs: Inputs, done):
     if not view.has_demand:
         return None
+    from model.present.recommendation import series_errors
     from model.present.volume_answer import volume_of
 
-    volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points,
-                       done["cost"].interactivity_needed, list(inputs.api_prices))
+    cost = done["cost"]
+    volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points, cost.interactivity_needed,
+                       list(inputs.api_prices), errors=series_errors(cost))
     if volume is None:
         return None
     return replace(volume, rows=volume.rows.assign(status=[option_status(k) for k in volume.rows["kind"]]))
@@ -189,7 +191,9 @@ def _ramps(view: View, inputs: Inputs, done):
 
 
 def _goodput_caps(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    return steps.caps_table_of(view, inputs.rows, inputs.requests, inputs.presets, done["cost"].interactivity_needed)
+    cost = done["cost"]
+    return steps.caps_table_of(view.replace(method=cost.method), inputs.rows, inputs.requests, inputs.presets,
+                               cost.interactivity_needed)
 
 
 def _recommendation(view: View, inputs: Inputs, done):
@@ -359,8 +363,8 @@ def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
 def cloud_of(rows: Rows, inputs: Inputs, pricing: Pricing) -> Analysis:
     """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart); it depends
     on the fit and the rates only, so the dashboard shares it between views."""
-    return analyse(rows.points, rows.scenario, inputs.presets, frontier=pricing.analysis.frontier, with_points=True,
-                   crossovers="none")
+    return analyse(rows.points, pricing.analysis.scenario, inputs.presets, frontier=pricing.analysis.frontier,
+                   with_points=True, crossovers="none")
 
 
 def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date
+from typing import Mapping
 
 import pandas as pd
 
@@ -19,6 +20,7 @@ from model.core.demand import TOKEN_BASES, load_of, tokens_per_request
 from model.core.fleet import finite_number
 from model.core.view import View
 from model.core.volume import (
+    NEAR_TIE,
     ApiPrice,
     LineCost,
     Option,
@@ -32,20 +34,27 @@ from model.core.volume import (
     match_api_model,
     owned_cost,
     owned_rate,
+    ranking,
     rented_cost,
 )
 from model.present import fmt
 from model.present.fleet_answer import demand_of, load_sentence, workload_notes
 
-__all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS"]
+__all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
+           "shown_rows", "SHOWN_COLUMNS"]
 
 ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
-               "utilization", "detail"]
+               "utilization", "detail", "capacity_error", "nodes_low", "nodes_high", "usd_per_month_low",
+               "usd_per_month_high", "effective_usd_per_mtok_low", "effective_usd_per_mtok_high", "mean_nodes_low",
+               "mean_nodes_high", "hardware", "gpus_per_node", "usd_per_gpu_hour", "tokens_per_month"]
 
 
 @dataclass(frozen=True)
 class VolumeAnswer:
-    """The answer at one monthly volume. ``rows`` (:data:`ROW_COLUMNS`) is cheapest first."""
+    """The answer at one monthly volume. ``rows`` (:data:`ROW_COLUMNS`) is cheapest first, each owned or rented
+    option with the node counts, $ a month and effective $/M its capacity's ± allows (``*_low``, ``*_high``);
+    ``settled`` says whether the cheapest is cheaper than the rest beyond their ± and :data:`model.core.volume.
+    NEAR_TIE` (None: fewer than two options), ``contenders`` the options about the same as it."""
 
     volume: float                            # [tokens/month on ``basis``]
     basis: str
@@ -59,15 +68,19 @@ class VolumeAnswer:
     verdict: str
     notes: tuple[str, ...] = ()
     said: str = ""                           # the demand's peak and volume, one derived from the other
+    settled: bool | None = None
+    contenders: tuple[str, ...] = ()
 
     @property
     def cheapest(self) -> str | None:
-        return str(self.rows["option"].iloc[0]) if not self.rows.empty else None
+        """The cheapest option when the ranking is settled (or the only one); None when others are about the same."""
+        return str(self.rows["option"].iloc[0]) if not self.rows.empty and self.settled is not False else None
 
     def payload(self) -> dict:
         """What ``costfrontier volume --json`` prints (numbers unrounded)."""
         return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity_needed": self.x,
-                "demand": self.said, "api": self.api, "cheapest": self.cheapest, "verdict": self.verdict,
+                "demand": self.said, "api": self.api, "cheapest": self.cheapest, "settled": self.settled,
+                "contenders": list(self.contenders), "verdict": self.verdict,
                 "options": [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
                             for r in self.rows.to_dict("records")],
                 "break_evens": [{**b, "intervals": [[lo, None if math.isinf(hi) else hi] for lo, hi in b["intervals"]]}
@@ -145,16 +158,20 @@ def _demand(s, usable: pd.DataFrame, notes: list[str]) -> tuple[float | None, ob
 
 
 def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: pd.DataFrame, x: float | None,
-              prices: list[ApiPrice], today: date | None = None) -> VolumeAnswer | None:
+              prices: list[ApiPrice], today: date | None = None,
+              errors: Mapping[str, float] | None = None) -> VolumeAnswer | None:
     """Step ``volume``: buy, rent or call an API at the view's monthly volume, typed or derived from its peak or
     trace by the shape (None when the view states no demand: :attr:`model.core.view.View.has_demand`).
 
     ``capacity``: what one node of each series carries (:func:`model.present.fleet_answer.capacity_of`); ``rates``:
     the answer's rate table; ``points``: the rows priced (their model names the API, their prefix-cache hit rate
     its bill); ``x``: the interactivity you need [tok/s/user]; ``prices``: the stored API prices
-    (:func:`model.data.api_prices.load_api_prices`).
+    (:func:`model.data.api_prices.load_api_prices`); ``errors``: the relative ± of each series' $/M at ``x`` (its
+    capacity's, :class:`model.core.volume.Option`; a series not in it has none estimated; a ramp's knee, a measured
+    rate, has none).
     """
     s = view
+    errors = errors or {}
     if not s.has_demand:
         return None
     today = today or date.today()
@@ -175,6 +192,8 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
         if not math.isfinite(isl):
             isl, osl = finite_number(c.get("isl")), finite_number(c.get("osl"))
         where = f"{fmt.count(int(gpn), 'GPU')}/node, {node_tps:,.0f} tok/s/node: {c['capacity_from']}"
+        # a ramp's knee is a measured rate (no interpolation: no ±); a frontier point stands for the curve at x
+        error = 0.0 if c.get("method") == "ramp knee" else errors.get(series, math.nan)
         load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
         factor = load.peak_rps / load.mean_rps if load.peak_typed and load.mean_rps > 0 else need.factor
         factor = factor if math.isfinite(factor) and factor > 0 else need.factor
@@ -188,7 +207,8 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
             name = f"owned {series}" + (f" ({p.name})" if p is not None else "")
             options.append(Option(name, "owned", owned_cost(node_tps, gpn, rate, factor, s.headroom,
                                                             s.spares), node_tps,
-                                  f"{fmt.usd(rate, '/GPU-hour')}, {lens_words}; {source}; {where}"))
+                                  f"{fmt.usd(rate, '/GPU-hour')}, {lens_words}; {source}; {where}",
+                                  error, str(hw), gpn))
         for rent_hw, usd in s.rent:
             if rent_hw.lower() != str(hw).lower():
                 continue
@@ -196,7 +216,8 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
             options.append(Option(f"rented {series}, {how}", "rented",
                                   rented_cost(node_tps, gpn, usd, s.on_demand, s.min_nodes, factor,
                                               s.headroom, s.spares, weights, s.scale_step), node_tps,
-                                  f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}"))
+                                  f"{fmt.usd(usd, '/GPU-hour')} rented, set in this view; {where}",
+                                  error, str(hw), gpn))
     if usable.empty:
         notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else "")
                      + ": nothing to own or rent")
@@ -223,10 +244,13 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
         notes.append(f"the API cannot be priced on the {basis} basis without ISL and OSL" if basis in
                      ("total", "output", "input") else
                      f"the API is priced per total, output or input token, not on the {basis} basis")
-    rows = pd.DataFrame(evaluate(options, volume), columns=ROW_COLUMNS)
+    evaluated = evaluate(options, volume)
+    settled, contenders = ranking(evaluated)
+    rows = pd.DataFrame(evaluated, columns=ROW_COLUMNS)
     break_evens = tuple(_break_evens(options))
     return VolumeAnswer(volume, basis, s.lens, x, api, tuple(p.model for p in prices), tuple(options),
-                        rows, break_evens, _verdict(rows, volume, basis, s.lens), tuple(dict.fromkeys(notes)), said)
+                        rows, break_evens, _verdict(rows, volume, basis, s.lens, settled, contenders),
+                        tuple(dict.fromkeys(notes)), said, settled, contenders)
 
 
 def _pairs(options: list[Option]):
@@ -265,16 +289,76 @@ def _break_evens(options: list[Option]) -> list[dict]:
     return out
 
 
-def _verdict(rows: pd.DataFrame, volume: float, basis: str, lens: str) -> str:
+#: the columns of the comparison a person reads (the page's table; ``within``: :func:`option_range`)
+SHOWN_COLUMNS = ["option", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
+                 "utilization", "within", "detail"]
+
+
+def shown_rows(volume: VolumeAnswer) -> pd.DataFrame:
+    """The comparison as a person reads it (:data:`SHOWN_COLUMNS`): each option's range within its capacity's ± in
+    words instead of the six numbers behind it."""
+    rows = volume.rows
+    within = [option_range(r) or ("a price: no ±" if r["kind"] == "api" else "") for r in rows.to_dict("records")]
+    return rows.assign(within=within)[SHOWN_COLUMNS]
+
+
+def option_range(row: Mapping) -> str:
+    """What an owned or rented option's capacity ± allows, in words (empty for the API or no ±): ``"1 to 2 nodes
+    within the capacity's ± 11 %: $8,643 to $17,286 a month"``, or ``"1 node whatever the capacity's ± 11 %"``."""
+    error = row.get("capacity_error")
+    if row.get("kind") == "api" or row.get("nodes") is None:
+        return ""
+    if error is None or not math.isfinite(error):
+        return "no ± estimated for its capacity"
+    if error <= 0:
+        return "capacity measured at the interactivity you need: no ±"
+    pm = fmt.plus_minus(error)
+    low, high = row["nodes_low"], row["nodes_high"]
+    if low == high and row["usd_per_month_low"] == row["usd_per_month_high"]:
+        return f"{fmt.count(int(row['nodes']), 'node')} whatever the capacity's {pm}"
+    nodes = f"{int(low):,} to {fmt.count(int(high), 'node')}" if low != high else fmt.count(int(low), "node")
+    return (f"{nodes} within the capacity's {pm}: ${row['usd_per_month_low']:,.0f} to "
+            f"${row['usd_per_month_high']:,.0f} a month")
+
+
+def about_the_same(rows: pd.DataFrame, contenders: tuple[str, ...]) -> str:
+    """``"owned A and API B cost about the same ($24 a month apart, 0.3 %)"``: the options the ranking does not
+    separate (:func:`model.core.volume.ranking`), the gap between the cheapest two."""
+    best, second = rows.iloc[0], rows.iloc[1]
+    gap = second["usd_per_month"] - best["usd_per_month"]
+    names = list(contenders)
+    said = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    return (f"{said} cost about the same (${gap:,.0f} a month apart, {fmt.percent(gap / best['usd_per_month'], 1)}"
+            f"{'' if len(names) <= 2 else ' between the cheapest two'})")
+
+
+def _option_words(row) -> str:
+    text = f"{row['option']}: ${row['usd_per_month']:,.0f} a month, {fmt.usd(row['effective_usd_per_mtok'])} effective"
+    if row["kind"] != "api":
+        text += f" ({fmt.count(int(row['nodes']), 'node')}, {fmt.percent(row['utilization'])} of it used"
+        spread = option_range(row)
+        text += f"; {spread})" if spread else ")"
+    return text
+
+
+def _verdict(rows: pd.DataFrame, volume: float, basis: str, lens: str, settled: bool | None = None,
+             contenders: tuple[str, ...] = ()) -> str:
     lens_words = "full cost" if lens == "full" else "marginal lens: owned capacity counts power and operations only"
     head = f"At {fmt.tokens(volume)} {basis} tokens a month ({lens_words})"
     if rows.empty:
         return head + ", no option can be priced."
+    if settled is False:
+        tied = rows[rows["option"].isin(contenders)]
+        return (f"{head}, {about_the_same(rows, contenders)}, within their capacity's ± or "
+                f"{fmt.percent(NEAR_TIE)} of each other: " + "; ".join(_option_words(r) for _, r in tied.iterrows())
+                + ".")
     best = rows.iloc[0]
     text = (f"{head}, {best['option']} is cheapest: ${best['usd_per_month']:,.0f} a month, "
             f"{fmt.usd(best['effective_usd_per_mtok'])} effective")
     if best["kind"] != "api":
-        text += f" ({fmt.count(int(best['nodes']), 'node')}, {fmt.percent(best['utilization'])} of it used)"
+        text += f" ({fmt.count(int(best['nodes']), 'node')}, {fmt.percent(best['utilization'])} of it used"
+        spread = option_range(best)
+        text += f"; {spread})" if spread else ")"
     if len(rows) > 1:
         second = rows.iloc[1]
         text += (f"; ${second['usd_per_month'] - best['usd_per_month']:,.0f} a month less than {second['option']} "

@@ -70,12 +70,14 @@ def day_figure(over_time, series: str | None = None) -> go.Figure:
                    mode="lines", line=dict(color=_COLOURS["owned"][0], width=2, shape="hv"),
                    hovertemplate="%{y:.3g} req/s<extra>bought for the peak</extra>"),
         go.Scatter(x=xs, y=line("capacity_autoscaled_rps"),
-                   name=f"following the load ({part['nodes_autoscaled'].mean():.3g} nodes on average)", mode="lines",
+                   name=f"on demand, following the load ({part['nodes_autoscaled'].mean():.3g} nodes on average)",
+                   mode="lines",
                    line=dict(color=_COLOURS["rented"][0], width=2, dash="dot", shape="hv"),
                    hovertemplate="%{y:.3g} req/s<extra>following the load</extra>")])
-    fig.update_layout(template="plotly_white", height=360, margin=dict(l=70, r=20, t=30, b=50),
-                      title=dict(text=str(part["series"].iloc[0]), font=dict(size=13)),
+    # the title above the plot, the legend under the x axis: a long legend wraps downwards, never over the title
+    fig.update_layout(template="plotly_white", height=420, margin=dict(l=70, r=20, t=40, b=40),
+                      title=dict(text=str(part["series"].iloc[0]), font=dict(size=13), y=0.98, yanchor="top"),
                       xaxis=dict(title="hour" if xs[-1] <= 24 else "hours from the trace's first request"),
                       yaxis=dict(title="requests per second", rangemode="tozero"),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     return fig

@@ -45,13 +45,13 @@ from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, ONPREM_FIELDS, ONPRE
 from model.data.export import neutralise_formula
 
 __all__ = ["WorkbookPlan", "plan_of", "workbook_xlsx", "FORMULAS", "NUMBER_FORMATS", "HEADER_ROW", "F",
-           "build_up_formulas", "PARTS_LAYOUT"]
+           "build_up_formulas", "PARTS_LAYOUT", "VALUES_MARK", "values_said"]
 
 #: the row of each sheet's table headers (data from the next row on)
 HEADER_ROW = 4
 #: how each column kind is shown (the report's rounding rule as an Excel number format)
 NUMBER_FORMATS = {"usd": "[<0.1]0.000##;#,##0.00", "dollars": "#,##0", "x": "0.0", "tps": "#,##0.0",
-                  "ratio": '0.00"x"', "int": "0"}
+                  "ratio": '0.00"x"', "int": "0", "share": "0.0%"}
 #: the header line of each sheet saying what its formulas are
 FORMULAS = {
     "iso": "Formulas: $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6 at each knot (the frontier points around the "
@@ -62,7 +62,13 @@ FORMULAS = {
     "parts": "Formulas of the build-up's inputs on the Assumptions sheet (model.core.tco.build_up).",
     "sensitivity": "Formulas: the effective rate with one input moved, ÷ (tok/s/GPU at x × 3600) × 10^6.",
     "fleet": "Formulas: GPUs = nodes × GPUs per node; $ per month = nodes × GPUs per node × $/GPU-hour paid × "
-             "hours_per_month.",
+             "hours_per_month; rented on demand, following the load: mean nodes × GPUs per node × rent_<hardware> × "
+             "hours_per_month; effective $/M = $ per month ÷ (tokens per month ÷ 10^6).",
+    "volume": "Formulas: owned or rented $ per month = mean nodes × GPUs per node × $/GPU-hour (rate_<hardware>, a "
+              "profile's full-use rate, or rent_<hardware>) × hours_per_month, and so within the capacity's ±; the "
+              "API's $/M = (ISL × (1 − hit) × input + ISL × hit × cached + OSL × output) ÷ the tokens it counts, its "
+              "$ per month = volume ÷ 10^6 × $/M; effective $/M = $ per month ÷ (volume ÷ 10^6). Rows in the order "
+              "made (cheapest first at the rates as made).",
     "assumptions": "Change a rate or a build-up input in column B: every formula of the workbook follows.",
     "inputs": "The build-up's inputs as entered; the cells its formulas use are on the Assumptions sheet.",
     "values": "Values as made, at the rates on the Assumptions sheet when made (not recalculated from them).",
@@ -80,12 +86,15 @@ class WorkbookPlan:
     baseline: str | None
     profiles: tuple = ()                            # model.present.rate_answer.ProfileAnswer
     x: float | None = None                          # the interactivity you need [tok/s/user]
+    volume: object = None                           # model.present.volume_answer.VolumeAnswer, or None
+    rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
 
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
     """The plan of ``answer``'s workbook; ``tables`` as :func:`model.present.tables.tables` gives them."""
     return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
-                        tuple(answer.profiles), answer.interactivity_needed)
+                        tuple(answer.profiles), answer.interactivity_needed,
+                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent))
 
 
 @dataclass(frozen=True)
@@ -272,6 +281,7 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
         iso_columns,
         parts_columns,
         sensitivity_columns,
+        volume_columns,
     )
 
     book = _Book(title, made_at)
@@ -295,6 +305,8 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
             note, columns = FORMULAS["frontier"], frontier_columns(frame, spec, ctx)
         elif name == "Fleet":
             note, columns = FORMULAS["fleet"], fleet_columns(frame, spec, ctx)
+        elif name == "Buy, rent or API" and plan.volume is not None:
+            note, columns = FORMULAS["volume"], volume_columns(frame, spec, ctx)
         elif profile is not None and name.startswith("Parts: ") and profile.profile.onprem is not None:
             note, columns = FORMULAS["parts"], parts_columns(profile, ctx)
         elif profile is not None and name.startswith("Sensitivity: "):
@@ -303,8 +315,23 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
             note = FORMULAS["inputs"] if name.startswith("Inputs: ") else "" if name.startswith("Parts: ") \
                 or name == "Provenance" else FORMULAS["values"]
             columns = [(h, k, list(frame[c]) if c in frame else []) for h, c, k in spec]
-        book.table(titles[name], name, note, columns, 0 if name == first else None)
+        book.table(titles[name], name, note + values_said(note, columns), columns, 0 if name == first else None)
     return book.save()
+
+
+#: how a formula sheet marks the numeric columns holding values, not formulas (a reader's test finds them here)
+VALUES_MARK = "Values, not formulas (counted or measured as made; no input on the Assumptions sheet moves them): "
+
+
+def values_said(note: str, columns: list[tuple[str, str, list]]) -> str:
+    """What a sheet with formulas adds to its note: the numeric columns whose cells are values (:data:`VALUES_MARK`);
+    nothing on a sheet without formulas (its note says it holds values as made)."""
+    formulas = any(isinstance(v, F) for _, _, values in columns for v in values)
+    if not formulas:
+        return ""
+    held = [h for h, kind, values in columns if kind in NUMBER_FORMATS
+            and any(_finite(v) for v in values if not isinstance(v, F))]
+    return f" {VALUES_MARK}{'; '.join(held)}." if held else ""
 
 
 @dataclass
@@ -317,6 +344,8 @@ class _Context:
     rate_names: dict[str, str] = field(default_factory=dict)          # rate key -> defined name
     rate_values: dict[str, float] = field(default_factory=dict)
     onprem: dict[str, dict[str, str]] = field(default_factory=dict)   # profile name -> input/part -> defined name
+    rent_names: dict[str, str] = field(default_factory=dict)          # hardware (lower case) -> rent_<hardware>
+    api_names: dict[str, str] = field(default_factory=dict)           # API_ITEMS key -> defined name
 
     def __post_init__(self):
         for p in self.plan.profiles:
@@ -328,7 +357,7 @@ class _Context:
             slug = "onprem_" + re.sub(r"[^A-Za-z0-9_]", "_", p.profile.name)[:60]
             mine = {}
             for j, (_, key, _) in enumerate(PARTS_LAYOUT, start=1):
-                if key in ("full_use", "effective"):
+                if key in ("full_use", "effective", "power", "operations"):
                     from openpyxl.utils import get_column_letter
 
                     mine[key] = self.names.add(f"{slug}_{key}", _ref(sheet, f"{get_column_letter(j)}{HEADER_ROW + 1}"))
@@ -343,16 +372,29 @@ class _Context:
         """The defined name of the rate of ``key`` (a hardware or a profile name), None when it has none."""
         return self.rate_names.get(str(key))
 
+    def rent(self, hardware) -> str | None:
+        """The defined name of ``hardware``'s rented $/GPU-hour, None when the view rents none."""
+        return self.rent_names.get(str(hardware).lower())
+
 
 def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) -> None:
     """The assumptions in words, each rate a named number (or the formula of its build-up), then the hours and every
     on-prem input as named numbers."""
+    from model.present.assumptions import API_ITEMS, RENTED_ITEM
+
     rates = {f"$/GPU-hour, {r['hardware']}": r for r in ctx.plan.rates.to_dict("records")}
+    rented = {f"{RENTED_ITEM}{hw}": (hw, usd) for hw, usd in ctx.plan.rent}
+    api = ctx.plan.volume.api if ctx.plan.volume is not None else None
+    api_items = {item: key for key, item in API_ITEMS.items()} if api else {}
     rows: list[tuple] = []
     for item, value, source in frame[["Item", "Value", "Where it came from"]].itertuples(index=False):
         r = rates.get(item)
         if r is not None and _finite(r["usd_per_gpu_hour"]):
             rows.append((item, ("rate", r), source))
+        elif item in rented:
+            rows.append((item, ("rent", *rented[item]), source))
+        elif item in api_items:
+            rows.append((item, ("api", api_items[item], api[api_items[item]]), source))
         else:
             rows.append((item, value, source))
     rows.append(("Hours per month (a month of every cost)", ("const", "hours_per_month", HOURS_PER_MONTH),
@@ -382,6 +424,12 @@ def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) ->
                 own = None         # an unpriced build-up: the rate is the preset's, a number
             cell = F(f"={own['effective']}", r["usd_per_gpu_hour"]) if own else r["usd_per_gpu_hour"]
             book.put(sheet, row, 2, cell, "usd")
+        elif isinstance(value, tuple) and value[0] == "rent":
+            ctx.rent_names[str(value[1]).lower()] = ctx.names.add(f"rent_{value[1]}", _ref(title, coordinate))
+            book.put(sheet, row, 2, value[2], "usd")
+        elif isinstance(value, tuple) and value[0] == "api":
+            ctx.api_names[value[1]] = ctx.names.add(f"api_{value[1]}", _ref(title, coordinate))
+            book.put(sheet, row, 2, value[2], "share" if value[1] == "cache_hit" else "usd")
         elif isinstance(value, tuple) and value[0] == "const":
             ctx.names.add(value[1], _ref(title, coordinate))
             book.put(sheet, row, 2, value[2], "int")

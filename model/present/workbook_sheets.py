@@ -13,7 +13,8 @@ from openpyxl.utils import get_column_letter
 from model.core.status import PRICED
 from model.present.workbook import FORMULAS, HEADER_ROW, PARTS_LAYOUT, F, build_up_formulas
 
-__all__ = ["iso_columns", "frontier_columns", "fleet_columns", "parts_columns", "sensitivity_columns"]
+__all__ = ["iso_columns", "frontier_columns", "fleet_columns", "volume_columns", "parts_columns",
+           "sensitivity_columns"]
 
 _MTOK = "*3600)*1000000"      # "$/GPU-hour / (tok/s/GPU" + this = $/M tokens
 
@@ -147,15 +148,25 @@ def _paid(ctx, hardware, value) -> str | None:
     return None
 
 
+def _with(spec: list, *columns: tuple[str, str, str]) -> list:
+    """``spec`` with each of ``columns`` appended where it does not hold that column yet."""
+    return spec + [c for c in columns if not any(k == c[1] for _, k, _ in spec)]
+
+
+def _per_month(cells, at, i, column, value, expression) -> None:
+    if column in at and _ok(value):
+        cells[at[column]][i] = F(expression, value)
+
+
 def fleet_columns(frame: pd.DataFrame, spec, ctx) -> list[tuple[str, str, list]]:
-    """The fleet: GPUs and $ per month as formulas of the nodes, GPUs per node and the rate paid."""
-    spec = list(spec)
-    if not any(c == "usd_per_gpu_hour" for _, c, _ in spec):
-        spec.append(("$/GPU-hour paid", "usd_per_gpu_hour", "usd"))
-    spec.append(("GPUs per node", "gpus_per_node", "int"))
+    """The fleet: GPUs and $ per month as formulas of the nodes, GPUs per node and the rate paid; rented on demand,
+    following the load, of the mean nodes and ``rent_<hardware>``; each effective $/M of its $ per month and the
+    tokens a month."""
+    spec = _with(list(spec), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("GPUs per node", "gpus_per_node", "int"),
+                 ("Tokens per month", "tokens_per_month", "tps"))
     col, cells = _letters(spec), _spec_columns(frame, spec)
     at = {c: i for i, (_, c, _) in enumerate(spec)}
-    N, G, P = col["nodes"], col["gpus_per_node"], col["usd_per_gpu_hour"]
+    N, G, P, T = col["nodes"], col["gpus_per_node"], col["usd_per_gpu_hour"], col["tokens_per_month"]
     for i, (r, rec) in enumerate(zip(_rows(frame), frame.to_dict("records"))):
         if not (_ok(rec.get("nodes")) and _ok(rec.get("gpus_per_node"))):
             continue
@@ -165,6 +176,88 @@ def fleet_columns(frame: pd.DataFrame, spec, ctx) -> list[tuple[str, str, list]]
             cells[at["usd_per_gpu_hour"]][i] = F(f"={name}", rec["usd_per_gpu_hour"])
         if _ok(rec.get("usd_per_gpu_hour")):
             cells[at["usd_per_month"]][i] = F(f"={N}{r}*{G}{r}*{P}{r}*hours_per_month", rec.get("usd_per_month"))
+            _per_month(cells, at, i, "effective_usd_per_mtok", rec.get("effective_usd_per_mtok"),
+                       f"={col['usd_per_month']}{r}/({T}{r}/1000000)")
+        rent = ctx.rent(rec.get("hardware"))
+        if rent is None or not _ok(rec.get("usd_per_month_autoscaled")) or "mean_nodes" not in at:
+            continue
+        _per_month(cells, at, i, "usd_per_gpu_hour_autoscaled", rec.get("usd_per_gpu_hour_autoscaled"), f"={rent}")
+        _per_month(cells, at, i, "usd_per_month_autoscaled", rec.get("usd_per_month_autoscaled"),
+                   f"={col['mean_nodes']}{r}*{G}{r}*{rent}*hours_per_month")
+        if "usd_per_month_autoscaled" in at:
+            _per_month(cells, at, i, "effective_usd_per_mtok_autoscaled", rec.get("effective_usd_per_mtok_autoscaled"),
+                       f"={col['usd_per_month_autoscaled']}{r}/({T}{r}/1000000)")
+    return [(h, k, cells[j]) for j, (h, _, k) in enumerate(spec)]
+
+
+def _option_rate(ctx, rec) -> str | None:
+    """The expression of what an owned or rented option pays a GPU-hour: its hardware's rate, a profile's full-use
+    rate, power + operations of a build-up (the marginal lens), or ``rent_<hardware>``."""
+    value = rec.get("usd_per_gpu_hour")
+    if not _ok(value):
+        return None
+    if rec.get("kind") == "rented":
+        return ctx.rent(rec.get("hardware"))
+    name = _paid(ctx, rec.get("hardware"), value)
+    if name is not None:
+        return name
+    for p in ctx.plan.profiles:
+        own = ctx.onprem.get(p.profile.name)
+        b = p.profile.breakdown() if own is not None else None
+        if b is not None and str(p.profile.hardware).lower() == str(rec.get("hardware")).lower() \
+                and math.isclose(b.power + b.operations, float(value), rel_tol=1e-9):
+            return f"({own['power']}+{own['operations']})"
+    return None
+
+
+def _api_rate(ctx, volume) -> str | None:
+    """The API's $/M of the workload's tokens as a formula of its price cells (:func:`model.core.volume.
+    api_usd_per_mtok`), None when they are not on the Assumptions sheet."""
+    api, names = volume.api, ctx.api_names
+    if not api or len(names) < 4:
+        return None
+    isl, osl = float(api["isl"]), float(api["osl"])
+    tokens = {"total": isl + osl, "output": osl, "input": isl}.get(volume.basis)
+    if not tokens:
+        return None
+    hit = names["cache_hit"]
+    return (f"=({isl!r}*(1-{hit})*{names['usd_per_m_input']}+{isl!r}*{hit}*{names['usd_per_m_cached_input']}"
+            f"+{osl!r}*{names['usd_per_m_output']})/{tokens!r}")
+
+
+def volume_columns(frame: pd.DataFrame, spec, ctx) -> list[tuple[str, str, list]]:
+    """Buy, rent or API: each owned or rented option's $ per month (and within its capacity's ±) as a formula of its
+    mean nodes, GPUs per node and the rate it pays; the API's $/M of its price cells and its $ a month of the
+    volume; every effective $/M of its $ per month and the volume."""
+    spec = _with(list(spec), ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("GPUs per node", "gpus_per_node", "int"),
+                 ("Volume [tokens/month]", "tokens_per_month", "tps"),
+                 ("Mean nodes, capacity + its ±", "mean_nodes_low", "x"),
+                 ("Mean nodes, capacity − its ±", "mean_nodes_high", "x"),
+                 ("$ per month, capacity + its ±", "usd_per_month_low", "dollars"),
+                 ("$ per month, capacity − its ±", "usd_per_month_high", "dollars"))
+    col, cells = _letters(spec), _spec_columns(frame, spec)
+    at = {c: i for i, (_, c, _) in enumerate(spec)}
+    G, P, V, M = col["gpus_per_node"], col["usd_per_gpu_hour"], col["tokens_per_month"], col["usd_per_month"]
+    api_rate = _api_rate(ctx, ctx.plan.volume)
+    for i, (r, rec) in enumerate(zip(_rows(frame), frame.to_dict("records"))):
+        effective = f"={M}{r}/({V}{r}/1000000)"
+        if rec.get("kind") == "api":
+            for column in ("usd_per_month_low", "usd_per_month_high"):     # a price has no ±
+                cells[at[column]][i] = None
+            if api_rate is None:
+                continue
+            cells[at["effective_usd_per_mtok"]][i] = F(api_rate, rec["effective_usd_per_mtok"])
+            cells[at["usd_per_month"]][i] = F(f"={V}{r}/1000000*{col['effective_usd_per_mtok']}{r}",
+                                              rec["usd_per_month"])
+            continue
+        rate = _option_rate(ctx, rec)
+        if rate is None or not _ok(rec.get("gpus_per_node")):
+            continue
+        cells[at["usd_per_gpu_hour"]][i] = F(f"={rate}", rec["usd_per_gpu_hour"])
+        for nodes, usd in (("mean_nodes", "usd_per_month"), ("mean_nodes_low", "usd_per_month_low"),
+                           ("mean_nodes_high", "usd_per_month_high")):
+            _per_month(cells, at, i, usd, rec.get(usd), f"={col[nodes]}{r}*{G}{r}*{P}{r}*hours_per_month")
+        _per_month(cells, at, i, "effective_usd_per_mtok", rec.get("effective_usd_per_mtok"), effective)
     return [(h, k, cells[j]) for j, (h, _, k) in enumerate(spec)]
 
 
