@@ -75,7 +75,7 @@ def test_iso_pivot_labels_and_merges():
     from model.present.answers import iso_pivot
 
     targets = [41.27, 41.28, 41.29, 41.3, 50.0, 50.0000001]
-    iso = pd.DataFrame([{"series": s, "interactivity": x, "usd_per_mtok": 1.0 + i / 100, "status": "ok",
+    iso = pd.DataFrame([{"series": s, "interactivity": x, "usd_per_mtok": 1.0 + i / 100, "status": "interpolated",
                          "ratio_to_baseline": 1.0} for s in ("a", "b") for i, x in enumerate(targets)])
     costs, ratios = iso_pivot(iso)
     assert list(costs.columns) == ["41.27 tok/s/user", "41.28 tok/s/user", "41.29 tok/s/user",
