@@ -11,7 +11,7 @@ DB ?= data/costfrontier.duckdb
 PORT ?= 8501
 DOCS_PORT ?= 8000
 
-.PHONY: run dev test check docs bench clean
+.PHONY: durations run dev test check docs bench clean
 
 $(BIN)/costfrontier: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -30,22 +30,27 @@ dev: $(BIN)/costfrontier
 	COSTFRONTIER_DB=$(DB) $(BIN)/python deploy/replica.py run app.py --server.port $(PORT) \
 		--server.fileWatcherType auto --server.runOnSave true --runner.postScriptGC true
 
-# Every test, e2e and slow included, on $(TEST_WORKERS) pytest-xdist workers: the browser journeys in two units that
-# two workers run in turn, the other long tests (e2e, slow) first on the third, then the short ones on whichever is
-# free (tests/conftest.py). Three workers on two cores: a journey waits for pages to settle, and the third worker's
+# Every test, e2e and slow included, on $(TEST_WORKERS) pytest-xdist workers: the browser journeys in three units that
+# three workers run in turn, the other long tests (e2e, slow) first on the fourth, then the short ones on whichever is
+# free (tests/conftest.py). Four workers on two cores: a journey waits for pages to settle, and the fourth worker's
 # tests fill those waits. `make test TEST_WORKERS=0` runs them in one process. The manual is tested with the code
 # (tests/test_docs.py): `mkdocs build --strict`, the generated CLI and link-key references, every example in docs/.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 
 test: $(BIN)/costfrontier
 	bash deploy/system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist load
 
-# Lint and every test that is neither a browser journey nor slow (the manual's tests included): a quick check.
+# Lint and every test that is neither a browser journey nor slow (the manual's tests included): a quick check for
+# the edit-test loop. Slow is marked, or measured at 0.4 s or more by the last `make durations` (tests/durations.json).
 check: $(BIN)/costfrontier
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist load -m "not e2e and not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist load -m "not e2e and not slow"
+
+# Measure every test but the browser journeys on two workers and write tests/durations.json (what `make check` skips).
+durations: $(BIN)/costfrontier
+	COSTFRONTIER_DURATIONS=1 $(BIN)/python -m pytest -q -n 2 --dist load -m "not e2e"
 
 # The manual (docs/, mkdocs.yml) served on http://127.0.0.1:$(DOCS_PORT), rebuilt on every save.
 docs: $(BIN)/costfrontier

@@ -32,6 +32,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 #: the marks of the tests that take longest (a browser, servers, many processes): under xdist they are handed
 #: out first, so no worker is left with one of them at the end while the other waits (``make test``)
 LONG = ("e2e", "slow")
+#: each test function's longest measured time [s] (setup, call and teardown of its slowest parameter), as a
+#: ``make durations`` run on two workers measured it (:func:`pytest_sessionfinish` writes it)
+DURATIONS = Path(__file__).with_name("durations.json")
+#: ``make check`` is the quick tier: a test function measured at this many seconds or more is also marked
+#: ``slow`` and left to ``make test`` (a test not yet measured is quick until ``make durations`` runs again)
+QUICK_S = 0.4
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -271,13 +277,21 @@ def pytest_runtest_teardown(item, nextitem):
         _Chromium.close()
 
 
-#: the browser journeys, in two units of work of about the same length (about 140 s each when run alone): the
-#: journeys of tests/test_e2e.py, and those of the other tests/test_e2e_*.py files
-JOURNEYS = ("tests/test_e2e.py", "tests/test_e2e_")
+#: the browser journeys, in three units of work of about the same length (200 to 300 s each in a loaded ``make
+#: test``): the journeys of tests/test_e2e.py; the proposal, the pinned versions and the page layouts; the numbers
+#: typed, the mix and actuals, the reports, ramps and volumes
+JOURNEYS = ("tests/test_e2e.py", "tests/test_e2e_[edges history layout proposal uncertainty versions]",
+            "tests/test_e2e_[the others]")
+_SECOND = ("edges", "history", "layout", "proposal", "uncertainty", "versions")
 
 
 def _journey(nodeid: str) -> str | None:
-    return next((unit for unit in JOURNEYS if nodeid.startswith(unit)), None)
+    if nodeid.startswith("tests/test_e2e.py"):
+        return JOURNEYS[0]
+    if nodeid.startswith("tests/test_e2e_"):
+        name = nodeid.removeprefix("tests/test_e2e_").split(".py", 1)[0]
+        return JOURNEYS[1] if name in _SECOND else JOURNEYS[2]
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -309,10 +323,29 @@ def _scheduler():
 JourneysTogether = _scheduler()
 
 
+def _function(nodeid: str) -> str:
+    """A test function's id: its node id without the parameters."""
+    return nodeid.split("[", 1)[0]
+
+
+@cache
+def _measured() -> dict[str, float]:
+    import json
+
+    return json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+
+
+@pytest.hookimpl(tryfirst=True)          # before ``-m`` deselects: the measured ``slow`` marks count there
 def pytest_collection_modifyitems(config, items):
-    """In an xdist worker, the browser journeys come first (the scheduler above hands each unit to one worker),
-    then the other long tests (marked e2e or slow), so a worker without journeys starts on those and no worker is
-    left with one of them at the end, then the short ones. Run in one process, the collection's order stays."""
+    """Every test function :data:`DURATIONS` measured at :data:`QUICK_S` or more gets the ``slow`` mark (``make
+    check`` leaves it out). In an xdist worker, the browser journeys come first (the scheduler above hands each
+    unit to one worker), then the other long tests (marked e2e or slow), so a worker without journeys starts on
+    those and no worker is left with one of them at the end, then the short ones. Run in one process, the
+    collection's order stays."""
+    measured = _measured()
+    for item in items:
+        if measured.get(_function(item.nodeid), 0.0) >= QUICK_S and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
     if not hasattr(config, "workerinput"):          # not an xdist worker (whose own ``dist`` option reads "no")
         return
 
@@ -322,3 +355,25 @@ def pytest_collection_modifyitems(config, items):
         return 1 if any(item.get_closest_marker(mark) for mark in LONG) else 2
 
     items[:] = sorted(items, key=rank)
+
+
+#: what a ``make durations`` run has measured so far (the controller's, or a run in one process)
+_TIMES: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    if os.environ.get("COSTFRONTIER_DURATIONS"):
+        _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """``make durations`` (COSTFRONTIER_DURATIONS=1): write :data:`DURATIONS`, each test function's slowest
+    parameter's setup, call and teardown, from the reports the controller received."""
+    import json
+
+    if not os.environ.get("COSTFRONTIER_DURATIONS") or hasattr(session.config, "workerinput") or not _TIMES:
+        return
+    longest: dict[str, float] = {}
+    for nodeid, seconds in _TIMES.items():
+        longest[_function(nodeid)] = max(longest.get(_function(nodeid), 0.0), round(seconds, 2))
+    DURATIONS.write_text(json.dumps(dict(sorted(longest.items())), indent=0) + "\n")

@@ -77,8 +77,8 @@ _QUIET = """quiet => {
 def _settle(page) -> None:
     """Wait until the page is drawn: the sidebar is there, no script run is in progress, nothing is stale, and the
     page has not changed for :data:`QUIET_MS` (the time since its last change, not a fixed sleep)."""
-    page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=30_000)
-    page.wait_for_function(_QUIET, arg=QUIET_MS, timeout=30_000, polling=50)
+    page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=60_000)
+    page.wait_for_function(_QUIET, arg=QUIET_MS, timeout=60_000, polling=50)
 
 
 def _cli(db: Path, *argv) -> dict:
@@ -105,14 +105,15 @@ def _main(page) -> str:
     return page.locator("[data-testid=stMain]").inner_text()
 
 
-def _shows(page, *texts: str, timeout_s: float = 15) -> str:
+def _shows(page, *texts: str, timeout_s: float = 30) -> str:
     """Wait until the main area shows every text (a rerun may still be drawing); return the text."""
     deadline = time.time() + timeout_s
     while True:
         body = _main(page)
         if all(t in body for t in texts) or time.time() > deadline:
-            for t in texts:
-                assert t in body, (t, body)
+            missing = [t for t in texts if t not in body]
+            if missing:           # the whole text (an assertion's repr would cut its middle out)
+                pytest.fail(f"{page.url} does not show {missing} after {timeout_s} s; it shows:\n{body}")
             return body
         page.wait_for_timeout(250)
 

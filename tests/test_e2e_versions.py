@@ -71,8 +71,8 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
         shutil.copy(db, cli_db)
         then = json.loads(_cli(cli_db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40",
                                "--data-version", "1", "--json"))["rows"]
-        now = json.loads(_cli(cli_db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40",
-                              "--json"))["rows"]
+        current = json.loads(_cli(cli_db, "iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--json"))
+        now = current["rows"]
         diff = _cli(cli_db, "versions", "--diff", "1", "3", "--by", "hardware", "--at", "40")
         head = {v: next(line.split(": ", 1)[1] for line in diff.splitlines() if f"headline at version {v}" in line)
                 for v in (1, 3)}
@@ -89,7 +89,8 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
         page.wait_for_function("() => !document.body.innerText.includes('Pinned to data version') && "
                                "!new URLSearchParams(location.search).has('v')", timeout=30_000)
         _settle(page)
-        body = _shows(page, _usd(now, "MI355X"), _usd(now, "B200"))
+        body = _shows(page, current["recommendation"]["headline"])       # the CLI's headline on the live data
+        assert f"${next(r['usd_per_mtok'] for r in now if r['hardware'] == 'MI355X'):.2f}/M" in body
         assert "Pinned to data version" not in body and "v=" not in page.evaluate("() => location.search")
 
         fresh = browser.new_page(viewport={"width": 1280, "height": 1000})

@@ -22,6 +22,7 @@ def test_the_xdist_scheduler_hook_groups_the_journeys_by_the_api_it_overrides():
     split = JourneysTogether._split_scope
     assert split(None, "tests/test_e2e.py::test_x[a]") == split(None, "tests/test_e2e.py::test_y") == JOURNEYS[0]
     assert split(None, "tests/test_e2e_layout.py::t") == split(None, "tests/test_e2e_versions.py::t") == JOURNEYS[1]
+    assert split(None, "tests/test_e2e_numbers.py::t") == split(None, "tests/test_e2e_report.py::t") == JOURNEYS[2]
     assert split(None, "tests/test_app.py::t") == "tests/test_app.py::t" and _journey("tests/test_app.py::t") is None
 
 
