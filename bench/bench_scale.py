@@ -139,7 +139,7 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
                                                   selected=selected), repeat)
     out["pairs20_crossings"] = len(twenty.crossovers)
     pairs = [(a, b) for i, a in enumerate(selected) for b in selected[i + 1:]]
-    out["pairs20_only"], _ = best(lambda: crossovers(result.curves, scenario.method, None, pairs), repeat)
+    out["pairs20_only"], _ = best(lambda: crossovers(result.curves, result.scenario.method, None, pairs), repeat)
     out["baseline_series"] = baseline
     out["rss_mib"] = peak_rss_mib()
     return out
@@ -147,7 +147,9 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
 
 def child(phase: str, *args) -> dict:
     done = subprocess.run([sys.executable, __file__, "--phase", phase, *map(str, args)], capture_output=True,
-                          text=True, check=True)
+                          text=True)
+    if done.returncode:
+        raise SystemExit(f"phase {phase} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
