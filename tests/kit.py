@@ -47,6 +47,9 @@ class Run:
     def lines(self) -> list[str]:
         return self.out.splitlines()
 
+    def __iter__(self):                   # code, out, err = cli(...)
+        return iter((self.code, self.out, self.err))
+
 
 def cli(db: str | os.PathLike | None, *argv: str) -> Run:
     """``costfrontier [--db DB] ARGV...`` run in this process; its exit code and output (nothing is printed)."""

@@ -15,19 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
-from model.cli import main
 from model.core.names import number
 from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading, samples_copy
-from ui.frame import PAGES as FRAME_PAGES
+from tests.kit import OVERVIEW, cli_json, open_page
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py"))
-OVERVIEW = "views/overview.py"
-#: each page's script -> its URL path (ui.frame.PAGES)
-URL_PATH_OF = {script: path for script, _, path, _ in FRAME_PAGES}
 
 
 def _db(tmp_path: Path, samples: bool) -> Path:
@@ -37,25 +32,6 @@ def _db(tmp_path: Path, samples: bool) -> Path:
     path = tmp_path / "empty.duckdb"
     connect(path).close()
     return path
-
-
-def open_page(page: str = OVERVIEW, query: dict | None = None, run: bool = True) -> AppTest:
-    """The app (its frame, ``app.py``) opened on ``page`` from a link carrying ``query``, as its address opens it: a
-    browser's first request names the page by its URL path, whose hash picks the page in ``st.navigation``, so the
-    first run draws that page (and the shared sidebar), not the Overview first. AppTest's ``switch_page`` finds a
-    page only after a run has registered the pages, so the first run is given the page's hash as a session opened
-    at ``/<url path>`` is (``_page_hash``: AppTest's request, pinned by the Streamlit version in pyproject.toml)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    if page != OVERVIEW:
-        at._page_hash = calc_hash(URL_PATH_OF[page])
-    if run:
-        at.run()
-        at.link_warnings = [w.value for w in at.warning]   # a link's notices show on the page it opens
-        if page != OVERVIEW and not at.exception:
-            assert at._finished_page_script_hash == at._page_hash, f"{page} did not open"
-    return at
 
 
 @pytest.fixture
@@ -402,11 +378,6 @@ def _curve_series(at) -> list[str]:
     return [t["meta"]["series"] for t in spec["data"] if t.get("meta", {}).get("kind") == "curve"]
 
 
-def _cli_json(capsys, *argv) -> dict:
-    assert main(["--db", os.environ["COSTFRONTIER_DB"], *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def test_crossovers_draw_the_envelope_and_the_baseline_until_asked_for_all(app, tmp_path, capsys):
     at = app(samples=False, run=False)
     _ingest_before_opening(tmp_path, _many_series_csv())
@@ -416,7 +387,7 @@ def test_crossovers_draw_the_envelope_and_the_baseline_until_asked_for_all(app, 
     at.switch_page("views/crossovers.py").run()
     assert not at.exception
     drawn = _curve_series(at)
-    envelope = _cli_json(capsys, "crossover", "--rate", "H100=2", "--baseline", "H100 · f59")
+    envelope = cli_json(os.environ["COSTFRONTIER_DB"], "crossover", "--rate", "H100=2", "--baseline", "H100 · f59")
     owners = {s["series"] for s in envelope["envelope"]["segments"]} if "envelope" in envelope else set()
     assert 2 <= len(owners) < len(drawn) == DRAW_LIMIT < MANY_SERIES
     assert owners <= set(drawn) and "H100 · f59" in drawn
@@ -434,7 +405,7 @@ def test_matched_interactivity_draws_the_cheapest_at_every_target(app, tmp_path,
     at.switch_page("views/matched_interactivity.py").run()
     assert not at.exception
     drawn = set(_curve_series(at))
-    iso = _cli_json(capsys, "iso", "--rate", "H100=2", "--at", "15,30,45")["rows"]
+    iso = cli_json(os.environ["COSTFRONTIER_DB"], "iso", "--rate", "H100=2", "--at", "15,30,45")["rows"]
     cheapest = {}
     for row in iso:
         if row["usd_per_mtok"] is not None and row["usd_per_mtok"] < cheapest.get(row["interactivity"], ("", 1e9))[1]:

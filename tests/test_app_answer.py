@@ -18,7 +18,7 @@ import model.core.analysis
 import ui.report
 from model.present.fmt import interactivity, usd
 from model.present.tables import TABLE_PARTS
-from tests.test_app import open_page
+from tests.kit import open_page
 from tests.test_app_report import QUERY
 
 MATCHED = "views/matched_interactivity.py"

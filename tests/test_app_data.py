@@ -15,7 +15,8 @@ from model.core.view import View
 from model.data.store import list_sources
 from tests.checksums import table_checksums
 from tests.conftest import FIXTURES, reading
-from tests.test_app import PAGES, _db, open_page
+from tests.kit import open_page
+from tests.test_app import PAGES, _db
 
 DATA = "views/data.py"
 FORMATS = sorted(p for p in (FIXTURES / "formats").iterdir() if p.suffix in (".json", ".jsonl", ".csv"))

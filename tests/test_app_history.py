@@ -12,7 +12,7 @@ from model.data.ingest import ingest_file
 from model.data.store import connect
 from model.present.fmt import for_people
 from tests.conftest import FIXTURES
-from tests.test_app import open_page
+from tests.kit import open_page
 
 HISTORY = FIXTURES / "history"
 COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]

@@ -11,18 +11,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from model.cli import main
 from model.core.links import view_url
 from tests.conftest import FIXTURES
+from tests.kit import cli_json, open_page
 from tests.test_actuals import PLAN
-from tests.test_app import _db, open_page
+from tests.test_app import _db
 
 MIX_VIEW = {"wl": "GLM-5|8192|1024", "x": "40"}
 
@@ -38,12 +37,6 @@ def _trace() -> bytes:
     rows = ["timestamp,input_tokens,output_tokens"]
     rows += [f"{i},{100_000 if i % 5 == 0 else 8_000},{500 if i % 5 == 0 else 1_000}" for i in range(600)]
     return "\n".join(rows).encode()
-
-
-def _cli_json(capsys, db: Path, *argv) -> dict:
-    capsys.readouterr()
-    assert main(["--db", str(db), *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def _copy(db: str, folder: Path) -> Path:
@@ -82,10 +75,10 @@ def test_a_trace_bucketed_on_the_gpu_mix_page_names_the_bucket_no_hardware_measu
 
     db = _copy(os.environ["COSTFRONTIER_DB"], tmp_path)
     link = view_url(state.to_query(), "GPU_mix", "http://localhost:8501")
-    by_link = _cli_json(capsys, db, "mix", "--link", link)
+    by_link = cli_json(db, "mix", "--link", link)
     trace = tmp_path / "agents.csv"
     trace.write_bytes(_trace())
-    by_file = _cli_json(capsys, db, "mix", "--trace", str(trace), "--where", "model=GLM-5", "--interactivity", "40")
+    by_file = cli_json(db, "mix", "--trace", str(trace), "--where", "model=GLM-5", "--interactivity", "40")
     for out in (by_link, by_file):
         assert {r["type"]: r["nodes"] for r in out["fleet"]} == nodes
         assert f"${out['usd_per_month']:,.0f} a month" in verdict
@@ -110,7 +103,7 @@ def test_actuals_uploaded_on_the_plan_page_meet_the_plan(opened, tmp_path, capsy
         "$153,446.40", "$153,446.40", "$2.84", "$1.42")
     assert (total["Output tokens"], total["Of plan"], total["Utilisation"]) == (
         "54,000,000,000", "50.0%", "44.1%")
-    out = _cli_json(capsys, _copy(os.environ["COSTFRONTIER_DB"], tmp_path), "plan-vs-actual",
+    out = cli_json(_copy(os.environ["COSTFRONTIER_DB"], tmp_path), "plan-vs-actual",
                     "--plan", PLAN)
     assert out["sentences"][0] in _texts(at, "info")
     assert out["total"]["usd_per_mtok"]["output"]["realised"] == pytest.approx(2.8416)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import open_page
+from tests.kit import open_page
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ import pytest
 
 from model.data.store import connect
 from model.present.figures import usd
-from tests.test_app import PAGES, _db, open_page
+from tests.kit import open_page
+from tests.test_app import PAGES, _db
 from tests.test_e2e import _cli as cli_json
 from tests.test_report import parse
 

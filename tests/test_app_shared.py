@@ -18,7 +18,7 @@ from model.data.published import priced_checks, published_checks, published_plan
 from model.present import figures
 from model.present.view_answer import answer_of_view
 from tests.conftest import reading
-from tests.test_app import open_page
+from tests.kit import open_page
 
 LINK = {"r": "B200:3.1,MI355X:1.6", "at": "20,40,60"}
 FRONTIER, HISTORY, DATA = "views/frontier.py", "views/history.py", "views/data.py"

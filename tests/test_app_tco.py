@@ -3,25 +3,18 @@ page exactly as the CLI prices the same rate, and the fleet size on the page equ
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 import pytest
 
-from model.cli import main
-from tests.test_app import open_page
+from tests.kit import cli_json, open_page
 
 
 @pytest.fixture
 def db(sample_db, monkeypatch):
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
     return sample_db
-
-
-def _cli(capsys, *argv) -> dict:
-    assert main(["--db", os.environ["COSTFRONTIER_DB"], *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def _submit(at, label: str):
@@ -40,7 +33,7 @@ def test_an_onprem_profile_prices_every_page(db, capsys):
         at.text_input(key=f"tco_{key}::B200").input(f"{value:g}")
     _submit(at, "Add to this view and price with it")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    cli = _cli(capsys, "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
+    cli = cli_json(os.environ["COSTFRONTIER_DB"], "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
                "--network-pct", "15", "--install-usd", "0", "--years", "5", "--rate-pct", "10", "--kw-per-gpu",
                "1.37", "--pue", "1.3", "--usd-per-kwh", "0.08", "--colo-usd-per-kw-month", "184",
                "--maintenance-pct", "3", "--utilization", "0.7")
@@ -51,17 +44,17 @@ def test_an_onprem_profile_prices_every_page(db, capsys):
                for c in at.sidebar.caption)
     at.switch_page("views/matched_interactivity.py").run()
     assert not at.exception
-    iso = _cli(capsys, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
+    iso = cli_json(os.environ["COSTFRONTIER_DB"], "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
                "--rate", f"B200={rate!r}", "--at", "50")
     shown = at.table[0].value
     for row in iso["rows"]:
         assert shown.loc[row["series"], "50.0 tok/s/user"].startswith(f"${row['usd_per_mtok']:.2f}/M"), row
     # the CLI prices by the saved profile the same way
-    _cli(capsys, "tco", "--hardware", "B200", "--server-usd", "300000", "--network-pct", "15", "--years", "5",
+    cli_json(os.environ["COSTFRONTIER_DB"], "tco", "--hardware", "B200", "--server-usd", "300000", "--network-pct", "15", "--years", "5",
          "--rate-pct", "10", "--kw-per-gpu", "1.37", "--pue", "1.3", "--usd-per-kwh", "0.08",
          "--colo-usd-per-kw-month", "184", "--maintenance-pct", "3", "--utilization", "0.7",
          "--name", "B200 on-prem 5y", "--save")
-    by_profile = _cli(capsys, "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
+    by_profile = cli_json(os.environ["COSTFRONTIER_DB"], "iso", "--by", "hardware", "--where", "spec_decoding=mtp", "--where", "model=GLM-5",
                       "--profile", "B200 on-prem 5y", "--at", "50")
     assert [r["usd_per_mtok"] for r in by_profile["rows"]] == pytest.approx([r["usd_per_mtok"] for r in iso["rows"]])
 
@@ -102,7 +95,7 @@ def test_fleet_page_equals_the_cli(db, capsys):
     assert not at.exception
     table = at.dataframe[0].value.set_index("Series")
     mi = table.loc["MI355X · sglang · mxfp4 · mtp"]
-    cli = _cli(capsys, "size", "--demand-rps", "10", "--sla", "ttft_p95=5", "--where", "model=GLM-5.2")
+    cli = cli_json(os.environ["COSTFRONTIER_DB"], "size", "--demand-rps", "10", "--sla", "ttft_p95=5", "--where", "model=GLM-5.2")
     row = next(r for r in cli["rows"] if r["series"] == "MI355X · sglang · mxfp4 · mtp" and r["nodes"])
     assert (row["nodes"], row["gpus"], round(row["usd_per_month"])) == (5, 40, 43216)
     assert (mi["Nodes"], mi["GPUs"], mi["$ per month"]) == ("5", "40", "$43,216")

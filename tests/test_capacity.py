@@ -10,7 +10,6 @@ Blackwell", bundled as data/samples/wafer_glm52_mxfp4_ramp.csv):
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -31,6 +30,7 @@ from model.core.cost import usd_per_mtok
 from model.core.sla import SLA, SLA_KEYS, TTFT_PERCENTILES, sla_failures, sla_mask, split_by_sla
 from model.data.store import load_points
 from model.present.ramp_figures import BREAK_COLOUR, RAMP_X_TITLE, TTFT_Y_TITLE, ramp_figure
+from tests.kit import cli_json
 
 MI355X = "MI355X · sglang · mxfp4 · mtp"
 
@@ -297,16 +297,11 @@ def test_ramp_figure_from_raw_points_without_sla(sample_points):
 # ------------------------------------------------------------------------------------------ CLI
 
 
-def _json(capsys, *argv):
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def test_cli_capacity_published_knees(sample_con, db_path, capsys):
     sample_con.close()
     # published (Wafer GLM-5.2 post): 2.4 req/s and 2,626 tok/s/node at TTFT <= 5 s; 2.0 and 1,944 at <= 1.1 s
     for limit, rate, tput in (("5", 2.4, 2626), ("1.1", 2.0, 1944)):
-        out = _json(capsys, "--db", str(db_path), "capacity", "--sla", f"ttft_p95={limit}", "--where",
+        out = cli_json(None, "--db", str(db_path), "capacity", "--sla", f"ttft_p95={limit}", "--where",
                     "hardware=MI355X", "--by", "hardware", "--json")
         assert out["sla"] == f"ttft_p95={limit}"
         (row,) = out["rows"]
@@ -319,7 +314,7 @@ def test_cli_capacity_published_knees(sample_con, db_path, capsys):
 
 def test_cli_capacity_text_rate_and_errors(sample_con, db_path, capsys):
     sample_con.close()
-    out = _json(capsys, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--sla", "success=0.99",
+    out = cli_json(None, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--sla", "success=0.99",
                 "--rate", "mi355x=2.0", "--json")
     rows = {r["series"]: r for r in out["rows"]}
     assert rows[MI355X]["usd_per_gpu_hour"] == 2.0 and out["sla"] == "ttft_p95=5,success=0.99"
@@ -332,7 +327,7 @@ def test_cli_capacity_text_rate_and_errors(sample_con, db_path, capsys):
     # blended without weights: the view's own (0.25 uncached, 0.025 cached), as on the Ramps page. The Wafer
     # knee at 5 s (328.25 output tok/s/GPU, ISL 20000, OSL 1000, 60 % prefix hits):
     # 328.25 x (1000 + 0.25 x 20000 x 0.4 + 0.025 x 20000 x 0.6) / 1000 = 328.25 x 3.3
-    out = _json(capsys, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--basis", "blended", "--json")
+    out = cli_json(None, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--basis", "blended", "--json")
     row = {r["series"]: r for r in out["rows"]}[MI355X]
     assert row["basis"] == "blended" and row["tokens_per_second_per_gpu"] == pytest.approx(328.25 * 3.3)
     assert main(["--db", str(db_path), "capacity", "--basis", "blended", "--w-input", "-1"]) == 2
@@ -341,7 +336,7 @@ def test_cli_capacity_text_rate_and_errors(sample_con, db_path, capsys):
 
 def test_cli_compare_published_claim(sample_con, db_path, capsys):
     sample_con.close()
-    out = _json(capsys, "--db", str(db_path), "compare", "--by", "hardware", "--rate", "B200=2.75",
+    out = cli_json(None, "--db", str(db_path), "compare", "--by", "hardware", "--rate", "B200=2.75",
                 "--rate", "MI355X=1", "--baseline", "b200", "--json")
     (row,) = out["rows"]
     assert row["series"] == "MI355X" and row["baseline"] == "B200"

@@ -11,18 +11,17 @@ blog's $1.95/GPU-hour.
 from __future__ import annotations
 
 import io
-import json
 
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.status import PRICED, STATUSES, series_without_curve, status_words
 from model.core.view import View
 from model.data.store import connect
 from model.present.report import build_report, report_parts
 from model.present.view_answer import answer_of_view
 from tests.conftest import ROOT
+from tests.kit import cli_json
 from tests.test_report import parse
 
 REFERENCE = pd.read_csv(ROOT / "data" / "samples" / "inferencex_glm5_fp8_2026-05-20.csv")
@@ -42,8 +41,7 @@ EXPECTED = {("B200", 10.0): ("unreachable", "below"), ("MI355X", 10.0): ("unreac
 
 def _json(capsys, db, *argv) -> dict:
     """``iso --json`` by linear interpolation, as the hand-made oracles below (and InferenceX) interpolate."""
-    assert main(["--db", str(db), "iso", "--method", "linear", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cli_json(db, "iso", "--method", "linear", *argv)
 
 
 def test_the_reference_rows_put_the_targets_where_the_test_says():

@@ -7,25 +7,19 @@ $1.48/GPU-hour an 8-GPU node costs 8 × 1.48 × 730 = $8,643.20 a month. Busines
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from model.cli import main
+from tests.kit import cli_json
 
 RAMP = ["--sla", "ttft_p95=5", "--rate", "MI355X=1.48", "--where", "hardware=MI355X", "--where", "precision=mxfp4",
         "--where", "model=GLM-5.2", "--where", "isl=20000", "--where", "osl=1000", "--by", "hardware"]
 NODE_MONTH = 8 * 1.48 * 730
 
 
-def _json(capsys, db, *argv) -> dict:
-    assert main(["--db", str(db), *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def test_size_follows_a_business_hours_day(sample_db, capsys):
     # rented on demand at $2.10 (issue 41: only billing that can follow the load has a following-the-load cost)
-    out = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", "--rent", "MI355X=2.1",
+    out = cli_json(sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", "--rent", "MI355X=2.1",
                 "--on-demand", *RAMP)
     (row,) = [r for r in out["rows"] if r["method"] == "ramp knee"]
     assert row["nodes"] == 3 and row["usd_per_month"] == pytest.approx(3 * NODE_MONTH)
@@ -34,12 +28,12 @@ def test_size_follows_a_business_hours_day(sample_db, capsys):
     assert row["usd_per_gpu_hour_autoscaled"] == 2.1
     assert row["usd_per_month_autoscaled"] == pytest.approx((9 * 3 + 15 * 1) / 24 * 8 * 2.1 * 730)
     # the same fleet on demand as Buy, rent or API prices it
-    volume = _json(capsys, sample_db, "volume", "--peak-rps", "6", "--shape", "business-hours", "--rent",
+    volume = cli_json(sample_db, "volume", "--peak-rps", "6", "--shape", "business-hours", "--rent",
                    "MI355X=2.1", "--on-demand", *RAMP)
     (od,) = [o for o in volume["options"] if o["option"].startswith("rented MI355X, on demand")]
     assert od["usd_per_month"] == pytest.approx(row["usd_per_month_autoscaled"])
     # owned (or priced by a profile), the fleet pays the peak: no hourly-following cost, not even a mean node count
-    owned = _json(capsys, sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
+    owned = cli_json(sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", *RAMP)
     (plain,) = [r for r in owned["rows"] if r["method"] == "ramp knee"]
     assert plain["usd_per_month"] == row["usd_per_month"]
     assert plain["usd_per_month_autoscaled"] is None and plain["mean_nodes"] is None
@@ -52,7 +46,7 @@ def test_size_follows_a_business_hours_day(sample_db, capsys):
 
 
 def test_a_peak_and_a_volume_together_and_each_option_at_its_own_billing(sample_db, capsys):
-    out = _json(capsys, sample_db, "volume", "--peak-rps", "6", "--volume", "3e9", "--shape", "business-hours",
+    out = cli_json(sample_db, "volume", "--peak-rps", "6", "--volume", "3e9", "--shape", "business-hours",
                 "--rent", "MI355X=2.1", "--on-demand", "--min-nodes", "0", *RAMP)
     options = {o["option"]: o for o in out["options"]}
     owned = options["owned MI355X"]
@@ -72,7 +66,7 @@ def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, cap
     rows += [f"2023-11-16 {(5 + w * 5) // 60:02d}:{(5 + w * 5) % 60:02d}:{j:02d}.0000000,20000,1000" for w in range(11)
              for j in range(60)]
     good.write_text("\n".join(rows) + "\n")
-    out = _json(capsys, sample_db, "size", "--trace", str(good), "--min-nodes", "0", *RAMP)
+    out = cli_json(sample_db, "size", "--trace", str(good), "--min-nodes", "0", *RAMP)
     (row,) = [r for r in out["rows"] if r["method"] == "ramp knee"]
     assert row["demand_rps"] == pytest.approx(2.0) and row["nodes"] == 1
     assert row["mean_rps"] == pytest.approx(1260 / 3600)
@@ -86,7 +80,7 @@ def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, cap
 def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, capsys):
     # 30 B output tokens a month of 1,000 a request: 11.4 req/s on average; by day × 4 / (51/24) = 21.5 req/s,
     # 9 nodes; by night × 1 / (51/24) = 5.37 req/s, 3 nodes: (9 × 9 + 15 × 3) / 24 = 5.25 nodes on average
-    out = _json(capsys, sample_db, "volume", "--volume", "30e9", "--shape", "business-hours", "--rent", "MI355X=2.1",
+    out = cli_json(sample_db, "volume", "--volume", "30e9", "--shape", "business-hours", "--rent", "MI355X=2.1",
                 "--on-demand", "--min-nodes", "1", *RAMP)
     options = {o["option"]: o for o in out["options"]}
     od = options["rented MI355X, on demand (at least 1 node kept up)"]
@@ -106,7 +100,7 @@ def test_a_traces_volume_is_stated_from_its_own_requests(sample_db, capsys, tmp_
     trace = tmp_path / "t.csv"
     trace.write_text("timestamp,input_tokens,output_tokens\n"
                      + "".join(f"{i * 6},18000,900\n" for i in range(600)))
-    out = _json(capsys, sample_db, "size", "--trace", str(trace), *RAMP)
+    out = cli_json(sample_db, "size", "--trace", str(trace), *RAMP)
     mean = 600 / 3600
     said = out["demand_said"]
     assert f"{mean * 900 * 730 * 3600 / 1e6:.0f} M output tokens a month of the trace's own requests" in said, said

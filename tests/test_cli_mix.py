@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 import pytest
 
 from model.cli import main
+from tests.kit import cli_json
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "mix" / "two_workloads_synthetic.csv"
 VIEW = ["--interactivity", "50", "--rate", "H100=2", "--rate", "H200=3"]
@@ -35,8 +36,7 @@ def synthetic_db(tmp_path, capsys) -> Path:
 
 
 def _json(capsys, db, *argv) -> dict:
-    assert main(["--db", str(db), "mix", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cli_json(db, "mix", *argv)
 
 
 def test_each_type_serves_the_bucket_it_is_cheapest_for(synthetic_db, capsys):

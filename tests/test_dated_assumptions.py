@@ -27,7 +27,7 @@ from model.data.store import connect, stored_rates
 from model.present.assumptions import assumptions_of
 from model.present.report import report_parts
 from model.present.view_answer import answer_of_view
-from tests.test_app import open_page
+from tests.kit import open_page
 
 #: tco_presets_2026-09.csv of the reference set: (gpu, tier) -> ($/GPU-hour, all-in kW or None)
 SEPT_2026 = {

@@ -8,15 +8,14 @@ Everything is real: the nginx binary (installed by .ci/run), ``streamlit run app
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from deploy.serve import free_port, nginx_binary, start_nginx, start_replica, stop, wait_healthy
-from tests.conftest import CHROMIUM, ROOT
+from tests.conftest import CHROMIUM
+from tests.kit import cli_process
 
 # ``browser``: tests/conftest.py's Chromium, with the project's launch flags
 #: points in the default view of the samples: the InferenceX GLM-5 8192/1024 table has 29 rows
@@ -36,14 +35,6 @@ def new_points_csv(path: Path, rows: int = NEW_ROWS, tag: str = "newfw") -> Path
     return path
 
 
-def cli(db: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """``python -m model.cli --db DB ...`` in its own process."""
-    import os
-
-    return subprocess.run([sys.executable, "-m", "model.cli", "--db", str(db), *argv], cwd=ROOT, text=True,
-                          capture_output=True, env={**os.environ, **(env or {})}, timeout=120)
-
-
 def rows_in_view(page, timeout_s: float = 60) -> int:
     """The overview's "Rows in view" metric."""
     metric = page.locator('[data-testid="stMetric"]', has_text="Rows in view")
@@ -61,8 +52,6 @@ def rerun_until(page, expected: int, timeout_s: float = 30) -> int:
         time.sleep(0.3)
         seen = rows_in_view(page)
     return seen
-
-
 
 
 @pytest.fixture
@@ -110,7 +99,7 @@ def test_nginx_in_front_of_two_replicas_every_context_sees_a_cli_ingest(replicas
         cookies = {c["value"] for context, _ in contexts for c in context.cookies() if c["name"] == "cf_replica"}
         assert len(cookies) == len(contexts) and cookies <= set(replica_of)  # one sticky id per viewer
 
-        result = cli(db, "ingest", str(new_points_csv(tmp_path / "new.csv")), "--set", "model=GLM-5")
+        result = cli_process(db, "ingest", str(new_points_csv(tmp_path / "new.csv")), "--set", "model=GLM-5")
         assert result.returncode == 0, result.stderr
         assert f"{NEW_ROWS} rows added" in result.stdout
         for _, page in contexts:

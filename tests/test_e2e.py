@@ -6,9 +6,7 @@ Screenshots of every page go to test-output/screenshots/ (CI keeps the directory
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import json
 import time
 from pathlib import Path
@@ -92,13 +90,11 @@ def _cli(db: Path, *argv) -> dict:
 
 @functools.cache
 def _cli_stdout(db: str, mtime_ns: int, size: int, argv: tuple[str, ...]) -> str:
-    from model.cli import main
+    from tests.kit import cli
 
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["--db", db, *argv, "--json"])
-    assert code == 0, (argv, err.getvalue())
-    return out.getvalue()
+    done = cli(db, *argv, "--json")
+    assert done.code == 0, (argv, done.err)
+    return done.out
 
 
 def _main(page) -> str:

@@ -13,6 +13,7 @@ from model.core.names import number
 from model.core.plausible import fleet_question, percent_question, rate_notes, rate_question
 from model.core.view import View
 from model.core.view_codecs import NUMBER, rate_pairs
+from tests.kit import cli
 
 # typed text -> the value it is read as
 READ = [
@@ -94,35 +95,29 @@ def test_demand_and_volume_limits_are_the_ones_the_message_states(field, typed, 
         assert field not in state.to_query() and any(words in n and f"{field}='{typed}'" in n for n in notices), notices
 
 
-def _cli(capsys, db, *argv) -> tuple[int, str, str]:
-    code = main(["--db", str(db), *argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_the_cli_reads_numbers_by_the_rule_and_notes_unusual_values(sample_db, capsys):
-    code, _, err = _cli(capsys, sample_db, "size", "--demand-rps", "1,480")
+    code, _, err = cli(sample_db, "size", "--demand-rps", "1,480")
     assert code != 0 and "'1,480' is ambiguous" in err
     # 2,000,000,000,000 tokens a month (a provider's volume) is a volume, and equals 2e12
-    code, out, _ = _cli(capsys, sample_db, "volume", "--tokens-per-month", "2,000,000,000,000", "--json")
+    code, out, _ = cli(sample_db, "volume", "--tokens-per-month", "2,000,000,000,000", "--json")
     assert code == 0
     assert json.loads(out)["tokens_per_month"] == 2e12
-    code, out, _ = _cli(capsys, sample_db, "volume", "--tokens-per-month", "1e15", "--json")
+    code, out, _ = cli(sample_db, "volume", "--tokens-per-month", "1e15", "--json")
     assert code == 0 and json.loads(out)["tokens_per_month"] == 1e15
-    code, _, err = _cli(capsys, sample_db, "volume", "--tokens-per-month=-1")
+    code, _, err = cli(sample_db, "volume", "--tokens-per-month=-1")
     assert code != 0 and "at most 1e18 tokens a month" in err
     # a 90x rate and a demand of 100,000 req/s are answered, with a note each
-    code, out, err = _cli(capsys, sample_db, "size", "--demand-rps", "100000", "--rate", "MI355X=133.2")
+    code, out, err = cli(sample_db, "size", "--demand-rps", "100000", "--rate", "MI355X=133.2")
     assert code == 0
     assert "note: unusual rate: MI355X at $133.20/GPU-hour is 90× its preset ($1.48)" in err
     assert "note: unusual demand: this demand needs at least" in err and "nodes are checked" in err
-    code, out, err = _cli(capsys, sample_db, "size", "--demand-rps", "10")
+    code, out, err = cli(sample_db, "size", "--demand-rps", "10")
     assert code == 0 and "unusual" not in err
 
 
 def test_costfrontier_tco_reads_its_numbers_by_the_rule(sample_db, capsys):
     # the worked example (2.7630 $/GPU-hour by hand), typed with decimal commas and thousands separators
-    code, out, _ = _cli(capsys, sample_db, "tco", "--hardware", "B200", "--server-usd", "300 000", "--network-pct",
+    code, out, _ = cli(sample_db, "tco", "--hardware", "B200", "--server-usd", "300 000", "--network-pct",
                         "15", "--years", "5", "--rate-pct", "10", "--kw-per-gpu", "1,37", "--pue", "1,3",
                         "--usd-per-kwh", "0,08", "--colo-usd-per-kw-month", "184", "--maintenance-pct", "3",
                         "--utilization", "0,7", "--json")

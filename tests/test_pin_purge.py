@@ -18,7 +18,7 @@ from model.data.snapshot import write
 from model.data.store import connect, remove_source
 from model.data.versions import pin_notes, purge, record_pin
 from tests.conftest import FIXTURES
-from tests.test_app import open_page
+from tests.kit import open_page
 from ui.frame import share_promise
 
 A = FIXTURES / "history" / "runs_2026-01-10.csv"

@@ -12,7 +12,6 @@ The on-prem build-up is the worked example of tests/test_tco.py (2.7630 $/GPU-ho
 
 from __future__ import annotations
 
-import json
 import math
 
 import pandas as pd
@@ -24,6 +23,7 @@ from model.core.view import View
 from model.data.store import connect
 from model.present.ramp_answer import ramp_answer
 from model.present.view_answer import answer_of_view
+from tests.kit import cli_json
 
 MI355X = "MI355X · sglang · mxfp4 · mtp"
 B200 = "B200 · sglang"
@@ -41,17 +41,10 @@ ONPREM = ["tco", "--hardware", "MI355X", "--name", "MI355X on-prem 5y", "--save"
 ONPREM_RATE = 2.763063      # $/GPU-hour effective (1.93414 at full use / 0.7), tests/test_tco.py check_worked
 
 
-def _json(capsys, db, *argv) -> dict:
-    code = main(["--db", str(db), *argv, "--json"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return json.loads(captured.out)
-
-
 def _report(capsys, db, tmp_path, link: str) -> tuple[dict, str, pd.DataFrame | None]:
     """The report of ``link``: its --json, its HTML, and its Fleet table (None when it has none)."""
     html = tmp_path / "report.html"
-    out = _json(capsys, db, "report", "--link", link, "--out", str(html))
+    out = cli_json(db, "report", "--link", link, "--out", str(html))
     zipped = tmp_path / "report.zip"
     assert main(["--db", str(db), "report", "--link", link, "--out", str(zipped)]) == 0
     capsys.readouterr()
@@ -67,32 +60,32 @@ def _report(capsys, db, tmp_path, link: str) -> tuple[dict, str, pd.DataFrame | 
 
 def test_the_as_of_view_has_no_knees_on_capacity_compare_size_and_the_report(sample_db, tmp_path, capsys):
     link = f"{BASE}/Ramps?{AS_OF}&rps=10"
-    capacity = _json(capsys, sample_db, "capacity", "--link", link)
+    capacity = cli_json(sample_db, "capacity", "--link", link)
     assert capacity["rows"] == [] and capacity["view"]["asof"] == "2000-01-01"
     assert "as of 2000-01-01: 0 of 9 rows; 9 rows state no run date and are left out (never given one)" \
         in capacity["notes"]
     assert "no load ramps (rows with a request rate and no interactivity) in this view" in capacity["notes"]
-    assert _json(capsys, sample_db, "compare", "--link", link)["rows"] == []
-    size = _json(capsys, sample_db, "size", "--link", link)
+    assert cli_json(sample_db, "compare", "--link", link)["rows"] == []
+    size = cli_json(sample_db, "size", "--link", link)
     assert size["rows"] == [] and "no load ramps or sweeps in this view to size a fleet from" in size["notes"]
     report, html, fleet = _report(capsys, sample_db, tmp_path, link)
     assert "Fleet" not in report["tables"] and fleet is None
     assert "no load ramps or sweeps in this view to size a fleet from" in html
     # the same options without --link: the same (empty) answer
-    options = _json(capsys, sample_db, "capacity", "--where", "model=GLM-5.2", "--where", "isl=20000",
+    options = cli_json(sample_db, "capacity", "--where", "model=GLM-5.2", "--where", "isl=20000",
                     "--where", "osl=1000", "--sla", "ttft_p95=1.1", "--as-of", "2000-01-01")
     assert options["rows"] == [] and options["view"] == {k: v for k, v in capacity["view"].items() if k != "rps"}
 
 
 def test_without_as_of_the_surfaces_share_the_published_knee(sample_db, tmp_path, capsys):
     link = f"{BASE}/Ramps?{WAFER}&rps=10"
-    knees = {r["series"]: r for r in _json(capsys, sample_db, "capacity", "--link", link)["rows"]}
+    knees = {r["series"]: r for r in cli_json(sample_db, "capacity", "--link", link)["rows"]}
     assert set(knees) == {MI355X, B200}
     mi = knees[MI355X]       # published: 2.0 req/s, 1,944 tok/s/node
     assert (mi["request_rate"], mi["tokens_per_second_per_node"], mi["tokens_per_second_per_gpu"]) == (2.0, 1944, 243)
     assert mi["usd_per_gpu_hour"] == 1.48 and mi["source_line"] == 5
     assert knees[B200]["request_rate"] is None and knees[B200]["first_failure"] == "ttft_p95_s missing"
-    size = {r["series"]: r for r in _json(capsys, sample_db, "size", "--link", link)["rows"]}
+    size = {r["series"]: r for r in cli_json(sample_db, "size", "--link", link)["rows"]}
     assert size[MI355X]["per_node_rps"] == 2.0 and size[MI355X]["nodes"] == 5      # ceil(10 / 2.0)
     _, _, fleet = _report(capsys, sample_db, tmp_path, link)
     row = fleet.set_index("Series").loc[MI355X]
@@ -117,13 +110,13 @@ def test_the_ramp_part_reads_the_rows_after_as_of_and_repeats(sample_db):
 
 
 def test_capacity_prices_knees_by_a_stored_cost_profile(sample_db, capsys):
-    saved = _json(capsys, sample_db, *ONPREM)["rows"][0]
+    saved = cli_json(sample_db, *ONPREM)["rows"][0]
     assert saved["saved"] and saved["usd_per_gpu_hour"] == pytest.approx(ONPREM_RATE, abs=1e-6)
     where = ("--where", "model=GLM-5.2", "--sla", "ttft_p95=1.1")
-    plain = {r["series"]: r for r in _json(capsys, sample_db, "capacity", *where)["rows"]}
+    plain = {r["series"]: r for r in cli_json(sample_db, "capacity", *where)["rows"]}
     assert plain[MI355X]["usd_per_gpu_hour"] == 1.48          # the 2025-08 owning_hyperscaler preset
     for argv in (where, ("--link", f"{BASE}/Ramps?{WAFER}")):
-        out = _json(capsys, sample_db, "capacity", *argv, "--profile", "MI355X on-prem 5y")
+        out = cli_json(sample_db, "capacity", *argv, "--profile", "MI355X on-prem 5y")
         mi = {r["series"]: r for r in out["rows"]}[MI355X]
         # $/M by hand: rate / (tok/s/GPU x 3600) x 1e6, tok/s/GPU = the published knee's 1,944 tok/s/node / 8
         assert mi["tokens_per_second_per_gpu"] == 243
@@ -135,7 +128,7 @@ def test_capacity_prices_knees_by_a_stored_cost_profile(sample_db, capsys):
         assert sources["MI355X"]["source"] == "cost profile" and sources["MI355X"]["profile"] == "MI355X on-prem 5y"
         assert any("priced by cost profile 'MI355X on-prem 5y'" in n for n in out["notes"])
     # compare at the peaks (the link's peak=1): the price ratio is the profile's rate over B200's preset
-    compared = _json(capsys, sample_db, "compare", "--link", f"{BASE}/Ramps?{WAFER}&peak=1&cmpb=B200",
+    compared = cli_json(sample_db, "compare", "--link", f"{BASE}/Ramps?{WAFER}&peak=1&cmpb=B200",
                      "--profile", "MI355X on-prem 5y")
     (row,) = compared["rows"]
     assert compared["base"] == B200 and row["series"] == MI355X
@@ -153,7 +146,7 @@ def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prin
     profile = CostProfile(name="MI355X on-prem 5y", hardware="MI355X", onprem=onprem_inputs(**ONPREM_INPUTS))
     query = {"wl": "GLM-5.2|20000|1000", "sla": "ttft_p95=1.1", "prof": profiles_to_text([profile]),
              "use": profile.name}
-    printed = {r["series"]: r for r in _json(capsys, sample_db, "capacity", "--link",
+    printed = {r["series"]: r for r in cli_json(sample_db, "capacity", "--link",
                                               f"{BASE}/Ramps?{urlencode(query)}")["rows"]}
     assert printed[MI355X]["usd_per_mtok"] == pytest.approx(ONPREM_RATE / (243 * 3600) * 1e6, abs=1e-6)
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))

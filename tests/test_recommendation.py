@@ -13,7 +13,6 @@ volume is far above its full-use $/M (two nodes, 42 % used).
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import pytest
@@ -28,7 +27,7 @@ from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
 from model.present.report import build_report, report_parts
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
-from tests.test_app import open_page
+from tests.kit import cli_json, open_page
 
 MTP = {"wl": "GLM-5|8192|1024", "spec": "mtp", "by": "hardware", "x": "40"}
 MI, B = "MI355X", "B200"
@@ -39,11 +38,6 @@ def _view(**extra) -> View:
     """The MTP view at 40 tok/s/user, linear unless ``extra`` says otherwise (the issue's figures are linear's)."""
     return View().replace(workload="GLM-5|8192|1024", spec_decoding=("mtp",), by=("hardware",),
                           interactivity_needed=40.0, **{"method": "linear", **extra})
-
-
-def _json(capsys, *argv) -> dict:
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def _first_page(doc: str) -> str:
@@ -86,7 +80,7 @@ def test_monotone_settles_it_with_its_narrower_bands(sample_db):
 def test_iso_json_text_and_the_report_first_page_say_the_same(sample_db, capsys, method, settled):
     argv = ["--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--by",
             "hardware", "--interactivity", "40", "--method", method]
-    rec = _json(capsys, *argv, "--json")["recommendation"]
+    rec = cli_json(None, *argv, "--json")["recommendation"]
     assert rec["settled"] is settled and rec["winner"] == (MI if settled else None)
     assert [s["name"] for s in rec["series"]] == [MI, B]
     assert (NOT_SETTLED in rec["headline"]) is not settled
@@ -154,7 +148,7 @@ def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owne
     assert rec.fleet["nodes"] == 2 and rec.fleet["usd_per_month"] == pytest.approx(owned.usd_per_month)
     first = _first_page(doc)
     assert head in first and "526,027,397" not in doc and "tokens/day" not in first
-    out = _json(capsys, "--db", str(sales_db), "iso", "--link", "http://x/?" + "&".join(
+    out = cli_json(None, "--db", str(sales_db), "iso", "--link", "http://x/?" + "&".join(
         f"{k}={v}" for k, v in answer.view.to_query().items()), "--json")["recommendation"]
     assert out["headline"] == head and out["options"][0]["name"] == "API custom prices"
 
@@ -215,7 +209,7 @@ def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales
         query = _sales_view(con).to_query()
     link = "http://localhost:8501/?" + "&".join(f"{k}={v}" for k, v in query.items())
     out = tmp_path / "p.html"
-    said = _json(capsys, "--db", str(sales_db), "report", "--link", link, "--out", str(out), "--json")
+    said = cli_json(None, "--db", str(sales_db), "report", "--link", link, "--out", str(out), "--json")
     rec = said["recommendation"]
     assert rec["winner"] == "API custom prices" and rec["demand"] == "16 B total tokens a month (peak 2× the average)"
     assert rec["headline"] in _first_page(out.read_text(encoding="utf-8"))
@@ -241,12 +235,12 @@ def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headli
     assert mi.usd_per_mtok == pytest.approx(0.367, abs=5e-4) and rec.settled is True
     argv = ["--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--by",
             "hardware", "--interactivity", "40", "--json"]
-    auto = _json(capsys, *argv)
+    auto = cli_json(None, *argv)
     assert auto["recommendation"]["method"] == "monotone" and auto["interpolation_error"]["method"] == "monotone"
-    pinned = _json(capsys, *argv, "--method", "linear")["recommendation"]
+    pinned = cli_json(None, *argv, "--method", "linear")["recommendation"]
     assert pinned["method"] == "linear" and pinned["settled"] is False
     assert pinned["headline"].endswith("Interpolation: linear (set in this view; monotone fits this data better).")
-    linked = _json(capsys, "--db", str(sample_db), "iso", "--link", "http://x/?" + "&".join(
+    linked = cli_json(None, "--db", str(sample_db), "iso", "--link", "http://x/?" + "&".join(
         f"{k}={v}" for k, v in {**MTP, "method": "linear"}.items()), "--json")["recommendation"]
     assert linked["method"] == "linear" and linked["headline"] == pinned["headline"]
 
@@ -264,7 +258,7 @@ def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name
     """One 8-GPU MI355X node, $8,643.20 a month (8 × 1.48 × 730), carries 5 B tokens 26 % used; the API bills
     5,000 M × $1.7333 = $8,666.67: $23 (0.3 %) apart, inside the 2 % margin, so no winner (``settled: false``); at
     2 B tokens the API ($3,466.67) is cheaper beyond any ± and wins."""
-    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link(TIE), "--json")["recommendation"]
+    out = cli_json(None, "--db", str(sample_db), "iso", "--link", _link(TIE), "--json")["recommendation"]
     owned, api = out["options"][0], out["options"][1]
     assert (owned["usd_per_month"], api["usd_per_month"]) == pytest.approx((8643.2, 5000 * (8 / 9 * 1.4 + 4.4 / 9)))
     assert out["settled"] is False and out["winner"] is None
@@ -272,11 +266,11 @@ def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name
     assert f"{owned['name']} and {api['name']} cost about the same ($23 a month apart, 0.3%)" in out["headline"]
     assert "is the cheapest way" not in out["headline"]
     assert (owned["nodes_low"], owned["nodes_high"]) == (1, 1)          # 26 % used: the ± moves no node
-    apart = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "2e9"}),
+    apart = cli_json(None, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "2e9"}),
                   "--json")["recommendation"]
     assert apart["settled"] is True and apart["winner"] == "API GLM-5.2 (Z.ai)"
     assert apart["headline"].startswith("At 2 B total tokens a month, API GLM-5.2 (Z.ai) is the cheapest way")
-    volume = _json(capsys, "--db", str(sample_db), "volume", "--link", _link(TIE), "--json")
+    volume = cli_json(None, "--db", str(sample_db), "volume", "--link", _link(TIE), "--json")
     assert volume["settled"] is False and volume["cheapest"] is None and "about the same" in volume["verdict"]
 
 
@@ -285,7 +279,7 @@ def test_near_a_node_boundary_the_owned_option_is_a_range_of_nodes(sample_db, ca
     capacity's ± (the curve's at 50 tok/s/user) one node would do: owning it costs $8,643.20 to $17,286.40 a month.
     One B200 node (8 × 952.7 tok/s/GPU: 20.03 B a month) carries the volume for 8 × 1.95 × 730 = $11,388 a month,
     52 % below MI355X's two nodes, yet inside MI355X's range: not settled, both named with their ranges."""
-    out = _json(capsys, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "19.5e9"}),
+    out = cli_json(None, "--db", str(sample_db), "iso", "--link", _link({**TIE, "tpm": "19.5e9"}),
                 "--json")["recommendation"]
     b200, owned = out["options"][:2]
     assert b200["usd_per_month"] == pytest.approx(8 * 1.95 * 730) and b200["nodes_low"] == b200["nodes_high"] == 1
@@ -322,4 +316,4 @@ def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db, capsy
     assert main(argv) == 0
     said = capsys.readouterr()
     assert f"MI355X {fmt.usd(rate, '')}" in said.out.splitlines()[0] and cents in said.err
-    assert _json(capsys, *argv, "--json")["usd_per_gpu_hour"]["MI355X"] == rate          # exact
+    assert cli_json(None, *argv, "--json")["usd_per_gpu_hour"]["MI355X"] == rate          # exact

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import shutil
 import subprocess
 import zipfile
@@ -28,6 +27,7 @@ from model.present.answers import pair_intervals
 from model.present.figures import usd
 from model.present.report import ReportError, html_to_pdf, report_of_view, view_link
 from model.present.report_output import round_usd
+from tests.kit import cli_json
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")
@@ -84,11 +84,6 @@ def parse(html: str) -> _Tables:
     return parser
 
 
-def cli_json(capsys, db: Path, command: str, *argv) -> dict:
-    assert main(["--db", str(db), command, *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 @pytest.fixture(scope="module")
 def db(samples_template, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("report") / "samples.duckdb"
@@ -104,7 +99,7 @@ def html_report(db, tmp_path_factory) -> str:
 
 
 def test_html_iso_table_equals_cli_json(db, html_report, capsys):
-    iso = cli_json(capsys, db, "iso", *VIEW)
+    iso = cli_json(db, "iso", *VIEW)
     shown = parse(html_report).tables["iso"]
     assert len(shown) == len(iso["rows"]) == 12
     by_key = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in shown}
@@ -121,7 +116,7 @@ def test_html_iso_table_equals_cli_json(db, html_report, capsys):
 
 
 def test_html_crossovers_equal_cli_json(db, html_report, capsys):
-    cross = cli_json(capsys, db, "crossover", *VIEW)
+    cross = cli_json(db, "crossover", *VIEW)
     shown = parse(html_report).tables["crossovers"]
     assert len(shown) == len(cross["rows"]) >= 1
     for cell, row in zip(shown, sorted(cross["rows"], key=lambda r: r["interactivity"])):
@@ -134,7 +129,7 @@ def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, 
     out = tmp_path / "r.html"
     assert main(["--db", str(db), "report", *VIEW, "--x", "55", "--out", str(out)]) == 0
     capsys.readouterr()
-    at = sorted(cli_json(capsys, db, "iso", *VIEW)["rows"], key=lambda r: r["usd_per_mtok"] or 1e9)
+    at = sorted(cli_json(db, "iso", *VIEW)["rows"], key=lambda r: r["usd_per_mtok"] or 1e9)
     at = [r for r in at if r["interactivity"] == 55.0]
     best, second = at[0], at[1]
     html = out.read_text(encoding="utf-8")
@@ -259,7 +254,7 @@ def test_xlsx_tables_hold_the_clis_numbers_with_assumptions_sheet(db, tmp_path, 
     out = tmp_path / "tables.xlsx"
     assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
     capsys.readouterr()
-    iso = cli_json(capsys, db, "iso", *VIEW)["rows"]
+    iso = cli_json(db, "iso", *VIEW)["rows"]
     book = load_workbook(out)
     assert book.sheetnames == ["Cost at matched interactivity", "Assumptions", "Crossovers", "Frontier points",
                                "Provenance"]
@@ -327,12 +322,12 @@ def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
     assert out.read_bytes().startswith(b"%PDF")
     text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
     lines = [" ".join(line.split()) for line in text.splitlines()]
-    iso = cli_json(capsys, db, "iso", *VIEW)["rows"]
+    iso = cli_json(db, "iso", *VIEW)["rows"]
     for row in iso:
         expected = (f"{row['interactivity']:.1f} {row['series']} {usd(row['usd_per_mtok'], '')} "
                     f"{row['ratio_to_baseline']:.2f}x {usd(row['usd_per_gpu_hour'], '')}")
         assert any(line.startswith(expected) for line in lines), expected
-    cross = cli_json(capsys, db, "crossover", *VIEW)   # each pair said once, as intervals
+    cross = cli_json(db, "crossover", *VIEW)   # each pair said once, as intervals
     said = pair_intervals(pd.DataFrame(cross["rows"]), pd.DataFrame(cross["reach"]))["text"]
     assert len(said) >= 1 and all("".join(t.split()) in "".join(text.split()) for t in said), list(said)
     # the charts were drawn before printing: their axis titles are text in the PDF (the tables' headers wrap)

@@ -34,7 +34,7 @@ from model.data.snapshot import write
 from model.data.store import connect
 from model.data.traces import TraceNotStored, load_trace, store_trace, with_stored_trace
 from model.data.versions import list_versions
-from tests.test_app import open_page
+from tests.kit import open_page
 from tests.test_cli_demand import RAMP
 
 

@@ -22,6 +22,7 @@ from model.core.uncertainty import (
     relative_band,
     uncertainty,
 )
+from tests.kit import cli_json
 
 
 def _curve(name: str, x, cost, rate: float = 2.0, hardware: str = "B200") -> CostCurve:
@@ -256,22 +257,13 @@ def test_without_a_band_nothing_is_marked():
 
 # ----------------------------------------------------------------------------- the CLI, on the bundled data
 
-def _json(capsys, *argv):
-    import json
-
-    from model.cli import main
-
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 #: the MTP series, linear as checked by hand below (the default, "auto", picks monotone on this data)
 MTP = ("--by", "hardware", "--where", "model=GLM-5", "--where", "spec_decoding=mtp", "--method", "linear")
 
 
 def test_iso_json_carries_the_error_and_the_pooled_figures(sample_db, capsys):
     db = ("--db", str(sample_db))
-    frontier = pd.DataFrame(_json(capsys, *db, "frontier", *MTP, "--json")["rows"])
+    frontier = pd.DataFrame(cli_json(None, *db, "frontier", *MTP, "--json")["rows"])
     b200 = frontier[frontier["series"] == "B200"].sort_values("interactivity")
     x = b200["interactivity"].to_numpy()
     # the linear leave-one-out by hand: each interior point on the chord of its neighbours
@@ -282,7 +274,7 @@ def test_iso_json_carries_the_error_and_the_pooled_figures(sample_db, capsys):
         loo[name] = (chord / pc[1:-1] - 1, (px[1:-1] - px[:-2]) * (px[2:] - px[1:-1]) / px[1:-1] ** 2)
     errors = np.abs(np.concatenate([e for e, _ in loo.values()]))
     target = (x[2] + x[3]) / 2
-    out = _json(capsys, *db, "iso", *MTP, "--at", f"{float(x[2])!r},{float(target)!r}", "--json")
+    out = cli_json(None, *db, "iso", *MTP, "--at", f"{float(x[2])!r},{float(target)!r}", "--json")
     figures = out["interpolation_error"]["by_method"]["linear"]
     assert figures["points"] == len(errors)
     assert figures["usd_median"] == pytest.approx(np.median(errors))
@@ -298,7 +290,7 @@ def test_iso_json_carries_the_error_and_the_pooled_figures(sample_db, capsys):
     assert rows[("B200", target)]["usd_per_mtok_error"] == pytest.approx(expected)
     assert rows[("B200", target)]["error_from"] == "own"
     # leave-one-out does not depend on the rate of a one-hardware series
-    dearer = _json(capsys, *db, "iso", *MTP, "--at", f"{float(target)!r}", "--rate", "B200=3.9", "--json")
+    dearer = cli_json(None, *db, "iso", *MTP, "--at", f"{float(target)!r}", "--rate", "B200=3.9", "--json")
     assert dearer["interpolation_error"]["by_method"] == out["interpolation_error"]["by_method"]
     assert dearer["rows"][0]["usd_per_mtok_error"] == pytest.approx(expected)
 
@@ -306,7 +298,7 @@ def test_iso_json_carries_the_error_and_the_pooled_figures(sample_db, capsys):
 def test_crossover_json_and_text_say_within_uncertainty(sample_db, capsys):
     from model.cli import main
 
-    out = _json(capsys, "--db", str(sample_db), "crossover", *MTP, "--json")
+    out = cli_json(None, "--db", str(sample_db), "crossover", *MTP, "--json")
     assert all(isinstance(r["within_uncertainty"], bool) for r in out["rows"])
     assert {"series_a", "series_b", "interactivity", "cheaper_below", "cheaper_above"} <= set(out["rows"][0])
     assert "interpolation_error" in out
@@ -404,7 +396,7 @@ def test_report_shows_the_plus_minus_and_marks_crossings_like_the_cli(sample_db,
     capsys.readouterr()
     html = out.read_text(encoding="utf-8")
     tables = parse(html).tables
-    iso = _json(capsys, "--db", str(sample_db), "iso", *view, "--json")
+    iso = cli_json(None, "--db", str(sample_db), "iso", *view, "--json")
     shown = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in tables["iso"]}
     interpolated = 0
     for row in iso["rows"]:
@@ -418,7 +410,7 @@ def test_report_shows_the_plus_minus_and_marks_crossings_like_the_cli(sample_db,
             assert cell == fmt.plus_minus(row["usd_per_mtok_error"])
             assert cell.startswith("± ") and cell.endswith(" %")
     assert interpolated >= 6
-    cross = _json(capsys, "--db", str(sample_db), "crossover", *view, "--json")
+    cross = cli_json(None, "--db", str(sample_db), "crossover", *view, "--json")
     rows = sorted(cross["rows"], key=lambda r: r["interactivity"])
     assert [r["Within uncertainty"].startswith("yes") for r in tables["crossovers"]] == \
         [r["within_uncertainty"] for r in rows]

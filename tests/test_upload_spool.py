@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_app import _db, open_page
+from tests.kit import open_page
+from tests.test_app import _db
 from ui import uploads
 
 DATA = "views/data.py"

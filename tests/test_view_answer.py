@@ -7,7 +7,6 @@ samples (InferenceX GLM-5 FP8, 2026-05-20) and the on-prem build-up formula in m
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 
 import pytest
@@ -19,6 +18,7 @@ from model.data.inputs import load_inputs, with_workload
 from model.data.store import connect
 from model.present.fmt import usd
 from model.present.view_answer import answer_of_view, build_answer, fit_of_inputs, reading
+from tests.kit import cli_json
 
 PROFILE = "B200 on-prem quote"
 BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",
@@ -41,11 +41,6 @@ class _Text(HTMLParser):
         self.text.append(data)
 
 
-def _json(capsys, db, *argv) -> dict:
-    assert main(["--db", str(db), *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 @pytest.fixture
 def db(sample_db, capsys):
     assert main(["--db", str(sample_db), *BUILD]) == 0
@@ -58,8 +53,8 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     assert main(["--db", str(db), "report", "--profile", PROFILE, "--x", "50", "--demand-rps", "12", *MTP,
                  "--out", str(out)]) == 0
     capsys.readouterr()
-    iso = _json(capsys, db, "iso", "--profile", PROFILE, "--at", "50", *MTP)
-    size = _json(capsys, db, "size", "--profile", PROFILE, "--demand-rps", "12", "--interactivity", "50", *MTP)
+    iso = cli_json(db, "iso", "--profile", PROFILE, "--at", "50", *MTP)
+    size = cli_json(db, "size", "--profile", PROFILE, "--demand-rps", "12", "--interactivity", "50", *MTP)
     parser = _Text()
     parser.feed(out.read_text(encoding="utf-8"))
     text = " ".join(" ".join(parser.text).split())
@@ -95,9 +90,9 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
 
 
 def test_the_size_and_iso_of_a_link_equal_the_options_they_came_from(db, capsys):
-    iso = _json(capsys, db, "iso", "--profile", PROFILE, "--at", "50", "--x", "50", *MTP)
+    iso = cli_json(db, "iso", "--profile", PROFILE, "--at", "50", "--x", "50", *MTP)
     link = "http://cf.example/?" + "&".join(f"{k}={v}" for k, v in iso["view"].items())
-    again = _json(capsys, db, "iso", "--link", link)
+    again = cli_json(db, "iso", "--link", link)
     assert again["rows"] == iso["rows"] and again["rate_sources"] == iso["rate_sources"]
 
 
@@ -144,7 +139,7 @@ def test_every_rate_says_where_it_comes_from(sample_db):
 
 def test_options_beside_a_link_change_its_view_or_are_named_as_ignored(db, capsys):
     link = "http://cf.example/?spec=mtp&by=hardware&at=20,40"
-    out = _json(capsys, db, "iso", "--link", link, "--at", "50", "--where", "tp=8")
+    out = cli_json(db, "iso", "--link", link, "--at", "50", "--where", "tp=8")
     assert sorted({r["interactivity"] for r in out["rows"]}) == [50.0]          # --at applies on top of the link
     assert "link: --link gives the view: --where is ignored (set it in the link, or leave --link out)" in out["notes"]
 

@@ -13,9 +13,6 @@ equals the CLI's at the changed inputs (issue 41: the workbook recalculates whol
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import shutil
 import subprocess
 from datetime import datetime
@@ -28,6 +25,7 @@ from openpyxl.utils import get_column_letter
 from model.cli import main
 from model.present.figures import usd
 from model.present.workbook import HEADER_ROW, VALUES_MARK
+from tests.kit import cli_json
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (apt-get install libreoffice-calc-nogui; "
@@ -45,16 +43,10 @@ def _tco(server: float) -> list[str]:
     return ["tco", "--hardware", "MI355X", "--server-usd", f"{server:g}", "--utilization", "0.7", "--name", PROFILE]
 
 
-def cli(db: Path, *argv) -> dict:
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        assert main(["--db", str(db), *argv, "--json"]) == 0
-    return json.loads(out.getvalue())
-
-
 def store(samples_template, folder: Path) -> Path:
     db = folder / "samples.duckdb"
     shutil.copy(samples_template, db)
-    cli(db, *_tco(250_000), "--save")
+    cli_json(db, *_tco(250_000), "--save")
     return db
 
 
@@ -70,10 +62,10 @@ def sheets(path: Path, data_only: bool = True) -> dict[str, list[dict]]:
 
 def answer(db: Path, *rate) -> dict:
     """The CLI's answer at the rates given (``--rate B200=...``) and the stored profile."""
-    iso = cli(db, "iso", *VIEW, *rate)
-    return {"iso": iso["rows"], "frontier": cli(db, "frontier", *VIEW, *rate)["rows"],
-            "size": cli(db, "size", *VIEW, *FLEET, *rate)["rows"],
-            "volume": cli(db, "volume", *VIEW, *FLEET, *rate)["options"],
+    iso = cli_json(db, "iso", *VIEW, *rate)
+    return {"iso": iso["rows"], "frontier": cli_json(db, "frontier", *VIEW, *rate)["rows"],
+            "size": cli_json(db, "size", *VIEW, *FLEET, *rate)["rows"],
+            "volume": cli_json(db, "volume", *VIEW, *FLEET, *rate)["options"],
             "rates": iso["usd_per_gpu_hour"]}
 
 
@@ -184,7 +176,7 @@ def made(samples_template, tmp_path_factory) -> tuple[Path, Path, dict, dict]:
     db = store(samples_template, folder)
     out = folder / "tables.xlsx"
     assert main(["--db", str(db), "report", *VIEW, *FLEET, "--out", str(out)]) == 0
-    return db, out, answer(db), cli(db, *_tco(250_000))["rows"][0]
+    return db, out, answer(db), cli_json(db, *_tco(250_000))["rows"][0]
 
 
 def test_the_workbooks_costs_are_formulas_whose_cached_results_are_the_clis(made):
@@ -227,8 +219,8 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
     assert check(sheets(tmp_path / "calc" / "as_made.xlsx"), as_made, made_up) >= 24
     # a store holding the server price the reviewer typed; the CLI prices B200 at the rate typed
     db = Path(shutil.copy(db, tmp_path / "changed.duckdb"))
-    cli(db, *_tco(300_000), "--save")
-    changed, build_up = answer(db, "--rate", "B200=3"), cli(db, *_tco(300_000))["rows"][0]
+    cli_json(db, *_tco(300_000), "--save")
+    changed, build_up = answer(db, "--rate", "B200=3"), cli_json(db, *_tco(300_000))["rows"][0]
     assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
     assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
     # the Fleet and Buy, rent or API sheets recalculate whole: every number not marked as a value is the CLI's
