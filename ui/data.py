@@ -11,8 +11,13 @@ The reader of the store is a Streamlit cache resource; everything else lives in 
   expensive step (a rate change of a view whose series are per hardware refits nothing);
 - the labelled points of the Frontier chart, ``("cloud", ..., frontier key, rate key)``, shared by every view of one
   fit and rates;
+- the pricing of a view (and its crossings when a page draws them), ``("pricing", ..., frontier key, pricing key)``:
+  what the fit, the rates, the method, the targets and the baseline decide
+  (:func:`model.present.answer_steps.pricing_key`), shared by every view that differs only in the interactivity you
+  need or the demand, so a slider of either reprices nothing;
 - the answer, ``("answer", ..., view, parts)``: :func:`model.present.view_answer.build_answer` of the parts a page
-  asks for, handed the cached fit and points; every session's page, the report box and the CSV buttons render it.
+  asks for, handed the cached fit, pricing and points; every session's page, the report box and the CSV buttons
+  render it.
 
 Every key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
 versions go when a rerun first sees a newer one.
