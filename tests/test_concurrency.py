@@ -21,8 +21,9 @@ from model.data.store import connect, load_points, remove_source
 from tests import test_deploy
 from tests.checksums import table_checksums
 from tests.conftest import ROOT
+from tests.kit import cli_process
 from tests.test_crash_safety import write_big_csv
-from tests.test_deploy import NEW_ROWS, SAMPLE_ROWS_IN_VIEW, cli, new_points_csv, rerun_until, rows_in_view
+from tests.test_deploy import NEW_ROWS, SAMPLE_ROWS_IN_VIEW, new_points_csv, rerun_until, rows_in_view
 
 replicas = test_deploy.replicas  # the deployment test's fixture (``browser`` is tests/conftest.py's)
 
@@ -207,9 +208,9 @@ def test_cli_ingest_while_two_dashboards_are_open(replicas, browser, tmp_path):
         assert rows_in_view(page) == SAMPLE_ROWS_IN_VIEW
         pages.append((context, page))
     try:
-        listed = cli(db, "sources")
+        listed = cli_process(db, "sources")
         assert listed.returncode == 0 and "inferencex_glm5_fp8_2026-05-20.csv" in listed.stdout, listed.stderr
-        result = cli(db, "ingest", str(new_points_csv(tmp_path / "new.csv")), "--set", "model=GLM-5")
+        result = cli_process(db, "ingest", str(new_points_csv(tmp_path / "new.csv")), "--set", "model=GLM-5")
         assert result.returncode == 0 and f"{NEW_ROWS} rows added" in result.stdout, result.stderr
         for _, page in pages:
             assert rerun_until(page, SAMPLE_ROWS_IN_VIEW + NEW_ROWS) == SAMPLE_ROWS_IN_VIEW + NEW_ROWS

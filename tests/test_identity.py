@@ -17,7 +17,7 @@ from model.data.ingest import ingest_file
 from model.data.snapshot import write
 from model.data.versions import acting, list_pins, list_versions, record_pin, version_digest
 from tests.conftest import reading
-from tests.test_deploy import cli as run_cli
+from tests.kit import cli_process
 from tests.test_deploy import needs_chromium
 
 SECRET = {"COSTFRONTIER_PROXY_SECRET": "s3cret-of-the-proxy"}
@@ -70,10 +70,10 @@ def test_names_are_stored_clean_and_printed_escaped(db_path):
         assert list_versions(con)["user"].tolist() == ["mallory]0;owned"]
     # rows an older version stored raw are printed escaped
     write(db_path, lambda con: con.execute("UPDATE pins SET user_name = 'raw\x1b[31m\x07'"))
-    out = run_cli(db_path, "versions")
+    out = cli_process(db_path, "versions")
     assert out.returncode == 0, out.stderr
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout
-    out = run_cli(db_path, "versions", "--json")
+    out = cli_process(db_path, "versions", "--json")
     assert "\x1b" not in out.stdout and "\\u001b" in out.stdout
 
 
