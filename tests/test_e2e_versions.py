@@ -82,7 +82,10 @@ def test_a_pinned_link_shows_what_was_presented_and_says_what_changed(tmp_path, 
                       _usd(then, "MI355X"), _usd(then, "B200"))
         # the page's own headline too (the CLI's at version 1), not only the notice's "Then:"
         headline = presented["recommendation"]["headline"]
-        assert body.count(headline) >= (2 if headline == head[1] else 1), body
+        # the page's own headline is drawn after the notice: wait for it (a loaded machine draws it seconds later)
+        page.wait_for_function("([text, n]) => document.querySelector('[data-testid=stMain]').innerText"
+                               ".split(text).length - 1 >= n", arg=[headline, 2 if headline == head[1] else 1],
+                               timeout=30_000)
         page.get_by_role("button", name="Switch to the live data").click()
         # the notice's "Now:" line already shows the live numbers: wait for the switch itself (the notice gone,
         # the pin out of the address), which lands only when the button's rerun has drawn the page
