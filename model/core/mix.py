@@ -444,6 +444,9 @@ class MixAnswer:
     token_basis: str = "total"
     source: str = "typed"
     long_share: float | None = None
+    #: the answer's cost with every type's capacity at the top and at the bottom of its range (NaN: not estimated)
+    usd_per_month_low: float = math.nan
+    usd_per_month_high: float = math.nan
 
     def payload(self) -> dict:
         """Everything as plain values (frames as lists of records), for ``costfrontier mix --json``."""
@@ -452,6 +455,8 @@ class MixAnswer:
 
         return {"status": self.status, "status_text": self.status_text, "verdict": self.verdict,
                 "usd_per_month": self.usd_per_month, "effective_usd_per_mtok": self.effective_usd_per_mtok,
+                "usd_per_month_low": _plain(self.usd_per_month_low),
+                "usd_per_month_high": _plain(self.usd_per_month_high),
                 "tokens_per_month": self.tokens_per_month, "token_basis": self.token_basis,
                 "covered_share": self.covered_share, "mix_source": self.source, "fleet": records(self.fleet),
                 "assignment": records(self.assignment), "buckets": records(self.buckets),
@@ -462,6 +467,10 @@ class MixAnswer:
                 "crossover": {"rows": records(self.crossover), "text": self.crossover_text,
                               "long_share": self.long_share},
                 "notes": list(self.notes)}
+
+
+def _plain(value: float) -> float | None:
+    return float(value) if value == value and math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
