@@ -159,7 +159,7 @@ def test_an_option_beside_link_changes_its_view_unless_it_chooses_rows(field, st
                                           "--rate: $/GPU-hour for B200 must be in [0.0001, 1000]"),
                                          (["--by", "colour"], "--by: unknown field 'colour'"),
                                          (["--as-of", "2025-13-01"], "--as-of: '2025-13-01' is not a date"),
-                                         (["--interactivity", "0"], "--interactivity: interactivity must be in")])
+                                         (["--interactivity", "0"], "--interactivity: interactivity must be at least 0.01")])
 def test_a_bad_option_is_a_usage_error_naming_the_option(argv, words, store):
     with pytest.raises(UsageError) as caught:
         _cli(store, *argv)
