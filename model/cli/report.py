@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -67,6 +66,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.core.links import pinned_url
     from model.core.notes import of_kind
     from model.data.bundle import BundleError
+    from model.data.export import write_whole
     from model.data.versions import version_digest
     from model.present.actual_answer import comparison_on
     from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
@@ -104,9 +104,7 @@ def run(args: argparse.Namespace, con) -> int | None:
         elif suffix is not None:
             data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
                     ".zip": report.tables_csv}[suffix]()
-            partial = out.with_name(f".{out.name}.partial")
-            partial.write_bytes(data)
-            os.replace(partial, out)
+            write_whole(out, data)
         if out is not None:
             written[str(out)] = OUTPUTS[suffix]
         if args.bundle:
@@ -137,14 +135,13 @@ def run(args: argparse.Namespace, con) -> int | None:
 def _bundle(where: str, con, answer, report, link: str, digest, pdf: bytes | None) -> str:
     """Write the proposal bundle at ``where``: a folder, or a zip when it ends in ``.zip``; what was written."""
     from model.data.bundle import write_folder, zip_bytes
+    from model.data.export import write_whole
     from model.present.bundle import bundle_files
 
     files = bundle_files(con, answer, report, link, digest, pdf)
     path = Path(where)
     if path.suffix.lower() == ".zip":
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_bytes(zip_bytes(files, path.stem))
-        os.replace(partial, path)
+        write_whole(path, zip_bytes(files, path.stem))
         return f"the proposal bundle, one zip of {len(files)} files"
     write_folder(path, files)
     return f"the proposal bundle, {len(files)} files"

@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from model.data.export import safe_csv
+from model.data.export import safe_csv, write_whole
 from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 from model.present.pdf import print_in_parts
@@ -315,9 +315,7 @@ def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Pat
             _print_one(part_html, printed, Path(tmp), chromium, timeout_s, deadline)
 
         printed = print_in_parts(page_html, Path(tmp), one)
-        partial = target.with_name(f".{target.name}.partial")
-        shutil.copyfile(printed, partial)
-        os.replace(partial, target)
+        write_whole(target, printed.read_bytes())
     return target
 
 
