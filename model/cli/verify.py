@@ -32,7 +32,8 @@ def run(args: argparse.Namespace, con=None) -> int:
 
     from model.data.bundle import BundleError, opened
     from model.data.store import StoreError
-    from model.present.bundle import EXIT_CODES, EXIT_USAGE, verify_folder
+    from model.present.bundle import EXIT_CODES, EXIT_USAGE
+    from model.present.bundle_verify import verify_folder
 
     try:
         with opened(args.bundle) as folder:
