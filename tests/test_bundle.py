@@ -38,13 +38,16 @@ VIEW = ["--by", "hardware", "--where", "model=GLM-5", "--where", "spec_decoding=
 @pytest.fixture(scope="module")
 def bundle(samples_template, tmp_path_factory) -> Path:
     """One bundle for the module: the samples with a saved on-prem build-up pricing B200, a monthly volume (a fleet
-    and buy-rent-or-API), written by ``report --bundle``; the store is deleted after."""
+    and buy-rent-or-API), written by ``report --bundle`` and signed with a key ``keygen`` made beside it
+    (``issuer``, ``issuer.pub``); the store is deleted after."""
     folder = tmp_path_factory.mktemp("made")
     db = folder / "samples.duckdb"
     shutil.copy(samples_template, db)
     assert main(["--db", str(db), "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
                  "--name", "B200 owned", "--save"]) == 0
-    assert main(["--db", str(db), "report", *VIEW, "--bundle", str(folder / "bundle")]) == 0
+    assert main(["keygen", str(folder / "issuer"), "--name", "Acme Inference Sales"]) == 0
+    assert main(["--db", str(db), "report", *VIEW, "--bundle", str(folder / "bundle"),
+                 "--sign", str(folder / "issuer")]) == 0
     db.unlink()
     return folder / "bundle"
 
@@ -65,7 +68,7 @@ def test_the_bundle_holds_every_file_and_figure(bundle):
                                       "inputs/presets.csv", "tables/cost_at_matched_interactivity.csv",
                                       "tables/fleet.csv", "tables/buy__rent_or_api.csv", "tables/parts__b200_owned.csv"}
     assert {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()} == \
-        {*manifest["files"], "manifest.json"}
+        {*manifest["files"], "manifest.json", "signature.json"}
     assert manifest["data_version"] >= 1 and f"v={manifest['data_version']}&vd=" in manifest["link"]
     assert [p["name"] for p in manifest["inputs"]["profiles"]] == ["B200 owned"]
     assert manifest["inputs"]["demand"]["tokens_per_month"] == 16e9
@@ -282,3 +285,39 @@ def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path, capsys):
     assert code == EXIT_DIFFERS
     assert out["differs"] == [{"what": "file tables/fleet_FINAL.csv", "manifest": "(not listed)",
                                "bundle": "in the bundle: a file the manifest does not list"}]
+
+
+def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tmp_path, capsys):
+    """Signed with the issuer's key (``report --bundle --sign``): verify ``--key issuer.pub`` names the issuer and
+    says nothing changed, in the folder and in the zip; with another key, unsigned, or a manifest figure edited
+    after signing (hashes and all), it fails, exit 1."""
+    issuer = bundle.parent / "issuer.pub"
+    assert (bundle / "signature.json").is_file() and (bundle.parent / "issuer").stat().st_mode & 0o077 == 0
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    archive = tmp_path / "proposal.zip"
+    archive.write_bytes(zip_bytes(files, "proposal"))
+    for where in (bundle, archive):
+        code, out, err = cli(None, "verify", str(where), "--key", str(issuer))
+        assert code == EXIT_OK, out + err
+        assert out.splitlines()[-2].startswith("signed: by Acme Inference Sales (SHA256:")
+        assert out.splitlines()[-2].endswith("; nothing changed since")
+    assert cli(None, "keygen", str(tmp_path / "other"), "--name", "Mallory").code == 0
+    capsys.readouterr()
+    assert main(["verify", str(archive), "--key", str(tmp_path / "other.pub"), "--json"]) == EXIT_DIFFERS
+    found = json.loads(capsys.readouterr().out)
+    assert found["signed"]["ok"] is False and found["signed"]["issuer"] == "Mallory"
+    assert found["signed"]["why"].startswith("not signed with this key (signed with SHA256:")
+    copy = _copy(bundle, tmp_path)
+    (copy / "signature.json").unlink()
+    code, out, err = cli(None, "verify", str(copy), "--key", str(issuer))
+    assert code == EXIT_DIFFERS and "differs: signature: manifest signed by Acme Inference Sales" in out
+    assert "bundle the bundle is unsigned: anyone could have made it" in out
+    assert cli(None, "verify", str(copy)).err.splitlines()[-1] == (
+        "note: the bundle is unsigned: the hashes show its files match each other, not who issued it")
+    copy = Path(shutil.copytree(bundle, tmp_path / "forged"))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (figure,) = [f for f in manifest["figures"] if f["id"] == "inputs | $/GPU-hour | MI355X"]
+    figure["text"] = "$1.48"                        # the same text, rewritten: the manifest's bytes change
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    code, out, err = cli(None, "verify", str(copy), "--key", str(issuer))
+    assert code == EXIT_DIFFERS and "bundle the manifest changed since it was signed" in out
