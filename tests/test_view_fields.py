@@ -46,7 +46,7 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     given = {flag for action in report._actions for flag in action.option_strings}
     declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix")
                 for opt in options_of(group) for flag in opt.flags}
-    assert given - declared == {"-h", "--help", "--out", "--bundle", "--base-url", "--json"}   # where and how it writes
+    assert given - declared == {"-h", "--help", "--out", "--bundle", "--sign", "--base-url", "--json"}   # where, how
     assert declared <= given and LINK.flags[0] in given
 
 
