@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import duckdb
@@ -285,6 +286,14 @@ def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path, capsys):
     assert code == EXIT_DIFFERS
     assert out["differs"] == [{"what": "file tables/fleet_FINAL.csv", "manifest": "(not listed)",
                                "bundle": "in the bundle: a file the manifest does not list"}]
+    files.pop("tables/fleet_FINAL.csv")
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name, data in files.items():
+            zipped.writestr(f"proposal/{name}", data)
+        zipped.writestr("report_v2.pdf", b"%PDF-1.4 forged")
+    code, out, err = cli(None, "verify", str(archive))
+    assert code == EXIT_USAGE and err.splitlines() == [
+        "error: proposal.zip: report_v2.pdf lies outside the bundle's folder (proposal), so it is not one bundle"]
 
 
 def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tmp_path, capsys):

@@ -300,4 +300,9 @@ def opened(path: str | os.PathLike) -> Iterator[Path]:
         found = [p.parent for p in root.rglob(MANIFEST)]
         if len(found) != 1:
             raise BundleError(f"{path.name}: holds {'no' if not found else len(found)} {MANIFEST}")
+        outside = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                         if not p.is_dir() and found[0] not in p.parents)
+        if outside:                   # a file beside the bundle's folder would travel with it unchecked
+            raise BundleError(f"{path.name}: {outside[0]} lies outside the bundle's folder "
+                              f"({found[0].relative_to(root).as_posix() or 'the top'}), so it is not one bundle")
         yield found[0]
