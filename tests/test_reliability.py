@@ -206,7 +206,8 @@ SUBNORMAL = [("kwg", "1e-320", "all-in kW per GPU must be at least 0.005 (5 W)")
              ("tpd", "1e-3", "the demand must be at least 1 and"),
              ("mw", "1e-320", "the power budget must be at least 0.001 MW"),
              ("bud", "1e-300", "the money budget must be at least $1"),
-             ("x", "1e-320", "interactivity must be at least 0.01")]
+             ("x", "1e-320", "interactivity must be at least 0.01"),
+             ("apiusd", "1e-320,0,1e-320", "input and output at least 1e-6")]
 
 
 @pytest.mark.parametrize("key, value, words", SUBNORMAL)
@@ -217,7 +218,7 @@ def test_a_subnormal_or_nonsense_value_is_refused_in_words(sample_db, key, value
     state, notices = View.from_query({key: value})
     from model.core.view_fields import BY_KEY
 
-    assert getattr(state, BY_KEY[key].name) is None                  # not applied
+    assert getattr(state, BY_KEY[key].name) == BY_KEY[key].default      # not applied
     assert any(words in n for n in notices), notices
     link = f"http://localhost:8501/Fleet?wl=GLM-5|8192|1024&{key}={value}" + ("" if key in ("mw", "bud") else "&mw=1")
     code, out, err = cli(sample_db, "size", "--link", link)

@@ -156,9 +156,10 @@ def check_api(value: str | None) -> str | None:
 
 
 def check_api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
-    if value and (len(value) != 3 or not all(0 <= x <= 1000 for x in value) or not (value[0] > 0 and value[2] > 0)):
+    if value and (len(value) != 3 or not all(0 <= x <= 1000 for x in value)
+                  or not (value[0] >= 1e-6 and value[2] >= 1e-6) or 0 < value[1] < 1e-6):
         raise ValueError("API prices are three $/M numbers, input,cached input,output, e.g. 1.4,0.26,4.4 "
-                         "(input and output above 0, each at most 1,000)")
+                         "(input and output at least 1e-6, cached 0 or at least 1e-6, each at most 1,000)")
     return value
 
 
