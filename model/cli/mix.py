@@ -194,8 +194,11 @@ def run(args, con) -> int:
         print(table.to_string(index=False))
         print("\neach type alone:")
         table = mixed.single.copy()
-        table["usd_per_month"] = table["usd_per_month"].map(lambda v: "" if v != v else f"{v:,.0f}")
-        table["nodes"] = table["nodes"].map(lambda v: "" if v != v else f"{v:,.0f}")
-        print(table.to_string(index=False))
+        if table.empty:             # nothing was solved: the reason is said above, never an empty frame's repr
+            print("(none: no type was sized)")
+        else:
+            table["usd_per_month"] = table["usd_per_month"].map(lambda v: "" if v != v else f"{v:,.0f}")
+            table["nodes"] = table["nodes"].map(lambda v: "" if v != v else f"{v:,.0f}")
+            print(table.to_string(index=False))
     print(f"\ncrossover along the mix: {mixed.crossover_text}")
     return 0

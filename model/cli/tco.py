@@ -287,8 +287,9 @@ def _size(args, con) -> int:
     answer = answer_of_args(args, con, ("fleet", "rates", "notes"))
     fleet = answer.fleet
     if fleet is None:
+        refused = "; ".join(of_kind(answer.notes, "link"))     # the value the link gave, refused by its bound
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
-                         "--budget-mw or --budget-usd-month")
+                         "--budget-mw or --budget-usd-month" + (f" ({refused})" if refused else ""))
     frame = fleet.sized
     state = answer.view
     notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate", "interactivity") + answer.old_notes()

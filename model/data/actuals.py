@@ -103,13 +103,13 @@ def _check_overlaps(con, rows: list[dict], name: str) -> None:
 
 
 def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str, fmt: str,
-                   plan_models: tuple[str, ...] | None = None) -> IngestResult:
+                   plan_models: tuple[str, ...] | None = None, aliases: dict[str, str] | None = None) -> IngestResult:
     """Insert one actuals file (inside the caller's transaction). ``fmt``: :func:`actuals_format`'s answer."""
     rows, real_fmt, notes, warnings = _rows(Path(path), name, fmt)
     if plan_models is not None:
-        keys = {model_key(m) for m in plan_models}
+        keys = {model_key(m, aliases) for m in plan_models}
         for row in rows:
-            if model_key(row["model"]) not in keys:
+            if model_key(row["model"], aliases) not in keys:
                 raise IngestError(name, f"model {row['model']!r} is not one the plan holds (its rows are of "
                                   f"{', '.join(plan_models) or 'no model'}); nothing was stored",
                                   line=row["source_line"], field="model")
@@ -122,9 +122,11 @@ def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: s
 
 
 def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, display_name: str | None = None,
-                        plan_models: tuple[str, ...] | None = None) -> IngestResult:
+                        plan_models: tuple[str, ...] | None = None,
+                        aliases: dict[str, str] | None = None) -> IngestResult:
     """Ingest one actuals file in one transaction (one data version): all of it or none of it. A file already
-    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not."""
+    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not. With
+    ``plan_models``, a row of a model the plan does not hold (by whole name or ``aliases``) is refused."""
     from model.data.ingest import clear_errors, file_facts, ingest_transaction
     from model.data.uploads import check_size, utf8_name
 
@@ -146,7 +148,7 @@ def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, displa
         if existing:
             return IngestResult(name, fmt, KIND, 0, int(existing[0]))
         with ingest_transaction(con):
-            return ingest_actuals(con, path, name, sha, fmt, plan_models)
+            return ingest_actuals(con, path, name, sha, fmt, plan_models, aliases)
 
 
 def actuals_frame(con, version: int | None = None) -> pd.DataFrame:
