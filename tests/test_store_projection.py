@@ -326,7 +326,7 @@ def test_the_dashboards_projected_load_answers_every_page_as_the_full_load(gener
     """The dashboard loads every part's columns (a third of the store's fewer): every table its pages and report show,
     the Frontier chart's points, the fleet, the ramps and the history hold the full load's values."""
     from model.present.tables import tables
-    from ui.data import CLOUD_COLUMNS
+    from model.present.view_answer import CLOUD_COLUMNS
 
     con = connect(generated_db, read_only=True)
     try:
