@@ -43,6 +43,7 @@ __all__ = [
     "REQUESTS_DDL",
     "TRACES_DDL",
     "ACTUALS_DDL",
+    "SATURATION_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -108,15 +109,26 @@ CREATE TABLE IF NOT EXISTS actuals (
     allocation_method VARCHAR, cache_savings_fraction DOUBLE, gpu_hours DOUBLE, hardware VARCHAR, notes VARCHAR,
     extra VARCHAR
 )"""
+#: how close the serving engines ran to their limits (model.data.importers.opencost_saturation): per engine (pod) and
+#: window, KV-cache use [fraction of blocks], queue depth and running requests [requests] as avg, p95 and max, and
+#: preemptions [count in the window], as OpenCost states them
+SATURATION_DDL = """
+CREATE TABLE IF NOT EXISTS actuals_saturation (
+    source_id BIGINT NOT NULL, source_line BIGINT, model VARCHAR NOT NULL, namespace VARCHAR, pod VARCHAR,
+    engine VARCHAR, period_start TIMESTAMP NOT NULL, period_end TIMESTAMP NOT NULL, kv_cache_usage_avg DOUBLE,
+    kv_cache_usage_p95 DOUBLE, kv_cache_usage_max DOUBLE, queue_depth_avg DOUBLE, queue_depth_p95 DOUBLE,
+    queue_depth_max DOUBLE, running_requests_avg DOUBLE, running_requests_p95 DOUBLE, running_requests_max DOUBLE,
+    preemptions DOUBLE, notes VARCHAR, extra VARCHAR
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
               "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices, model.data.actuals, model.data.traces), so a database of this version may lack them; read
 #: as empty when absent
-OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals")
+OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals", "actuals_saturation")
 DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL, TRACES_DDL,
-        ACTUALS_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
+        ACTUALS_DDL, SATURATION_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 

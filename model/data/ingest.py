@@ -369,8 +369,8 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                     unchanged: Callable[[], None]) -> IngestResult:
     if fmt:
         detected, header = fmt, None
-    elif actuals.actuals_format(path) == "opencost":     # cost and tokens served, not benchmark rows
-        return _ingest_actuals(con, path, name, sha, set_fields, "opencost")
+    elif (kind := actuals.actuals_format(path)) in ("opencost", "opencost-saturation"):   # actuals, not benchmark rows
+        return _ingest_actuals(con, path, name, sha, set_fields, kind)
     else:
         detected, header = importers.detect_with_header(path, name)
     if detected != "csv":

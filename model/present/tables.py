@@ -25,7 +25,7 @@ __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profi
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
            "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
-           "plan_tables"]
+           "plan_tables", "saturation_frame_of"]
 
 #: the tables the pages offer as CSV (under their own table)
 PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
@@ -384,7 +384,13 @@ def mix_tables(mix) -> dict[str, tuple[pd.DataFrame, list]]:
 # ------------------------------------------------------------------ plan against actual (issue 42)
 
 #: the tables of a comparison, by name (:func:`plan_tables`)
-PLAN_TABLES = ("Plan vs actual", "Plan vs actual: at the realised volume")
+PLAN_TABLES = ("Plan vs actual", "Plan vs actual: at the realised volume", "Plan vs actual: how close to the limits")
+_SATURATION_SPEC = [("Period", "period", "text"), ("Engines", "engines", "int"), ("Engine-hours", "engine_hours", "int"),
+                    ("KV-cache use, mean", "kv_mean", "text"), ("KV p95 (highest)", "kv_p95", "text"),
+                    ("KV max", "kv_max", "text"), ("Hours with requests waiting", "hours_with_queue", "int"),
+                    ("Queue max", "queue_depth_max", "int"), ("Running, mean", "running_requests_mean", "text"),
+                    ("Ceiling seen", "running_ceiling_seen", "int"), ("Preemptions", "preemptions", "int"),
+                    ("Plan's utilisation", "plan_text", "text"), ("At its limits", "limit_text", "text")]
 _PLAN_OPTIONS_SPEC = [("Option", "option", "text"), ("$ per month at the realised volume", "usd_per_month", "dollars"),
                       ("Over the period", "usd_over_period", "dollars"),
                       ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int")]
@@ -434,4 +440,22 @@ def plan_tables(comparison) -> dict[str, tuple[pd.DataFrame, list]]:
     realised = comparison.at_realised
     if realised and realised["options"]:
         out["Plan vs actual: at the realised volume"] = (pd.DataFrame(realised["options"]), _PLAN_OPTIONS_SPEC)
+    if comparison.saturation:
+        out["Plan vs actual: how close to the limits"] = (saturation_frame_of(comparison), _SATURATION_SPEC)
     return out
+
+
+def saturation_frame_of(comparison) -> pd.DataFrame:
+    """How close the fleet ran to its limits (:func:`model.core.saturation.summary`), the total first, then each
+    period that has figures, beside the plan's utilisation."""
+    sat = comparison.saturation
+    rows = []
+    for label, s in [("total", sat["total"]), *((f"{pd.Timestamp(p['period_start']):%Y-%m-%d}–"
+                                                 f"{pd.Timestamp(p['period_end']):%Y-%m-%d}", q)
+                                                for p, q in zip(comparison.periods, sat["periods"]) if q)]:
+        rows.append({"period": label, **s, "kv_mean": fmt.percent(s["kv_cache_usage_mean"]),
+                     "kv_p95": fmt.percent(s["kv_cache_usage_p95"]), "kv_max": fmt.percent(s["kv_cache_usage_max"]),
+                     "running_requests_mean": "—" if s["running_requests_mean"] is None
+                     else f"{s['running_requests_mean']:,.1f}",
+                     "plan_text": fmt.percent(s["plan_utilization"]), "limit_text": "yes" if s["at_limit"] else "no"})
+    return pd.DataFrame(rows)
