@@ -41,9 +41,15 @@ if not optimal and len(result.points) > figures.DETAIL_LIMIT:
     st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "
                "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
 st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
+banded = frontier_table["run_to_run_low"].notna().any()     # a point measured over repeated runs: its band shown
 widgets.view_table(ctx, "frontier_rows", lambda: frontier_table[
-    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats", "spread_pct", "concurrency",
+    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats", "spread_pct",
+     *(("run_to_run_low", "run_to_run_high", "run_to_run_from") if banded else ()), "concurrency",
      "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"]].rename(
-    columns={"spread_pct": "spread [%]"}), key="frontier_table",
-    details=("concurrency", "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"))
+    columns={"spread_pct": "spread [%]", "run_to_run_low": "run-to-run low ×", "run_to_run_high": "run-to-run high ×"}),
+    key="frontier_table", details=("concurrency", "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date",
+                                   "source_file", "source_line", "run_to_run_from"))
+if banded:
+    st.caption("Run-to-run low × / high ×: the point's throughput interval over its repeated runs, as a multiple of "
+               "its throughput (AIPerf --num-profile-runs, checked against mean ± t·se); a point of one run has none.")
 report.table_download(ctx, "Frontier points")

@@ -44,6 +44,7 @@ __all__ = [
     "TRACES_DDL",
     "ACTUALS_DDL",
     "SATURATION_DDL",
+    "INTERVALS_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -120,15 +121,25 @@ CREATE TABLE IF NOT EXISTS actuals_saturation (
     queue_depth_max DOUBLE, running_requests_avg DOUBLE, running_requests_p95 DOUBLE, running_requests_max DOUBLE,
     preemptions DOUBLE, notes VARCHAR, extra VARCHAR
 )"""
+#: each metric's run-to-run interval of a load point measured over repeated runs (model.data.intervals): as the
+#: file states it (mean, std, min, max, cv, se, ci_low, ci_high, t_critical over ``runs`` runs at ``confidence``),
+#: what model.core.run_to_run.check recomputed, and its status (agrees | differs | one run, no interval | not checked)
+INTERVALS_DDL = """
+CREATE TABLE IF NOT EXISTS point_intervals (
+    source_id BIGINT NOT NULL, point_id BIGINT NOT NULL, metric VARCHAR NOT NULL, unit VARCHAR, runs BIGINT,
+    confidence DOUBLE, mean DOUBLE, std DOUBLE, min DOUBLE, max DOUBLE, cv DOUBLE, se DOUBLE, ci_low DOUBLE,
+    ci_high DOUBLE, t_critical DOUBLE, se_recomputed DOUBLE, t_expected DOUBLE, ci_low_recomputed DOUBLE,
+    ci_high_recomputed DOUBLE, t_implied DOUBLE, status VARCHAR NOT NULL, detail VARCHAR
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
               "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices, model.data.actuals, model.data.traces), so a database of this version may lack them; read
 #: as empty when absent
-OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals", "actuals_saturation")
+OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals", "actuals_saturation", "point_intervals")
 DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL, TRACES_DDL,
-        ACTUALS_DDL, SATURATION_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
+        ACTUALS_DDL, SATURATION_DDL, INTERVALS_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 

@@ -6,7 +6,7 @@ What is read is a :class:`Reading` (a typed key): the view's filters, the column
 repeats and series keys, and which other stored inputs (:data:`READS`) a step asked for. The rows are loaded by the
 filters, then the as-of and repeats are applied (:func:`model.core.repeats.runs_in_view`); beside them: the
 $/GPU-hour presets and which TCO rates file set each, and the stored API prices, sources, evaluations and
-per-request data a step reads.
+per-request data and run-to-run intervals a step reads.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns",
            "rate_files", "READS"]
 
 #: what an answer may read from the store beside the rows and the presets
-READS = ("api_prices", "sources", "evals", "requests")
+READS = ("api_prices", "sources", "evals", "requests", "intervals")
 
 #: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
 #: series says so) and the disaggregation note
@@ -110,6 +110,7 @@ class Inputs:
     evals: pd.DataFrame | None = None        # model.data.evals.load_evals (if read)
     requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data
     data_version: int | None = None          # the data version read (the view's pin, else the latest then)
+    intervals: pd.DataFrame | None = None    # model.data.intervals.load_intervals of the rows (if read)
 
 
 def first_workload(con, version: int | None = None) -> str | None:
@@ -170,7 +171,13 @@ def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
         from model.data.requests import load_samples
 
         samples = load_samples(con, loaded["point_id"])
+    intervals = None
+    if "intervals" in reading.reads:
+        from model.data.intervals import load_intervals
+
+        intervals = load_intervals(con, loaded["point_id"])
     runs = runs_in_view(loaded, reading.as_of, reading.repeats, reading.by)
     return Inputs(reading, loaded, runs.rows, runs.pooled, load_presets(stored_rates(con, version)),
                   rate_files(con, version), tuple(runs.notes), api, sources, evals,
-                  samples if samples is not None else MappingProxyType({}), version or latest_version(con) or None)
+                  samples if samples is not None else MappingProxyType({}), version or latest_version(con) or None,
+                  intervals)

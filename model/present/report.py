@@ -47,7 +47,7 @@ from model.present.report_output import (
     page,
     table_frames,
 )
-from model.present.tables import CAPS_TABLE, marked_of, profile_tables, table_of, text_spec
+from model.present.tables import CAPS_TABLE, RUN_TO_RUN_TABLE, marked_of, profile_tables, table_of, text_spec
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from model.present.view_answer import Answer
@@ -76,7 +76,7 @@ def report_parts(view) -> tuple[str, ...]:
     """The parts of a view's answer its report renders: every part but the load ramps (the Ramps page's), the
     history only when the view asks for it (``hist=1``) and the caps table only when it prices good tokens."""
     return ("cost", "rates", "notes", "crossed", "cloud", "frontier_table", "profiles", "fleet", "volume",
-            "recommendation", "provenance", *(("history",) if view.history else ()),
+            "recommendation", "provenance", "run_to_run", *(("history",) if view.history else ()),
             *(("goodput_caps",) if view.goodput else ()))
 
 
@@ -327,6 +327,21 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
                   assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables))
 
 
+def _run_to_run_html(rendered: dict, tables: dict) -> str:
+    """The run-to-run band beside the interpolation ±, each named (when a point in view states an interval)."""
+    from model.core.run_to_run import RULE
+
+    if RUN_TO_RUN_TABLE not in rendered:
+        return ""
+    esc = html.escape
+    return (f"<h3>{esc(RUN_TO_RUN_TABLE)}</h3><p class=caption>Two bands, each named: the interpolation ± above (how "
+            "far the method can be off between measured points) and the run-to-run band here (how far the measured "
+            f"throughput moved between repeated runs). {esc(RULE[:1].upper() + RULE[1:])}. A point of one run has no "
+            "run-to-run band (\"one run, no interval\"); an interval that disagrees with its own mean ± t·se is "
+            "flagged and not used.</p>"
+            + html_table(rendered[RUN_TO_RUN_TABLE][0], "run-to-run", tables[RUN_TO_RUN_TABLE][1]))
+
+
 def _extra_sections(extras: ReportExtras | None) -> list[ReportSection]:
     if extras is None:
         return []
@@ -390,7 +405,8 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "a frontier's end, shown but never priced or ranked), out of reach, zero throughput, or missing (no row or no "
         "rate). "
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
-        + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True) + "</section>",
+        + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True)
+        + _run_to_run_html(rendered, tables) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
         + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + _caps_html(rendered, tables)
         + "</section>",

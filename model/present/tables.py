@@ -8,6 +8,7 @@ A spec is a list of (header, column, kind) with kind in :data:`model.present.rep
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 
 import numpy as np
@@ -269,6 +270,31 @@ def _goodput_caps(answer):
     return caps.assign(interactivity=answer.interactivity_needed), CAPS_SPEC
 
 
+#: the run-to-run band beside the interpolation ±, each named (model.core.run_to_run): at each target, and at each
+#: frontier point
+RUN_TO_RUN_TABLE = "Run-to-run"
+RUN_TO_RUN_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
+                   ("$/M tokens", "usd_per_mtok", "usd"), ("± interpolation error", "error_text", "text"),
+                   ("Run-to-run low [$/M]", "run_to_run_low", "usd"), ("Run-to-run high [$/M]", "run_to_run_high", "usd"),
+                   ("Run-to-run from", "run_to_run_from", "text")]
+
+
+def run_to_run_frame(answer) -> pd.DataFrame:
+    """The iso cells with their interpolation ± and their run-to-run $/M band side by side."""
+    iso = _iso_frame(answer.cost.iso_error)
+    band = answer.run_to_run.iso
+    if band.empty:
+        return iso.assign(run_to_run_low=math.nan, run_to_run_high=math.nan, run_to_run_from="")
+    return iso.merge(band, on=["series", "interactivity"], how="left")
+
+
+def _run_to_run(answer):
+    """The run-to-run table, when a point in view states an interval (None otherwise)."""
+    if not answer.run_to_run.any or answer.cost.iso.empty:
+        return None
+    return run_to_run_frame(answer), RUN_TO_RUN_SPEC
+
+
 def _provenance_table(answer):
     frame = answer.provenance
     return frame, text_spec(frame)
@@ -293,14 +319,15 @@ def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
 #: name -> builder of (frame, spec), or None when the view has no such table
 _BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "Frontier points": _frontier,
              "Fleet": _fleet, "History by run date": _history, "Buy, rent or API": _volume,
-             "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table}
+             "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table,
+             RUN_TO_RUN_TABLE: _run_to_run}
 
 
 #: the parts of an answer each table reads (a surface offering a table's CSV asks for these)
 TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers": ("crossed",),
                "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
                "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
-               "Provenance": ("provenance",)}
+               "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run")}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -324,7 +351,10 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
         out[CAPS_TABLE] = caps
     for pa in answer.profiles:
         out.update(profile_tables(pa))
-    for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", "Provenance"):
+    for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", RUN_TO_RUN_TABLE,
+                 "Provenance"):
+        if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
+            continue
         found = _BUILDERS[name](answer)
         if found is not None:
             out[name] = found

@@ -8,7 +8,8 @@ values already in the field's unit, ``source_line`` locating it) that
 Every format is one :class:`~model.data.importers.base.Format` in :data:`REGISTRY`, the only
 list detection reads: a new format is a new module with a ``FORMATS`` tuple and one line
 here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex` (and
-:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`,
+:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf) and :mod:`.perf_aggregate` (AIPerf's multi-run
+aggregate), :mod:`.trtllm`,
 :mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
 :mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
@@ -32,6 +33,7 @@ from model.data.importers import (
     inferencex,
     llmperf,
     perf,
+    perf_aggregate,
     sglang,
     trtllm,
     vllm,
@@ -49,6 +51,7 @@ from model.data.importers._common import (
 from model.data.importers.base import Format, IngestError
 from model.data.importers.companions import refuse_companion
 from model.data.importers.per_request import REQUESTS_KEY
+from model.data.importers.perf_aggregate import INTERVALS_KEY
 
 __all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
 
@@ -59,6 +62,7 @@ REGISTRY: tuple[Format, ...] = (
     *llmperf.FORMATS,
     *inferencex.FORMATS,
     *inference_perf.FORMATS,
+    *perf_aggregate.FORMATS,
     *perf.FORMATS,
     *vllm.FORMATS,
     *sglang.FORMATS,
@@ -214,7 +218,10 @@ def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.Da
             if MODEL_PATH_NOTE not in notes:
                 notes.append(MODEL_PATH_NOTE)
     samples = {i: row.pop(REQUESTS_KEY) for i, row in enumerate(rows) if REQUESTS_KEY in row}
+    intervals = {i: row.pop(INTERVALS_KEY) for i, row in enumerate(rows) if INTERVALS_KEY in row}
     frame = to_frame(rows)
     if samples:   # per-request data by row ordinal (model.data.importers.per_request), stored with the points
         frame.attrs[REQUESTS_KEY] = samples
+    if intervals:   # run-to-run intervals by row ordinal (model.data.intervals), stored with the points
+        frame.attrs[INTERVALS_KEY] = intervals
     return frame, fmt, "; ".join(notes) or None
