@@ -32,7 +32,7 @@ from typing import Any
 from model.core.run_to_run import DEFAULT_CONFIDENCE, check
 from model.data.importers._common import Rows, add_note, integer, iso_date, load_json, num
 from model.data.importers.base import Format, IngestError
-from model.data.importers.perf import _finish, _metric_records, _point
+from model.data.importers.perf import _finish, _point
 
 __all__ = ["FORMATS", "INTERVALS_KEY", "matches", "matches_csv", "parse", "parse_csv"]
 
@@ -111,7 +111,7 @@ def _row(line: int, metrics: dict[str, dict], runs: int | None, level: float | N
     if not by_metric:
         raise IngestError(name, "an AIPerf aggregate with no metric's mean", line=line, field="metrics")
     notes: set[str] = set()
-    row = {"source_line": line, **_point(_metric_records(by_metric), notes)}
+    row = {"source_line": line, **_point(by_metric, notes)}
     if row.get("output_tokens_per_second") is None and row.get("total_tokens_per_second") is None \
             and row.get("ttft_p50_s") is None:
         raise IngestError(name, "an AIPerf aggregate with neither throughput nor latency means", line=line,
