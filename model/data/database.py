@@ -3,9 +3,9 @@
 Schema versions (``costfrontier_meta.schema_version``): **0** is a database written
 before the marker existed (our tables, no ``costfrontier_meta``) or with no version
 row; **1** the first marked layout; **2** disaggregated rows' per-role rates in their own columns; **3** the
-one before data versions (the date each TCO rate was read, ``tco_rates.read_on``); **4** the current one
-(:data:`model.core.schema.SCHEMA_VERSION`: numbered data versions, :mod:`model.data.versions`; what an older store
-held becomes version 1). Opening an older file migrates it
+one before data versions (the date each TCO rate was read, ``tco_rates.read_on``); **4** numbered data versions
+(:mod:`model.data.versions`; what an older store held becomes version 1); **5** the current one
+(:data:`model.core.schema.SCHEMA_VERSION`: a point's median ITL beside its median TPOT, ``points.itl_median_ms``). Opening an older file migrates it
 in place in one transaction: missing tables are created, columns added since are appended,
 empty, and the data steps of :data:`model.core.schema.MIGRATIONS` run. A layout that does not match, a newer
 version, a damaged file and a file that is not ours are refused and left unchanged.

@@ -34,9 +34,9 @@ __all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns",
 #: what an answer may read from the store beside the rows and the presets
 READS = ("api_prices", "sources", "evals", "requests", "intervals")
 
-#: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
-#: series says so) and the disaggregation note
-_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "disaggregated", *WORKLOAD_KEYS)
+#: the columns every analysis reads: rates, the frontier's x (by TPOT or ITL: model.core.interactivity), the
+#: workload split, series labels (a disaggregated series says so) and the disaggregation note
+_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "itl_median_ms", "disaggregated", *WORKLOAD_KEYS)
 #: what each token basis reads beyond its own column: the per-role rates of disaggregated rows; blended tokens
 #: weigh output (else total) tok/s/GPU by ISL, OSL and the prefix-cache hit rate (workload keys, read anyway)
 _BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),

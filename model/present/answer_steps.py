@@ -23,6 +23,7 @@ from model.core.cost_profiles import price_with_profiles
 from model.core.frontier import series_labels, throughput_column
 from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
+from model.core.interactivity import by_definition
 from model.core.iso import METHODS, break_even_rates, iso_table
 from model.core.notes import Note, noted
 from model.core.repeats import repeat_spread
@@ -186,10 +187,12 @@ class Overview:
 
 
 def good_of(view: View, rows: pd.DataFrame, samples) -> Good:
-    """The rows before pricing: throughput times each point's good fraction when the view sets goodput caps."""
+    """The rows before pricing: interactivity by the view's definition (:func:`model.core.interactivity.by_definition`:
+    TPOT or ITL), throughput times each point's good fraction when the view sets goodput caps."""
+    defined, said = by_definition(rows, view.interactivity_from)
     caps = caps_from_text(view.goodput) if view.goodput else None
-    out, notes = apply_goodput(rows, samples, caps)
-    return Good(out, caps, noted("goodput", notes))
+    out, notes = apply_goodput(defined, samples, caps)
+    return Good(out, caps, (*noted("rows", said), *noted("goodput", notes)))
 
 
 def priced(view: View, rows: pd.DataFrame) -> Priced:

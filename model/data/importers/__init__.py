@@ -37,6 +37,7 @@ from model.data.importers import (
     sglang,
     trtllm,
     vllm,
+    vllm_console,
 )
 from model.data.importers._common import (
     HEAD_BYTES,
@@ -53,7 +54,8 @@ from model.data.importers.companions import refuse_companion
 from model.data.importers.per_request import REQUESTS_KEY
 from model.data.importers.perf_aggregate import INTERVALS_KEY
 
-__all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
+__all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS",
+           "TEXT_FORMATS"]
 
 #: every format, in the order detection tries them (most specific first; the canonical CSV last)
 REGISTRY: tuple[Format, ...] = (
@@ -65,6 +67,7 @@ REGISTRY: tuple[Format, ...] = (
     *perf_aggregate.FORMATS,
     *perf.FORMATS,
     *vllm.FORMATS,
+    *vllm_console.FORMATS,
     *sglang.FORMATS,
     *canonical_csv.FORMATS,
 )
@@ -75,8 +78,10 @@ assert len(_BY_NAME) == len(REGISTRY), "two formats share a name"
 JSON_FORMATS = tuple(f.name for f in REGISTRY if f.container == "json")
 #: tool CSVs told apart from canonical CSVs by their first row
 CSV_FORMATS = tuple(f.name for f in REGISTRY if f.container == "csv" and f.name != "csv")
+#: console logs told by their content (vLLM's result block)
+TEXT_FORMATS = tuple(f.name for f in REGISTRY if f.container == "text")
 #: formats ``--format`` accepts
-FORMATS = ("csv", *JSON_FORMATS, *CSV_FORMATS)
+FORMATS = ("csv", *JSON_FORMATS, *CSV_FORMATS, *TEXT_FORMATS)
 
 
 def detect(path: Path, name: str) -> str:
@@ -94,7 +99,7 @@ def detect(path: Path, name: str) -> str:
     str
         ``"csv"`` for delimited text the CSV pipeline reads (canonical or
         aliased columns; rates, evals and published tables), otherwise one of
-        :data:`JSON_FORMATS` or :data:`CSV_FORMATS`. Empty, binary and UTF-16
+        :data:`JSON_FORMATS`, :data:`CSV_FORMATS` or :data:`TEXT_FORMATS`. Empty, binary and UTF-16
         files are ``"csv"`` too: the CSV reader refuses them with its own message.
 
     Raises
@@ -125,6 +130,9 @@ def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str
                           f"none matched (keys seen: {seen})")
     _refuse_json_scalar(path, name, head)
     refuse_companion(name, head, None)
+    for fmt in REGISTRY:       # a console log: told by its content before any CSV reading
+        if fmt.container == "text" and fmt.matches(None, head):
+            return fmt.name, None
     return _detect_delimited(path, name, head)
 
 
