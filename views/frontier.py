@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.present import figures
 from ui import data, frame, report, widgets
-from ui.state import bind
+from ui.state import bind, plain
 
 ctx = frame.context()
 st.title("Frontier")
@@ -18,6 +18,9 @@ optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that
 answer = ctx.answer("cloud", "frontier_table")
 result = answer.cloud
 widgets.notes(result)
+for note in answer.rows.good.notes:           # what the interactivity definition and goodput caps did to the rows
+    if note not in result.notes:
+        st.warning(plain(note[:1].upper() + note[1:]))
 if answer.frontier_table.empty:
     st.info("No series in this view has a frontier: no point has both an interactivity and a throughput on the "
             f"view's token basis ({ctx.state.basis}). The notes above say which; try another basis in the sidebar.")
