@@ -32,7 +32,7 @@ from typing import Any
 from model.core.run_to_run import DEFAULT_CONFIDENCE, check
 from model.data.importers._common import Rows, add_note, integer, iso_date, load_json, num
 from model.data.importers.base import Format, IngestError
-from model.data.importers.perf import _finish, _point
+from model.data.importers.perf import finish, point
 
 __all__ = ["FORMATS", "INTERVALS_KEY", "matches", "matches_csv", "parse", "parse_csv"]
 
@@ -111,7 +111,7 @@ def _row(line: int, metrics: dict[str, dict], runs: int | None, level: float | N
     if not by_metric:
         raise IngestError(name, "an AIPerf aggregate with no metric's mean", line=line, field="metrics")
     notes: set[str] = set()
-    row = {"source_line": line, **_point(by_metric, notes)}
+    row = {"source_line": line, **point(by_metric, notes)}
     if row.get("output_tokens_per_second") is None and row.get("total_tokens_per_second") is None \
             and row.get("ttft_p50_s") is None:
         raise IngestError(name, "an AIPerf aggregate with neither throughput nor latency means", line=line,
@@ -206,10 +206,10 @@ def parse_csv(path: Path, name: str) -> tuple[Rows, list[str]]:
 def config_beside(rows: Rows, path: Path, name: str, notes: list[str]) -> None:
     """Fill each row's model, load, configured lengths and run date from the first run's export the aggregate names
     (``../profile_runs/<label>/profile_export_aiperf.json``), where the row states none (said in its notes); then
-    ISL/OSL from the measured means where still unknown, and the success rate (:func:`.perf._finish`)."""
+    ISL/OSL from the measured means where still unknown, and the success rate (:func:`.perf.finish`)."""
     for row in rows:
         _fill_from_run(row, path, notes)
-        _finish(row)
+        finish(row)
 
 
 def _fill_from_run(row: dict, path: Path, notes: list[str]) -> None:
