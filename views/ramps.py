@@ -32,11 +32,11 @@ st.markdown("**Knee of each ramp** under "
 widgets.table(knees[["series", "status", "request_rate", "usd_per_mtok", "ttft_s", "bracket_low", "bracket_high",
                      "crossing_rate", "tokens_per_second_per_gpu", "tokens_per_second_per_node", "basis",
                      "usd_per_gpu_hour", "first_failure", "bracket_text"]], key="knee_table",
-              details=("tokens_per_second_per_gpu", "tokens_per_second_per_node", "basis", "usd_per_gpu_hour",
-                       "first_failure", "bracket_text"))
-st.caption("Each knee between the measured rates around it: bracket low (the knee, measured) and high (the first "
-           "rate that breaks the SLA); the crossing is where the binding limit is reached on a straight line between "
-           "them. The capacity reads the measured knee, never the crossing.")
+              details=("bracket_low", "bracket_high", "crossing_rate", "tokens_per_second_per_gpu",
+                       "tokens_per_second_per_node", "basis", "usd_per_gpu_hour", "first_failure", "bracket_text"))
+st.caption("Each knee between the measured rates around it (More columns: bracket low, the knee, measured; bracket "
+           "high, the first rate that breaks the SLA; the crossing, where the binding limit is reached on a straight "
+           "line between them). The capacity reads the measured knee, never the crossing.")
 for row in knees.to_dict("records"):
     st.markdown(f"**{plain(row['series'])}**: {plain(str(row['bracket_text']))}.")
     if isinstance(row.get("contradiction"), str):
