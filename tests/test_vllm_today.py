@@ -146,3 +146,15 @@ def test_the_frontier_page_switches_with_the_control(console_db, monkeypatch):
     assert after == pytest.approx(sorted(1000 / b["Median ITL (ms)"] for b in blocks), rel=0.01)
     assert before == pytest.approx(sorted(1000 / b["Median TPOT (ms)"] for b in blocks), rel=0.01)
     assert at.query_params.get("ia") in ("itl", ["itl"])
+
+
+def test_a_log_with_a_prefix_and_colours_reads_the_same(db_path, tmp_path):
+    """A console captured by a process manager prefixes each line (``(APIServer pid=7) ``) and keeps colour codes."""
+    block = [line for line in LOG.read_text().splitlines()[8:59]]
+    path = tmp_path / "prefixed.log"
+    path.write_text("\n".join(f"\x1b[36m(APIServer pid=7)\x1b[0m {line}" for line in block) + "\n")
+    assert cli(db_path, "ingest", path, "--set", "hardware=H200", "--set", "gpus=1", "--set", "model=m").code == 0
+    [row] = _rows(db_path)
+    [(_, first)] = _blocks()[:1]
+    assert row["tokens_per_second_per_gpu"] == first["Output token throughput (tok/s)"]
+    assert row["interactivity"] == pytest.approx(1000 / first["Median TPOT (ms)"])

@@ -78,6 +78,9 @@ def _meta(meta: dict, name: str) -> tuple[int | None, float | None, bool, list[s
                           "profile_export_aiperf_aggregate.json (the runs' confidence statistics) instead",
                           field="aggregation_type")
     runs = integer(meta.get("num_successful_runs"))
+    labels_given = meta.get("run_labels")
+    if runs is None and isinstance(labels_given, list) and labels_given:
+        runs = len(labels_given)          # AIPerf lists the successful runs' labels: as many runs as labels
     level = num(meta.get("confidence_level"))
     single = meta.get("single_run") in (True, "true", "True", 1) or runs == 1
     labels = meta.get("run_labels")

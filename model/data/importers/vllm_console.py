@@ -47,6 +47,7 @@ from model.data.importers.base import Format, IngestError
 __all__ = ["FORMATS", "BANNER", "matches", "parse"]
 
 BANNER = "Serving Benchmark Result"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE = re.compile(r"^\s*(?P<key>[A-Za-z][^:]{1,60}?):\s+(?P<value>\S+)\s*$")
 #: block line -> vLLM result key
 _KEYS = {
@@ -122,11 +123,15 @@ def parse(path: Path, name: str) -> tuple[Rows, list[str]]:
         raise IngestError(name, f"not UTF-8 text (byte {exc.start}); save the log as UTF-8") from None
     args: dict[str, Any] = {}
     blocks: list[tuple[int, dict, dict]] = []
-    inside, current, start = False, [], 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if BANNER in line:
-            inside, current, start = True, [], number
+    inside, current, start, prefix = False, [], 0, ""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _ANSI.sub("", raw)
+        if BANNER in line:          # a log prefix before the banner ("(APIServer pid=1) ") is before each line
+            rule = re.search(r"={5,}", line)
+            inside, current, start, prefix = True, [], number, line[:rule.start()] if rule else ""
             continue
+        if inside and prefix and line.startswith(prefix):
+            line = line[len(prefix):]
         if inside and re.fullmatch(r"\s*={10,}\s*", line):
             blocks.append((start, _block(current, name), dict(args)))
             inside = False
