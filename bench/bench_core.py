@@ -29,10 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.core.analysis import analyse, frontiers_for  # noqa: E402
 from model.core.iso import METHODS  # noqa: E402
+from model.core.leave_one_out import leave_one_out_methods  # noqa: E402
 from model.core.uncertainty import (  # noqa: E402
     iso_with_error,
-    leave_one_out_frontier,
     mark_crossovers,
+    store_calibration,
     uncertainty,
 )
 from model.core.view import View  # noqa: E402
@@ -126,12 +127,14 @@ def main() -> None:
               f"with the query: {t_query + t_front + t_price:.3f} s")
         # interpolation error (issue 21): leave-one-out of both methods, cached with the frontier in the app;
         # then the bands, the iso table's ± and the crossings within uncertainty, per rerun
-        t_loo, loo = timed(lambda: {m: leave_one_out_frontier(frontier, m) for m in METHODS})
+        t_loo, loo = timed(lambda: leave_one_out_methods(frontier, METHODS))
+        t_cal, calibration = timed(lambda: store_calibration(points))
         t_band, marked = timed(lambda: (lambda u: (iso_with_error(result.iso, result.curves, u),
                                                    mark_crossovers(result.crossovers, result.curves, u)))(
-            uncertainty(result.curves, "linear", loo)))
+            uncertainty(result.curves, "linear", calibration, loo)))
         print(f"leave-one-out of both methods over {len(loo['linear']):,} interior points: {t_loo:.3f} s (cached with "
-              f"the frontier); bands + iso ± + {len(marked[1]):,} crossings marked: {t_band:.3f} s")
+              f"the frontier); the store's calibration (its own fit and leave-one-out): {t_cal:.3f} s (once per data "
+              f"version); bands + iso range + {len(marked[1]):,} crossings marked: {t_band:.3f} s")
         # every cell's status (issue 44): the series in view without a curve, found in the cost step on every rate
         # change, beside what that step paid already (pricing and the iso table)
         from model.core.frontier import series_labels

@@ -193,7 +193,7 @@ def test_tokens_per_dollar_comparison_and_break_even(app):
 
 def test_sla_in_the_link_filters_the_frontier(app):
     at = app("views/matched_interactivity.py",
-             query={"spec": "mtp", "by": "hardware", "sla": "interactivity=60", "at": "50,80"})
+             query={"spec": "mtp", "by": "hardware", "sla": "interactivity=60", "at": "50,80", "method": "linear"})
     assert not at.exception
     assert any("leaves out" in w.value for w in at.warning)
     table = at.table[0].value

@@ -96,7 +96,7 @@ def test_the_report_and_the_workbook_show_each_status(sample_db):
         row = shown[(series, round(x, 1))]
         assert row["Status"] == text, (series, x, row)
     assert shown[("B200", 101.0)]["$/M tokens"] == "$1.30"        # shown, with its status, never priced
-    assert shown[("B200", 101.0)]["± interpolation error"] == "—"
+    assert shown[("B200", 101.0)]["Range (9 in 10)"] == "—"
     assert shown[("MI355X", 17.9)]["Break-even $/GPU-hour"] == "—"
     book = load_workbook(io.BytesIO(report.tables_xlsx()), data_only=True)
     sheet = book["Cost at matched interactivity"]

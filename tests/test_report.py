@@ -257,7 +257,7 @@ def test_xlsx_tables_hold_the_clis_numbers_with_assumptions_sheet(db, tmp_path, 
     iso = cli_json(db, "iso", *VIEW)["rows"]
     book = load_workbook(out)
     assert book.sheetnames == ["Cost at matched interactivity", "Assumptions", "Crossovers", "Frontier points",
-                               "Provenance"]
+                               "How often the range held", "Provenance"]
     frame = pd.read_excel(out, sheet_name="Cost at matched interactivity", header=3)
     got = {(r["Interactivity [tok/s/user]"], r["Series"]): r for r in frame.to_dict("records")}
     for row in iso:

@@ -26,6 +26,7 @@ from tests.kit import cli, cli_json, open_page
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "formats_today"
 MULTI = ROOT / "aiperf_multirun"
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "inferencex_glm5_fp8_2026-05-20.csv"
 TUTORIAL = ROOT / "aiperf_aggregate_tutorial.json"
 CONFIGS = (4, 8, 16, 32)
 
@@ -93,9 +94,39 @@ def test_iso_json_names_the_run_to_run_band_beside_the_interpolation_one(multiru
         assert row["run_to_run_low"] == pytest.approx(row["usd_per_mtok"] / high)
         assert row["run_to_run_high"] == pytest.approx(row["usd_per_mtok"] / low)
         assert row["run_to_run_from"].startswith("the wider of the two bracketing points")
-        assert row["usd_per_mtok_error"] is not None and row["error_from"]        # the interpolation's, unchanged
+        # this store alone has too few interior points for an interpolation range: that band says so, by name
+        assert row["usd_per_mtok_low"] is None and row["error_from"] == "none"
     text = cli(db, "iso", "--by", "hardware", "--basis", "output", "--at", "40,60").out
     assert "run_to_run_low" in text and "run_to_run_from" in text
+
+
+def test_both_bands_each_named_when_the_store_calibrates_the_interpolation(tmp_path):
+    """With the bundled sample beside the aggregates the store has enough interior points for issue 47's range:
+    the AIPerf series then has both bands at each target, each with its own source, neither changing the other."""
+    db = tmp_path / "both.duckdb"
+    for source, *sets in ((MULTI, "--set", "hardware=H100", "--set", "gpus=1"),
+                          (SAMPLE,)):
+        done = cli(db, "ingest", source, *sets)
+        assert done.code == 0, done.err
+    alone = {r["interactivity"]: r for r in cli_json(db, "iso", "--by", "hardware", "--basis", "output",
+                                                     "--at", "40,60", "--where", "hardware=H100")["rows"]}
+    assert set(alone) == {40.0, 60.0}
+    for row in alone.values():
+        assert row["usd_per_mtok_low"] < row["usd_per_mtok"] < row["usd_per_mtok_high"] and row["error_from"] == "store"
+        assert row["run_to_run_low"] < row["usd_per_mtok"] < row["run_to_run_high"]
+        assert "over 5 runs, 95% interval" in row["run_to_run_from"]
+        # the run-to-run band is the same as in the store without the sample: the two do not touch each other
+    single = {r["interactivity"]: r for r in cli_json(
+        _multirun_only(tmp_path), "iso", "--by", "hardware", "--basis", "output", "--at", "40,60")["rows"]}
+    for x, row in alone.items():
+        assert row["run_to_run_low"] == pytest.approx(single[x]["run_to_run_low"], rel=1e-12)
+        assert row["run_to_run_high"] == pytest.approx(single[x]["run_to_run_high"], rel=1e-12)
+
+
+def _multirun_only(tmp_path):
+    db = tmp_path / "alone.duckdb"
+    assert cli(db, "ingest", MULTI, "--set", "hardware=H100", "--set", "gpus=1").code == 0
+    return db
 
 
 def test_size_sizes_again_on_the_capacity_points_band(multirun_db):
@@ -177,9 +208,11 @@ def test_check_recomputes_within_the_printed_rounding(stated, status):
 
 def test_band_rules():
     assert usd_band(2.0, 0.9, 1.1) == pytest.approx((2.0 / 1.1, 2.0 / 0.9))
-    low, high = combine(2.0, 0.03, 1.9, 2.08)
-    assert low == pytest.approx(2.0 * (1 - math.hypot(0.03, 0.05)))
-    assert high == pytest.approx(2.0 * (1 + math.hypot(0.03, 0.04)))
+    low, high = combine(2.0, 1.9, 2.2, 1.95, 2.08)
+    assert low == pytest.approx(2.0 * math.exp(-math.hypot(math.log(2.0 / 1.9), math.log(2.0 / 1.95))))
+    assert high == pytest.approx(2.0 * math.exp(math.hypot(math.log(2.2 / 2.0), math.log(2.08 / 2.0))))
+    assert combine(2.0, 2.0, 2.0, 1.95, 2.08) == pytest.approx((1.95, 2.08))      # a measured point: run-to-run alone
+    assert math.isnan(combine(2.0, None, None, 1.95, 2.08)[0])                   # no range: no combined band
     import pandas as pd
 
     frontier = pd.DataFrame({"series": ["s"] * 3, "interactivity": [10.0, 20.0, 30.0],

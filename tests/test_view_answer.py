@@ -74,7 +74,9 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     # the fleet: size's nodes, GPUs and $/month, and the full-use rate said in the same sentence
     fleet = next(r for r in size["rows"] if r["hardware"] == "B200" and r["nodes"])
     sentence = next(s for s in size["sentences"] if s.startswith(fleet["series"]))
-    assert f"{fleet['nodes']:,.0f} nodes, {fleet['gpus']:,.0f} GPUs" in sentence
+    assert f"{fleet['nodes']:,.0f} nodes" in sentence and f", {fleet['gpus']:,.0f} GPUs" in sentence
+    if fleet["nodes_low"] != fleet["nodes_high"]:          # the capacity's range moves the node count
+        assert f"({fleet['nodes_low']:,.0f} to {fleet['nodes_high']:,.0f} within its capacity's range)" in sentence
     assert f"${fleet['usd_per_month']:,.0f} a month" in sentence and "full-use rate" in sentence
     assert sentence in text
     table = out.read_text(encoding="utf-8").split('<table id="extra-fleet">')[1].split("</table>")[0]

@@ -212,12 +212,12 @@ def test_the_chart_rises_vertically_where_a_node_is_added():
 
 
 def test_the_capacitys_plus_minus_gives_a_range_of_nodes_only_across_a_node_boundary():
-    """Issue 41: an owned node's capacity ± 5.7 % (the MTP MI355X curve's at 50 tok/s/user, monotone). One node
-    carries 19.17 B tokens a month (the module's oracle): at 5 B it is 26 % used and ± 5.7 % moves no node; at 19.5 B
-    it needs 1.017 nodes, so 2, while a node carrying 1/(1 − 0.057) more needs 1: the range is 1 to 2 nodes,
-    $8,643.20 to $17,286.40 a month (one node: 8 × 1.48 × 730)."""
+    """Issue 41 (issue 47: a band below and above): an owned node's capacity band −5.7 %/+6 %. One node carries
+    19.17 B tokens a month (the module's oracle): at 5 B it is 26 % used and the band moves no node; at 19.5 B it
+    needs 1.017 nodes, so 2, while a node carrying 1/(1 − 0.057) more needs 1: the range is 1 to 2 nodes, $8,643.20
+    to $17,286.40 a month (one node: 8 × 1.48 × 730)."""
     one_node = NODE_TPS * SECONDS_PER_MONTH
-    option = Option("owned MI355X", "owned", owned_cost(NODE_TPS, 8, 1.48), NODE_TPS, error=0.057)
+    option = Option("owned MI355X", "owned", owned_cost(NODE_TPS, 8, 1.48), NODE_TPS, band=(0.057, 0.06))
     calm = option.at(5e9)
     assert (calm["nodes"], calm["nodes_low"], calm["nodes_high"]) == (1, 1, 1)
     assert calm["usd_per_month_low"] == calm["usd_per_month_high"] == pytest.approx(8 * 1.48 * 730)
@@ -226,7 +226,7 @@ def test_the_capacitys_plus_minus_gives_a_range_of_nodes_only_across_a_node_boun
     assert (near["nodes"], near["nodes_low"], near["nodes_high"]) == (2, 1, 2)
     assert (near["usd_per_month_low"], near["usd_per_month_high"]) == pytest.approx((8643.2, 17286.4))
     assert near["effective_usd_per_mtok_low"] == pytest.approx(8643.2 / 19.5e3)
-    api = Option("API", "api", api_cost(1.7333), error=0.057).at(19.5e9)
+    api = Option("API", "api", api_cost(1.7333), band=(0.057, 0.06)).at(19.5e9)
     assert api["usd_per_month_low"] == api["usd_per_month_high"] == api["usd_per_month"]    # a price has no ±
 
 

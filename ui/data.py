@@ -37,8 +37,10 @@ import streamlit as st
 from model.core.analysis import Analysis
 from model.core.cost import load_presets, price_sets, tiers
 from model.core.trace import is_reference
+from model.core.uncertainty import Calibration
 from model.core.view import View
 from model.core.view_fields import FIELDS, RATE
+from model.data.calibration import load_calibration
 from model.data.export import safe_csv
 from model.data.identity import identity
 from model.data.inputs import Inputs, load_inputs, with_workload
@@ -215,7 +217,16 @@ def inputs(state: View, snap: Snapshot | None = None) -> Inputs:
     (:func:`model.data.store.shared_strings`), shared and read-only."""
     snap = snap or snapshot()
     key = _inputs_key(snap.version, state)
-    return CACHE.get_or_make(key, lambda: load_inputs(snap.con.cursor(), key[3], shared=True))
+    return CACHE.get_or_make(key, lambda: load_inputs(snap.con.cursor(), key[3], shared=True,
+                                                      calibration=calibration(snap, key[3].version)))
+
+
+def calibration(snap: Snapshot, version: int | None) -> Calibration:
+    """The bands' calibration of data version ``version`` (None: the snapshot's latest): every frontier of the
+    store, read and fitted once per data version (:func:`model.data.calibration.load_calibration`), whatever the
+    view filters."""
+    return CACHE.get_or_make(("calibration", snap.version, db_path(), version),
+                             lambda: load_calibration(snap.con.cursor(), version))
 
 
 def _fit(snap: Snapshot, state: View) -> tuple[tuple, Fit]:

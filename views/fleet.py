@@ -78,6 +78,7 @@ for sentence in fleet.sentences:
 # rate comes from and the notes follow behind the table's "More columns" switch
 widgets.table(fleet.sized[fleet.columns], key="fleet_table",
               details=("method", "pricing", "status", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",
+                       "nodes_low", "nodes_high", "usd_per_month_low", "usd_per_month_high",
                        "effective_usd_per_mtok_autoscaled", "utilization_autoscaled", "usd_per_gpu_hour_autoscaled"))
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.present import figures, fmt
 from model.present.answers import iso_pivot, method_errors_text, method_words, parse_targets
-from model.present.tables import RUN_TO_RUN_TABLE, table_of
+from model.present.tables import CALIBRATION_TABLE, RUN_TO_RUN_TABLE, table_of
 from ui import frame, report, widgets
 from ui.state import bind, plain
 
@@ -37,20 +37,25 @@ if iso.empty:
 else:
     costs, ratios = iso_pivot(iso)
     st.markdown("**$ per million tokens** (hollow markers and *(clamped)*: within 1% past a frontier's end; "
-                "*± N %*: interpolation error, the shaded band: if we had not measured a point, our method would have "
-                "been off by about N % there; *(measured)*: a frontier point, exact)")
+                "*−a %/+b %* (or *± N %*), the shaded band: where 9 in 10 of this store's measured points fell when "
+                "each was left out and predicted from its neighbours; *(measured)*: a frontier point, exact)")
     st.table(costs)
     st.markdown(f"**Cost relative to {plain(cost.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
     if answer.run_to_run.any:             # points measured over repeated runs: their band, named on its own
         st.markdown("**Run-to-run** (how far the measured throughput moved between repeated runs, beside the "
-                    "interpolation ±: the two are separate bands)")
+                    "interpolation range: the two are separate bands)")
         widgets.spec_table(*table_of(answer, RUN_TO_RUN_TABLE), key="run_to_run_table")
         for note in answer.run_to_run.notes:
             st.caption(plain(note[:1].upper() + note[1:] + "."))
-st.caption(plain(method_errors_text(cost.uncertainty)) + " The band is the error expected at each value's knot "
-           "spacing (leave-one-out on the frontier's own points), not run-to-run noise; see the manual, "
+st.markdown(f"**{CALIBRATION_TABLE}** (every interior point of this store's frontiers left out in turn)")
+if (calibration := table_of(answer, CALIBRATION_TABLE)) is not None:
+    widgets.spec_table(*calibration, key="calibration_table")
+else:
+    st.info("This store has no measured point with a neighbour on each side to test the interpolation on.")
+st.caption(plain(method_errors_text(cost.uncertainty)) + " The band grows with the gap between measured neighbours "
+           "and how far apart their prices are; it is not run-to-run noise; see the manual, "
            "\"Interpolation and its ±\".", help="Switch the Interpolation method in the sidebar to compare.")
 st.caption(plain(method_words(ctx.state.method, cost.uncertainty)) + f" Basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")

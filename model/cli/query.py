@@ -13,8 +13,9 @@ from model.core.notes import Note
 __all__ = ["run", "answer_of_args", "link_notes", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
 
 #: what ``history --json`` rows carry (model.core.history.HISTORY_COLUMNS)
-HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok", "best_usd_per_mtok",
-                        "source", "best_from", "note"]
+HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok",
+                        "as_of_usd_per_mtok_low", "as_of_usd_per_mtok_high", "best_usd_per_mtok",
+                        "best_usd_per_mtok_low", "best_usd_per_mtok_high", "source", "best_from", "note"]
 
 FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "usd_per_gpu_hour",
                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus", "gpus_prefill",
@@ -96,7 +97,10 @@ def _history(args, answer) -> int:
     if frame.empty:
         print("no dated runs for this selection")
         return 0
-    shown = frame[["series", "run_date", "usd_per_mtok", "best_usd_per_mtok", "best_from", "source"]]
+    shown = frame[["series", "run_date", "usd_per_mtok", "as_of_usd_per_mtok", "as_of_usd_per_mtok_low",
+                   "as_of_usd_per_mtok_high", "best_usd_per_mtok", "best_from", "source"]].rename(
+        columns={"as_of_usd_per_mtok": "as_of", "as_of_usd_per_mtok_low": "low", "as_of_usd_per_mtok_high": "high",
+                 "best_usd_per_mtok": "best"})
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_colwidth", 60,
                            "display.float_format", "{:.4g}".format):
         print(shown.to_string(index=False))
@@ -160,8 +164,10 @@ def run(args, con) -> int:
         if args.command != "crossover" or (result.envelope.changes.empty and answer.goodput_caps.empty):
             return 0
     else:
-        if args.command == "iso":     # the ± as a percentage, after the columns the table always had
-            frame = frame.assign(error_pct=frame.pop("usd_per_mtok_error") * 100, error_from=frame.pop("error_from"))
+        if args.command == "iso":     # each cell's range, after the columns the table always had
+            frame = frame.drop(columns=["usd_per_mtok_error", "usd_per_mtok_low", "usd_per_mtok_high", "error_from"]
+                               ).assign(low=frame["usd_per_mtok_low"], high=frame["usd_per_mtok_high"],
+                                        error_from=frame["error_from"])
         # a crossing's interval within uncertainty is in its sentence below; run-to-run only where some row has it
         shown = frame.drop(columns=["uncertain_from", "uncertain_to", *(() if banded else RUN_TO_RUN)],
                            errors="ignore")
@@ -178,7 +184,7 @@ def run(args, con) -> int:
 
         uncertain = uncertain_crossings_text(frame)
         if uncertain:
-            print("\nwithin uncertainty (the interpolation error's ± bands overlap):")
+            print("\nwithin uncertainty (the two curves' ranges overlap):")
             print("\n".join(f"  {sentence}" for sentence in uncertain))
     if args.command == "crossover" and not answer.goodput_caps.empty:
         print(f"\ncheapest at {answer.interactivity_needed:.4g} tok/s/user as the TTFT cap moves [$ per good M tokens]:")
@@ -198,8 +204,9 @@ def run(args, con) -> int:
         from model.present.answers import method_errors_text
 
         print("\ninterpolation error: " + method_errors_text(answer.cost.uncertainty))
-        print("  error_pct: the ± of an interpolated $/M, by the curvature rule (manual: \"Interpolation and its ±\"); "
-              "measured points are exact" if args.command == "iso" else
-              "  within_uncertainty: on one side of the crossing the gap between the two curves stays inside both "
-              "± bands (manual: \"Interpolation and its ±\")")
+        print("  low, high: where 9 in 10 measured points left out fell, around an interpolated $/M (manual: "
+              "\"Interpolation and its ±\"); measured points are exact" if args.command == "iso" else
+              "  within_uncertainty: on one side of the crossing the two curves' ranges overlap throughout; "
+              "interactivity_low to _high: around the crossing, where they overlap (manual: \"Interpolation and "
+              "its ±\")")
     return 0

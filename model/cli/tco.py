@@ -292,7 +292,7 @@ def _size(args, con) -> int:
     frame = fleet.sized
     band = answer.run_to_run.fleet
     state = answer.view
-    notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate") + answer.old_notes()
+    notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate", "interactivity") + answer.old_notes()
     if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
         asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
         if asked:

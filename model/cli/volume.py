@@ -33,7 +33,7 @@ def run(args, con) -> int:
     if volume is None:
         raise UsageError("volume needs a demand: --volume (--tokens-per-month) N, --peak-rps R or --trace FILE "
                          "(or a link with one)")
-    notes = list(volume.notes) + of_kind(answer.notes, "link", "profile", "rate")
+    notes = list(volume.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
     rows = volume.rows
     if not rows.empty and "nodes" in rows.columns:
         owned = rows[rows["kind"] != "api"] if "kind" in rows.columns else rows

@@ -188,7 +188,8 @@ class Plan:
 
     Units: ``tokens_per_month`` [tokens a month of 730 h on ``basis``], ``usd_per_month`` [$ a month of the planned
     owned fleet], ``usd_per_gpu_hour`` [$/GPU-hour], ``tokens_per_second_per_node`` [tok/s on ``basis``],
-    ``usd_per_mtok`` [$/M on ``basis``], ``error`` [relative ± of ``usd_per_mtok``], API prices [$/M].
+    ``usd_per_mtok`` [$/M on ``basis``], ``error`` [the larger side of its band, relative], ``down``/``up`` [its
+    band below and above it, relative: where 9 in 10 measured points left out fell], API prices [$/M].
     """
 
     link: str
@@ -207,6 +208,8 @@ class Plan:
     usd_per_mtok: float
     error: float = 0.0
     error_from: str = "measured"
+    down: float = math.nan         # the band below usd_per_mtok, relative (NaN: as error)
+    up: float = math.nan           # the band above it, relative (NaN: as error)
     api: dict | None = None        # model, provider, usd_per_m_input, usd_per_m_cached_input, usd_per_m_output, ...
     cache_hit: float = 0.0
     notes: tuple[str, ...] = ()
@@ -214,6 +217,11 @@ class Plan:
     @property
     def gpus(self) -> float:
         return self.nodes * self.gpus_per_node
+
+    @property
+    def band(self) -> tuple[float, float]:
+        """(down, up): the plan's band below and above its $/M, relative (``error`` each way where not given)."""
+        return (self.down if _ok(self.down) else self.error, self.up if _ok(self.up) else self.error)
 
     @property
     def usd_per_gpu_hour(self) -> float:
@@ -256,8 +264,8 @@ class Plan:
                 "tokens_per_second_per_node": self.tokens_per_second_per_node,
                 "capacity_tokens_per_month": self.capacity_per_hour * HOURS_PER_MONTH,
                 "utilization": _num(self.utilisation), "usd_per_mtok": self.usd_per_mtok, "error": self.error,
-                "error_from": self.error_from, "low": self.usd_per_mtok * (1 - self.error),
-                "high": self.usd_per_mtok * (1 + self.error), "api": self.api, "cache_hit": self.cache_hit,
+                "error_from": self.error_from, "low": self.usd_per_mtok * (1 - self.band[0]),
+                "high": self.usd_per_mtok * (1 + self.band[1]), "api": self.api, "cache_hit": self.cache_hit,
                 "notes": list(self.notes)}
 
 
@@ -352,6 +360,7 @@ def _figures(plan: Plan, hours: float, usd: float, tokens: dict[str, float], gpu
              gap: float | None) -> dict:
     """Every figure of one period (or the total) against the plan."""
     e = plan.error if _ok(plan.error) else math.nan
+    down, up = (b if _ok(b) else math.nan for b in plan.band)
     planned_tokens, planned_usd = plan.tokens(hours), plan.usd(hours)
     served = tokens[plan.basis]
     capacity = plan.capacity_per_hour * hours
@@ -366,7 +375,7 @@ def _figures(plan: Plan, hours: float, usd: float, tokens: dict[str, float], gpu
         factors = {"volume": _div(planned_tokens[kind], tokens[kind]), **factors_common}
         shares = lmdi(planned, realised, factors)
         per_mtok[kind] = {"realised": _num(realised), "planned": _num(planned),
-                          "planned_low": _num(planned * (1 - e)), "planned_high": _num(planned * (1 + e)),
+                          "planned_low": _num(planned * (1 - down)), "planned_high": _num(planned * (1 + up)),
                           "variance": _num(realised - planned), "variance_error": _num(planned * e),
                           "factors": {k: _num(v) for k, v in factors.items()},
                           "shares": {k: _num(v) for k, v in shares.items()}, "explained_by": _most(shares, planned)}
@@ -544,7 +553,9 @@ def _sentences(plan: Plan, total: dict, at_realised: dict) -> list[str]:
     out = []
     mtok = total["usd_per_mtok"][plan.basis]
     if mtok["realised"] is not None and mtok["planned"] is not None:
-        pm = f" ± ${mtok['variance_error']:,.2f}" if mtok["variance_error"] else ""
+        low, high = mtok["planned_low"], mtok["planned_high"]
+        pm = f"; the plan's range ${low:,.2f} to ${high:,.2f}/M" if mtok["variance_error"] and low is not None \
+            and high is not None else ""
         text = (f"Realised ${mtok['realised']:,.2f}/M {plan.basis} tokens against the plan's "
                 f"${mtok['planned']:,.2f}/M ({'+' if mtok['variance'] >= 0 else '−'}"
                 f"${abs(mtok['variance']):,.2f}/M{pm})")

@@ -24,7 +24,7 @@ from model.core.frontier import apply_disagg, fit_frontiers, series_labels, thro
 from model.core.iso import CostCurve, cost_curves, default_targets, iso_table, reach
 from model.core.notes import Note
 from model.core.sla import SLA, split_by_sla
-from model.core.uncertainty import chosen_method
+from model.core.uncertainty import Calibration, chosen_method
 
 if TYPE_CHECKING:
     from model.core.view import View
@@ -144,8 +144,7 @@ def crossover_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | No
 
 def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None = None,
             frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
-            selected: tuple[str, ...] | None = None, loo_by_method: dict[str, pd.DataFrame] | None = None
-            ) -> Analysis:
+            selected: tuple[str, ...] | None = None, calibration: Calibration | None = None) -> Analysis:
     """Price, interpolate and (when asked) cross every series of ``points`` under the view ``scenario``
     (:class:`model.core.view.View`: its grouping, basis, method, price set, tier, rates, targets, baseline,
     SLA, weights and disaggregation).
@@ -158,9 +157,9 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None =
     pass ``"none"`` where nothing shows crossovers (they cost most at many series);
     ``selected`` names the series in view for ``pairs``/``auto``.
     Hardware without a rate is reported in ``missing_rates`` and left unpriced.
-    A scenario asking for the ``auto`` method is analysed with the one that fits its curves better
-    (:func:`model.core.uncertainty.chosen_method`; ``loo_by_method``: their leave-one-out where already
-    computed, e.g. with a cached frontier), and ``Analysis.scenario`` names the method used.
+    A scenario asking for the ``auto`` method is analysed with the one that fits the store's frontiers better
+    (``calibration``: :func:`model.core.uncertainty.chosen_method`; without one, the one that fits these curves
+    better), and ``Analysis.scenario`` names the method used.
     """
     presets = load_presets() if presets is None else presets
     hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
@@ -186,7 +185,7 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None =
         notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
     priced_frontier = price_points(frontier, scenario.basis, rates) if not frontier.empty else frontier
     curves = cost_curves(frontier, rates)
-    method = chosen_method(scenario.method, curves, loo_by_method)
+    method = chosen_method(scenario.method, calibration, curves)
     if method != scenario.method:
         scenario = scenario.model_copy(update={"method": method})
     targets = list(scenario.targets) or default_targets(curves)

@@ -22,15 +22,12 @@ between two, ``clamped`` or ``unreachable``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from model.core import pchip
 from model.core.cost import usd_per_mtok
-
-if TYPE_CHECKING:   # scipy (0.4 s to import) loads only for the monotone method, in CostCurve._pchip
-    from scipy.interpolate import PchipInterpolator
 
 __all__ = [
     "METHODS",
@@ -76,14 +73,13 @@ class CostCurve:
     def x_max(self) -> float:
         return float(self.x[-1])
 
-    def _pchip(self) -> PchipInterpolator | None:
+    def _pchip(self) -> np.ndarray | None:
+        """The monotone method's cubics of tokens per $ (:func:`model.core.pchip.coefficients`), made once."""
         if len(self.x) < 2:
             return None
         cached = self.__dict__.get("_pchip_cache")
         if cached is None:
-            from scipy.interpolate import PchipInterpolator
-
-            cached = PchipInterpolator(self.x, 1e6 / self.usd_per_mtok, extrapolate=False)
+            cached = pchip.coefficients(self.x, 1e6 / self.usd_per_mtok)
             object.__setattr__(self, "_pchip_cache", cached)
         return cached
 
@@ -135,7 +131,7 @@ def cost_within(curve: CostCurve, x: np.ndarray, method: str) -> np.ndarray:
     if len(curve.x) == 1 or method == "linear":
         out[within] = np.interp(x[within], curve.x, curve.usd_per_mtok)
     else:
-        out[within] = 1e6 / curve._pchip()(x[within])
+        out[within] = 1e6 / pchip.evaluate(curve.x, curve._pchip(), x[within])
     return out
 
 
@@ -277,7 +273,7 @@ class PackedCurves:
             coef[:, 3] = -1e6 / cost
             for curve, s in zip(ordered, self.start):
                 if len(curve.x) >= 2:
-                    coef[s:s + len(curve.x) - 1] = -curve._pchip().c.T
+                    coef[s:s + len(curve.x) - 1] = -curve._pchip()
         self.coef = coef
         self._xs = np.unique(self.x)
         self._key = owner * (len(self._xs) + 1) + np.searchsorted(self._xs, self.x, side="right")

@@ -22,6 +22,7 @@ NOTE_KINDS = (
     "goodput",     # how the goodput caps were applied
     "analysis",    # the frontier fit and pricing: rates missing, rows without a throughput
     "baseline",    # the baseline asked for is not in view
+    "interactivity",  # the interactivity you need lies outside where it may be set, and where it is read instead
     "data",        # the data version read: pinned, purged, from another store
 )
 

@@ -200,13 +200,18 @@ def usd_band(usd: float, low: float, high: float) -> tuple[float, float]:
     return usd / high, usd / low
 
 
-def combine(usd: float, interpolation: float, run_low: float, run_high: float) -> tuple[float, float]:
-    """One $/M band of both: ``interpolation`` the interpolation's relative ± (:mod:`model.core.uncertainty`),
-    ``run_low``/``run_high`` the run-to-run $/M band (:func:`usd_band`). The errors are independent, so their
-    relative half-widths add in quadrature, each side apart: ``low = usd × (1 − √(e² + (1 − run_low ÷ usd)²))``,
-    ``high = usd × (1 + √(e² + (run_high ÷ usd − 1)²))``. A missing part counts as 0 only when it is 0 (a measured
-    point's interpolation ±); NaN otherwise."""
-    if not (_finite(usd) and usd > 0 and _finite(interpolation) and _finite(run_low) and _finite(run_high)):
+def combine(usd: float, interpolation_low: float, interpolation_high: float, run_low: float,
+            run_high: float) -> tuple[float, float]:
+    """One $/M band of both, for whoever merges them: ``interpolation_low``/``_high`` the interpolation's range at
+    this value (the iso cell's ``usd_per_mtok_low``/``_high``: :mod:`model.core.uncertainty`, equal to ``usd`` at a
+    measured point), ``run_low``/``run_high`` the run-to-run $/M band (:func:`usd_band`). The two errors are
+    independent and both multiplicative, so their log half-widths add in quadrature, each side apart:
+    ``low = usd × e^(−√(ln(usd ÷ interpolation_low)² + ln(usd ÷ run_low)²))``,
+    ``high = usd × e^(√(ln(interpolation_high ÷ usd)² + ln(run_high ÷ usd)²))``. A part that is missing (NaN or
+    None: no calibrated range, one run, a flagged interval) leaves no combined band: (NaN, NaN)."""
+    parts = (usd, interpolation_low, interpolation_high, run_low, run_high)
+    if not all(_finite(v) and v > 0 for v in parts):
         return math.nan, math.nan
-    down, up = max(0.0, 1 - run_low / usd), max(0.0, run_high / usd - 1)
-    return usd * (1 - math.hypot(interpolation, down)), usd * (1 + math.hypot(interpolation, up))
+    down = math.hypot(max(0.0, math.log(usd / interpolation_low)), max(0.0, math.log(usd / run_low)))
+    up = math.hypot(max(0.0, math.log(interpolation_high / usd)), max(0.0, math.log(run_high / usd)))
+    return usd * math.exp(-down), usd * math.exp(up)

@@ -1,353 +1,361 @@
-"""How good an interpolated $/M is: leave-one-out error on the frontier's own points, and the band it implies.
+"""How far an interpolated $/M can be off: a band calibrated on the store's own measured points, stated as a coverage.
 
-**Leave-one-out.** Every *interior* point of a cost curve (one with a measured neighbour on each side)
-is predicted from the curve's other points with the view's interpolation method
-(:data:`model.core.iso.METHODS`), and compared with what was measured:
+**The claim.** Every interpolated $/M carries a band [low, high] at :data:`LEVEL` (0.9): had we not measured a
+point, our method's value there would have been inside the band 9 times in 10. It is a claim about the store's own
+data, and the product tests it the way it is stated: each interior frontier point of the store is left out in turn
+and predicted from the rest (:mod:`model.core.leave_one_out`), and :attr:`Calibration.table` says how often the
+truth lay inside the band so built, by method and kind of band.
 
-- ``usd_error`` = predicted $/M ÷ measured $/M − 1 (signed),
-- ``tps_error`` = predicted tok/s/GPU ÷ measured tok/s/GPU − 1. At the point's own $/GPU-hour,
-  $/M = rate ÷ (0.0036 × tok/s/GPU), so ``1 + tps_error = 1 / (1 + usd_error)`` exactly: one number,
-  two forms. For a series of one hardware both methods are invariant to scaling the curve by a
-  constant rate, so the errors do not depend on rates at all (:func:`leave_one_out_frontier` prices
-  such series at $1/GPU-hour and a cache keyed like the frontier's holds them); only series that mix
-  hardware, whose frontier is fitted on tokens per dollar, depend on rates.
+**Scores** (split conformal prediction, made comparable across frontiers). A point i left out, measured ``t``,
+predicted ``p`` by the method and ``o`` by the other method, between neighbours a < b whose $/M are y_a, y_b:
 
-All interior points of all curves are predicted at once: ``linear`` is a chord between the two
-neighbours; ``monotone`` rebuilds the PCHIP's Hermite cubic over the neighbours, with the derivatives
-the reduced point set gives them (SciPy's formulas, interior and end, vectorised; the tests compare
-with refitting SciPy's ``PchipInterpolator`` once per point left out).
+    scale  g_i = √(4 (x − a)(b − x) ÷ (b − a)²) × (|ln(y_b ÷ y_a)| + (b − a) ÷ x)
+    score  s_i = 0 when t lies between p and o, else |ln(t ÷ p)| ÷ g_i
 
-**The band (the "curvature rule").** Interpolation error between two knots a < b grows as
-(x − a)(b − x): zero at measured points, largest mid-way, and four times larger when the spacing
-doubles (for ``linear``, exactly ½·f''·(x − a)(b − x)). Each left-out point i, predicted over its
-neighbours [a, b], gives a coefficient ``k_i = |usd_error_i| / s_i`` with ``s_i = (x_i − a)(b − x_i) / x_i²``
-(relative spacing, so coefficients of frontiers at different interactivity are comparable).
-A frontier with at least :data:`MIN_INTERIOR` interior points uses the :data:`QUANTILE` quantile of
-its own ``k_i``; one with fewer borrows the quantile of every ``k_i`` of the view (``source`` =
-``view``); when the view has fewer than :data:`MIN_INTERIOR` in all, there is no band (``none``).
-The relative ± at x between knots x_j < x_{j+1} is ``k · (x − x_j)(x_{j+1} − x) / x²``: 0 at a
-measured point, wider where the knots are further apart.
+The scale is how much the curve can move there: zero at a knot, largest mid-way, larger where the neighbours'
+prices are far apart or the gap is wide relative to x. **The quantile** q is the ⌈(n + 1) × LEVEL⌉-th smallest of
+n scores: finite from n = :data:`MIN_SCORES` (9). **The band** of a value v at x between knots x_j < x_{j+1} of a
+curve, with w = q × g(x) over that one gap:
 
-It is not run-to-run noise (a measured point is taken as exact) and says nothing beyond a
-frontier's ends.
+    low = min(v × e^−w, o),  high = max(v × e^w, o)
 
-**The method a view uses.** A view asks for ``linear``, ``monotone`` or :data:`AUTO` (the default): the method
-that fits the view's own data better by this leave-one-out (:func:`better_method`: no larger an error at the
-median point and at 9 points in 10 over the series in view), ``linear`` when neither is better on both or no
-point can be tested (:func:`chosen_method`).
+so it is zero at a measured point, never below $0, asymmetric, and covers both methods' values (where the two
+disagree by more than the scale says, the band says so by being wide). **Whose scores** (:data:`KINDS`): a series
+with at least :data:`MIN_OWN` interior points of its own uses its own (``own``); any other uses every frontier of
+the store's data version (``store``: :func:`store_frontiers`, on total tokens, the same whatever else is in view);
+a store with fewer than :data:`MIN_SCORES` interior points has no band (``none``). A measured point is exact
+(``measured``). It is not run-to-run noise, and it says nothing past a frontier's ends.
+
+**The method** ``auto`` (the default) resolves to the method that fits the store's frontiers better by the same
+leave-one-out (:func:`model.core.leave_one_out.better_method`), else :data:`FALLBACK_METHOD`: one method per data
+version, whatever the view filters.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from model.core.iso import METHODS, CostCurve, PackedCurves, check_method, cost_curves, cost_within
+from model.core.frontier import DEFAULT_SERIES_KEYS, fit_frontiers
+from model.core.iso import METHODS, CostCurve, check_method, cost_within
+from model.core.leave_one_out import better_method, error_summary, leave_one_out, leave_one_out_methods
 from model.core.status import PRICED
 
-__all__ = ["MIN_INTERIOR", "QUANTILE", "RULE", "LOO_COLUMNS", "BAND_COLUMNS", "SUMMARY_COLUMNS", "Uncertainty",
-           "leave_one_out", "leave_one_out_frontier", "leave_one_out_methods", "band_coefficients", "relative_band", "error_summary",
-           "uncertainty", "iso_with_error", "mark_crossovers", "AUTO", "METHOD_CHOICES", "FALLBACK_METHOD",
-           "better_method", "chosen_method"]
+__all__ = ["LEVEL", "MIN_SCORES", "MIN_OWN", "KINDS", "RULE", "AUTO", "METHOD_CHOICES", "FALLBACK_METHOD",
+           "CALIBRATION_KEYS", "CALIBRATION_COLUMNS", "Calibration", "Uncertainty", "scale", "scores_of",
+           "conformal_quantile", "jackknife", "calibrate", "store_frontiers", "store_calibration", "uncertainty",
+           "chosen_method", "band_of", "iso_with_error", "mark_crossovers", "other_method", "no_calibration",
+           "calibration_of_curves"]
 
-#: a frontier needs this many interior points for a band of its own
-MIN_INTERIOR = 3
-#: the quantile of the leave-one-out coefficients the band is drawn at
-QUANTILE = 0.9
+#: how often the band must hold: 9 points in 10 left out lie inside it
+LEVEL = 0.9
+#: scores a quantile at :data:`LEVEL` needs to be finite: ⌈(n + 1) × 0.9⌉ ≤ n from n = 9
+MIN_SCORES = math.ceil(LEVEL / (1 - LEVEL) - 1e-9)
+#: a series with this many interior points of its own is calibrated on them (``own``)
+MIN_OWN = 10
+#: where a cell's band comes from
+KINDS = ("measured", "own", "store", "none")
 #: the band's rule, in words
-RULE = ("curvature rule: ± = k × (x − left knot)(right knot − x) ÷ x², k the 90th percentile of the frontier's "
-        "leave-one-out |error| ÷ its (x − a)(b − x) ÷ x² (frontiers with fewer than 3 interior points borrow the "
-        "view's pooled k; none in the view: no band); measured points ± 0")
-
-LOO_COLUMNS = ["series", "interactivity", "left", "right", "gap", "usd_per_mtok", "predicted_usd_per_mtok",
-               "usd_error", "tps_error", "scale", "coefficient"]
-BAND_COLUMNS = ["series", "interior_points", "coefficient", "source"]
-SUMMARY_COLUMNS = ["method", "points", "usd_median", "usd_p90", "tps_median", "tps_p90"]
-#: the method a view asks for by default: the one that fits its data better (:func:`chosen_method`)
+RULE = ("calibrated band: a point left out and predicted from its neighbours a < b is scored |ln(truth ÷ predicted)| "
+        "÷ g, g = √(4(x − a)(b − x)/(b − a)²) × (|ln($/M at b ÷ $/M at a)| + (b − a)/x), 0 when the truth lies between "
+        "the two methods' values; the band at x is value × e^(±q·g) over its own gap, widened to the other method's "
+        "value, q the ⌈(n + 1)·0.9⌉-th smallest of n scores (the series' own with 10 or more, else every frontier of "
+        "the store; fewer than 9 in the store: no band); measured points exact")
+#: the method a view asks for by default: the one that fits the store's data better (:func:`chosen_method`)
 AUTO = "auto"
 #: what a view may ask for
 METHOD_CHOICES = (AUTO, *METHODS)
 #: the method :data:`AUTO` falls back on when neither fits better (it reproduces InferenceX's published numbers)
 FALLBACK_METHOD = "linear"
+#: the store's frontiers the band is calibrated on: a recipe's points of one workload
+CALIBRATION_KEYS = (*DEFAULT_SERIES_KEYS, "disaggregated", "model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
+#: :attr:`Calibration.table`: each method and kind of band, its points left out, how many lay inside the band,
+#: and the median distance of the band's ends from the value [%]
+CALIBRATION_COLUMNS = ["method", "kind", "points", "inside", "share_inside", "median_low_pct", "median_high_pct"]
 
 
-def _packed(curves: dict[str, CostCurve]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    names = sorted(curves)
-    if not names:
-        return names, np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
-    x = np.concatenate([curves[n].x for n in names])
-    cost = np.concatenate([curves[n].usd_per_mtok for n in names])
-    owner = np.repeat(np.arange(len(names)), [len(curves[n].x) for n in names])
-    return names, x, cost, owner
-
-
-def _interior_derivative(h_left, m_left, h_right, m_right):
-    """PCHIP derivative at a knot between secants (SciPy's weighted harmonic mean; 0 at a turn or a flat side)."""
-    w1, w2 = 2 * h_right + h_left, h_right + 2 * h_left
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = (w1 + w2) / (w1 / m_left + w2 / m_right)
-    flat = (np.sign(m_left) != np.sign(m_right)) | (m_left == 0) | (m_right == 0)
-    return np.where(flat, 0.0, d)
-
-
-def _edge_derivative(h0, h1, m0, m1):
-    """PCHIP derivative at an end (SciPy's one-sided three-point formula, kept shape-preserving)."""
-    d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1)
-    d = np.where(np.sign(d) != np.sign(m0), 0.0, d)
-    return np.where((np.sign(m0) != np.sign(m1)) & (np.abs(d) > 3 * np.abs(m0)), 3 * m0, d)
-
-
-def _pchip_without(x: np.ndarray, y: np.ndarray, owner: np.ndarray, i: np.ndarray) -> np.ndarray:
-    """The PCHIP through each curve's points but point i, evaluated at x[i], for every interior i at once."""
-    n = len(x)
-    L, R = i - 1, i + 1
-    has_ll = (i - 2 >= 0) & (owner[np.maximum(i - 2, 0)] == owner[i])
-    has_rr = (i + 2 < n) & (owner[np.minimum(i + 2, n - 1)] == owner[i])
-    LL, RR = np.maximum(i - 2, 0), np.minimum(i + 2, n - 1)
-    H = x[R] - x[L]
-    m = (y[R] - y[L]) / H
-    with np.errstate(divide="ignore", invalid="ignore"):
-        h_l, h_r = x[L] - x[LL], x[RR] - x[R]
-        m_l, m_r = (y[L] - y[LL]) / h_l, (y[RR] - y[R]) / h_r
-    # derivative at L: interior when it keeps a left neighbour, else the end formula (or the chord for two points)
-    d_left = np.where(has_ll, _interior_derivative(h_l, m_l, H, m),
-                      np.where(has_rr, _edge_derivative(H, h_r, m, m_r), m))
-    d_right = np.where(has_rr, _interior_derivative(H, m, h_r, m_r),
-                       np.where(has_ll, _edge_derivative(H, h_l, m, m_l), m))
-    t = (x[i] - x[L]) / H
-    t2, t3 = t * t, t * t * t
-    return ((2 * t3 - 3 * t2 + 1) * y[L] + (t3 - 2 * t2 + t) * H * d_left
-            + (-2 * t3 + 3 * t2) * y[R] + (t3 - t2) * H * d_right)
-
-
-def leave_one_out(curves: dict[str, CostCurve], method: str = "linear") -> pd.DataFrame:
-    """Every interior point of every curve predicted from the curve's other points (:data:`LOO_COLUMNS`).
-
-    ``left``/``right``: the neighbours it was predicted between [tok/s/user]; ``gap`` = right − left;
-    ``usd_error``/``tps_error``: signed relative errors (module docstring); ``scale`` = (x − left)(right − x) / x²;
-    ``coefficient`` = |usd_error| / scale (the curvature rule's k for this point).
-    """
+def other_method(method: str) -> str:
     check_method(method)
-    names, x, cost, owner = _packed(curves)
-    n = len(x)
-    if n < 3:
-        return pd.DataFrame(columns=LOO_COLUMNS)
-    i = np.arange(1, n - 1)
-    i = i[(owner[i - 1] == owner[i]) & (owner[i + 1] == owner[i])]
-    if len(i) == 0:
-        return pd.DataFrame(columns=LOO_COLUMNS)
-    left, right = x[i - 1], x[i + 1]
-    if method == "linear":
-        t = (x[i] - left) / (right - left)
-        predicted = cost[i - 1] + t * (cost[i + 1] - cost[i - 1])
-    else:
-        tokens = 1e6 / cost          # the monotone method interpolates tokens per dollar
-        with np.errstate(divide="ignore", invalid="ignore"):
-            predicted = 1e6 / _pchip_without(x, tokens, owner, i)
-    usd_error = predicted / cost[i] - 1
-    scale = (x[i] - left) * (right - x[i]) / x[i] ** 2
+    return next(m for m in METHODS if m != method)
+
+
+def scale(x, a, b, y_a, y_b) -> np.ndarray:
+    """The scale g of an interpolated $/M at x between knots a < b whose $/M are y_a, y_b (module docstring): how
+    much the curve can move there; 0 at a knot."""
+    x, a, b = (np.asarray(v, dtype=float) for v in (x, a, b))
     with np.errstate(divide="ignore", invalid="ignore"):
-        coefficient = np.where(usd_error == 0, 0.0, np.abs(usd_error) / scale)
-    return pd.DataFrame({
-        "series": np.asarray(names, dtype=object)[owner[i]], "interactivity": x[i], "left": left, "right": right,
-        "gap": right - left, "usd_per_mtok": cost[i], "predicted_usd_per_mtok": predicted, "usd_error": usd_error,
-        "tps_error": 1 / (1 + usd_error) - 1, "scale": scale, "coefficient": coefficient,
-    }, columns=LOO_COLUMNS)
+        span = b - a
+        shape = np.where(span > 0, np.sqrt((4 * (x - a) * (b - x) / span ** 2).clip(0)), 0.0)
+        return np.clip(shape, 0, None) * (np.abs(np.log(np.asarray(y_b, dtype=float) / np.asarray(y_a, dtype=float)))
+                                          + span / x)
 
 
-def leave_one_out_frontier(frontier: pd.DataFrame, method: str = "linear",
-                           usd_per_gpu_hour: dict[str, float] | None = None) -> pd.DataFrame:
-    """:func:`leave_one_out` of a fitted frontier (:func:`model.core.frontier.fit_frontiers`).
-
-    ``usd_per_gpu_hour`` None prices every hardware at $1/GPU-hour: right for series of one hardware
-    (relative errors do not depend on a constant rate), so the result can be cached with the frontier.
-    Pass the rates when series mix hardware.
-    """
-    return leave_one_out_methods(frontier, (method,), usd_per_gpu_hour)[method]
-
-
-def leave_one_out_methods(frontier: pd.DataFrame, methods=METHODS,
-                          usd_per_gpu_hour: dict[str, float] | None = None) -> dict[str, pd.DataFrame]:
-    """:func:`leave_one_out` of a fitted frontier for each of ``methods`` (method -> its leave-one-out), the
-    frontier priced into cost curves once for all of them (``usd_per_gpu_hour``: as :func:`leave_one_out_frontier`)."""
-    if frontier.empty:
-        return {m: pd.DataFrame(columns=LOO_COLUMNS) for m in methods}
-    rates = usd_per_gpu_hour if usd_per_gpu_hour is not None else \
-        {h: 1.0 for h in frontier["hardware"].dropna().unique()}
-    curves = cost_curves(frontier, rates)
-    return {m: leave_one_out(curves, m) for m in methods}
-
-
-def band_coefficients(loo: pd.DataFrame, series) -> pd.DataFrame:
-    """The curvature rule's k per series (:data:`BAND_COLUMNS`): its own :data:`QUANTILE` quantile with at least
-    :data:`MIN_INTERIOR` interior points (``own``), else the view's pooled one (``view``), else NaN (``none``)."""
-    series = list(series)
-    loo = loo[loo["series"].isin(series) & np.isfinite(loo["coefficient"].to_numpy(dtype=float))] \
-        if not loo.empty else loo
-    k = loo["coefficient"].to_numpy(dtype=float) if not loo.empty else np.empty(0)
-    pooled = float(np.quantile(k, QUANTILE)) if len(k) >= MIN_INTERIOR else np.nan
-    if loo.empty:
-        count, own = pd.Series(0, index=series), pd.Series(np.nan, index=series)
-    else:
-        grouped = loo.astype({"coefficient": float}).groupby("series")["coefficient"]
-        count = grouped.count().reindex(series, fill_value=0)
-        own = grouped.quantile(QUANTILE).reindex(series)      # linear interpolation, as np.quantile
-    enough = (count >= MIN_INTERIOR).to_numpy()
-    return pd.DataFrame({
-        "series": series, "interior_points": count.to_numpy(dtype=int),
-        "coefficient": np.where(enough, own.to_numpy(dtype=float), pooled),
-        "source": np.where(enough, "own", "view" if pooled == pooled else "none"),
-    }, columns=BAND_COLUMNS)
+def scores_of(loo_by_method: dict[str, pd.DataFrame], method: str) -> pd.DataFrame:
+    """The points ``method``'s leave-one-out predicted, with the other method's prediction (``other``), their
+    ``scale`` and ``score`` (module docstring). ``loo_by_method``: both methods' frames over the same curves."""
+    own, other = loo_by_method[method], loo_by_method[other_method(method)]
+    if own.empty:
+        return pd.DataFrame(columns=["series", "interactivity", "usd_per_mtok", "predicted", "other", "scale",
+                                     "score"])
+    if len(own) != len(other):
+        raise ValueError("the two methods' leave-one-out must cover the same points")
+    truth = own["usd_per_mtok"].to_numpy(dtype=float)
+    p = own["predicted_usd_per_mtok"].to_numpy(dtype=float)
+    o = other["predicted_usd_per_mtok"].to_numpy(dtype=float)
+    g = scale(own["interactivity"], own["left"], own["right"], own["left_usd_per_mtok"], own["right_usd_per_mtok"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (truth >= np.minimum(p, o)) & (truth <= np.maximum(p, o))
+        score = np.where(between, 0.0, np.abs(np.log(truth / p)) / g)
+    ok = np.isfinite(truth) & np.isfinite(p) & (truth > 0) & (p > 0)
+    score = np.where(ok, score, np.nan)
+    score = np.where(ok & ~np.isfinite(score), np.inf, score)     # an error where no scale allows one
+    return pd.DataFrame({"series": own["series"].to_numpy(), "interactivity": own["interactivity"].to_numpy(),
+                         "usd_per_mtok": truth, "predicted": p, "other": o, "scale": g, "score": score})
 
 
-def relative_band(curve: CostCurve, coefficient: float, x) -> np.ndarray:
-    """The relative ± of ``curve``'s $/M at each x: k·(x − x_j)(x_{j+1} − x)/x² between knots x_j ≤ x ≤ x_{j+1};
-    0 at a measured point; NaN outside the curve's reach or without a coefficient."""
-    x = np.atleast_1d(np.asarray(x, dtype=float))
-    out = np.full(x.shape, np.nan)
-    within = (x >= curve.x_min) & (x <= curve.x_max)
-    if not within.any():
-        return out
-    if not np.isfinite(coefficient):
-        out[within & np.isin(x, curve.x)] = 0.0
-        return out
-    if len(curve.x) == 1:
-        out[within] = 0.0
-        return out
-    xs = x[within]
-    j = np.clip(np.searchsorted(curve.x, xs, side="right") - 1, 0, len(curve.x) - 2)
-    out[within] = coefficient * np.maximum(xs - curve.x[j], 0) * np.maximum(curve.x[j + 1] - xs, 0) / xs ** 2
-    return out
+def conformal_quantile(scores, level: float = LEVEL) -> float:
+    """The ⌈(n + 1) × level⌉-th smallest of the n finite-or-infinite scores; NaN when that exceeds n (too few)."""
+    s = np.sort(np.asarray(scores, dtype=float)[~np.isnan(np.asarray(scores, dtype=float))])
+    k = math.ceil((len(s) + 1) * level - 1e-9)
+    return float(s[k - 1]) if 0 < k <= len(s) else math.nan
 
 
-def _abs_stats(values: np.ndarray) -> tuple[float, float]:
-    v = np.abs(values[np.isfinite(values)])
-    return (float(np.median(v)), float(np.quantile(v, 0.9))) if len(v) else (np.nan, np.nan)
+def jackknife(scores, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """For each score, the quantile of the others (:func:`conformal_quantile` without it) and whether the score is
+    within it: the band built without a point, and whether that point lies inside it."""
+    s = np.asarray(scores, dtype=float)
+    n = len(s)
+    k = math.ceil(n * level - 1e-9)          # (n - 1 + 1) x level among the n - 1 others
+    if n < 2 or k > n - 1:
+        return np.full(n, np.nan), np.zeros(n, dtype=bool)
+    order = np.argsort(s, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    ranked = s[order]
+    q = np.where(rank < k, ranked[k], ranked[k - 1])
+    return q, s <= q
 
 
-def error_summary(loo_by_method: dict[str, pd.DataFrame], series=None) -> pd.DataFrame:
-    """Per method (:data:`SUMMARY_COLUMNS`): interior points predicted, median and 90th percentile of
-    |usd_error| and of |tps_error| (fractions), over ``series`` (default all)."""
-    rows = []
-    for method, loo in loo_by_method.items():
-        if series is not None and not loo.empty:
-            loo = loo[loo["series"].isin(list(series))]
-        usd = loo["usd_error"].to_numpy(dtype=float) if not loo.empty else np.empty(0)
-        tps = loo["tps_error"].to_numpy(dtype=float) if not loo.empty else np.empty(0)
-        rows.append((method, int(np.isfinite(usd).sum()), *_abs_stats(usd), *_abs_stats(tps)))
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+def _ends(v, o, w):
+    """The band of value(s) v with the other method's o and half-width w in log terms: (low, high)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        low = np.fmin(v * np.exp(-w), np.where(np.isfinite(o), o, np.inf))
+        high = np.fmax(v * np.exp(w), np.where(np.isfinite(o), o, -np.inf))
+    bad = ~np.isfinite(w)
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
-def better_method(summary: pd.DataFrame) -> str | None:
-    """The method that fits better by leave-one-out (``summary``: :func:`error_summary`): the first whose
-    median and 90th-percentile |error| are both no larger than every other's; None when none is, or when fewer
-    than two methods could be tested (no interior point)."""
-    rows = summary[summary["points"] > 0] if not summary.empty else summary
-    if len(rows) < 2:
-        return None
-    median, p90 = rows["usd_median"].to_numpy(dtype=float), rows["usd_p90"].to_numpy(dtype=float)
-    for i, method in enumerate(rows["method"]):
-        if np.all(median[i] <= median) and np.all(p90[i] <= p90):
-            return str(method)
-    return None
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """The band's calibration on the store's frontiers (one per data version): each method's scores and quantile,
+    how the methods compare there, and how often the band held when each point was left out (:attr:`table`)."""
+
+    level: float
+    frontiers: int                        # series of the store (:data:`CALIBRATION_KEYS`)
+    scores: dict[str, pd.DataFrame]       # method -> scores_of, with jackknife ``inside``, ``low`` and ``high``
+    quantile: dict[str, float]            # method -> q (NaN: fewer than MIN_SCORES points)
+    summary: pd.DataFrame                 # error_summary of both methods over the store
+    table: pd.DataFrame                   # CALIBRATION_COLUMNS
+    point_ids: tuple[int, ...] = ()       # the store's rows on those frontiers (what a bundle must carry to redo it)
+
+    @property
+    def better(self) -> str | None:
+        """The method that fits the store's data better by leave-one-out (None: neither, or nothing to test)."""
+        return better_method(self.summary)
+
+    @property
+    def points(self) -> int:
+        return int(self.summary["points"].max()) if not self.summary.empty else 0
+
+    def method_for(self, asked: str) -> str:
+        """The method a view asking for ``asked`` uses (:func:`chosen_method`)."""
+        if asked != AUTO:
+            check_method(asked)
+            return asked
+        return self.better or FALLBACK_METHOD
 
 
-def chosen_method(method: str, curves: dict[str, CostCurve],
-                  loo_by_method: dict[str, pd.DataFrame] | None = None) -> str:
+def _table_rows(method: str, kind: str, frame: pd.DataFrame) -> list:
+    if frame.empty:
+        return []
+    v = frame["predicted"].to_numpy(dtype=float)
+    inside = frame["inside"].to_numpy(dtype=bool)
+    low = 1 - frame["low"].to_numpy(dtype=float) / v
+    high = frame["high"].to_numpy(dtype=float) / v - 1
+    ok = np.isfinite(low) & np.isfinite(high)
+    return [(method, kind, len(frame), int(inside.sum()), float(inside.mean()),
+             float(np.median(low[ok]) * 100) if ok.any() else math.nan,
+             float(np.median(high[ok]) * 100) if ok.any() else math.nan)]
+
+
+def calibrate(loo_by_method: dict[str, pd.DataFrame], frontiers: int = 0, level: float = LEVEL,
+              point_ids: tuple[int, ...] = ()) -> Calibration:
+    """The :class:`Calibration` of the leave-one-out of every method over the store's frontiers
+    (:func:`model.core.leave_one_out.leave_one_out_methods`). Each score is also tested the way the band is
+    claimed: the band built from the other scores, and whether the point lies inside it (``inside``), by method and
+    kind (``store`` for every point; ``own`` for points of series with :data:`MIN_OWN` or more)."""
+    scores, quantile, rows = {}, {}, []
+    for method in METHODS:
+        frame = scores_of(loo_by_method, method)
+        s = frame["score"].to_numpy(dtype=float)
+        q_minus, inside = jackknife(s, level)
+        low, high = _ends(frame["predicted"].to_numpy(dtype=float), frame["other"].to_numpy(dtype=float),
+                          q_minus * frame["scale"].to_numpy(dtype=float))
+        frame = frame.assign(inside=inside, low=low, high=high)
+        scores[method], quantile[method] = frame, conformal_quantile(s, level)
+        rows += _table_rows(method, "store", frame[np.isfinite(q_minus)])
+        counts = frame["series"].map(frame["series"].value_counts())
+        own = []
+        for _, part in frame[counts >= MIN_OWN + 1].groupby("series", sort=True):
+            q_own, ok = jackknife(part["score"].to_numpy(dtype=float), level)
+            lo, hi = _ends(part["predicted"].to_numpy(dtype=float), part["other"].to_numpy(dtype=float),
+                           q_own * part["scale"].to_numpy(dtype=float))
+            own.append(part.assign(inside=ok, low=lo, high=hi))
+        if own:
+            rows += _table_rows(method, "own", pd.concat(own))
+    return Calibration(level, frontiers, scores, quantile, error_summary(loo_by_method),
+                       pd.DataFrame(rows, columns=CALIBRATION_COLUMNS), tuple(point_ids))
+
+
+def store_frontiers(points: pd.DataFrame) -> pd.DataFrame:
+    """The frontiers the band is calibrated on: every recipe of every workload in ``points`` (the store's rows,
+    :data:`CALIBRATION_KEYS`), on total tokens per GPU (output tokens where a row states no total), whatever a
+    view filters or groups by."""
+    if points.empty or "interactivity" not in points.columns:
+        return points.iloc[0:0].assign(series=pd.Series(dtype=object), tokens_per_second_per_gpu=pd.Series(dtype=float))
+    total = points["total_tokens_per_second_per_gpu"] if "total_tokens_per_second_per_gpu" in points.columns else \
+        pd.Series(np.nan, index=points.index)
+    if "output_tokens_per_second_per_gpu" in points.columns:
+        total = total.fillna(points["output_tokens_per_second_per_gpu"])
+    keys = tuple(k for k in CALIBRATION_KEYS if k in points.columns)
+    kept = [*keys, "interactivity", *(c for c in ("point_id",) if c in points.columns)]
+    ready = points[kept].assign(total_tokens_per_second_per_gpu=total.astype(float))
+    return fit_frontiers(ready, keys, "total")
+
+
+def store_calibration(points: pd.DataFrame, level: float = LEVEL) -> Calibration:
+    """The :class:`Calibration` of the store whose rows are ``points`` (:func:`store_frontiers`)."""
+    frontier = store_frontiers(points)
+    loo = leave_one_out_methods(frontier, METHODS, None)
+    ids = tuple(int(i) for i in frontier["point_id"]) if "point_id" in frontier.columns else ()
+    return calibrate(loo, int(frontier["series"].nunique()) if not frontier.empty else 0, level, ids)
+
+
+def chosen_method(method: str, calibration: Calibration | None = None, curves: dict[str, CostCurve] | None = None
+                  ) -> str:
     """The interpolation method a view uses: ``method`` itself when it names one (:data:`METHODS`); for
-    :data:`AUTO` the one that fits ``curves`` better (:func:`better_method` over their series, the leave-one-out
-    of ``loo_by_method`` where given, e.g. a cached fit's), else :data:`FALLBACK_METHOD`."""
+    :data:`AUTO` the one that fits the store's data better (``calibration``), or, without one, the one that fits
+    ``curves`` better by their own leave-one-out; else :data:`FALLBACK_METHOD`."""
     if method != AUTO:
         check_method(method)
         return method
-    loo = dict(loo_by_method or {})
-    for m in METHODS:
-        if m not in loo:
-            loo[m] = leave_one_out(curves, m)
-    return better_method(error_summary(loo, sorted(curves))) or FALLBACK_METHOD
+    if calibration is not None:
+        return calibration.method_for(AUTO)
+    loo = {m: leave_one_out(curves or {}, m) for m in METHODS}
+    return better_method(error_summary(loo)) or FALLBACK_METHOD
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Uncertainty:
-    """The interpolation error of one view: leave-one-out of its method, the bands, and every method's figures."""
+    """The band of one view's curves under its method: the store's calibration, each series' own quantile where it
+    has :data:`MIN_OWN` interior points, and how each method did on the view's own points (:attr:`by_method`)."""
 
     method: str
-    loo: pd.DataFrame                    # leave_one_out of the view's method, series in view only
-    bands: pd.DataFrame                  # band_coefficients
-    by_method: pd.DataFrame              # error_summary of every method
+    calibration: Calibration
+    own: dict[str, tuple[float, int]] = field(default_factory=dict)   # series -> (own q, its interior points)
+    loo: pd.DataFrame | None = None              # the view's leave-one-out under its method, series in view
+    by_method: pd.DataFrame | None = None        # error_summary of every method over the series in view
+    series: tuple[str, ...] = ()                 # the series in view
 
-    def __post_init__(self):
-        names = self.bands["series"].tolist()
-        object.__setattr__(self, "_k", dict(zip(names, self.bands["coefficient"].to_numpy(dtype=float))))
-        object.__setattr__(self, "_source", dict(zip(names, self.bands["source"].astype(str))))
+    def kind(self, series: str) -> str:
+        """Where the band of ``series`` comes from: ``own``, ``store`` or ``none``."""
+        if series in self.own:
+            return "own"
+        return "store" if np.isfinite(self.calibration.quantile.get(self.method, math.nan)) else "none"
 
-    def coefficient(self, series: str) -> float:
-        return float(self._k.get(series, np.nan))
+    def quantile(self, series: str) -> float:
+        if series in self.own:
+            return self.own[series][0]
+        return self.calibration.quantile.get(self.method, math.nan)
 
-    def source(self, series: str) -> str:
-        return self._source.get(series, "none")
-
-    def band(self, curve: CostCurve, x) -> np.ndarray:
-        return relative_band(curve, self.coefficient(curve.series), x)
-
-    def figures(self, method: str | None = None) -> dict:
-        """The pooled figures of one method (default the view's) as plain numbers."""
-        row = self.by_method[self.by_method["method"] == (method or self.method)]
-        if row.empty:
-            return {}
-        r = row.iloc[0]
-        return {k: (None if isinstance(r[k], float) and r[k] != r[k] else
-                    int(r[k]) if k == "points" else float(r[k]) if k != "method" else str(r[k]))
-                for k in SUMMARY_COLUMNS}
+    def band(self, curve: CostCurve, x) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) [$/M] of ``curve``'s value at each x (:func:`band_of`)."""
+        return band_of(curve, x, self.method, self.quantile(curve.series))
 
 
-def uncertainty(curves: dict[str, CostCurve], method: str, loo_by_method: dict[str, pd.DataFrame] | None = None
-                ) -> Uncertainty:
-    """The :class:`Uncertainty` of ``curves`` under ``method``. ``loo_by_method`` (method -> :func:`leave_one_out`
-    or :func:`leave_one_out_frontier`, e.g. from a cache) is computed from ``curves`` where not given; it may
-    hold other series, which are left out."""
+def band_of(curve: CostCurve, x, method: str, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) [$/M] of ``curve``'s value by ``method`` at each x with quantile ``q`` (module docstring): the
+    value itself at a measured point, NaN outside the curve's reach or without a quantile."""
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    v = cost_within(curve, x, method)
+    if len(curve.x) == 1:
+        return v.copy(), v.copy()
+    o = cost_within(curve, x, other_method(method))
+    j = np.clip(np.searchsorted(curve.x, x, side="right") - 1, 0, len(curve.x) - 2)
+    g = scale(x, curve.x[j], curve.x[j + 1], curve.usd_per_mtok[j], curve.usd_per_mtok[j + 1])
+    low, high = _ends(v, o, q * g if np.isfinite(q) else np.full(x.shape, np.nan))
+    at_knot = np.isin(x, curve.x)
+    low, high = np.where(at_knot, v, low), np.where(at_knot, v, high)
+    return np.where(np.isfinite(v), low, np.nan), np.where(np.isfinite(v), high, np.nan)
+
+
+def uncertainty(curves: dict[str, CostCurve], method: str, calibration: Calibration,
+                loo_by_method: dict[str, pd.DataFrame] | None = None) -> Uncertainty:
+    """The :class:`Uncertainty` of ``curves`` under ``method`` (resolved, not ``auto``) and the store's
+    ``calibration``. ``loo_by_method`` (method -> leave-one-out, e.g. the view's fit's) is computed from ``curves``
+    where not given; it may hold other series, which are left out."""
     check_method(method)
     loo_by_method = dict(loo_by_method or {})
     for m in METHODS:
         if m not in loo_by_method:
             loo_by_method[m] = leave_one_out(curves, m)
     names = sorted(curves)
-    own = loo_by_method[method]
-    own = own[own["series"].isin(names)].reset_index(drop=True) if not own.empty else own
-    return Uncertainty(method, own, band_coefficients(own, names), error_summary(loo_by_method, names))
+    view = {m: (f[f["series"].isin(names)].reset_index(drop=True) if not f.empty else f)
+            for m, f in loo_by_method.items()}
+    own = {}
+    frame = scores_of(view, method)
+    for series, part in frame.groupby("series", sort=True) if not frame.empty else ():
+        if len(part) >= MIN_OWN:
+            own[str(series)] = (conformal_quantile(part["score"], calibration.level), len(part))
+    return Uncertainty(method, calibration, own, view[method], error_summary(view, names), tuple(names))
 
 
 def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty) -> pd.DataFrame:
-    """``iso`` (:func:`model.core.iso.iso_table`) with ``usd_per_mtok_error`` (the relative ± of its $/M: 0 at a
-    measured point, NaN when unreachable, clamped, missing or without a band) and ``error_from`` (``measured``, ``own``,
-    ``view``, ``none``, or ``""`` where there is no value)."""
-    values = np.full(len(iso), np.nan)
-    origin = np.full(len(iso), "", dtype=object)
-    if not iso.empty and curves:
-        # every (series, target) at once over the packed breakpoints, as iso_table evaluates them
-        packed = PackedCurves(curves, "linear")
-        index = {name: i for i, name in enumerate(packed.names)}
-        owner = iso["series"].map(index).to_numpy(dtype=float)
-        have = np.isfinite(owner) & iso["status"].isin(PRICED).to_numpy()
-        o = owner[have].astype(np.int64)
-        x = iso["interactivity"].to_numpy(dtype=float)[have]
-        row = packed.row(o, x)
-        nxt = np.minimum(row + 1, packed.start[o] + packed.count[o] - 1)
-        k = np.array([errors.coefficient(n) for n in packed.names])[o]
-        band = np.where(nxt > row, k * (x - packed.x[row]) * (packed.x[nxt] - x) / x ** 2, 0.0)
-        measured = packed.x[row] == x
-        values[have] = np.where(measured, 0.0, band)
-        origin[have] = np.where(measured, "measured", np.array([errors.source(n) for n in packed.names],
-                                                               dtype=object)[o])
-    return iso.assign(usd_per_mtok_error=values, error_from=origin.astype(str))
+    """``iso`` (:func:`model.core.iso.iso_table` rows, or any frame with ``series``, ``interactivity``,
+    ``usd_per_mtok`` and ``status``) with each priced cell's band: ``usd_per_mtok_low`` and ``usd_per_mtok_high``
+    [$/M] (the value itself at a measured point; NaN when unreachable, clamped, missing or without a band),
+    ``usd_per_mtok_error`` (the larger of the two sides as a fraction of the value) and ``error_from``
+    (:data:`KINDS`, or ``""`` where there is no value)."""
+    n = len(iso)
+    low, high = np.full(n, np.nan), np.full(n, np.nan)
+    origin = np.full(n, "", dtype=object)
+    if n and curves:
+        priced = iso["status"].isin(PRICED).to_numpy() & iso["series"].isin(list(curves)).to_numpy()
+        x_all = iso["interactivity"].to_numpy(dtype=float)
+        series_all = iso["series"].to_numpy()
+        for series in pd.unique(series_all[priced]):
+            rows = np.flatnonzero(priced & (series_all == series))
+            lo, hi = errors.band(curves[series], x_all[rows])
+            low[rows], high[rows] = lo, hi
+            measured = (iso["status"].to_numpy()[rows] == "measured")
+            origin[rows] = np.where(measured, "measured", errors.kind(series))
+            none = ~measured & ~np.isfinite(lo)
+            origin[rows[none]] = "none"
+    value = iso["usd_per_mtok"].to_numpy(dtype=float) if n else np.empty(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.fmax(1 - low / value, high / value - 1)
+    error = np.where(origin == "measured", 0.0, error)
+    return iso.assign(usd_per_mtok_low=low, usd_per_mtok_high=high, usd_per_mtok_error=error,
+                      error_from=origin.astype(str))
 
 
 def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:
-    """For every side ``[bounds[i], bounds[i + 1]]`` of the pair a, b: True where the gap between a and b stays
-    within the sum of their bands everywhere on it (both bands known there). Each side is sampled at ``n`` even
-    points plus both curves' knots inside it; every curve and band is evaluated once for all sides."""
+    """For every side ``[bounds[i], bounds[i + 1]]`` of the pair a, b: True where the two curves' bands overlap
+    everywhere on it (both bands known there). Each side is sampled at ``n`` even points plus both curves' knots
+    inside it; every curve and band is evaluated once for all sides."""
     ca, cb = curves[a], curves[b]
     lo, hi = bounds[:-1], bounds[1:]
     out = np.zeros(len(lo), dtype=bool)
@@ -358,12 +366,7 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
              for s, e in zip(lo[sides], hi[sides])]
     x = np.concatenate(grids)
     side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
-    ba, bb = errors.band(ca, x) * va, errors.band(cb, x) * vb
-    ok = np.isfinite(va) & np.isfinite(vb)
-    unknown = ok & ~(np.isfinite(ba) & np.isfinite(bb))
-    with np.errstate(invalid="ignore"):
-        within = np.abs(va - vb) <= (ba + bb) * (1 + 1e-9) + 1e-12 * np.maximum(va, vb)
+    ok, unknown, within = _overlap(ca, cb, x, errors, method)
     count = len(grids)
     out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
         & (np.bincount(side, weights=unknown, minlength=count) == 0) \
@@ -371,19 +374,57 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
     return out
 
 
+def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, method: str):
+    """At each x: both curves priced (ok), a band unknown there, and the two bands overlapping (within)."""
+    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
+    la, ha = errors.band(ca, x)
+    lb, hb = errors.band(cb, x)
+    ok = np.isfinite(va) & np.isfinite(vb)
+    unknown = ok & ~(np.isfinite(la) & np.isfinite(lb))
+    tol = 1e-9 * np.fmax(va, vb)
+    with np.errstate(invalid="ignore"):
+        within = (la <= hb + tol) & (lb <= ha + tol)
+    return ok, unknown, within
+
+
+def _crossing_interval(ca: CostCurve, cb: CostCurve, at: float, lo: float, hi: float, errors: Uncertainty,
+                       method: str, n: int = 200) -> tuple[float, float]:
+    """The interval of interactivity around a crossing at ``at`` where the two curves' bands overlap (where the
+    cheaper of the two may change), within [lo, hi]; NaN where a band is unknown there."""
+    x = np.unique(np.r_[np.linspace(lo, hi, n), at, ca.x[(ca.x >= lo) & (ca.x <= hi)],
+                        cb.x[(cb.x >= lo) & (cb.x <= hi)]])
+    ok, unknown, within = _overlap(ca, cb, x, errors, method)
+    i = int(np.searchsorted(x, at))
+    if unknown[max(i - 1, 0):i + 1].any():
+        return math.nan, math.nan
+    good = ok & within
+    left = i
+    while left > 0 and good[left - 1]:
+        left -= 1
+    right = min(i, len(x) - 1)
+    while right < len(x) - 1 and good[right + 1]:
+        right += 1
+    return float(x[left]), float(x[right])
+
+
 def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty,
                     method: str = "linear") -> pd.DataFrame:
-    """``crossovers`` (:func:`model.core.crossings.crossovers`) with ``within_uncertainty``: True when, on one side of
-    the crossing up to the pair's neighbouring crossing (or the end of their common range), the gap between the two
-    curves never leaves their bands (|cost_a − cost_b| ≤ ±_a + ±_b everywhere there): the data cannot tell which
-    series is cheaper on that side, so the crossing may not be there at all. A series without a band never marks.
-    ``uncertain_from``/``uncertain_to``: the interval [tok/s/user] where the bands do not decide (both sides when
-    both are unresolved), NaN for a crossing not marked."""
+    """``crossovers`` (:func:`model.core.crossings.crossovers`) with what the bands say of each:
+
+    - ``within_uncertainty``: on one side of the crossing up to the pair's neighbouring crossing (or the end of
+      their common range) the two bands overlap everywhere: the data cannot tell which series is cheaper on that
+      side, so the crossing may not be there at all (a series without a band never marks);
+    - ``uncertain_from``/``uncertain_to``: that side (both when both are unresolved), NaN for a crossing not marked;
+    - ``interactivity_low``/``interactivity_high``: the crossing as an interval: around it, where the bands
+      overlap, the cheaper of the two may change anywhere [tok/s/user] (NaN where a band is unknown)."""
+    extra = {"within_uncertainty": pd.Series(dtype=bool), "uncertain_from": pd.Series(dtype=float),
+             "uncertain_to": pd.Series(dtype=float), "interactivity_low": pd.Series(dtype=float),
+             "interactivity_high": pd.Series(dtype=float)}
     if crossovers.empty:
-        return crossovers.assign(within_uncertainty=pd.Series(dtype=bool), uncertain_from=pd.Series(dtype=float),
-                                 uncertain_to=pd.Series(dtype=float))
+        return crossovers.assign(**extra)
     marks = np.zeros(len(crossovers), dtype=bool)
     start, stop = np.full(len(crossovers), np.nan), np.full(len(crossovers), np.nan)
+    x_low, x_high = np.full(len(crossovers), np.nan), np.full(len(crossovers), np.nan)
     frame = crossovers.reset_index(drop=True)
     at = frame["interactivity"].to_numpy(dtype=float)
     for (a, b), idx in frame.groupby(["series_a", "series_b"], sort=False).indices.items():
@@ -393,9 +434,24 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         hi = min(curves[a].x_max, curves[b].x_max)
         xs = at[idx]
         order = np.argsort(xs, kind="stable")
-        sides = _sides_unresolved(curves, errors, a, b, np.r_[lo, xs[order], hi], method)
-        marks[idx[order]] = sides[:-1] | sides[1:]
         bounds = np.r_[lo, xs[order], hi]
+        sides = _sides_unresolved(curves, errors, a, b, bounds, method)
+        marks[idx[order]] = sides[:-1] | sides[1:]
         start[idx[order]] = np.where(sides[:-1], bounds[:-2], np.where(sides[1:], bounds[1:-1], np.nan))
         stop[idx[order]] = np.where(sides[1:], bounds[2:], np.where(sides[:-1], bounds[1:-1], np.nan))
-    return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop)
+        for i in idx:
+            x_low[i], x_high[i] = _crossing_interval(curves[a], curves[b], at[i], lo, hi, errors, method)
+    return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop,
+                             interactivity_low=x_low, interactivity_high=x_high)
+
+
+def no_calibration() -> Calibration:
+    """The calibration of a store with no frontier point to test (every band ``none``)."""
+    return calibrate({m: leave_one_out({}, m) for m in METHODS})
+
+
+def calibration_of_curves(curves: dict[str, CostCurve]) -> Calibration:
+    """A :class:`Calibration` of ``curves`` alone (tests, benchmarks: what :func:`store_calibration` gives a store
+    holding just these curves)."""
+    return calibrate({m: leave_one_out(curves, m) for m in METHODS}, len(curves))
+

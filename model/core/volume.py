@@ -20,9 +20,9 @@ average load of ``V / S`` tok/s; its peak is that × ``peak_to_average``.
 Effective $/M = usd ÷ (V / 1e6). Utilisation = V ÷ (paid node-hours × node tokens per hour). Peak nodes,
 mean nodes and node-hours a month are each option's.
 
-Each owned or rented option carries its capacity's ± (:class:`Option`: the interpolation error of its series at
+Each owned or rented option carries its capacity's band (:class:`Option`: the interpolation band of its series at
 the interactivity you need): the node counts, and so the $ a month and the effective $/M, that a node carrying
-``1 / (1 ± error)`` times its measured tokens would need. The API's price has none. The cheapest option is settled
+from ``1 / (1 + up)`` to ``1 / (1 − down)`` times its measured tokens would need. The API's price has none. The cheapest option is settled
 only when no other reaches it within both ± ranges or :data:`NEAR_TIE` (:func:`ranking`): a 0.3 % gap is no win.
 
 Costs are step functions (:class:`StepCost`) or lines (:class:`LineCost`); :func:`cheaper_where`
@@ -324,28 +324,36 @@ def api_cost(usd_per_mtok: float) -> LineCost:
 class Option:
     """One way to serve the volume, evaluated at it.
 
-    ``error`` is the relative ± of the $/M of the capacity a node carries (the interpolation error of its series at
-    the interactivity you need, :mod:`model.core.uncertainty`; 0 for a price, NaN when none can be estimated): a
-    node carries from ``1 / (1 + error)`` to ``1 / (1 − error)`` times ``node_tps``, so nodes, $ a month and the
-    effective $/M lie in a range (:meth:`at`'s ``*_low`` and ``*_high``), which spans a node boundary or not."""
+    ``band`` is the band of the $/M of the capacity a node carries, as (down, up) fractions (the interpolation band
+    of its series at the interactivity you need, :mod:`model.core.uncertainty`; (0, 0) for a price or a measured
+    point, NaN when none can be estimated): a node carries from ``1 / (1 + up)`` to ``1 / (1 − down)`` times
+    ``node_tps``, so nodes, $ a month and the effective $/M lie in a range (:meth:`at`'s ``*_low`` and ``*_high``),
+    which spans a node boundary or not."""
 
     name: str
     kind: str                      # owned | rented | api
     cost: object                   # StepCost or LineCost
     node_tps: float = math.nan     # tokens/s one node carries
     detail: str = ""
-    error: float = 0.0             # relative ± of the capacity's $/M [-]
+    band: tuple[float, float] = (0.0, 0.0)   # (down, up) of the capacity's $/M [-]
     hardware: str = ""             # what an owned or rented node is
     gpus_per_node: float = math.nan
 
+    @property
+    def error(self) -> float:
+        """The larger side of :attr:`band` (NaN: none estimated)."""
+        down, up = self.band
+        return max(down, up) if math.isfinite(down) and math.isfinite(up) else math.nan
+
     def within_error(self) -> tuple[object, object]:
-        """The cost with the most capacity the ± allows (fewest nodes), and with the least (most nodes)."""
-        e = self.error
-        if not isinstance(self.cost, StepCost) or not (e > 0):
+        """The cost with the most capacity the band allows (fewest nodes), and with the least (most nodes)."""
+        down, up = self.band
+        if not isinstance(self.cost, StepCost) or not (math.isfinite(down) and math.isfinite(up)) \
+                or (down <= 0 and up <= 0):
             return self.cost, self.cost
-        most = replace(self.cost, width=self.cost.width / (1 - e)) if e < 1 else \
+        most = replace(self.cost, width=self.cost.width / (1 - down)) if down < 1 else \
             replace(self.cost, width=self.cost.width * 1e12)
-        return most, replace(self.cost, width=self.cost.width / (1 + e))
+        return most, replace(self.cost, width=self.cost.width / (1 + up))
 
     def at(self, volume: float) -> dict:
         usd = self.cost.usd(volume)
@@ -356,6 +364,8 @@ class Option:
                "effective_usd_per_mtok": usd / per_m,
                "nodes": None, "mean_nodes": None, "node_hours": None, "utilization": None, "detail": self.detail,
                "capacity_error": self.error if self.kind != "api" else 0.0,
+               "capacity_down": self.band[0] if self.kind != "api" else 0.0,
+               "capacity_up": self.band[1] if self.kind != "api" else 0.0,
                "usd_per_month_low": usd_low, "usd_per_month_high": usd_high,
                "effective_usd_per_mtok_low": usd_low / per_m, "effective_usd_per_mtok_high": usd_high / per_m,
                "nodes_low": None, "nodes_high": None, "mean_nodes_low": None, "mean_nodes_high": None,

@@ -23,7 +23,9 @@ from model.core.cost import load_presets
 from model.core.frontier import throughput_column
 from model.core.repeats import CONFIG_KEYS, runs_in_view
 from model.core.sla import SLA
+from model.core.uncertainty import Calibration
 from model.core.view import View
+from model.data.calibration import load_calibration
 from model.data.store import list_sources, load_points, shared_strings, stored_rates, workloads
 from model.data.traces import with_stored_trace
 from model.data.versions import latest_version, visible_sql
@@ -32,7 +34,7 @@ __all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns",
            "rate_files", "READS"]
 
 #: what an answer may read from the store beside the rows and the presets
-READS = ("api_prices", "sources", "evals", "requests", "intervals")
+READS = ("api_prices", "sources", "evals", "requests", "calibration", "intervals")
 
 #: the columns every analysis reads: rates, the frontier's x (by TPOT or ITL: model.core.interactivity), the
 #: workload split, series labels (a disaggregated series says so) and the disaggregation note
@@ -110,6 +112,7 @@ class Inputs:
     evals: pd.DataFrame | None = None        # model.data.evals.load_evals (if read)
     requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data
     data_version: int | None = None          # the data version read (the view's pin, else the latest then)
+    calibration: Calibration | None = None   # the band's calibration on every frontier of that version (if read)
     intervals: pd.DataFrame | None = None    # model.data.intervals.load_intervals of the rows (if read)
 
 
@@ -143,7 +146,7 @@ def rate_files(con, version: int | None = None) -> Mapping[tuple[str, str, str],
     return MappingProxyType({(str(p), str(t), str(h)): str(f) for p, t, h, f in rows})
 
 
-def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
+def load_inputs(con, reading: Reading, shared: bool = False, calibration: Calibration | None = None) -> Inputs:
     """Read once from the store ``con`` (a DuckDB connection or cursor, read-only is enough) what ``reading``
     names: the rows (its filters and projection, in its data version), then its as-of and repeats
     (:func:`model.core.repeats.runs_in_view`), the presets and which TCO rates file set each, and each of its
@@ -151,7 +154,8 @@ def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
     evaluations (:mod:`model.data.versions`). Per-request data is read only when asked for, and only when the
     store holds some (:func:`model.data.requests.load_samples`). ``shared``: the rows are kept (the dashboard's
     cache), so each text value is held once (:func:`model.data.store.shared_strings`: 70 ms a column at 1M rows,
-    which a one-shot command does not pay)."""
+    which a one-shot command does not pay). ``calibration``: the data version's, where the caller keeps one
+    (:func:`model.data.calibration.load_calibration`, read here when asked for and not given)."""
     version = reading.version
     loaded = load_points(con, {k: list(v) for k, v in reading.where}, columns=reading.columns, version=version)
     if shared:
@@ -171,6 +175,8 @@ def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
         from model.data.requests import load_samples
 
         samples = load_samples(con, loaded["point_id"])
+    if "calibration" in reading.reads and calibration is None:
+        calibration = load_calibration(con, version)
     intervals = None
     if "intervals" in reading.reads:
         from model.data.intervals import load_intervals
@@ -180,4 +186,4 @@ def load_inputs(con, reading: Reading, shared: bool = False) -> Inputs:
     return Inputs(reading, loaded, runs.rows, runs.pooled, load_presets(stored_rates(con, version)),
                   rate_files(con, version), tuple(runs.notes), api, sources, evals,
                   samples if samples is not None else MappingProxyType({}), version or latest_version(con) or None,
-                  intervals)
+                  calibration if "calibration" in reading.reads else None, intervals)

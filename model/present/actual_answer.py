@@ -23,6 +23,7 @@ from model.core.actuals import ActualsError, Comparison, Plan, model_key, plan_v
 from model.core.notes import of_kind
 from model.core.saturation import summary
 from model.core.view import View
+from model.present import fmt
 
 __all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", "comparison_on", "plan_line",
            "AnswerOf", "with_saturation"]
@@ -79,7 +80,10 @@ def plan_of(answer, link: str, notices: Iterable[str] = ()) -> Plan:
                 tokens_per_second_per_node=float(option.node_tps),
                 usd_per_mtok=float(row["effective_usd_per_mtok"]),
                 error=float(choice.error) if choice is not None and math.isfinite(choice.error) else math.nan,
-                error_from=choice.error_from if choice is not None else "none", api=api,
+                error_from=choice.error_from if choice is not None else "none",
+                down=1 - choice.low / choice.usd_per_mtok if choice is not None and choice.usd_per_mtok > 0 else math.nan,
+                up=choice.high / choice.usd_per_mtok - 1 if choice is not None and choice.usd_per_mtok > 0 else math.nan,
+                api=api,
                 cache_hit=float(api["cache_hit"]) if api else float(view.cache_hit or 0.0),
                 notes=tuple(dict.fromkeys(notes)))
 
@@ -152,5 +156,5 @@ def plan_line(plan: Plan) -> str:
     nodes, $/month, volume and $/M with its ± and the data version it is pinned to."""
     return (f"plan: {plan.option}, {plan.nodes:,.0f} nodes, ${plan.usd_per_month:,.2f} a month, "
             f"{plan.tokens_per_month:,.0f} {plan.basis} tokens a month, ${plan.usd_per_mtok:,.4f}/M"
-            + (f" ± {plan.error:.0%}" if plan.error else f" ({plan.error_from})")
+            + (f" {fmt.band_pm(*plan.band)}" if plan.error else f" ({plan.error_from})")
             + (f"; data version {plan.data_version}" if plan.data_version else "; not pinned"))

@@ -25,15 +25,17 @@ from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
 from model.core.interactivity import by_definition
 from model.core.iso import METHODS, break_even_rates, iso_table
+from model.core.leave_one_out import leave_one_out_methods
 from model.core.notes import Note, noted
 from model.core.repeats import repeat_spread
 from model.core.status import PRICED, series_without_curve
 from model.core.tco import TcoInputError
 from model.core.uncertainty import (
+    Calibration,
     Uncertainty,
     iso_with_error,
-    leave_one_out_methods,
     mark_crossovers,
+    no_calibration,
     uncertainty,
 )
 from model.core.unpriced import break_even_column, curves_at_one, unpriced_at, with_unpriced
@@ -42,7 +44,7 @@ from model.present.answers import break_even_answer, cheapest_at, common_range, 
 
 __all__ = ["Priced", "Fit", "Good", "Rows", "Pricing", "Cost", "Crossings", "Crossed", "History", "Overview",
            "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
-           "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "at_x_of", "pair_of",
+           "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "moved_interactivity", "bands_at_x", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
            "caps_table_of", "BREAK_EVEN_SAMPLES", "without_curve_of", "cells_of"]
 
@@ -101,7 +103,7 @@ class Rows:
 @dataclass(frozen=True, eq=False)
 class Fit:
     """A view's frontier (:func:`model.core.analysis.frontiers_for`) and its leave-one-out for every method
-    (method -> :func:`model.core.uncertainty.leave_one_out`). Series of one hardware are predicted at $1/GPU-hour
+    (method -> :func:`model.core.leave_one_out.leave_one_out`). Series of one hardware are predicted at $1/GPU-hour
     (their relative errors do not depend on the rate), so one fit serves every rate of a view whose series are per
     hardware; ``rates`` is what the fit priced by when series mix hardware (None: no rate)."""
 
@@ -117,11 +119,12 @@ class Cost:
     analysis: Analysis                     # frontiers priced, cost curves, the iso table; no crossings
     baseline: str | None                   # the series ratios divide by
     iso: pd.DataFrame                      # cost at the targets, with ratios to the baseline
-    uncertainty: Uncertainty               # leave-one-out error of every method, the ± band of the view's
-    iso_error: pd.DataFrame                # iso with usd_per_mtok_error and error_from (model.present.recommendation)
+    uncertainty: Uncertainty               # the bands of the view's method, calibrated on the store's frontiers
+    iso_error: pd.DataFrame                # iso with each cell's band (model.core.uncertainty.iso_with_error)
     x_range: tuple[float, float] | None    # where the interactivity you need may be set [tok/s/user]
     interactivity_needed: float | None     # the interactivity you need [tok/s/user]
-    at_x: pd.DataFrame                     # every series there, priced cheapest first, then the rest by status
+    at_x: pd.DataFrame                     # every series there, priced cheapest first, then the rest by status,
+                                           # each cell with its band (model.core.uncertainty.iso_with_error)
     pair: tuple[str, str] | None           # the pair the break-even prices
     break_even: dict | None                # model.present.answers.break_even_answer of the pair at x
     unpriced: pd.DataFrame = None          # each series without a rate against each priced one at x
@@ -241,28 +244,30 @@ def fit_of(points: pd.DataFrame, scenario, usd_per_gpu_hour: dict[str, float]) -
     return Fit(frontier, rates, leave_one_out_methods(frontier, METHODS, rates))
 
 
-def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit, notes: tuple[str, ...]) -> Analysis:
+def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit, notes: tuple[str, ...],
+                calibration: Calibration | None = None) -> Analysis:
     """Frontiers, cost curves and the iso table of ``fit``; no crossings. ``notes`` go first. A scenario asking for
-    the ``auto`` method gets the one that fits better by ``fit``'s leave-one-out (``result.scenario.method``)."""
-    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none", loo_by_method=fit.loo)
+    the ``auto`` method gets the one that fits the store's frontiers better (``calibration``;
+    ``result.scenario.method``)."""
+    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none", calibration=calibration)
     result.notes[:] = [*(n for n in notes if n), *noted("analysis", result.notes)]
     return result
 
 
-def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit) -> Pricing:
-    """Step ``pricing``: the priced curves and the iso table with its ±, and where the interactivity you need may
-    be set, all by the interpolation method the view asks for, or with ``auto`` (the default) the one its
-    leave-one-out says fits better (:func:`model.core.uncertainty.chosen_method`; ``analysis.scenario.method``)."""
-    from model.present.recommendation import filled_errors
-
-    result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes)
+def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit, calibration: Calibration | None) -> Pricing:
+    """Step ``pricing``: the priced curves and the iso table with each cell's band, and where the interactivity you
+    need may be set, all by the interpolation method the view asks for, or with ``auto`` (the default) the one that
+    fits the store's frontiers better (:func:`model.core.uncertainty.chosen_method`; ``analysis.scenario.method``);
+    the bands calibrated on the store's frontiers (``calibration``: :mod:`model.core.uncertainty`)."""
+    calibration = calibration if calibration is not None else no_calibration()
+    result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes, calibration)
     baseline = baseline_of(view, result)
-    errors = uncertainty(result.curves, result.scenario.method, fit.loo)
+    errors = uncertainty(result.curves, result.scenario.method, calibration, fit.loo)
     without = without_curve_of(rows, result)
     at_one = curves_at_one(result.frontier, without)
     method = result.scenario.method
     iso = cells_of(iso_of(result, baseline), without, at_one, result.targets, method)
-    iso_error = filled_errors(iso_with_error(iso, result.curves, errors), errors)
+    iso_error = iso_with_error(iso, result.curves, errors)
     return Pricing(result, baseline, iso, errors, iso_error, x_range_of(result), without, at_one)
 
 
@@ -284,10 +289,25 @@ def cost_of(view: View, pricing: Pricing) -> Cost:
     x = interactivity_needed_of(view, result, pricing.x_range)
     at_x = at_x_of(result, x) if x is None else \
         cells_of(at_x_of(result, x), pricing.without, pricing.at_one, [x], method)
+    at_x = iso_with_error(at_x, result.curves, pricing.uncertainty)
     pair = pair_of(view, result, at_x, x)
     found = None if pair is None or x is None else break_even_answer(result.curves, *pair, x, method)
     return Cost(result, pricing.baseline, pricing.iso, pricing.uncertainty, pricing.iso_error, pricing.x_range, x,
                 at_x, pair, found, unpriced_at(at_x))
+
+
+def bands_at_x(cost: Cost) -> dict[str, tuple[float, float]]:
+    """Each priced series' band at the interactivity you need as (down, up) fractions of its $/M ((0, 0) at a measured
+    point; NaN where none is estimated): what the fleet and the volume steps give each series' capacity."""
+    at = cost.at_x
+    if cost.interactivity_needed is None or at.empty or "usd_per_mtok_low" not in at.columns:
+        return {}
+    at = at[at["status"].isin(PRICED)]
+    v = at["usd_per_mtok"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        down = 1 - at["usd_per_mtok_low"].to_numpy(dtype=float) / v
+        up = at["usd_per_mtok_high"].to_numpy(dtype=float) / v - 1
+    return {str(s): (float(d), float(u)) for s, d, u in zip(at["series"], down, up)}
 
 
 def without_curve_of(rows: Rows, result: Analysis) -> pd.DataFrame:
@@ -383,6 +403,24 @@ def interactivity_needed_of(view: View, result: Analysis, span: tuple[float, flo
     return float(min(max(view.interactivity_needed or middle, span[0]), span[1]))
 
 
+def moved_interactivity(view: View, result: Analysis, span: tuple[float, float] | None) -> str | None:
+    """The sentence naming an interactivity you need that lies outside where it may be set (``span``:
+    :func:`x_range_of`), and the one the answer is given at instead (:func:`interactivity_needed_of`); None when
+    it lies inside."""
+    if span is None:
+        return None
+    targets = result.targets
+    asked = view.interactivity_needed or (targets[len(targets) // 2] if targets else None)
+    if asked is None:
+        return None
+    shown = interactivity_needed_of(view, result, span)
+    if shown is None or abs(shown - asked) <= 1e-9 * max(1.0, abs(asked)):
+        return None
+    return (f"the interactivity you need, {asked:g} tok/s/user, is outside where this view's series can be read "
+            f"({span[0]:g} to {span[1]:g} tok/s/user, half the slowest to 1.5 times the fastest measured): "
+            f"the answer is given at {shown:g} tok/s/user")
+
+
 def at_x_of(result: Analysis, x: float | None) -> pd.DataFrame:
     """Every series at ``x``, cheapest first."""
     return cheapest_at(result.curves, x, result.scenario.method) if x is not None else \
@@ -448,7 +486,8 @@ def frontier_table_of(frontier: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFr
     return left
 
 
-def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame, x: float | None) -> History:
+def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame, x: float | None,
+               calibration: Calibration | None = None) -> History:
     """Step ``history``: each series' $/M at ``x`` run date by run date (:func:`model.core.history.history`) of the
     rows before as-of and repeats, and its notes."""
     prices = priced(view, loaded)
@@ -456,7 +495,7 @@ def history_of(view: View, loaded: pd.DataFrame, scenario, presets: pd.DataFrame
     if x is None:
         return History(history(prices.points.iloc[0:0], scenario, 1.0, presets)[0],
                        ("no series in this view can be priced",))
-    table, notes = history(prices.points, scenario, x, presets, view.repeats, view.as_of)
+    table, notes = history(prices.points, scenario, x, presets, view.repeats, view.as_of, calibration)
     return History(table, tuple(notes))
 
 
@@ -467,9 +506,14 @@ def overview_of(rows: pd.DataFrame) -> Overview:
     return Overview(len(rows), hardware, max(dates) if len(dates) else None, min(dates) if len(dates) else None)
 
 
-def notes_of(view: View, extra: tuple[str, ...], result: Analysis, baseline: str | None) -> tuple[Note, ...]:
-    """What the reader must know: rows left out, rates missing, values of the view not used."""
+def notes_of(view: View, extra: tuple[str, ...], result: Analysis, baseline: str | None,
+             span: tuple[float, float] | None = None) -> tuple[Note, ...]:
+    """What the reader must know: rows left out, rates missing, values of the view not used (an interactivity you
+    need outside ``span``, where it may be set, is named with the value it is shown at)."""
     out = [*noted("rows", extra), *noted("analysis", result.notes)]
+    moved = moved_interactivity(view, result, span)
+    if moved is not None:
+        out.append(Note("interactivity", moved))
     if view.baseline and baseline != view.baseline and baseline:
         out = [n for n in out if n.kind != "baseline"]
         out.append(Note("baseline", f"baseline {view.baseline!r} is not among the series shown; ratios are to "

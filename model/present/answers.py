@@ -13,7 +13,7 @@ import pandas as pd
 
 from model.core.iso import CostCurve, break_even_rates, iso_table
 from model.core.status import PRICED, priced_mask, rank_key, status_words
-from model.core.uncertainty import AUTO, RULE, better_method
+from model.core.uncertainty import AUTO, RULE
 from model.present import fmt
 
 if TYPE_CHECKING:
@@ -52,13 +52,14 @@ def parse_targets(text: str) -> tuple[float, ...]:
 def status_text(row) -> str:
     """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped, not priced)`` or why there is no value
     (:func:`model.core.status.status_words`); with the interpolation error when the row has it
-    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M (measured)``,
-    ``$0.42/M (± not estimated)`` (no point in view to test it)."""
+    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M −8 %/+11 %``,
+    ``$0.42/M (measured)``, ``$0.42/M (± not estimated)`` (too few points in the store to test it)."""
     if row["status"] in PRICED:
-        if "usd_per_mtok_error" in row:
+        if "usd_per_mtok_low" in row:
             if row["error_from"] == "none":
                 return fmt.usd(row["usd_per_mtok"]) + " (± not estimated)"
-            return fmt.usd_pm(row["usd_per_mtok"], row["usd_per_mtok_error"], row["error_from"])
+            return fmt.usd_band(row["usd_per_mtok"], row["usd_per_mtok_low"], row["usd_per_mtok_high"],
+                                row["error_from"])
         return fmt.usd(row["usd_per_mtok"])
     if row["status"] == "clamped":
         return fmt.usd(row["usd_per_mtok"]) + " (clamped, not priced)"
@@ -312,15 +313,34 @@ def summary_of(answer: "Answer") -> str:
     return summary(answer.crossed.analysis, cost.at_x, x, cost.method, lead, rec.break_even is None)
 
 
+def calibration_text(calibration) -> str:
+    """How the bands were calibrated and how often they held, in one sentence (``calibration``:
+    :class:`model.core.uncertainty.Calibration`), e.g. "Calibrated on this store's 20 measured points that have a
+    neighbour on each side (4 frontiers), each left out in turn and predicted from the rest: the range held for 18
+    of 20 (90 %) under linear (median −20 %/+25 %) and 18 of 20 (90 %) under monotone (median −13 %/+15 %)"."""
+    table = calibration.table[calibration.table["kind"] == "store"] if not calibration.table.empty else \
+        calibration.table
+    count = calibration.points
+    if table.empty:
+        return (f"This store holds {fmt.count(count, 'measured point')} with a neighbour on each side: too few to say "
+                f"how far interpolation can be off (a range that holds 9 times in 10 needs at least 9), so no range is "
+                "given.")
+    each = [f"{int(r.inside)} of {int(r.points)} ({fmt.percent(r.share_inside)}) under {r.method} (median "
+            f"{fmt.band_pm(r.median_low_pct / 100, r.median_high_pct / 100)})" for r in table.itertuples()]
+    return (f"Calibrated on this store's {fmt.count(count, 'measured point')} that "
+            f"{'has' if count == 1 else 'have'} a neighbour on each side ({fmt.count(calibration.frontiers, 'frontier')}"
+            f"), each left out in turn and predicted from the rest: the range held for " + " and ".join(each) + ".")
+
+
 def method_errors_text(errors) -> str:
-    """How far each interpolation method was off on this view, in one sentence (``errors``:
-    :class:`model.core.uncertainty.Uncertainty`), e.g. "Tested on this view's 20 measured points that have a
-    neighbour on each side, leaving each out in turn: linear (in use) was off by 7.0% at the median point and by
-    17.6% or less at 9 points in 10; monotone by 2.1% and 9.2%: monotone fits this data better"."""
-    rows = errors.by_method[errors.by_method["points"] > 0]
-    if rows.empty:
-        return ("No frontier in view has a measured point between two others, so how far the interpolation is off "
-                "cannot be tested (no ± band).")
+    """How far each interpolation method was off on this view, and how the bands were calibrated on the store, in
+    two sentences (``errors``: :class:`model.core.uncertainty.Uncertainty`), e.g. "On this view's 20 measured
+    points that have a neighbour on each side: linear was off by 7.0% at the median point and by 17.6% or less at
+    9 points in 10; monotone (in use) by 2.1% and 9.2%." and :func:`calibration_text`."""
+    rows = errors.by_method[errors.by_method["points"] > 0] if errors.by_method is not None else None
+    text = calibration_text(errors.calibration)
+    if rows is None or rows.empty:
+        return text
     parts = []
     for i, r in enumerate(rows.itertuples()):
         name = f"{r.method}{' (in use)' if r.method == errors.method else ''}"
@@ -328,26 +348,23 @@ def method_errors_text(errors) -> str:
                      f"{fmt.percent(r.usd_p90, 1)} or less at 9 points in 10" if i == 0 else
                      f"{name} by {fmt.percent(r.usd_median, 1)} and {fmt.percent(r.usd_p90, 1)}")
     count = int(rows["points"].max())
-    text = (f"Tested on this view's {fmt.count(count, 'measured point')} that "
-            f"{'has' if count == 1 else 'have'} a neighbour on each side, leaving each out in turn: " + "; ".join(parts))
-    if len(rows) == 2:
-        better = better_method(errors.by_method)
-        text += f": {better} fits this data better" if better else ": neither method is better on both"
-    return text + "."
+    return (f"On this view's {fmt.count(count, 'measured point')} that {'has' if count == 1 else 'have'} a "
+            f"neighbour on each side: " + "; ".join(parts) + ". " + text)
 
 
 def method_words(asked: str, errors) -> str:
     """Which interpolation method an answer used and why, one sentence for the headline: ``asked`` is the view's
     (``auto``, or a method it pins), ``errors`` the answer's :class:`model.core.uncertainty.Uncertainty` (its
-    ``method`` the one used). E.g. "Interpolation: monotone (it fits this data better by leave-one-out).",
-    "Interpolation: linear (set in this view; monotone fits this data better)."."""
-    used, better = errors.method, better_method(errors.by_method)
+    ``method`` the one used). E.g. "Interpolation: monotone (it fits this store's data better by leave-one-out).",
+    "Interpolation: linear (set in this view; monotone fits this store's data better)."."""
+    calibration = errors.calibration
+    used, better = errors.method, calibration.better
     if asked != AUTO:
-        why = "set in this view" + (f"; {better} fits this data better" if better and better != used else "")
+        why = "set in this view" + (f"; {better} fits this store's data better" if better and better != used else "")
     elif better is not None:
-        why = "it fits this data better by leave-one-out"
-    elif (errors.by_method["points"] > 0).any():
-        why = "neither method fits this data better on both leave-one-out measures"
+        why = "it fits this store's data better by leave-one-out"
+    elif calibration.points > 0:
+        why = "neither method fits this store's data better on both leave-one-out measures"
     else:
         why = "no measured point lies between two others to test which fits better"
     return f"Interpolation: {used} ({why})."
@@ -364,21 +381,44 @@ def uncertain_crossings_text(marked: pd.DataFrame) -> list[str]:
             where = (f"from {lo:.1f} to {hi:.1f} tok/s/user" if np.isfinite(lo) and np.isfinite(hi) else
                      "on one side of it")
             out.append(f"crossing {number} ({row['series_a']} and {row['series_b']} at {row['interactivity']:.1f} "
-                       f"tok/s/user) is within uncertainty: {where} the two curves stay inside each other's ± bands, "
-                       "so the data do not settle which series is cheaper there")
+                       f"tok/s/user) is within uncertainty: {where} the two curves' ranges overlap, so the data do "
+                       "not settle which series is cheaper there")
     return out
 
 
 def error_payload(errors) -> dict:
-    """The interpolation error of a view for ``--json``: the view's method, the band's rule, each method's pooled
-    figures (fractions: ``points``, ``usd_median``, ``usd_p90``, ``tps_median``, ``tps_p90``) and each series' band
-    coefficient and where it came from."""
-    bands = errors.bands
+    """The bands of a view for ``--json``: the method used, the rule and level, the store's calibration (how often
+    the band held, by method and kind: ``calibration``; each method's quantile and its leave-one-out error over the
+    store: ``store_by_method``), each method's error over the view's own points (``by_method``, fractions:
+    ``points``, ``usd_median``, ``usd_p90``, ``tps_median``, ``tps_p90``) and each series' kind of band."""
+    calibration = errors.calibration
+    interior = errors.loo["series"].value_counts() if errors.loo is not None and not errors.loo.empty else {}
     return {
         "method": errors.method,
         "rule": RULE,
-        "by_method": {str(r["method"]): errors.figures(str(r["method"])) for _, r in errors.by_method.iterrows()},
-        "bands": [{"series": str(r.series), "interior_points": int(r.interior_points),
-                   "coefficient": None if r.coefficient != r.coefficient else float(r.coefficient),
-                   "source": str(r.source)} for r in bands.itertuples()],
+        "level": calibration.level,
+        "calibration": {"points": calibration.points, "frontiers": calibration.frontiers,
+                        "better": calibration.better, "text": calibration_text(calibration),
+                        "table": [{k: (_plain(v)) for k, v in r.items()}
+                                  for r in calibration.table.to_dict("records")],
+                        "quantile": {m: _plain(q) for m, q in calibration.quantile.items()}},
+        "store_by_method": {str(r["method"]): _figures(r) for r in calibration.summary.to_dict("records")},
+        "by_method": {str(r["method"]): _figures(r) for r in errors.by_method.to_dict("records")}
+        if errors.by_method is not None else {},
+        "bands": [{"series": s, "kind": errors.kind(s), "quantile": _plain(errors.quantile(s)),
+                   "interior_points": int(interior.get(s, 0))} for s in errors.series],
     }
+
+
+def _plain(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
+
+
+def _figures(row: dict) -> dict:
+    return {k: (int(v) if k == "points" else _plain(v)) for k, v in row.items() if k != "method"}

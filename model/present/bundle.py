@@ -118,7 +118,7 @@ def _status_at(at_x: pd.DataFrame) -> dict[str, str]:
 
 def page_one_figures(answer) -> list[dict]:
     """Every number of the report's first page (the recommendation, :attr:`Answer.recommendation`): the
-    interactivity you need; each series' $/M and ±, with its status; each option at the volume; the fleet; the
+    interactivity you need; each series' $/M and its range (low, high), with its status; each option at the volume; the fleet; the
     break-even rate and its range; the rate at which a series without one would match each priced series."""
     rec = answer.recommendation
     where = "page 1"
@@ -126,7 +126,8 @@ def page_one_figures(answer) -> list[dict]:
     out = [_figure("page 1 | interactivity you need [tok/s/user]", where, "x", rec.x)]
     for c in rec.series:
         out.append(_figure(f"page 1 | {c.name} | $/M tokens", where, "usd", c.usd_per_mtok, status.get(c.name)))
-        out.append(_figure(f"page 1 | {c.name} | ±", where, "percent", c.error, status.get(c.name)))
+        out.append(_figure(f"page 1 | {c.name} | low $/M", where, "usd", c.low, status.get(c.name)))
+        out.append(_figure(f"page 1 | {c.name} | high $/M", where, "usd", c.high, status.get(c.name)))
     for o in rec.options:
         mine = o.status or None
         out.append(_figure(f"page 1 | {o.name} | effective $/M tokens", where, "usd", o.usd_per_mtok, mine))
@@ -331,7 +332,9 @@ def bundle_files(con, answer, report, link: str, data_digest: str | None, pdf: b
     for name, frame in {**report.tables, "Assumptions": report.assumptions}.items():
         files[f"tables/{file_name(name)}.csv"] = safe_csv(frame).encode("utf-8")
     inputs = answer.inputs
-    files[STORE] = store_bytes(con, inputs.loaded["point_id"].tolist(), inputs.data_version)
+    # the view's rows, and the store's frontier points its bands were calibrated on (model.core.uncertainty)
+    calibrated = inputs.calibration.point_ids if inputs.calibration is not None else ()
+    files[STORE] = store_bytes(con, sorted({*inputs.loaded["point_id"].tolist(), *calibrated}), inputs.data_version)
     files[PRESETS] = presets_csv(inputs.presets)
     manifest = manifest_of(answer, tables(answer), files, link=link, version=tool_version(), made_at=report.made_at,
                            data_digest=data_digest)

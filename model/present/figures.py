@@ -262,29 +262,30 @@ BAND_LIMIT = 8
 
 
 def band_traces(curves: dict[str, CostCurve], method: str, errors: Uncertainty | None, n: int = 160) -> list[dict]:
-    """A shaded ± band around each cost curve (:mod:`model.core.uncertainty`): zero width at measured points,
-    widest mid-way between widely spaced ones. A series without an estimate has no band; past
-    :data:`BAND_LIMIT` curves there are none."""
+    """A shaded band around each cost curve (:mod:`model.core.uncertainty`): where 9 in 10 measured points left out
+    fell; zero width at measured points, wider where the neighbours are far apart in interactivity or price. A
+    series without a band has none drawn; past :data:`BAND_LIMIT` curves there are none."""
     if errors is None or len(curves) > BAND_LIMIT:
         return []
     styles = _styles(sorted(curves), {k: c.hardware[0] for k, c in curves.items()})
     traces = []
     for name in sorted(curves):
         curve = curves[name]
-        if len(curve.x) < 2 or not np.isfinite(errors.coefficient(name)):
+        if len(curve.x) < 2 or errors.kind(name) == "none":
             continue
         x = np.unique(np.r_[np.linspace(curve.x_min, curve.x_max, n), curve.x])
         y = cost_within(curve, x, method)
-        band = errors.band(curve, x)
-        pct = np.round(band * 100, 1)
+        low, high = errors.band(curve, x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            down, up = np.round((1 - low / y) * 100, 1), np.round((high / y - 1) * 100, 1)
         colour, _ = styles[name]
         traces.append(dict(
-            type="scatter", x=np.r_[x, x[::-1]], y=np.r_[y * (1 + band), (y * np.maximum(1 - band, 0))[::-1]],
-            mode="lines",
+            type="scatter", x=np.r_[x, x[::-1]], y=np.r_[high, low[::-1]], mode="lines",
             fill="toself", fillcolor=_rgba(colour, 0.2), line=dict(width=0.5, color=_rgba(colour, 0.45)),
-            name=f"{name} ± interpolation error", legendgroup=name, showlegend=False,
-            customdata=np.r_[pct, pct[::-1]],
-            hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.3f}/M<br>± %{customdata} %<extra>" + name + " band</extra>",
+            name=f"{name} range (9 in 10)", legendgroup=name, showlegend=False,
+            customdata=np.c_[np.r_[down, down[::-1]], np.r_[up, up[::-1]]],
+            hovertemplate="%{x:.1f} tok/s/user<br>$%{y:.3f}/M<br>−%{customdata[0]} %/+%{customdata[1]} %"
+                          "<extra>" + name + " range</extra>",
             meta={"kind": "band", "series": name}))
     return traces
 

@@ -105,11 +105,15 @@ def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float 
 
 
 def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.DataFrame,
-             rates: pd.DataFrame) -> FleetAnswer | None:
+             rates: pd.DataFrame, bands: Mapping[str, tuple[float, float]] | None = None) -> FleetAnswer | None:
     """The fleet for the view's demand (req/s, tokens/day, tokens/month or a trace) or budget; None when the view
     has neither. Tokens per month become tokens per day as ``× 24 / 730`` (a month is 730 hours). ``rates``: the
     answer's rate table (its words say how a series is priced); the view's ``kw_per_gpu``, ``pue``, ``rack_kw`` and
-    ``token_basis`` tune it."""
+    ``token_basis`` tune it. ``bands``: each series' band of its $/M at ``x`` as (down, up) fractions (its capacity's
+    band, as the volume step reads it): a fleet for a demand gives, beside its nodes, the nodes and $ a month a node
+    carrying from ``1 / (1 + up)`` to ``1 / (1 − down)`` times its measured capacity would need (``nodes_low``,
+    ``nodes_high``, ``usd_per_month_low``, ``usd_per_month_high``; equal to the nodes for a ramp's knee, NaN without
+    a band)."""
     s = view
     wants_demand, wants_budget = s.has_demand, s.has_budget
     if not (wants_demand or wants_budget):
@@ -127,6 +131,8 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     need = demand_of(s, basis) if wants_demand else None
     sized = size_fleet(capacity, priced, need, s.budget_mw if not wants_demand else None,
                        s.budget_usd_month if not wants_demand else None, s.rack_kw)
+    if need is not None and not sized.empty:
+        sized = _within_band(sized, capacity, priced, need, s.rack_kw, bands or {})
     if need is not None:      # following the load is a cost only where the view rents on demand, at its rate
         sized = bill_following(sized, dict(s.rent) if s.on_demand else None)
     notes = []
@@ -154,13 +160,36 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
                        over_time, capacity_lines(sized))
 
 
+def _scaled(capacity: pd.DataFrame, factor: Mapping[str, float]) -> pd.DataFrame:
+    """``capacity`` with each frontier point's per-node rate and tokens scaled by its series' factor (a ramp's knee,
+    a measured rate, unchanged)."""
+    f = capacity["series"].map(factor).astype(float).where(capacity["method"] != "ramp knee", 1.0).fillna(1.0)
+    return capacity.assign(per_node_rps=capacity["per_node_rps"] * f,
+                           tokens_per_second_per_node=capacity["tokens_per_second_per_node"] * f)
+
+
+def _within_band(sized: pd.DataFrame, capacity: pd.DataFrame, priced: list[dict], need, rack_kw,
+                 bands: Mapping[str, tuple[float, float]]) -> pd.DataFrame:
+    """``sized`` with the nodes and $ a month each row would need with its capacity as high and as low as its
+    series' band allows (:func:`fleet_of`)."""
+    most = {k: 1 / (1 - d) for k, (d, u) in bands.items() if math.isfinite(d) and d < 1}
+    least = {k: 1 / (1 + u) for k, (d, u) in bands.items() if math.isfinite(u)}
+    high_capacity = size_fleet(_scaled(capacity, most), priced, need, None, None, rack_kw)
+    low_capacity = size_fleet(_scaled(capacity, least), priced, need, None, None, rack_kw)
+    banded = sized["series"].isin(set(most) & set(least)) | (sized["method"] == "ramp knee")
+    out = sized.assign(nodes_low=high_capacity["nodes"].where(banded), nodes_high=low_capacity["nodes"].where(banded),
+                       usd_per_month_low=high_capacity["usd_per_month"].where(banded),
+                       usd_per_month_high=low_capacity["usd_per_month"].where(banded))
+    return out
+
+
 def fleet_sentence(row: Mapping, curved: bool) -> str:
     """One sized series in words: nodes, GPUs, kW, $/month at its rate and how it is priced; where the view rents
     its hardware on demand (:func:`model.core.fleet.bill_following`), what renting it on demand, following the load,
     would cost at the rental rate."""
-    text = (f"{row['series']}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
-            f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: "
-            f"{row['pricing']}")
+    text = (f"{row['series']}: {row['nodes']:,.0f} nodes{_nodes_range(row)}, {row['gpus']:,.0f} GPUs, "
+            f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
+            f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
     usd = row.get("usd_per_month_autoscaled")
     if curved and usd is not None and usd == usd:
         mean = row["mean_nodes"]
@@ -168,6 +197,14 @@ def fleet_sentence(row: Mapping, curved: bool) -> str:
                  f"view), following the load: {mean:,.3g} node{'' if mean == 1 else 's'} on average, ${usd:,.0f} a "
                  "month")
     return text
+
+
+def _nodes_range(row: Mapping) -> str:
+    """`` (12 to 14 within its capacity's range)`` where the band moves the node count, else empty."""
+    low, high = row.get("nodes_low"), row.get("nodes_high")
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) or low == high:
+        return ""
+    return f" ({low:,.0f} to {high:,.0f} within its capacity's range)"
 
 
 def capacity_lines(sized: pd.DataFrame) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 __all__ = ["usd", "usd_decimals", "dollars", "USD_PLAIN_LOW", "USD_PLAIN_HIGH", "interactivity", "ratio", "percent",
-           "plus_minus", "usd_pm", "usd_span", "compact", "amount", "yes_no", "date", "count", "tokens",
+           "plus_minus", "usd_pm", "usd_span", "band", "band_pm", "usd_band", "compact", "amount", "yes_no", "date", "count", "tokens",
            "COLUMN_LABELS", "for_people"]
 
 
@@ -104,8 +104,48 @@ def usd_pm(value, fraction, origin: str = "", per: str = "/M") -> str:
 
 
 def usd_span(low, high, per: str = "/M") -> str:
-    """A range of prices: ``(0.304, 0.426)`` -> ``"$0.30 to $0.43/M"``."""
-    return f"{usd(low, '')} to {usd(high, per)}"
+    """A range of prices: ``(0.304, 0.426)`` -> ``"$0.30 to $0.43/M"``; two ends that differ never print alike
+    (``(0.4012, 0.4049)`` -> ``"$0.401 to $0.405/M"``)."""
+    a, b = usd(low, ""), usd(high, per)
+    if _missing(low) or _missing(high) or float(low) == float(high) or a != usd(high, ""):
+        return f"{a} to {b}"
+    for digits in range(3, 10):          # as many significant digits as tell the two ends apart
+        a, b = f"${float(low):,.{digits}g}", f"${float(high):,.{digits}g}"
+        if a != b:
+            break
+    return f"{a} to {b}{per}"
+
+
+def _pct(fraction: float) -> str:
+    value = abs(fraction) * 100
+    return f"{value:.1f}" if 0 < value < 1 else f"{value:,.0f}"
+
+
+def band(value, low, high, origin: str = "") -> str:
+    """A value's band (:mod:`model.core.uncertainty`) beside it, as how far each end lies from it:
+    ``(0.37, 0.34, 0.41)`` -> ``"−8 %/+11 %"``; two ends the same distance away (as printed) -> ``"± 6 %"``;
+    ``origin`` ``"measured"`` -> ``"(measured)"``; no band -> ``"± ?"``."""
+    if origin == "measured":
+        return "(measured)"
+    if _missing(value) or _missing(low) or _missing(high) or float(value) <= 0:
+        return "± ?"
+    return band_pm(1 - float(low) / float(value), float(high) / float(value) - 1)
+
+
+def band_pm(down, up) -> str:
+    """A band as fractions below and above a value: ``(0.08, 0.11)`` -> ``"−8 %/+11 %"``, ``(0.06, 0.06)`` ->
+    ``"± 6 %"``; missing -> ``"± ?"``."""
+    if _missing(down) or _missing(up):
+        return "± ?"
+    if _pct(down) == _pct(up):
+        return f"± {_pct(up)} %"
+    return f"−{_pct(down)} %/+{_pct(up)} %"
+
+
+def usd_band(value, low, high, origin: str = "", per: str = "/M") -> str:
+    """A price with its band, the one way a band is written beside a number: ``$0.37/M −8 %/+11 %``,
+    ``$0.37/M ± 6 %``, ``$0.36/M (measured)``, ``$0.36/M ± ?``."""
+    return f"{usd(value, per)} {band(value, low, high, origin)}"
 
 
 def compact(value) -> str:

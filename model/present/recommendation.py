@@ -2,15 +2,11 @@
 (:attr:`model.present.view_answer.Answer.recommendation`), said the same way by the Overview, the break-even box,
 the report's first page and the CLI.
 
-At the interactivity you need it ranks the priced series by $/M with each one's ± (the interpolation error,
-:mod:`model.core.uncertainty`); when the view holds a monthly volume it ranks owning, renting and the API at that
-volume by their effective $/M (idle capacity included); it names the fleet and its monthly cost, and the
-break-even $/GPU-hour of the pair the view compares. When the gap between the best two lies inside their ± bands
-it names no winner: the ranking is "not settled by the data", given as ranges, and so is the break-even rate.
-
-A curve with too few interior points for its own ± borrows the view's pooled one (and the sentence says so);
-a view with fewer than three interior points in all uses the 90th percentile of the leave-one-out errors it
-has (:func:`filled_errors`), so no ± reads "?" beside a measured error.
+At the interactivity you need it ranks the priced series by $/M with each one's band (where 9 in 10 measured points
+left out fell: :mod:`model.core.uncertainty`); when the view holds a monthly volume it ranks owning, renting and the
+API at that volume by their effective $/M (idle capacity included); it names the fleet and its monthly cost, and
+the break-even $/GPU-hour of the pair the view compares. When the best two bands overlap it names no winner: the
+ranking is "not settled by the data", given as ranges, and so is the break-even rate.
 """
 
 from __future__ import annotations
@@ -18,65 +14,69 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pandas as pd
-
 from model.core.status import priced_mask
-from model.core.uncertainty import iso_with_error
 from model.core.view import View
 from model.core.volume import NEAR_TIE
 from model.present import fmt
 from model.present.answer_steps import Cost, Crossed, Rows
 from model.present.fleet_answer import FleetAnswer, demand_words
 
-__all__ = ["Choice", "Recommendation", "recommendation_of", "filled_errors", "series_errors", "demand_words",
-           "PLUS_MINUS", "NOT_SETTLED"]
+__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "PLUS_MINUS",
+           "NOT_SETTLED"]
 
-#: the ± in one sentence a buyer can use (the report's first page, the Overview, the CLI)
-PLUS_MINUS = ("± is how far our interpolation can be off: if we had not measured a point, our method would have been "
-              "off by about that much there (zero at a measured point; not run-to-run noise).")
-#: the words for a ranking the ± bands do not decide
+#: the band in one sentence a buyer can use (the report's first page, the Overview, the CLI)
+PLUS_MINUS = ("The range beside an interpolated $/M is how far our interpolation can be off: we left each measured "
+              "point out in turn and predicted it from its neighbours, and 9 in 10 fell inside a range built this way "
+              "(zero at a measured point; not run-to-run noise).")
+#: the words for a ranking the bands do not decide
 NOT_SETTLED = "not settled by the data"
 _PAID = " (every hour of every GPU paid for)."
-#: error_from values that borrow the view's estimate
-_BORROWED = ("view",)
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One way to pay for tokens: a series at the interactivity you need, or an option at the monthly volume."""
+    """One way to pay for tokens: a series at the interactivity you need, or an option at the monthly volume.
+    ``low``/``high`` are its band [$/M]: a series' interpolation band (the value itself when measured), an option's
+    effective $/M as low and as high as its capacity's band allows (a price's: the price); NaN: none estimated."""
 
     name: str
     kind: str                  # "series", "owned", "rented" or "api"
     usd_per_mtok: float        # its $/M (effective at the volume for an option)
-    error: float               # relative ± of usd_per_mtok (0: measured or a price; NaN: no estimate)
-    error_from: str            # "measured", "own", "view", "price", "capacity" (an option's) or "none"
+    low: float                 # [$/M]
+    high: float                # [$/M]
+    error_from: str            # "measured", "own", "store", "price", "capacity" (an option's) or "none"
     usd_per_month: float = math.nan
     nodes: float = math.nan
     utilization: float = math.nan
     status: str = ""           # its cell's status (model.core.status: measured or interpolated; "" for a price)
-    #: an option at the volume: its effective $/M, $ a month and nodes as low and as high as its capacity's ± allows
-    span: tuple[float, float] | None = None
+    #: an option at the volume: its $ a month and nodes as low and as high as its capacity's band allows
     usd_per_month_span: tuple[float, float] | None = None
     nodes_span: tuple[float, float] | None = None
+    capacity_band: tuple[float, float] | None = None   # an option's capacity band as (down, up) fractions of $/M
 
     @property
-    def low(self) -> float:
-        return self.span[0] if self.span is not None else self.usd_per_mtok * (1 - self.error)
+    def error(self) -> float:
+        """The larger side of the band as a fraction of the value (0 at a measured point or a price)."""
+        if self.error_from in ("measured", "price"):
+            return 0.0
+        v = self.usd_per_mtok
+        return max(1 - self.low / v, self.high / v - 1) if v > 0 else math.nan
 
     @property
-    def high(self) -> float:
-        return self.span[1] if self.span is not None else self.usd_per_mtok * (1 + self.error)
+    def banded(self) -> bool:
+        """Its band is known (a measured point and a price are exact)."""
+        return math.isfinite(self.low) and math.isfinite(self.high)
 
     @property
     def text(self) -> str:
-        """``$0.36/M ± 17 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a price,
-        or capacity whose ± moves no node), or ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's ± spans a node
-        boundary."""
+        """``$0.37/M −8 %/+11 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a
+        price, or capacity whose band moves no node), or ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's band
+        spans a node boundary."""
         if self.kind != "series":
-            if self.span is not None and fmt.usd(self.low) != fmt.usd(self.high):
+            if self.banded and fmt.usd(self.low) != fmt.usd(self.high):
                 return f"{fmt.usd(self.usd_per_mtok)} ({fmt.usd_span(self.low, self.high)})"
             return fmt.usd(self.usd_per_mtok)
-        return fmt.usd_pm(self.usd_per_mtok, self.error, self.error_from)
+        return fmt.usd_band(self.usd_per_mtok, self.low, self.high, self.error_from)
 
     def payload(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
@@ -155,38 +155,14 @@ def _num(value):
     return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else float(value)
 
 
-def filled_errors(frame: pd.DataFrame, errors) -> pd.DataFrame:
-    """``frame`` (:func:`model.core.uncertainty.iso_with_error` rows) where a priced, interpolated value has no
-    band (``error_from`` ``none``: fewer than three interior points in the whole view) given the view's pooled
-    leave-one-out error instead (the 90th percentile of |error| of the points it has, ``error_from`` ``view``).
-    A clamped value is not priced and has no ±. Unchanged when the view has no interior point."""
-    if frame.empty or "error_from" not in frame:
-        return frame
-    out = frame.copy()
-    pooled = errors.figures().get("usd_p90") if errors is not None else None
-    if pooled is not None and math.isfinite(pooled):
-        missing = (out["error_from"] == "none").to_numpy() & priced_mask(out)
-        out.loc[missing, "usd_per_mtok_error"] = float(pooled)
-        out.loc[missing, "error_from"] = "view"
-    return out
-
-
 def _series(cost: Cost) -> list[Choice]:
     x = cost.interactivity_needed
     if x is None or cost.at_x.empty:
         return []
-    at = filled_errors(iso_with_error(cost.at_x, cost.analysis.curves, cost.uncertainty), cost.uncertainty)
-    at = at[priced_mask(at)]          # only measured and interpolated cells are ranked (model.core.status)
-    return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]),
-                   float(r["usd_per_mtok_error"]) if r["error_from"] != "measured" else 0.0,
-                   str(r["error_from"]) or "none", status=str(r["status"])) for _, r in at.iterrows()]
-
-
-def series_errors(cost: Cost) -> dict[str, float]:
-    """The relative ± of each priced series' $/M at the interactivity you need (as the recommendation ranks them:
-    0 at a measured point, the view's pooled figure where a curve has too few points), which the volume step gives
-    each owned or rented option's capacity (:class:`model.core.volume.Option`)."""
-    return {c.name: c.error for c in _series(cost)}
+    at = cost.at_x[priced_mask(cost.at_x)]    # only measured and interpolated cells are ranked (model.core.status)
+    return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]), float(r["usd_per_mtok_low"]),
+                   float(r["usd_per_mtok_high"]), str(r["error_from"]) or "none", status=str(r["status"]))
+            for r in at.to_dict("records")]
 
 
 def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
@@ -195,9 +171,9 @@ def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
     if len(series) == 1:
         return None, (series[0].name,)
     best = series[0]
-    if not math.isfinite(best.error) or not math.isfinite(series[1].error):
+    if not best.banded or not series[1].banded:
         return None, (best.name,)
-    tied = [c.name for c in series if c is best or (math.isfinite(c.error) and c.low <= best.high)]
+    tied = [c.name for c in series if c is best or (c.banded and c.low <= best.high)]
     return len(tied) == 1, tuple(tied)
 
 
@@ -208,17 +184,19 @@ def _options(volume) -> list[Choice]:
     for r in volume.rows.to_dict("records"):
         kind = str(r["kind"])
         error = float(r["capacity_error"]) if r["capacity_error"] is not None else math.nan
-        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]), 0.0 if kind == "api" else error,
+        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]),
+                          float(r["effective_usd_per_mtok_low"]), float(r["effective_usd_per_mtok_high"]),
                           "price" if kind == "api" else "none" if not math.isfinite(error) else
                           "measured" if error == 0 else "capacity",
                           float(r["usd_per_month"]),
                           float(r["nodes"]) if r["nodes"] is not None else math.nan,
                           float(r["utilization"]) if r["utilization"] is not None else math.nan,
                           status=str(r.get("status", "")),
-                          span=(float(r["effective_usd_per_mtok_low"]), float(r["effective_usd_per_mtok_high"])),
                           usd_per_month_span=(float(r["usd_per_month_low"]), float(r["usd_per_month_high"])),
                           nodes_span=(float(r["nodes_low"]), float(r["nodes_high"]))
-                          if r["nodes_low"] is not None else None))
+                          if r["nodes_low"] is not None else None,
+                          capacity_band=(float(r.get("capacity_down", math.nan)), float(r.get("capacity_up", math.nan)))
+                          if kind != "api" else None))
     return out
 
 
@@ -245,20 +223,19 @@ def _break_even(cost: Cost, series: list[Choice]) -> dict | None:
     by_name = {c.name: c for c in series}
     a, b = by_name.get(pair[0]), by_name.get(pair[1])
     rate, current = float(found["rate"]), float(found["current"])
-    if a is None or b is None or not (math.isfinite(a.error) and math.isfinite(b.error)) or a.error >= 1:
+    if a is None or b is None or not (a.banded and b.banded) or a.low <= 0:
         low = high = math.nan
-    else:
-        low = rate * (1 - b.error) / (1 + a.error)
-        high = rate * (1 + b.error) / (1 - a.error)
+    else:     # the rate at which a matches b is rate_a × $/M_b ÷ $/M_a: lowest with b low and a high
+        low = rate * (b.low / b.usd_per_mtok) / (a.high / a.usd_per_mtok)
+        high = rate * (b.high / b.usd_per_mtok) / (a.low / a.usd_per_mtok)
     where = fmt.interactivity(x)
     settled = None if not math.isfinite(low) else not (low <= current <= high)
     if settled is None:
         text = (f"At {where}, {pair[0]} would have to cost {fmt.usd(rate, '/GPU-hour')} instead of "
-                f"{fmt.usd(current, '/GPU-hour')} to match {pair[1]} (no ± can be estimated here).")
+                f"{fmt.usd(current, '/GPU-hour')} to match {pair[1]} (no range can be estimated here).")
     elif settled:
-        spread = max(high / rate - 1, 1 - low / rate)
         verb = "stays cheaper than" if current < rate else "becomes cheaper than"
-        text = (f"At {where}, {pair[0]} {verb} {pair[1]} below {fmt.usd_pm(rate, spread, per='/GPU-hour')} "
+        text = (f"At {where}, {pair[0]} {verb} {pair[1]} below {fmt.usd_band(rate, low, high, per='/GPU-hour')} "
                 f"(now {fmt.usd(current, '/GPU-hour')}); which is cheaper now is settled by the data.")
     else:
         text = (f"At {where}, {pair[0]} would match {pair[1]} at a rate from {fmt.usd_span(low, high, '/GPU-hour')} "
@@ -278,11 +255,11 @@ def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled
         tied = [c for c in series if c.name in contenders]
         ranges = "; ".join(f"{c.name} {c.text} ({fmt.usd_span(c.low, c.high)})" for c in tied)
         return (f"{head}, which series is cheapest is {NOT_SETTLED}: {ranges}. The gap between the best two "
-                f"({fmt.usd(second.usd_per_mtok - best.usd_per_mtok)}) lies inside their ± bands "
-                f"({fmt.usd(best.usd_per_mtok * best.error + second.usd_per_mtok * second.error)}).")
+                f"({fmt.usd(second.usd_per_mtok - best.usd_per_mtok)}) lies inside their ranges: {second.name} may "
+                f"cost as little as {fmt.usd(second.low)}, {best.name} as much as {fmt.usd(best.high)}.")
     saving = 1 - best.usd_per_mtok / second.usd_per_mtok
     text = f"{head}, {best.name} is cheapest at {best.text}, {fmt.percent(saving)} below {second.name} ({second.text})"
-    text += "; the gap is wider than their ± bands" if settled else "; no ± can be estimated to say whether the data settle it"
+    text += "; their ranges do not overlap" if settled else "; no range can be estimated to say whether the data settle it"
     from model.present.answers import changes_of
 
     crossings = changes_of(crossed.analysis)
@@ -319,12 +296,12 @@ def _tied_sentence(options: list[Choice], demand: str, volume) -> str:
             text += f" ({fmt.count(int(o.nodes), 'node')}"
             if o.nodes_span is not None and o.nodes_span[0] != o.nodes_span[1]:
                 text += f"; {int(o.nodes_span[0]):,} to {int(o.nodes_span[1]):,} within the capacity's " \
-                        f"{fmt.plus_minus(o.error)}: ${o.usd_per_month_span[0]:,.0f} to " \
-                        f"${o.usd_per_month_span[1]:,.0f} a month"
+                        f"{fmt.band_pm(*(o.capacity_band or (o.error, o.error)))}: " \
+                        f"${o.usd_per_month_span[0]:,.0f} to ${o.usd_per_month_span[1]:,.0f} a month"
             text += ")"
         each.append(text)
     return (f"At {demand}, {about_the_same(volume.rows, volume.contenders)}: no option is cheaper beyond its "
-            f"capacity's ± or {fmt.percent(NEAR_TIE)}. " + "; ".join(each) + ".")
+            f"capacity's range or {fmt.percent(NEAR_TIE)}. " + "; ".join(each) + ".")
 
 
 def _volume_sentence(options: list[Choice], demand: str, series: list[Choice], volume=None) -> str:
@@ -403,11 +380,12 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     if break_even is not None:
         lines.append(break_even["text"])
     notes = []
-    borrowed = [c.name for c in series[:max(2, len(contenders))] if c.error_from in _BORROWED]
-    if borrowed:
-        notes.append(f"The ± of {', '.join(borrowed)} is the view's pooled estimate: "
-                     f"{'its curve has' if len(borrowed) == 1 else 'their curves have'} too few measured points "
-                     f"between two others for an estimate of {'its' if len(borrowed) == 1 else 'their'} own.")
+    unbanded = [c.name for c in series if c.error_from == "none"]
+    if unbanded:
+        calibration = cost.uncertainty.calibration
+        notes.append(f"No range for {', '.join(unbanded)}: this store holds "
+                     f"{fmt.count(calibration.points, 'measured point')} with a neighbour on each side to test the "
+                     f"interpolation on, and a range that holds 9 times in 10 needs at least 9.")
     if series:
         notes.append(PLUS_MINUS)
     notes.extend(f"{u['series']} has no $/GPU-hour, and its frontier does not reach {fmt.interactivity(x)}."

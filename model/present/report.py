@@ -47,7 +47,15 @@ from model.present.report_output import (
     page,
     table_frames,
 )
-from model.present.tables import CAPS_TABLE, RUN_TO_RUN_TABLE, marked_of, profile_tables, table_of, text_spec
+from model.present.tables import (
+    CALIBRATION_TABLE,
+    CAPS_TABLE,
+    RUN_TO_RUN_TABLE,
+    marked_of,
+    profile_tables,
+    table_of,
+    text_spec,
+)
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from model.present.view_answer import Answer
@@ -394,7 +402,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         + "</p>" + "".join(f"<p class=note>Note: {esc(n)}</p>" for n in notes) + "</section>",
         "<section id=cost><h2>Cost curves</h2>" + chart_html(cost, "cost-chart", width)
         + "<p class=caption>Each line is a series' Pareto frontier priced at its $/GPU-hour; the shaded band around "
-          "it, its interpolation error (zero at measured points); × marks where two curves cross (grey: within "
+          "it, where 9 in 10 measured points left out fell (zero at measured points); × marks where two curves cross (grey: within "
           "uncertainty), a vertical tick where a frontier ends (no extrapolation past it).</p></section>",
         "<section id=iso-section class=break><h2>Cost at matched interactivity</h2>"
         f"<p class=caption>$ per {'good ' if result.scenario.goodput else ''}million {esc(result.scenario.basis)} tokens of "
@@ -406,6 +414,11 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "rate). "
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
         + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True)
+        + (f"<h3>{esc(CALIBRATION_TABLE)}</h3><p class=caption>Every measured point of this store's frontiers with "
+           "a neighbour on each side, left out in turn and predicted from the rest: how many lay inside the range "
+           "built without them (the target: 9 in 10), and how far that range reached below and above the value.</p>"
+           + html_table(rendered[CALIBRATION_TABLE][0], "calibration", tables[CALIBRATION_TABLE][1])
+           if CALIBRATION_TABLE in rendered else "")
         + _run_to_run_html(rendered, tables) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
         + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + _caps_html(rendered, tables)

@@ -24,7 +24,7 @@ from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
-           "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
+           "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "CALIBRATION_TABLE", "CALIBRATION_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
            "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
            "plan_tables", "saturation_frame_of"]
 
@@ -86,10 +86,19 @@ ISO_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "se
              ("$/M tokens", "usd_per_mtok", "usd"), ("Ratio", "ratio_to_baseline", "ratio"),
              ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"),
              ("Break-even $/GPU-hour", "break_even_usd_per_gpu_hour", "usd"), ("Status", "status_text", "text"),
-             ("± interpolation error", "error_text", "text")]
+             ("Range (9 in 10)", "error_text", "text"), ("Low $/M", "usd_per_mtok_low", "usd"),
+             ("High $/M", "usd_per_mtok_high", "usd")]
 CROSS_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("$/M tokens at the crossing", "usd_per_mtok", "usd"),
                ("Cheaper below", "cheaper_below", "text"), ("Cheaper above", "cheaper_above", "text"),
+               ("May change from [tok/s/user]", "interactivity_low", "x"),
+               ("May change to [tok/s/user]", "interactivity_high", "x"),
                ("Within uncertainty", "within_text", "text")]
+#: how often the band held on the store's own points (:attr:`model.core.uncertainty.Calibration.table`)
+CALIBRATION_TABLE = "How often the range held"
+CALIBRATION_SPEC = [("Method", "method", "text"), ("Band from", "kind", "text"),
+                    ("Points left out", "points", "int"), ("Inside the band", "inside", "int"),
+                    ("Share inside", "share_text", "text"), ("Median distance below [%]", "median_low_pct", "x"),
+                    ("Median distance above [%]", "median_high_pct", "x")]
 FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "interactivity", "x"),
                   ("tok/s/GPU", "tokens_per_second_per_gpu", "tps"), ("$/M tokens", "usd_per_mtok", "usd"),
                   ("$/GPU-hour", "usd_per_gpu_hour", "usd"), ("TP", "tp", "int"), ("EP", "ep", "int"),
@@ -109,16 +118,16 @@ CAPS_SPEC = [("At interactivity [tok/s/user]", "interactivity", "x"), ("TTFT cap
 
 
 def _error_text(row) -> str:
-    """The ± column of the report's iso table: ``± 6 %``, ``± 31 % (the view's)`` (a curve with too few points for
-    its own), ``exact (measured)``, ``not estimated (no point to test)`` or ``—``."""
+    """The band column of the report's iso table: ``± 6 %``, ``−8 %/+11 %``, ``exact (measured)``, ``not
+    estimated (too few points in the store to test)`` or ``—``."""
     if row["status"] not in PRICED:
         return "—"
     if row["error_from"] == "measured":
         return "exact (measured)"
-    if row["error_from"] == "none" or row["usd_per_mtok_error"] != row["usd_per_mtok_error"]:
-        return "not estimated (no point to test)"
-    text = fmt.plus_minus(row["usd_per_mtok_error"], row["error_from"])
-    return text + " (the view's)" if row["error_from"] == "view" else text
+    if row["error_from"] == "none" or row["usd_per_mtok_low"] != row["usd_per_mtok_low"]:
+        return "not estimated (too few points in the store to test)"
+    text = fmt.band(row["usd_per_mtok"], row["usd_per_mtok_low"], row["usd_per_mtok_high"], row["error_from"])
+    return text + " (its own points)" if row["error_from"] == "own" else text
 
 
 def _iso_frame(iso: pd.DataFrame) -> pd.DataFrame:
@@ -127,7 +136,7 @@ def _iso_frame(iso: pd.DataFrame) -> pd.DataFrame:
     cost step's order: :func:`model.core.unpriced.sort_cells`). ``break_even_usd_per_gpu_hour`` is the cost
     step's: the rate at which the series would cost what the cheapest priced one does there."""
     iso = iso.assign(status_text=cell_words(iso))
-    if "usd_per_mtok_error" in iso:
+    if "usd_per_mtok_low" in iso:
         iso["error_text"] = [_error_text(r) for _, r in iso.iterrows()]
     return sort_cells(iso)
 
@@ -143,8 +152,12 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
                  ("Note", "note", "text")]
 #: the fleet table, the numbers a decision needs first: the page, the report, its CSV and XLSX, and ``size`` show
 #: these columns in this order (:func:`fleet_spec`)
-FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"), ("GPUs", "gpus", "int"),
+FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
+              ("Nodes, capacity at its range's top", "nodes_low", "int"),
+              ("Nodes, capacity at its range's bottom", "nodes_high", "int"), ("GPUs", "gpus", "int"),
               ("IT power [kW]", "kw", "tps"), ("Racks", "racks", "int"), ("$ per month", "usd_per_month", "dollars"),
+              ("$ per month, capacity at its range's top", "usd_per_month_low", "dollars"),
+              ("$ per month, capacity at its range's bottom", "usd_per_month_high", "dollars"),
               ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
               ("Rented on demand: $ per month following the load", "usd_per_month_autoscaled", "dollars"),
               ("Rented on demand: $/GPU-hour (set in this view)", "usd_per_gpu_hour_autoscaled", "usd"),
@@ -187,6 +200,8 @@ def fleet_columns(fleet) -> list[str]:
 _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
                  ("$/M that date alone", "usd_per_mtok", "usd"), ("Status", "status", "text"),
                  ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
+                 ("Its range: low $/M", "as_of_usd_per_mtok_low", "usd"),
+                 ("Its range: high $/M", "as_of_usd_per_mtok_high", "usd"),
                  ("Best so far $/M", "best_usd_per_mtok", "usd"), ("Best so far set by", "best_from", "text"),
                  ("Source", "source", "text")]
 
@@ -212,8 +227,8 @@ def _within_words(row) -> str:
     if not row["within_uncertainty"]:
         return "no"
     lo, hi = row.get("uncertain_from", np.nan), row.get("uncertain_to", np.nan)
-    return (f"yes: from {lo:.1f} to {hi:.1f} tok/s/user the ± bands overlap" if np.isfinite(lo) and np.isfinite(hi)
-            else "yes: the ± bands overlap")
+    return (f"yes: from {lo:.1f} to {hi:.1f} tok/s/user the two ranges overlap" if np.isfinite(lo) and np.isfinite(hi)
+            else "yes: the two ranges overlap")
 
 
 def _iso(answer):
@@ -274,7 +289,7 @@ def _goodput_caps(answer):
 #: frontier point
 RUN_TO_RUN_TABLE = "Run-to-run"
 RUN_TO_RUN_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
-                   ("$/M tokens", "usd_per_mtok", "usd"), ("± interpolation error", "error_text", "text"),
+                   ("$/M tokens", "usd_per_mtok", "usd"), ("Interpolation range (9 in 10)", "error_text", "text"),
                    ("Run-to-run low [$/M]", "run_to_run_low", "usd"), ("Run-to-run high [$/M]", "run_to_run_high", "usd"),
                    ("Run-to-run from", "run_to_run_from", "text")]
 
@@ -293,6 +308,16 @@ def _run_to_run(answer):
     if not answer.run_to_run.any or answer.cost.iso.empty:
         return None
     return run_to_run_frame(answer), RUN_TO_RUN_SPEC
+
+
+def _calibration(answer):
+    """How often the band held when each of the store's measured points was left out (the method section's
+    table); None when the store has no point to test."""
+    table = answer.cost.uncertainty.calibration.table
+    if table.empty:
+        return None
+    return table.assign(share_text=[f"{r.share_inside:.0%} (target 90 %)" for r in table.itertuples()]), \
+        CALIBRATION_SPEC
 
 
 def _provenance_table(answer):
@@ -320,14 +345,15 @@ def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
 _BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "Frontier points": _frontier,
              "Fleet": _fleet, "History by run date": _history, "Buy, rent or API": _volume,
              "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table,
-             RUN_TO_RUN_TABLE: _run_to_run}
+             RUN_TO_RUN_TABLE: _run_to_run, CALIBRATION_TABLE: _calibration}
 
 
 #: the parts of an answer each table reads (a surface offering a table's CSV asks for these)
 TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers": ("crossed",),
                "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
                "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
-               "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run")}
+               "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run"),
+               CALIBRATION_TABLE: ("cost",)}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -352,7 +378,7 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
     for pa in answer.profiles:
         out.update(profile_tables(pa))
     for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", RUN_TO_RUN_TABLE,
-                 "Provenance"):
+                 CALIBRATION_TABLE, "Provenance"):
         if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
             continue
         found = _BUILDERS[name](answer)

@@ -114,7 +114,7 @@ def _fit(view: View, inputs: Inputs, done) -> Fit:
 
 
 def _pricing(view: View, inputs: Inputs, done) -> Pricing:
-    return steps.pricing_of(view, done["rows"], inputs.presets, done["fit"])
+    return steps.pricing_of(view, done["rows"], inputs.presets, done["fit"], inputs.calibration)
 
 
 def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
@@ -125,7 +125,7 @@ def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
 def _notes(view: View, inputs: Inputs, done) -> tuple[Note, ...]:
     pricing = done["pricing"]
     return steps.notes_of(view, (*done["extra_notes"], *noted("rows", inputs.notes)), pricing.analysis,
-                          pricing.baseline)
+                          pricing.baseline, pricing.x_range)
 
 
 def _cloud(view: View, inputs: Inputs, done) -> Analysis:
@@ -143,7 +143,8 @@ def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
 
 def _history(view: View, inputs: Inputs, done) -> History:
     cost = done["cost"]
-    return steps.history_of(view, inputs.loaded, cost.analysis.scenario, inputs.presets, cost.interactivity_needed)
+    return steps.history_of(view, inputs.loaded, cost.analysis.scenario, inputs.presets, cost.interactivity_needed,
+                            inputs.calibration)
 
 
 def _profiles(view: View, inputs: Inputs, done) -> tuple[ProfileAnswer, ...]:
@@ -160,7 +161,7 @@ def _fleet(view: View, inputs: Inputs, done) -> FleetAnswer | None:
     if not (view.has_demand or view.has_budget):
         return None
     return with_status(fleet_of(view, done["capacity"], done["cost"].interactivity_needed, inputs.presets,
-                                done["rates"]))
+                                done["rates"], steps.bands_at_x(done["cost"])))
 
 
 def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
@@ -173,12 +174,11 @@ def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
 def _volume(view: View, inputs: Inputs, done):
     if not view.has_demand:
         return None
-    from model.present.recommendation import series_errors
     from model.present.volume_answer import volume_of
 
     cost = done["cost"]
     volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points, cost.interactivity_needed,
-                       list(inputs.api_prices), errors=series_errors(cost))
+                       list(inputs.api_prices), bands=steps.bands_at_x(cost))
     if volume is None:
         return None
     return replace(volume, rows=volume.rows.assign(status=[option_status(k) for k in volume.rows["kind"]]))
@@ -238,7 +238,7 @@ def _demand_parts(view: View) -> tuple[str, ...]:
 STEPS: tuple[Step, ...] = (
     Step("rows", _always(), _rows),
     Step("fit", _always("rows"), _fit),
-    Step("pricing", _always("rows", "fit"), _pricing),
+    Step("pricing", _always("rows", "fit"), _pricing, reads=("calibration",)),
     Step("cost", _always("pricing"), lambda view, inputs, done: steps.cost_of(view, done["pricing"])),
     Step("rates", _always("rows"), _rates),
     Step("notes", _always("pricing"), _notes),
@@ -394,4 +394,4 @@ def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:
     if not (view.has_demand or view.has_budget):
         return None
     return with_status(fleet_of(view, answer.capacity, answer.cost.interactivity_needed, answer.inputs.presets,
-                                answer.rates))
+                                answer.rates, steps.bands_at_x(answer.cost)))

@@ -44,7 +44,7 @@ __all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS", "option_range", 
            "shown_rows", "SHOWN_COLUMNS"]
 
 ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
-               "utilization", "detail", "capacity_error", "nodes_low", "nodes_high", "usd_per_month_low",
+               "utilization", "detail", "capacity_error", "capacity_down", "capacity_up", "nodes_low", "nodes_high", "usd_per_month_low",
                "usd_per_month_high", "effective_usd_per_mtok_low", "effective_usd_per_mtok_high", "mean_nodes_low",
                "mean_nodes_high", "hardware", "gpus_per_node", "usd_per_gpu_hour", "tokens_per_month"]
 
@@ -159,19 +159,20 @@ def _demand(s, usable: pd.DataFrame, notes: list[str]) -> tuple[float | None, ob
 
 def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: pd.DataFrame, x: float | None,
               prices: list[ApiPrice], today: date | None = None,
-              errors: Mapping[str, float] | None = None) -> VolumeAnswer | None:
+              bands: Mapping[str, tuple[float, float]] | None = None) -> VolumeAnswer | None:
     """Step ``volume``: buy, rent or call an API at the view's monthly volume, typed or derived from its peak or
     trace by the shape (None when the view states no demand: :attr:`model.core.view.View.has_demand`).
 
     ``capacity``: what one node of each series carries (:func:`model.present.fleet_answer.capacity_of`); ``rates``:
     the answer's rate table; ``points``: the rows priced (their model names the API, their prefix-cache hit rate
     its bill); ``x``: the interactivity you need [tok/s/user]; ``prices``: the stored API prices
-    (:func:`model.data.api_prices.load_api_prices`); ``errors``: the relative ± of each series' $/M at ``x`` (its
+    (:func:`model.data.api_prices.load_api_prices`); ``bands``: each series' band of its $/M at ``x`` as (down, up)
+    fractions (its
     capacity's, :class:`model.core.volume.Option`; a series not in it has none estimated; a ramp's knee, a measured
     rate, has none).
     """
     s = view
-    errors = errors or {}
+    bands = bands or {}
     if not s.has_demand:
         return None
     today = today or date.today()
@@ -193,7 +194,7 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
             isl, osl = finite_number(c.get("isl")), finite_number(c.get("osl"))
         where = f"{fmt.count(int(gpn), 'GPU')}/node, {node_tps:,.0f} tok/s/node: {c['capacity_from']}"
         # a ramp's knee is a measured rate (no interpolation: no ±); a frontier point stands for the curve at x
-        error = 0.0 if c.get("method") == "ramp knee" else errors.get(series, math.nan)
+        error = (0.0, 0.0) if c.get("method") == "ramp knee" else bands.get(series, (math.nan, math.nan))
         load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
         factor = load.peak_rps / load.mean_rps if load.peak_typed and load.mean_rps > 0 else need.factor
         factor = factor if math.isfinite(factor) and factor > 0 else need.factor
@@ -312,7 +313,7 @@ def option_range(row: Mapping) -> str:
         return "no ± estimated for its capacity"
     if error <= 0:
         return "capacity measured at the interactivity you need: no ±"
-    pm = fmt.plus_minus(error)
+    pm = fmt.band_pm(row.get("capacity_down", error), row.get("capacity_up", error))
     low, high = row["nodes_low"], row["nodes_high"]
     if low == high and row["usd_per_month_low"] == row["usd_per_month_high"]:
         return f"{fmt.count(int(row['nodes']), 'node')} whatever the capacity's {pm}"
