@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model.cli import main
-from model.core.actuals import ALLOCATION_METHODS, lmdi, model_key
+from model.core.actuals import ALLOCATION_METHODS, aliases_of, lmdi, model_key
 from model.data.actuals import actuals_frame, ingest_actuals_file
 from model.data.importers.base import IngestError
 from model.data.store import connect
@@ -230,9 +230,31 @@ def test_more_bad_values_name_their_line_and_field(con, tmp_path):
     assert table_checksums(con) == before
 
 
-def test_model_names_match_by_their_last_part():
-    assert model_key("zai-org/GLM-5.2") == model_key("GLM-5.2") == model_key("glm-5.2 ") == "glm-5.2"
-    assert model_key("GLM-5") != model_key("GLM-5.2")
+def test_model_names_match_whole_or_by_an_alias_never_by_a_part():
+    assert model_key("GLM-5.2") == model_key("glm-5.2 ") == "glm-5.2"
+    assert model_key("zai-org/GLM-5.2") == "glm-5.2"                 # the alias table (MODEL_ALIASES)
+    for name in ("org-x/GLM-5.2", "=cmd|' /C calc'!A0/GLM-5.2", "GLM-5"):
+        assert model_key(name) != model_key("GLM-5.2"), name
+    assert model_key("org-x/GLM-5.2", aliases_of(["org-x/GLM-5.2=GLM-5.2"])) == "glm-5.2"
+
+
+def test_a_bill_row_of_another_org_counts_against_the_plan_only_when_mapped(sample_db, tmp_path, capsys):
+    """The plan is for GLM-5.2; a bill whose rows name ``org-x/GLM-5.2`` (or a formula ending in ``/GLM-5.2``) is
+    another model: no comparison, until the user maps the name with ``--alias``; then the total is the bill's."""
+    bill = tmp_path / "other_org.csv"
+    bill.write_text("period,model,input_tokens,cached_input_tokens,output_tokens,usd\n"
+                    "2026-01,org-x/GLM-5.2,372000000000,223200000000,18600000000,52853.76\n"
+                    "2026-02,\"=cmd|' /C calc'!A0/GLM-5.2\",336000000000,201600000000,16800000000,47738.88\n")
+    assert main(["--db", str(sample_db), "actual", str(bill)]) == 0
+    capsys.readouterr()
+    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 2
+    err = capsys.readouterr().err
+    assert "no actuals for the plan's model (GLM-5.2)" in err and "--alias NAME=MODEL" in err
+    out = _pva(capsys, sample_db, "--alias", "org-x/GLM-5.2=GLM-5.2")
+    assert out["total"]["usd"] == pytest.approx(52_853.76)          # January only: the formula row is not mapped
+    assert "actuals of org-x/GLM-5.2 are counted as GLM-5.2 (an alias)" in out["notes"]
+    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN, "--alias", "GLM-5.2"]) == 2
+    assert "an alias is NAME=MODEL" in capsys.readouterr().err
 
 
 @given(st.floats(0.1, 1e4), st.lists(st.floats(0.05, 20), min_size=1, max_size=4))

@@ -9,12 +9,15 @@ presets file must carry as read.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import duckdb
@@ -24,6 +27,7 @@ from model.cli import main
 from model.data.bundle import zip_bytes
 from model.present.bundle import EXIT_DIFFERS, EXIT_LACKS, EXIT_OK, EXIT_USAGE, VERIFY_LINE
 from tests.conftest import ROOT
+from tests.kit import cli
 from tests.test_report import needs_chromium
 
 pytestmark = needs_chromium
@@ -35,13 +39,16 @@ VIEW = ["--by", "hardware", "--where", "model=GLM-5", "--where", "spec_decoding=
 @pytest.fixture(scope="module")
 def bundle(samples_template, tmp_path_factory) -> Path:
     """One bundle for the module: the samples with a saved on-prem build-up pricing B200, a monthly volume (a fleet
-    and buy-rent-or-API), written by ``report --bundle``; the store is deleted after."""
+    and buy-rent-or-API), written by ``report --bundle`` and signed with a key ``keygen`` made beside it
+    (``issuer``, ``issuer.pub``); the store is deleted after."""
     folder = tmp_path_factory.mktemp("made")
     db = folder / "samples.duckdb"
     shutil.copy(samples_template, db)
     assert main(["--db", str(db), "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
                  "--name", "B200 owned", "--save"]) == 0
-    assert main(["--db", str(db), "report", *VIEW, "--bundle", str(folder / "bundle")]) == 0
+    assert main(["keygen", str(folder / "issuer"), "--name", "Acme Inference Sales"]) == 0
+    assert main(["--db", str(db), "report", *VIEW, "--bundle", str(folder / "bundle"),
+                 "--sign", str(folder / "issuer")]) == 0
     db.unlink()
     return folder / "bundle"
 
@@ -62,7 +69,7 @@ def test_the_bundle_holds_every_file_and_figure(bundle):
                                       "inputs/presets.csv", "tables/cost_at_matched_interactivity.csv",
                                       "tables/fleet.csv", "tables/buy__rent_or_api.csv", "tables/parts__b200_owned.csv"}
     assert {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()} == \
-        {*manifest["files"], "manifest.json"}
+        {*manifest["files"], "manifest.json", "signature.json"}
     assert manifest["data_version"] >= 1 and f"v={manifest['data_version']}&vd=" in manifest["link"]
     assert [p["name"] for p in manifest["inputs"]["profiles"]] == ["B200 owned"]
     assert manifest["inputs"]["demand"]["tokens_per_month"] == 16e9
@@ -159,3 +166,168 @@ def test_a_zip_verifies_and_what_is_not_a_bundle_is_refused(bundle, tmp_path, ca
     assert main(["verify", str(tmp_path / "empty")]) == EXIT_USAGE
     assert "no manifest.json, so it is not a proposal bundle" in capsys.readouterr().err
     assert main(["verify", str(tmp_path / "nothing-here")]) == EXIT_USAGE
+
+
+# ------------------------------------------------------------- a bundle that reads only itself (issues 53 and 50)
+
+def _rehash(copy: Path, *names: str) -> dict:
+    """The manifest with the SHA-256 of ``names`` set to their bytes now (as a forger would), written back."""
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for name in names:
+        manifest["files"][name] = hashlib.sha256((copy / name).read_bytes()).hexdigest()
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
+def test_a_symlink_to_a_file_or_a_folder_outside_is_refused_not_read(bundle, tmp_path, capsys):
+    """``report.html`` replaced by a link to a file elsewhere (its hash in the manifest), or ``inputs/`` by a link to
+    an identical folder elsewhere: named and refused, exit 1; the answer is not rebuilt from outside files."""
+    copy = _copy(bundle, tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "report.html").write_text("<p>a report from elsewhere</p>")
+    (copy / "report.html").unlink()
+    (copy / "report.html").symlink_to(outside / "report.html")
+    manifest = _rehash(copy, "report.html")
+    code, out = _verify(capsys, copy)
+    assert code == EXIT_DIFFERS and out["figures"] == 0
+    assert out["differs"] == [{"what": "file report.html", "manifest": "a regular file inside the bundle",
+                               "bundle": "a symbolic link: refused, not read"}]
+    copy = Path(shutil.copytree(bundle, tmp_path / "second"))
+    shutil.move(copy / "inputs", outside / "inputs")
+    (copy / "inputs").symlink_to(outside / "inputs", target_is_directory=True)
+    code, out = _verify(capsys, copy)
+    assert code == EXIT_DIFFERS and out["figures"] == 0 and out["lacks"] == []
+    assert out["differs"] == [{"what": "file inputs", "manifest": "a regular file inside the bundle",
+                               "bundle": "a symbolic link: refused, not read"}]
+    assert manifest["files"]["report.html"] != json.loads((bundle / "manifest.json").read_text())["files"]["report.html"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[" * 100_000 + "]" * 100_000, "manifest.json: nested more than 16 deep, so not a manifest"),
+    (None, "manifest.json: figures[0] is 7, not a figure (an object with id, kind, value, text and status)"),
+    (None, "manifest.json: files['report.html'] is 7, not a SHA-256 (64 hex digits)"),
+    ('{"format": NaN}', "manifest.json: not JSON (NaN is not a JSON number)"),
+])
+def test_a_hostile_manifest_is_one_line_and_exit_2(bundle, tmp_path, text, words):
+    """A manifest nested 100,000 deep gave a RecursionError traceback (exit 1), ``7`` as a figure an AttributeError:
+    each is not a bundle's manifest, said in one line, exit 2."""
+    copy = _copy(bundle, tmp_path)
+    if text is None:
+        manifest = json.loads((copy / "manifest.json").read_text())
+        if "figures[0]" in words:
+            manifest["figures"][0] = 7
+        else:
+            manifest["files"]["report.html"] = 7
+        text = json.dumps(manifest)
+    (copy / "manifest.json").write_text(text)
+    code, out, err = cli(None, "verify", str(copy))
+    assert code == EXIT_USAGE and out == "" and "Traceback" not in err
+    assert err.splitlines() == [f"error: {words}"], err
+
+
+def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_path, capsys):
+    """MI355X's $/M edited in report.html's first page (its new SHA-256 in the manifest): the figure is named with
+    what the rebuilt answer prints and what the report prints; an edited table cell in the HTML is named too."""
+    copy = _copy(bundle, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (was,) = [f["text"] for f in manifest["figures"] if f["id"] == "page 1 | MI355X | $/M tokens"]
+    page = (copy / "report.html").read_text(encoding="utf-8")
+    said = f"MI355X {was}/M"                    # the series sentence of page 1: "... MI355X $0.49/M ± 6 % ..."
+    line = next(m for m in re.findall(r"<p class=lead data-line=\d+>[^<]*", page) if said in m)
+    page = page.replace(line, line.replace(said, "MI355X $0.14/M", 1), 1)
+    cell = 'data-figure="Cost at matched interactivity | 60.0 | B200 | $/M tokens">'
+    (b200,) = [f["text"] for f in manifest["figures"] if f["id"] == "Cost at matched interactivity | 60.0 | B200 | $/M tokens"]
+    assert page.count(cell + b200 + "<") == 1
+    page = page.replace(cell + b200 + "<", cell + "$0.01<")
+    (copy / "report.html").write_text(page, encoding="utf-8")
+    _rehash(copy, "report.html")
+    code, out = _verify(capsys, copy)
+    assert code == EXIT_DIFFERS
+    assert out["differs"] == [
+        {"what": "figure Cost at matched interactivity | 60.0 | B200 | $/M tokens as report.html prints it",
+         "manifest": b200, "bundle": "$0.01"},
+        {"what": "figure page 1 | MI355X | $/M tokens as report.html prints it", "manifest": was, "bundle": "$0.14"}]
+
+
+def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp_path, capsys):
+    """Issue 50: ``NOTES.txt`` and ``tables/extra.csv`` added, ``tables/crossovers.csv`` removed, a cell of the fleet
+    table edited (its hash updated), MI355X's rate in the manifest's inputs changed from 1.48 to 1.58 (the figures
+    still computed at 1.48): each is named, the table cell by row, column and both values."""
+    copy = _copy(bundle, tmp_path)
+    (copy / "NOTES.txt").write_text("call me")
+    (copy / "tables/extra.csv").write_text("a,b\n1,2\n")
+    (copy / "tables/crossovers.csv").unlink()
+    fleet = (copy / "tables/fleet.csv").read_text()
+    row = next(line for line in fleet.splitlines() if line.startswith("MI355X,"))
+    nodes = row.split(",")[1]
+    (copy / "tables/fleet.csv").write_text(fleet.replace(row, row.replace(f"MI355X,{nodes},", "MI355X,99,", 1)))
+    manifest = _rehash(copy, "tables/fleet.csv")
+    for rate in manifest["inputs"]["rates"]:
+        if rate["hardware"] == "MI355X":
+            rate["usd_per_gpu_hour"] = 1.58
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    code, out = _verify(capsys, copy)
+    assert code == EXIT_DIFFERS and out["lacks"] == []
+    found = {d["what"]: (d["manifest"], d["bundle"]) for d in out["differs"]}
+    assert found == {
+        "file tables/crossovers.csv": (f"sha256 {manifest['files']['tables/crossovers.csv']}", "missing"),
+        "file NOTES.txt": ("(not listed)", "in the bundle: a file the manifest does not list"),
+        "file tables/extra.csv": ("(not listed)", "in the bundle: a file the manifest does not list"),
+        "input inputs.rates[MI355X].usd_per_gpu_hour": ("1.58", "1.48"),
+        "table Fleet, row MI355X, column Nodes": (nodes, "99")}
+
+
+def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path, capsys):
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    files["tables/fleet_FINAL.csv"] = b"Series,Nodes\nMI355X,1\n"
+    archive = tmp_path / "proposal.zip"
+    archive.write_bytes(zip_bytes(files, "proposal"))
+    code, out = _verify(capsys, archive)
+    assert code == EXIT_DIFFERS
+    assert out["differs"] == [{"what": "file tables/fleet_FINAL.csv", "manifest": "(not listed)",
+                               "bundle": "in the bundle: a file the manifest does not list"}]
+    files.pop("tables/fleet_FINAL.csv")
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name, data in files.items():
+            zipped.writestr(f"proposal/{name}", data)
+        zipped.writestr("report_v2.pdf", b"%PDF-1.4 forged")
+    code, out, err = cli(None, "verify", str(archive))
+    assert code == EXIT_USAGE and err.splitlines() == [
+        "error: proposal.zip: report_v2.pdf lies outside the bundle's folder (proposal), so it is not one bundle"]
+
+
+def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tmp_path, capsys):
+    """Signed with the issuer's key (``report --bundle --sign``): verify ``--key issuer.pub`` names the issuer and
+    says nothing changed, in the folder and in the zip; with another key, unsigned, or a manifest figure edited
+    after signing (hashes and all), it fails, exit 1."""
+    issuer = bundle.parent / "issuer.pub"
+    assert (bundle / "signature.json").is_file() and (bundle.parent / "issuer").stat().st_mode & 0o077 == 0
+    files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    archive = tmp_path / "proposal.zip"
+    archive.write_bytes(zip_bytes(files, "proposal"))
+    for where in (bundle, archive):
+        code, out, err = cli(None, "verify", str(where), "--key", str(issuer))
+        assert code == EXIT_OK, out + err
+        assert out.splitlines()[-2].startswith("signed: by Acme Inference Sales (SHA256:")
+        assert out.splitlines()[-2].endswith("; nothing changed since")
+    assert cli(None, "keygen", str(tmp_path / "other"), "--name", "Mallory").code == 0
+    capsys.readouterr()
+    assert main(["verify", str(archive), "--key", str(tmp_path / "other.pub"), "--json"]) == EXIT_DIFFERS
+    found = json.loads(capsys.readouterr().out)
+    assert found["signed"]["ok"] is False and found["signed"]["issuer"] == "Mallory"
+    assert found["signed"]["why"].startswith("not signed with this key (signed with SHA256:")
+    copy = _copy(bundle, tmp_path)
+    (copy / "signature.json").unlink()
+    code, out, err = cli(None, "verify", str(copy), "--key", str(issuer))
+    assert code == EXIT_DIFFERS and "differs: signature: manifest signed by Acme Inference Sales" in out
+    assert "bundle the bundle is unsigned: anyone could have made it" in out
+    assert cli(None, "verify", str(copy)).err.splitlines()[-1] == (
+        "note: the bundle is unsigned: the hashes show its files match each other, not who issued it")
+    copy = Path(shutil.copytree(bundle, tmp_path / "forged"))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (figure,) = [f for f in manifest["figures"] if f["id"] == "inputs | $/GPU-hour | MI355X"]
+    figure["text"] = "$1.48"                        # the same text, rewritten: the manifest's bytes change
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    code, out, err = cli(None, "verify", str(copy), "--key", str(issuer))
+    assert code == EXIT_DIFFERS and "bundle the manifest changed since it was signed" in out

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import pytest
 
 from model.cli import main
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "mix" / "two_workloads_synthetic.csv"
 VIEW = ["--interactivity", "50", "--rate", "H100=2", "--rate", "H200=3"]
@@ -177,3 +177,16 @@ def test_a_mix_that_cannot_be_answered_is_a_usage_error(sample_db, capsys, argv,
     assert main(["--db", str(sample_db), "mix", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {words}") and "Traceback" not in err, err
+
+
+def test_a_mix_nothing_measured_says_so_and_too_large_a_mix_names_the_gpu(sample_db):
+    """``--mix 1:1:1``: nothing measured near 1/1 tokens: its reason, then no pandas ``Empty DataFrame`` text; a
+    demand of 1e9 req/s is too large to mix from, said naming the GPU (MI355X), never "type 2"."""
+    code, out, err = cli(sample_db, "mix", "--mix", "1:1:1", "--demand-rps", "10")
+    assert code == 0 and "No answer: no priced type has measured any bucket of this mix" in out
+    assert "Empty DataFrame" not in out and "Columns:" not in out and "Index: []" not in out, out
+    assert "each type alone:\n(none: no type was sized)" in out
+    assert out.rstrip().endswith("crossover along the mix: none: nothing was solved")
+    code, out, err = cli(sample_db, "mix", "--mix", "1024:256:0.7,8192:1024:0.3", "--demand-rps", "1e9")
+    assert code == 2 and err.startswith("error: MI355X would need 286,069,035 nodes for the whole demand"), err
+    assert "type 2" not in err

@@ -7,6 +7,7 @@ machine lets the tests mount one (as root), else that test is skipped.
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import model.data.snapshot as snapshot
 from model.cli import main
 from model.data.snapshot import write
 from model.data.store import StoreError
+from tests.kit import cli
 from tests.test_bad_inputs import _checksums
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,3 +118,46 @@ def test_a_real_full_disk_through_the_cli(small_disk, tmp_path, monkeypatch):
     assert "/" not in line and "Errno" not in line
     assert _checksums(db) == before
     assert not [p for p in small_disk.iterdir() if p.name.startswith(".cf.duckdb.")]   # no copy left behind
+
+
+@pytest.fixture
+def full_folder(tmp_path, monkeypatch):
+    """A folder with almost no room: a real 64 KB tmpfs, filled but for 8 KB, where this machine lets the tests mount
+    one (as root, as CI runs); else a folder where every write of a report's file fails for lack of space (an
+    injected ENOSPC after part of it was written)."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if shutil.which("mount") and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                                                capture_output=True).returncode == 0:
+        try:
+            (mount / "filler").write_bytes(b"\0" * (shutil.disk_usage(mount).free - (8 << 10)))
+            yield mount
+        finally:
+            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+        return
+    import model.data.export as export
+
+    real = export.os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(export.os, "fsync", full)
+    yield mount
+    monkeypatch.setattr(export.os, "fsync", real)
+
+
+@pytest.mark.parametrize("option, name", [("--out", "proposal.html"), ("--out", "tables.xlsx"),
+                                          ("--bundle", "proposal.zip")])
+def test_a_report_that_does_not_fit_leaves_no_partial_file(sample_db, full_folder, monkeypatch, option, name):
+    """``report --out``/``--bundle X.zip`` onto a full disk: exit 2, one line saying so, and nothing left beside it
+    (``.NAME.partial`` stayed before). The bundle's files are made small stand-ins here (no PDF printed): what is
+    tested is the write."""
+    import model.present.bundle as bundle
+
+    monkeypatch.setattr(bundle, "bundle_files", lambda *a, **k: {"report.html": os.urandom(256 << 10)})
+    before = sorted(p.name for p in full_folder.iterdir())
+    code, out, err = cli(sample_db, "report", "--where", "model=GLM-5", option, str(full_folder / name))
+    assert code == 2, (out, err)
+    assert _one_error_line(err) == f"error: could not write {name}: No space left on device", err
+    assert sorted(p.name for p in full_folder.iterdir()) == before      # no .NAME.partial, no NAME

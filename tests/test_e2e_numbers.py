@@ -174,7 +174,7 @@ def test_volume_and_demand_as_typed(server, browser):
     page = _open(browser, f"{base}/Buy_rent_or_API?{VIEW}&hw=MI355X&apiusd=1.4,0.26,4.4")
     volume = page.get_by_role("textbox", name="Volume [tokens per month]")
     _type(page, volume, "-1")
-    _alert(page, "'-1' not applied", "more than 0 and at most 1e18 tokens a month")
+    _alert(page, "'-1' not applied", "at least 1 and at most 1e18 tokens a month")
     assert "tpm=" not in page.url
     _type(page, volume, "2,000,000,000,000")                  # a provider's volume, 2e12
     page.wait_for_function("() => location.search.includes('tpm=2e12')", timeout=15_000)

@@ -83,7 +83,7 @@ def _fleet_sentence(page, series: str, timeout_s: float = 20) -> str:
     deadline = time.time() + timeout_s
     while True:
         found = [_words(t) for t in page.locator("[data-testid=stMain] [data-testid=stMarkdownContainer]")
-                 .all_inner_texts() if _words(t).startswith(f"{series}: ") and "nodes," in t]
+                 .all_inner_texts() if _words(t).startswith(f"{series}: ") and " GPUs, " in t]
         if found or time.time() > deadline:
             assert len(found) == 1, (found, _main(page))
             return found[0]
@@ -144,7 +144,8 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     page.wait_for_function("() => location.search.includes('rps=12')", timeout=15_000)
     _settle(page)
     sentence = _fleet_sentence(page, "B200")
-    assert re.match(r"B200: [\d,]+ nodes, [\d,]+ GPUs, [\d,]+ kW, \$[\d,]+ a month at \$[\d.,]+/GPU-hour; "
+    assert re.match(r"B200: [\d,]+ nodes( \([\d,]+ to [\d,]+ within its capacity's range\))?, [\d,]+ GPUs, [\d,]+ kW, "
+                    r"\$[\d,]+ a month at \$[\d.,]+/GPU-hour; "
                     rf"rate: cost profile '{re.escape(NAME)}' at its full-use rate ", sentence), sentence
     assert usd(profile.paid_rate(), "/GPU-hour") in sentence and usd(profile.rate(), "/GPU-hour") in sentence
     page.screenshot(path=str(SHOTS / "proposal_fleet_1280.png"), full_page=True)
@@ -203,7 +204,9 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     size = _cli(db, "size", "--link", link)
     fleet = next(r for r in size["rows"] if r["series"] == "B200" and r["nodes"])
     assert sentence in size["sentences"], (sentence, size["sentences"])
-    assert (f"B200: {fleet['nodes']:,.0f} nodes, {fleet['gpus']:,.0f} GPUs, {fleet['kw']:,.0f} kW, "
+    within = (f" ({fleet['nodes_low']:,.0f} to {fleet['nodes_high']:,.0f} within its capacity's range)"
+              if fleet["nodes_low"] != fleet["nodes_high"] else "")
+    assert (f"B200: {fleet['nodes']:,.0f} nodes{within}, {fleet['gpus']:,.0f} GPUs, {fleet['kw']:,.0f} kW, "
             f"${fleet['usd_per_month']:,.0f} a month") in sentence
     page.close()
 

@@ -32,10 +32,14 @@ def test_money_never_runs_to_hundreds_of_digits(sample_db):
     assert fmt.dollars(156604.2) == "$156,604" and fmt.dollars(5e-324) == "$4.9e-324"
     assert fmt.usd_decimals(1e-9) == 8 and fmt.usd(2e-7, "/h") == "$0.00000020/h"
     assert round_usd(5e-324) == 4.9e-324 and round_usd(0.0612) == 0.061
+    # a subnormal API price is no price (issue 53: refused in words); the smallest one taken prints in a few digits
     done = run_cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--api-usd", "5e-324,0,5e-324")
     assert_no_traceback(done)
+    assert done.returncode == 2 and "at least 1e-6" in done.stderr
+    done = run_cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--api-usd", "2e-6,0,2e-6")
+    assert_no_traceback(done)
     assert done.returncode == 0
-    assert "API price: custom prices $4.9e-324/M input, $0.00/M cached, $4.9e-324/M output" in done.stdout
+    assert "API price: custom prices $0.0000020/M input, $0.00/M cached, $0.0000020/M output" in done.stdout
     assert max(len(w) for w in (done.stdout + done.stderr).split()) < 60
 
 

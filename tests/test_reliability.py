@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 from model.cli import main
 from model.core.view import View
 from tests.conftest import ROOT, samples_copy
+from tests.kit import cli
 
 EXE = str(Path(sys.executable).with_name("costfrontier"))
 HISTORY = Path(__file__).resolve().parent / "fixtures" / "history"
@@ -98,7 +99,7 @@ def test_peak_demand_limit_is_the_views_and_the_sizings(sample_db, monkeypatch):
     assert demand(requests_per_second=MAX_DEMAND_RPS).requests_per_second == 1e9
     state, notices = View.from_query({"rps": "5e9"})
     assert state.demand_rps is None
-    assert notices == ["ignored link parameter rps='5e9': peak demand must be more than 0 and at most 1e9 req/s"]
+    assert notices == ["ignored link parameter rps='5e9': peak demand must be at least 1e-6 and at most 1e9 req/s"]
     at = _app(sample_db, monkeypatch, {"rps": "5e9"}, "views/fleet.py")
     assert not at.exception, at.exception
     assert any("at most 1e9 req/s" in w for w in at.link_warnings), at.link_warnings
@@ -194,7 +195,48 @@ def test_sizing_never_counts_past_max_nodes():
     assert sized["nodes"].isna().all()
     assert sized.loc[0, "note"].startswith(f"more than {MAX_NODES:,.0f} nodes")
     budget = size_for_budget(capacity, budget_mw=1e12, kw_per_gpu={"B200": 1e-300})
-    assert budget.loc[0, "nodes"] == MAX_NODES
+    assert budget["nodes"].isna().all()           # said, never the cap printed as a fleet
+    assert budget.loc[0, "note"].startswith(f"more than {MAX_NODES:,.0f} nodes: the budget buys more")
+
+
+SUBNORMAL = [("kwg", "1e-320", "all-in kW per GPU must be at least 0.005 (5 W)"),
+             ("rack", "1e-320", "IT power per rack must be at least 1"),
+             ("rps", "1e-320", "peak demand must be at least 1e-6"),
+             ("tpm", "1e-320", "the volume must be at least 1 and"),
+             ("tpd", "1e-3", "the demand must be at least 1 and"),
+             ("mw", "1e-320", "the power budget must be at least 0.001 MW"),
+             ("bud", "1e-300", "the money budget must be at least $1"),
+             ("x", "1e-320", "interactivity must be at least 0.01"),
+             ("apiusd", "1e-320,0,1e-320", "input and output at least 1e-6")]
+
+
+@pytest.mark.parametrize("key, value, words", SUBNORMAL)
+def test_a_subnormal_or_nonsense_value_is_refused_in_words(sample_db, key, value, words):
+    """``size --link '...kwg=1e-320&mw=1'`` sized 10^12 nodes of 8e+12 GPUs at 7.99991e-308 kW; a volume or peak of
+    1e-320 divided by zero (a traceback): each is refused by its bound, with a note, and the command sizes what
+    the rest of the link asks (or says it has no demand)."""
+    state, notices = View.from_query({key: value})
+    from model.core.view_fields import BY_KEY
+
+    assert getattr(state, BY_KEY[key].name) == BY_KEY[key].default      # not applied
+    assert any(words in n for n in notices), notices
+    link = f"http://localhost:8501/Fleet?wl=GLM-5|8192|1024&{key}={value}" + ("" if key in ("mw", "bud") else "&mw=1")
+    code, out, err = cli(sample_db, "size", "--link", link)
+    assert code in (0, 2) and words in err, err
+    assert "1000000000000" not in out and "8e+12" not in out, out    # no fleet of 10^12
+    assert not re.search(r"e-[1-9][0-9]{2}", out), out               # no subnormal kW
+
+
+def test_a_load_too_small_to_round_still_takes_a_node():
+    """1 token a month is ~1.5e-13 req/s, which rounded to 0 nodes and divided by zero."""
+    from model.core.demand import demand
+    from model.core.fleet import size_for_demand
+
+    capacity = pd.DataFrame([{"series": "s", "hardware": "B200", "per_node_rps": 1.0, "gpus_per_node": 8,
+                              "isl": 8192, "osl": 1024, "capacity_from": "x"}])
+    sized = size_for_demand(capacity, demand(tokens_per_month=1.0), {"B200": 2.0}, 1.0)
+    assert sized.loc[0, "nodes"] == 1 and sized.loc[0, "gpus"] == 8
+    assert sized.loc[0, "usd_per_month"] == pytest.approx(8 * 2.0 * 730)
 
 
 def test_rates_below_the_floor_are_refused_in_the_link_and_the_view(sample_db):

@@ -234,3 +234,14 @@ def test_the_pages_show_both_bands(multirun_db, monkeypatch):
         "Run-to-run" in str(d.value.columns) for d in at.dataframe)
     at = open_page("views/data.py")
     assert not at.exception and "Run-to-run intervals" in [s.value for s in at.subheader]
+
+
+def test_a_bundle_of_a_report_with_run_to_run_verifies(multirun_db, tmp_path):
+    """The report's Run-to-run table is rebuilt from the bundle's own store (its intervals travel with its points)."""
+    db, _ = multirun_db
+    bundle = tmp_path / "bundle"
+    done = cli(db, "report", "--by", "hardware", "--basis", "output", "--at", "40,60", "--bundle", bundle)
+    assert done.code == 0, done.err
+    assert "Run-to-run" in next(bundle.glob("*.html")).read_text(encoding="utf-8")
+    checked = cli(db, "verify", bundle)
+    assert checked.code == 0 and "verified" in checked.out, checked.out + checked.err

@@ -265,7 +265,8 @@ def test_a_store_with_fewer_than_nine_points_to_test_has_no_band_and_says_so(db_
     assert answer.cost.uncertainty.calibration.points == 2
     assert set(answer.cost.at_x["error_from"]) == {"none"}
     rec = answer.recommendation
-    assert rec.settled is None and rec.winner == rec.series[0].name       # ranked, but not said to be settled
+    assert rec.settled is None and rec.winner is None                     # ranked, but no winner named
+    assert set(rec.contenders) == {"B200", "H100"} and "no series is named cheapest" in rec.headline
     assert any("needs at least 9" in n for n in rec.notes)
     assert all("± ?" in c.text for c in rec.series)
 

@@ -7,6 +7,7 @@ samples (InferenceX GLM-5 FP8, 2026-05-20) and the on-prem build-up formula in m
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -80,7 +81,8 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     assert f"${fleet['usd_per_month']:,.0f} a month" in sentence and "full-use rate" in sentence
     assert sentence in text
     table = out.read_text(encoding="utf-8").split('<table id="extra-fleet">')[1].split("</table>")[0]
-    assert f"<td class=num>${fleet['usd_per_month']:,.0f}</td>" in table      # the table rounds as the sentence
+    assert re.search(rf"<td class=num data-figure=\"Fleet \| {re.escape(fleet['series'])} \| \$ per month\">"
+                     rf"\${fleet['usd_per_month']:,.0f}</td>", table)      # the table rounds as the sentence
     # the first page: the recommendation, the cost at the target, the fleet and its monthly cost
     first = text.split("The answer")[0]
     assert "cheapest at" in first and "Fleet for 12 req/s at peak" in first

@@ -46,7 +46,7 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     given = {flag for action in report._actions for flag in action.option_strings}
     declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix")
                 for opt in options_of(group) for flag in opt.flags}
-    assert given - declared == {"-h", "--help", "--out", "--bundle", "--base-url", "--json"}   # where and how it writes
+    assert given - declared == {"-h", "--help", "--out", "--bundle", "--sign", "--base-url", "--json"}   # where, how
     assert declared <= given and LINK.flags[0] in given
 
 
@@ -159,7 +159,7 @@ def test_an_option_beside_link_changes_its_view_unless_it_chooses_rows(field, st
                                           "--rate: $/GPU-hour for B200 must be in [0.0001, 1000]"),
                                          (["--by", "colour"], "--by: unknown field 'colour'"),
                                          (["--as-of", "2025-13-01"], "--as-of: '2025-13-01' is not a date"),
-                                         (["--interactivity", "0"], "--interactivity: interactivity must be in")])
+                                         (["--interactivity", "0"], "--interactivity: interactivity must be at least 0.01")])
 def test_a_bad_option_is_a_usage_error_naming_the_option(argv, words, store):
     with pytest.raises(UsageError) as caught:
         _cli(store, *argv)

@@ -14,6 +14,7 @@ manifest, one zip that ``costfrontier verify`` checks offline), from the same re
 from __future__ import annotations
 
 import logging
+import os
 import re
 from datetime import datetime, timezone
 from typing import Callable
@@ -63,7 +64,9 @@ def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=
     """The proposal bundle of ``state`` as one zip whose files sit in the folder ``root``
     (:func:`model.present.bundle.bundle_files`): the report :func:`report_of` gives (its PDF ``pdf`` when one was
     printed for this view, else printed now), and the inputs read from the snapshot ``snap`` (default: the newest
-    published one, held while the bundle is made), the link pinned to that data version and its digest."""
+    published one, held while the bundle is made), the link pinned to that data version and its digest. Signed with
+    the private key at ``$COSTFRONTIER_SIGNING_KEY`` when the server is given one (:mod:`model.data.signing`);
+    unsigned otherwise."""
     if snap is None:
         with data.reader(data.db_path()).hold() as held:
             return bundle_of(state, link, root, pdf, held)
@@ -83,7 +86,17 @@ def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=
         except Exception as exc:   # the bundle goes without its PDF (the manifest lists what it holds)
             _LOG.warning("bundle PDF failed: %s", exc)
             pdf = b""
-    return zip_bytes(bundle_files(snap.con, answer, report, pinned, digest, pdf), root)
+    files = bundle_files(snap.con, answer, report, pinned, digest, pdf)
+    key = os.environ.get("COSTFRONTIER_SIGNING_KEY")      # unsigned unless the server is given the issuer's key
+    if key:
+        from model.data.bundle import MANIFEST, SIGNATURE
+        from model.data.signing import SigningError, sign_manifest
+
+        try:
+            files[SIGNATURE] = sign_manifest(files[MANIFEST], key)
+        except SigningError as exc:                     # said in the server's log, never to a viewer
+            _LOG.warning("bundle not signed: %s", exc)
+    return zip_bytes(files, root)
 
 
 def table_csv(state: View, name: str, snap=None) -> str:

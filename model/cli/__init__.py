@@ -22,9 +22,10 @@
                  (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
     costfrontier versions [--diff A B [view options]] | pin N [--note TEXT] | purge [--force]
         every write is a numbered data version; view options take --data-version N (a pinned link's v=N)
-    costfrontier report ... --bundle DIR | verify DIR [--json]
+    costfrontier report ... --bundle DIR [--sign KEY] | verify DIR [--key KEY.pub] [--json] | keygen KEY --name NAME
                  (a proposal bundle: the report, its inputs and manifest.json; verify checks it offline, no store:
-                 exit 0 all hold, 1 a figure or file differs, 3 the bundle lacks data a figure needs, 2 bad arguments)
+                 exit 0 all hold, 1 a figure or file differs, 3 the bundle lacks data a figure needs, 2 bad arguments;
+                 signed with the issuer's Ed25519 key, verify --key says who issued it)
 
 The database is ``--db``, else ``$COSTFRONTIER_DB``, else ``data/costfrontier.duckdb``.
 Exit codes: 0 done, 1 a file refused, 2 a usage or database error, 130 stopped by Ctrl-C.
@@ -58,7 +59,7 @@ _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "expor
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
              "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
-             "plan-vs-actual": "actual", "verify": "verify"}
+             "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -174,7 +175,7 @@ def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     from model.data.store import StoreError, default_db_path
 
     ctrl_c.check()      # pressed while starting, its exception caught by something imported: nothing began
-    if args.command == "verify":     # offline: the bundle's own inputs, no store opened or created
+    if args.command in ("verify", "keygen"):     # offline: the bundle's own inputs, no store opened or created
         return verify_cli.run(args)
 
     writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False)) \

@@ -1,8 +1,8 @@
 """``costfrontier actual`` and ``costfrontier plan-vs-actual``: the proposal meets the bill.
 
-    costfrontier actual FILE... [--plan LINK] [--json]     ingest OpenCost responses or bills (model.data.actuals)
+    costfrontier actual FILE... [--plan LINK] [--alias NAME=MODEL] [--json]     ingest OpenCost responses or bills (model.data.actuals)
     costfrontier actual --list [--json]                    the stored actuals
-    costfrontier plan-vs-actual --plan LINK [--cost-basis bill|allocation|usage] [--json]
+    costfrontier plan-vs-actual --plan LINK [--cost-basis bill|allocation|usage] [--alias NAME=MODEL] [--json]
 
 The plan is a share link (a pinned one names its data version, ``v=N``): its view's answer gives the owned fleet
 it sized, that fleet's $/GPU-hour, capacity and $/M with their ±, and the API price it compared with. The
@@ -20,6 +20,20 @@ from model.cli.options import UsageError, jsonable
 __all__ = ["add_parsers", "run"]
 
 
+#: the help of --alias (models match by their whole name; a name is counted as another model only when mapped)
+_ALIAS_HELP = ("count the actuals' model NAME as the plan's MODEL (repeat for more); models match by their whole "
+               "name, ignoring case, or by the built-in aliases (zai-org/GLM-5.2=GLM-5.2, ...), never by a part")
+
+
+def _aliases(args) -> dict[str, str]:
+    from model.core.actuals import ActualsError, aliases_of
+
+    try:
+        return aliases_of(args.alias)
+    except ActualsError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def add_parsers(sub) -> None:
     """Register ``actual`` and ``plan-vs-actual`` on the ``costfrontier`` sub-command parser."""
     act = sub.add_parser("actual", help="ingest actuals: OpenCost /inferenceCost responses (JSON) or a bill (CSV of "
@@ -27,6 +41,7 @@ def add_parsers(sub) -> None:
     act.add_argument("paths", nargs="*", metavar="FILE", help="OpenCost responses or bills to store (each one data "
                      "version, stored whole or not at all)")
     act.add_argument("--plan", metavar="LINK", help="refuse rows of a model this plan (a share link) does not hold")
+    act.add_argument("--alias", action="append", default=[], metavar="NAME=MODEL", help=_ALIAS_HELP)
     act.add_argument("--list", action="store_true", help="list the stored actuals")
     act.add_argument("--json", action="store_true")
     pva = sub.add_parser("plan-vs-actual", help="a plan (a pinned share link) against the stored actuals of its "
@@ -36,6 +51,7 @@ def add_parsers(sub) -> None:
                      help="the share link the proposal was made from (pinned: with v=N)")
     pva.add_argument("--cost-basis", choices=("bill", "allocation", "usage"),
                      help="which stored cost to read (default: bill, else allocation, else usage)")
+    pva.add_argument("--alias", action="append", default=[], metavar="NAME=MODEL", help=_ALIAS_HELP)
     pva.add_argument("--json", action="store_true")
 
 
@@ -57,13 +73,14 @@ def _ingest(args, con) -> int:
 
     if not args.paths:
         raise UsageError("actual needs FILE... (OpenCost responses or bills), or --list")
+    aliases = _aliases(args)
     models = _plan_models(con, args.plan) if args.plan else None
     if models is not None and not models:
         raise UsageError("the plan's rows name no model: nothing to check the actuals' models against")
     failed, results = 0, []
     for path in args.paths:
         try:
-            result = ingest_actuals_file(con, path, plan_models=models)
+            result = ingest_actuals_file(con, path, plan_models=models, aliases=aliases)
         except IngestError as exc:
             failed += 1
             print(f"error: {exc}", file=sys.stderr)
@@ -132,7 +149,7 @@ def _compare(args, con) -> int:
     from model.present.actual_answer import comparison_on, plan_line
 
     try:
-        comparison = comparison_on(con, args.plan, args.cost_basis)
+        comparison = comparison_on(con, args.plan, args.cost_basis, aliases=_aliases(args))
     except ActualsError as exc:
         raise UsageError(str(exc)) from None
     if args.json:

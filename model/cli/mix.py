@@ -142,6 +142,7 @@ def run(args, con) -> int:
     from model.core.mix import MixError
     from model.core.notes import of_kind
     from model.present import fmt
+    from model.present.answer_steps import bands_at_x
     from model.present.mix_answer import limits_of, mix_of
     from model.present.view_answer import answer_of_view
 
@@ -151,7 +152,8 @@ def run(args, con) -> int:
                                 notes=[*link_notes(notices), *pinned_notes(con, state)])
         limits = _limits(args, state)
         mixed = answer.mix if bucketed is None and args.match_factor is None and limits == limits_of(state) else \
-            mix_of(answer.view, answer.fleet, limits, args.match_factor, bucketed)   # the same fleet, solved again
+            mix_of(answer.view, answer.fleet, limits, args.match_factor, bucketed,   # the same fleet, solved again
+                   bands_at_x(answer.cost))
     except MixError as exc:
         raise UsageError(f"mix: {exc}") from None
     fleet = answer.fleet
@@ -192,8 +194,11 @@ def run(args, con) -> int:
         print(table.to_string(index=False))
         print("\neach type alone:")
         table = mixed.single.copy()
-        table["usd_per_month"] = table["usd_per_month"].map(lambda v: "" if v != v else f"{v:,.0f}")
-        table["nodes"] = table["nodes"].map(lambda v: "" if v != v else f"{v:,.0f}")
-        print(table.to_string(index=False))
+        if table.empty:             # nothing was solved: the reason is said above, never an empty frame's repr
+            print("(none: no type was sized)")
+        else:
+            table["usd_per_month"] = table["usd_per_month"].map(lambda v: "" if v != v else f"{v:,.0f}")
+            table["nodes"] = table["nodes"].map(lambda v: "" if v != v else f"{v:,.0f}")
+            print(table.to_string(index=False))
     print(f"\ncrossover along the mix: {mixed.crossover_text}")
     return 0

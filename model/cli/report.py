@@ -1,6 +1,6 @@
 """``costfrontier report``: the proposal of one view, headless.
 
-    costfrontier report --out proposal.html|proposal.pdf|tables.xlsx|tables.zip | --bundle DIR|DIR.zip
+    costfrontier report --out proposal.html|proposal.pdf|tables.xlsx|tables.zip | --bundle DIR|DIR.zip [--sign KEY]
                  [the view and fleet options of ``iso``/``size``, or --link URL] [--base-url URL]
 
 ``--bundle`` writes the proposal bundle (:mod:`model.present.bundle`): the HTML, PDF, XLSX and CSVs, the inputs
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -54,6 +53,9 @@ def add_parsers(sub) -> None:
                           "figure with its status; costfrontier verify DIR checks it offline")
     rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
                                         "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
+    rep.add_argument("--sign", metavar="KEY", help="with --bundle: sign it with the issuer's private key (costfrontier "
+                                                    "keygen makes one); costfrontier verify DIR --key KEY.pub then "
+                                                    "says who issued it and that nothing changed since")
     report_args(rep)
     add_options(rep, "mix")          # the view's request mix (the report's section on the cheapest mix of GPU types)
     rep.add_argument("--json", action="store_true")
@@ -67,6 +69,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.core.links import pinned_url
     from model.core.notes import of_kind
     from model.data.bundle import BundleError
+    from model.data.export import write_whole
     from model.data.versions import version_digest
     from model.present.actual_answer import comparison_on
     from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
@@ -79,6 +82,17 @@ def run(args: argparse.Namespace, con) -> int | None:
     if suffix is not None and suffix not in OUTPUTS:
         print(f"error: --out must end in {', '.join(OUTPUTS)} (got {args.out!r})", file=sys.stderr)
         return 2
+    if args.sign and not args.bundle:
+        print("error: --sign signs a bundle: give --bundle DIR too", file=sys.stderr)
+        return 2
+    from model.data.signing import SigningError, sign_manifest
+
+    if args.sign:
+        try:
+            sign_manifest(b"", args.sign)          # the key is read before anything is made
+        except SigningError as exc:
+            print(f"error: --sign {exc}", file=sys.stderr)
+            return 2
     if args.bundle and Path(args.bundle).exists() and (not Path(args.bundle).is_dir()
                                                        or any(Path(args.bundle).iterdir())):
         print(f"error: --bundle {args.bundle}: already exists and is not an empty folder; choose a new one",
@@ -104,15 +118,13 @@ def run(args: argparse.Namespace, con) -> int | None:
         elif suffix is not None:
             data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
                     ".zip": report.tables_csv}[suffix]()
-            partial = out.with_name(f".{out.name}.partial")
-            partial.write_bytes(data)
-            os.replace(partial, out)
+            write_whole(out, data)
         if out is not None:
             written[str(out)] = OUTPUTS[suffix]
         if args.bundle:
             written[args.bundle] = _bundle(args.bundle, con, answer, report, link, digest,
-                                           out.read_bytes() if suffix == ".pdf" else None)
-    except (ReportError, BundleError) as exc:
+                                           out.read_bytes() if suffix == ".pdf" else None, args.sign)
+    except (ReportError, BundleError, SigningError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
@@ -134,17 +146,21 @@ def run(args: argparse.Namespace, con) -> int | None:
     return 0
 
 
-def _bundle(where: str, con, answer, report, link: str, digest, pdf: bytes | None) -> str:
-    """Write the proposal bundle at ``where``: a folder, or a zip when it ends in ``.zip``; what was written."""
-    from model.data.bundle import write_folder, zip_bytes
+def _bundle(where: str, con, answer, report, link: str, digest, pdf: bytes | None, sign: str | None = None) -> str:
+    """Write the proposal bundle at ``where``: a folder, or a zip when it ends in ``.zip``, signed with the private
+    key at ``sign`` (:mod:`model.data.signing`); what was written."""
+    from model.data.bundle import MANIFEST, SIGNATURE, write_folder, zip_bytes
+    from model.data.export import write_whole
     from model.present.bundle import bundle_files
 
     files = bundle_files(con, answer, report, link, digest, pdf)
+    if sign:
+        from model.data.signing import sign_manifest
+
+        files[SIGNATURE] = sign_manifest(files[MANIFEST], sign)
     path = Path(where)
     if path.suffix.lower() == ".zip":
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_bytes(zip_bytes(files, path.stem))
-        os.replace(partial, path)
-        return f"the proposal bundle, one zip of {len(files)} files"
+        write_whole(path, zip_bytes(files, path.stem))
+        return f"the proposal bundle, one zip of {len(files)} files" + (", signed" if sign else "")
     write_folder(path, files)
-    return f"the proposal bundle, {len(files)} files"
+    return f"the proposal bundle, {len(files)} files" + (", signed" if sign else "")

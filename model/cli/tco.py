@@ -287,8 +287,9 @@ def _size(args, con) -> int:
     answer = answer_of_args(args, con, ("fleet", "rates", "notes", "run_to_run"))
     fleet = answer.fleet
     if fleet is None:
+        refused = "; ".join(of_kind(answer.notes, "link"))     # the value the link gave, refused by its bound
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
-                         "--budget-mw or --budget-usd-month")
+                         "--budget-mw or --budget-usd-month" + (f" ({refused})" if refused else ""))
     frame = fleet.sized
     band = answer.run_to_run.fleet
     state = answer.view

@@ -43,7 +43,8 @@ from typing import Callable, Iterable
 import pandas as pd
 
 __all__ = ["HOURS_PER_MONTH", "COST_BASES", "ALLOCATION_METHODS", "OPENCOST_FIELDS", "FACTORS", "TOKEN_KINDS",
-           "INPUT_DENOMINATORS", "DENOMINATOR_TOLERANCE", "input_denominator", "ActualsError", "model_key", "same_model", "first_overlap", "lmdi", "Plan", "Comparison",
+           "INPUT_DENOMINATORS", "DENOMINATOR_TOLERANCE", "input_denominator", "ActualsError", "MODEL_ALIASES",
+           "model_key", "same_model", "aliases_of", "first_overlap", "lmdi", "Plan", "Comparison",
            "plan_vs_actual", "DECOMPOSITION"]
 
 HOURS_PER_MONTH = 730.0
@@ -131,15 +132,40 @@ class ActualsError(ValueError):
     """Actuals that cannot be compared with a plan (none for its model, a basis not stored, no owned fleet)."""
 
 
-def model_key(name) -> str:
-    """The name a model is matched by: its last path part (``zai-org/GLM-5.2`` → ``glm-5.2``), lower case, spaces
-    dropped. A Hugging Face id and the benchmark's short name then match; nothing looser does."""
-    text = str(name or "").strip().rstrip("/").rsplit("/", 1)[-1]
-    return "".join(text.lower().split())
+#: names that mean a model the benchmark rows name otherwise (its Hugging Face id -> the rows' name), matched whole
+#: and ignoring case and spaces. A comparison says when it counted a row by this table; anything else, e.g.
+#: ``org-x/GLM-5.2``, counts against ``GLM-5.2`` only when the user maps it (``plan-vs-actual --alias``)
+MODEL_ALIASES = {"zai-org/GLM-5": "GLM-5", "zai-org/GLM-5.2": "GLM-5.2", "zai-org/GLM-5-FP8": "GLM-5"}
 
 
-def same_model(a, b) -> bool:
-    return bool(model_key(a)) and model_key(a) == model_key(b)
+def _plain(name) -> str:
+    return "".join(str(name or "").lower().split())
+
+
+def aliases_of(pairs: Iterable[str] = ()) -> dict[str, str]:
+    """The user's aliases (``NAME=MODEL`` each, as ``--alias`` takes them) over :data:`MODEL_ALIASES`. Raises
+    :class:`ActualsError` for a pair without ``=`` or with an empty side."""
+    out = dict(MODEL_ALIASES)
+    for pair in pairs:
+        name, sep, model = str(pair).partition("=")
+        if not sep or not name.strip() or not model.strip():
+            raise ActualsError(f"an alias is NAME=MODEL (a name the actuals use = the model the plan's rows name), "
+                               f"not {pair!r}")
+        out[name.strip()] = model.strip()
+    return out
+
+
+def model_key(name, aliases: dict[str, str] | None = None) -> str:
+    """The name a model is matched by: its whole name, lower case, spaces dropped (``GLM-5.2`` → ``glm-5.2``); a
+    name of the alias table (``aliases``, default :data:`MODEL_ALIASES`) is its model's. Never a part of a name:
+    ``org-x/GLM-5.2`` is not ``GLM-5.2`` unless an alias says so."""
+    table = {_plain(k): _plain(v) for k, v in (MODEL_ALIASES if aliases is None else aliases).items()}
+    key = _plain(name)
+    return table.get(key, key)
+
+
+def same_model(a, b, aliases: dict[str, str] | None = None) -> bool:
+    return bool(model_key(a, aliases)) and model_key(a, aliases) == model_key(b, aliases)
 
 
 def first_overlap(rows: Iterable[tuple]) -> tuple[tuple, tuple] | None:
@@ -294,16 +320,22 @@ class Comparison:
 # ------------------------------------------------------------------------------------------------ the actuals
 
 
-def _for_plan(plan: Plan, actuals: pd.DataFrame) -> pd.DataFrame:
-    keys = {model_key(m) for m in plan.models}
+def _for_plan(plan: Plan, actuals: pd.DataFrame, aliases: dict[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The actuals of the plan's models, matched by whole name or an alias; and a note for each name an alias
+    counted."""
+    keys = {model_key(m, aliases) for m in plan.models}
     if actuals.empty:
         raise ActualsError("no actuals are stored: ingest an OpenCost response or a bill (costfrontier actual FILE)")
-    mine = actuals[actuals["model"].map(model_key).isin(keys)]
+    mine = actuals[actuals["model"].map(lambda m: model_key(m, aliases)).isin(keys)]
     if mine.empty:
         held = ", ".join(sorted(set(actuals["model"].astype(str)))[:8])
         raise ActualsError(f"no actuals for the plan's model ({', '.join(plan.models) or 'none'}); the actuals hold "
-                           f"{held}")
-    return mine
+                           f"{held} (models match by their whole name; map another name with --alias NAME=MODEL)")
+    plain = {_plain(m) for m in plan.models}
+    aliased = sorted({str(m) for m in mine["model"] if _plain(m) not in plain})
+    notes = [f"actuals of {name} are counted as {next(m for m in plan.models if model_key(m, aliases) == model_key(name, aliases))} "
+             "(an alias)" for name in aliased]
+    return mine, notes
 
 
 def _basis_of(rows: pd.DataFrame, asked: str | None) -> str:
@@ -446,7 +478,7 @@ def _gap(rows: pd.DataFrame, start, end) -> float | None:
 
 
 def plan_vs_actual(plan: Plan, actuals: pd.DataFrame, at_volume: Callable[[float, float], list[dict]] | None = None,
-                   cost_basis: str | None = None) -> Comparison:
+                   cost_basis: str | None = None, aliases: dict[str, str] | None = None) -> Comparison:
     """The plan against the actuals of its model.
 
     Parameters
@@ -458,6 +490,8 @@ def plan_vs_actual(plan: Plan, actuals: pd.DataFrame, at_volume: Callable[[float
         ``nodes``); None: not re-run
     cost_basis : str, optional  ``bill``, ``allocation`` or ``usage``; default the first of :data:`COST_BASES`
         the actuals hold for the model
+    aliases : dict, optional  names the actuals use -> the plan's model (:func:`aliases_of`); default
+        :data:`MODEL_ALIASES`. Models match by their whole name or an alias, never by a part.
 
     Raises
     ------
@@ -466,10 +500,10 @@ def plan_vs_actual(plan: Plan, actuals: pd.DataFrame, at_volume: Callable[[float
     if not (_ok(plan.nodes) and plan.nodes > 0 and _ok(plan.usd_per_month)):
         raise ActualsError("the plan sized no owned fleet (no volume, or no series it could size): plan against "
                            "actual compares a cluster's cost with the fleet a proposal planned")
-    rows = _for_plan(plan, actuals)
+    rows, aliased = _for_plan(plan, actuals, aliases)
     basis = _basis_of(rows, cost_basis)
     chosen = rows[rows["cost_basis"] == basis].sort_values(["period_start", "period_end"])
-    notes = list(plan.notes)
+    notes = [*plan.notes, *aliased]
     others = sorted(set(rows["cost_basis"]) - {basis})
     if others:
         notes.append(f"the comparison reads the {basis} cost; the actuals also hold {', '.join(others)} for this "

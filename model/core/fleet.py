@@ -54,9 +54,12 @@ __all__ = [
 #: refused those, would otherwise ask for 10^300 nodes or overflow)
 MAX_NODES = 1e12
 
-def _whole_nodes(value: float) -> int:
-    """Whole nodes a budget buys (rounded down, floating noise below 1e-9 ignored), at most :data:`MAX_NODES`."""
-    return math.floor(round(min(value, MAX_NODES), 9)) if value == value else 0
+def _whole_nodes(value: float) -> float:
+    """Whole nodes a budget buys (rounded down, floating noise below 1e-9 ignored); past :data:`MAX_NODES`,
+    infinity (:func:`size_for_budget` says so instead of printing a number)."""
+    if value != value:
+        return 0
+    return math.floor(round(value, 9)) if value <= MAX_NODES else math.inf
 
 
 def _ceil(value: float) -> int:
@@ -126,7 +129,7 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             notes.append(f"more than {MAX_NODES:,.0f} nodes: the measured capacity ({per_node:.3g} req/s a node) "
                          "is too small to size this demand from")
         else:
-            nodes = _ceil(needed) + need.spares
+            nodes = max(_ceil(needed), 1 if needed > 0 else 0) + need.spares   # a load however small takes a node
             gpus = nodes * gpn
             kw = gpus * hardware_value(kw_per_gpu, hw)
             rate = hardware_value(usd_per_gpu_hour or {}, hw)
@@ -136,12 +139,14 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             mean_nodes = float(auto.mean())
             per_m = load.tokens_per_month / 1e6
             row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
-                       racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw) else math.nan,
+                       racks=_ceil(kw / rack_kw) if rack_kw and math.isfinite(kw / rack_kw) else math.nan,
                        usd_per_gpu_hour=rate, usd_per_month=month, usd_per_year=gpus * rate * HOURS_PER_YEAR,
-                       effective_usd_per_mtok=month / per_m, utilization=load.mean_rps / (nodes * per_node),
+                       effective_usd_per_mtok=month / per_m if per_m > 0 else math.nan,
+                       utilization=load.mean_rps / (nodes * per_node) if nodes else math.nan,
                        mean_nodes=mean_nodes, node_hours=mean_nodes * HOURS_PER_MONTH,
                        usd_per_month_autoscaled=mean_nodes * gpn * rate * HOURS_PER_MONTH,
-                       effective_usd_per_mtok_autoscaled=mean_nodes * gpn * rate * HOURS_PER_MONTH / per_m,
+                       effective_usd_per_mtok_autoscaled=(mean_nodes * gpn * rate * HOURS_PER_MONTH / per_m
+                                                          if per_m > 0 else math.nan),
                        utilization_autoscaled=load.mean_rps / (mean_nodes * per_node) if mean_nodes else math.nan)
             if not math.isfinite(rate):
                 notes.append(f"no $/GPU-hour for {hw}: unpriced")
@@ -230,6 +235,10 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
         row = {"series": c.get("series"), "hardware": hw, "gpus_per_node": gpn, "basis": c.get("basis"),
                "interactivity": finite_number(c.get("interactivity")), "capacity_from": c.get("capacity_from"),
                "usd_per_gpu_hour": rate}
+        if limits and min(limits.values()) > MAX_NODES:
+            notes.append(f"more than {MAX_NODES:,.0f} nodes: the budget buys more than sizing counts (check the "
+                         "kW per GPU and the $/GPU-hour)")
+            limits = {}
         if limits:
             limit = min(limits, key=limits.get)
             nodes = limits[limit]

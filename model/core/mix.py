@@ -444,6 +444,9 @@ class MixAnswer:
     token_basis: str = "total"
     source: str = "typed"
     long_share: float | None = None
+    #: the answer's cost with every type's capacity at the top and at the bottom of its range (NaN: not estimated)
+    usd_per_month_low: float = math.nan
+    usd_per_month_high: float = math.nan
 
     def payload(self) -> dict:
         """Everything as plain values (frames as lists of records), for ``costfrontier mix --json``."""
@@ -452,6 +455,8 @@ class MixAnswer:
 
         return {"status": self.status, "status_text": self.status_text, "verdict": self.verdict,
                 "usd_per_month": self.usd_per_month, "effective_usd_per_mtok": self.effective_usd_per_mtok,
+                "usd_per_month_low": _plain(self.usd_per_month_low),
+                "usd_per_month_high": _plain(self.usd_per_month_high),
                 "tokens_per_month": self.tokens_per_month, "token_basis": self.token_basis,
                 "covered_share": self.covered_share, "mix_source": self.source, "fleet": records(self.fleet),
                 "assignment": records(self.assignment), "buckets": records(self.buckets),
@@ -462,6 +467,10 @@ class MixAnswer:
                 "crossover": {"rows": records(self.crossover), "text": self.crossover_text,
                               "long_share": self.long_share},
                 "notes": list(self.notes)}
+
+
+def _plain(value: float) -> float | None:
+    return float(value) if value == value and math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -551,10 +560,11 @@ def _best(costs: np.ndarray) -> tuple[int | None, list[int]]:
     return same[0], same[1:]
 
 
-def _solve_all(cap, peak, usd_per_node_month, headroom, spares, limits) -> tuple[MixSolution, list[MixSolution]]:
+def _solve_all(cap, peak, usd_per_node_month, headroom, spares, limits,
+               names=None) -> tuple[MixSolution, list[MixSolution]]:
     kwargs = {"headroom": headroom, "spares": spares, **limits}
     alone = [single_type(cap, peak, usd_per_node_month, t, **kwargs) for t in range(len(usd_per_node_month))]
-    return solve_mix(cap, peak, usd_per_node_month, **kwargs), alone
+    return solve_mix(cap, peak, usd_per_node_month, names=names, **kwargs), alone
 
 
 def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rps: float,
@@ -585,7 +595,7 @@ def mix_crossover(cap: np.ndarray, shares: np.ndarray, long: np.ndarray, peak_rp
         weights = np.where(long, alpha * shares / long_total, (1 - alpha) * shares / short_total)
         keep = weights > 0
         mix, alone = _solve_all(cap[:, keep], weights[keep] * peak_rps, usd_per_node_month, headroom, spares,
-                                limits or {})
+                                limits or {}, names)
         costs = np.array([s.usd_per_month if s.solved else math.nan for s in alone])
         best, _ = _best(costs)
         used = [names[t] for t, n in enumerate(mix.nodes) if n] if mix.solved else []
@@ -688,13 +698,15 @@ def cheapest_mix(mix: RequestMix, offers: pd.DataFrame, *, peak_rps: float, mean
                         pd.DataFrame(columns=["bucket", "label", "type", "share", "peak_rps"]), buckets, matches,
                         pd.DataFrame(columns=["type", "nodes", "usd_per_month", "status", "note"]), None, math.nan,
                         math.nan, math.nan, False, (), None, "", tuple(notes), token_basis, mix.source)
+    nothing = replace(nothing, crossover_text="none: nothing was solved")
     if not measured.any():
         text = ("no priced type has measured any bucket of this mix within ×{:g}".format(factor) if types.names
                 else "no priced type in this view")
         return replace(nothing, status_text=f"nothing to solve: {text}", verdict=f"No answer: {text}.")
     keep = np.where(measured)[0]
     arrays = _limit_arrays(types, limits)
-    best_mix, alone = _solve_all(cap[:, keep], peaks[keep], types.usd_per_node_month, headroom, spares, arrays)
+    best_mix, alone = _solve_all(cap[:, keep], peaks[keep], types.usd_per_node_month, headroom, spares, arrays,
+                                 types.names)
     single = pd.DataFrame([{"type": types.names[t], "nodes": s.nodes[t] if s.solved else math.nan,
                             "usd_per_month": s.usd_per_month, "status": s.status,
                             "note": "" if s.solved else s.text} for t, s in enumerate(alone)])

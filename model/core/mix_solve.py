@@ -114,7 +114,7 @@ def _unsolved(status: str, text: str, n_types: int, n_buckets: int, at_most: flo
 
 def solve_mix(capacity, peak_rps, usd_per_node_month, *, headroom: float = 1.0, spares: int = 0,
               max_nodes=None, kw_per_node=None, max_kw=None, budget_kw: float | None = None, pue=None,
-              time_limit_s: float = TIME_LIMIT_S) -> MixSolution:
+              time_limit_s: float = TIME_LIMIT_S, names=None) -> MixSolution:
     """The cheapest whole nodes per type, and the share of each bucket each type serves.
 
     Parameters
@@ -131,6 +131,7 @@ def solve_mix(capacity, peak_rps, usd_per_node_month, *, headroom: float = 1.0, 
     budget_kw : float, optional  facility power the whole mix may draw [kW] (IT kW × ``pue``)
     pue : array (types,) or float, optional  facility ÷ IT power [-] (default 1)
     time_limit_s : float  the solver's time limit [s]
+    names : sequence of str, optional  the types' names, for what is said (default ``type 1``, ``type 2``, ...)
 
     Returns
     -------
@@ -150,7 +151,8 @@ def solve_mix(capacity, peak_rps, usd_per_node_month, *, headroom: float = 1.0, 
     bound = np.array([_ceil(per_share[t, cap[t] > 0].sum()) for t in range(n_t)], dtype=float)
     if (bound > MAX_MIX_NODES).any():
         t = int(np.argmax(bound))
-        raise MixSolveError(f"type {t + 1} would need {bound[t]:,.0f} nodes for the whole demand: more than "
+        name = str(names[t]) if names is not None and t < len(names) else f"type {t + 1}"
+        raise MixSolveError(f"{name} would need {bound[t]:,.0f} nodes for the whole demand: more than "
                             f"{MAX_MIX_NODES:,.0f}, too many to mix from")
     most = _per_type(max_nodes, n_t, "max nodes")
     kw, watts_limit, p = (_per_type(kw_per_node, n_t, "kW per node"), _per_type(max_kw, n_t, "max kW"),

@@ -16,7 +16,8 @@ from model.core.view_codecs import short
 __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
            "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
-           "TPD_BOUNDS", "TPM_BOUNDS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
+           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS", "MIN_KW_PER_GPU", "MIN_INTERACTIVITY",
+           "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
 #: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
@@ -28,6 +29,12 @@ MIN_USD_PER_GPU_HOUR = 1e-4
 MAX_DEMAND_RPS = 1e9
 #: interactivity is below this [tok/s/user]
 MAX_INTERACTIVITY = 100_000.0
+#: and at least this [tok/s/user]: a hundredth of a token a second is no interactivity anyone needs, and a subnormal
+#: one labels a target with hundreds of digits
+MIN_INTERACTIVITY = 0.01
+#: the least all-in power per GPU [kW] (5 W): below it a fleet's power, and what a power budget buys, are nonsense
+#: (1e-320 kW bought 10^12 nodes a megawatt)
+MIN_KW_PER_GPU = 0.005
 #: hex characters of a data version's digest a pinned link carries (``vd=``, :func:`model.data.versions.version_digest`)
 DIGEST_CHARS = 6
 
@@ -95,8 +102,9 @@ def check_targets(value: tuple[float, ...]) -> tuple[float, ...]:
     if len(value) > 20:
         raise ValueError("at most 20 targets")
     for x in value:
-        if not (0 < x < MAX_INTERACTIVITY):
-            raise ValueError(f"interactivity target must be in (0, {MAX_INTERACTIVITY:.0f}) tok/s/user, got {x:g}")
+        if not (MIN_INTERACTIVITY <= x < MAX_INTERACTIVITY):
+            raise ValueError(f"an interactivity target must be at least {MIN_INTERACTIVITY:g} and below "
+                             f"{MAX_INTERACTIVITY:.0f} tok/s/user, got {x:g}")
     return tuple(sorted(set(value)))
 
 
@@ -148,18 +156,23 @@ def check_api(value: str | None) -> str | None:
 
 
 def check_api_usd(value: tuple[float, ...]) -> tuple[float, ...]:
-    if value and (len(value) != 3 or not all(0 <= x <= 1000 for x in value) or not (value[0] > 0 and value[2] > 0)):
+    if value and (len(value) != 3 or not all(0 <= x <= 1000 for x in value)
+                  or not (value[0] >= 1e-6 and value[2] >= 1e-6) or 0 < value[1] < 1e-6):
         raise ValueError("API prices are three $/M numbers, input,cached input,output, e.g. 1.4,0.26,4.4 "
-                         "(input and output above 0, each at most 1,000)")
+                         "(input and output at least 1e-6, cached 0 or at least 1e-6, each at most 1,000)")
     return value
 
 
-#: the demand, budgets and volume a view takes (fleet sizing answers all of them); each message states its limits
-DEMAND_BOUNDS = Bounds(0, MAX_DEMAND_RPS, "peak demand must be more than 0 and at most 1e9 req/s", open_low=True)
-MW_BOUNDS = Bounds(0, 1e6, "the power budget must be more than 0 and at most 1e6 MW", open_low=True)
-USD_BOUNDS = Bounds(0, 1e15, "the money budget must be more than $0 and at most $1e15 a month", open_low=True)
-TPD_BOUNDS = Bounds(0, 1e17, "the demand must be more than 0 and at most 1e17 tokens a day", open_low=True)
-TPM_BOUNDS = Bounds(0, 1e18, "the volume must be more than 0 and at most 1e18 tokens a month", open_low=True)
+#: the demand, budgets and volume a view takes (fleet sizing answers all of them); each message states its limits.
+#: Each low end is a bound on sense, not only above 0: a subnormal volume (1e-320 tokens) priced a token at
+#: $1e300 or divided by zero
+DEMAND_BOUNDS = Bounds(1e-6, MAX_DEMAND_RPS, "peak demand must be at least 1e-6 and at most 1e9 req/s")
+MW_BOUNDS = Bounds(1e-3, 1e6, "the power budget must be at least 0.001 MW (1 kW) and at most 1e6 MW")
+USD_BOUNDS = Bounds(1, 1e15, "the money budget must be at least $1 and at most $1e15 a month")
+TPD_BOUNDS = Bounds(1, 1e17, "the demand must be at least 1 and at most 1e17 tokens a day")
+TPM_BOUNDS = Bounds(1, 1e18, "the volume must be at least 1 and at most 1e18 tokens a month")
+KW_PER_GPU_BOUNDS = Bounds(MIN_KW_PER_GPU, 20, "all-in kW per GPU must be at least 0.005 (5 W) and at most 20 kW")
+RACK_KW_BOUNDS = Bounds(1, 1000, "IT power per rack must be at least 1 and at most 1,000 kW")
 
 
 def check_shape(value: str) -> str:

@@ -21,11 +21,14 @@ from typing import Any, Callable
 from model.core import view_codecs as c
 from model.core.view_checks import (
     DEMAND_BOUNDS,
+    KW_PER_GPU_BOUNDS,
     MAX_DEMAND_RPS,
     MAX_INTERACTIVITY,
     MAX_USD_PER_GPU_HOUR,
+    MIN_INTERACTIVITY,
     MIN_USD_PER_GPU_HOUR,
     MW_BOUNDS,
+    RACK_KW_BOUNDS,
     TPD_BOUNDS,
     TPM_BOUNDS,
     USD_BOUNDS,
@@ -228,7 +231,8 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--baseline",), "view", "series the iso ratios divide by (default: the first by name)",
                      metavar="SERIES"), label='Baseline series for ratios'),
     _f("interactivity_needed", "x", float | None, None, c.NUMBER, ANSWER, "40", "abc",
-       check=Bounds(0, MAX_INTERACTIVITY, "interactivity must be in (0, 100000) tok/s/user", True, True),
+       check=Bounds(MIN_INTERACTIVITY, MAX_INTERACTIVITY, "interactivity must be at least 0.01 and below 100000 "
+                    "tok/s/user", open_high=True),
        option=Option(("--interactivity", "--x"), "view", "the interactivity you need [tok/s/user]: the answer, the "
                      "break-even and fleet sizing use it (default: the middle target)", metavar="TOK_S_USER",
                      read=c.NUMBER.read), label='Interactivity you need [tok/s/user]'),
@@ -321,7 +325,7 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--gpus-per-node",), "ramp", "GPUs per node where the rows do not say (default 8)",
                      metavar="N", read=c.WHOLE.read)),
     _f("kw_per_gpu", "kwg", float | None, None, c.NUMBER, ANSWER, "1.4", "0",
-       check=Bounds(0, 20, "all-in kW per GPU must be more than 0 and at most 20 kW", True), label="kW per GPU (all-in IT)",
+       check=KW_PER_GPU_BOUNDS, label="kW per GPU (all-in IT)",
        option=Option(("--kw-per-gpu",), "fleet", "all-in IT power per GPU [kW] (default: the price set's)",
                      metavar="KW", read=c.NUMBER.read)),
     _f("pue", "pue", float | None, None, c.NUMBER, ANSWER, "1.4", "0.9",
@@ -329,7 +333,7 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--pue",), "fleet", "PUE for facility kW and the MW budget (default: the cost profile's, "
                      "else 1)", metavar="PUE", read=c.NUMBER.read)),
     _f("rack_kw", "rack", float | None, None, c.NUMBER, ANSWER, "40", "0",
-       check=Bounds(0, 1000, "IT power per rack must be more than 0 and at most 1,000 kW", True),
+       check=RACK_KW_BOUNDS,
        label="IT power per rack [kW]",
        option=Option(("--rack-kw",), "fleet", "IT power per rack [kW] (racks are counted only with it)",
                      metavar="KW", read=c.NUMBER.read)),

@@ -393,14 +393,21 @@ NEAR_TIE = 0.02
 
 def ranking(rows: list[dict], margin: float = NEAR_TIE) -> tuple[bool | None, tuple[str, ...]]:
     """Whether the cheapest of ``rows`` (:func:`evaluate`, cheapest first) is settled, and the options that are about
-    the same as it: each whose $ a month, as low as its capacity's ± allows, reaches the cheapest's as high as its
-    ± allows, or lies within ``margin`` of it. (None, the one name) with fewer than two options."""
+    the same as it: each whose $ a month, as low as its capacity's range allows, reaches the cheapest's as high as its
+    range allows, or lies within ``margin`` of it; an owned or rented option whose capacity has no range
+    (``capacity_error`` NaN) is about the same as any (and a cheapest without one is never settled). (None, the one
+    name) with fewer than two options."""
     if not rows:
         return None, ()
     best = rows[0]
     if len(rows) == 1:
         return None, (best["option"],)
-    top = max(best["usd_per_month_high"], best["usd_per_month"] * (1 + margin))
-    tied = [r["option"] for r in rows if r is best or r["usd_per_month_low"] <= top]
+
+    def unknown(row) -> bool:      # an owned or rented option whose capacity has no range: it could be anywhere
+        error = row.get("capacity_error", 0.0)
+        return error is None or not math.isfinite(error)
+
+    top = math.inf if unknown(best) else max(best["usd_per_month_high"], best["usd_per_month"] * (1 + margin))
+    tied = [r["option"] for r in rows if r is best or unknown(r) or r["usd_per_month_low"] <= top]
     return len(tied) == 1, tuple(tied)
 

@@ -291,13 +291,13 @@ def _insert(con, source_id: int, cols: Columns, table: _Table = _ACTUALS) -> Non
 
 
 def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str, fmt: str,
-                   plan_models: tuple[str, ...] | None = None) -> IngestResult:
+                   plan_models: tuple[str, ...] | None = None, aliases: dict[str, str] | None = None) -> IngestResult:
     """Insert one actuals file (inside the caller's transaction). ``fmt``: :func:`actuals_format`'s answer."""
     cols, real_fmt, notes, warnings, table = _rows(Path(path), name, fmt)
     n = len(cols["source_line"])
     if plan_models is not None:
-        keys = {model_key(m) for m in plan_models}
-        names = {m: model_key(m) in keys for m in set(cols["model"])}
+        keys = {model_key(m, aliases) for m in plan_models}
+        names = {m: model_key(m, aliases) in keys for m in set(cols["model"])}
         outside = [i for i, m in enumerate(cols["model"]) if not names[m]]
         if outside:
             row = _row_at(cols, outside[0])
@@ -312,9 +312,11 @@ def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: s
 
 
 def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, display_name: str | None = None,
-                        plan_models: tuple[str, ...] | None = None) -> IngestResult:
+                        plan_models: tuple[str, ...] | None = None,
+                        aliases: dict[str, str] | None = None) -> IngestResult:
     """Ingest one actuals file in one transaction (one data version): all of it or none of it. A file already
-    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not."""
+    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not. With
+    ``plan_models``, a row of a model the plan does not hold (by whole name or ``aliases``) is refused."""
     from model.data.ingest import clear_errors, ingest_transaction, sha256_of
     from model.data.uploads import check_size, utf8_name
 
@@ -336,7 +338,7 @@ def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, displa
         if existing:
             return IngestResult(name, fmt, KIND, 0, int(existing[0]))
         with ingest_transaction(con):
-            return ingest_actuals(con, path, name, sha, fmt, plan_models)
+            return ingest_actuals(con, path, name, sha, fmt, plan_models, aliases)
 
 
 def actuals_frame(con, version: int | None = None) -> pd.DataFrame:

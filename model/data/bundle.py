@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import stat
 import tempfile
 import zipfile
 from contextlib import contextmanager
@@ -30,14 +31,17 @@ import pandas as pd
 from model.core.schema import SCHEMA_VERSION
 from model.data.database import DDLS, DUCKDB_CONFIG, StoreError
 
-__all__ = ["MANIFEST", "STORE", "PRESETS", "BundleError", "BundleLacks", "store_bytes", "presets_csv",
-           "read_presets", "bundle_store", "write_folder", "zip_bytes", "opened", "BUNDLE_FILE_LIMIT"]
+__all__ = ["MANIFEST", "STORE", "PRESETS", "SIGNATURE", "BundleError", "BundleLacks", "store_bytes", "presets_csv",
+           "read_presets", "bundle_store", "write_folder", "zip_bytes", "opened", "BUNDLE_FILE_LIMIT", "entries",
+           "read_inside", "NotRegular"]
 
 #: the manifest's name in a bundle
 MANIFEST = "manifest.json"
 #: where the inputs live in a bundle
 STORE = "inputs/store.duckdb"
 PRESETS = "inputs/presets.csv"
+#: the issuer's signature of the manifest, when the bundle is signed (:mod:`model.data.signing`)
+SIGNATURE = "signature.json"
 #: the presets' columns, in order (:func:`model.core.cost.load_presets`)
 _PRESET_COLUMNS = ["price_set", "tier", "hardware", "usd_per_gpu_hour", "all_in_kw_per_gpu", "source", "read_on"]
 #: a zip holding more than this many files, or a file unpacking to more than this many bytes, is not a bundle
@@ -50,6 +54,63 @@ class BundleError(ValueError):
 
 class BundleLacks(ValueError):
     """The bundle lacks data the answer needs (an input file, the data version its link names): ``verify`` exits 3."""
+
+
+class NotRegular(OSError):
+    """A path of a bundle that is not a regular file inside it (a symbolic link, a device, a folder): never read."""
+
+
+def _kind(mode: int) -> str | None:
+    """None for a regular file or a folder; else what it is, in words."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "a device, pipe or socket"
+
+
+def entries(folder: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every regular file inside ``folder`` (its path in the bundle, ``/``-separated, sorted) and every other entry
+    (path, what it is: a symbolic link, to a file or a folder, or a device), walked without following a link."""
+    folder = Path(folder)
+    files, refused = [], []
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        for name in sorted(dirs + names):
+            path = Path(root) / name
+            rel = path.relative_to(folder).as_posix()
+            mode = os.lstat(path).st_mode
+            what = _kind(mode)
+            if what is not None:
+                refused.append((rel, what))
+            elif stat.S_ISREG(mode):
+                files.append(rel)
+        dirs[:] = [d for d in dirs if stat.S_ISDIR(os.lstat(Path(root) / d).st_mode)]
+    return sorted(files), sorted(refused)
+
+
+def read_inside(folder: Path, name: str) -> bytes:
+    """The bytes of the regular file ``name`` inside ``folder``, opened without following a link at any part of
+    its path. Raises :class:`NotRegular` for a link, a device or a path outside, FileNotFoundError when absent."""
+    parts = PurePosixPath(name)
+    if parts.is_absolute() or ".." in parts.parts or "\\" in name:
+        raise NotRegular(f"{name}: not a path inside the bundle")
+    path = Path(folder)
+    for part in parts.parts[:-1]:
+        path = path / part
+        if _kind(os.lstat(path).st_mode) is not None or not path.is_dir():
+            raise NotRegular(f"{name}: {path.name} is not a folder of the bundle")
+    path = path / parts.name
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if os.path.lexists(path) and _kind(os.lstat(path).st_mode):
+            raise NotRegular(f"{name}: {_kind(os.lstat(path).st_mode)}") from None
+        raise exc
+    with os.fdopen(fd, "rb") as handle:
+        what = _kind(os.fstat(handle.fileno()).st_mode)
+        if what is not None or stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+            raise NotRegular(f"{name}: {what or 'a folder'}")
+        return handle.read()
 
 
 def _copy(src, dst: duckdb.DuckDBPyConnection, table: str, sql: str, params: Iterable = ()) -> int:
@@ -71,9 +132,9 @@ def _tables(con) -> set[str]:
 
 def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
     """A small store holding what one answer read from ``con`` (:mod:`model.data.database`'s tables): the rows
-    ``point_ids`` (every column) and their per-request data; the sources data version ``version`` shows or showed
-    before (None: every source) with the data versions and the saved profiles' history (the version's digest is
-    the store's); the TCO rates, API prices and evaluations of those sources."""
+    ``point_ids`` (every column), their per-request data and their run-to-run intervals; the sources data version
+    ``version`` shows or showed before (None: every source) with the data versions and the saved profiles' history
+    (the version's digest is the store's); the TCO rates, API prices and evaluations of those sources."""
     ids = pd.DataFrame({"point_id": pd.array(list(point_ids), dtype="int64")})
     with tempfile.TemporaryDirectory(prefix="costfrontier-bundle-") as tmp:
         path = Path(tmp) / "store.duckdb"
@@ -97,9 +158,9 @@ def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
                         _copy(src, out, table, f"SELECT * FROM {table} WHERE {kept}", params)
                 src.register("bundle_ids", ids)
                 _copy(src, out, "points", "SELECT * FROM points WHERE point_id IN (SELECT point_id FROM bundle_ids)")
-                if "point_requests" in present:
-                    _copy(src, out, "point_requests",
-                          "SELECT * FROM point_requests WHERE point_id IN (SELECT point_id FROM bundle_ids)")
+                for table in ("point_requests", "point_intervals"):    # optional tables keyed by point
+                    if table in present:
+                        _copy(src, out, table, f"SELECT * FROM {table} WHERE point_id IN (SELECT point_id FROM bundle_ids)")
                 src.unregister("bundle_ids")
             finally:
                 src.close()
@@ -147,16 +208,21 @@ def bundle_store(folder: Path) -> Iterator[tuple[object, pd.DataFrame]]:
     from model.data.readers import open_snapshot
 
     folder = Path(folder)
+    data = {}
     for name in (STORE, PRESETS):
-        if not (folder / name).is_file():
-            raise BundleLacks(f"{name} is missing: the answer cannot be rebuilt without it")
+        try:
+            data[name] = read_inside(folder, name)
+        except NotRegular as exc:
+            raise BundleLacks(f"{exc}: not read") from None
+        except OSError:
+            raise BundleLacks(f"{name} is missing: the answer cannot be rebuilt without it") from None
     try:
-        presets = read_presets((folder / PRESETS).read_bytes())
+        presets = read_presets(data[PRESETS])
     except BundleError as exc:
         raise BundleLacks(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="costfrontier-verify-") as tmp:
         copy = Path(tmp) / "store.duckdb"
-        shutil.copyfile(folder / STORE, copy)
+        copy.write_bytes(data.pop(STORE))
         try:
             con = open_snapshot(copy)
         except StoreError as exc:
@@ -234,4 +300,9 @@ def opened(path: str | os.PathLike) -> Iterator[Path]:
         found = [p.parent for p in root.rglob(MANIFEST)]
         if len(found) != 1:
             raise BundleError(f"{path.name}: holds {'no' if not found else len(found)} {MANIFEST}")
+        outside = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                         if not p.is_dir() and found[0] not in p.parents)
+        if outside:                   # a file beside the bundle's folder would travel with it unchecked
+            raise BundleError(f"{path.name}: {outside[0]} lies outside the bundle's folder "
+                              f"({found[0].relative_to(root).as_posix() or 'the top'}), so it is not one bundle")
         yield found[0]

@@ -100,29 +100,33 @@ def options_at(answer_of: AnswerOf, view: View, tokens_per_month: float, cache_h
 
 
 def comparison_of(answer_of: AnswerOf, link: str, actuals: pd.DataFrame, cost_basis: str | None = None,
-                  notes: Iterable[str] = (), saturation: pd.DataFrame | None = None) -> Comparison:
+                  notes: Iterable[str] = (), aliases: dict[str, str] | None = None,
+                  saturation: pd.DataFrame | None = None) -> Comparison:
     """The plan of the share link ``link`` against ``actuals`` (rows of the ``actuals`` table,
     :func:`model.data.actuals.actuals_frame`): a :class:`model.core.actuals.Comparison`, whose ``payload()`` is
     ``costfrontier plan-vs-actual --json``. ``answer_of(view, parts)`` answers the plan's view (and the view at the
     realised volume); ``cost_basis``: ``bill``, ``allocation`` or ``usage`` (default: the first the actuals hold);
-    ``notes``: more to say beside the plan (a pinned link's purged rows). Raises
+    ``notes``: more to say beside the plan (a pinned link's purged rows); ``aliases``: names the actuals use -> the
+    plan's model (:func:`model.core.actuals.aliases_of`; default its built-in table). Raises
     :class:`model.core.actuals.ActualsError` saying why there is no comparison."""
     view, notices = plan_view(link)
     plan = plan_of(answer_of(view, PLAN_PARTS), link, [*notices])
     if notes:
         plan = replace(plan, notes=tuple(dict.fromkeys([*plan.notes, *notes])))
-    compared = plan_vs_actual(plan, actuals, lambda tpm, hit: options_at(answer_of, view, tpm, hit), cost_basis)
-    return with_saturation(compared, saturation)
+    compared = plan_vs_actual(plan, actuals, lambda tpm, hit: options_at(answer_of, view, tpm, hit), cost_basis,
+                              aliases)
+    return with_saturation(compared, saturation, aliases)
 
 
-def with_saturation(compared: Comparison, saturation: pd.DataFrame | None) -> Comparison:
+def with_saturation(compared: Comparison, saturation: pd.DataFrame | None,
+                    aliases: dict[str, str] | None = None) -> Comparison:
     """``compared`` with how close the fleet ran to its limits (:func:`model.core.saturation.summary` of the plan's
     models' saturation figures over the total and over each period, beside the plan's utilisation), its sentence
     after the others; ``compared`` itself when no figure of the plan's models falls in its period."""
     if saturation is None or saturation.empty:
         return compared
-    keys = {model_key(m) for m in compared.plan.models}
-    mine = saturation[saturation["model"].map(model_key).isin(keys)]
+    keys = {model_key(m, aliases) for m in compared.plan.models}
+    mine = saturation[saturation["model"].map(lambda m: model_key(m, aliases)).isin(keys)]
     total = compared.total
     summed = summary(mine, total["period_start"], total["period_end"], compared.plan.utilisation)
     if summed is None:
@@ -133,7 +137,8 @@ def with_saturation(compared: Comparison, saturation: pd.DataFrame | None) -> Co
                    sentences=(*compared.sentences, summed["text"]))
 
 
-def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: AnswerOf | None = None) -> Comparison:
+def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: AnswerOf | None = None,
+                  aliases: dict[str, str] | None = None) -> Comparison:
     """:func:`comparison_of` on the store ``con``: each view answered by ``answer_of`` (default
     :func:`model.present.view_answer.answer_of_view` on ``con``: the CLI's and the report's way; the dashboard hands
     in its cached answers), a pinned plan's purged rows said (:func:`model.data.versions.pin_notes`; a pin this
@@ -148,7 +153,7 @@ def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: Answ
     except OtherData as exc:
         raise ActualsError(f"the plan's link: {exc}") from None
     return comparison_of(answer_of or (lambda v, parts: answer_of_view(con, v, parts)), link, actuals_frame(con),
-                         cost_basis, said, saturation_frame(con))
+                         cost_basis, said, aliases, saturation_frame(con))
 
 
 def plan_line(plan: Plan) -> str:

@@ -52,7 +52,7 @@ def parse_targets(text: str) -> tuple[float, ...]:
 def status_text(row) -> str:
     """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped, not priced)`` or why there is no value
     (:func:`model.core.status.status_words`); with the interpolation error when the row has it
-    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M −8 %/+11 %``,
+    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M −8/+11 %``,
     ``$0.42/M (measured)``, ``$0.42/M (± not estimated)`` (too few points in the store to test it)."""
     if row["status"] in PRICED:
         if "usd_per_mtok_low" in row:
@@ -317,7 +317,7 @@ def calibration_text(calibration) -> str:
     """How the bands were calibrated and how often they held, in one sentence (``calibration``:
     :class:`model.core.uncertainty.Calibration`), e.g. "Calibrated on this store's 20 measured points that have a
     neighbour on each side (4 frontiers), each left out in turn and predicted from the rest: the range held for 18
-    of 20 (90 %) under linear (median −20 %/+25 %) and 18 of 20 (90 %) under monotone (median −13 %/+15 %)"."""
+    of 20 (90 %) under linear (median −20/+25 %) and 18 of 20 (90 %) under monotone (median −13/+15 %)"."""
     table = calibration.table[calibration.table["kind"] == "store"] if not calibration.table.empty else \
         calibration.table
     count = calibration.points

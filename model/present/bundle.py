@@ -26,7 +26,7 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
@@ -36,7 +36,6 @@ from model.data.bundle import (
     MANIFEST,
     PRESETS,
     STORE,
-    BundleError,
     BundleLacks,
     bundle_store,
     presets_csv,
@@ -44,12 +43,13 @@ from model.data.bundle import (
 )
 from model.data.export import safe_csv
 from model.present import fmt
-from model.present.report_output import cell_text, file_name
+from model.present.report_output import cell_text, file_name, row_labels, table_frames
 
 __all__ = ["BUNDLE_FORMAT", "MANIFEST", "VERIFY_LINE", "EXIT_CODES", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
            "EXIT_LACKS", "FIGURE_KINDS", "FIGURE_KEYS", "INPUT_FILES", "ROW_KEYS", "figures_of", "page_one_figures",
            "table_figures", "input_figures", "inputs_of", "manifest_of", "compare", "Findings", "sha256",
-           "figure_text", "bundle_files", "answer_of_bundle", "verify_folder", "tool_version", "series_of", "lacking"]
+           "figure_text", "bundle_files", "answer_of_bundle", "tool_version", "series_of", "lacking", "key_headers",
+           "jsonable_inputs"]
 
 #: what a manifest says it is (a later layout gets a new number)
 BUNDLE_FORMAT = "costfrontier proposal bundle 1"
@@ -73,7 +73,8 @@ ROW_KEYS = {"Cost at matched interactivity": ("interactivity", "series"),
             "Crossovers": ("interactivity", "cheaper_below", "cheaper_above"),
             "Frontier points": ("series", "interactivity"), "Fleet": ("series",),
             "History by run date": ("series", "run_date"), "Buy, rent or API": ("option",),
-            "Break-even volumes": ("cheaper", "than"), "Provenance": ("File", "Used for")}
+            "Break-even volumes": ("cheaper", "than"), "Provenance": ("File", "Used for"),
+            "How often the range held": ("method", "kind"), "Run-to-run": ("interactivity", "series")}
 #: a table figure's status where its rows have no status column: a frontier point is measured
 _TABLE_STATUS = {"Frontier points": "measured"}
 
@@ -118,7 +119,7 @@ def _status_at(at_x: pd.DataFrame) -> dict[str, str]:
 
 def page_one_figures(answer) -> list[dict]:
     """Every number of the report's first page (the recommendation, :attr:`Answer.recommendation`): the
-    interactivity you need; each series' $/M and its range (low, high), with its status; each option at the volume; the fleet; the
+    interactivity you need; each series' $/M and its range (how far below and above it), with its status; each option at the volume; the fleet; the
     break-even rate and its range; the rate at which a series without one would match each priced series."""
     rec = answer.recommendation
     where = "page 1"
@@ -126,8 +127,11 @@ def page_one_figures(answer) -> list[dict]:
     out = [_figure("page 1 | interactivity you need [tok/s/user]", where, "x", rec.x)]
     for c in rec.series:
         out.append(_figure(f"page 1 | {c.name} | $/M tokens", where, "usd", c.usd_per_mtok, status.get(c.name)))
-        out.append(_figure(f"page 1 | {c.name} | low $/M", where, "usd", c.low, status.get(c.name)))
-        out.append(_figure(f"page 1 | {c.name} | high $/M", where, "usd", c.high, status.get(c.name)))
+        v = c.usd_per_mtok
+        out.append(_figure(f"page 1 | {c.name} | range below", where, "percent",
+                           1 - c.low / v if v > 0 else math.nan, status.get(c.name)))
+        out.append(_figure(f"page 1 | {c.name} | range above", where, "percent",
+                           c.high / v - 1 if v > 0 else math.nan, status.get(c.name)))
     for o in rec.options:
         mine = o.status or None
         out.append(_figure(f"page 1 | {o.name} | effective $/M tokens", where, "usd", o.usd_per_mtok, mine))
@@ -152,28 +156,26 @@ def page_one_figures(answer) -> list[dict]:
     return out
 
 
-def _keys(name: str, frame: pd.DataFrame, spec) -> list[tuple[str, str, str]]:
+def key_headers(name: str, spec) -> list[str]:
+    """The headers of the columns that tell the rows of table ``name`` apart (:data:`ROW_KEYS`; else its first)."""
     wanted = ROW_KEYS.get(name)
-    by_column = {c: (h, c, k) for h, c, k in spec}
-    by_header = {h: (h, c, k) for h, c, k in spec}
     if wanted is None:
-        return [spec[0]]
+        return [spec[0][0]]
+    by_column = {c: h for h, c, _ in spec}
+    by_header = {h: h for h, _, _ in spec}
     return [by_column.get(w) or by_header[w] for w in wanted if w in by_column or w in by_header]
 
 
 def table_figures(name: str, frame: pd.DataFrame, spec) -> list[dict]:
     """Every number of one table (``frame`` and its ``spec`` of (header, column, kind), as
     :func:`model.present.tables.table_of` gives them): one figure per numeric cell, its id the table, the row's
-    key (:data:`ROW_KEYS`, as printed) and the column's header, its status the row's (a ``status`` column; a
-    frontier point is ``measured``; else none)."""
-    keys = _keys(name, frame, spec)
+    key (:data:`ROW_KEYS`, as printed: :func:`model.present.report_output.row_labels`) and the column's header, its
+    status the row's (a ``status`` column; a frontier point is ``measured``; else none)."""
+    shown, _ = table_frames(frame, spec)
+    rows = row_labels(shown, key_headers(name, spec))
     numeric = [(h, c, k) for h, c, k in spec if k != "text" and c in frame.columns]
-    seen: dict[str, int] = {}
     out = []
-    for record in frame.to_dict("records"):
-        key = " | ".join(cell_text(record.get(c), k) if k != "text" else str(record.get(c, "")) for _, c, k in keys)
-        seen[key] = seen.get(key, 0) + 1
-        row = key if seen[key] == 1 else f"{key} #{seen[key]}"
+    for row, record in zip(rows, frame.to_dict("records")):
         status = record.get("status") if isinstance(record.get("status"), str) else _TABLE_STATUS.get(name)
         out.extend(_figure(f"{name} | {row} | {header}", name, kind, record.get(column), status)
                    for header, column, kind in numeric)
@@ -231,6 +233,12 @@ def inputs_of(answer) -> dict:
             "presets": "inputs/presets.csv (every $/GPU-hour preset the answer read, with its source and read date)"}
 
 
+def jsonable_inputs(answer) -> dict:
+    """:func:`inputs_of` as the manifest holds it (through JSON: tuples are lists, numbers as JSON writes them),
+    so a manifest's inputs and those rebuilt by ``verify`` compare as equals."""
+    return json.loads(json.dumps(inputs_of(answer), ensure_ascii=False, default=str))
+
+
 def manifest_of(answer, tables: dict, files: dict[str, bytes], *, link: str, version: str, made_at,
                 data_digest: str | None) -> dict:
     """The manifest of a bundle: what it is, the tool and data version, the view's link (pinned to that data
@@ -241,7 +249,7 @@ def manifest_of(answer, tables: dict, files: dict[str, bytes], *, link: str, ver
             "view": answer.view.to_query(), "verify": "costfrontier verify BUNDLE (exit codes: "
             + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ")",
             "files": {path: sha256(data) for path, data in sorted(files.items())},
-            "inputs": inputs_of(answer), "series": series_of(answer), "figures": figures_of(answer, tables)}
+            "inputs": jsonable_inputs(answer), "series": series_of(answer), "figures": figures_of(answer, tables)}
 
 
 def series_of(answer) -> list[dict]:
@@ -362,58 +370,3 @@ def answer_of_bundle(folder: Path, link: str):
         view = with_workload(con, view)
         parts = report_parts(view)
         return build_answer(view, replace(load_inputs(con, reading(view, parts)), presets=presets), parts)
-
-
-def _manifest(folder: Path) -> dict:
-    path = folder / MANIFEST
-    if not path.is_file():
-        raise BundleError(f"{folder.name}: no {MANIFEST}, so it is not a proposal bundle")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(f"{MANIFEST}: not JSON ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
-        raise BundleError(f"{MANIFEST}: not a manifest of this kind ({BUNDLE_FORMAT!r}; it says "
-                          f"{manifest.get('format') if isinstance(manifest, dict) else type(manifest).__name__!r})")
-    for key, kind in (("files", dict), ("figures", list), ("link", str)):
-        if not isinstance(manifest.get(key), kind):
-            raise BundleError(f"{MANIFEST}: no {key!r} ({kind.__name__})")
-    return manifest
-
-
-def _check_files(folder: Path, files: dict, findings: Findings) -> None:
-    for name, digest in files.items():
-        findings.files += 1
-        parts = PurePosixPath(str(name))
-        if parts.is_absolute() or ".." in parts.parts or name == MANIFEST:
-            findings.differs.append((f"file {name}", "listed in the manifest", "not a file of the bundle"))
-            continue
-        path = folder / parts
-        if not path.is_file():
-            (findings.lacks.append((f"file {name}", "missing: the answer cannot be rebuilt without it"))
-             if name in INPUT_FILES else findings.differs.append((f"file {name}", f"sha256 {digest}", "missing")))
-            continue
-        found = sha256(path.read_bytes())
-        if found != digest:
-            findings.differs.append((f"file {name}", f"sha256 {digest}", f"sha256 {found}"))
-
-
-def verify_folder(folder: Path) -> tuple[Findings, dict]:
-    """Check the bundle in ``folder`` (:func:`model.data.bundle.opened`): each file against its SHA-256 in the
-    manifest, then the answer rebuilt from the bundled inputs (:func:`answer_of_bundle`) against every figure of
-    the manifest (:func:`compare`). Returns what was found (its :attr:`Findings.code` is the exit code) and the
-    manifest. Raises :class:`model.data.bundle.BundleError` for a folder that is not a bundle."""
-    folder = Path(folder)
-    manifest = _manifest(folder)
-    findings = Findings()
-    _check_files(folder, manifest["files"], findings)
-    try:
-        answer = answer_of_bundle(folder, manifest["link"])
-    except BundleLacks as exc:
-        findings.lacks.append(("the answer", str(exc)))
-        return findings, manifest
-    from model.present.tables import tables
-
-    series = manifest.get("series")
-    findings.lacks.extend(lacking(series if isinstance(series, list) else [], series_of(answer)))
-    return compare(manifest["figures"], figures_of(answer, tables(answer)), findings), manifest

@@ -123,7 +123,7 @@ def _pct(fraction: float) -> str:
 
 def band(value, low, high, origin: str = "") -> str:
     """A value's band (:mod:`model.core.uncertainty`) beside it, as how far each end lies from it:
-    ``(0.37, 0.34, 0.41)`` -> ``"−8 %/+11 %"``; two ends the same distance away (as printed) -> ``"± 6 %"``;
+    ``(0.37, 0.34, 0.41)`` -> ``"−8/+11 %"``; two ends the same distance away (as printed) -> ``"± 6 %"``;
     ``origin`` ``"measured"`` -> ``"(measured)"``; no band -> ``"± ?"``."""
     if origin == "measured":
         return "(measured)"
@@ -133,17 +133,17 @@ def band(value, low, high, origin: str = "") -> str:
 
 
 def band_pm(down, up) -> str:
-    """A band as fractions below and above a value: ``(0.08, 0.11)`` -> ``"−8 %/+11 %"``, ``(0.06, 0.06)`` ->
+    """A band as fractions below and above a value: ``(0.08, 0.11)`` -> ``"−8/+11 %"``, ``(0.06, 0.06)`` ->
     ``"± 6 %"``; missing -> ``"± ?"``."""
     if _missing(down) or _missing(up):
         return "± ?"
     if _pct(down) == _pct(up):
         return f"± {_pct(up)} %"
-    return f"−{_pct(down)} %/+{_pct(up)} %"
+    return f"−{_pct(down)}/+{_pct(up)} %"
 
 
 def usd_band(value, low, high, origin: str = "", per: str = "/M") -> str:
-    """A price with its band, the one way a band is written beside a number: ``$0.37/M −8 %/+11 %``,
+    """A price with its band, the one way a band is written beside a number: ``$0.37/M −8/+11 %``,
     ``$0.37/M ± 6 %``, ``$0.36/M (measured)``, ``$0.36/M ± ?``."""
     return f"{usd(value, per)} {band(value, low, high, origin)}"
 

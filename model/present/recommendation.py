@@ -69,7 +69,7 @@ class Choice:
 
     @property
     def text(self) -> str:
-        """``$0.37/M −8 %/+11 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a
+        """``$0.37/M −8/+11 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a
         price, or capacity whose band moves no node), or ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's band
         spans a node boundary."""
         if self.kind != "series":
@@ -119,14 +119,14 @@ class Recommendation:
     @property
     def winner(self) -> str | None:
         """What the recommendation names: the cheapest option at the volume when no other is about the same (within
-        the capacity's ± or :data:`model.core.volume.NEAR_TIE`), else the cheapest series when the data settle it;
-        None when they do not, or when a series in view that reaches the interactivity you need has no rate (its
+        the capacity's ± or :data:`model.core.volume.NEAR_TIE`), else the cheapest series when the data settle it
+        (or the only one priced); None when they do not, or no range can say whether they do, or when a series in view that reaches the interactivity you need has no rate (its
         break-even rates are the answer: :attr:`unpriced`) or is clamped there within reach of the cheapest."""
         if any(u["reaches"] for u in self.unpriced) or self.held:
             return None
         if self.options:
             return self.options[0].name if self.options_settled is not False else None
-        if self.series and self.settled is not False:
+        if len(self.series) == 1 or (self.series and self.settled is True):
             return self.series[0].name
         return None
 
@@ -171,8 +171,8 @@ def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
     if len(series) == 1:
         return None, (series[0].name,)
     best = series[0]
-    if not best.banded or not series[1].banded:
-        return None, (best.name,)
+    if not best.banded or not series[1].banded:     # no range: every priced series could be the cheapest
+        return None, tuple(c.name for c in series)
     tied = [c.name for c in series if c is best or (c.banded and c.low <= best.high)]
     return len(tied) == 1, tuple(tied)
 
@@ -211,7 +211,11 @@ def _fleet(fleet: FleetAnswer | None, name: str | None) -> dict | None:
     out = {"series": name, "nodes": float(row["nodes"]), "gpus": float(row["gpus"]), "kw": float(row["kw"]),
            "usd_per_month": float(row["usd_per_month"]), "usd_per_gpu_hour": float(row["usd_per_gpu_hour"]),
            "pricing": str(row["pricing"])}
-    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
+    low, high = (float(row.get(k, math.nan)) for k in ("nodes_low", "nodes_high"))
+    within = f" ({low:,.0f} to {high:,.0f} within its capacity's range)" if math.isfinite(low) and \
+        math.isfinite(high) and low != high else ""
+    out.update(nodes_low=low, nodes_high=high)
+    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes{within}, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
                    f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}")
     return out
 
@@ -258,8 +262,12 @@ def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled
                 f"({fmt.usd(second.usd_per_mtok - best.usd_per_mtok)}) lies inside their ranges: {second.name} may "
                 f"cost as little as {fmt.usd(second.low)}, {best.name} as much as {fmt.usd(best.high)}.")
     saving = 1 - best.usd_per_mtok / second.usd_per_mtok
+    if settled is None:              # no range: the data cannot be said to settle it, so no series is named
+        each = "; ".join(f"{c.name} {c.text}" for c in series)
+        return (f"{head}, no series is named cheapest: no range can be estimated to say whether the data settle "
+                f"it. {each} ({best.name} {fmt.percent(saving)} below {second.name} as interpolated).")
     text = f"{head}, {best.name} is cheapest at {best.text}, {fmt.percent(saving)} below {second.name} ({second.text})"
-    text += "; their ranges do not overlap" if settled else "; no range can be estimated to say whether the data settle it"
+    text += "; their ranges do not overlap"
     from model.present.answers import changes_of
 
     crossings = changes_of(crossed.analysis)
@@ -294,7 +302,7 @@ def _tied_sentence(options: list[Choice], demand: str, volume) -> str:
         text = f"{o.name} {o.text} effective, ${o.usd_per_month:,.0f} a month"
         if o.kind != "api" and math.isfinite(o.nodes):
             text += f" ({fmt.count(int(o.nodes), 'node')}"
-            if o.nodes_span is not None and o.nodes_span[0] != o.nodes_span[1]:
+            if o.nodes_span is not None and all(map(math.isfinite, o.nodes_span)) and o.nodes_span[0] != o.nodes_span[1]:
                 text += f"; {int(o.nodes_span[0]):,} to {int(o.nodes_span[1]):,} within the capacity's " \
                         f"{fmt.band_pm(*(o.capacity_band or (o.error, o.error)))}: " \
                         f"${o.usd_per_month_span[0]:,.0f} to ${o.usd_per_month_span[1]:,.0f} a month"
@@ -368,9 +376,9 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     fleet = fleet if view.has_demand else None
     owned = next((o for o in options if o.kind == "owned"), None)
     fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
-                    series[0].name if series and settled is not False else None)
+                    series[0].name if series and (settled is True or len(series) == 1) else None)
     sized = _fleet(fleet, fleet_series)
-    if sized is None and settled is False and demand is not None:
+    if sized is None and settled is not True and demand is not None:
         each = [f for name in contenders if (f := _fleet(fleet, name)) is not None]
         if each:
             lines.append(f"Fleet for {demand}: " + "; ".join(f["text"] for f in each) + _PAID)

@@ -32,7 +32,7 @@ from model.core.links import live_url, pinned_url, view_url
 from model.present import figures, fmt
 from model.present.answers import method_errors_text, summary_of, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
-from model.present.bundle import VERIFY_LINE
+from model.present.bundle import VERIFY_LINE, key_headers
 from model.present.recommendation import PLUS_MINUS
 from model.present.report_output import (
     PRINT_WIDTH_PX,
@@ -336,18 +336,18 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
 
 
 def _run_to_run_html(rendered: dict, tables: dict) -> str:
-    """The run-to-run band beside the interpolation ±, each named (when a point in view states an interval)."""
+    """The run-to-run band beside the interpolation range, each named (when a point in view states an interval)."""
     from model.core.run_to_run import RULE
 
     if RUN_TO_RUN_TABLE not in rendered:
         return ""
     esc = html.escape
-    return (f"<h3>{esc(RUN_TO_RUN_TABLE)}</h3><p class=caption>Two bands, each named: the interpolation ± above (how "
+    return (f"<h3>{esc(RUN_TO_RUN_TABLE)}</h3><p class=caption>Two bands, each named: the interpolation range above (how "
             "far the method can be off between measured points) and the run-to-run band here (how far the measured "
             f"throughput moved between repeated runs). {esc(RULE[:1].upper() + RULE[1:])}. A point of one run has no "
             "run-to-run band (\"one run, no interval\"); an interval that disagrees with its own mean ± t·se is "
             "flagged and not used.</p>"
-            + html_table(rendered[RUN_TO_RUN_TABLE][0], "run-to-run", tables[RUN_TO_RUN_TABLE][1]))
+            + _table(rendered, tables, RUN_TO_RUN_TABLE, "run-to-run"))
 
 
 def _extra_sections(extras: ReportExtras | None) -> list[ReportSection]:
@@ -390,12 +390,11 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
           assumptions, link, notes, version, made_at, width, rates_text, errors_text="", marked=None,
           live=None) -> str:
     esc = html.escape
-    iso_shown, _ = rendered["Cost at matched interactivity"]
     parts = [
         f"<header><h1>{esc(title)}</h1><p class=muted>Prepared {made_at:%Y-%m-%d %H:%M} UTC with Cost Frontier "
         f"{esc(version)} · <a href=\"{esc(link, quote=True)}\">reopen this view</a></p></header>",
-        "<section id=recommendation class=first>" + "".join(f"<p class=lead>{esc(line)}</p>" for line in first)
-        + "</section>",
+        "<section id=recommendation class=first>"
+        + "".join(f"<p class=lead data-line={i}>{esc(line)}</p>" for i, line in enumerate(first)) + "</section>",
         "<section id=answer><h2>The answer</h2><p class=answer>" + esc(paragraph)
         + (f" Priced at {esc(rates_text)}; every assumption and the source of every rate are listed at the end."
            if rates_text else "")
@@ -413,15 +412,15 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "a frontier's end, shown but never priced or ranked), out of reach, zero throughput, or missing (no row or no "
         "rate). "
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
-        + html_table(iso_shown, "iso", tables["Cost at matched interactivity"][1], grouped=True)
+        + _table(rendered, tables, "Cost at matched interactivity", "iso", grouped=True)
         + (f"<h3>{esc(CALIBRATION_TABLE)}</h3><p class=caption>Every measured point of this store's frontiers with "
            "a neighbour on each side, left out in turn and predicted from the rest: how many lay inside the range "
            "built without them (the target: 9 in 10), and how far that range reached below and above the value.</p>"
-           + html_table(rendered[CALIBRATION_TABLE][0], "calibration", tables[CALIBRATION_TABLE][1])
+           + _table(rendered, tables, CALIBRATION_TABLE, "calibration")
            if CALIBRATION_TABLE in rendered else "")
         + _run_to_run_html(rendered, tables) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
-        + html_table(rendered["Crossovers"][0], "crossovers", tables["Crossovers"][1]) + _caps_html(rendered, tables)
+        + _table(rendered, tables, "Crossovers", "crossovers") + _caps_html(rendered, tables)
         + "</section>",
         "<section id=frontier-section><h2>Frontier</h2>" + chart_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
@@ -435,8 +434,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         for j, figure in enumerate(section_charts[i]):
             block.append(chart_html(figure, f"extra-{i}-{j}", width))
         for name in section.tables:
-            block.append(f"<h3>{esc(name)}</h3>"
-                         + html_table(rendered[name][0], f"extra-{file_name(name)}", tables[name][1]))
+            block.append(f"<h3>{esc(name)}</h3>" + _table(rendered, tables, name, f"extra-{file_name(name)}"))
         parts.append("".join(block) + "</section>")
     parts += [
         "<section id=assumptions-section><h2>Assumptions</h2>"
@@ -445,7 +443,7 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         "report uses, with its SHA-256 so a reader can check they hold the same data. Costs at the targets "
         "are measured where a target falls on a frontier point and interpolated between two otherwise (see the "
         "Status column above); measured rows off every frontier are dominated and do not set a price.</p>"
-        + html_table(rendered["Provenance"][0], "provenance", tables["Provenance"][1]) + "</section>",
+        + _table(rendered, tables, "Provenance", "provenance") + "</section>",
         f"<footer><h2>Reopen this view</h2><p><a id=share-link href=\"{esc(link, quote=True)}\">{esc(link)}</a></p>"
         + (f"<p class=muted>The link above opens the data as presented here. On the latest data: <a id=live-link "
            f"href=\"{esc(live, quote=True)}\">{esc(live)}</a></p>" if live and live != link else "") +
@@ -453,6 +451,12 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
         f"<p id=verify-line class=muted>{esc(VERIFY_LINE)}</p></footer>",
     ]
     return "\n".join(parts)
+
+
+def _table(rendered, tables, name: str, table_id: str, grouped: bool = False) -> str:
+    """Table ``name`` as HTML, each number's cell marked with its figure's id (``verify`` reads them back)."""
+    spec = tables[name][1]
+    return html_table(rendered[name][0], table_id, spec, grouped, figures=(name, key_headers(name, spec)))
 
 
 def _caps_html(rendered, tables) -> str:
@@ -464,7 +468,7 @@ def _caps_html(rendered, tables) -> str:
             ", in $ per good million tokens: each TTFT cap with the view's TPOT cap; a load point's throughput counts "
             "only its requests meeting both (points without per-request data keep their summary throughput, as if "
             "every request met the caps). Runner-up: the next cheapest series at the same cap.</p>"
-            + html_table(rendered[CAPS_TABLE][0], "goodput-caps", tables[CAPS_TABLE][1]))
+            + _table(rendered, tables, CAPS_TABLE, "goodput-caps"))
 
 
 #: up to this many crossovers are also written out as sentences above their table

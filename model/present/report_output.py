@@ -27,12 +27,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from model.data.export import safe_csv
+from model.data.export import safe_csv, write_whole
 from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 from model.present.pdf import print_in_parts
 
-__all__ = ["Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "chart",
+__all__ = ["Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
@@ -157,13 +157,33 @@ def table_frames(frame: pd.DataFrame, spec: list[tuple[str, str, str]]) -> tuple
     return shown, rounded
 
 
-def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]], grouped: bool = False) -> str:
-    """An HTML table of the shown text; ``grouped`` rules a line where the first column's value changes."""
+def row_labels(shown: pd.DataFrame, key_headers: list[str]) -> list[str]:
+    """Each row of a shown table (:func:`table_frames`) by the text of its key columns, ``" | "``-joined; rows alike
+    in them numbered in order (``#2``): how a figure of a table is named (:func:`model.present.bundle.table_figures`)
+    and marked in the HTML (:func:`html_table`)."""
+    seen: dict[str, int] = {}
+    out = []
+    for values in zip(*(shown[h].astype(str) for h in key_headers)) if key_headers else ((),) * len(shown):
+        key = " | ".join(values)
+        seen[key] = seen.get(key, 0) + 1
+        out.append(key if seen[key] == 1 else f"{key} #{seen[key]}")
+    return out
+
+
+def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]], grouped: bool = False,
+               figures: tuple[str, list[str]] | None = None) -> str:
+    """An HTML table of the shown text; ``grouped`` rules a line where the first column's value changes.
+    ``figures``: (the table's name, its key columns' headers): each number's cell carries its figure's id
+    (``data-figure="TABLE | ROW | HEADER"``, :func:`row_labels`), which ``verify`` reads back."""
     numeric = [k not in ("text",) for _, _, k in spec]
     head = "".join(f"<th{' class=num' if n else ''}>{html.escape(str(h))}</th>" for h, n in zip(shown.columns, numeric))
+    labels = row_labels(shown, figures[1]) if figures else [None] * len(shown)
     rows, previous = [], None
-    for values in shown.itertuples(index=False):
-        cells = "".join(f"<td{' class=num' if n else ''}>{html.escape(str(v))}</td>" for v, n in zip(values, numeric))
+    for values, label in zip(shown.itertuples(index=False), labels):
+        cells = "".join(
+            f"<td{' class=num' if n else ''}"
+            + (f' data-figure="{html.escape(f"{figures[0]} | {label} | {h}", quote=True)}"' if n and figures else "")
+            + f">{html.escape(str(v))}</td>" for v, n, h in zip(values, numeric, shown.columns))
         group = grouped and previous is not None and values[0] != previous
         previous = values[0]
         rows.append(f"<tr class=group>{cells}</tr>" if group else f"<tr>{cells}</tr>")
@@ -315,9 +335,7 @@ def _print(page_html: str, target: Path, chromium: str, timeout_s: float) -> Pat
             _print_one(part_html, printed, Path(tmp), chromium, timeout_s, deadline)
 
         printed = print_in_parts(page_html, Path(tmp), one)
-        partial = target.with_name(f".{target.name}.partial")
-        shutil.copyfile(printed, partial)
-        os.replace(partial, target)
+        write_whole(target, printed.read_bytes())
     return target
 
 

@@ -118,7 +118,7 @@ CAPS_SPEC = [("At interactivity [tok/s/user]", "interactivity", "x"), ("TTFT cap
 
 
 def _error_text(row) -> str:
-    """The band column of the report's iso table: ``± 6 %``, ``−8 %/+11 %``, ``exact (measured)``, ``not
+    """The band column of the report's iso table: ``± 6 %``, ``−8/+11 %``, ``exact (measured)``, ``not
     estimated (too few points in the store to test)`` or ``—``."""
     if row["status"] not in PRICED:
         return "—"

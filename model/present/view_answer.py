@@ -227,7 +227,8 @@ def _run_to_run(view: View, inputs: Inputs, done):
 def _mix(view: View, inputs: Inputs, done):
     from model.present.mix_answer import mix_of
 
-    return mix_of(view, done["fleet"]) if view.request_mix and view.has_demand else None
+    return mix_of(view, done["fleet"], bands=steps.bands_at_x(done["cost"])) \
+        if view.request_mix and view.has_demand else None
 
 
 def _demand_parts(view: View) -> tuple[str, ...]:
@@ -263,7 +264,7 @@ STEPS: tuple[Step, ...] = (
     Step("overview", _always("rows"), lambda view, inputs, done: steps.overview_of(done["rows"].rows),
          columns=("run_date",)),
     Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",)),
-    Step("mix", lambda view: ("fleet",) if view.request_mix and view.has_demand else (), _mix),
+    Step("mix", lambda view: ("fleet", "cost") if view.request_mix and view.has_demand else (), _mix),
     Step("run_to_run", lambda view: ("cost", *(("fleet", "rates") if view.has_demand or view.has_budget else ())),
          _run_to_run, columns=("source_file", "source_line"), reads=("intervals",)),
 )
