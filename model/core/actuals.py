@@ -115,14 +115,13 @@ def input_denominator(row) -> tuple[str | None, float]:
     - ``None`` (tokens NaN) when the row cannot say: no split, a zero cost or rate, no prompt tokens.
 
     Two input $/M are compared only when their kinds agree."""
-    def value(key):
-        v = row.get(key)
-        return float(v) if _ok(v) else math.nan
-
-    cost, rate, prompt = value("input_usd"), value("usd_per_m_input"), value("input_tokens")
-    if not (cost > 0 and rate > 0 and prompt > 0):
+    cost, rate, prompt = row.get("input_usd"), row.get("usd_per_m_input"), row.get("input_tokens")
+    try:        # once per row of a year of windows: plain comparisons (NaN compares False; a text raises)
+        if not (0 < cost < math.inf and 0 < rate < math.inf and 0 < prompt < math.inf):
+            return None, math.nan
+    except TypeError:
         return None, math.nan
-    tokens = cost / rate * 1e6
+    tokens = float(cost) / float(rate) * 1e6
     if abs(tokens - prompt) <= max(DENOMINATOR_TOLERANCE * prompt, 0.5):
         return "delivered", tokens
     return ("computed" if tokens < prompt else "more"), tokens
