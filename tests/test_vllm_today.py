@@ -158,3 +158,16 @@ def test_a_log_with_a_prefix_and_colours_reads_the_same(db_path, tmp_path):
     [(_, first)] = _blocks()[:1]
     assert row["tokens_per_second_per_gpu"] == first["Output token throughput (tok/s)"]
     assert row["interactivity"] == pytest.approx(1000 / first["Median TPOT (ms)"])
+
+
+def test_the_data_formats_page_lists_every_format_with_an_example():
+    """docs/reference/data-formats.md names every format the importers read (benchmarks and actuals) in a table row
+    and shows each one going in (an example's output names the format); tests/test_docs.py runs those examples."""
+    from model.data import importers
+    from model.data.importers import bill_csv, opencost, opencost_saturation
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "data-formats.md").read_text(encoding="utf-8")
+    formats = [f.name for f in importers.REGISTRY] + [*opencost.FORMATS, opencost_saturation.FORMAT, bill_csv.FORMAT]
+    for name in formats:
+        assert f"| `{name}`" in page or f"`{name}`" in page, name
+        assert f"({name}, source #" in page, f"no example of {name}"
