@@ -55,7 +55,7 @@ from ui.lru import CACHE, trim_if_grown
 from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options",
-           "presets", "inputs", "export_csv", "answer_of", "comparison", "actuals", "resolved_on", "per_view",
+           "presets", "inputs", "export_csv", "answer_of", "comparison", "actuals", "intervals", "resolved_on", "per_view",
            "sources", "published_checks_of", "user", "page_name",
            "read_only", "clear"]
 
@@ -277,6 +277,26 @@ def actuals(ver: tuple) -> pd.DataFrame:
     from model.data.actuals import actuals_frame
 
     return CACHE.get_or_make(("actuals", ver, db_path()), lambda: actuals_frame(cursor()))
+
+
+def intervals(ver: tuple) -> pd.DataFrame:
+    """The stored run-to-run intervals (:func:`model.data.intervals.load_intervals`) of snapshot ``ver``, each with
+    its source's file name and the point's line, flagged ones first (shared, read-only)."""
+    from model.data.intervals import load_intervals
+
+    def make() -> pd.DataFrame:
+        cur = cursor()
+        frame = load_intervals(cur)
+        if frame.empty:
+            return frame
+        lines = cur.execute("SELECT p.point_id, s.file_name, p.source_line FROM points p JOIN sources s "
+                            "USING (source_id) WHERE p.point_id IN (SELECT point_id FROM point_intervals)").df()
+        frame = frame.merge(lines, on="point_id", how="left")
+        order = frame["status"].map({"differs": 0, "not checked": 1, "one run, no interval": 2}).fillna(3)
+        return frame.assign(_order=order).sort_values(["_order", "file_name", "metric"], kind="stable") \
+            .drop(columns="_order").reset_index(drop=True)
+
+    return CACHE.get_or_make(("intervals", ver, db_path()), make)
 
 
 def export_csv(state: View, ver: tuple) -> str:

@@ -23,6 +23,7 @@ from model.core.cost_profiles import points_with_profiles, rates_with_profiles
 from model.core.frontier import fit_frontiers, series_labels, throughput_column
 from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
+from model.core.interactivity import by_definition
 from model.core.iso import METHODS, break_even_rates, iso_table
 from model.core.leave_one_out import leave_one_out_methods
 from model.core.notes import Note, noted
@@ -202,10 +203,12 @@ class Overview:
 
 
 def good_of(view: View, rows: pd.DataFrame, samples) -> Good:
-    """The rows before pricing: throughput times each point's good fraction when the view sets goodput caps."""
+    """The rows before pricing: interactivity by the view's definition (:func:`model.core.interactivity.by_definition`:
+    TPOT or ITL), throughput times each point's good fraction when the view sets goodput caps."""
+    defined, said = by_definition(rows, view.interactivity_from)
     caps = caps_from_text(view.goodput) if view.goodput else None
-    out, notes = apply_goodput(rows, samples, caps)
-    return Good(out, caps, noted("goodput", notes))
+    out, notes = apply_goodput(defined, samples, caps)
+    return Good(out, caps, (*noted("rows", said), *noted("goodput", notes)))
 
 
 def priced(view: View, rows: pd.DataFrame) -> Priced:

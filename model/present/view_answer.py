@@ -168,9 +168,12 @@ def _cloud(view: View, inputs: Inputs, done) -> Analysis:
 
 
 def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    from model.core.run_to_run import frontier_bands, point_bands
+
     rows = done["rows"]
     spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
-    return steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
+    table = steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
+    return frontier_bands(table, point_bands(inputs.intervals, view.basis))   # each point's run-to-run band
 
 
 def _history(view: View, inputs: Inputs, done) -> History:
@@ -244,6 +247,18 @@ def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
     return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
 
 
+def _run_to_run(view: View, inputs: Inputs, done):
+    from model.present.run_to_run_answer import run_to_run_of
+
+    cost, fleet = done["cost"], done.get("fleet")
+
+    def sized_again(capacity: pd.DataFrame):
+        return fleet_of(view, capacity, cost.interactivity_needed, inputs.presets, done["rates"])
+
+    return run_to_run_of(view, inputs.intervals, cost.analysis.frontier, cost.iso_error, fleet,
+                         sized_again if fleet is not None else None)
+
+
 def _mix(view: View, inputs: Inputs, done):
     from model.present.mix_answer import mix_of
 
@@ -272,7 +287,8 @@ STEPS: tuple[Step, ...] = (
          lambda view, inputs, done: steps.crossed_of(view, done["crossings"], done["cost"]), key=_fields("all_curves")),
     Step("cloud", _always("rows", "fit", "pricing"), _cloud, columns=_CLOUD, key=_fields()),
     Step("frontier_table", _always("rows", "pricing"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
-                                                                             "pp", "concurrency"), key=_fields()),
+                                                                             "pp", "concurrency"),
+         reads=("intervals",), key=_fields()),
     Step("history", _always("rows", "cost"), _history, columns=_CONFIGURATIONS),
     Step("profiles", _always("cost"), _profiles),
     Step("capacity", _always("rows", "cost"), _capacity, columns=_CAPACITY),
@@ -288,6 +304,8 @@ STEPS: tuple[Step, ...] = (
          columns=("run_date",), key=_fields()),
     Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",), key=_fields()),
     Step("mix", lambda view: ("fleet", "cost") if view.request_mix and view.has_demand else (), _mix),
+    Step("run_to_run", lambda view: ("cost", *(("fleet", "rates") if view.has_demand or view.has_budget else ())),
+         _run_to_run, columns=("source_file", "source_line"), reads=("intervals",)),
 )
 BY_STEP = {s.name: s for s in STEPS}
 #: every part an answer can hold
@@ -352,6 +370,7 @@ class Answer:
     overview: Overview
     provenance: pd.DataFrame                # every source whose rows or rates the view uses
     mix: Any                                # model.core.mix.MixAnswer, or None: the view holds no request mix
+    run_to_run: Any                         # model.present.run_to_run_answer.RunToRun: the run-to-run band, named
     computed: tuple[str, ...] = ()          # the steps this answer's build ran (not kept or handed in)
 
     @property
