@@ -269,6 +269,10 @@ def pytest_configure(config):
         scratch = tempfile.mkdtemp(prefix="costfrontier-default-db-")
         atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         os.environ["COSTFRONTIER_DB"] = str(Path(scratch) / "default.duckdb")
+    # what commands keep of a store between runs (model.data.memo) goes to this test process's own folder
+    kept = tempfile.mkdtemp(prefix="costfrontier-kept-")
+    atexit.register(shutil.rmtree, kept, ignore_errors=True)
+    os.environ["COSTFRONTIER_CACHE_DIR"] = kept
 
 
 @pytest.hookimpl(trylast=True)         # after the test's fixtures are torn down (its tabs given back)

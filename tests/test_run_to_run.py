@@ -245,3 +245,23 @@ def test_a_bundle_of_a_report_with_run_to_run_verifies(multirun_db, tmp_path):
     assert "Run-to-run" in next(bundle.glob("*.html")).read_text(encoding="utf-8")
     checked = cli(db, "verify", bundle)
     assert checked.code == 0 and "verified" in checked.out, checked.out + checked.err
+
+
+def test_a_view_without_intervals_says_what_band_at_says_of_every_cell(sample_db):
+    """Issue 48: a store with no interval takes a shortcut (no point read one by one); each cell says what reading
+    the points one by one says (the oracle: frontier_bands with no band, then band_at per cell)."""
+    import pandas as pd
+
+    from model.core.run_to_run import band_at, frontier_bands
+    from model.core.view import View
+    from model.data.store import connect
+    from model.present.view_answer import answer_of_view
+
+    with connect(sample_db, read_only=True) as con:
+        answer = answer_of_view(con, View(targets=(5.0, 11.88, 30.0, 100.85, 120.0)), ("run_to_run", "cost"))
+    shown = answer.run_to_run.iso
+    points = frontier_bands(answer.cost.analysis.frontier, pd.DataFrame(columns=["point_id", "low", "high", "source"]))
+    for row in shown.to_dict("records"):
+        low, high, said = band_at(points, row["series"], row["interactivity"])
+        assert row["run_to_run_from"] == said and pd.isna(row["run_to_run_low"]) and pd.isna(low)
+    assert set(shown["run_to_run_from"]) >= {"none: no interval stated (one run)", "beyond the frontier's measured points"}

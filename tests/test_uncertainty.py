@@ -506,3 +506,25 @@ def test_report_shows_each_range_and_marks_crossings_like_the_cli(sample_db, tmp
     linear = cross["interpolation_error"]["by_method"]["linear"]
     assert f"off by {fmt.percent(linear['usd_median'], 1)} at the median point" in html
     assert "How often the range held" in html
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10 ** 6), st.sampled_from(["linear", "monotone"]))
+def test_every_cell_at_once_is_each_curve_alone(seed, method):
+    """The iso table's ranges, read for every cell at once over the packed curves, are band_of's, one curve at a
+    time (the oracle), at knots, between them and past the ends."""
+    rng = np.random.default_rng(seed)
+    curves = {}
+    for name in "abcde":
+        x = np.sort(rng.choice(np.arange(5, 120), rng.integers(1, 9), replace=False)).astype(float)
+        curves[name] = _curve(name, x, np.sort(0.2 + rng.random(len(x)) * 3))
+    u = uncertainty(curves, method, calibration_of_curves(_wiggly_store(seed=seed % 89)))
+    targets = np.unique(np.r_[rng.uniform(1, 130, 6), curves["a"].x[:2]])
+    iso = iso_with_error(iso_table(curves, targets, method), curves, u)
+    for row in iso.to_dict("records"):
+        if row["status"] not in ("measured", "interpolated"):
+            assert np.isnan(row["usd_per_mtok_low"]) and row["error_from"] == ""
+            continue
+        low, high = u.band(curves[row["series"]], [row["interactivity"]])
+        assert row["usd_per_mtok_low"] == pytest.approx(low[0], rel=1e-9)
+        assert row["usd_per_mtok_high"] == pytest.approx(high[0], rel=1e-9)

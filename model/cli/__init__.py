@@ -62,6 +62,13 @@ _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "expor
              "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify"}
 
 
+def json_args(parser) -> None:
+    """``--json`` (one line, compact: at 900 series it is megabytes) and ``--indent N`` (for a person reading it)."""
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON, on one line")
+    parser.add_argument("--indent", type=int, default=None, metavar="N",
+                        help="with --json: indent N spaces per level (default: one compact line)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="costfrontier", description=__doc__.split("\n")[0])
     parser.add_argument("--db", help="database file (default: $COSTFRONTIER_DB or data/costfrontier.duckdb)")
@@ -86,13 +93,13 @@ def _parser() -> argparse.ArgumentParser:
         fleet_args(q)
         if name == "iso":      # the recommendation weighs owning, renting and the API at a monthly volume
             volume_args(q, with_fleet=False)
-        q.add_argument("--json", action="store_true")
+        json_args(q)
 
     hist = sub.add_parser("history", help="each series' $/M at --at X run date by run date: that date's runs alone "
                                           "and the best so far")
     selection_args(hist)
     view_args(hist)
-    hist.add_argument("--json", action="store_true")
+    json_args(hist)
 
     capacity.add_parsers(sub)
 
@@ -181,6 +188,7 @@ def _main(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     writes = args.command in WRITES or (args.command == "tco" and getattr(args, "save", False)) \
         or (args.command == "actual" and not args.list)
     db = Path(args.db or default_db_path())
+    args.store = db                     # where a command keeps what a data version fits (model.data.memo)
     if args.command == "tco" and not writes and not args.list and not db.exists():
         # a build-up needs no data: price it against the built-in presets, creating no database
         return _run(args, empty_store())

@@ -10,7 +10,7 @@ import pandas as pd
 from model.cli.options import records, view_from_args
 from model.core.notes import Note
 
-__all__ = ["run", "answer_of_args", "link_notes", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
+__all__ = ["run", "answer_of_args", "kept", "dumps", "link_notes", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
 
 #: what ``history --json`` rows carry (model.core.history.HISTORY_COLUMNS)
 HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok",
@@ -42,7 +42,22 @@ def answer_of_args(args, con, parts=None):
 
     state, notices = view_from_args(args, con)
     return answer_of_view(con, state, parts, notes=[*link_notes(notices), *pinned_notes(con, state),
-                                                    *_unusual_rates(state, con)])
+                                                    *_unusual_rates(state, con)], memo=kept(args))
+
+
+def dumps(args, payload) -> str:
+    """``payload`` as JSON: one compact line, or indented as ``--indent N`` asks."""
+    indent = getattr(args, "indent", None)
+    return json.dumps(payload, indent=indent) if indent else json.dumps(payload, separators=(",", ":"))
+
+
+def kept(args):
+    """What this command keeps of the store's data version between runs (:func:`model.data.memo.disk_memo`), or
+    None (no store path, caching off)."""
+    from model.data.memo import disk_memo
+
+    store = getattr(args, "store", None)
+    return disk_memo(store) if store is not None else None
 
 
 def pinned_notes(con, state) -> list[Note]:
@@ -88,7 +103,7 @@ def _history(args, answer) -> int:
     if args.json:
         payload = _payload(args, answer, frame[HISTORY_JSON_COLUMNS])
         payload["notes"] = notes
-        print(json.dumps(payload, indent=2))
+        print(dumps(args, payload))
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -148,7 +163,7 @@ def run(args, con) -> int:
             payload["envelope"] = {"changes": records(result.envelope.changes),
                                    "segments": records(result.envelope.segments)}
             payload["goodput_caps"] = records(answer.goodput_caps)   # the cheapest as the TTFT cap moves
-        print(json.dumps(payload, indent=2))
+        print(dumps(args, payload))
         return 0
     notes = list(answer.notes) if args.command != "crossover" else \
         list(dict.fromkeys([*answer.notes, *result.notes]))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["STATUSES", "METRIC_OF_BASIS", "RULE", "DEFAULT_CONFIDENCE", "half_unit", "check", "point_bands",
+__all__ = ["STATUSES", "METRIC_OF_BASIS", "RULE", "DEFAULT_CONFIDENCE", "half_unit", "check", "point_bands", "bands_by_series",
            "band_at", "usd_band", "combine", "frontier_bands", "Interval"]
 
 #: what an interval's check says: used, flagged (not used), or there is none
@@ -171,26 +171,47 @@ def band_at(frontier: pd.DataFrame, series: str, x: float) -> tuple[float, float
     """The relative run-to-run band of ``series``' throughput at interactivity ``x`` (``frontier``: with the columns
     of :func:`frontier_bands`): a frontier point's own at its x, else the wider end of the two bracketing points on
     each side; (NaN, NaN, why) when a bracketing point has none or ``x`` is off the frontier."""
-    part = frontier[frontier["series"] == series].sort_values("interactivity")
-    if part.empty or not _finite(x):
-        return math.nan, math.nan, "no frontier point"
-    xs = part["interactivity"].to_numpy(dtype=float)
-    at = np.flatnonzero(np.isclose(xs, x, rtol=1e-9, atol=0.0))
-    if at.size:
-        ends = part.iloc[[at[0]]]
-    else:
-        right = int(np.searchsorted(xs, x))
-        if right == 0 or right == len(xs):
-            return math.nan, math.nan, "beyond the frontier's measured points"
-        ends = part.iloc[[right - 1, right]]
-    lows, highs = ends["run_to_run_low"].to_numpy(dtype=float), ends["run_to_run_high"].to_numpy(dtype=float)
-    if not (np.isfinite(lows).all() and np.isfinite(highs).all()):
-        why = [str(s) for s, lo in zip(ends["run_to_run_from"], lows) if not np.isfinite(lo)]
-        return math.nan, math.nan, "none: " + "; ".join(dict.fromkeys(why))
-    said = "; ".join(dict.fromkeys(str(s) for s in ends["run_to_run_from"]))
-    if len(ends) == 2:
-        said = f"the wider of the two bracketing points ({said})"
-    return float(lows.min()), float(highs.max()), said
+    return bands_by_series(frontier).get(series, _NO_POINT)(x)
+
+
+def _NO_POINT(x: float) -> tuple[float, float, str]:
+    return math.nan, math.nan, "no frontier point"
+
+
+def bands_by_series(frontier: pd.DataFrame) -> dict:
+    """Each series' :func:`band_at` as a function of x, its points sorted once (an iso table reads it per cell)."""
+    out = {}
+    for series, part in frontier.groupby("series", sort=False) if not frontier.empty else ():
+        part = part.sort_values("interactivity")
+        out[series] = _reader(part["interactivity"].to_numpy(dtype=float),
+                              part["run_to_run_low"].to_numpy(dtype=float),
+                              part["run_to_run_high"].to_numpy(dtype=float),
+                              [str(s) for s in part["run_to_run_from"]])
+    return out
+
+
+def _reader(xs: np.ndarray, lows: np.ndarray, highs: np.ndarray, froms: list[str]):
+    def at(x: float) -> tuple[float, float, str]:
+        if not _finite(x):
+            return math.nan, math.nan, "no frontier point"
+        hit = np.flatnonzero(np.isclose(xs, x, rtol=1e-9, atol=0.0))
+        if hit.size:
+            ends = [int(hit[0])]
+        else:
+            right = int(np.searchsorted(xs, x))
+            if right == 0 or right == len(xs):
+                return math.nan, math.nan, "beyond the frontier's measured points"
+            ends = [right - 1, right]
+        lo, hi = lows[ends], highs[ends]
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+            why = [froms[i] for i, v in zip(ends, lo) if not np.isfinite(v)]
+            return math.nan, math.nan, "none: " + "; ".join(dict.fromkeys(why))
+        said = "; ".join(dict.fromkeys(froms[i] for i in ends))
+        if len(ends) == 2:
+            said = f"the wider of the two bracketing points ({said})"
+        return float(lo.min()), float(hi.max()), said
+
+    return at
 
 
 def usd_band(usd: float, low: float, high: float) -> tuple[float, float]:

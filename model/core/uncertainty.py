@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.frontier import DEFAULT_SERIES_KEYS, fit_frontiers
-from model.core.iso import METHODS, CostCurve, check_method, cost_within
+from model.core.iso import METHODS, CostCurve, PackedCurves, check_method, cost_within
 from model.core.leave_one_out import better_method, error_summary, leave_one_out, leave_one_out_methods
 from model.core.status import PRICED
 
@@ -289,17 +289,23 @@ class Uncertainty:
 def band_of(curve: CostCurve, x, method: str, q: float) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) [$/M] of ``curve``'s value by ``method`` at each x with quantile ``q`` (module docstring): the
     value itself at a measured point, NaN outside the curve's reach or without a quantile."""
-    x = np.atleast_1d(np.asarray(x, dtype=float))
+    _, low, high = valued_band(curve, np.atleast_1d(np.asarray(x, dtype=float)), method, q)
+    return low, high
+
+
+def valued_band(curve: CostCurve, x: np.ndarray, method: str, q: float) -> tuple[np.ndarray, ...]:
+    """(value, low, high) [$/M] of ``curve`` by ``method`` at each x (:func:`band_of`), the value read once."""
     v = cost_within(curve, x, method)
     if len(curve.x) == 1:
-        return v.copy(), v.copy()
+        return v, v.copy(), v.copy()
     o = cost_within(curve, x, other_method(method))
-    j = np.clip(np.searchsorted(curve.x, x, side="right") - 1, 0, len(curve.x) - 2)
+    right = np.searchsorted(curve.x, x, side="right")
+    j = np.clip(right - 1, 0, len(curve.x) - 2)
     g = scale(x, curve.x[j], curve.x[j + 1], curve.usd_per_mtok[j], curve.usd_per_mtok[j + 1])
     low, high = _ends(v, o, q * g if np.isfinite(q) else np.full(x.shape, np.nan))
-    at_knot = np.isin(x, curve.x)
+    at_knot = (right > 0) & (curve.x[np.maximum(right - 1, 0)] == x)
     low, high = np.where(at_knot, v, low), np.where(at_knot, v, high)
-    return np.where(np.isfinite(v), low, np.nan), np.where(np.isfinite(v), high, np.nan)
+    return v, np.where(np.isfinite(v), low, np.nan), np.where(np.isfinite(v), high, np.nan)
 
 
 def uncertainty(curves: dict[str, CostCurve], method: str, calibration: Calibration,
@@ -333,17 +339,30 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
     low, high = np.full(n, np.nan), np.full(n, np.nan)
     origin = np.full(n, "", dtype=object)
     if n and curves:
-        priced = iso["status"].isin(PRICED).to_numpy() & iso["series"].isin(list(curves)).to_numpy()
-        x_all = iso["interactivity"].to_numpy(dtype=float)
-        series_all = iso["series"].to_numpy()
-        for series in pd.unique(series_all[priced]):
-            rows = np.flatnonzero(priced & (series_all == series))
-            lo, hi = errors.band(curves[series], x_all[rows])
-            low[rows], high[rows] = lo, hi
-            measured = (iso["status"].to_numpy()[rows] == "measured")
-            origin[rows] = np.where(measured, "measured", errors.kind(series))
-            none = ~measured & ~np.isfinite(lo)
-            origin[rows[none]] = "none"
+        names = sorted(curves)
+        index = {name: i for i, name in enumerate(names)}
+        owner_all = iso["series"].map(index).to_numpy(dtype=float)
+        priced = iso["status"].isin(PRICED).to_numpy() & np.isfinite(owner_all)
+        rows = np.flatnonzero(priced)
+        owner = owner_all[rows].astype(np.int64)
+        x = iso["interactivity"].to_numpy(dtype=float)[rows]
+        # every cell at once, over the packed curves of both methods (as band_of reads one curve at a time)
+        packed = {m: PackedCurves(curves, m) for m in METHODS}
+        lin = packed["linear"]
+        first, last = lin.start[owner], lin.start[owner] + lin.count[owner] - 1
+        j = np.clip(lin.row(owner, x), first, np.maximum(last - 1, first))
+        nxt = np.minimum(j + 1, last)
+        v = packed[errors.method].cost(packed[errors.method].q_at(owner, x))
+        o = packed[other_method(errors.method)].cost(packed[other_method(errors.method)].q_at(owner, x))
+        g = scale(x, lin.x[j], lin.x[nxt], lin.coef[j, 3], lin.coef[nxt, 3])
+        q = np.array([errors.quantile(name) for name in names])[owner]
+        lo, hi = _ends(v, o, q * g)
+        at_knot = (np.abs(lin.x[j] - x) <= 0) | (np.abs(lin.x[nxt] - x) <= 0) | (nxt == j)
+        lo, hi = np.where(at_knot, v, lo), np.where(at_knot, v, hi)
+        low[rows], high[rows] = lo, hi
+        measured = iso["status"].to_numpy()[rows] == "measured"
+        kinds = np.array([errors.kind(name) for name in names], dtype=object)[owner]
+        origin[rows] = np.where(measured, "measured", np.where(np.isfinite(lo), kinds, "none"))
     value = iso["usd_per_mtok"].to_numpy(dtype=float) if n else np.empty(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         error = np.fmax(1 - low / value, high / value - 1)
@@ -356,12 +375,17 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
     """For every side ``[bounds[i], bounds[i + 1]]`` of the pair a, b: True where the two curves' bands overlap
     everywhere on it (both bands known there). Each side is sampled at ``n`` even points plus both curves' knots
     inside it; every curve and band is evaluated once for all sides."""
+    return _pair_sides(curves, errors, a, b, bounds, method, n)[0]
+
+
+def _pair_sides(curves, errors, a, b, bounds: np.ndarray, method, n=64):
+    """:func:`_sides_unresolved`, and the samples it read: (sides, x, good, unknown) over every side in order."""
     ca, cb = curves[a], curves[b]
     lo, hi = bounds[:-1], bounds[1:]
     out = np.zeros(len(lo), dtype=bool)
     sides = np.flatnonzero(hi > lo)
     if not sides.size:
-        return out
+        return out, np.empty(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     grids = [np.unique(np.r_[np.linspace(s, e, n), ca.x[(ca.x >= s) & (ca.x <= e)], cb.x[(cb.x >= s) & (cb.x <= e)]])
              for s, e in zip(lo[sides], hi[sides])]
     x = np.concatenate(grids)
@@ -371,14 +395,13 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
     out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
         & (np.bincount(side, weights=unknown, minlength=count) == 0) \
         & (np.bincount(side, weights=ok & ~within, minlength=count) == 0)
-    return out
+    return out, x, ok & within, unknown
 
 
 def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, method: str):
     """At each x: both curves priced (ok), a band unknown there, and the two bands overlapping (within)."""
-    va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
-    la, ha = errors.band(ca, x)
-    lb, hb = errors.band(cb, x)
+    va, la, ha = valued_band(ca, x, method, errors.quantile(ca.series))
+    vb, lb, hb = valued_band(cb, x, method, errors.quantile(cb.series))
     ok = np.isfinite(va) & np.isfinite(vb)
     unknown = ok & ~(np.isfinite(la) & np.isfinite(lb))
     tol = 1e-9 * np.fmax(va, vb)
@@ -387,24 +410,29 @@ def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, m
     return ok, unknown, within
 
 
-def _crossing_interval(ca: CostCurve, cb: CostCurve, at: float, lo: float, hi: float, errors: Uncertainty,
-                       method: str, n: int = 200) -> tuple[float, float]:
-    """The interval of interactivity around a crossing at ``at`` where the two curves' bands overlap (where the
-    cheaper of the two may change), within [lo, hi]; NaN where a band is unknown there."""
-    x = np.unique(np.r_[np.linspace(lo, hi, n), at, ca.x[(ca.x >= lo) & (ca.x <= hi)],
-                        cb.x[(cb.x >= lo) & (cb.x <= hi)]])
-    ok, unknown, within = _overlap(ca, cb, x, errors, method)
-    i = int(np.searchsorted(x, at))
-    if unknown[max(i - 1, 0):i + 1].any():
-        return math.nan, math.nan
-    good = ok & within
-    left = i
-    while left > 0 and good[left - 1]:
-        left -= 1
-    right = min(i, len(x) - 1)
-    while right < len(x) - 1 and good[right + 1]:
-        right += 1
-    return float(x[left]), float(x[right])
+def _crossing_intervals(x: np.ndarray, good: np.ndarray, unknown: np.ndarray, at: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """For each crossing at ``at`` of one pair, the interval of interactivity around it where the two curves' bands
+    overlap (where the cheaper of the two may change), read from the samples of its sides (:func:`_pair_sides`: ``x``
+    ascending, whether both bands are known and overlap there, whether one is unknown); NaN where a band is unknown
+    at the crossing."""
+    low, high = np.full(len(at), np.nan), np.full(len(at), np.nan)
+    if not len(x):
+        return low, high
+    starts = np.flatnonzero(good & ~np.r_[False, good[:-1]])      # the runs of samples where the bands overlap
+    ends = np.flatnonzero(good & ~np.r_[good[1:], False])
+    for k, xi in enumerate(at):
+        hits = np.flatnonzero(x == xi)
+        i = int(hits[0]) if hits.size else min(int(np.searchsorted(x, xi)), len(x) - 1)
+        near = slice(max(i - 1, 0), (int(hits[-1]) if hits.size else i) + 2)
+        if unknown[near].any():
+            continue
+        run = int(np.searchsorted(starts, i, side="right")) - 1
+        if good[i] and run >= 0 and ends[run] >= i:
+            low[k], high[k] = x[starts[run]], x[ends[run]]
+        else:
+            low[k] = high[k] = float(xi)
+    return low, high
 
 
 def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty,
@@ -435,12 +463,11 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         xs = at[idx]
         order = np.argsort(xs, kind="stable")
         bounds = np.r_[lo, xs[order], hi]
-        sides = _sides_unresolved(curves, errors, a, b, bounds, method)
+        sides, x, good, unknown = _pair_sides(curves, errors, a, b, bounds, method)
         marks[idx[order]] = sides[:-1] | sides[1:]
         start[idx[order]] = np.where(sides[:-1], bounds[:-2], np.where(sides[1:], bounds[1:-1], np.nan))
         stop[idx[order]] = np.where(sides[1:], bounds[2:], np.where(sides[:-1], bounds[1:-1], np.nan))
-        for i in idx:
-            x_low[i], x_high[i] = _crossing_interval(curves[a], curves[b], at[i], lo, hi, errors, method)
+        x_low[idx], x_high[idx] = _crossing_intervals(x, good, unknown, at[idx])
     return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop,
                              interactivity_low=x_low, interactivity_high=x_high)
 

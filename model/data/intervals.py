@@ -50,12 +50,19 @@ def load_intervals(con, point_ids: Iterable[int] | None = None) -> pd.DataFrame:
     columns) when the store has none."""
     columns = ["source_id", "point_id", *COLUMNS]
     try:
+        if not con.execute("SELECT count(*) FROM point_intervals").fetchone()[0]:
+            return pd.DataFrame(columns=columns)         # none stored: no list of a million ids sent for nothing
         if point_ids is None:
             return con.execute("SELECT * FROM point_intervals ORDER BY point_id, metric").df()
-        ids = np.asarray(pd.array(point_ids, dtype="Int64").dropna(), dtype=np.int64).tolist()
-        if not ids:
+        ids = pd.DataFrame({"point_id": np.asarray(pd.array(point_ids, dtype="Int64").dropna(), dtype=np.int64)})
+        if ids.empty:
             return pd.DataFrame(columns=columns)
-        return con.execute("SELECT * FROM point_intervals WHERE point_id IN (SELECT unnest(?::BIGINT[])) "
-                           "ORDER BY point_id, metric", [ids]).df()
+        cur = con.cursor()          # the ids as a relation of this cursor's own: a join, not a list parameter
+        cur.register("_interval_ids", ids)
+        try:
+            return cur.execute("SELECT * FROM point_intervals WHERE point_id IN (SELECT point_id FROM _interval_ids) "
+                               "ORDER BY point_id, metric").df()
+        finally:
+            cur.unregister("_interval_ids")
     except duckdb.CatalogException:   # an older store, or one without intervals
         return pd.DataFrame(columns=columns)

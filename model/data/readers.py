@@ -84,14 +84,15 @@ def empty_store() -> duckdb.DuckDBPyConnection:
 _OPTIONAL_TABLES = ("cost_profiles", *OPTIONAL_TABLES)   # api_prices: model.data.api_prices
 
 
-def open_snapshot(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
+def open_snapshot(path: str | os.PathLike, verified=None) -> duckdb.DuckDBPyConnection:
     """The database at ``path``, read-only, as one connection whose cursors see its tables.
 
     The file is attached ``READ_ONLY`` to a private in-memory DuckDB (never through DuckDB's
     per-path instance cache, which would hand back an older snapshot at the same path) and each of
     our tables is a view of it. Nothing is written: not the file, not its WAL (a leftover WAL is
     replayed in memory only), not its directory. Raises :class:`StoreError` for a missing,
-    foreign, damaged, unreadable or older-schema file.
+    foreign, damaged, unreadable or older-schema file. ``verified``: how the read of every block is
+    skipped for a file that passed it before (:meth:`model.data.memo.DiskMemo.verified`).
     """
     live = Path(path).absolute()
     if not live.exists():
@@ -114,7 +115,7 @@ def open_snapshot(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
                              f"{str(exc).splitlines()[0]}") from exc
         con.execute("USE snap")
         try:
-            check_or_init(con, True, str(live))
+            check_or_init(con, True, str(live), verified)
         except duckdb.Error as exc:
             raise StoreError(f"{live}: damaged or unreadable, so it was not opened (the file is unchanged): "
                              f"{str(exc).splitlines()[0]}") from exc

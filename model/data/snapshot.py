@@ -318,8 +318,11 @@ def run_command(path: str | os.PathLike, writes: bool, fn: Callable[[duckdb.Duck
     if writes:
         refuse_read_only("this command, which writes,")
         return write(path, fn)
+    from model.data.memo import disk_memo
+
+    memo = disk_memo(path)
     try:
-        con = open_snapshot(path)
+        con = open_snapshot(path, memo.verified if memo is not None else None)
     except StoreNeedsMigration:
         if read_only_mode():
             raise

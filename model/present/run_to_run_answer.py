@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
-from model.core.run_to_run import RULE, band_at, frontier_bands, point_bands, usd_band
+from model.core.run_to_run import RULE, bands_by_series, frontier_bands, point_bands, usd_band
 
 __all__ = ["RunToRun", "run_to_run_of", "run_to_run_lines", "ISO_COLUMNS", "FLEET_COLUMNS"]
 
@@ -52,6 +53,9 @@ def run_to_run_of(view, intervals: pd.DataFrame | None, frontier: pd.DataFrame, 
     priced frontier points, ``iso`` the iso table, ``fleet`` the fleet part (None: none) and ``sized_again(capacity)``
     the fleet sized on another capacity table (the fleet step with that capacity)."""
     bands = point_bands(intervals, view.basis)
+    if bands.empty:                  # no interval stored for any row in view: nothing to read point by point
+        points, table = _none(frontier, iso)
+        return RunToRun(points, table, _fleet_band(fleet, points, sized_again), False)
     points = frontier_bands(frontier, bands)
     notes = []
     statuses = bands["status"].value_counts() if not bands.empty else pd.Series(dtype=int)
@@ -61,8 +65,9 @@ def run_to_run_of(view, intervals: pd.DataFrame | None, frontier: pd.DataFrame, 
     if statuses.get("one run, no interval", 0):
         notes.append(f"{statuses['one run, no interval']} point(s) of one successful run: one run, no interval")
     rows = []
+    readers = bands_by_series(points)
     for row in iso.to_dict("records") if not iso.empty else []:
-        low, high, said = band_at(points, row["series"], row["interactivity"]) if not points.empty else \
+        low, high, said = readers[row["series"]](row["interactivity"]) if row["series"] in readers else \
             (math.nan, math.nan, "no frontier point")
         usd_low, usd_high = usd_band(row.get("usd_per_mtok"), low, high)
         rows.append({"series": row["series"], "interactivity": row["interactivity"], "run_to_run_low": usd_low,
@@ -70,6 +75,25 @@ def run_to_run_of(view, intervals: pd.DataFrame | None, frontier: pd.DataFrame, 
     table = pd.DataFrame(rows, columns=["series", "interactivity", *ISO_COLUMNS])
     return RunToRun(points, table, _fleet_band(fleet, points, sized_again), bool(bands["low"].notna().any())
                     if not bands.empty else False, notes=tuple(notes))
+
+
+def _none(frontier: pd.DataFrame, iso: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The points and cells of a view whose rows state no interval, each saying why it has none (what
+    :func:`model.core.run_to_run.band_at` says of each, read from each series' reach at once)."""
+    said = "no interval stated (one run)"
+    points = frontier.assign(run_to_run_low=np.nan, run_to_run_high=np.nan, run_to_run_from=said)
+    if iso.empty:
+        return points, pd.DataFrame(columns=["series", "interactivity", *ISO_COLUMNS])
+    x = iso["interactivity"].to_numpy(dtype=float)
+    reach = frontier.groupby("series")["interactivity"].agg(["min", "max"]) if not frontier.empty else None
+    lo = iso["series"].map(reach["min"]).to_numpy(dtype=float) if reach is not None else np.full(len(iso), np.nan)
+    hi = iso["series"].map(reach["max"]).to_numpy(dtype=float) if reach is not None else np.full(len(iso), np.nan)
+    on = np.isclose(x, lo, rtol=1e-9, atol=0.0) | np.isclose(x, hi, rtol=1e-9, atol=0.0) | ((x > lo) & (x < hi))
+    why = np.where(np.isnan(lo) | ~np.isfinite(x), "no frontier point",
+                   np.where(on, f"none: {said}", "beyond the frontier's measured points"))
+    table = pd.DataFrame({"series": iso["series"].to_numpy(), "interactivity": x, "run_to_run_low": np.nan,
+                          "run_to_run_high": np.nan, "run_to_run_from": why})
+    return points, table
 
 
 def _fleet_band(fleet, points: pd.DataFrame, sized_again) -> pd.DataFrame | None:

@@ -43,6 +43,7 @@ from model.core.sla import TTFT_PERCENTILES
 from model.core.status import capacity_status, option_status
 from model.core.view import View
 from model.core.view_fields import FIELDS, FIT, RATE
+from model.data.calibration import load_calibration
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.data.store import shared_strings
 from model.present import answer_steps as steps
@@ -447,12 +448,19 @@ def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None, *,
                   computed=tuple(computed))
 
 
-def answer_of_view(con, view: View, parts: Iterable[str] | None, *, notes: Iterable[str] = ()) -> Answer:
+def answer_of_view(con, view: View, parts: Iterable[str] | None, *, notes: Iterable[str] = (),
+                   memo=None) -> Answer:
     """The answer of ``view`` read from the store ``con`` for ``parts`` (what the caller renders; None: every part,
     the history's fits per run date included): its workload set (:func:`model.data.inputs.with_workload`), what
-    its parts read (:func:`reading`) loaded once, then :func:`build_answer`. The CLI's and the tests' way."""
+    its parts read (:func:`reading`) loaded once, then :func:`build_answer`. The CLI's and the tests' way.
+    ``memo``: what a command keeps between runs (:class:`model.data.memo.DiskMemo`): the data version's calibration
+    and the view's fit are read from it when kept, and kept when made."""
     view = with_workload(con, view)
-    return build_answer(view, load_inputs(con, reading(view, parts)), parts, notes=notes)
+    read = reading(view, parts)
+    calibration = memo.kept(("calibration", read.version), lambda: load_calibration(con, read.version)) \
+        if memo is not None and "calibration" in read.reads else None
+    return build_answer(view, load_inputs(con, read, calibration=calibration), parts, notes=notes,
+                        memo=memo.within(read) if memo is not None else None)
 
 
 def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
