@@ -38,6 +38,7 @@ from model.core.uncertainty import (  # noqa: E402
 )
 from model.core.view import View  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
+from model.data.presets import load_presets  # noqa: E402
 from model.data.store import connect, load_points  # noqa: E402
 
 HARDWARE = ["H100", "H200", "B200", "B300", "GB200", "GB300", "MI300X", "MI325X", "MI355X"]
@@ -118,7 +119,7 @@ def main() -> None:
         t_query, points = timed(lambda: load_points(con), repeat=2)
         scenario = View(by=("hardware", "framework", "precision", "spec_decoding", "model", "isl", "osl"))
         t_front, frontier = timed(lambda: frontiers_for(points, scenario.by, "total"))
-        t_price, result = timed(lambda: analyse(points, scenario, frontier=frontier, crossovers="auto"))
+        t_price, result = timed(lambda: analyse(points, scenario, load_presets(), frontier=frontier, crossovers="auto"))
         print(f"query all rows to pandas: {t_query:.2f} s")
         print(f"frontier of {len(result.curves)} series ({len(frontier):,} frontier points): {t_front:.3f} s")
         print(f"price + iso table ({len(result.iso):,} cells) + envelope ({len(result.envelope.changes):,} changes) "

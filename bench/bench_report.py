@@ -33,11 +33,11 @@ import plotly.graph_objects as go  # noqa: E402
 from bench_core import make_rows, timed  # noqa: E402
 
 from model.core.analysis import analyse  # noqa: E402
-from model.core.cost import load_presets  # noqa: E402
 from model.core.links import pinned_url  # noqa: E402
 from model.core.view import View  # noqa: E402
 from model.data.bundle import write_folder  # noqa: E402
 from model.data.ingest import ingest_file  # noqa: E402
+from model.data.presets import load_presets  # noqa: E402
 from model.data.samples import load_samples  # noqa: E402
 from model.data.store import connect, load_points, stored_rates  # noqa: E402
 from model.data.versions import version_digest  # noqa: E402

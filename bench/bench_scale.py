@@ -109,6 +109,7 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
     from model.core.crossings import crossovers
     from model.core.view import View
     from model.data.inputs import analysis_columns
+    from model.data.presets import load_presets
     from model.data.store import connect, load_points
 
     con = connect(Path(db), read_only=True)
@@ -125,17 +126,18 @@ def phase_analyse(db: str, by: str, repeat: int) -> dict:
     # what iso and crossover load: the columns their analysis reads (model.data.inputs.analysis_columns)
     out["load_projected"], _ = best(lambda: load_points(con, columns=analysis_columns(View(by=keys))), repeat)
     scenario = View(by=keys, targets=(10.0, 20.0, 50.0))
+    presets = load_presets()
     out["frontier"], frontier = best(lambda: frontiers_for(points, keys, "total"), repeat)
-    out["iso"], result = best(lambda: analyse(points, scenario, frontier=frontier, crossovers="none"), repeat)
+    out["iso"], result = best(lambda: analyse(points, scenario, presets, frontier=frontier, crossovers="none"), repeat)
     names = sorted(result.curves)
     out["series"], out["frontier_points"], out["rows"] = len(names), len(frontier), len(points)
     baseline = names[len(names) // 2]
     with_base = scenario.model_copy(update={"baseline": baseline})
-    out["crossover"], cross = best(lambda: analyse(points, with_base, frontier=frontier, crossovers="auto"), repeat)
+    out["crossover"], cross = best(lambda: analyse(points, with_base, presets, frontier=frontier, crossovers="auto"), repeat)
     out["crossover_pairs"], out["crossings"] = cross.crossover_pairs, len(cross.crossovers)
     out["envelope_changes"] = len(cross.envelope.changes)
     selected = tuple(names[:: max(1, len(names) // 20)][:20])
-    out["pairs20"], twenty = best(lambda: analyse(points, scenario, frontier=frontier, crossovers="pairs",
+    out["pairs20"], twenty = best(lambda: analyse(points, scenario, presets, frontier=frontier, crossovers="pairs",
                                                   selected=selected), repeat)
     out["pairs20_crossings"] = len(twenty.crossovers)
     pairs = [(a, b) for i, a in enumerate(selected) for b in selected[i + 1:]]
@@ -200,6 +202,7 @@ _READ_WRITE = """
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
+from model.data.presets import load_presets  # noqa: E402
 from model.core.view import View
 from model.data.inputs import analysis_columns
 from model.data.ingest import ingest_file

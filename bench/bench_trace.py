@@ -9,8 +9,8 @@ Azure/AzurePublicDataset's ``TIMESTAMP,ContextTokens,GeneratedTokens``. The big 
 ``timestamp,input_tokens,output_tokens`` with times in seconds (about 19 bytes a request: 200 MB is about 10.8 M
 requests, the issue's 220 MB was 11.3 M), written once to the temporary folder and reused. Each reader runs in a
 fresh Python process that reports its own peak resident memory: the streaming reader
-(:func:`model.core.trace.read_trace_file`), the same with the request mix bucketed by length as the GPU mix page and
-``mix --trace`` read it (:func:`model.core.mix.trace_and_mix`: one pass more), and, as the same-run baseline, the
+(:func:`model.data.trace_files.read_trace_file`), the same with the request mix bucketed by length as the GPU mix page and
+``mix --trace`` read it (:func:`model.data.trace_files.trace_and_mix`: one pass more), and, as the same-run baseline, the
 reader they replaced (the whole file read by pandas as text, then converted: the code of
 ``model.core.trace.read_trace`` before issue 38, and of the mix's ``read_requests`` before the GPU mix page),
 beside a process that imports the same modules and reads nothing.
@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from model.core.demand import demand  # noqa: E402
 from model.core.fleet import fleet_over_time, size_for_demand  # noqa: E402
-from model.core.trace import read_trace  # noqa: E402
 from model.core.volume import cheaper_where, owned_cost, rented_cost  # noqa: E402
+from model.data.trace_files import read_trace  # noqa: E402
 
 
 def _trace(requests: int, days: float, seed: int = 7) -> bytes:
@@ -53,10 +53,10 @@ def _trace(requests: int, days: float, seed: int = 7) -> bytes:
 ROOT = Path(__file__).resolve().parent.parent
 #: what each child process runs on the big trace (argv[1]: its path); it prints its time and peak memory as JSON
 _CHILD = {
-    "idle": "import duckdb; import model.core.trace as t",
-    "streaming": "import model.core.trace as t; tr = t.read_trace_file(path, 'big.csv'); "
+    "idle": "import duckdb; import model.data.trace_files as t",
+    "streaming": "import model.data.trace_files as t; tr = t.read_trace_file(path, 'big.csv'); "
                  "out.update(requests=tr.requests, inline_chars=len(tr.to_text()), reference_chars=len(tr.reference))",
-    "bucketed streaming (GPU mix)": "import model.core.mix as m; tr, mix = m.trace_and_mix(path, 'big.csv'); "
+    "bucketed streaming (GPU mix)": "import model.data.trace_files as m; tr, mix = m.trace_and_mix(path, 'big.csv'); "
                                     "out.update(requests=tr.requests, buckets=len(mix.buckets))",
     "whole file (before)": "import numpy as np, pandas as pd; "
                            "f = pd.read_csv(path, dtype=str, skipinitialspace=True); "

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from model.core.analysis import analyse
-from model.core.cost import load_presets, resolve_rates
+from model.core.cost import resolve_rates
 from model.core.view import View, reconcile
 from model.data.ingest import ingest_file
+from model.data.presets import load_presets
 from model.data.preview import dry_run, for_form
 from model.data.store import load_points
 from model.present import fmt
@@ -32,7 +33,7 @@ from model.present.answers import (
 def mtp(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
     # linear reproduces the published InferenceX tables (the default, "auto", picks monotone on this data)
-    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0), method="linear"))
+    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0), method="linear"), load_presets())
 
 
 def test_people_formats():
@@ -77,7 +78,7 @@ def test_break_even_answer_is_a_number(mtp):
                               f"{fmt.usd(1.95 * mi / b200, '/GPU-hour')} (now $1.95/GPU-hour).")
     # priced at the break-even rate, B200 costs exactly what MI355X costs there
     repriced = analyse(mtp.points, View(by=("hardware",), targets=(55.0,), rates=(("B200", answer["rate"]),),
-                                        method="linear"))
+                                        method="linear"), load_presets())
     costs = repriced.iso.set_index("series")["usd_per_mtok"]
     assert costs["B200"] == pytest.approx(costs["MI355X"])
 
@@ -90,7 +91,7 @@ def test_break_even_out_of_reach_says_why(mtp):
 
 
 def test_iso_pivot_is_people_ready(mtp):
-    analysis = analyse(mtp.points, View(by=("hardware",), targets=(24.0, 55.0, 200.0), baseline="MI355X"))
+    analysis = analyse(mtp.points, View(by=("hardware",), targets=(24.0, 55.0, 200.0), baseline="MI355X"), load_presets())
     costs, ratios = iso_pivot(analysis.iso)
     assert list(costs.columns) == ["24.0 tok/s/user", "55.0 tok/s/user", "200.0 tok/s/user"]
     assert costs.loc["MI355X", "55.0 tok/s/user"] == "$0.45/M"      # published oracle (InferenceX)
@@ -190,7 +191,7 @@ def test_money_keeps_two_significant_digits_below_ten_cents():
 
 def test_a_tenth_of_a_cent_per_gpu_hour_is_never_level_at_zero(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
-    result = analyse(points, View(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))))
+    result = analyse(points, View(by=("hardware",), rates=(("B200", 0.001), ("MI355X", 0.001))), load_presets())
     at = cheapest_at(result.curves, 55.0)
     text = headline(at, result.crossovers, 55.0)
     best, second = at["usd_per_mtok"].iloc[0], at["usd_per_mtok"].iloc[1]

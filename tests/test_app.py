@@ -65,10 +65,11 @@ def test_every_page_runs(app, page, samples):
 def _analysis(db: str, where: dict, **scenario):
     from model.core.analysis import analyse
     from model.core.view import View
+    from model.data.presets import load_presets
     from model.data.store import load_points
 
     with reading(db) as con:
-        return analyse(load_points(con, where), View(**{"method": "linear", **scenario}))   # the published method
+        return analyse(load_points(con, where), View(**{"method": "linear", **scenario}), load_presets())   # the published method
 
 
 def _unescape(text: str) -> str:

@@ -16,6 +16,7 @@ import pytest
 from model.core.analysis import analyse
 from model.core.view import View
 from model.data.ingest import IngestError, ingest_file
+from model.data.presets import load_presets
 from model.data.snapshot import StoreBusy, write
 from model.data.store import connect, load_points, remove_source
 from tests import test_deploy
@@ -65,7 +66,7 @@ def test_readers_see_all_or_nothing_while_one_file_goes_in_and_another_is_refuse
                 assert len(points) - in_frame == samples
                 assert int((points["source_file"] == bad.name).sum()) == 0 and refused == 0
                 if i % 2 == 0:  # half the readers also run the whole analysis, as the dashboard does
-                    result = analyse(points, View())
+                    result = analyse(points, View(), load_presets())
                     assert not result.frontier.empty
                 with lock:
                     seen.append((sql_at, "sql", in_sql))

@@ -19,10 +19,10 @@ import pytest
 from model.cli import main
 from model.core.dated import is_old, old_words, read_on_of
 from model.core.hardware import canonical_hardware
-from model.core.tco import onprem_default_dates, reference_values
 from model.core.view import View
 from model.data.importers.base import IngestError
 from model.data.ingest import ingest_file
+from model.data.presets import onprem_default_dates, reference_values
 from model.data.store import connect, stored_rates
 from model.present.assumptions import assumptions_of
 from model.present.report import report_parts

@@ -23,8 +23,9 @@ from model.core.demand import SECONDS_PER_MONTH, demand, follow, load_of
 from model.core.fleet import fleet_over_time, size_for_demand
 from model.core.shape import PRESETS, curve_of
 from model.core.tco import HOURS_PER_MONTH
-from model.core.trace import Trace, TraceError, read_trace
+from model.core.trace import Trace, TraceError
 from model.core.volume import owned_cost, rented_cost
+from model.data.trace_files import read_trace
 from model.present.fleet_answer import load_sentence, workload_notes
 
 #: one series: 2.4 req/s a node (the bundled Wafer MI355X knee at TTFT p95 <= 5 s), 20,000 in + 1,000 out

@@ -22,6 +22,7 @@ from model.core.analysis import analyse, prepare
 from model.core.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
 from model.core.view import View
 from model.data.ingest import ingest_file
+from model.data.presets import load_presets
 from model.data.store import connect, list_sources, load_points
 from tests.conftest import ROOT
 
@@ -92,8 +93,8 @@ def test_unknown_mode_is_refused(rows):
 
 def test_analysis_prices_the_chosen_normalisation_and_says_so(rows):
     rate = (("GB200", 3.0), ("H200", 2.0))
-    share = analyse(rows, View(by=("hardware",), basis="output", disagg="share", rates=rate), crossovers="none")
-    per_role = analyse(rows, View(by=("hardware",), basis="output", rates=rate), crossovers="none")
+    share = analyse(rows, View(by=("hardware",), basis="output", disagg="share", rates=rate), load_presets(), crossovers="none")
+    per_role = analyse(rows, View(by=("hardware",), basis="output", rates=rate), load_presets(), crossovers="none")
     assert any("3 disaggregated rows" in n and "token share" in n for n in share.notes)
     assert any("per decode GPU, as stated" in n for n in per_role.notes)
     gb200 = share.frontier[share.frontier["series"] == "GB200 · disagg"]
@@ -176,6 +177,6 @@ def test_a_frontier_cached_under_another_mode_is_never_reused(rows):
     assert View(basis="input", disagg="share").frontier_key() != View(basis="input").frontier_key()
     fitted = frontiers_for(rows, ("hardware",), "input", disagg="share")
     got = analyse(rows, View(by=("hardware",), basis="input", disagg="share",
-                                 rates=(("GB200", 3.0), ("H200", 2.0))), frontier=fitted, crossovers="none")
+                                 rates=(("GB200", 3.0), ("H200", 2.0))), load_presets(), frontier=fitted, crossovers="none")
     gb200 = got.frontier[got.frontier["series"] == "GB200 · disagg"]
     assert sorted(gb200["tokens_per_second_per_gpu"]) == pytest.approx([4706.3, 7200.0])   # share, not 9,412.6

@@ -21,9 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from model.core.cost import load_presets
-from model.core.tco import onprem_defaults
 from model.core.view import View
+from model.data.presets import load_presets, onprem_defaults
 from model.present.fmt import usd
 from tests.test_app_report import money
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle, docs_picture

@@ -18,6 +18,7 @@ from model.core.crossings import crossovers
 from model.core.envelope import Envelope, lower_envelope
 from model.core.iso import CostCurve, cost_within
 from model.core.view import View
+from model.data.presets import load_presets
 from tests import strategies as S
 from tests.crossover_oracle import crossovers_per_pair_loop
 
@@ -239,29 +240,29 @@ def _sweep_points(n_series: int) -> pd.DataFrame:
 def test_analyse_computes_only_what_is_asked():
     points = _sweep_points(3)
     scenario = View(by=("hardware", "framework", "model"))
-    none = analyse(points, scenario, crossovers="none")
+    none = analyse(points, scenario, load_presets(), crossovers="none")
     assert none.envelope is None and none.crossovers.empty and none.crossover_pairs == "none"
     assert not none.iso.empty
-    env = analyse(points, scenario, crossovers="envelope")
+    env = analyse(points, scenario, load_presets(), crossovers="envelope")
     assert env.envelope is not None and not env.envelope.segments.empty and env.crossovers.empty
-    every = analyse(points, scenario, crossovers="auto")       # 3 series <= ALL_PAIRS_LIMIT: every pair
+    every = analyse(points, scenario, load_presets(), crossovers="auto")       # 3 series <= ALL_PAIRS_LIMIT: every pair
     assert every.crossover_pairs == "all"
-    assert every.crossovers.equals(analyse(points, scenario, crossovers="all").crossovers)
+    assert every.crossovers.equals(analyse(points, scenario, load_presets(), crossovers="all").crossovers)
     with pytest.raises(ValueError, match="crossovers must be one of"):
-        analyse(points, scenario, crossovers="some")
+        analyse(points, scenario, load_presets(), crossovers="some")
 
 
 def test_many_series_cross_the_baseline_or_the_selection_only():
     points = _sweep_points(ALL_PAIRS_LIMIT + 2)
-    names = sorted(analyse(points, View(by=("hardware", "framework")), crossovers="none").curves)
+    names = sorted(analyse(points, View(by=("hardware", "framework")), load_presets(), crossovers="none").curves)
     base = View(by=("hardware", "framework"), baseline=names[0])
-    result = analyse(points, base, crossovers="auto")
+    result = analyse(points, base, load_presets(), crossovers="auto")
     assert result.crossover_pairs == "baseline"
     pairs = set(zip(result.crossovers["series_a"], result.crossovers["series_b"]))
     assert pairs and all(names[0] in pair for pair in pairs)
-    chosen = analyse(points, base, crossovers="auto", selected=(names[3], names[5]))
+    chosen = analyse(points, base, load_presets(), crossovers="auto", selected=(names[3], names[5]))
     assert chosen.crossover_pairs == "selected"
     assert set(zip(chosen.crossovers["series_a"], chosen.crossovers["series_b"])) == {(names[3], names[5])}
-    alone = analyse(points, View(by=("hardware", "framework")), crossovers="auto")
+    alone = analyse(points, View(by=("hardware", "framework")), load_presets(), crossovers="auto")
     assert alone.crossovers.empty and alone.envelope is not None
     assert any("envelope" in note for note in alone.notes)

@@ -14,6 +14,7 @@ from model.core.analysis import analyse
 from model.core.hardware import hardware_colour
 from model.core.iso import break_even_rates
 from model.core.view import View
+from model.data.presets import load_presets
 from model.data.store import load_points
 from model.present.figures import (
     X_TITLE,
@@ -30,7 +31,7 @@ from model.present.figures import (
 def mtp(sample_con):
     points = load_points(sample_con, {"spec_decoding": ["mtp"], "model": ["GLM-5"]})
     # linear, the published InferenceX crossing at 89.4 tok/s/user (the default, "auto", picks monotone here)
-    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0), method="linear"), with_points=True)
+    return analyse(points, View(by=("hardware",), targets=(24.0, 55.0), method="linear"), load_presets(), with_points=True)
 
 
 def _kinds(fig):

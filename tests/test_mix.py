@@ -18,24 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from model.core.mix import (
-    MATCH_FACTOR,
-    MixError,
-    MixLimits,
-    cheapest_mix,
-    distance_factor,
-    long_buckets,
-    match_buckets,
-    mix_of_requests,
-    mix_of_rows,
-    mix_of_trace,
-    parse_edges,
-    parse_mix,
-    trace_and_mix,
-)
+from model.core.mix import MATCH_FACTOR, MixLimits, cheapest_mix, distance_factor, long_buckets, match_buckets
 from model.core.mix_solve import single_type, solve_mix
+from model.core.request_mix import MixError, mix_of_requests, mix_of_rows, parse_edges, parse_mix
 from model.core.tco import HOURS_PER_MONTH
 from model.core.trace import Requests
+from model.data.trace_files import mix_of_trace, trace_and_mix
 
 # ------------------------------------------------------------------------------------------ the oracle
 

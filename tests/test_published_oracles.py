@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 
 from model.core.analysis import analyse
-from model.core.cost import load_presets, resolve_rates, usd_per_mtok
+from model.core.cost import resolve_rates, usd_per_mtok
 from model.core.view import View
+from model.data.presets import load_presets
 from model.data.store import load_points
 from tests.conftest import ROOT
 
@@ -47,7 +48,7 @@ def test_every_published_row_cost_within_one_cent(glm5):
 def test_iso_tables_reproduced_with_linear_method(glm5, spec):
     table = ISO[ISO["spec_decode"] == spec]
     scenario = View(by=("hardware",), method="linear", targets=tuple(table["tok_s_user"]), baseline="MI355X")
-    result = analyse(glm5[glm5["spec_decoding"] == spec], scenario)
+    result = analyse(glm5[glm5["spec_decoding"] == spec], scenario, load_presets())
     iso = result.iso.set_index(["series", "interactivity"])
     for row in table.itertuples():
         b200 = iso.loc[("B200", float(row.tok_s_user))]
@@ -59,7 +60,7 @@ def test_iso_tables_reproduced_with_linear_method(glm5, spec):
 
 def test_mi355x_mtp_frontier_is_the_lower_envelope_of_tp4_and_tp8(glm5):
     # published: "For MI355X with MTP the frontier is the lower envelope of its TP=4 and TP=8 recipes"
-    result = analyse(glm5[glm5["spec_decoding"] == "mtp"], View(by=("hardware",)))
+    result = analyse(glm5[glm5["spec_decoding"] == "mtp"], View(by=("hardware",)), load_presets())
     mi = result.frontier[result.frontier["series"] == "MI355X"]
     assert set(mi["tp"]) == {4, 8}
     assert mi["interactivity"].max() == pytest.approx(90.43)   # the TP=8, conc 4 point
@@ -67,7 +68,7 @@ def test_mi355x_mtp_frontier_is_the_lower_envelope_of_tp4_and_tp8(glm5):
 
 def test_mtp_b200_becomes_cheaper_again_near_90(glm5):
     # published finding: with MTP, B200 overtakes MI355X again around 90 tok/s/user (ratio 0.98 at 90)
-    result = analyse(glm5[glm5["spec_decoding"] == "mtp"], View(by=("hardware",)))
+    result = analyse(glm5[glm5["spec_decoding"] == "mtp"], View(by=("hardware",)), load_presets())
     cross = result.crossovers
     assert len(cross) == 1
     row = cross.iloc[0]
@@ -75,5 +76,5 @@ def test_mtp_b200_becomes_cheaper_again_near_90(glm5):
     assert row["cheaper_below"] == "MI355X" and row["cheaper_above"] == "B200"
     # cost at the crossing equals both curves' value there
     iso = analyse(glm5[glm5["spec_decoding"] == "mtp"],
-                  View(by=("hardware",), targets=(float(row["interactivity"]),))).iso
+                  View(by=("hardware",), targets=(float(row["interactivity"]),)), load_presets()).iso
     assert iso["usd_per_mtok"].to_numpy() == pytest.approx([row["usd_per_mtok"]] * 2, rel=1e-9)

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 
 from model.cli import main
 from model.core.analysis import analyse
-from model.core.cost import load_presets
 from model.core.cost_profiles import (
     CostProfile,
     breakdown_frame,
@@ -40,16 +39,9 @@ from model.core.cost_profiles import (
     relabel_by_profile,
 )
 from model.core.sensitivity import break_even
-from model.core.tco import (
-    OnPremInputs,
-    TcoInputError,
-    build_up,
-    capital_recovery_factor,
-    onprem_defaults,
-    onprem_inputs,
-    reference_values,
-)
+from model.core.tco import OnPremInputs, TcoInputError, build_up, capital_recovery_factor, onprem_inputs
 from model.core.view import View
+from model.data.presets import load_presets, onprem_defaults, reference_values
 from model.data.profiles import load_profiles, profiles_table, save_profiles
 from model.data.store import connect, load_points
 

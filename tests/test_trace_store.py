@@ -26,12 +26,11 @@ from model.core.trace import (
     Trace,
     TraceError,
     is_reference,
-    read_trace,
-    read_trace_file,
 )
 from model.core.view import View
 from model.data.snapshot import write
 from model.data.store import connect
+from model.data.trace_files import read_trace, read_trace_file
 from model.data.traces import TraceNotStored, load_trace, store_trace, with_stored_trace
 from model.data.versions import list_versions
 from tests.kit import open_page

@@ -28,7 +28,7 @@ from typing import Iterable
 import pandas as pd
 import streamlit as st
 
-from model.core.cost import load_presets, price_sets, tiers
+from model.core.cost import price_sets, tiers
 from model.core.trace import is_reference
 from model.core.uncertainty import Calibration
 from model.core.view import View
@@ -36,6 +36,7 @@ from model.data.calibration import load_calibration
 from model.data.export import safe_csv
 from model.data.identity import identity
 from model.data.inputs import Inputs, load_inputs, with_workload
+from model.data.presets import load_presets
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.snapshot import Snapshot, open_reader
 from model.data.snapshot import write as store_write

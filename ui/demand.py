@@ -1,21 +1,18 @@
 """The demand's shape, drawn alike on the Fleet and the Buy, rent or API pages: a 24-hour curve (a preset or
 typed hourly weights) or an uploaded request trace, and the on-demand fleet's minimum and scale-up step.
 
-An uploaded trace is read streaming from a private copy on disk (:func:`model.core.trace.read_trace_file`) and
+An uploaded trace is read streaming from a private copy on disk (:func:`model.data.trace_files.read_trace_file`) and
 kept in the store (:func:`model.data.traces.store_trace`): the view, and so its link, carries a short reference.
 A read-only deployment writes nothing: there the view holds the trace itself, in this session."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import streamlit as st
 
 from model.core.shape import PRESETS
-from model.core.trace import Trace, TraceError, is_reference, read_trace_file
+from model.core.trace import Trace, TraceError, is_reference
 from model.core.view_fields import KNEE_RULES, TOKEN_BASES
+from model.data.trace_files import private_copy, read_trace_file
 from model.data.traces import load_trace, store_trace
 from model.present.volume_figures import day_figure
 from ui import data, numbers
@@ -54,11 +51,7 @@ def _upload() -> None:
 
 def _read_upload(upload) -> Trace:
     """The uploaded trace, read streaming from a private copy on disk (the upload is copied a block at a time)."""
-    with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:
-        copy = Path(folder) / "trace.csv"
-        upload.seek(0)
-        with open(copy, "wb") as out:
-            shutil.copyfileobj(upload, out, 1 << 20)
+    with private_copy(upload) as copy:
         return read_trace_file(copy, upload.name)
 
 

@@ -1,7 +1,7 @@
 """The GPU mix page's answer and inputs: the mix view's answer (the view widened to every workload of its model), the
 request mix typed as a table, or bucketed from an uploaded request trace, which then also gives the demand.
 
-A trace's request lengths are read streaming from a private copy of the upload (:func:`model.core.mix.trace_and_mix`,
+A trace's request lengths are read streaming from a private copy of the upload (:func:`model.data.trace_files.trace_and_mix`,
 as the Fleet page reads a trace); what the view keeps
 is the buckets (``request_mix``) and the trace's load over time (``trace``, stored as the Fleet page stores it,
 :mod:`ui.demand`), so a link to the page reopens the same mix on the same demand.
@@ -9,25 +9,20 @@ is the buckets (``request_mix``) and the trace's load over time (``trace``, stor
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
-from model.core.mix import (
+from model.core.mix import MixSolveError, mix_view
+from model.core.request_mix import (
     DEFAULT_ISL_EDGES,
     DEFAULT_OSL_EDGES,
     MixError,
-    MixSolveError,
     mix_of_rows,
-    mix_view,
     parse_edges,
     parse_mix,
-    trace_and_mix,
 )
 from model.core.trace import TraceError, is_reference
+from model.data.trace_files import private_copy, trace_and_mix
 from model.data.traces import store_trace
 from model.present.mix_answer import MIX_PARTS
 from ui import data, numbers
@@ -97,11 +92,7 @@ def _bucket() -> None:
     try:
         isl = parse_edges(st.session_state.get("mix_isl_edges", ""), "ISL")
         osl = parse_edges(st.session_state.get("mix_osl_edges", ""), "OSL")
-        with tempfile.TemporaryDirectory(prefix="costfrontier-trace-") as folder:   # read streaming from a copy
-            copy = Path(folder) / "trace.csv"
-            upload.seek(0)
-            with open(copy, "wb") as out:
-                shutil.copyfileobj(upload, out, 1 << 20)
+        with private_copy(upload) as copy:       # read streaming from a copy
             trace, bucketed = trace_and_mix(copy, upload.name, isl, osl)
     except (MixError, TraceError) as exc:
         st.session_state[_TRACE_ERROR] = str(exc)

@@ -9,7 +9,8 @@ from model.core.cost_profiles import breakdown_frame, profiles_frame, profiles_f
 from model.core.dated import old_words
 from model.core.hardware import CANONICAL_HARDWARE
 from model.core.onprem_labels import ONPREM_LABELS
-from model.core.tco import TcoInputError, onprem_default_dates, onprem_defaults
+from model.core.tco import TcoInputError
+from model.data.presets import onprem_default_dates, onprem_defaults
 from model.present import fmt
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from ui import data, frame, tco, widgets

@@ -42,7 +42,7 @@ BUCKET_COLUMNS = ["label", "isl", "osl", "share", "peak_rps", "measured", "note"
 
 
 def _edges(text: str) -> tuple[int, ...]:
-    from model.core.mix import MixError, parse_edges
+    from model.core.request_mix import MixError, parse_edges
 
     try:
         return parse_edges(text, "the")
@@ -100,9 +100,11 @@ def _state(args, con):
     from pathlib import Path
 
     from model.cli.options import view_from_args
-    from model.core.mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES, mix_view, trace_and_mix
+    from model.core.mix import mix_view
+    from model.core.request_mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES
     from model.core.trace import TraceError
     from model.data.inputs import first_workload
+    from model.data.trace_files import trace_and_mix
 
     state, notices = view_from_args(args, con)
     bucketed, said = None, []
@@ -139,8 +141,8 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import link_notes, pinned_notes
-    from model.core.mix import MixError
     from model.core.notes import of_kind
+    from model.core.request_mix import MixError
     from model.present import fmt
     from model.present.answer_steps import bands_at_x
     from model.present.mix_answer import limits_of, mix_of

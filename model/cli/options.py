@@ -19,6 +19,7 @@ import math
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
+from model.core.view_checks import Uses
 from model.core.view_fields import BY_NAME, FIELDS, FILTER_FIELDS, PROFILE, WHERE, Option, options_of
 
 if TYPE_CHECKING:
@@ -140,6 +141,10 @@ def _given(args, opt: Option) -> bool:
 def _options_given(args) -> tuple[dict, list[str]]:
     """The fields the options given set (``--where`` and ``--profile`` aside), and the given options that
     choose rows (group ``selection``), which a share link's view keeps."""
+    from model.core.value_checks import CHECKS
+    from model.data.trace_files import read_shape_option, read_trace_option
+
+    files = {"trace": read_trace_option, "shape": read_shape_option}
     fields: dict[str, object] = {}
     selection: list[str] = []
     for field in FIELDS:
@@ -152,7 +157,8 @@ def _options_given(args) -> tuple[dict, list[str]]:
             continue
         value = getattr(args, opt.name)
         try:
-            fields[field.name] = opt.read(value) if opt.read else value
+            read = files[opt.file] if opt.file else CHECKS[opt.read.name] if isinstance(opt.read, Uses) else opt.read
+            fields[field.name] = read(value) if read else value
         except ValueError as exc:
             raise UsageError(f"{opt.flags[0]}: {exc}") from None
     return fields, list(dict.fromkeys(selection))

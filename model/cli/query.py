@@ -78,8 +78,9 @@ def _unusual_rates(state, con) -> list:
     (:func:`model.core.plausible.rate_notes`)."""
     if not state.rates:
         return []
-    from model.core.cost import load_presets, resolve_rates
+    from model.core.cost import resolve_rates
     from model.core.plausible import rate_notes
+    from model.data.presets import load_presets
     from model.data.store import stored_rates
 
     presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con, state.data_version)),

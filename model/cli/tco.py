@@ -123,11 +123,11 @@ def _tco(args, con) -> int:
 
     import pandas as pd
 
-    from model.core.cost import load_presets
     from model.core.cost_profiles import CostProfile
     from model.core.dated import old_words
     from model.core.hardware import canonical_hardware
-    from model.core.tco import onprem_default_dates, onprem_defaults, onprem_inputs
+    from model.core.tco import onprem_inputs
+    from model.data.presets import load_presets, onprem_default_dates, onprem_defaults
     from model.data.profiles import profiles_table
     from model.data.store import stored_rates
 

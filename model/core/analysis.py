@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from model.core.capacity import add_blended_throughput
-from model.core.cost import has_price_set, load_presets, resolve_rates, usd_per_mtok
+from model.core.cost import has_price_set, resolve_rates, usd_per_mtok
 from model.core.crossings import CROSSOVER_COLUMNS
 from model.core.crossings import crossovers as _crossovers
 from model.core.envelope import Envelope, lower_envelope
@@ -166,7 +166,7 @@ def prepared_of(points: pd.DataFrame, scenario: View) -> Prepared:
     return Prepared(usable, tuple(notes), not points.empty)
 
 
-def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None = None,
+def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame,
             frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
             selected: tuple[str, ...] | None = None, calibration: Calibration | None = None,
             prepared: Prepared | None = None) -> Analysis:
@@ -187,7 +187,6 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None =
     (``calibration``: :func:`model.core.uncertainty.chosen_method`; without one, the one that fits these curves
     better), and ``Analysis.scenario`` names the method used.
     """
-    presets = load_presets() if presets is None else presets
     hardware = sorted(points["hardware"].dropna().unique()) if not points.empty else []
     rates = resolve_rates(hardware, presets, scenario.price_set, scenario.tier, dict(scenario.rates))
     missing = [hw for hw in hardware if hw not in rates]

@@ -1,4 +1,4 @@
-"""Dollars per million tokens from $/GPU-hour, and the TCO rate presets.
+"""Dollars per million tokens from $/GPU-hour, and the TCO rate presets (read by :mod:`model.data.presets`).
 
 ``usd_per_million_tokens = usd_per_gpu_hour / (3600 * tokens_per_second_per_gpu / 1e6)``
 (SemiAnalysis InferenceX; see ``data/samples/README.md``).
@@ -7,21 +7,15 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from model.core.view_fields import (  # declared with the view's rates
-    MAX_USD_PER_GPU_HOUR,
-    MIN_USD_PER_GPU_HOUR,
-)
+from model.core.limits import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 
 __all__ = [
     "usd_per_mtok",
     "tokens_per_usd",
-    "PRESETS_CSV",
     "DEFAULT_PRICE_SET",
     "DEFAULT_TIER",
     "RateError",
@@ -29,7 +23,6 @@ __all__ = [
     "MIN_USD_PER_GPU_HOUR",
     "RATE_RANGE",
     "usable_rate",
-    "load_presets",
     "price_sets",
     "tiers",
     "preset_rates",
@@ -37,7 +30,6 @@ __all__ = [
     "has_price_set",
 ]
 
-PRESETS_CSV = Path(__file__).resolve().parents[2] / "data" / "samples" / "tco_presets_usd_per_gpu_hr.csv"
 #: the price set and tier the InferenceX GLM-5 tables use
 DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
@@ -80,26 +72,6 @@ def usd_per_mtok(usd_per_gpu_hour, tokens_per_second_per_gpu):
 def tokens_per_usd(usd_per_gpu_hour, tokens_per_second_per_gpu):
     """Tokens bought by one dollar [tok/$]: ``3600 * tok/s/GPU / ($/GPU/h)``."""
     return 1e6 / np.asarray(usd_per_mtok(usd_per_gpu_hour, tokens_per_second_per_gpu))
-
-
-@lru_cache(maxsize=4)
-def _read_presets(path: str) -> pd.DataFrame:
-    frame = pd.read_csv(path, dtype={"as_of": str, "read_on": str})
-    return frame.rename(columns={"gpu": "hardware", "as_of": "price_set", "usd_per_gpu_hr": "usd_per_gpu_hour"})
-
-
-def load_presets(extra: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Built-in presets plus price sets ingested into the store.
-
-    Columns: price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on (the date the
-    rate was read, a ``datetime.date``; NaT when undated: :mod:`model.core.dated`).
-    """
-    frame = _read_presets(str(PRESETS_CSV)).copy()
-    if extra is not None and not extra.empty:
-        frame = pd.concat([frame, extra[frame.columns]], ignore_index=True)
-        frame = frame.drop_duplicates(["price_set", "tier", "hardware"], keep="last")
-    frame["read_on"] = pd.to_datetime(frame["read_on"]).dt.date
-    return frame.reset_index(drop=True)
 
 
 def price_sets(presets: pd.DataFrame) -> list[str]:

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from model.core.limits import MAX_DEMAND_RPS
 from model.core.shape import Curve
 from model.core.tco import HOURS_PER_MONTH, TcoInputError
 from model.core.trace import Trace
-from model.core.view_fields import MAX_DEMAND_RPS
 
 __all__ = ["TOKEN_BASES", "SECONDS_PER_DAY", "SECONDS_PER_MONTH", "Demand", "Load", "demand", "finite_number",
            "tokens_per_request", "load_of", "follow"]

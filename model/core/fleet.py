@@ -290,7 +290,7 @@ def bill_following(sized: pd.DataFrame, on_demand: dict[str, float] | None) -> p
 
 
 def preset_kw_per_gpu(presets: pd.DataFrame, price_set: str) -> dict[str, float]:
-    """{hardware: all-in kW per GPU} of one preset price set (``presets`` as :func:`model.core.cost.load_presets`)."""
+    """{hardware: all-in kW per GPU} of one preset price set (``presets`` as :func:`model.data.presets.load_presets`)."""
     rows = presets[(presets["price_set"] == price_set) & presets["all_in_kw_per_gpu"].notna()]
     return {str(hw): float(kw) for hw, kw in zip(rows["hardware"], rows["all_in_kw_per_gpu"])}
 

@@ -8,8 +8,8 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from model.core.cost import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from model.core.hardware import canonical_hardware
+from model.core.limits import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from model.core.names import MAX_NAME_LENGTH, name_problem
 from model.core.tco import OnPremInputs, TcoBreakdown, TcoInputError, build_up, explain_validation
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,10 +48,7 @@ __all__ = [
     "TcoBreakdown",
     "build_up",
     "onprem_inputs",
-    "REFERENCE_CSV",
-    "reference_values",
-    "onprem_defaults",
-    "onprem_default_dates",
+    "dated_defaults",
     "ONPREM_LABELS",
     "onprem_label",
     "explain_validation",
@@ -307,54 +303,30 @@ ONPREM_FIELDS: tuple[str, ...] = tuple(OnPremInputs.model_fields)
 
 # ------------------------------------------------------------------------------- cited default values
 
-REFERENCE_CSV = Path(__file__).resolve().parents[2] / "data" / "samples" / "tco_reference_values.csv"
-#: build-up inputs that start from a published value in :data:`REFERENCE_CSV` (key -> input name)
+#: build-up inputs that start from a published value in the reference table (key -> input name)
 _REFERENCE_DEFAULTS = {"usd_per_kwh": "usd_per_kwh", "colo_usd_per_kw_month": "colo_usd_per_kw_month",
                        "pue": "pue", "years": "years"}
-
-
-def reference_values() -> pd.DataFrame:
-    """The bundled table of published reference values, with source, URL, note and the date read per row.
-
-    Columns: key, value (NaN where no reliable public value exists), unit, applies_to, what, source,
-    url, note, read_on (a ``datetime.date``; NaT where there is nothing to date: data/samples/README.md, "Dates").
-    """
-    frame = pd.read_csv(REFERENCE_CSV, dtype={"key": str, "applies_to": str, "read_on": str}, keep_default_na=True)
-    frame["read_on"] = pd.to_datetime(frame["read_on"]).dt.date
-    return frame
-
-
-def onprem_defaults(hardware: str, presets: pd.DataFrame | None = None,
-                    price_set: str | None = None) -> dict[str, tuple[float | None, str]]:
-    """Starting values of a build-up for one GPU, each with where it comes from.
-
-    ``kw_per_gpu`` is the preset's all-in kW per GPU (``presets`` as :func:`model.core.cost.load_presets`,
-    newest price set unless ``price_set`` is given); electricity, colocation, PUE and years come from
-    :func:`reference_values`; the server price is ``None`` (no reliable public price) unless the table
-    has one for this hardware.
-
-    Returns
-    -------
-    {input name: (value or None, source text)}; :func:`onprem_default_dates` gives the date each was read.
-    """
-    return {name: (value, source) for name, (value, source, _) in _dated_defaults(hardware, presets, price_set).items()}
-
-
-def onprem_default_dates(hardware: str, presets: pd.DataFrame | None = None,
-                         price_set: str | None = None) -> dict[str, date | None]:
-    """{input name: the date its default was read (None: undated, e.g. years, an assumption)} for the same
-    defaults :func:`onprem_defaults` gives."""
-    return {name: read_on for name, (_, _, read_on) in _dated_defaults(hardware, presets, price_set).items()}
 
 
 def _date(value) -> date | None:
     return value if isinstance(value, date) and not pd.isna(value) else None
 
 
-def _dated_defaults(hardware: str, presets: pd.DataFrame | None,
-                    price_set: str | None) -> dict[str, tuple[float | None, str, date | None]]:
+def dated_defaults(hardware: str, reference: pd.DataFrame, presets: pd.DataFrame | None = None,
+                   price_set: str | None = None) -> dict[str, tuple[float | None, str, date | None]]:
+    """Starting values of a build-up for one GPU, each with where it comes from and the date it was read.
+
+    ``kw_per_gpu`` is the preset's all-in kW per GPU (``presets`` as :func:`model.data.presets.load_presets`,
+    newest price set unless ``price_set`` is given); electricity, colocation, PUE and years come from
+    ``reference`` (:func:`model.data.presets.reference_values`); the server price is ``None`` (no reliable public
+    price) unless the table has one for this hardware.
+
+    Returns
+    -------
+    {input name: (value or None, source text, the date read or None: undated, e.g. years, an assumption)}
+    """
     hardware = canonical_hardware(hardware)
-    ref = reference_values()
+    ref = reference
     out: dict[str, tuple[float | None, str, date | None]] = {}
     for key, name in _REFERENCE_DEFAULTS.items():
         rows = ref[(ref["key"] == key) & ref["applies_to"].isin(["all", hardware])]

@@ -13,6 +13,7 @@ rates, targets, baseline, SLA, weights and disaggregation are the view's own fie
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -21,10 +22,14 @@ from pydantic import (
     ConfigDict,
     ValidationError,
     create_model,
+    field_validator,
     model_validator,
 )
 
+from model.core.cost_profiles import profiles_from_text
 from model.core.names import join_names, split_names, validation_reason
+from model.core.value_checks import CHECKS, merge_profiles
+from model.core.view_checks import Uses
 from model.core.view_codecs import merge_texts, short
 from model.core.view_fields import (
     BY_KEY,
@@ -60,6 +65,24 @@ class _Rules(BaseModel):
                 raise ValueError(f"no cost profile named {short(unknown[0])!r} in this view")
         return self
 
+    @field_validator("plan", check_fields=False)
+    @classmethod
+    def _plan(cls, text: str) -> str:
+        """The plan's link (its form checked by :func:`model.core.view_checks.check_plan`) opens a view that states
+        a volume and names no plan of its own, read without a notice: a value it would ignore is refused here, not
+        dropped from the plan."""
+        if not text:
+            return text
+        plan, notices = View.from_query(parse_qs(urlsplit(text).query, keep_blank_values=True))
+        if notices:
+            raise ValueError(f"the plan's link: {notices[0]}")
+        if plan.plan:
+            raise ValueError("the plan's link names a plan of its own: give the link the proposal was made from")
+        if not plan.has_demand:
+            raise ValueError("the plan's link has no volume (tpm=, tpd=, rps= or a trace): a plan against actual "
+                             "needs the volume the proposal was sized for")
+        return text
+
     # ------------------------------------------------------------------ what the view asks for
     @property
     def has_demand(self) -> bool:
@@ -80,8 +103,6 @@ class _Rules(BaseModel):
 
     def cost_profiles(self) -> list:
         """The view's cost profiles (:class:`model.core.cost_profiles.CostProfile`)."""
-        from model.core.cost_profiles import profiles_from_text
-
         return profiles_from_text(self.profiles)
 
     def replace(self, **changes) -> "View":
@@ -153,6 +174,7 @@ class _Rules(BaseModel):
             key = field.key
             texts = _values(params[key])
             text = max(texts, key=len) if any(len(t) > MAX_VALUE_LENGTH for t in texts) else \
+                merge_profiles(key, texts, notices) if field.codec.merge == "profiles" and len(texts) > 1 else \
                 merge_texts(field.codec, key, texts, notices)
             if len(text) > MAX_VALUE_LENGTH:
                 notices.append(f"ignored link parameter {key!r}: value longer than {MAX_VALUE_LENGTH} characters")
@@ -186,8 +208,8 @@ class _Rules(BaseModel):
 
 
 def _annotated(field) -> Any:
-    checks = ([BeforeValidator(field.before)] if field.before else []) + \
-        ([AfterValidator(field.check)] if field.check else [])
+    check = CHECKS[field.check.name] if isinstance(field.check, Uses) else field.check
+    checks = ([BeforeValidator(field.before)] if field.before else []) + ([AfterValidator(check)] if check else [])
     return Annotated[(field.type, *checks)] if checks else field.type
 
 

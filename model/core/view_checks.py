@@ -1,6 +1,7 @@
-"""The checks of a view's values, and the limits they hold: what :mod:`model.core.view_fields` declares each field
+"""The checks of a view's values, and the bounds they hold: what :mod:`model.core.view_fields` declares each field
 with (``check``, ``before``, an option's ``read``). Each returns the value (normalised) or raises ValueError in the
-product's words. Standard library only, like the declarations (a check that needs more imports it when it runs).
+product's words. Standard library only, like the declarations: a check that needs the analysis modules is
+declared by name (:class:`Uses`) and lives in :mod:`model.core.value_checks`.
 """
 
 from __future__ import annotations
@@ -8,35 +9,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from typing import Callable
+from urllib.parse import urlsplit
 
 from model.core import view_codecs as c
+from model.core.limits import (
+    DIGEST_CHARS,
+    MAX_DEMAND_RPS,
+    MAX_INTERACTIVITY,
+    MAX_USD_PER_GPU_HOUR,
+    MIN_INTERACTIVITY,
+    MIN_KW_PER_GPU,
+    MIN_USD_PER_GPU_HOUR,
+)
 from model.core.names import name_problem
+from model.core.shape import PRESETS, curve_of
 from model.core.view_codecs import short
 
-__all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
-           "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
-           "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
-           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS", "MIN_KW_PER_GPU", "MIN_INTERACTIVITY",
-           "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
-           "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
+__all__ = ["Bounds", "Uses", "one_of", "check_names", "check_rates", "check_targets", "check_as_of", "check_api",
+           "check_api_usd", "check_shape", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
+           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS",
+           "check_digest"]
 
-#: the most a $/GPU-hour may be, set by hand, rented or in a link: the one bound every surface imports
-MAX_USD_PER_GPU_HOUR = 1000.0
-#: the least a $/GPU-hour may be: below it a rate is a slip (a hundredth of a cent an hour), and fleet costs and
-#: break-evens computed from it run to hundreds of digits
-MIN_USD_PER_GPU_HOUR = 1e-4
-#: the most peak demand a fleet is sized for [req/s]: the view's bound, and sizing's (model.core.demand)
-MAX_DEMAND_RPS = 1e9
-#: interactivity is below this [tok/s/user]
-MAX_INTERACTIVITY = 100_000.0
-#: and at least this [tok/s/user]: a hundredth of a token a second is no interactivity anyone needs, and a subnormal
-#: one labels a target with hundreds of digits
-MIN_INTERACTIVITY = 0.01
-#: the least all-in power per GPU [kW] (5 W): below it a fleet's power, and what a power budget buys, are nonsense
-#: (1e-320 kW bought 10^12 nodes a megawatt)
-MIN_KW_PER_GPU = 0.005
-#: hex characters of a data version's digest a pinned link carries (``vd=``, :func:`model.data.versions.version_digest`)
-DIGEST_CHARS = 6
+
+
+@dataclass(frozen=True)
+class Uses:
+    """A check, or an option's read, that needs the analysis modules (numpy, pandas, pydantic): the function
+    :data:`model.core.value_checks.CHECKS` holds under ``name``, bound where the view is built (:mod:`model.core.view`)
+    and where a command's options are read (:mod:`model.cli.options`), so the declarations stay standard library
+    only and ``costfrontier --help`` starts without those modules."""
+
+    name: str
 
 
 def check_names(value: tuple[str, ...]) -> tuple[str, ...]:
@@ -76,15 +79,6 @@ class Bounds:
         return value
 
 
-def check_by(value: tuple[str, ...]) -> tuple[str, ...]:
-    from model.core.frontier import SERIES_KEY_CHOICES
-
-    bad = [k for k in value if k not in SERIES_KEY_CHOICES]
-    if bad:
-        raise ValueError(f"cannot group by {', '.join(bad)}; choose from {', '.join(SERIES_KEY_CHOICES)}")
-    return tuple(dict.fromkeys(value))
-
-
 def check_rates(what: str) -> Callable:
     def check(value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
         for hw, rate in value:
@@ -106,39 +100,6 @@ def check_targets(value: tuple[float, ...]) -> tuple[float, ...]:
             raise ValueError(f"an interactivity target must be at least {MIN_INTERACTIVITY:g} and below "
                              f"{MAX_INTERACTIVITY:.0f} tok/s/user, got {x:g}")
     return tuple(sorted(set(value)))
-
-
-def check_sla(value: str) -> str:
-    from model.core.sla import SLA
-
-    return SLA.from_text(value).to_text() if value else ""
-
-
-def check_goodput(value: str) -> str:
-    from model.core.goodput import check_goodput
-
-    return check_goodput(value)
-
-
-def check_profiles(value: str) -> str:
-    from model.core.cost_profiles import profiles_from_text
-
-    profiles_from_text(value)          # raises TcoInputError (a ValueError) naming what is wrong
-    return value
-
-
-def check_filters(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    from model.core.columns import resolve_column
-
-    out = []
-    for name, text in value:
-        resolved = resolve_column(str(name))
-        if not isinstance(resolved, tuple):
-            raise ValueError(f"{short(name)!r} is not a field rows can be filtered on")
-        if any(ord(ch) < 32 for ch in str(text)) or len(str(text)) > 120:
-            raise ValueError(f"{short(text)!r} is not a value this product stores")
-        out.append((resolved[0], str(text)))
-    return tuple(dict.fromkeys(out))
 
 
 def check_as_of(value):
@@ -176,23 +137,11 @@ RACK_KW_BOUNDS = Bounds(1, 1000, "IT power per rack must be at least 1 and at mo
 
 
 def check_shape(value: str) -> str:
-    from model.core.shape import PRESETS, curve_of
-
     value = value.strip()
     if value.lower().replace(" ", "-").replace("_", "-") in PRESETS:      # "business hours" as people write it
         value = value.lower().replace(" ", "-").replace("_", "-")
     curve_of(value)               # raises ValueError naming what is wrong
     return value
-
-
-def read_shape_option(value: str) -> str:
-    """``--shape``: a preset or weights as typed, or a file of 24 weights (one a line, or comma-separated)."""
-    from pathlib import Path
-
-    if value.strip() in ("flat", "business-hours", "diurnal") or not Path(value).is_file():
-        return value
-    text = Path(value).read_text(encoding="utf-8", errors="replace")
-    return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
 
 
 def check_digest(value: str | None) -> str | None:
@@ -206,64 +155,13 @@ def check_digest(value: str | None) -> str | None:
     return text
 
 
-def check_trace(value: str) -> str:
-    """A trace as a view carries it: inline (``t1;...``, :meth:`model.core.trace.Trace.to_text`) or a stored
-    trace's reference (``s1;`` and 16 hex characters, :mod:`model.data.traces`)."""
-    if value:
-        from model.core.trace import Trace, is_reference
-
-        if not is_reference(value):
-            Trace.from_text(value)
-    return value
-
-
-def check_request_mix(value: str) -> str:
-    """A request mix ``ISL:OSL:SHARE,...`` (:func:`model.core.mix.parse_mix`), written back in its one form."""
-    if not value:
-        return value
-    from model.core.mix import parse_mix
-
-    return parse_mix(value).to_text()
-
-
 def check_plan(value: str) -> str:
-    """The share link a proposal was made from (plan against actual): an http(s) link whose view states a volume
-    and names no plan of its own, read without a notice (a value it would ignore is refused here, not dropped
-    from the plan); written back as typed, spaces around it dropped."""
+    """The share link a proposal was made from (plan against actual): an http(s) link with a query, written back as
+    typed, spaces around it dropped. The view it opens is checked by :class:`model.core.view.View` (``_plan``)."""
     text = (value or "").strip()
     if not text:
         return ""
-    from urllib.parse import parse_qs, urlsplit
-
-    from model.core.view import View
-
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc or not parts.query:
         raise ValueError("the plan is the share link the proposal was made from (http://…/Buy_rent_or_API?…&v=N)")
-    plan, notices = View.from_query(parse_qs(parts.query, keep_blank_values=True))
-    if notices:
-        raise ValueError(f"the plan's link: {notices[0]}")
-    if plan.plan:
-        raise ValueError("the plan's link names a plan of its own: give the link the proposal was made from")
-    if not plan.has_demand:
-        raise ValueError("the plan's link has no volume (tpm=, tpd=, rps= or a trace): a plan against actual needs "
-                         "the volume the proposal was sized for")
     return text
-
-
-def read_trace_option(value: str) -> str:
-    """``--trace FILE``: the file read into the view's compact trace (a ValueError names file, row and field)."""
-    from pathlib import Path
-
-    from model.core.trace import is_reference, read_trace_file
-
-    try:
-        path = Path(value)
-        is_file = path.is_file()
-    except (OSError, ValueError):     # an inline trace is far longer than a file name may be
-        is_file = False
-    if (value.startswith("t1;") or is_reference(value)) and not is_file:     # a trace as a link writes it
-        return value
-    if not is_file:
-        raise ValueError(f"no trace file {value[:80]!r}")
-    return read_trace_file(path, path.name).to_text()

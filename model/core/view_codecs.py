@@ -18,7 +18,7 @@ from model.core.hardware import canonical_hardware
 from model.core.names import decode_name, encode_name, join_names, name_problem, number, split_names
 
 __all__ = ["Codec", "TEXT", "NUMBER", "WHOLE", "FLAG", "DATE", "NAMES", "HARDWARE", "LABELS", "RATES", "PRICES",
-           "TARGETS", "FILTERS", "PROFILES", "short", "hardware_name", "rate_pairs", "merge_texts", "hardware_rates", "series_keys"]
+           "TARGETS", "FILTERS", "PROFILES", "short", "hardware_name", "rate_pairs", "merge_texts", "hardware_rates", "merge"]
 
 
 def short(text: Any, limit: int = 40) -> str:
@@ -112,7 +112,7 @@ FILTERS = Codec(lambda v: join_names([f"{name}={value}" for name, value in v], "
 PROFILES = Codec(str, lambda text: text, merge="profiles")
 
 
-def _merge(key: str, texts: list[str], notices: list[str], read: Callable[[str], Any],
+def merge(key: str, texts: list[str], notices: list[str], read: Callable[[str], Any],
            name_of: Callable[[Any], str], clash: Callable[[Any, Any], str]) -> list:
     """The items every value of a repeated ``key`` holds, in order; a name given twice with different
     contents is refused (both), with the notice ``clash(first, second)``; an unreadable value gets a notice."""
@@ -134,28 +134,17 @@ def _merge(key: str, texts: list[str], notices: list[str], read: Callable[[str],
 
 
 def _merge_rates(key: str, texts: list[str], notices: list[str]) -> str:
-    pairs = _merge(key, texts, notices, rate_pairs, lambda pair: pair[0],
+    pairs = merge(key, texts, notices, rate_pairs, lambda pair: pair[0],
                    lambda a, b: f"ignored the rates for {short(a[0])!r} from the link: given twice, "
                                 f"${a[1]:g} and ${b[1]:g} per GPU-hour")
     return RATES.write(pairs)
 
 
-def _merge_profiles(key: str, texts: list[str], notices: list[str]) -> str:
-    from model.core.cost_profiles import profiles_from_text, profiles_to_text
-
-    profiles = _merge(key, texts, notices, profiles_from_text, lambda p: p.name,
-                      lambda a, _: f"ignored the cost profiles named {short(a.name)!r} from the link: two differ, "
-                                   "and profile names must be unique")
-    return profiles_to_text(profiles)
-
-
 def merge_texts(codec: Codec, key: str, texts: list[str], notices: list[str]) -> str:
     """The one text of ``key`` given ``texts`` (a key repeated in a link): merged as ``codec.merge`` says;
-    a notice for each value refused or ignored."""
+    a notice for each value refused or ignored. Profiles merge in :func:`model.core.value_checks.merge_profiles`."""
     if codec.merge == "rates":
         return _merge_rates(key, texts, notices)
-    if codec.merge == "profiles":
-        return _merge_profiles(key, texts, notices) if len(texts) > 1 else texts[0]
     if len(texts) == 1:
         return texts[0]
     if codec.merge:
@@ -183,17 +172,3 @@ def hardware_rates(items: list[str]) -> tuple[tuple[str, float], ...]:
     """``["B200=1.7", ...]`` (an option given once per GPU) as ((hardware, $/GPU-hour), ...)."""
     return tuple((hardware_name(hw), number(usd, f"a $/GPU-hour for {short(hw)}"))
                  for hw, usd in _items(items))
-
-
-def series_keys(text: str) -> tuple[str, ...]:
-    """``hardware,spec_decode`` as series keys, with the aliases file headers have (``spec_decoding``)."""
-    from model.core.columns import resolve_column
-    from model.core.frontier import SERIES_KEY_CHOICES
-
-    keys = []
-    for key in (k.strip() for k in text.split(",") if k.strip()):
-        resolved = resolve_column(key)
-        if not isinstance(resolved, tuple) or resolved[0] not in SERIES_KEY_CHOICES:
-            raise ValueError(f"unknown field {key!r}; choose from {', '.join(SERIES_KEY_CHOICES)}")
-        keys.append(resolved[0])
-    return tuple(keys)

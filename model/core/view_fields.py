@@ -19,39 +19,33 @@ from datetime import date
 from typing import Any, Callable
 
 from model.core import view_codecs as c
-from model.core.view_checks import (
-    DEMAND_BOUNDS,
-    KW_PER_GPU_BOUNDS,
+from model.core.limits import (
     MAX_DEMAND_RPS,
     MAX_INTERACTIVITY,
     MAX_USD_PER_GPU_HOUR,
     MIN_INTERACTIVITY,
     MIN_USD_PER_GPU_HOUR,
+)
+from model.core.view_checks import (
+    DEMAND_BOUNDS,
+    KW_PER_GPU_BOUNDS,
     MW_BOUNDS,
     RACK_KW_BOUNDS,
     TPD_BOUNDS,
     TPM_BOUNDS,
     USD_BOUNDS,
     Bounds,
+    Uses,
     check_api,
     check_api_usd,
     check_as_of,
-    check_by,
     check_digest,
-    check_filters,
-    check_goodput,
     check_names,
     check_plan,
-    check_profiles,
     check_rates,
-    check_request_mix,
     check_shape,
-    check_sla,
     check_targets,
-    check_trace,
     one_of,
-    read_shape_option,
-    read_trace_option,
 )
 
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "PLURAL_WORDS", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
@@ -109,7 +103,8 @@ class Option:
     """A command-line option. ``group`` says which commands take it (:func:`model.cli.options.add_options`):
     ``selection`` (which rows; a share link's view cannot be changed by them), ``runs``, ``view``, ``fleet``,
     ``sizing`` (fleet and volume), ``volume``, ``report`` and ``mix`` (the request mix: ``mix`` and ``report``).
-    ``read`` turns the parsed value into the field's (a ValueError in the product's words); ``kind`` is
+    ``read`` turns the parsed value into the field's (a ValueError in the product's words), ``file`` names what a
+    file given instead holds; ``kind`` is
     ``value``, ``append`` or ``flag``."""
 
     flags: tuple[str, ...]
@@ -120,8 +115,11 @@ class Option:
     type: Callable | None = None
     choices: tuple[str, ...] | None = None
     default: Any = None
-    read: Callable[[Any], Any] | None = None
+    read: Callable[[Any], Any] | Uses | None = None
     exclusive: str | None = None
+    #: what a FILE given here holds, read into the field's value by :mod:`model.cli.options`
+    #: (:mod:`model.data.trace_files`): ``"trace"`` (a request trace) or ``"shape"`` (24 weights)
+    file: str | None = None
 
     @property
     def name(self) -> str:
@@ -148,7 +146,7 @@ class ViewField:
     changes: str
     example: str
     bad: str
-    check: Callable[[Any], Any] | None = None
+    check: Callable[[Any], Any] | Uses | None = None
     before: Callable[[Any], Any] | None = None
     option: Option | None = None
     words: str = ""
@@ -203,9 +201,9 @@ FIELDS: tuple[ViewField, ...] = (
     _f("framework", "fw", tuple[str, ...], (), c.NAMES, FIT, "sglang", "a\nb", check=check_names, option=WHERE),
     _f("precision", "prec", tuple[str, ...], (), c.NAMES, FIT, "fp8", "a\x07", check=check_names, option=WHERE),
     _f("spec_decoding", "spec", tuple[str, ...], (), c.NAMES, FIT, "mtp", "a\u200bb", check=check_names, option=WHERE),
-    _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=check_by,
+    _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=Uses("by"),
        option=Option(("--by",), "selection", "series grouping keys, comma-separated", metavar="K,K",
-                     default=",".join(DEFAULT_SERIES_KEYS), read=c.series_keys), label='Series = rows sharing'),
+                     default=",".join(DEFAULT_SERIES_KEYS), read=Uses("series_keys")), label='Series = rows sharing'),
     _f("basis", "basis", str, "total", c.TEXT, FIT, "blended", "tokens", check=one_of("basis", BASES),
        option=Option(("--basis",), "view", "token basis (default total; auto, the load ramps' word, is total: each "
                      "row's own measured tokens)", choices=(*BASES, "auto"),
@@ -240,10 +238,10 @@ FIELDS: tuple[ViewField, ...] = (
        check=one_of("y", ("throughput", "cost"))),
     _f("optimal_only", "opt", bool, False, c.FLAG, ANSWER, "1", "yes"),
     _f("pair", "pair", str | None, None, c.TEXT, ANSWER, "B200 · sglang||MI355X · vllm", "x" * 3000),
-    _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=check_sla,
+    _f("sla", "sla", str, "", c.TEXT, FIT, "ttft_p95=2,tpot=50", "tpot=fast", check=Uses("sla"),
        option=Option(("--sla",), "view", f"keep only rows meeting it before fitting (repeat): {', '.join(SLA_KEYS)}; "
                      "e.g. ttft_p95=2", metavar="KEY=VALUE", kind="append", read=",".join)),
-    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=check_goodput, words="goodput caps", plural=True,
+    _f("goodput", "good", str, "", c.TEXT, FIT, "ttft=2,tpot=50", "ttft=-1", check=Uses("goodput"), words="goodput caps", plural=True,
        option=Option(("--goodput",), "view", "goodput caps: throughput counts only requests meeting both (points "
                      "with per-request data); $/M become per good M tokens, e.g. ttft=2,tpot=50 (TTFT s, TPOT ms)",
                      metavar="ttft=S,tpot=MS"), label='Goodput caps (TTFT in s, TPOT in ms)'),
@@ -262,7 +260,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("compare_base", "cmpb", str | None, None, c.TEXT, ANSWER, "a · x", "x" * 3000),
     _f("compare_peaks", "peak", bool, False, c.FLAG, ANSWER, "1", "2"),
     # profiles: a fit, not only a rate: two chosen profiles of one hardware split its rows (side by side)
-    _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=check_profiles, option=PROFILE,
+    _f("profiles", "prof", str, "", c.PROFILES, FIT, _ONE_PROFILE, "p1.!!!!", check=Uses("profiles"), option=PROFILE,
        words="cost profiles", plural=True, needs=("use",)),
     _f("priced_by", "use", tuple[str, ...], (), c.LABELS, FIT, "H200 quote", "a\x07", check=check_names, option=PROFILE),
     _f("all_points", "all", bool, False, c.FLAG, ANSWER, "1", "maybe"),
@@ -289,17 +287,17 @@ FIELDS: tuple[ViewField, ...] = (
     _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=check_shape, words="demand shape",
        option=Option(("--shape",), "sizing", "the demand over a day: flat, business-hours, diurnal, 24 hourly "
                      "weights (comma-separated, from midnight) or a FILE of them", metavar="SHAPE|FILE",
-                     read=read_shape_option)),
-    _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=check_trace, words="request trace",
+                     file="shape")),
+    _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=Uses("trace"), words="request trace",
        option=Option(("--trace",), "sizing", "a request trace FILE (CSV: timestamp,input_tokens,output_tokens or "
                      "the Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens): its windows are the demand's "
-                     "shape", metavar="FILE", read=read_trace_option)),
+                     "shape", metavar="FILE", file="trace")),
     _f("trace_window", "tw", int, 5, c.WHOLE, ANSWER, "15", "0",
        check=Bounds(1, 1440, "the trace window must be a whole number of minutes from 1 to 1,440"),
        option=Option(("--trace-window",), "sizing", "minutes of one window of a trace (default 5)",
                      metavar="MINUTES", read=c.WHOLE.read), label='Trace window [minutes]'),
     _f("request_mix", "rmix", str, "", c.TEXT, ANSWER, "1024:256:0.7,8192:1024:0.3", "1024:256:0.7",
-       check=check_request_mix, words="request mix", label="Request mix (ISL:OSL:share, ...)",
+       check=Uses("request_mix"), words="request mix", label="Request mix (ISL:OSL:share, ...)",
        option=Option(("--mix",), "mix", "the request mix: buckets ISL:OSL:SHARE,... (tokens; a share is a fraction "
                      "of requests, or NN%%), e.g. 1024:256:0.7,8192:1024:0.3", metavar="ISL:OSL:SHARE,...")),
     _f("plan", "plan", str, "", c.TEXT, ANSWER, _ONE_PLAN, "http://x/?rps=abc", check=check_plan, words="plan",
@@ -343,7 +341,7 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--token-basis",), "fleet", "what --tokens-per-day and --volume count (default: the "
                      "capacity's basis, as volume reads it: total where the rows state it, else output)",
                      choices=TOKEN_BASES)),
-    _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=check_filters,
+    _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=Uses("filters"),
        option=WHERE, words="filters", plural=True),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
        option=Option(("--mix-workloads",), "selection", "compare series across workloads (model, ISL, OSL) "

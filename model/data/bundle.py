@@ -6,7 +6,7 @@ their per-request data, every source visible in that version (their records, so 
 :func:`model.data.versions.version_digest` is the store's own and the pinned link opens), the data versions, the
 saved cost profiles' history, and the TCO rates, API prices and evaluations of those sources. Any ``costfrontier``
 command opens it (``--db``). ``inputs/presets.csv`` holds every $/GPU-hour preset the answer read (built in and
-ingested, :func:`model.core.cost.load_presets`), with its source and the date it was read, so a rate is never taken
+ingested, :func:`model.data.presets.load_presets`), with its source and the date it was read, so a rate is never taken
 from the verifying machine's own presets.
 
 :func:`bundle_store` opens these two files on a private copy (the bundle's files are never opened for writing), for
@@ -42,7 +42,7 @@ STORE = "inputs/store.duckdb"
 PRESETS = "inputs/presets.csv"
 #: the issuer's signature of the manifest, when the bundle is signed (:mod:`model.data.signing`)
 SIGNATURE = "signature.json"
-#: the presets' columns, in order (:func:`model.core.cost.load_presets`)
+#: the presets' columns, in order (:func:`model.data.presets.load_presets`)
 _PRESET_COLUMNS = ["price_set", "tier", "hardware", "usd_per_gpu_hour", "all_in_kw_per_gpu", "source", "read_on"]
 #: a zip holding more than this many files, or a file unpacking to more than this many bytes, is not a bundle
 BUNDLE_FILE_LIMIT = (10_000, 4 << 30)
@@ -171,7 +171,7 @@ def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
 
 
 def presets_csv(presets: pd.DataFrame) -> bytes:
-    """Every preset the answer read (:func:`model.core.cost.load_presets`), as CSV: floats written exactly, the
+    """Every preset the answer read (:func:`model.data.presets.load_presets`), as CSV: floats written exactly, the
     read date as ``YYYY-MM-DD`` (empty when undated)."""
     frame = presets[_PRESET_COLUMNS].copy()
     frame["read_on"] = [v.isoformat() if hasattr(v, "isoformat") and v == v else "" for v in frame["read_on"]]
@@ -179,7 +179,7 @@ def presets_csv(presets: pd.DataFrame) -> bytes:
 
 
 def read_presets(data: bytes) -> pd.DataFrame:
-    """The presets of :func:`presets_csv`, as :func:`model.core.cost.load_presets` returns them. Raises
+    """The presets of :func:`presets_csv`, as :func:`model.data.presets.load_presets` returns them. Raises
     :class:`BundleError` naming the column or row that is not a preset."""
     try:
         frame = pd.read_csv(io.BytesIO(data), dtype={"price_set": str, "tier": str, "hardware": str, "source": str,

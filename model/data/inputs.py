@@ -19,13 +19,13 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from model.core.analysis import WORKLOAD_KEYS
-from model.core.cost import load_presets
 from model.core.frontier import throughput_column
 from model.core.repeats import CONFIG_KEYS, runs_in_view
 from model.core.sla import SLA
 from model.core.uncertainty import Calibration
 from model.core.view import View
 from model.data.calibration import load_calibration
+from model.data.presets import load_presets
 from model.data.store import list_sources, load_points, shared_strings, stored_rates, workloads
 from model.data.traces import with_stored_trace
 from model.data.versions import latest_version, visible_sql
@@ -104,7 +104,7 @@ class Inputs:
     loaded: pd.DataFrame                     # the rows the view's filters select, before as-of and repeats
     rows: pd.DataFrame                       # ... after as-of and the repeats choice: what builds the frontier
     pooled: pd.DataFrame                     # ... after as-of only (the repeats whose spread is shown)
-    presets: pd.DataFrame                    # model.core.cost.load_presets of the store
+    presets: pd.DataFrame                    # model.data.presets.load_presets of the store
     rate_files: Mapping[tuple[str, str, str], str]   # (price set, tier, lower hardware) -> TCO rates file
     notes: tuple[str, ...] = ()              # what as-of and repeats left out
     api_prices: tuple = ()                   # model.data.api_prices.load_api_prices (if read)

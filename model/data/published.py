@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, load_presets, resolve_rates
+from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER, resolve_rates
 from model.core.published import plan_iso, plan_rows, price_iso, price_rows, verdicts
+from model.data.presets import load_presets
 from model.data.store import list_sources, load_points, stored_rates
 from model.data.versions import visible_sql
 
@@ -23,7 +24,7 @@ class PublishedPlan:
     iso: list | None            # model.core.published.plan_iso (None: no iso cells)
     empty: bool                 # neither published rows nor iso cells
     hardware: list[str]         # every hardware a published value names
-    presets: pd.DataFrame       # model.core.cost.load_presets of the store
+    presets: pd.DataFrame       # model.data.presets.load_presets of the store
     sources: pd.DataFrame       # model.data.store.list_sources
 
 

@@ -29,7 +29,7 @@ SAMPLE_METADATA: dict[str, dict[str, object]] = {
 }
 
 
-#: bundled files that are read where they lie, not ingested (model.core.tco.REFERENCE_CSV)
+#: bundled files that are read where they lie, not ingested (model.data.presets.REFERENCE_CSV)
 NOT_INGESTED = ("tco_reference_values.csv",)
 
 

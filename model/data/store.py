@@ -209,7 +209,7 @@ def workloads(con: duckdb.DuckDBPyConnection, version: int | None = None) -> lis
 
 
 def stored_rates(con: duckdb.DuckDBPyConnection, version: int | None = None) -> pd.DataFrame:
-    """TCO price sets ingested from files, in the shape of :func:`model.core.cost.load_presets`."""
+    """TCO price sets ingested from files, in the shape of :func:`model.data.presets.load_presets`."""
     where, params = _shown(con, version)
     return con.execute(
         f"SELECT price_set, tier, hardware, usd_per_gpu_hour, all_in_kw_per_gpu, source, read_on FROM tco_rates{where}",

@@ -1,6 +1,6 @@
 """Request traces kept in the store, so a view names one by a short reference instead of carrying it.
 
-A trace read from a file (:func:`model.core.trace.read_trace_file`) is aggregated to what sizing reads: requests
+A trace read from a file (:func:`model.data.trace_files.read_trace_file`) is aggregated to what sizing reads: requests
 per minute and the token totals, about 130,000 characters of text for a month. :func:`store_trace` keeps that text
 in the ``traces`` table, once per content (its key is :attr:`model.core.trace.Trace.reference`, ``s1;`` and 16 hex
 characters of the text's SHA-256), in a data version of its own (action ``trace``), as every write is versioned;

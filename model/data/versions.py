@@ -40,7 +40,7 @@ from typing import Iterator
 
 import pandas as pd
 
-from model.core.view_checks import DIGEST_CHARS
+from model.core.limits import DIGEST_CHARS
 from model.data.database import OPTIONAL_TABLES, StoreError
 from model.data.identity import clean
 

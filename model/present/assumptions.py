@@ -183,7 +183,7 @@ def _profile_defaults(answer: "Answer") -> list[tuple[str, str, str, object]]:
     """(item, value, source, read on) of each cited default an on-prem cost profile of the view still holds
     (its value equals the default's): the reference values and the preset's all-in kW per GPU."""
     from model.core.onprem_labels import ONPREM_LABELS
-    from model.core.tco import onprem_default_dates, onprem_defaults
+    from model.data.presets import onprem_default_dates, onprem_defaults
 
     out = []
     presets = answer.inputs.presets

@@ -14,16 +14,8 @@ from dataclasses import replace
 from typing import Mapping
 
 from model.core.demand import load_of
-from model.core.mix import (
-    MATCH_FACTOR,
-    MixAnswer,
-    MixError,
-    MixLimits,
-    RequestMix,
-    cheapest_mix,
-    offers_of,
-    parse_mix,
-)
+from model.core.mix import MATCH_FACTOR, MixAnswer, MixLimits, cheapest_mix, offers_of
+from model.core.request_mix import MixError, RequestMix, parse_mix
 from model.core.view import View
 from model.present.fleet_answer import FleetAnswer, demand_of
 
@@ -47,10 +39,10 @@ def mix_of(view: View, fleet: FleetAnswer | None, limits: MixLimits | None = Non
     per-node capacity and pricing per series (:func:`model.core.mix.offers_of`): the demand's peak and mean at the
     mix's mean tokens per request on the view's token basis (default total), its headroom and spares. None when
     the view holds no request mix. ``bucketed``: the trace's mix the view's was written from
-    (:func:`model.core.mix.mix_of_trace`): its buckets' labels (edges) and request counts are shown, the numbers
+    (:func:`model.data.trace_files.mix_of_trace`): its buckets' labels (edges) and request counts are shown, the numbers
     are the view's. ``bands``: each series' range of its $/M at the interactivity you need as (down, up) fractions
     (its capacity's, as the fleet reads it): the mix is solved again with every type's capacity at the top and at the
-    bottom of its range, for the answer's ``usd_per_month_low`` and ``_high``. Raises :class:`model.core.mix.MixError`
+    bottom of its range, for the answer's ``usd_per_month_low`` and ``_high``. Raises :class:`model.core.request_mix.MixError`
     for a mix with no demand."""
     if not view.request_mix:
         return None

@@ -20,8 +20,9 @@ from model.core.dated import read_on_text
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.status import PRICED
-from model.core.tco import ONPREM_LABELS, OnPremInputs, onprem_defaults
+from model.core.tco import ONPREM_LABELS, OnPremInputs
 from model.core.view import View
+from model.data.presets import onprem_defaults
 from model.present import fmt
 
 __all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]

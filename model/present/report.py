@@ -108,7 +108,8 @@ def report_extras(view, answer_of, comparison_of) -> ReportExtras:
     ``comparison_of(link, cost_basis)`` compares the plan (:func:`model.present.actual_answer.comparison_of` as the
     caller reaches the store)."""
     from model.core.actuals import ActualsError
-    from model.core.mix import MixError, MixSolveError, mix_view
+    from model.core.mix import MixSolveError, mix_view
+    from model.core.request_mix import MixError
     from model.present.mix_answer import MIX_PARTS
 
     mix_answer = mix_problem = comparison = plan_problem = None

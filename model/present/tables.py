@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from model.core.analysis import Analysis
-from model.core.cost import PRESETS_CSV
 from model.core.status import PRICED
 from model.core.unpriced import sort_cells
+from model.data.presets import PRESETS_CSV
 from model.present import fmt
 from model.present.answers import cell_words
 from model.present.report_output import table_frames
