@@ -5,7 +5,7 @@
 Writes, in a temporary folder, an OpenCost ``/inferenceCost/timeseries`` response with ``--windows`` hourly windows
 of one model (OpenCost's own shape, pretty-printed as its API writes it) and a finance bill CSV of ``--bill-rows``
 daily rows (one model per row, ``--bill-rows`` ÷ 365 models over a year). Each is imported into a fresh store with
-:func:`model.data.actuals.ingest_actuals_file` (detection, reading, every check, the overlap check against the
+:func:`model.data.ingest.ingest_actuals_file` (detection, reading, every check, the overlap check against the
 store, the insert, the commit), and beside it, in the same run, the same file is parsed by the standard library
 alone (``json.loads`` of its text; ``csv.reader`` over its lines): the ratio is the import's cost over the parse's.
 The target is a ratio of at most 5 for both. ``--scaling`` also times 2,000 and 4,000 windows and 6,000 and 30,000
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from model.data.actuals import ingest_actuals_file  # noqa: E402
+from model.data.ingest import ingest_actuals_file  # noqa: E402
 from model.data.store import connect  # noqa: E402
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 from model.cli import main
 from model.core.actuals import ALLOCATION_METHODS, aliases_of, lmdi, model_key
-from model.data.actuals import actuals_frame, ingest_actuals_file
+from model.data.actuals import actuals_frame
 from model.data.importers.base import IngestError
+from model.data.ingest import ingest_actuals_file
 from model.data.store import connect
 from tests.checksums import table_checksums
 

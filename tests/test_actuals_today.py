@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 
 from model.core.actuals import INPUT_DENOMINATORS, input_denominator
 from model.core.saturation import summary
-from model.data.actuals import actuals_frame, ingest_actuals_file, saturation_frame
+from model.data.actuals import actuals_frame, saturation_frame
 from model.data.importers import bill_csv
 from model.data.importers.base import IngestError
+from model.data.ingest import ingest_actuals_file
 from tests.checksums import table_checksums
 from tests.kit import cli, cli_json
 

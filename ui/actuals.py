@@ -1,6 +1,6 @@
 """The Plan vs actual page's inputs: the plan (a share link, the view's ``plan``), which stored cost to read, and
 the upload of actuals (OpenCost responses, a bill), each file stored whole or refused naming its line and field
-(:func:`model.data.actuals.ingest_actuals_file`); a read-only deployment writes nothing and offers no upload."""
+(:func:`model.data.ingest.ingest_actuals_file`); a read-only deployment writes nothing and offers no upload."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import streamlit as st
 
 from model.core.actuals import COST_BASES, ActualsError
-from model.data.actuals import ingest_actuals_file
 from model.data.importers.base import IngestError
+from model.data.ingest import ingest_actuals_file
 from model.present.actual_answer import PLAN_PARTS, plan_of, plan_view
 from ui import data, widgets
 from ui.state import bind, plain, view

@@ -68,8 +68,8 @@ def run(args, con) -> int | None:
 
 
 def _ingest(args, con) -> int:
-    from model.data.actuals import ingest_actuals_file
     from model.data.importers.base import IngestError
+    from model.data.ingest import ingest_actuals_file
 
     if not args.paths:
         raise UsageError("actual needs FILE... (OpenCost responses or bills), or --list")

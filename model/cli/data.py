@@ -12,7 +12,7 @@ import pandas as pd
 from model.cli.interrupt import EXIT_INTERRUPTED
 from model.data.bulk import ingest_many
 from model.data.importers.base import IngestError, NotResults
-from model.data.importers.companions import same_run_exports
+from model.data.importers.same_run import same_run_exports
 from model.data.samples import load_samples
 from model.data.store import list_sources, load_points, remove_source
 from model.data.versions import latest_version

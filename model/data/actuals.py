@@ -41,7 +41,7 @@ from model.data.importers.base import IngestError, IngestResult
 from model.data.store import add_source
 from model.data.versions import visible_sql
 
-__all__ = ["COLUMNS", "KIND", "actuals_format", "ingest_actuals", "ingest_actuals_file", "actuals_frame",
+__all__ = ["COLUMNS", "KIND", "actuals_format", "ingest_actuals", "actuals_frame",
            "saturation_frame"]
 
 KIND = "actuals"
@@ -309,36 +309,6 @@ def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: s
     source_id = add_source(con, name, real_fmt, KIND, sha, n, "; ".join(notes) or None)
     _insert(con, source_id, cols, table)
     return IngestResult(name, real_fmt, KIND, n, None, source_id, warnings=warnings)
-
-
-def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, display_name: str | None = None,
-                        plan_models: tuple[str, ...] | None = None,
-                        aliases: dict[str, str] | None = None) -> IngestResult:
-    """Ingest one actuals file in one transaction (one data version): all of it or none of it. A file already
-    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not. With
-    ``plan_models``, a row of a model the plan does not hold (by whole name or ``aliases``) is refused."""
-    from model.data.ingest import clear_errors, ingest_transaction, sha256_of
-    from model.data.uploads import check_size, utf8_name
-
-    path = Path(path)
-    name = display_name or utf8_name(path)
-    with clear_errors(name):
-        if not path.is_file():
-            raise IngestError(name, "no such file")
-        check_size(path.stat().st_size, name)
-        fmt = actuals_format(path)
-        if fmt is None and read_head(path, 4096).lstrip(" \t\r\n")[:1] in ("{", "["):
-            fmt = "opencost"      # asked for actuals: the OpenCost reader says what this JSON is not
-        if fmt is None:
-            raise IngestError(name, "not actuals: expected an OpenCost /inferenceCost/total or /timeseries response "
-                              "(JSON) or a bill (CSV with date or period, model, usd, input_tokens, output_tokens); "
-                              "benchmark files go in with costfrontier ingest")
-        sha = sha256_of(path)
-        existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
-        if existing:
-            return IngestResult(name, fmt, KIND, 0, int(existing[0]))
-        with ingest_transaction(con):
-            return ingest_actuals(con, path, name, sha, fmt, plan_models, aliases)
 
 
 def actuals_frame(con, version: int | None = None) -> pd.DataFrame:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from model.core.schema import SCHEMA_VERSION
 from model.data.database import DDLS, DUCKDB_CONFIG, StoreError
+from model.data.readers import open_snapshot
 
 __all__ = ["MANIFEST", "STORE", "PRESETS", "SIGNATURE", "BundleError", "BundleLacks", "store_bytes", "presets_csv",
            "read_presets", "bundle_store", "write_folder", "zip_bytes", "opened", "BUNDLE_FILE_LIMIT", "entries",
@@ -205,8 +206,6 @@ def bundle_store(folder: Path) -> Iterator[tuple[object, pd.DataFrame]]:
     """A read-only connection to a private copy of ``folder``'s :data:`STORE` and the presets of its
     :data:`PRESETS` (a context manager: the copy is removed after). Raises :class:`BundleLacks` when either file is
     missing or cannot be read: the answer cannot be rebuilt without it."""
-    from model.data.readers import open_snapshot
-
     folder = Path(folder)
     data = {}
     for name in (STORE, PRESETS):

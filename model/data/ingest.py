@@ -40,6 +40,7 @@ from model.data.field_sql import (
     hardware_refusal,
     unusable_hardware,
 )
+from model.data.importers._common import read_head
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -63,7 +64,7 @@ from model.data.uploads import (  # the size and column limits, line ends, non-U
 from model.data.versions import stamp
 
 __all__ = ["IngestError", "IngestResult", "ingest_file", "ingest_frame", "parse_set_fields", "sha256_of",
-           "FileFacts", "file_facts", "ingest_transaction", "clear_errors", "unchanged_since"]
+           "FileFacts", "file_facts", "ingest_transaction", "clear_errors", "unchanged_since", "ingest_actuals_file"]
 
 
 def sha256_of(path: Path) -> str:
@@ -412,3 +413,30 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
         if raw_table:
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
     return result
+
+
+def ingest_actuals_file(con: duckdb.DuckDBPyConnection, path: str | Path, display_name: str | None = None,
+                        plan_models: tuple[str, ...] | None = None,
+                        aliases: dict[str, str] | None = None) -> IngestResult:
+    """Ingest one actuals file in one transaction (one data version): all of it or none of it. A file already
+    stored adds nothing and says so; a file that holds no actuals is refused saying what it is not. With
+    ``plan_models``, a row of a model the plan does not hold (by whole name or ``aliases``) is refused."""
+    path = Path(path)
+    name = display_name or utf8_name(path)
+    with _clear_errors(name):
+        if not path.is_file():
+            raise IngestError(name, "no such file")
+        check_size(path.stat().st_size, name)
+        fmt = actuals.actuals_format(path)
+        if fmt is None and read_head(path, 4096).lstrip(" \t\r\n")[:1] in ("{", "["):
+            fmt = "opencost"      # asked for actuals: the OpenCost reader says what this JSON is not
+        if fmt is None:
+            raise IngestError(name, "not actuals: expected an OpenCost /inferenceCost/total or /timeseries response "
+                              "(JSON) or a bill (CSV with date or period, model, usd, input_tokens, output_tokens); "
+                              "benchmark files go in with costfrontier ingest")
+        sha = sha256_of(path)
+        existing = con.execute("SELECT source_id FROM sources WHERE sha256 = ?", [sha]).fetchone()
+        if existing:
+            return IngestResult(name, fmt, actuals.KIND, 0, int(existing[0]))
+        with ingest_transaction(con):
+            return actuals.ingest_actuals(con, path, name, sha, fmt, plan_models, aliases)

@@ -24,8 +24,12 @@ from model.core.repeats import CONFIG_KEYS, runs_in_view
 from model.core.sla import SLA
 from model.core.uncertainty import Calibration
 from model.core.view import View
+from model.data.api_prices import load_api_prices
 from model.data.calibration import load_calibration
+from model.data.evals import load_evals
+from model.data.intervals import load_intervals
 from model.data.presets import load_presets
+from model.data.requests import load_samples
 from model.data.store import list_sources, load_points, shared_strings, stored_rates, workloads
 from model.data.traces import with_stored_trace
 from model.data.versions import latest_version, visible_sql
@@ -162,25 +166,17 @@ def load_inputs(con, reading: Reading, shared: bool = False, calibration: Calibr
         loaded = shared_strings(loaded)
     api, sources, evals, samples = (), None, None, None
     if "api_prices" in reading.reads:
-        from model.data.api_prices import load_api_prices
-
         api = tuple(load_api_prices(con, version))
     if "sources" in reading.reads:
         sources = list_sources(con, version)
     if "evals" in reading.reads:
-        from model.data.evals import load_evals
-
         evals = load_evals(con, version=version)
     if "requests" in reading.reads:
-        from model.data.requests import load_samples
-
         samples = load_samples(con, loaded["point_id"])
     if "calibration" in reading.reads and calibration is None:
         calibration = load_calibration(con, version)
     intervals = None
     if "intervals" in reading.reads:
-        from model.data.intervals import load_intervals
-
         intervals = load_intervals(con, loaded["point_id"])
     runs = runs_in_view(loaded, reading.as_of, reading.repeats, reading.by)
     return Inputs(reading, loaded, runs.rows, runs.pooled, load_presets(stored_rates(con, version)),

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
 __all__ = ["SigningError", "Signed", "keygen", "sign_manifest", "check_signature", "fingerprint", "SIGNATURE_FORMAT"]
 
 #: what a signature file says it is
@@ -44,8 +48,6 @@ class Signed:
 def fingerprint(public_key) -> str:
     """``SHA256:`` and the base64 of the SHA-256 of the raw public key (as ``ssh-keygen -l`` counts an Ed25519 key's
     blob, here of its 32 raw bytes)."""
-    from cryptography.hazmat.primitives import serialization
-
     raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return "SHA256:" + base64.b64encode(hashlib.sha256(raw).digest()).decode().rstrip("=")
 
@@ -53,9 +55,6 @@ def fingerprint(public_key) -> str:
 def keygen(path: str | os.PathLike, name: str) -> tuple[Path, Path, str]:
     """A new Ed25519 key pair: ``path`` (private, mode 0600) and ``path.pub`` named ``name``. Refuses to overwrite.
     Returns both paths and the fingerprint."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     private, public = Path(path), Path(f"{path}.pub")
     name = " ".join(str(name).split())
     if not name:
@@ -75,9 +74,6 @@ def keygen(path: str | os.PathLike, name: str) -> tuple[Path, Path, str]:
 
 
 def _private(path) -> object:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
     except (OSError, ValueError, TypeError) as exc:
@@ -89,9 +85,6 @@ def _private(path) -> object:
 
 
 def _public(path) -> tuple[object, str]:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
     try:
         text = Path(path).read_text(encoding="utf-8").strip()
         parts = text.split(None, 2)
@@ -122,8 +115,6 @@ def sign_manifest(manifest: bytes, key_path: str | os.PathLike, now: datetime | 
 def check_signature(manifest: bytes, signature: bytes | None, public_path: str | os.PathLike) -> Signed:
     """The signature file ``signature`` (None: the bundle is unsigned) of ``manifest`` checked with the public key
     at ``public_path``. Raises :class:`SigningError` when the public key cannot be read."""
-    from cryptography.exceptions import InvalidSignature
-
     key, name = _public(public_path)
     mine = fingerprint(key)
     issuer = name or f"the holder of key {mine}"

@@ -48,6 +48,7 @@ from model.data.database import (
     permission_denied,
     read_only_mode,
 )
+from model.data.memo import disk_memo
 from model.data.readers import (  # the readers' side, re-exported: callers import both from here
     LiveConnection,
     Reader,
@@ -318,8 +319,6 @@ def run_command(path: str | os.PathLike, writes: bool, fn: Callable[[duckdb.Duck
     if writes:
         refuse_read_only("this command, which writes,")
         return write(path, fn)
-    from model.data.memo import disk_memo
-
     memo = disk_memo(path)
     try:
         con = open_snapshot(path, memo.verified if memo is not None else None)

@@ -41,6 +41,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from model.data.importers import vllm
 from model.data.importers._common import Rows, num
 from model.data.importers.base import Format, IngestError
 
@@ -115,8 +116,6 @@ def _block(lines: list[tuple[int, str]], name: str) -> dict:
 
 def parse(path: Path, name: str) -> tuple[Rows, list[str]]:
     """One row per result block of the log (see the module), read as :mod:`.vllm` reads its JSON."""
-    from model.data.importers import vllm
-
     try:
         text = Path(path).read_text(encoding="utf-8-sig", errors="strict")
     except UnicodeDecodeError as exc:
