@@ -21,7 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model.cli import main
-from model.core.actuals import ALLOCATION_METHODS, aliases_of, lmdi, model_key
+from model.core.actual_rows import ALLOCATION_METHODS, aliases_of, model_key
+from model.core.actuals import lmdi
 from model.data.actuals import actuals_frame
 from model.data.importers.base import IngestError
 from model.data.ingest import ingest_actuals_file

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.core.actuals import INPUT_DENOMINATORS, input_denominator
+from model.core.actual_rows import INPUT_DENOMINATORS, input_denominator
 from model.core.saturation import summary
 from model.data.actuals import actuals_frame, saturation_frame
 from model.data.importers import bill_csv

@@ -47,7 +47,7 @@ def test_iso_loads_no_scipy_by_any_method(sample_db, method):
 def test_the_parsers_choices_are_the_models():
     from model.cli import choices
     from model.core import view_fields as fields
-    from model.core.actuals import COST_BASES
+    from model.core.actual_rows import COST_BASES
     from model.core.capacity import CAPACITY_BASES, KNEE_RULES
     from model.core.cost import DEFAULT_PRICE_SET, DEFAULT_TIER
     from model.core.fleet import TOKEN_BASES

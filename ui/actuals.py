@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from model.core.actuals import COST_BASES, ActualsError
+from model.core.actual_rows import COST_BASES, ActualsError
 from model.data.importers.base import IngestError
 from model.data.ingest import ingest_actuals_file
 from model.present.actual_answer import PLAN_PARTS, plan_of, plan_view

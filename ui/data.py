@@ -262,7 +262,7 @@ def per_view(ctx: "Ctx", name: str, make):
 def comparison(link: str, cost_basis: str | None = None, snap: Snapshot | None = None):
     """The plan of the share link ``link`` against the stored actuals (:func:`model.present.actual_answer.comparison_on`,
     its views answered by :func:`answer_of`) on ``snap`` (default: the newest published one), once per data version,
-    link and cost basis for every session. Raises :class:`model.core.actuals.ActualsError` saying why there is none."""
+    link and cost basis for every session. Raises :class:`model.core.actual_rows.ActualsError` saying why there is none."""
     from model.present.actual_answer import comparison_on
 
     if snap is None:

@@ -4,7 +4,7 @@ that explains most of the difference. The answer is ``costfrontier plan-vs-actua
 
 import streamlit as st
 
-from model.core.actuals import ActualsError
+from model.core.actual_rows import ActualsError
 from model.present.actual_answer import plan_line
 from model.present.actual_figures import plan_figure
 from model.present.tables import plan_tables

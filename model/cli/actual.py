@@ -26,7 +26,7 @@ _ALIAS_HELP = ("count the actuals' model NAME as the plan's MODEL (repeat for mo
 
 
 def _aliases(args) -> dict[str, str]:
-    from model.core.actuals import ActualsError, aliases_of
+    from model.core.actual_rows import ActualsError, aliases_of
 
     try:
         return aliases_of(args.alias)
@@ -133,7 +133,7 @@ def _list(args, con) -> int:
 
 def _plan_models(con, link: str) -> tuple[str, ...]:
     """The models the plan's rows hold (what ``actual --plan`` checks the actuals' models against)."""
-    from model.core.actuals import ActualsError
+    from model.core.actual_rows import ActualsError
     from model.present.actual_answer import PLAN_PARTS, plan_of, plan_view
     from model.present.view_answer import answer_of_view
 
@@ -145,7 +145,7 @@ def _plan_models(con, link: str) -> tuple[str, ...]:
 
 
 def _compare(args, con) -> int:
-    from model.core.actuals import ActualsError
+    from model.core.actual_rows import ActualsError
     from model.present.actual_answer import comparison_on, plan_line
 
     try:

@@ -71,7 +71,7 @@ SLA_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "ttft_p99", "tpot", "interactivi
 #: model.core.cost.DEFAULT_PRICE_SET and DEFAULT_TIER
 DEFAULT_PRICE_SET = "2025-08"
 DEFAULT_TIER = "owning_hyperscaler"
-#: model.core.actuals.COST_BASES: the cost an actual counts
+#: model.core.actual_rows.COST_BASES: the cost an actual counts
 COST_BASES = ("bill", "allocation", "usage")
 #: a plan as a link names it (the plan field's example): GLM-5.2 20k/1k on MI355X at 36.5 B tokens, data version 8
 _ONE_PLAN = "http://localhost:8501/Buy_rent_or_API?wl=GLM-5.2|20000|1000&hw=MI355X&tpm=3.65e10&v=8"

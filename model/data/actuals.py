@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from model.core.actuals import model_key
+from model.core.actual_rows import model_key
 from model.core.columns import normalise_header
 from model.data.database import ACTUALS_DDL, SATURATION_DDL
 from model.data.importers import bill_csv, opencost, opencost_saturation

@@ -19,7 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 
-from model.core.actuals import ActualsError, Comparison, Plan, model_key, plan_vs_actual
+from model.core.actual_rows import ActualsError, model_key
+from model.core.actuals import Comparison, Plan, plan_vs_actual
 from model.core.notes import of_kind
 from model.core.saturation import summary
 from model.core.view import View
@@ -38,7 +39,7 @@ _OPTION_KEYS = ("option", "kind", "usd_per_month", "effective_usd_per_mtok", "no
 
 def plan_view(link: str) -> tuple[View, list[str]]:
     """(the view, the notices of reading it) of a share link, read as the dashboard reads a link. Raises
-    :class:`model.core.actuals.ActualsError` for a link whose view has no volume: a plan against actual needs the
+    :class:`model.core.actual_rows.ActualsError` for a link whose view has no volume: a plan against actual needs the
     volume the proposal was sized for."""
     view, notices = View.from_query(parse_qs(urlsplit(str(link)).query, keep_blank_values=True))
     if not view.has_demand:
@@ -49,7 +50,7 @@ def plan_view(link: str) -> tuple[View, list[str]]:
 
 def plan_of(answer, link: str, notices: Iterable[str] = ()) -> Plan:
     """The :class:`model.core.actuals.Plan` of the plan view's answer (:data:`PLAN_PARTS`); ``notices``: what reading
-    its link ignored, said in the plan's notes. Raises :class:`model.core.actuals.ActualsError` when the answer
+    its link ignored, said in the plan's notes. Raises :class:`model.core.actual_rows.ActualsError` when the answer
     prices no owned fleet at its volume."""
     view, volume = answer.view, answer.volume
     owned = [o for o in (volume.options if volume is not None else ()) if o.kind == "owned"]
@@ -107,8 +108,8 @@ def comparison_of(answer_of: AnswerOf, link: str, actuals: pd.DataFrame, cost_ba
     ``costfrontier plan-vs-actual --json``. ``answer_of(view, parts)`` answers the plan's view (and the view at the
     realised volume); ``cost_basis``: ``bill``, ``allocation`` or ``usage`` (default: the first the actuals hold);
     ``notes``: more to say beside the plan (a pinned link's purged rows); ``aliases``: names the actuals use -> the
-    plan's model (:func:`model.core.actuals.aliases_of`; default its built-in table). Raises
-    :class:`model.core.actuals.ActualsError` saying why there is no comparison."""
+    plan's model (:func:`model.core.actual_rows.aliases_of`; default its built-in table). Raises
+    :class:`model.core.actual_rows.ActualsError` saying why there is no comparison."""
     view, notices = plan_view(link)
     plan = plan_of(answer_of(view, PLAN_PARTS), link, [*notices])
     if notes:
@@ -142,7 +143,7 @@ def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: Answ
     """:func:`comparison_of` on the store ``con``: each view answered by ``answer_of`` (default
     :func:`model.present.view_answer.answer_of_view` on ``con``: the CLI's and the report's way; the dashboard hands
     in its cached answers), a pinned plan's purged rows said (:func:`model.data.versions.pin_notes`; a pin this
-    store cannot show raises :class:`model.core.actuals.ActualsError`), the latest stored actuals."""
+    store cannot show raises :class:`model.core.actual_rows.ActualsError`), the latest stored actuals."""
     from model.data.actuals import actuals_frame, saturation_frame
     from model.data.versions import OtherData, pin_notes
     from model.present.view_answer import answer_of_view

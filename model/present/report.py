@@ -107,7 +107,7 @@ def report_extras(view, answer_of, comparison_of) -> ReportExtras:
     comparison when it names a plan. ``answer_of(view, parts)`` answers the mix view (:data:`MIX_PARTS`);
     ``comparison_of(link, cost_basis)`` compares the plan (:func:`model.present.actual_answer.comparison_of` as the
     caller reaches the store)."""
-    from model.core.actuals import ActualsError
+    from model.core.actual_rows import ActualsError
     from model.core.mix import MixSolveError, mix_view
     from model.core.request_mix import MixError
     from model.present.mix_answer import MIX_PARTS

@@ -11,7 +11,7 @@ The shapes, from OpenCost's ``docs/inference-cost-tracking.md`` and ``pkg/infere
   ``totalCost``, ``promptTokens``, ``generationTokens``, ``totalTokens``, ``costPerMillionTokens``, ``inputCost``,
   ``outputCost``, ``inputCostPerMillionTokens``, ``outputCostPerMillionTokens``, ``allocationMethod`` (omitted
   when empty) and, in newer releases, ``cacheSavingsFraction``. What each means:
-  :data:`model.core.actuals.OPENCOST_FIELDS`.
+  :data:`model.core.actual_rows.OPENCOST_FIELDS`.
 
 The envelope (``code``, ``data``) may be absent (the ``data`` object saved alone). Tolerant of those documented
 variants, strict about values: every number a JSON number, finite and not negative; a window with a start before
@@ -23,7 +23,7 @@ without one the set's window is used (said). Each value is stored as the file st
 divides the input cost by the prompt tokens that needed compute (the KV-cache hits taken out), the revised one
 by every delivered prompt token (its worked example: $1.60 of input over 12 M prompt tokens, 800,000 cached, is
 $0.143/M before and $0.133/M after). Each row's notes say which one its figure is
-(:func:`model.core.actuals.input_denominator`, read from the row's own numbers: ``inputCost ÷
+(:func:`model.core.actual_rows.input_denominator`, read from the row's own numbers: ``inputCost ÷
 inputCostPerMillionTokens × 1e6`` is the token count it was divided by). Where that count is below
 ``promptTokens`` the difference is the cached prompt tokens: ``cached_input_tokens`` is derived so, the one value
 derived here, and said in the row's notes.
@@ -39,7 +39,7 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from model.core.actuals import ALLOCATION_METHODS, input_denominator
+from model.core.actual_rows import ALLOCATION_METHODS, input_denominator
 from model.data.importers.base import IngestError
 
 __all__ = ["FORMATS", "matches", "read", "parse_window", "Lines"]
@@ -258,7 +258,7 @@ def _entry(entry: Any, key: str, set_window: Any, name: str, lines: Lines, where
 
 
 def _input_notes(row: dict, name: str, line_of: Callable[[str], int], warnings: list[str]) -> list[str]:
-    """What the row's input $/M counts (:func:`model.core.actuals.input_denominator`), and the cached prompt tokens
+    """What the row's input $/M counts (:func:`model.core.actual_rows.input_denominator`), and the cached prompt tokens
     it reveals (stored in ``cached_input_tokens``, said)."""
     kind, tokens = input_denominator(row)
     if kind is None:
