@@ -118,8 +118,10 @@ def run(args, con) -> int:
         table = answer.frontier_table
         frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
+        from model.present.answers import iso_shown
+
         result = answer.cost.analysis
-        frame = answer.cost.iso_error
+        frame = iso_shown(answer.cost)
     if args.json:
         payload = _payload(args, answer, frame)
         if args.command in ("iso", "crossover"):

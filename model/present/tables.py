@@ -18,7 +18,7 @@ from model.core.cost import PRESETS_CSV
 from model.core.status import PRICED
 from model.core.unpriced import sort_cells
 from model.present import fmt
-from model.present.answers import cell_words
+from model.present.answers import cell_words, iso_shown
 from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
@@ -232,7 +232,7 @@ def _within_words(row) -> str:
 
 def _iso(answer):
     cost = answer.cost
-    iso = _iso_frame(cost.iso_error) if not cost.iso.empty else cost.iso
+    iso = _iso_frame(iso_shown(cost)) if not cost.iso.empty else cost.iso
     return iso, [(f"Ratio to {cost.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
                  for h, c, k in ISO_SPEC]
 
