@@ -64,7 +64,7 @@ EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_LACKS = 0, 1, 2, 3
 EXIT_CODES = {EXIT_OK: "every figure and file holds", EXIT_DIFFERS: "a figure or a file differs",
               EXIT_USAGE: "bad arguments, or not a bundle", EXIT_LACKS: "the bundle lacks data a figure needs"}
 #: how a figure is printed (:func:`figure_text`): the report's column kinds, and a fraction as a percentage
-FIGURE_KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "percent")
+FIGURE_KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "percent", "share", "rps")
 #: what every figure of a manifest holds
 FIGURE_KEYS = ("id", "where", "kind", "value", "text", "status")
 #: the columns that tell a table's rows apart (a row's id); other tables: their first column. Rows alike in these

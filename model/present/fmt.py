@@ -275,6 +275,8 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
             text = values.map(tokens)
         elif column == "utilization" and "option" in frame.columns:   # the buy/rent/API table: share of capacity
             text = values.map(percent)
+        elif column in ("utilization", "utilization_autoscaled"):      # the fleet's: as its report table says it
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):.1%}")
         elif column in ("tokens_per_second_per_gpu", "tokens_per_second_per_node"):
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
         elif pd.api.types.is_float_dtype(values):

@@ -145,7 +145,7 @@ _PARTS_SPEC = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital
                ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
                ("Operations [$/GPU-hour]", "operations", "usd"),
                ("At full use [$/GPU-hour]", "usd_per_gpu_hour_full_use", "usd"),
-               ("Utilisation", "utilization", "ratio"), ("Effective [$/GPU-hour]", "usd_per_gpu_hour", "usd")]
+               ("Utilisation", "utilization", "share"), ("Effective [$/GPU-hour]", "usd_per_gpu_hour", "usd")]
 _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("Low (−20 %)", "low_value", "text"),
                  ("High (+20 %)", "high_value", "text"), ("At low", "low", "usd"), ("At high", "high", "usd"),
                  ("Note", "note", "text")]
@@ -160,16 +160,16 @@ FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
               ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
               ("Rented on demand: $ per month following the load", "usd_per_month_autoscaled", "dollars"),
               ("Rented on demand: $/GPU-hour (set in this view)", "usd_per_gpu_hour_autoscaled", "usd"),
-              ("Per node [req/s]", "per_node_rps", "x"), ("Capacity from", "method", "text"),
+              ("Per node [req/s]", "per_node_rps", "rps"), ("Capacity from", "method", "text"),
               ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
-              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
+              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "share"),
               ("Rented on demand: effective [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Rented on demand: utilisation", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
+              ("Rented on demand: utilisation", "utilization_autoscaled", "share"), ("Status", "status", "text"),
               ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
                ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
-               ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
+               ("Serves [req/s]", "requests_per_second", "rps"), ("Serves [tok/s]", "tokens_per_second", "tps"),
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
                ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
                ("Note", "note", "text")]
@@ -375,7 +375,7 @@ MIX_FLEET_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("Spa
                   ("Utilisation", "utilization_text", "text"), ("Peak utilisation", "peak_utilization_text", "text"),
                   ("Serves", "serves", "text")]
 MIX_BUCKET_SPEC = [("Bucket", "label", "text"), ("ISL [tokens]", "isl", "int"), ("OSL [tokens]", "osl", "int"),
-                   ("Share of requests", "share_text", "text"), ("Peak [req/s]", "peak_rps", "x"),
+                   ("Share of requests", "share_text", "text"), ("Peak [req/s]", "peak_rps", "rps"),
                    ("Requests in the trace", "requests", "int"), ("Measured", "measured_text", "text"),
                    ("Note", "note", "text")]
 MIX_SINGLE_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("$ per month", "usd_per_month", "dollars"),

@@ -51,7 +51,7 @@ __all__ = ["WorkbookPlan", "plan_of", "workbook_xlsx", "FORMULAS", "NUMBER_FORMA
 HEADER_ROW = 4
 #: how each column kind is shown (the report's rounding rule as an Excel number format)
 NUMBER_FORMATS = {"usd": "[<0.1]0.000##;#,##0.00", "dollars": "#,##0", "x": "0.0", "tps": "#,##0.0",
-                  "ratio": '0.00"x"', "int": "0", "share": "0.0%"}
+                  "ratio": '0.00"x"', "int": "0", "share": "0.0%", "rps": "#,##0.0##"}
 #: the header line of each sheet saying what its formulas are
 FORMULAS = {
     "iso": "Formulas: $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6 at each knot (the frontier points around the "
@@ -267,7 +267,7 @@ def _ref(sheet: str, coordinate: str) -> str:
 PARTS_LAYOUT = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital", "usd"),
           ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
           ("Operations [$/GPU-hour]", "operations", "usd"), ("At full use [$/GPU-hour]", "full_use", "usd"),
-          ("Utilisation", "utilization", "ratio"), ("Effective [$/GPU-hour]", "effective", "usd"),
+          ("Utilisation", "utilization", "share"), ("Effective [$/GPU-hour]", "effective", "usd"),
           ("Capital per GPU [$]", "capital_per_gpu", "dollars"), ("CRF [1/year]", "crf", "ratio")]
 
 
