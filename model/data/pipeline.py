@@ -177,6 +177,7 @@ class Pipeline(Checks):
             else:
                 self.columns[name] = _Column(f"?::{SQL_TYPES[name]}", params=[value])
 
+        self._gpus_from_node(extra)
         model_dir = self._model_paths(next((f"r.{raw}" for header, raw in extra if header == "model_dir"), None))
         pieces = [(f"?, r.{raw}", [header]) for header, raw in extra if not (model_dir and header == "model_dir")]
         if pieces or model_dir:
@@ -186,6 +187,24 @@ class Pipeline(Checks):
                 expr = f"NULLIF(json_merge_patch({expr}, json_object('model_dir', {model_dir[0]})), '{{}}')"
                 params.extend(model_dir[1])
             self.columns["extra"] = _Column(f"CAST({expr} AS VARCHAR)", params=params)
+
+    def _gpus_from_node(self, extra: list[tuple[str, str]]) -> None:
+        """A ``gpus_per_node`` column is the node's size, kept in extra, never the GPUs a point ran on. Where the
+        file (and ``--set``) state no GPU count, gpus = gpus_per_node: the point is read as one whole node, and the
+        row's notes say so (data-formats: derived values)."""
+        raw = next((raw for header, raw in extra if normalise_header(header) == "gpuspernode"), None)
+        if raw is None or "gpus" in self.columns:
+            return
+        value = numeric_expr(f"r.{raw}", 1, self._typed(f"r.{raw}"))
+        self.columns["gpus"] = _Column(value)
+        note = (f"(CASE WHEN {value} IS NOT NULL THEN 'gpus = gpus_per_node: the file states no GPU count, so the "
+                "point is read as run on one whole node' END)")
+        if "notes" in self.columns:
+            old = self.columns["notes"]
+            self.columns["notes"] = _Column(f"NULLIF(concat_ws('; ', {old.expr}, {note}), '')", old.raw, old.header,
+                                            list(old.params))
+        else:
+            self.columns["notes"] = _Column(note)
 
     def _model_paths(self, stated: str | None) -> tuple[str, list[Any]] | None:
         """A model given as a path, in the file's column or with ``--set``, is stored by its last component
