@@ -17,8 +17,8 @@ Chromium process this script started.
    (its CPU at start printed apart), against the second view.
 1. Per page: server CPU of a new session (a fresh browser context opening the page's link), for the first
    viewer of the link on that page (who computes what the server then shares) and the next ones (median of
-   ``--sessions``), and of a slider rerun (the sidebar's first slider moved one step with the keyboard, as a
-   user does), median of ``--reruns``; the ratio to the baseline page's own new session (the median of its
+   ``--sessions``), and of a slider rerun (the sidebar's first slider moved one step up with the keyboard, as a
+   user does: each step a rate no view had before, so nothing is answered from the cache), median of ``--reruns``; the ratio to the baseline page's own new session (the median of its
    sessions, one taken after each page's, so a load change during the run moves both) and slider rerun.
 2. Concurrent viewers of one link (the overview with non-default rates): 1, 4 and 8 contexts open it at
    once, 3 times; server CPU per view, and the p50/p95 time from navigation to settled. Viewers per core:
@@ -142,7 +142,7 @@ async def view_cpu(browser, url: str, server: int, reruns: int) -> tuple[float, 
         for i in range(reruns):
             before = cpu_s(server)
             await slider.focus()
-            await slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            await slider.press("ArrowRight")         # a rate no view had before: never a cache hit
             await asyncio.sleep(0.3)
             await settle(page, server)
             moved.append(cpu_s(server) - before)

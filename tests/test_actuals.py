@@ -67,8 +67,16 @@ def _check_opencost_rows(stored: list[dict], entries: list[dict]) -> None:
         fraction = entry.get("cacheSavingsFraction")
         assert (row["cache_savings_fraction"] == fraction) if fraction is not None \
             else math.isnan(row["cache_savings_fraction"])
-        for empty in ("cached_input_tokens", "gpu_hours"):       # OpenCost states neither: left empty
-            assert math.isnan(row[empty])
+        assert math.isnan(row["gpu_hours"])                        # OpenCost does not state it: left empty
+        # cached prompt tokens: stated by no release; derived only where the input $/M left some out (the earlier
+        # releases' denominator, promptTokens − cached), and said in the row's notes
+        divided_by = entry["inputCost"] / entry["inputCostPerMillionTokens"] * 1e6
+        if divided_by < entry["promptTokens"] * 0.999:
+            assert row["cached_input_tokens"] == round(entry["promptTokens"] - divided_by)
+            assert "cached_input_tokens derived" in row["notes"] and "needed compute" in row["notes"]
+        else:
+            assert math.isnan(row["cached_input_tokens"])
+            assert "every delivered prompt token" in row["notes"]
 
 
 def test_opencost_responses_are_stored_as_the_files_state_them(con):

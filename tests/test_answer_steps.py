@@ -21,17 +21,18 @@ def test_the_steps_a_part_needs_run_in_order_and_no_other(sample_db):
     with connect(sample_db, read_only=True) as con:
         view = View(**GLM5)
         iso = answer_of_view(con, view, ("cost",))
-        assert iso.ran == ("rows", "fit", "pricing", "cost")
+        assert iso.ran == ("points", "rows", "fit", "pricing", "cost")
         for part in ("history", "ramps", "fleet", "volume", "cloud", "goodput_caps", "recommendation"):
             with pytest.raises(PartNotAsked, match=part):
                 len(getattr(iso, part))
         # the recommendation of a view without a demand reads the curves and crossings, not a fleet
         rec = answer_of_view(con, view, ("recommendation",))
-        assert rec.ran == ("rows", "fit", "pricing", "cost", "crossings", "crossed", "recommendation")
+        assert rec.ran == ("points", "rows", "fit", "pricing", "cost", "crossings", "crossed", "recommendation")
         # with a demand it sizes the fleet and prices the volume, and reads the capacity's columns for them
         demand = view.replace(tokens_per_month=2e9)
-        assert steps_for(demand, ("recommendation",)) == ("rows", "fit", "pricing", "cost", "rates", "crossings",
-                                                           "crossed", "capacity", "fleet", "volume", "recommendation")
+        assert steps_for(demand, ("recommendation",)) == ("points", "rows", "fit", "pricing", "cost", "rates",
+                                                           "crossings", "crossed", "capacity", "fleet", "volume",
+                                                           "recommendation")
         assert "request_rate_rps" in reading(demand, ("recommendation",)).columns
         assert "request_rate_rps" not in reading(view, ("recommendation",)).columns
         # every part: every step, in the order STEPS declares

@@ -14,7 +14,7 @@ import io
 import pandas as pd
 import pytest
 
-import model.core.analysis
+import model.present.answer_steps
 import ui.report
 from model.present.fmt import interactivity, usd
 from model.present.tables import TABLE_PARTS
@@ -50,8 +50,8 @@ def samples(sample_db, monkeypatch):
 
 @pytest.fixture
 def fits(monkeypatch):
-    # every frontier fit goes through this function (frontiers_for, and analyse when handed no frontier)
-    return Counter(monkeypatch, model.core.analysis, "fit_frontiers")
+    # every frontier fit of a view goes through its answer's fit step (model.present.answer_steps.fit_of)
+    return Counter(monkeypatch, model.present.answer_steps, "fit_frontiers")
 
 
 @pytest.fixture
@@ -83,7 +83,8 @@ def test_the_page_the_report_box_and_a_csv_show_one_answer(samples, fits, report
     fits.take()
     view, link = at.session_state["_view"], at.sidebar.code[0].value
     page_answer = at.session_state["_ctx"].answer("cost", "crossed")       # the parts the page renders
-    assert answer_of(view, TABLE_PARTS[TABLE]) is page_answer   # what a deferred download reads: the page's answer
+    again = answer_of(view, TABLE_PARTS[TABLE])                   # what a deferred download reads: the page's answer
+    assert again.cost is page_answer.cost and again.crossed is page_answer.crossed and again.computed == ()
 
     csv = ui.report.table_csv(view, TABLE)       # what the page's CSV button returns
     assert reports.take() == 0 and fits.take() == 0          # no report is built for a CSV, nothing is refitted
@@ -104,3 +105,58 @@ def test_the_page_the_report_box_and_a_csv_show_one_answer(samples, fits, report
     # the CSV's numbers are the answer's, rounded by the report's rule
     iso = page_answer.cost.iso.dropna(subset=["usd_per_mtok"])
     assert sorted(usd(v) for v in iso["usd_per_mtok"]) == sorted(usd(v) for v in priced["$/M tokens"])
+
+
+# ------------------------------------------------------------------------- issue 48: the memo of an answer's steps
+
+PAGES = {"overview": ("recommendation", "rates", "overview"), "matched": ("cost", "crossed"),
+         "crossovers": ("cost", "crossed", "rates", "notes", "goodput_caps"), "frontier": ("cloud", "frontier_table"),
+         "report": None}
+
+
+@pytest.fixture
+def snap(sample_db):
+    from model.data.readers import open_snapshot
+    from ui.lru import CACHE
+
+    con = open_snapshot(sample_db)
+    CACHE.clear()
+    yield type("Snap", (), {"version": ("memo test", str(sample_db)), "con": con})()
+    CACHE.clear()
+    con.close()
+
+
+def test_a_cold_view_runs_each_step_once_whatever_pages_ask(snap):
+    from model.core.view import View
+    from ui.data import answer_of
+
+    view = View(rates=(("B200", 1.7),))
+    ran = [step for parts in PAGES.values() for step in answer_of(view, parts, snap).computed]
+    assert len(ran) == len(set(ran)), ran                    # every step of every page's answer ran once
+    assert {"points", "rows", "fit", "pricing", "cost", "crossings", "cloud", "recommendation"} <= set(ran)
+
+
+def test_a_rate_change_runs_no_fit_and_the_interactivity_you_need_no_pricing(snap):
+    from model.core.view import View
+    from model.present.view_answer import answer_of_view
+    from ui.data import answer_of
+
+    view = View(rates=(("B200", 1.7),))
+    for parts in PAGES.values():
+        answer_of(view, parts, snap)
+    dearer = view.replace(rates=(("B200", 3.1),))
+    ran = {step for parts in PAGES.values() for step in answer_of(dearer, parts, snap).computed}
+    assert not ran & {"points", "fit"}, ran                  # the physics is the same at any price
+    assert {"rows", "pricing", "cost", "crossings"} <= ran
+    faster = dearer.replace(interactivity_needed=70.0)
+    ran = {step for parts in PAGES.values() for step in answer_of(faster, parts, snap).computed}
+    assert not ran & {"points", "rows", "fit", "pricing", "crossings"}, ran
+    assert "cost" in ran
+    # what the memo answers is what a fresh answer says, field by field
+    for v in (view, dearer, faster, faster.replace(method="linear"), faster.replace(baseline="MI355X"),
+              faster.replace(targets=(30.0, 50.0)), faster.replace(pair="B200 · sglang · fp8 · mtp||MI355X · sglang · fp8 · mtp")):
+        kept = answer_of(v, PAGES["overview"], snap)
+        fresh = answer_of_view(snap.con.cursor(), kept.view, PAGES["overview"])
+        assert kept.recommendation.lines == fresh.recommendation.lines
+        pd.testing.assert_frame_equal(kept.cost.iso_error, fresh.cost.iso_error)
+        pd.testing.assert_frame_equal(kept.crossed.marked, fresh.crossed.marked)

@@ -66,6 +66,9 @@ def test_the_parsers_choices_are_the_models():
     assert (fields.DEFAULT_PRICE_SET, fields.DEFAULT_TIER) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
     assert (fields.REPEATS, fields.COST_BASES, fields.METHOD_CHOICES) == (REPEATS, COST_BASES, METHOD_CHOICES)
     assert (View().price_set, View().tier) == (DEFAULT_PRICE_SET, DEFAULT_TIER)
+    from model.core.interactivity import DEFINITIONS
+
+    assert fields.INTERACTIVITY_FROM == DEFINITIONS
 
 
 def test_every_command_has_a_module():

@@ -385,7 +385,7 @@ def test_vllm_without_failed_says_it_was_derived(con):
                 "total_tokens_per_second": 4048.0, "total_tokens_per_second_per_gpu": 4048.0,
                 "input_tokens_per_second": 2048.0, "input_tokens_per_second_per_gpu": 2048.0,   # 201728 / 98.5
                 "tpot_median_ms": 13.9, "interactivity": 1000 / 13.9, "ttft_p50_s": 0.095, "ttft_p99_s": 0.24,
-                "e2e_latency_median_s": 14.6, "requests_completed": 197,
+                "itl_median_ms": 13.9, "e2e_latency_median_s": 14.6, "requests_completed": 197,
                 "requests_failed": 3, "success_rate": 0.985,                 # 200 - 197; 197 / 200
                 "run_date": "2025-09-12",
                 "notes": "requests failed derived: num_prompts - completed = 200 - 197 (the file states no "
@@ -393,7 +393,7 @@ def test_vllm_without_failed_says_it_was_derived(con):
                 "extra": {"client_backend": "vllm", "num_prompts": 200, "duration_s": 98.5,
                           "request_throughput_rps": 2.0, "burstiness": 1.0, "mean_ttft_ms": 110.0,
                           "std_ttft_ms": 31.0, "mean_tpot_ms": 14.2, "std_tpot_ms": 1.1, "p99_tpot_ms": 19.8,
-                          "mean_itl_ms": 14.2, "median_itl_ms": 13.9, "std_itl_ms": 2.0, "p99_itl_ms": 31.68,
+                          "mean_itl_ms": 14.2, "std_itl_ms": 2.0, "p99_itl_ms": 31.68,
                           "mean_e2el_ms": 14295.8, "std_e2el_ms": 900.0, "p99_e2el_ms": 17200.0}})
     assert source_notes(con) == ("input tok/s derived: total_input_tokens / duration (not stated); request_rate "
                                  "'inf' means unbounded: request_rate_rps left empty; requests failed derived: "
@@ -408,10 +408,10 @@ def test_one_model_under_two_paths_is_one_model(con):
     common = {"model": "Qwen3-14B", "hardware": "H100", "gpus": 1, "concurrency": 32.0, "source_line": 1,
               "isl": 2048, "osl": 1024, "tpot_median_ms": 13.9, "interactivity": 1000 / 13.9, "ttft_p50_s": 0.095,
               "ttft_p99_s": 0.24, "e2e_latency_median_s": 14.6, "requests_completed": 320, "requests_failed": 0,
-              "success_rate": 1.0, "notes": note}
+              "success_rate": 1.0, "notes": note, "itl_median_ms": 13.9}
     extra = {"client_backend": "openai-chat", "num_prompts": 320, "burstiness": 1.0, "mean_ttft_ms": 110.0,
              "std_ttft_ms": 31.0, "mean_tpot_ms": 14.2, "std_tpot_ms": 1.1, "p99_tpot_ms": 19.8, "mean_itl_ms": 14.2,
-             "median_itl_ms": 13.9, "std_itl_ms": 2.0, "p99_itl_ms": 31.68, "mean_e2el_ms": 14636.6,
+             "std_itl_ms": 2.0, "p99_itl_ms": 31.68, "mean_e2el_ms": 14636.6,
              "std_e2el_ms": 900.0, "p99_e2el_ms": 17200.0}
     check(root, {**common, "run_date": "2025-09-12",
                  "total_tokens_per_second": 6144.0, "total_tokens_per_second_per_gpu": 6144.0,

@@ -113,7 +113,7 @@ def test_views_of_one_fit_and_rates_share_their_inputs_fit_and_points_as_the_mod
     from model.core.view import View
     from model.data.snapshot import open_snapshot
     from model.data.store import shared_strings
-    from model.present.view_answer import answer_of_view
+    from model.present.view_answer import CLOUD_COLUMNS, answer_of_view
     from ui import data
     from ui.lru import CACHE
 
@@ -123,13 +123,14 @@ def test_views_of_one_fit_and_rates_share_their_inputs_fit_and_points_as_the_mod
         CACHE.clear()
         snap = type("Snap", (), {"version": ("test", str(sample_db)), "con": con})()
         one, two = (data.answer_of(View(interactivity_needed=x, baseline="MI355X"), parts, snap) for x in (30.0, 60.0))
-        assert one is not two and one is data.answer_of(View(interactivity_needed=30.0, baseline="MI355X"), parts, snap)
+        again = data.answer_of(View(interactivity_needed=30.0, baseline="MI355X"), parts, snap)
+        assert one.cost is not two.cost and again.cost is one.cost and again.computed == ()   # every step kept
         assert one.inputs is two.inputs and one.fit is two.fit and one.cloud is two.cloud
         plain = answer_of_view(con, View(interactivity_needed=60.0, baseline="MI355X"), parts)
-        # the cached points keep the chart's columns (data.CLOUD_COLUMNS), each text value held once
+        # the labelled points keep the chart's columns (CLOUD_COLUMNS), each text value held once
         cloud = two.cloud.points
-        assert list(cloud.columns) == list(data.CLOUD_COLUMNS) and len(cloud) == len(plain.cloud.points) == 29
-        pd.testing.assert_frame_equal(cloud, shared_strings(plain.cloud.points[list(data.CLOUD_COLUMNS)].copy()))
+        assert list(cloud.columns) == list(CLOUD_COLUMNS) and len(cloud) == len(plain.cloud.points) == 29
+        pd.testing.assert_frame_equal(cloud, shared_strings(plain.cloud.points[list(CLOUD_COLUMNS)].copy()))
 
         def same(left, right):       # the dashboard's rows hold their text once, a one-shot load Arrow's storage
             pd.testing.assert_frame_equal(shared_strings(left.copy()), shared_strings(right.copy()))

@@ -207,7 +207,7 @@ def test_a_projected_load_answers_the_samples_as_the_full_load(sample_db, view, 
 
 def test_the_projection_is_the_columns_the_view_reads():
     assert analysis_columns(View()) == (
-        "hardware", "interactivity", "tpot_median_ms", "disaggregated", "model", "isl", "osl", "scenario",
+        "hardware", "interactivity", "tpot_median_ms", "itl_median_ms", "disaggregated", "model", "isl", "osl", "scenario",
         "prefix_cache_hit_rate", "framework", "precision", "spec_decoding", "total_tokens_per_second_per_gpu")
     assert "ttft_p95_s" in analysis_columns(View(sla="ttft_p95=2"))
     assert "run_date" in analysis_columns(View(as_of=date(2026, 1, 1)))
@@ -302,7 +302,11 @@ def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
                           baseline=baseline if command == "crossover" else None)
         full = full_answer(con, state, ANALYSIS_PARTS)
         frame = full.crossed.marked if command == "crossover" else full.cost.iso_error
-        assert out["rows"] == json.loads(json.dumps(records(frame)))
+        rows = out["rows"]
+        if command == "iso":          # iso's rows also carry their run-to-run band (none here: no repeated runs)
+            assert all(r["run_to_run_low"] is None and r["run_to_run_from"] for r in rows)
+            rows = [{k: v for k, v in r.items() if not k.startswith("run_to_run")} for r in rows]
+        assert rows == json.loads(json.dumps(records(frame)))
         assert len(out["rows"]) > 10
     finally:
         con.close()
@@ -326,7 +330,7 @@ def test_the_dashboards_projected_load_answers_every_page_as_the_full_load(gener
     """The dashboard loads every part's columns (a third of the store's fewer): every table its pages and report show,
     the Frontier chart's points, the fleet, the ramps and the history hold the full load's values."""
     from model.present.tables import tables
-    from ui.data import CLOUD_COLUMNS
+    from model.present.view_answer import CLOUD_COLUMNS
 
     con = connect(generated_db, read_only=True)
     try:

@@ -72,7 +72,7 @@ def version_of(path: Path) -> int:
 
 
 def test_a_new_database_gets_the_current_version(tmp_path):
-    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 4
+    assert version_of(tmp_path / "new.duckdb") == SCHEMA_VERSION == 5
 
 
 def test_version_1_disaggregated_rows_get_their_role_columns(tmp_path):
@@ -86,6 +86,7 @@ def test_version_1_disaggregated_rows_get_their_role_columns(tmp_path):
     con.close()
     raw(path, "UPDATE points SET input_tokens_per_second_per_gpu = input_tokens_per_second_per_prefill_gpu, "
               "output_tokens_per_second_per_gpu = output_tokens_per_second_per_decode_gpu WHERE disaggregated",
+        "ALTER TABLE points DROP COLUMN itl_median_ms",      # schema 5's, after the role columns
         "ALTER TABLE points DROP COLUMN input_tokens_per_second_per_prefill_gpu",
         "ALTER TABLE points DROP COLUMN output_tokens_per_second_per_decode_gpu",
         "UPDATE costfrontier_meta SET value = '1'")

@@ -6,18 +6,12 @@ The reader of the store is a Streamlit cache resource; everything else lives in 
 
 - the inputs of a view, ``("inputs", data version, path, Reading)``: :func:`model.data.inputs.load_inputs` of the
   view's :class:`~model.data.inputs.Reading` for every part a page shows (one read of the rows per filters, shared
-  by every page and every view of those filters);
-- the fit, ``("fit", ..., Reading, frontier key)``: :func:`model.present.view_answer.fit_of_inputs`, the one
-  expensive step (a rate change of a view whose series are per hardware refits nothing);
-- the labelled points of the Frontier chart, ``("cloud", ..., frontier key, rate key)``, shared by every view of one
-  fit and rates;
-- the pricing of a view (and its crossings when a page draws them), ``("pricing", ..., frontier key, pricing key)``:
-  what the fit, the rates, the method, the targets and the baseline decide
-  (:func:`model.present.answer_steps.pricing_key`), shared by every view that differs only in the interactivity you
-  need or the demand, so a slider of either reprices nothing;
-- the answer, ``("answer", ..., view, parts)``: :func:`model.present.view_answer.build_answer` of the parts a page
-  asks for, handed the cached fit, pricing and points; every session's page, the report box and the CSV buttons
-  render it.
+  by every page and every view of those filters), with the data version's calibration
+  (``("calibration", ...)``, one per data version);
+- each step of an answer, ``("step", data version, path, Reading, step key)``: the memo of
+  :func:`model.present.view_answer.build_answer`, keyed by what each step declares it reads
+  (:func:`model.present.view_answer.step_key`): a rate change re-runs the steps that read a rate, never the fit; the
+  interactivity you need re-reads the cost there, never the pricing.
 
 Every key holds the data version read once per rerun, so one rerun never mixes two versions; entries of older
 versions go when a rerun first sees a newer one.
@@ -28,18 +22,16 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable
 
 import pandas as pd
 import streamlit as st
 
-from model.core.analysis import Analysis
 from model.core.cost import load_presets, price_sets, tiers
 from model.core.trace import is_reference
 from model.core.uncertainty import Calibration
 from model.core.view import View
-from model.core.view_fields import FIELDS, RATE
 from model.data.calibration import load_calibration
 from model.data.export import safe_csv
 from model.data.identity import identity
@@ -53,19 +45,17 @@ from model.data.store import (
     distinct_values,
     list_sources,
     load_points,
-    shared_strings,
     stored_rates,
     workloads,
 )
 from model.data.versions import acting
-from model.present.answer_steps import Fit, pricing_key
 from model.present.answers import workload_label
-from model.present.view_answer import Answer, build_answer, cloud_of, fit_of_inputs, reading, steps_for
+from model.present.view_answer import Answer, build_answer, reading
 from ui.lru import CACHE, trim_if_grown
 from ui.state import view
 
 __all__ = ["Ctx", "db_path", "reader", "begin", "store_away", "end", "snapshot", "write", "cursor", "version", "options",
-           "presets", "inputs", "export_csv", "answer_of", "comparison", "actuals", "resolved_on", "per_view", "CLOUD_COLUMNS",
+           "presets", "inputs", "export_csv", "answer_of", "comparison", "actuals", "intervals", "resolved_on", "per_view",
            "sources", "published_checks_of", "user", "page_name",
            "read_only", "clear"]
 
@@ -228,84 +218,29 @@ def calibration(snap: Snapshot, version: int | None) -> Calibration:
                              lambda: load_calibration(snap.con.cursor(), version))
 
 
-def _fit(snap: Snapshot, state: View) -> tuple[tuple, Fit]:
-    inputs_key = _inputs_key(snap.version, state)
-    key = ("fit", snap.version, db_path(), inputs_key[3], state.frontier_key())
-    return key, CACHE.get_or_make(key, lambda: fit_of_inputs(state, inputs(state, snap)), deps=(inputs_key,))
+class _Steps:
+    """The memo :func:`answer_of` hands :func:`model.present.view_answer.build_answer`: each step's value in
+    :data:`ui.lru.CACHE` under its key within one view's inputs, counted apart from the inputs and the steps it is
+    made of (an entry goes with them)."""
 
+    def __init__(self, snap: Snapshot, inputs_key: tuple):
+        self.prefix, self.inputs_key = ("step", snap.version, db_path(), inputs_key[3]), inputs_key
 
-def _rate_key(state: View) -> tuple:
-    """What sets the $/GPU-hour (the fields declared :data:`model.core.view_fields.RATE`)."""
-    return tuple((f.name, getattr(state, f.name)) for f in FIELDS if f.changes == RATE)
-
-
-def _cloud(snap: Snapshot, state: View, fit_key: tuple, fit: Fit) -> tuple[tuple, Analysis]:
-    key = ("cloud", snap.version, db_path(), fit_key[3], fit_key[4], _rate_key(state))
-
-    def make() -> Analysis:
-        inputs_of_view = inputs(state, snap)
-        part = build_answer(state, inputs_of_view, ("pricing",), given={"fit": fit})
-        result = cloud_of(part.rows, inputs_of_view, part.pricing)
-        return replace(result, points=_slim(result.points))
-
-    return key, CACHE.get_or_make(key, make, deps=(fit_key,))
-
-
-#: the columns of the labelled points the Frontier chart reads (:func:`model.present.figures.frontier_figure`: axes,
-#: series, and the hover's hardware, recipe, parallelism, concurrency, run date and source:line), the report's
-#: chart too: the cached points keep these (at 1M rows the other columns would be about 150 MB more)
-CLOUD_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
-                 "precision", "spec_decoding", "tp", "ep", "dp", "pp", "concurrency", "run_date", "source_file",
-                 "source_line")
-
-
-def _slim(points: pd.DataFrame) -> pd.DataFrame:
-    """``points`` in :data:`CLOUD_COLUMNS` (those it has), its own copy (a slice would keep the whole frame's
-    blocks), each text value held once."""
-    return shared_strings(points[[c for c in CLOUD_COLUMNS if c in points.columns]].copy())
+    def get_or_make(self, key: tuple, make, needs: tuple) -> object:
+        return CACHE.get_or_make((*self.prefix, key), make,
+                                 deps=(self.inputs_key, *((*self.prefix, n) for n in needs)))
 
 
 def answer_of(state: View, parts: Iterable[str] | None = None, snap: Snapshot | None = None) -> Answer:
     """The answer of ``state`` (its workload set) for ``parts`` (None: every part) on the snapshot ``snap``
     (default: the newest published one, held while the answer is built: a deferred download runs outside the
-    rerun): the same object for every caller of one view, parts and data version while it is cached."""
+    rerun), each step's value shared by every session, view and page that needs it under the same key."""
     if snap is None:
         with reader(db_path()).hold() as held:
             return answer_of(state, parts, held)
     state = resolved_on(snap, state)
-    wanted = tuple(sorted(steps_for(state, parts)))
-    key = ("answer", snap.version, db_path(), state.model_dump_json(), wanted)
-    found = CACHE.get(key)
-    if found is not None:
-        return found
     inputs_key = _inputs_key(snap.version, state)
-    got = inputs(state, snap)
-    given, deps = {}, [inputs_key]
-    if "fit" in wanted:
-        fit_key, given["fit"] = _fit(snap, state)
-        deps.append(fit_key)
-        if "cloud" in wanted:
-            cloud_key, given["cloud"] = _cloud(snap, state, fit_key, given["fit"])
-            deps.append(cloud_key)
-        if "pricing" in wanted:
-            pricing_key, shared = _pricing(snap, state, fit_key, given["fit"], "crossings" in wanted)
-            given.update(shared)
-            deps.append(pricing_key)
-    return CACHE.get_or_make(key, lambda: build_answer(state, got, wanted, given=given), deps=tuple(deps))
-
-
-def _pricing(snap: Snapshot, state: View, fit_key: tuple, fit: Fit, crossings: bool) -> tuple[tuple, dict]:
-    """The parts of a view that its fit, rates, method, targets and baseline decide (``pricing``, and ``crossings``
-    when asked), shared by every view that differs only in the interactivity you need or the pair: a slider step
-    reads the cost there, not the whole analysis again (:func:`model.present.answer_steps.pricing_key`)."""
-    key = ("pricing", snap.version, db_path(), fit_key[3], fit_key[4], pricing_key(state), crossings)
-    parts = ("pricing", "crossings") if crossings else ("pricing",)
-
-    def make() -> dict:
-        part = build_answer(state, inputs(state, snap), parts, given={"fit": fit})
-        return {name: getattr(part, name) for name in parts}
-
-    return key, CACHE.get_or_make(key, make, deps=(fit_key,))
+    return build_answer(state, inputs(state, snap), parts, memo=_Steps(snap, inputs_key))
 
 
 def resolved_on(snap: Snapshot, state: View) -> View:
@@ -342,6 +277,26 @@ def actuals(ver: tuple) -> pd.DataFrame:
     from model.data.actuals import actuals_frame
 
     return CACHE.get_or_make(("actuals", ver, db_path()), lambda: actuals_frame(cursor()))
+
+
+def intervals(ver: tuple) -> pd.DataFrame:
+    """The stored run-to-run intervals (:func:`model.data.intervals.load_intervals`) of snapshot ``ver``, each with
+    its source's file name and the point's line, flagged ones first (shared, read-only)."""
+    from model.data.intervals import load_intervals
+
+    def make() -> pd.DataFrame:
+        cur = cursor()
+        frame = load_intervals(cur)
+        if frame.empty:
+            return frame
+        lines = cur.execute("SELECT p.point_id, s.file_name, p.source_line FROM points p JOIN sources s "
+                            "USING (source_id) WHERE p.point_id IN (SELECT point_id FROM point_intervals)").df()
+        frame = frame.merge(lines, on="point_id", how="left")
+        order = frame["status"].map({"differs": 0, "not checked": 1, "one run, no interval": 2}).fillna(3)
+        return frame.assign(_order=order).sort_values(["_order", "file_name", "metric"], kind="stable") \
+            .drop(columns="_order").reset_index(drop=True)
+
+    return CACHE.get_or_make(("intervals", ver, db_path()), make)
 
 
 def export_csv(state: View, ver: tuple) -> str:

@@ -36,6 +36,8 @@ DEFAULT_CACHE_MB = 640
 _MB = 1 << 20
 #: a list or tuple longer than this is measured from a sample of its items
 _SAMPLE = 64
+#: a frame of fewer rows is measured whole (what it may share with others is not worth finding) [rows]
+_SMALL = 2048
 
 
 def cache_budget() -> int:
@@ -90,6 +92,8 @@ def size_of(value: Any, skip: set[int] | None = None, _seen: set[int] | None = N
         return 0
     seen.add(id(value))
     if isinstance(value, pd.DataFrame):
+        if len(value) < _SMALL:              # a small frame shares little worth finding: measured whole, at once
+            return int(value.memory_usage(index=True, deep=True).sum())
         own = [c for c, address in zip(value.columns, _addresses(value)) if not skip or address not in skip]
         return int(value.index.memory_usage(deep=True)) + sum(_column_bytes(value.iloc[:, i]) for i in
                                                               np.flatnonzero(value.columns.isin(own)))
@@ -125,6 +129,7 @@ class _Entry:
     value: Any
     size: int
     deps: tuple = ()                          # the keys of the entries it is made of (it goes with any of them)
+    held: set | None = None                   # held_ids(value), once an entry made of it asked
 
 
 #: entries of at least this many bytes gone at once are worth a collection and a trim [bytes]
@@ -199,6 +204,7 @@ class ByteLRU:
         self._budget = budget
         self._lock = threading.RLock()
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._total = 0                        # the sum of the entries' sizes, kept as they come and go
         self.evictions = 0
 
     @property
@@ -209,7 +215,7 @@ class ByteLRU:
     def total(self) -> int:
         """The measured bytes of every entry held [bytes]."""
         with self._lock:
-            return sum(e.size for e in self._entries.values())
+            return self._total
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -248,8 +254,13 @@ class ByteLRU:
             if key in self._entries:          # another thread made it meanwhile: one value for every caller
                 self._entries.move_to_end(key)
                 return self._entries[key].value
-            shared = [self._entries[d].value for d in deps if d in self._entries]
-        nbytes = size(value) if size else size_of(value, held_ids(*shared) if shared else None)
+            shared = [self._entries[d] for d in deps if d in self._entries]
+        held: set = set()
+        for entry in shared:                  # what an entry holds is found once, however many are made of it
+            if entry.held is None:
+                entry.held = held_ids(entry.value)
+            held |= entry.held
+        nbytes = size(value) if size else size_of(value, held or None)
         self.put(key, value, nbytes, deps=tuple(d for d in deps if d in self._entries))
         return self.get(key, value)
 
@@ -260,6 +271,7 @@ class ByteLRU:
             if nbytes > self.budget:
                 return                         # larger than the whole budget: used once, not kept
             self._entries[key] = _Entry(value, int(nbytes), tuple(deps))
+            self._total += int(nbytes)
             freed = self._evict(key)
         if freed >= TRIM_BYTES:
             _trim()
@@ -277,11 +289,14 @@ class ByteLRU:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._total = 0
         _trim()
 
     def _drop(self, key) -> None:
-        if self._entries.pop(key, None) is None:
+        entry = self._entries.pop(key, None)
+        if entry is None:
             return
+        self._total -= entry.size
         for other in [k for k, e in self._entries.items() if key in e.deps]:
             self._drop(other)                  # made of what went: it holds it uncounted, so it goes too
             self.evictions += 1
@@ -296,6 +311,8 @@ class ByteLRU:
             self._drop(newest)              # it cannot fit beside what it is made of: evict nothing else
             self.evictions += 1
             return start - self.total
+        if start <= budget:
+            return 0
         for key in list(self._entries):
             if self.total <= budget:
                 break

@@ -13,6 +13,7 @@ import streamlit as st
 from model.core.capacity import BLENDED_FORMULA
 from model.core.cost import resolve_rates
 from model.core.frontier import BASES, SERIES_KEY_CHOICES
+from model.core.interactivity import DEFINITIONS as INTERACTIVITY_FROM
 from model.core.names import reason
 from model.core.plausible import percent_question, rate_question
 from model.core.sla import SLA, TTFT_PERCENTILES
@@ -62,6 +63,12 @@ def _filters(sb, opts: dict) -> None:
         numbers.field_box(c2, "w_cached", "cached weight")
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
+    bind(sb.radio, "interactivity_from", "Interactivity from", INTERACTIVITY_FROM, horizontal=True,
+         format_func=lambda d: "TPOT (tokens)" if d == "tpot" else "ITL (chunks)",
+         help="What tokens per second per user counts. TPOT (the default): 1000 ÷ median time per output token, the "
+              "tokens a user receives per second. ITL: 1000 ÷ median inter-token latency, the streamed chunks per "
+              "second; with speculative decoding a chunk carries several tokens, so the two can be several times "
+              "apart. A point that states no ITL keeps its TPOT-based value (the notes count them).")
     bind(sb.radio, "method", "Interpolation", METHOD_CHOICES, horizontal=True,
          format_func=lambda m: "fits better" if m == "auto" else m,
          help="fits better (the default): whichever of the two fits this view's own points better when each is "

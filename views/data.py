@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from model.core.run_to_run import METRIC_OF_BASIS
 from model.data.ingest import IngestError, ingest_file
 from model.data.preview import FORM_FIELDS, for_form, form_pairs
 from model.data.snapshot import write as store_write
@@ -100,6 +101,21 @@ if not verdicts.empty:
             widgets.table(flagged[["source_id", "check", "line", "hardware", "spec_decoding", "interactivity",
                                    "published", "recomputed", "recomputed_lo", "recomputed_hi", "detail"]],
                           key="published_flagged")
+stated = data.intervals(data.version())
+if not stated.empty:
+    st.subheader("Run-to-run intervals")
+    throughput = stated[stated["metric"].isin(set(METRIC_OF_BASIS.values()))]
+    flagged = stated[stated["status"] == "differs"]
+    st.caption(f"Points measured over repeated runs (AIPerf --num-profile-runs) keep each metric's interval. Each was "
+               f"checked: se = std ÷ √n and mean ± t·se recomputed and compared within the file's rounding. "
+               f"{fmt.count(len(flagged), 'interval')} disagree: flagged and not used; a point of one run has none.")
+    widgets.table(throughput[["file_name", "source_line", "metric", "runs", "mean", "ci_low", "ci_high", "t_critical",
+                              "status", "detail"]], key="intervals_table", details=("t_critical", "detail"))
+    if not flagged.empty:
+        with st.expander(f"The {fmt.count(len(flagged), 'flagged interval')}, with what was recomputed"):
+            widgets.table(flagged[["file_name", "source_line", "metric", "mean", "se", "se_recomputed", "ci_low",
+                                   "ci_high", "ci_low_recomputed", "ci_high_recomputed", "t_critical", "t_implied",
+                                   "detail"]], key="intervals_flagged")
 if not ctx.points.empty:
     st.download_button("Download the filtered rows as CSV", data.export_csv(ctx.state, data.version()),
                        file_name="costfrontier.csv", mime="text/csv", key="download")

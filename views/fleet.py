@@ -6,6 +6,7 @@ import streamlit as st
 
 from model.core.plausible import fleet_question
 from model.present import fmt
+from model.present.run_to_run_answer import run_to_run_lines
 from model.present.view_answer import fleet_at
 from ui import data, frame, numbers, widgets
 from ui.demand import day_chart, fleet_boxes, fleet_settings, shape_boxes
@@ -51,7 +52,7 @@ else:
     numbers.field_box(c2, "budget_usd_month", help="More than $0 and at most $1e15.")
 with st.expander("How the fleet is sized: knee rule, GPUs per node, power, racks", expanded=False):
     fleet_settings()
-answer = ctx.answer("cost", "fleet")
+answer = ctx.answer("cost", "fleet", "run_to_run")
 x = answer.interactivity_needed
 fleet = answer.fleet
 with answer_box:
@@ -82,6 +83,8 @@ widgets.table(fleet.sized[fleet.columns], key="fleet_table",
 if fleet.kind == "demand":
     day_chart(fleet, "fleet_day")
 for line in fleet.capacity_lines:
+    st.caption(plain(line))
+for line in run_to_run_lines(answer.run_to_run.fleet):     # the capacity point's run-to-run band, named
     st.caption(plain(line))
 st.caption("Per-node capacity is the knee of a request-rate ramp, or for a concurrency sweep the best measured point "
            "that meets the SLA and the interactivity you need. A fleet bought for the peak pays every GPU-hour (730 "

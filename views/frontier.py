@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.present import figures
 from ui import data, frame, report, widgets
-from ui.state import bind
+from ui.state import bind, plain
 
 ctx = frame.context()
 st.title("Frontier")
@@ -18,6 +18,9 @@ optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that
 answer = ctx.answer("cloud", "frontier_table")
 result = answer.cloud
 widgets.notes(result)
+for note in answer.rows.good.notes:           # what the interactivity definition and goodput caps did to the rows
+    if note not in result.notes:
+        st.warning(plain(note[:1].upper() + note[1:]))
 if answer.frontier_table.empty:
     st.info("No series in this view has a frontier: no point has both an interactivity and a throughput on the "
             f"view's token basis ({ctx.state.basis}). The notes above say which; try another basis in the sidebar.")
@@ -41,9 +44,15 @@ if not optimal and len(result.points) > figures.DETAIL_LIMIT:
     st.caption(f"{len(result.points):,} measured points: hovering one shows its series and values; frontier "
                "points (and 'Optimal only') show hardware, recipe, parallelism, concurrency, date and source.")
 st.markdown("**Frontier points** (the measured points no other point of the series beats on both axes)")
+banded = frontier_table["run_to_run_low"].notna().any()     # a point measured over repeated runs: its band shown
 widgets.view_table(ctx, "frontier_rows", lambda: frontier_table[
-    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats", "spread_pct", "concurrency",
+    ["series", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "repeats", "spread_pct",
+     *(("run_to_run_low", "run_to_run_high", "run_to_run_from") if banded else ()), "concurrency",
      "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"]].rename(
-    columns={"spread_pct": "spread [%]"}), key="frontier_table",
-    details=("concurrency", "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date", "source_file", "source_line"))
+    columns={"spread_pct": "spread [%]", "run_to_run_low": "run-to-run low ×", "run_to_run_high": "run-to-run high ×"}),
+    key="frontier_table", details=("concurrency", "tp", "ep", "dp", "pp", "tput_min", "tput_max", "run_date",
+                                   "source_file", "source_line", "run_to_run_from"))
+if banded:
+    st.caption("Run-to-run low × / high ×: the point's throughput interval over its repeated runs, as a multiple of "
+               "its throughput (AIPerf --num-profile-runs, checked against mean ± t·se); a point of one run has none.")
 report.table_download(ctx, "Frontier points")

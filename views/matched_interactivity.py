@@ -4,7 +4,7 @@ import streamlit as st
 
 from model.present import figures, fmt
 from model.present.answers import iso_pivot, iso_shown, method_errors_text, method_words, parse_targets
-from model.present.tables import CALIBRATION_TABLE, table_of
+from model.present.tables import CALIBRATION_TABLE, RUN_TO_RUN_TABLE, table_of
 from ui import frame, report, widgets
 from ui.state import bind, plain
 
@@ -12,7 +12,7 @@ ctx = frame.context()
 st.title("Cost at matched interactivity")
 if widgets.no_data(ctx):
     st.stop()
-answer = ctx.answer("cost", "crossed")
+answer = ctx.answer("cost", "crossed", "run_to_run")
 cost = answer.cost
 defaults = cost.analysis.targets if not ctx.state.targets else []
 bind(st.text_input, "targets", "Interactivity targets [tok/s/user], comma-separated",
@@ -43,6 +43,12 @@ else:
     st.markdown(f"**Cost relative to {plain(cost.baseline)}** (above 1.00x: dearer than the baseline)")
     st.table(ratios)
     report.table_download(ctx, "Cost at matched interactivity")
+    if answer.run_to_run.any:             # points measured over repeated runs: their band, named on its own
+        st.markdown("**Run-to-run** (how far the measured throughput moved between repeated runs, beside the "
+                    "interpolation range: the two are separate bands)")
+        widgets.spec_table(*table_of(answer, RUN_TO_RUN_TABLE), key="run_to_run_table")
+        for note in answer.run_to_run.notes:
+            st.caption(plain(note[:1].upper() + note[1:] + "."))
 st.markdown(f"**{CALIBRATION_TABLE}** (every interior point of this store's frontiers left out in turn)")
 if (calibration := table_of(answer, CALIBRATION_TABLE)) is not None:
     widgets.spec_table(*calibration, key="calibration_table")

@@ -39,6 +39,10 @@ if comparison is not None:
     if "Plan vs actual: at the realised volume" in tables:
         st.subheader("At the realised volume")
         widgets.spec_table(*tables["Plan vs actual: at the realised volume"], key="plan_options")
+    if "Plan vs actual: how close to the limits" in tables:
+        st.subheader("How close the fleet ran to its limits")
+        st.caption(plain(comparison.saturation["total"]["text"]))
+        widgets.spec_table(*tables["Plan vs actual: how close to the limits"], key="plan_saturation")
     for note in comparison.notes:
         st.caption(plain(note[:1].upper() + note[1:] + "."))
 

@@ -29,10 +29,18 @@ knees = ramps.knees
 st.plotly_chart(ramp_figure(ramps.points, ramps.sla, knees), width="stretch", key="ramp_chart")
 st.markdown("**Knee of each ramp** under "
             + plain(ramps.sla.describe() if ramps.sla else "no SLA (the highest rate measured)"))
-widgets.table(knees[["series", "status", "request_rate", "usd_per_mtok", "ttft_s", "tokens_per_second_per_gpu",
-                     "tokens_per_second_per_node", "basis", "usd_per_gpu_hour", "first_failure"]], key="knee_table",
-              details=("tokens_per_second_per_gpu", "tokens_per_second_per_node", "basis", "usd_per_gpu_hour",
-                       "first_failure"))
+widgets.table(knees[["series", "status", "request_rate", "usd_per_mtok", "ttft_s", "bracket_low", "bracket_high",
+                     "crossing_rate", "tokens_per_second_per_gpu", "tokens_per_second_per_node", "basis",
+                     "usd_per_gpu_hour", "first_failure", "bracket_text"]], key="knee_table",
+              details=("bracket_low", "bracket_high", "crossing_rate", "tokens_per_second_per_gpu",
+                       "tokens_per_second_per_node", "basis", "usd_per_gpu_hour", "first_failure", "bracket_text"))
+st.caption("Each knee between the measured rates around it (More columns: bracket low, the knee, measured; bracket "
+           "high, the first rate that breaks the SLA; the crossing, where the binding limit is reached on a straight "
+           "line between them). The capacity reads the measured knee, never the crossing.")
+for row in knees.to_dict("records"):
+    st.markdown(f"**{plain(row['series'])}**: {plain(str(row['bracket_text']))}.")
+    if isinstance(row.get("contradiction"), str):
+        st.warning(plain(f"{row['series']}, the knee at {row['request_rate']:g} req/s: {row['contradiction']}."))
 for basis in sorted(set(knees["basis"].dropna())):
     words = {"output": "output (generated) tokens", "total": "total (input + output) tokens",
              "input": "input tokens", "blended": "blended tokens"}.get(basis, f"{basis} tokens")

@@ -103,21 +103,31 @@ _LIST_COLUMNS = ["source_id", "file_name", "model", "namespace", "period_start",
                  "allocation_method", "gpu_hours", "notes"]
 
 
+_SATURATION_COLUMNS = ["source_id", "file_name", "model", "namespace", "pod", "period_start", "period_end",
+                       "kv_cache_usage_avg", "kv_cache_usage_p95", "kv_cache_usage_max", "queue_depth_p95",
+                       "queue_depth_max", "running_requests_avg", "running_requests_max", "preemptions"]
+
+
 def _list(args, con) -> int:
     import pandas as pd
 
     from model.cli.options import records
-    from model.data.actuals import actuals_frame
+    from model.data.actuals import actuals_frame, saturation_frame
 
     frame = actuals_frame(con)[_LIST_COLUMNS]
+    saturation = saturation_frame(con)[_SATURATION_COLUMNS]
     if args.json:
-        print(json.dumps({"command": "actual", "rows": records(frame)}, indent=2))
-    elif frame.empty:
+        print(json.dumps({"command": "actual", "rows": records(frame), "saturation": records(saturation)}, indent=2))
+        return 0
+    if frame.empty and saturation.empty:
         print("no actuals stored (costfrontier actual FILE: an OpenCost response or a bill)")
-    else:
-        with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 50,
-                               "display.float_format", "{:,.6g}".format):
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 50,
+                           "display.float_format", "{:,.6g}".format):
+        if not frame.empty:
             print(frame.drop(columns=["notes"]).to_string(index=False))
+        if not saturation.empty:
+            print(f"\nsaturation figures ({len(saturation):,} engine windows):")
+            print(saturation.to_string(index=False))
     return 0
 
 

@@ -21,12 +21,15 @@ FRONTIER_COLUMNS = ["series", "interactivity", "tokens_per_second_per_gpu", "usd
                     "hardware", "framework", "precision", "spec_decoding", "tp", "ep", "dp", "pp", "gpus", "gpus_prefill",
                     "gpus_decode",
                     "concurrency", "request_rate_rps", "model", "isl", "osl", "run_date", "source_file", "source_line",
-                    "repeats", "tput_min", "tput_max", "spread_pct"]
+                    "repeats", "tput_min", "tput_max", "spread_pct", "run_to_run_low", "run_to_run_high",
+                    "run_to_run_from"]
+#: the run-to-run columns (model.core.run_to_run): in --json always; in a text table only when a point has a band
+RUN_TO_RUN = ("run_to_run_low", "run_to_run_high", "run_to_run_from")
 
 
 #: the parts of the answer each command prints (the store reads what they need: model.present.view_answer.reading)
 PARTS = {"frontier": ("cost", "frontier_table", "rates", "notes"),
-         "iso": ("cost", "rates", "notes", "recommendation"),
+         "iso": ("cost", "rates", "notes", "recommendation", "run_to_run"),
          "crossover": ("cost", "crossed", "rates", "notes", "goodput_caps"),
          "history": ("cost", "history", "rates", "notes")}
 
@@ -104,6 +107,14 @@ def _history(args, answer) -> int:
     return 0
 
 
+def _with_run_to_run(iso: pd.DataFrame, band: pd.DataFrame) -> pd.DataFrame:
+    """The iso rows with their run-to-run $/M band (``run_to_run_low``, ``run_to_run_high``, ``run_to_run_from``)."""
+    if band.empty:
+        return iso.assign(**{c: pd.Series(dtype=float if c != "run_to_run_from" else object, index=iso.index)
+                             for c in RUN_TO_RUN})
+    return iso.merge(band, on=["series", "interactivity"], how="left")
+
+
 def run(args, con) -> int:
     from model.present import fmt
 
@@ -121,7 +132,8 @@ def run(args, con) -> int:
         from model.present.answers import iso_shown
 
         result = answer.cost.analysis
-        frame = iso_shown(answer.cost)
+        frame = _with_run_to_run(iso_shown(answer.cost), answer.run_to_run.iso)
+    banded = bool(frame.get("run_to_run_low", pd.Series(dtype=float)).notna().any())
     if args.json:
         payload = _payload(args, answer, frame)
         if args.command in ("iso", "crossover"):
@@ -130,6 +142,8 @@ def run(args, con) -> int:
             payload["interpolation_error"] = error_payload(answer.cost.uncertainty)
         if args.command == "iso":
             payload["recommendation"] = answer.recommendation.payload()
+            # the run-to-run band of each row, named on its own beside the interpolation's (model.core.run_to_run)
+            payload["run_to_run"] = answer.run_to_run.payload()
         if args.command == "crossover":
             payload["notes"] = list(dict.fromkeys([*answer.notes, *result.notes]))
             payload["reach"] = records(result.reach)
@@ -156,8 +170,9 @@ def run(args, con) -> int:
             frame = frame.drop(columns=["usd_per_mtok_error", "usd_per_mtok_low", "usd_per_mtok_high", "error_from"]
                                ).assign(low=frame["usd_per_mtok_low"], high=frame["usd_per_mtok_high"],
                                         error_from=frame["error_from"])
-        # a crossing's interval within uncertainty is in its sentence below
-        shown = frame.drop(columns=["uncertain_from", "uncertain_to"], errors="ignore")
+        # a crossing's interval within uncertainty is in its sentence below; run-to-run only where some row has it
+        shown = frame.drop(columns=["uncertain_from", "uncertain_to", *(() if banded else RUN_TO_RUN)],
+                           errors="ignore")
         with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 30,
                                "display.float_format", "{:.4g}".format):
             print(shown.to_string(index=False))

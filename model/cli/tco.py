@@ -284,13 +284,14 @@ def _size(args, con) -> int:
     if not args.link and wants_demand == wants_budget:
         raise UsageError("size needs a demand (--peak-rps, --volume, --tokens-per-day or --trace) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
-    answer = answer_of_args(args, con, ("fleet", "rates", "notes"))
+    answer = answer_of_args(args, con, ("fleet", "rates", "notes", "run_to_run"))
     fleet = answer.fleet
     if fleet is None:
         refused = "; ".join(of_kind(answer.notes, "link"))     # the value the link gave, refused by its bound
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
                          "--budget-mw or --budget-usd-month" + (f" ({refused})" if refused else ""))
     frame = fleet.sized
+    band = answer.run_to_run.fleet
     state = answer.view
     notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate", "interactivity") + answer.old_notes()
     if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
@@ -304,7 +305,10 @@ def _size(args, con) -> int:
                      "interactivity_needed": fleet.x, "where": state.where(), "by": list(answer.rows.scenario.by),
                      "view": state.to_query(), "link": view_url(state.to_query(), "Fleet"),
                      "rate_sources": records(answer.rates), "notes": notes, "sentences": list(fleet.sentences),
-                     "capacity_from": list(fleet.capacity_lines), "columns": fleet.columns, "rows": records(frame)})
+                     "capacity_from": list(fleet.capacity_lines), "columns": fleet.columns, "rows": records(frame),
+                     # each series' nodes on its capacity point's run-to-run band (model.core.run_to_run), named
+                     "run_to_run": {**answer.run_to_run.payload(),
+                                    "rows": records(band) if band is not None else []}})
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -326,5 +330,9 @@ def _size(args, con) -> int:
     for sentence in fleet.sentences:
         print(sentence)
     for line in fleet.capacity_lines:
+        print(line)
+    from model.present.run_to_run_answer import run_to_run_lines
+
+    for line in run_to_run_lines(band):
         print(line)
     return 0

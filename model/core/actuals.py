@@ -43,7 +43,8 @@ from typing import Callable, Iterable
 import pandas as pd
 
 __all__ = ["HOURS_PER_MONTH", "COST_BASES", "ALLOCATION_METHODS", "OPENCOST_FIELDS", "FACTORS", "TOKEN_KINDS",
-           "ActualsError", "MODEL_ALIASES", "model_key", "same_model", "aliases_of", "first_overlap", "lmdi", "Plan", "Comparison",
+           "INPUT_DENOMINATORS", "DENOMINATOR_TOLERANCE", "input_denominator", "ActualsError", "MODEL_ALIASES",
+           "model_key", "same_model", "aliases_of", "first_overlap", "lmdi", "Plan", "Comparison",
            "plan_vs_actual", "DECOMPOSITION"]
 
 HOURS_PER_MONTH = 730.0
@@ -55,7 +56,8 @@ COST_BASES = ("bill", "allocation", "usage")
 ALLOCATION_METHODS = {
     "compute_time_with_cache_hits": "split by vLLM prefill/decode time, KV-cache hits taken out of the input "
                                     "denominator",
-    "compute_time": "split by vLLM prefill/decode time (no KV-cache correction)",
+    "compute_time": "split by vLLM prefill/decode time (earlier releases: KV-cache hits taken out of the input "
+                    "denominator; revised releases: none taken out, the cache's share in cacheSavingsFraction)",
     "compute_time_uncorrected": "split by vLLM prefill/decode time; KV-cache data unavailable (older releases)",
     "prefix_caching_off": "split by vLLM prefill/decode time; prefix caching is off on the server",
     "multiplier": "OpenCost's fallback: vLLM timing metrics were unavailable, so the cost was split by a fixed "
@@ -77,12 +79,19 @@ OPENCOST_FIELDS = {
     "costPerMillionTokens": "totalCost / totalTokens x 1e6 [$/M], every delivered token",
     "inputCost": "the input share of totalCost, split by allocationMethod [$]",
     "outputCost": "the output share of totalCost [$]",
-    "inputCostPerMillionTokens": "inputCost per million input tokens (cache-corrected input tokens in releases "
-                                 "that correct for KV-cache hits) [$/M]",
+    "inputCostPerMillionTokens": "inputCost per million input tokens [$/M]: OpenCost's earlier releases divide by "
+                                 "the prompt tokens that needed compute (KV-cache hits taken out), the revised one "
+                                 "by every delivered prompt token (input_denominator says which a row's is)",
     "outputCostPerMillionTokens": "outputCost per million generated tokens [$/M]",
     "allocationMethod": "how the input/output split was made (omitted when there is none)",
     "cacheSavingsFraction": "share of prompt tokens served from the KV cache, 0..1 (newer releases)",
 }
+#: what an input $/M divides by (:func:`input_denominator`), in words
+INPUT_DENOMINATORS = {"delivered": "every delivered prompt token (cached ones included)",
+                      "computed": "the prompt tokens that needed compute (KV-cache hits taken out)"}
+#: how close ``inputCost ÷ inputCostPerMillionTokens × 1e6`` must come to ``promptTokens`` to be that count
+#: [fraction of promptTokens]: the figures' own rounding, far below any cache hit rate worth a correction
+DENOMINATOR_TOLERANCE = 1e-3
 #: the inputs a variance is attributed to
 FACTORS = ("volume", "utilisation", "rate")
 TOKEN_KINDS = ("total", "input", "output")
@@ -91,6 +100,31 @@ DECOMPOSITION = ("realised ÷ planned $/M = rate × utilisation × volume; rate 
                  "tokens served; the difference is split by the logarithmic mean (LMDI-I): share = L(realised, "
                  "planned) × ln(factor), L(a, p) = (a − p) ÷ ln(a ÷ p); cost: usd ÷ planned usd = rate × "
                  "utilisation")
+
+
+def input_denominator(row) -> tuple[str | None, float]:
+    """What a row's stated input $/M (``usd_per_m_input``) was divided by, read from its own numbers: ``(kind,
+    tokens)`` with ``tokens = input_usd ÷ usd_per_m_input × 1e6`` and ``kind``
+
+    - ``"delivered"`` when ``tokens`` is the row's ``input_tokens`` (within :data:`DENOMINATOR_TOLERANCE`): every
+      delivered prompt token (OpenCost's revised ``inputCostPerMillionTokens``; an earlier release with no cache hit
+      gives the same count);
+    - ``"computed"`` when it is fewer: the prompt tokens that needed compute, the KV-cache hits taken out (OpenCost's
+      earlier releases); ``input_tokens − tokens`` are the cached prompt tokens;
+    - ``"more"`` when it is more than ``input_tokens``: figures that contradict each other;
+    - ``None`` (tokens NaN) when the row cannot say: no split, a zero cost or rate, no prompt tokens.
+
+    Two input $/M are compared only when their kinds agree."""
+    cost, rate, prompt = row.get("input_usd"), row.get("usd_per_m_input"), row.get("input_tokens")
+    try:        # once per row of a year of windows: plain comparisons (NaN compares False; a text raises)
+        if not (0 < cost < math.inf and 0 < rate < math.inf and 0 < prompt < math.inf):
+            return None, math.nan
+    except TypeError:
+        return None, math.nan
+    tokens = float(cost) / float(rate) * 1e6
+    if abs(tokens - prompt) <= max(DENOMINATOR_TOLERANCE * prompt, 0.5):
+        return "delivered", tokens
+    return ("computed" if tokens < prompt else "more"), tokens
 
 
 class ActualsError(ValueError):
@@ -272,11 +306,14 @@ class Comparison:
     at_realised: dict | None
     notes: tuple[str, ...] = ()
     sentences: tuple[str, ...] = field(default=())
+    #: how close the fleet ran to its limits (:func:`model.core.saturation.summary`): ``total`` and ``periods`` (one
+    #: per period, None where no figure falls in it); None when no saturation figure is stored for the model
+    saturation: dict | None = None
 
     def payload(self) -> dict:
         return {"plan": self.plan.payload(), "cost_basis": self.cost_basis, "decomposition": DECOMPOSITION,
                 "periods": list(self.periods), "total": self.total, "at_realised_volume": self.at_realised,
-                "sentences": list(self.sentences), "notes": list(self.notes)}
+                "saturation": self.saturation, "sentences": list(self.sentences), "notes": list(self.notes)}
 
 
 # ------------------------------------------------------------------------------------------------ the actuals
@@ -414,11 +451,16 @@ def _opencost_split(frame: pd.DataFrame) -> dict | None:
     methods = sorted({str(m) for m in frame["allocation_method"].dropna()})
     input_usd, output_usd = _sum(frame, "input_usd"), _sum(frame, "output_usd")
     single = len(frame) == 1
+    kind = input_denominator(frame.iloc[0].to_dict())[0] if single else None
     return {"allocation_methods": methods,
             "methods_said": [ALLOCATION_METHODS.get(m, f"{m}: not a method OpenCost documents") for m in methods],
             "input_usd": _num(input_usd), "output_usd": _num(output_usd),
             # per-million rates only as stated: summed over namespaces they would need OpenCost's denominators
             "usd_per_m_input": _num(float(frame["usd_per_m_input"].iloc[0])) if single else None,
+            # what the stated input $/M divides by: two are compared only when this agrees (OpenCost changed it)
+            "usd_per_m_input_counts": INPUT_DENOMINATORS.get(kind) if kind else None,
+            # the same input cost over every delivered prompt token, whichever release wrote the row: like with like
+            "usd_per_m_input_delivered": _num(_div(input_usd, _sum(frame, "input_tokens")) * 1e6),
             "usd_per_m_output": _num(float(frame["usd_per_m_output"].iloc[0])) if single else None,
             "fallback_multiplier": "multiplier" in methods}
 

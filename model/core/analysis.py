@@ -29,7 +29,8 @@ from model.core.uncertainty import Calibration, chosen_method
 if TYPE_CHECKING:
     from model.core.view import View
 
-__all__ = ["Analysis", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "frontiers_for",
+__all__ = ["Analysis", "Prepared", "WORKLOAD_KEYS", "CROSSOVERS", "ALL_PAIRS_LIMIT", "prepare", "prepared_of",
+           "frontiers_for",
            "analyse", "cross", "price_points", "crossover_pairs", "workload_split", "SPLIT_WORKLOAD_KEYS"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl", "scenario", "prefix_cache_hit_rate")
@@ -142,15 +143,40 @@ def crossover_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | No
     return "none", []
 
 
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """The rows a frontier is fitted on, whatever the rates (:func:`prepared_of`): those meeting the SLA, their
+    disaggregated throughput normalised and the blended basis added, with both interactivity and a throughput on
+    the basis (``usable``); the notes saying what was left out, and whether rows were there to begin with."""
+
+    usable: pd.DataFrame
+    notes: tuple[str, ...]
+    had_rows: bool
+
+
+def prepared_of(points: pd.DataFrame, scenario: View) -> Prepared:
+    """The rate-free part of :func:`analyse`: :func:`prepare` under the scenario's SLA, basis, weights and
+    disaggregation, then the rows with both axes (no copy when every row has them)."""
+    ready, notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached, scenario.disagg)
+    column = throughput_column(scenario.basis)
+    has_both = ready["interactivity"].notna() & ready[column].notna() if not ready.empty else None
+    usable = ready if has_both is None or has_both.all() else ready[has_both]   # no copy of 1M rows for nothing
+    if not ready.empty and usable.empty:
+        notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
+    return Prepared(usable, tuple(notes), not points.empty)
+
+
 def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None = None,
             frontier: pd.DataFrame | None = None, with_points: bool = False, crossovers: str = "auto",
-            selected: tuple[str, ...] | None = None, calibration: Calibration | None = None) -> Analysis:
+            selected: tuple[str, ...] | None = None, calibration: Calibration | None = None,
+            prepared: Prepared | None = None) -> Analysis:
     """Price, interpolate and (when asked) cross every series of ``points`` under the view ``scenario``
     (:class:`model.core.view.View`: its grouping, basis, method, price set, tier, rates, targets, baseline,
     SLA, weights and disaggregation).
 
-    Pass ``frontier`` (:func:`frontiers_for` of the same points and scenario) to skip the fit, e.g. from a cache
-    keyed by everything that changes the fit.
+    Pass ``frontier`` (:func:`frontiers_for` of the same points and scenario) to skip the fit, and ``prepared``
+    (:func:`prepared_of` of them) to skip preparing the rows, e.g. from a step keyed by everything that changes
+    them: a rate change then prices what was fitted, touching no row.
     ``with_points`` labels and prices every usable point too (for plotting them);
     otherwise ``Analysis.points`` holds the usable rows as they are.
     ``crossovers`` (one of :data:`CROSSOVERS`) says what to compute beyond the iso table:
@@ -170,19 +196,15 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame | None =
         notes.append(f"no price set {scenario.price_set!r} / tier {scenario.tier!r}: only rates set by hand are used")
     if missing:
         notes.append(f"no $/GPU-hour for {', '.join(missing)}: set one (--rate HW=USD or the TCO rates page)")
-    points, prepare_notes = prepare(points, scenario.sla, scenario.basis, scenario.w_input, scenario.w_cached,
-                                    scenario.disagg)
-    notes.extend(prepare_notes)
+    prepared = prepared if prepared is not None else prepared_of(points, scenario)
+    notes.extend(prepared.notes)
+    usable = prepared.usable
     if frontier is None:
-        frontier = fit_frontiers(points, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
-    column = throughput_column(scenario.basis)
-    has_both = points["interactivity"].notna() & points[column].notna() if not points.empty else None
-    usable = points if has_both is None or has_both.all() else points[has_both]   # no copy of 1M rows for nothing
+        frontier = fit_frontiers(usable, scenario.by, scenario.basis, rates if "hardware" not in scenario.by else None)
     if with_points and not usable.empty:
+        column = throughput_column(scenario.basis)
         usable = price_points(usable.assign(series=series_labels(usable, scenario.by),
                                             tokens_per_second_per_gpu=usable[column]), scenario.basis, rates)
-    if not points.empty and usable.empty:
-        notes.append(f"no rows have both interactivity and {scenario.basis}-token throughput per GPU")
     priced_frontier = price_points(frontier, scenario.basis, rates) if not frontier.empty else frontier
     curves = cost_curves(frontier, rates)
     method = chosen_method(scenario.method, calibration, curves)

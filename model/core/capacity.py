@@ -35,6 +35,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from model.core.ceiling import knee_bracket, steady_state
 from model.core.cost import usd_per_mtok
 from model.core.frontier import BASES, DEFAULT_SERIES_KEYS, MEASURED_BASES, series_labels
 from model.core.sla import SLA, numeric_column, sla_failures, sla_mask
@@ -204,6 +205,7 @@ _KNEE_COLUMNS = [
     "series", "hardware", "status", "request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu",
     "basis", "gpus", "gpus_per_node", "usd_per_gpu_hour", "usd_per_mtok", "ttft_s", "first_failing_rate",
     "first_failure", "highest_passing_rate", "max_rate_measured", "rates_measured", "source_file", "source_line",
+    "bracket_low", "bracket_high", "crossing_rate", "binding", "bracket_text", "contradiction",
 ]
 
 
@@ -232,7 +234,10 @@ def knee(points: pd.DataFrame, sla: SLA | None, usd_per_gpu_hour: dict[str, floa
     ``ttft_s`` [s] (at the SLA's percentile), ``first_failing_rate`` [req/s] and ``first_failure``
     (why it fails), ``highest_passing_rate`` [req/s] (under either rule), ``max_rate_measured``,
     ``rates_measured``, ``status`` (``ok``, ``ok: no measured rate breaks the SLA`` (capacity may be
-    higher), ``no measured rate meets the SLA``) and the knee row's source.
+    higher), ``no measured rate meets the SLA``) and the knee row's source; the ceiling shown so it can be checked
+    (:func:`model.core.ceiling.knee_bracket`: ``bracket_low``/``bracket_high`` [req/s], the ``binding`` limit,
+    ``crossing_rate`` [req/s], ``bracket_text``) and ``contradiction`` (:func:`model.core.ceiling.steady_state`:
+    why the knee row's own load cannot give its stated throughput; None when it can).
     """
     _check("knee rule", rule, KNEE_RULES)
     sla = sla or SLA()
@@ -259,6 +264,8 @@ def knee(points: pd.DataFrame, sla: SLA | None, usd_per_gpu_hour: dict[str, floa
             "first_failing_rate": first_fail, "first_failure": reason, "highest_passing_rate": highest_pass,
             "max_rate_measured": float(passes.index[-1]), "rates_measured": int(len(passes)),
         }
+        row.update(knee_bracket(part, chosen, first_fail if rule == "first_failure" or not len(failing) else
+                                next((float(r) for r in failing if r > chosen), math.nan), sla.limits()))
         if math.isnan(chosen):
             row["status"] = "no measured rate meets the SLA"
             rows.append(row)
@@ -276,12 +283,13 @@ def knee(points: pd.DataFrame, sla: SLA | None, usd_per_gpu_hour: dict[str, floa
             "usd_per_gpu_hour": rate, "usd_per_mtok": float(usd_per_mtok(rate, tps)) if math.isfinite(tps) else math.nan,
             "ttft_s": pick.get(sla.ttft_field, math.nan),
             "source_file": pick.get("source_file"), "source_line": pick.get("source_line"),
+            "contradiction": steady_state(pick, str(pick["basis"]), chosen),
         })
         rows.append(row)
     out = pd.DataFrame(rows, columns=_KNEE_COLUMNS)
     for column in ("request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
                    "usd_per_gpu_hour", "usd_per_mtok", "ttft_s", "first_failing_rate", "highest_passing_rate",
-                   "max_rate_measured"):
+                   "max_rate_measured", "bracket_low", "bracket_high", "crossing_rate"):
         out[column] = pd.to_numeric(out[column], errors="coerce").astype(float)
     return out
 

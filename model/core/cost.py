@@ -110,18 +110,26 @@ def tiers(presets: pd.DataFrame, price_set: str) -> list[str]:
     return sorted(presets.loc[presets["price_set"] == price_set, "tier"].unique())
 
 
+def _in_set(presets: pd.DataFrame, price_set: str, tier: str) -> np.ndarray:
+    """Which rows of ``presets`` are of this price set and tier (plain arrays: a pandas comparison of the table's
+    text columns costs more than the whole lookup, and every pricing makes it)."""
+    return (presets["price_set"].to_numpy(dtype=object) == price_set) & \
+        (presets["tier"].to_numpy(dtype=object) == tier)
+
+
 def preset_rates(presets: pd.DataFrame, price_set: str = DEFAULT_PRICE_SET, tier: str = DEFAULT_TIER) -> dict[str, float]:
     """{hardware: $/GPU-hour} of one price set and tier."""
-    rows = presets[(presets["price_set"] == price_set) & (presets["tier"] == tier)]
-    if rows.empty:
+    mine = _in_set(presets, price_set, tier)
+    if not mine.any():
         known = ", ".join(f"{p}/{t}" for p, t in presets[["price_set", "tier"]].drop_duplicates().itertuples(index=False))
         raise RateError(f"no preset for price set {price_set!r} and tier {tier!r}; known: {known}")
-    return dict(zip(rows["hardware"], rows["usd_per_gpu_hour"].astype(float)))
+    return dict(zip(presets["hardware"].to_numpy(dtype=object)[mine],
+                    presets["usd_per_gpu_hour"].to_numpy(dtype=float)[mine].tolist()))
 
 
 def has_price_set(presets: pd.DataFrame, price_set: str, tier: str) -> bool:
     """True when ``presets`` hold rows for this price set and tier."""
-    return bool(((presets["price_set"] == price_set) & (presets["tier"] == tier)).any())
+    return bool(_in_set(presets, price_set, tier).any())
 
 
 def resolve_rates(hardware: list[str] | None, presets: pd.DataFrame, price_set: str = DEFAULT_PRICE_SET,
@@ -147,7 +155,10 @@ def resolve_rates(hardware: list[str] | None, presets: pd.DataFrame, price_set: 
     ------
     RateError  when an override is not a :func:`usable_rate`.
     """
-    table = preset_rates(presets, price_set, tier) if has_price_set(presets, price_set, tier) else {}
+    try:
+        table = preset_rates(presets, price_set, tier)
+    except RateError:      # no such price set and tier: only the overrides price anything
+        table = {}
     names = {hw.lower(): hw for hw in table}
     rates = {hw.lower(): rate for hw, rate in table.items()}
     for hw, value in (overrides or {}).items():

@@ -20,7 +20,7 @@ from model.core.tco import (
 
 __all__ = [
     "CostProfile", "PROFILE_COLUMNS", "PROFILE_KINDS", "unique_profiles", "breakdown_frame", "cost_profile",
-    "price_with_profiles", "profile_rates", "profiles_frame",
+    "price_with_profiles", "points_with_profiles", "rates_with_profiles", "profile_rates", "profiles_frame",
     "profiles_from_frame", "profiles_from_text", "profiles_to_text", "relabel_by_profile",
 ]
 
@@ -267,9 +267,69 @@ def profiles_from_text(text: str | None) -> list[CostProfile]:
     return unique_profiles(profile_of(v, f"share link, profile {i}") for i, v in enumerate(long, start=1))
 
 
+def _chosen(profiles, names) -> tuple[dict, dict[str, list[str]], list[str]]:
+    """(profile by name, chosen names per lower-case hardware, the names priced side by side); raises
+    :class:`TcoInputError` for an unknown name."""
+    by_name = {p.name: p for p in unique_profiles(profiles)}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")
+    per_hw: dict[str, list[str]] = {}
+    for name in names:
+        per_hw.setdefault(by_name[name].hardware.lower(), []).append(name)
+    return by_name, per_hw, [n for group in per_hw.values() if len(group) > 1 for n in group]
+
+
+def rates_with_profiles(overrides: dict[str, float], profiles, names) -> tuple[dict[str, float], list[str]]:
+    """The rates a view prices by once its chosen cost profiles apply (:func:`price_with_profiles`), and what was
+    done, without its rows: a hardware one chosen profile names is priced at that profile's effective rate (it wins
+    over a rate set by hand, and the note says so); two or more profiles of one hardware are priced by name, side by
+    side."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return dict(overrides), []
+    by_name, per_hw, side_by_side = _chosen(profiles, names)
+    rates, notes = dict(overrides), []
+    for group in per_hw.values():
+        if len(group) == 1:
+            profile = by_name[group[0]]
+            same = [hw for hw in rates if hw.lower() == profile.hardware.lower()]
+            for hw in same:
+                del rates[hw]
+            if profile.rate() is not None:
+                rates[profile.hardware] = profile.rate()
+                notes.append(f"{profile.hardware} is priced by cost profile {profile.name!r} "
+                             f"({_dollars(profile.rate())}/GPU-hour)" + (" instead of the rate set by hand" if same else ""))
+            else:
+                notes.append(f"cost profile {profile.name!r} has no price yet, so {profile.hardware} is unpriced")
+    if side_by_side:
+        rates.update({n: r for n in side_by_side if (r := by_name[n].rate()) is not None})
+        notes.append("side by side: " + ", ".join(side_by_side))
+    return rates, notes
+
+
+def points_with_profiles(points: pd.DataFrame, profiles, names) -> pd.DataFrame:
+    """``points`` as the chosen cost profiles price them (:func:`price_with_profiles`), whatever the rates: the rows
+    of a hardware two or more chosen profiles name repeated once per profile (:func:`relabel_by_profile`)."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return points
+    by_name, per_hw, side_by_side = _chosen(profiles, names)
+    if not side_by_side:
+        return points
+    hardware = {by_name[n].hardware.lower() for n in side_by_side}
+    lower = points["hardware"].astype(str).str.lower()
+    copies, _ = relabel_by_profile(points.assign(hardware=points["hardware"].where(
+        ~lower.isin(hardware), lower.map({h: by_name[per_hw[h][0]].hardware for h in hardware}))),
+        profiles, side_by_side)
+    return pd.concat([points[~lower.isin(hardware)], copies], ignore_index=True)
+
+
 def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profiles,
                         names) -> tuple[pd.DataFrame, dict[str, float], list[str]]:
-    """Price ``points`` by the chosen cost profiles: the one rule the dashboard and the CLI share.
+    """Price ``points`` by the chosen cost profiles: the one rule the dashboard and the CLI share
+    (:func:`points_with_profiles` and :func:`rates_with_profiles`: the rows do not depend on the rates, so a rate
+    change re-prices them without touching a row).
 
     A hardware one chosen profile names is priced at that profile's effective rate (it wins over a
     rate set by hand, and the note says so). A hardware two or more chosen profiles name is shown
@@ -287,37 +347,5 @@ def price_with_profiles(points: pd.DataFrame, overrides: dict[str, float], profi
     -------
     (points, overrides, notes): the rows to analyse, the rates for ``View.rates`` and what was done.
     """
-    names = list(dict.fromkeys(names))
-    if not names:
-        return points, dict(overrides), []
-    by_name = {p.name: p for p in unique_profiles(profiles)}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        raise TcoInputError(f"unknown cost profile {unknown[0]!r}; known: {', '.join(by_name) or 'none'}")
-    per_hw: dict[str, list[str]] = {}
-    for name in names:
-        per_hw.setdefault(by_name[name].hardware.lower(), []).append(name)
-    rates, notes = dict(overrides), []
-    side_by_side = [n for group in per_hw.values() if len(group) > 1 for n in group]
-    for group in per_hw.values():
-        if len(group) == 1:
-            profile = by_name[group[0]]
-            same = [hw for hw in rates if hw.lower() == profile.hardware.lower()]
-            for hw in same:
-                del rates[hw]
-            if profile.rate() is not None:
-                rates[profile.hardware] = profile.rate()
-                notes.append(f"{profile.hardware} is priced by cost profile {profile.name!r} "
-                             f"({_dollars(profile.rate())}/GPU-hour)" + (" instead of the rate set by hand" if same else ""))
-            else:
-                notes.append(f"cost profile {profile.name!r} has no price yet, so {profile.hardware} is unpriced")
-    if side_by_side:
-        hardware = {by_name[n].hardware.lower() for n in side_by_side}
-        lower = points["hardware"].astype(str).str.lower()
-        copies, named = relabel_by_profile(points.assign(hardware=points["hardware"].where(
-            ~lower.isin(hardware), lower.map({h: by_name[per_hw[h][0]].hardware for h in hardware}))),
-            profiles, side_by_side)
-        points = pd.concat([points[~lower.isin(hardware)], copies], ignore_index=True)
-        rates.update(named)
-        notes.append("side by side: " + ", ".join(side_by_side))
-    return points, rates, notes
+    rates, notes = rates_with_profiles(overrides, profiles, names)
+    return points_with_profiles(points, profiles, names), rates, notes

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.capacity import DEFAULT_GPUS_PER_NODE, gpus_per_node_of, knee, throughput_on_basis
+from model.core.ceiling import steady_state, sweep_bracket
 from model.core.demand import finite_number, tokens_per_request
 from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.schema import MIN_TOKENS_PER_SECOND_PER_GPU
@@ -35,7 +36,7 @@ def _where(row) -> str:
 
 _CAPACITY_COLUMNS = ["series", "hardware", "method", "status", "per_node_rps", "tokens_per_second_per_node",
                      "tokens_per_second_per_gpu", "basis", "gpus_per_node", "users_per_node", "interactivity",
-                     "isl", "osl", "capacity_from", "source_file", "source_line"]
+                     "isl", "osl", "capacity_from", "source_file", "source_line", "bracket", "contradiction"]
 
 
 def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SERIES_KEYS, basis: str = "auto",
@@ -59,8 +60,10 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
     DataFrame, one row per series: ``method`` (``ramp knee`` / ``frontier point``), ``per_node_rps``
     [req/s/node], ``tokens_per_second_per_node`` [tok/s/node], ``tokens_per_second_per_gpu``,
     ``basis``, ``gpus_per_node``, ``users_per_node`` [concurrent users; sweeps], ``interactivity``
-    [tok/s/user], ``isl``, ``osl``, ``capacity_from`` (text naming the point), ``status`` and the
-    point's source. ``per_node_rps`` is NaN where no measured point meets the limits.
+    [tok/s/user], ``isl``, ``osl``, ``capacity_from`` (text naming the point, the measured points around the
+    ceiling and, where the point's own load cannot give its throughput, why), ``status``, the point's source,
+    ``bracket`` (:mod:`model.core.ceiling`) and ``contradiction`` (None: none). ``per_node_rps`` is NaN where no
+    measured point meets the limits.
     """
     sla = sla or SLA()
     rows: list[dict] = []
@@ -84,6 +87,8 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
                     f" ({sla.describe()}; TTFT {sla.ttft_percentile} {finite_number(k.get('ttft_s')):.3g} s){_where(k)}")
             if str(k.get("status", "")).startswith("ok:"):
                 text += "; no measured rate breaks the SLA, so capacity may be higher"
+            text += f"; {k.get('bracket_text')}" if k.get("bracket_text") else ""
+            text += f"; {k['contradiction']}" if k.get("contradiction") else ""
         rows.append({"series": k["series"], "hardware": k.get("hardware"), "method": "ramp knee",
                      "status": k.get("status"), "per_node_rps": rate * scale,
                      "tokens_per_second_per_node": finite_number(k.get("tokens_per_second_per_node")),
@@ -91,7 +96,8 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
                      "basis": k.get("basis"), "gpus_per_node": gpn, "users_per_node": math.nan,
                      "interactivity": math.nan, "isl": finite_number(isl), "osl": finite_number(osl),
                      "capacity_from": text or f"no capacity: {k.get('status')} ({k.get('first_failure') or 'no rows'})",
-                     "source_file": k.get("source_file"), "source_line": finite_number(k.get("source_line"))})
+                     "source_file": k.get("source_file"), "source_line": finite_number(k.get("source_line")),
+                     "bracket": k.get("bracket_text"), "contradiction": k.get("contradiction")})
     sweep = points
     if not sweep.empty and "interactivity" in sweep.columns:
         sweep = sweep[pd.to_numeric(sweep["interactivity"], errors="coerce").notna()]
@@ -126,14 +132,18 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             per_request = tokens_per_request(row.get("isl"), row.get("osl"), used)
             gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
             users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
+            bracket = sweep_bracket(part, best, ok.index, values["tps"], interactivity_min)
+            contradiction = steady_state(row, used)
             rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
+                         "bracket": bracket["bracket_text"], "contradiction": contradiction,
                          "tokens_per_second_per_node": tps * gpn, "tokens_per_second_per_gpu": tps, "basis": used,
                          "gpus_per_node": gpn, "users_per_node": users,
                          "interactivity": finite_number(row.get("interactivity")), "isl": finite_number(row.get("isl")),
                          "osl": finite_number(row.get("osl")),
                          "capacity_from": (f"frontier point: {tps:.4g} {used} tok/s/GPU at "
                                            f"{finite_number(row.get('interactivity')):.3g} tok/s/user, concurrency "
-                                           f"{conc:g} on {gpus:g} GPUs{_where(row)}"),
+                                           f"{conc:g} on {gpus:g} GPUs{_where(row)}; {bracket['bracket_text']}"
+                                           + (f"; {contradiction}" if contradiction else "")),
                          "source_file": row.get("source_file"), "source_line": finite_number(row.get("source_line"))})
     out = pd.DataFrame(rows, columns=_CAPACITY_COLUMNS)
     for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",

@@ -37,9 +37,10 @@ __all__ = [
 #: counts for a demand would run past any number (a throughput of 1e-300 once overflowed the sizing)
 MIN_TOKENS_PER_SECOND_PER_GPU = 1e-3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: the first marked layout. 2: per-role rates of disaggregated rows. 3: the date each TCO rate was read
-(``tco_rates.read_on``). 4: numbered data versions (see :data:`MIGRATIONS`)."""
+(``tco_rates.read_on``). 4: numbered data versions (see :data:`MIGRATIONS`). 5: the median ITL of a point
+(``points.itl_median_ms``, appended empty: a file ingested before stated it in ``extra`` at most)."""
 
 #: Measured quantities; a point needs at least one of them.
 MEASUREMENT_FIELDS = (
@@ -161,6 +162,9 @@ class BenchmarkPoint(BaseModel):
         None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: input tok/s per prefill GPU [tok/s/GPU]")
     output_tokens_per_second_per_decode_gpu: float | None = Field(
         None, gt=0, ge=MIN_TOKENS_PER_SECOND_PER_GPU, description="disaggregated: output tok/s per decode GPU [tok/s/GPU]")
+    # the time between streamed chunks (schema 5): with speculative decoding a chunk carries several tokens, so it
+    # can be several times the TPOT; the view's "interactivity from" chooses which one the frontier reads
+    itl_median_ms: float | None = Field(None, gt=0, description="median inter-token latency, between chunks [ms]")
 
     @field_validator("hardware", mode="before")
     @classmethod
@@ -374,4 +378,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "UPDATE sources SET added_in = 1 WHERE added_in IS NULL",
         "INSERT INTO cost_profile_versions SELECT 1, NULL, * FROM cost_profiles",
     ),
+    # --- 5, the median ITL beside the median TPOT: the column is appended empty by the migration plan; nothing is
+    # derived for rows stored before (their files' ITL, where they had one, is in extra as the file named it)
+    5: (),
 }

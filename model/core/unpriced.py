@@ -104,9 +104,10 @@ def unpriced_at(at_x: pd.DataFrame) -> pd.DataFrame:
     priced series: whether its frontier reaches there (measured or interpolated), its tok/s/GPU there, the other's
     $/M and $/GPU-hour, and the $/GPU-hour at which it would cost the same (:data:`UNPRICED_COLUMNS`; one row with
     ``against`` empty when it does not reach there or nothing is priced there)."""
-    if at_x.empty:
+    missing = at_x["status"].to_numpy(dtype=object) == "missing" if not at_x.empty else np.zeros(0, dtype=bool)
+    if not missing.any() or "reason" not in at_x.columns:
         return pd.DataFrame(columns=UNPRICED_COLUMNS)
-    mine = at_x[(at_x["status"] == "missing") & (at_x.get("reason", "") == "no rate")]
+    mine = at_x[missing & (at_x["reason"].to_numpy(dtype=object) == "no rate")]
     priced = at_x[at_x["status"].isin(PRICED)].sort_values("usd_per_mtok", kind="stable")
     rows = []
     for r in mine.to_dict("records"):

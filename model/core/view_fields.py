@@ -57,11 +57,12 @@ from model.core.view_checks import (
 __all__ = ["ViewField", "Option", "Bounds", "FIELDS", "BY_NAME", "BY_KEY", "PLURAL_WORDS", "WHERE", "PROFILE", "LINK", "FIT", "RATE", "ANSWER",
            "options_of", "BASES", "DISAGG_MODES", "METHODS", "METHOD_CHOICES", "REPEATS", "LENSES", "DEFAULT_SERIES_KEYS",
            "DEFAULT_PRICE_SET", "DEFAULT_TIER", "DEFAULT_STALE_DAYS", "DEFAULT_PRICE_STALE_DAYS", "SLA_KEYS", "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR",
-           "KNEE_RULES", "TOKEN_BASES", "COST_BASES",
+           "KNEE_RULES", "TOKEN_BASES", "COST_BASES", "INTERACTIVITY_FROM",
            "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "MAX_VALUE_LENGTH", "FILTER_FIELDS"]
 
-#: model.core.frontier.BASES, DISAGG_MODES, DEFAULT_SERIES_KEYS; model.core.iso.METHODS; model.core.repeats.REPEATS
+#: model.core.frontier.BASES, DISAGG_MODES, DEFAULT_SERIES_KEYS; model.core.iso.METHODS; model.core.repeats.REPEATS;
+#: model.core.interactivity.DEFINITIONS
 BASES = ("total", "output", "input", "blended")
 DISAGG_MODES = ("per-role", "share")
 DEFAULT_SERIES_KEYS = ("hardware", "framework", "precision", "spec_decoding")
@@ -69,6 +70,8 @@ METHODS = ("linear", "monotone")
 #: model.core.uncertainty.METHOD_CHOICES: what a view may ask for, "auto" (the default) the method that fits better
 METHOD_CHOICES = ("auto", *METHODS)
 REPEATS = ("pooled", "latest", "median")
+#: model.core.interactivity.DEFINITIONS: what tokens per second per user counts
+INTERACTIVITY_FROM = ("tpot", "itl")
 #: model.core.sla.SLA_KEYS
 SLA_KEYS = ("ttft_p50", "ttft_p90", "ttft_p95", "ttft_p99", "tpot", "interactivity", "e2e", "success")
 #: model.core.cost.DEFAULT_PRICE_SET and DEFAULT_TIER
@@ -350,6 +353,12 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--disagg",), "view", "disaggregated prefill/decode rows on the input/output basis: per-role "
                      "= per GPU of its own role as stated (default); share = total per GPU of both roles x token "
                      "share", choices=DISAGG_MODES), label='Disaggregated rows'),
+    _f("interactivity_from", "ia", str, "tpot", c.TEXT, FIT, "itl", "both",
+       check=one_of("interactivity from", INTERACTIVITY_FROM),
+       option=Option(("--interactivity-from",), "view", "what tokens per second per user counts: tpot = 1000 / "
+                     "median TPOT, the tokens a user receives per second (default); itl = 1000 / median ITL, the "
+                     "streamed chunks per second (several tokens each under speculative decoding)",
+                     choices=INTERACTIVITY_FROM), label='Interactivity from'),
     _f("repeats", "rep", str, "pooled", c.TEXT, FIT, "latest", "newest", check=one_of("repeats", REPEATS),
        option=Option(("--repeats",), "runs", "rows of one configuration measured more than once: pooled = all "
                      "(default), latest = the latest run of each, median = the median of each measure",

@@ -132,9 +132,9 @@ def _tables(con) -> set[str]:
 
 def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
     """A small store holding what one answer read from ``con`` (:mod:`model.data.database`'s tables): the rows
-    ``point_ids`` (every column) and their per-request data; the sources data version ``version`` shows or showed
-    before (None: every source) with the data versions and the saved profiles' history (the version's digest is
-    the store's); the TCO rates, API prices and evaluations of those sources."""
+    ``point_ids`` (every column), their per-request data and their run-to-run intervals; the sources data version
+    ``version`` shows or showed before (None: every source) with the data versions and the saved profiles' history
+    (the version's digest is the store's); the TCO rates, API prices and evaluations of those sources."""
     ids = pd.DataFrame({"point_id": pd.array(list(point_ids), dtype="int64")})
     with tempfile.TemporaryDirectory(prefix="costfrontier-bundle-") as tmp:
         path = Path(tmp) / "store.duckdb"
@@ -158,9 +158,9 @@ def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
                         _copy(src, out, table, f"SELECT * FROM {table} WHERE {kept}", params)
                 src.register("bundle_ids", ids)
                 _copy(src, out, "points", "SELECT * FROM points WHERE point_id IN (SELECT point_id FROM bundle_ids)")
-                if "point_requests" in present:
-                    _copy(src, out, "point_requests",
-                          "SELECT * FROM point_requests WHERE point_id IN (SELECT point_id FROM bundle_ids)")
+                for table in ("point_requests", "point_intervals"):    # optional tables keyed by point
+                    if table in present:
+                        _copy(src, out, table, f"SELECT * FROM {table} WHERE point_id IN (SELECT point_id FROM bundle_ids)")
                 src.unregister("bundle_ids")
             finally:
                 src.close()

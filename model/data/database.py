@@ -3,9 +3,9 @@
 Schema versions (``costfrontier_meta.schema_version``): **0** is a database written
 before the marker existed (our tables, no ``costfrontier_meta``) or with no version
 row; **1** the first marked layout; **2** disaggregated rows' per-role rates in their own columns; **3** the
-one before data versions (the date each TCO rate was read, ``tco_rates.read_on``); **4** the current one
-(:data:`model.core.schema.SCHEMA_VERSION`: numbered data versions, :mod:`model.data.versions`; what an older store
-held becomes version 1). Opening an older file migrates it
+one before data versions (the date each TCO rate was read, ``tco_rates.read_on``); **4** numbered data versions
+(:mod:`model.data.versions`; what an older store held becomes version 1); **5** the current one
+(:data:`model.core.schema.SCHEMA_VERSION`: a point's median ITL beside its median TPOT, ``points.itl_median_ms``). Opening an older file migrates it
 in place in one transaction: missing tables are created, columns added since are appended,
 empty, and the data steps of :data:`model.core.schema.MIGRATIONS` run. A layout that does not match, a newer
 version, a damaged file and a file that is not ours are refused and left unchanged.
@@ -43,6 +43,8 @@ __all__ = [
     "REQUESTS_DDL",
     "TRACES_DDL",
     "ACTUALS_DDL",
+    "SATURATION_DDL",
+    "INTERVALS_DDL",
     "META_DDL",
     "DDLS",
     "OUR_TABLES",
@@ -108,15 +110,36 @@ CREATE TABLE IF NOT EXISTS actuals (
     allocation_method VARCHAR, cache_savings_fraction DOUBLE, gpu_hours DOUBLE, hardware VARCHAR, notes VARCHAR,
     extra VARCHAR
 )"""
+#: how close the serving engines ran to their limits (model.data.importers.opencost_saturation): per engine (pod) and
+#: window, KV-cache use [fraction of blocks], queue depth and running requests [requests] as avg, p95 and max, and
+#: preemptions [count in the window], as OpenCost states them
+SATURATION_DDL = """
+CREATE TABLE IF NOT EXISTS actuals_saturation (
+    source_id BIGINT NOT NULL, source_line BIGINT, model VARCHAR NOT NULL, namespace VARCHAR, pod VARCHAR,
+    engine VARCHAR, period_start TIMESTAMP NOT NULL, period_end TIMESTAMP NOT NULL, kv_cache_usage_avg DOUBLE,
+    kv_cache_usage_p95 DOUBLE, kv_cache_usage_max DOUBLE, queue_depth_avg DOUBLE, queue_depth_p95 DOUBLE,
+    queue_depth_max DOUBLE, running_requests_avg DOUBLE, running_requests_p95 DOUBLE, running_requests_max DOUBLE,
+    preemptions DOUBLE, notes VARCHAR, extra VARCHAR
+)"""
+#: each metric's run-to-run interval of a load point measured over repeated runs (model.data.intervals): as the
+#: file states it (mean, std, min, max, cv, se, ci_low, ci_high, t_critical over ``runs`` runs at ``confidence``),
+#: what model.core.run_to_run.check recomputed, and its status (agrees | differs | one run, no interval | not checked)
+INTERVALS_DDL = """
+CREATE TABLE IF NOT EXISTS point_intervals (
+    source_id BIGINT NOT NULL, point_id BIGINT NOT NULL, metric VARCHAR NOT NULL, unit VARCHAR, runs BIGINT,
+    confidence DOUBLE, mean DOUBLE, std DOUBLE, min DOUBLE, max DOUBLE, cv DOUBLE, se DOUBLE, ci_low DOUBLE,
+    ci_high DOUBLE, t_critical DOUBLE, se_recomputed DOUBLE, t_expected DOUBLE, ci_low_recomputed DOUBLE,
+    ci_high_recomputed DOUBLE, t_implied DOUBLE, status VARCHAR NOT NULL, detail VARCHAR
+)"""
 META_DDL = "CREATE TABLE IF NOT EXISTS costfrontier_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
 OUR_TABLES = ("costfrontier_meta", "sources", "points", "tco_rates", "evals", "published_iso", "store_versions",
               "cost_profile_versions", "pins")
 #: tables added within a schema version: created by a new database and by the first write that needs them
 #: (model.data.api_prices, model.data.actuals, model.data.traces), so a database of this version may lack them; read
 #: as empty when absent
-OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals")
+OPTIONAL_TABLES = ("api_prices", "point_requests", "traces", "actuals", "actuals_saturation", "point_intervals")
 DDLS = (META_DDL, SOURCES_DDL, POINTS_DDL, RATES_DDL, EVALS_DDL, PUBLISHED_DDL, API_PRICES_DDL, REQUESTS_DDL, TRACES_DDL,
-        ACTUALS_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
+        ACTUALS_DDL, SATURATION_DDL, INTERVALS_DDL, VERSIONS_DDL, PROFILE_VERSIONS_DDL, PINS_DDL, COST_PROFILES_DDL)
 #: columns a table cannot be migrated without (they identify rows)
 _REQUIRED_COLUMNS = ("source_id", "point_id", "file_name", "sha256")
 

@@ -48,6 +48,8 @@ from model.data.importers.canonical_csv import (
     stage_csv,
 )
 from model.data.importers.per_request import REQUESTS_KEY
+from model.data.importers.perf_aggregate import INTERVALS_KEY
+from model.data.intervals import store_intervals
 from model.data.pipeline import run_pipeline
 from model.data.requests import store_samples
 from model.data.tables_csv import ingest_evals_csv, ingest_published_csv, ingest_rates_csv
@@ -278,6 +280,7 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
     if frame.empty:
         raise IngestError(name, "no benchmark rows found")
     samples = frame.attrs.get(REQUESTS_KEY)   # per-request data of some rows (model.data.requests)
+    intervals = frame.attrs.get(INTERVALS_KEY)   # run-to-run intervals of some rows (model.data.intervals)
     frame = frame.reset_index(drop=True)
     lines = frame.pop("source_line") if "source_line" in frame.columns else pd.Series(range(1, len(frame) + 1))
     raw_ids = [f"c{i}" for i in range(len(frame.columns))]
@@ -294,6 +297,8 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
             result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
             if samples:
                 store_samples(con, result.source_id, samples)
+            if intervals:
+                store_intervals(con, result.source_id, intervals)
             con.execute(f"DROP TABLE IF EXISTS {raw_table}")
     finally:
         con.unregister(view)
@@ -369,8 +374,8 @@ def _ingest_content(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: 
                     unchanged: Callable[[], None]) -> IngestResult:
     if fmt:
         detected, header = fmt, None
-    elif actuals.actuals_format(path) == "opencost":     # cost and tokens served, not benchmark rows
-        return _ingest_actuals(con, path, name, sha, set_fields, "opencost")
+    elif (kind := actuals.actuals_format(path)) in ("opencost", "opencost-saturation"):   # actuals, not benchmark rows
+        return _ingest_actuals(con, path, name, sha, set_fields, kind)
     else:
         detected, header = importers.detect_with_header(path, name)
     if detected != "csv":

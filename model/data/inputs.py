@@ -6,7 +6,7 @@ What is read is a :class:`Reading` (a typed key): the view's filters, the column
 repeats and series keys, and which other stored inputs (:data:`READS`) a step asked for. The rows are loaded by the
 filters, then the as-of and repeats are applied (:func:`model.core.repeats.runs_in_view`); beside them: the
 $/GPU-hour presets and which TCO rates file set each, and the stored API prices, sources, evaluations and
-per-request data a step reads.
+per-request data and run-to-run intervals a step reads.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ __all__ = ["Inputs", "Reading", "reading_of", "load_inputs", "analysis_columns",
            "rate_files", "READS"]
 
 #: what an answer may read from the store beside the rows and the presets
-READS = ("api_prices", "sources", "evals", "requests", "calibration")
+READS = ("api_prices", "sources", "evals", "requests", "calibration", "intervals")
 
-#: the columns every analysis reads: rates, the frontier's x, the workload split, series labels (a disaggregated
-#: series says so) and the disaggregation note
-_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "disaggregated", *WORKLOAD_KEYS)
+#: the columns every analysis reads: rates, the frontier's x (by TPOT or ITL: model.core.interactivity), the
+#: workload split, series labels (a disaggregated series says so) and the disaggregation note
+_ANALYSIS_BASE = ("hardware", "interactivity", "tpot_median_ms", "itl_median_ms", "disaggregated", *WORKLOAD_KEYS)
 #: what each token basis reads beyond its own column: the per-role rates of disaggregated rows; blended tokens
 #: weigh output (else total) tok/s/GPU by ISL, OSL and the prefix-cache hit rate (workload keys, read anyway)
 _BASIS_EXTRA = {"input": ("input_tokens_per_second_per_prefill_gpu",),
@@ -113,6 +113,7 @@ class Inputs:
     requests: Mapping = field(default_factory=lambda: MappingProxyType({}))  # point_id -> per-request data
     data_version: int | None = None          # the data version read (the view's pin, else the latest then)
     calibration: Calibration | None = None   # the band's calibration on every frontier of that version (if read)
+    intervals: pd.DataFrame | None = None    # model.data.intervals.load_intervals of the rows (if read)
 
 
 def first_workload(con, version: int | None = None) -> str | None:
@@ -176,8 +177,13 @@ def load_inputs(con, reading: Reading, shared: bool = False, calibration: Calibr
         samples = load_samples(con, loaded["point_id"])
     if "calibration" in reading.reads and calibration is None:
         calibration = load_calibration(con, version)
+    intervals = None
+    if "intervals" in reading.reads:
+        from model.data.intervals import load_intervals
+
+        intervals = load_intervals(con, loaded["point_id"])
     runs = runs_in_view(loaded, reading.as_of, reading.repeats, reading.by)
     return Inputs(reading, loaded, runs.rows, runs.pooled, load_presets(stored_rates(con, version)),
                   rate_files(con, version), tuple(runs.notes), api, sources, evals,
                   samples if samples is not None else MappingProxyType({}), version or latest_version(con) or None,
-                  calibration if "calibration" in reading.reads else None)
+                  calibration if "calibration" in reading.reads else None, intervals)

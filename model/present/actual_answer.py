@@ -19,13 +19,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 
-from model.core.actuals import ActualsError, Comparison, Plan, plan_vs_actual
+from model.core.actuals import ActualsError, Comparison, Plan, model_key, plan_vs_actual
 from model.core.notes import of_kind
+from model.core.saturation import summary
 from model.core.view import View
 from model.present import fmt
 
 __all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", "comparison_on", "plan_line",
-           "AnswerOf"]
+           "AnswerOf", "with_saturation"]
 
 #: the parts of the plan view's answer a plan is read from
 PLAN_PARTS = ("volume", "recommendation", "capacity", "rows", "notes")
@@ -99,7 +100,8 @@ def options_at(answer_of: AnswerOf, view: View, tokens_per_month: float, cache_h
 
 
 def comparison_of(answer_of: AnswerOf, link: str, actuals: pd.DataFrame, cost_basis: str | None = None,
-                  notes: Iterable[str] = (), aliases: dict[str, str] | None = None) -> Comparison:
+                  notes: Iterable[str] = (), aliases: dict[str, str] | None = None,
+                  saturation: pd.DataFrame | None = None) -> Comparison:
     """The plan of the share link ``link`` against ``actuals`` (rows of the ``actuals`` table,
     :func:`model.data.actuals.actuals_frame`): a :class:`model.core.actuals.Comparison`, whose ``payload()`` is
     ``costfrontier plan-vs-actual --json``. ``answer_of(view, parts)`` answers the plan's view (and the view at the
@@ -111,7 +113,28 @@ def comparison_of(answer_of: AnswerOf, link: str, actuals: pd.DataFrame, cost_ba
     plan = plan_of(answer_of(view, PLAN_PARTS), link, [*notices])
     if notes:
         plan = replace(plan, notes=tuple(dict.fromkeys([*plan.notes, *notes])))
-    return plan_vs_actual(plan, actuals, lambda tpm, hit: options_at(answer_of, view, tpm, hit), cost_basis, aliases)
+    compared = plan_vs_actual(plan, actuals, lambda tpm, hit: options_at(answer_of, view, tpm, hit), cost_basis,
+                              aliases)
+    return with_saturation(compared, saturation, aliases)
+
+
+def with_saturation(compared: Comparison, saturation: pd.DataFrame | None,
+                    aliases: dict[str, str] | None = None) -> Comparison:
+    """``compared`` with how close the fleet ran to its limits (:func:`model.core.saturation.summary` of the plan's
+    models' saturation figures over the total and over each period, beside the plan's utilisation), its sentence
+    after the others; ``compared`` itself when no figure of the plan's models falls in its period."""
+    if saturation is None or saturation.empty:
+        return compared
+    keys = {model_key(m, aliases) for m in compared.plan.models}
+    mine = saturation[saturation["model"].map(lambda m: model_key(m, aliases)).isin(keys)]
+    total = compared.total
+    summed = summary(mine, total["period_start"], total["period_end"], compared.plan.utilisation)
+    if summed is None:
+        return compared
+    periods = [summary(mine, p["period_start"], p["period_end"], compared.plan.utilisation)
+               for p in compared.periods]
+    return replace(compared, saturation={"total": summed, "periods": periods},
+                   sentences=(*compared.sentences, summed["text"]))
 
 
 def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: AnswerOf | None = None,
@@ -120,7 +143,7 @@ def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: Answ
     :func:`model.present.view_answer.answer_of_view` on ``con``: the CLI's and the report's way; the dashboard hands
     in its cached answers), a pinned plan's purged rows said (:func:`model.data.versions.pin_notes`; a pin this
     store cannot show raises :class:`model.core.actuals.ActualsError`), the latest stored actuals."""
-    from model.data.actuals import actuals_frame
+    from model.data.actuals import actuals_frame, saturation_frame
     from model.data.versions import OtherData, pin_notes
     from model.present.view_answer import answer_of_view
 
@@ -130,7 +153,7 @@ def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: Answ
     except OtherData as exc:
         raise ActualsError(f"the plan's link: {exc}") from None
     return comparison_of(answer_of or (lambda v, parts: answer_of_view(con, v, parts)), link, actuals_frame(con),
-                         cost_basis, said, aliases)
+                         cost_basis, said, aliases, saturation_frame(con))
 
 
 def plan_line(plan: Plan) -> str:

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from model.core.analysis import Analysis, analyse, cross, frontiers_for, workload_split
+from model.core.analysis import Analysis, Prepared, analyse, cross, prepared_of, workload_split
 from model.core.cost import resolve_rates
-from model.core.cost_profiles import price_with_profiles
-from model.core.frontier import series_labels, throughput_column
+from model.core.cost_profiles import points_with_profiles, rates_with_profiles
+from model.core.frontier import fit_frontiers, series_labels, throughput_column
 from model.core.goodput import TTFT_CAPS, Caps, apply_goodput, caps_from_text
 from model.core.history import history
+from model.core.interactivity import by_definition
 from model.core.iso import METHODS, break_even_rates, iso_table
 from model.core.leave_one_out import leave_one_out_methods
 from model.core.notes import Note, noted
@@ -41,7 +42,7 @@ from model.core.unpriced import break_even_column, curves_at_one, unpriced_at, w
 from model.core.view import View
 from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
 
-__all__ = ["Priced", "Fit", "Good", "Rows", "Pricing", "Cost", "Crossings", "Crossed", "History", "Overview",
+__all__ = ["Priced", "Fit", "Good", "Points", "Rows", "points_of", "rows_of_points", "split_of", "rates_of_view", "Pricing", "Cost", "Crossings", "Crossed", "History", "Overview",
            "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
            "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "moved_interactivity", "bands_at_x", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
@@ -71,6 +72,18 @@ class Good:
     rows: pd.DataFrame
     caps: Caps | None
     notes: tuple[Note, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Points:
+    """The rows an answer fits, whatever the rates (step ``points``): on good tokens when the view sets goodput caps,
+    a hardware two chosen cost profiles name repeated once per profile, and the series keys split by workload when
+    the view mixes them."""
+
+    good: Good
+    points: pd.DataFrame
+    scenario: View                       # the view with its series keys split (its rates as the view's)
+    split_note: Note | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,6 +122,7 @@ class Fit:
     frontier: pd.DataFrame
     rates: dict[str, float] | None
     loo: dict[str, pd.DataFrame]
+    prepared: Prepared | None = None       # the rows it was fitted on (model.core.analysis.prepared_of)
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,29 +203,46 @@ class Overview:
 
 
 def good_of(view: View, rows: pd.DataFrame, samples) -> Good:
-    """The rows before pricing: throughput times each point's good fraction when the view sets goodput caps."""
+    """The rows before pricing: interactivity by the view's definition (:func:`model.core.interactivity.by_definition`:
+    TPOT or ITL), throughput times each point's good fraction when the view sets goodput caps."""
+    defined, said = by_definition(rows, view.interactivity_from)
     caps = caps_from_text(view.goodput) if view.goodput else None
-    out, notes = apply_goodput(rows, samples, caps)
-    return Good(out, caps, noted("goodput", notes))
+    out, notes = apply_goodput(defined, samples, caps)
+    return Good(out, caps, (*noted("rows", said), *noted("goodput", notes)))
 
 
 def priced(view: View, rows: pd.DataFrame) -> Priced:
+    """``rows`` priced by the view's cost profiles, and the rates that result (:func:`rates_of_view`)."""
     try:
-        points, rates, notes = price_with_profiles(rows, dict(view.rates), view.cost_profiles(), view.priced_by)
+        points = points_with_profiles(rows, view.cost_profiles(), view.priced_by)
+    except TcoInputError:
+        points = rows
+    return rates_of_view(view, points)
+
+
+def rates_of_view(view: View, points: pd.DataFrame) -> Priced:
+    """The rates ``points`` (as the view's cost profiles relabel them) are priced at: the view's own over its
+    profiles', and what could not be applied."""
+    try:
+        rates, notes = rates_with_profiles(dict(view.rates), view.cost_profiles(), view.priced_by)
     except TcoInputError as exc:
-        return Priced(rows, dict(view.rates), (Note("profile", f"cost profiles not applied: {exc}"),))
+        return Priced(points, dict(view.rates), (Note("profile", f"cost profiles not applied: {exc}"),))
     return Priced(points, rates, noted("profile", notes))
+
+
+def split_of(view: View, points: pd.DataFrame) -> tuple[tuple[str, ...], Note | None]:
+    """The view's series keys, split by workload when it mixes them (unless it pools them); and the split's note."""
+    if view.workload != "all" or view.mix_workloads:
+        return view.by, None
+    by, note = workload_split(points, view.by)
+    return by, (Note("selection", note) if note else None)
 
 
 def scenario_of(view: View, prices: Priced) -> tuple[View, Note | None]:
     """The view's scenario with the profiles' rates, its series keys split by workload when it mixes them
     (unless it pools them); and the split's note (or None)."""
-    if view.workload != "all" or view.mix_workloads:
-        by, note = view.by, None
-    else:
-        by, note = workload_split(prices.points, view.by)
-    scenario = view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by})
-    return scenario, (Note("selection", note) if note else None)
+    by, note = split_of(view, prices.points)
+    return view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": by}), note
 
 
 def hardware_of(points: pd.DataFrame) -> list[str]:
@@ -223,22 +254,39 @@ def usd_per_gpu_hour_of(points: pd.DataFrame, scenario, presets: pd.DataFrame) -
     return resolve_rates(hardware_of(points), presets, scenario.price_set, scenario.tier, dict(scenario.rates))
 
 
-def rows_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame) -> Rows:
-    """Step ``rows``: the view's rows on good tokens (its goodput caps), priced by its cost profiles, its scenario
-    and the $/GPU-hour of every priced name."""
+def points_of(view: View, rows: pd.DataFrame, samples) -> Points:
+    """Step ``points``: the view's rows on good tokens (its goodput caps), relabelled by its cost profiles, and its
+    series keys: nothing here depends on a rate."""
     good = good_of(view, rows, samples)
-    prices = priced(view, good.rows)
-    scenario, note = scenario_of(view, prices)
-    return Rows(good, prices, scenario, note, usd_per_gpu_hour_of(prices.points, scenario, presets))
+    try:
+        points = points_with_profiles(good.rows, view.cost_profiles(), view.priced_by)
+    except TcoInputError:
+        points = good.rows
+    by, note = split_of(view, points)
+    return Points(good, points, view.model_copy(update={"by": by}), note)
+
+
+def rows_of_points(view: View, points: Points, presets: pd.DataFrame) -> Rows:
+    """Step ``rows``: ``points`` with the $/GPU-hour of every priced name (the view's rates over its profiles')."""
+    prices = rates_of_view(view, points.points)
+    scenario = view.model_copy(update={"rates": tuple(sorted(prices.rates.items())), "by": points.scenario.by})
+    return Rows(points.good, prices, scenario, points.split_note, usd_per_gpu_hour_of(prices.points, scenario, presets))
+
+
+def rows_of(view: View, rows: pd.DataFrame, samples, presets: pd.DataFrame) -> Rows:
+    """Steps ``points`` and ``rows`` at once: the view's rows on good tokens (its goodput caps), priced by its cost
+    profiles, its scenario and the $/GPU-hour of every priced name."""
+    return rows_of_points(view, points_of(view, rows, samples), presets)
 
 
 def fit_of(points: pd.DataFrame, scenario, usd_per_gpu_hour: dict[str, float]) -> Fit:
-    """The expensive step: the SLA filter, the frontier fit of ``points`` under ``scenario`` and its
-    leave-one-out for every method."""
+    """The expensive step: the rows prepared (the SLA filter, disaggregation, the blended basis), the frontier fit of
+    ``points`` under ``scenario`` and its leave-one-out for every method. Rate-free when the series keys hold
+    hardware (``usd_per_gpu_hour`` is then not read)."""
     rates = None if "hardware" in scenario.by else dict(usd_per_gpu_hour)
-    frontier = frontiers_for(points, scenario.by, scenario.basis, rates, scenario.sla, scenario.w_input,
-                             scenario.w_cached, scenario.disagg)
-    return Fit(frontier, rates, leave_one_out_methods(frontier, METHODS, rates))
+    prepared = prepared_of(points, scenario)
+    frontier = fit_frontiers(prepared.usable, scenario.by, scenario.basis, rates)
+    return Fit(frontier, rates, leave_one_out_methods(frontier, METHODS, rates), prepared)
 
 
 def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit, notes: tuple[str, ...],
@@ -246,7 +294,8 @@ def analysis_of(points: pd.DataFrame, scenario, presets: pd.DataFrame, fit: Fit,
     """Frontiers, cost curves and the iso table of ``fit``; no crossings. ``notes`` go first. A scenario asking for
     the ``auto`` method gets the one that fits the store's frontiers better (``calibration``;
     ``result.scenario.method``)."""
-    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none", calibration=calibration)
+    result = analyse(points, scenario, presets, frontier=fit.frontier, crossovers="none", calibration=calibration,
+                     prepared=fit.prepared)
     result.notes[:] = [*(n for n in notes if n), *noted("analysis", result.notes)]
     return result
 
@@ -257,7 +306,10 @@ def pricing_of(view: View, rows: Rows, presets: pd.DataFrame, fit: Fit, calibrat
     fits the store's frontiers better (:func:`model.core.uncertainty.chosen_method`; ``analysis.scenario.method``);
     the bands calibrated on the store's frontiers (``calibration``: :mod:`model.core.uncertainty`)."""
     calibration = calibration if calibration is not None else no_calibration()
-    result = analysis_of(rows.points, rows.scenario, presets, fit, rows.notes, calibration)
+    # the view itself, with the rates and series keys its rows were priced and split by (a step kept for another
+    # view that differs in neither holds that view's other fields)
+    scenario = view.model_copy(update={"rates": rows.scenario.rates, "by": rows.scenario.by})
+    result = analysis_of(rows.points, scenario, presets, fit, rows.notes, calibration)
     baseline = baseline_of(view, result)
     errors = uncertainty(result.curves, result.scenario.method, calibration, fit.loo)
     without = without_curve_of(rows, result)

@@ -13,6 +13,7 @@ import pandas as pd
 
 from model.core.analysis import Analysis
 from model.core.dated import age_days, is_old, read_on_text
+from model.core.interactivity import WORDS as INTERACTIVITY_WORDS
 from model.core.sla import SLA
 from model.core.uncertainty import AUTO
 from model.present import fmt
@@ -86,6 +87,9 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
         ("Latency SLA", SLA.from_text(s.sla).describe() if s.sla else "none",
          "the view; rows breaking it are left out before the frontier fit"),
         ("Token basis", basis[s.basis], "the view"),
+        ("Interactivity [tok/s/user]", INTERACTIVITY_WORDS[s.interactivity_from],
+         "the view (--interactivity-from, link ia=)" if s.interactivity_from != "tpot" else
+         "default (--interactivity-from, link ia=: tpot or itl)"),
         *([("Disaggregated prefill/decode rows", next(n for n in result.notes if "disaggregated rows:" in n),
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
         ("Interpolation", f"{method}: {_METHOD_TEXT[method]}; no extrapolation past a frontier's end, "

@@ -74,7 +74,7 @@ ROW_KEYS = {"Cost at matched interactivity": ("interactivity", "series"),
             "Frontier points": ("series", "interactivity"), "Fleet": ("series",),
             "History by run date": ("series", "run_date"), "Buy, rent or API": ("option",),
             "Break-even volumes": ("cheaper", "than"), "Provenance": ("File", "Used for"),
-            "How often the range held": ("method", "kind")}
+            "How often the range held": ("method", "kind"), "Run-to-run": ("interactivity", "series")}
 #: a table figure's status where its rows have no status column: a frontier point is measured
 _TABLE_STATUS = {"Frontier points": "measured"}
 

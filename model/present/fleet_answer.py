@@ -140,6 +140,9 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
         notes.append("no load ramps or sweeps in this view to size a fleet from")
     elif capacity["per_node_rps"].isna().all():
         notes.append("no measured point in view meets the SLA" + (f" and {fmt.interactivity(x)}" if x else ""))
+    if not capacity.empty and "contradiction" in capacity.columns:
+        for row in capacity[capacity["contradiction"].notna()].to_dict("records"):
+            notes.append(f"{row['series']}: the capacity rests on a measured point, and {row['contradiction']}")
     sentences, said, over_time = [], "", None
     if need is not None and not sized.empty:
         curved = need.shape is not None

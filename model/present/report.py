@@ -47,7 +47,15 @@ from model.present.report_output import (
     page,
     table_frames,
 )
-from model.present.tables import CALIBRATION_TABLE, CAPS_TABLE, marked_of, profile_tables, table_of, text_spec
+from model.present.tables import (
+    CALIBRATION_TABLE,
+    CAPS_TABLE,
+    RUN_TO_RUN_TABLE,
+    marked_of,
+    profile_tables,
+    table_of,
+    text_spec,
+)
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
 from model.present.view_answer import Answer
@@ -76,7 +84,7 @@ def report_parts(view) -> tuple[str, ...]:
     """The parts of a view's answer its report renders: every part but the load ramps (the Ramps page's), the
     history only when the view asks for it (``hist=1``) and the caps table only when it prices good tokens."""
     return ("cost", "rates", "notes", "crossed", "cloud", "frontier_table", "profiles", "fleet", "volume",
-            "recommendation", "provenance", *(("history",) if view.history else ()),
+            "recommendation", "provenance", "run_to_run", *(("history",) if view.history else ()),
             *(("goodput_caps",) if view.goodput else ()))
 
 
@@ -327,6 +335,21 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
                   assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables))
 
 
+def _run_to_run_html(rendered: dict, tables: dict) -> str:
+    """The run-to-run band beside the interpolation range, each named (when a point in view states an interval)."""
+    from model.core.run_to_run import RULE
+
+    if RUN_TO_RUN_TABLE not in rendered:
+        return ""
+    esc = html.escape
+    return (f"<h3>{esc(RUN_TO_RUN_TABLE)}</h3><p class=caption>Two bands, each named: the interpolation range above (how "
+            "far the method can be off between measured points) and the run-to-run band here (how far the measured "
+            f"throughput moved between repeated runs). {esc(RULE[:1].upper() + RULE[1:])}. A point of one run has no "
+            "run-to-run band (\"one run, no interval\"); an interval that disagrees with its own mean ± t·se is "
+            "flagged and not used.</p>"
+            + _table(rendered, tables, RUN_TO_RUN_TABLE, "run-to-run"))
+
+
 def _extra_sections(extras: ReportExtras | None) -> list[ReportSection]:
     if extras is None:
         return []
@@ -394,7 +417,8 @@ def _body(title, first, paragraph, result, baseline, rendered, tables, cost, fro
            "a neighbour on each side, left out in turn and predicted from the rest: how many lay inside the range "
            "built without them (the target: 9 in 10), and how far that range reached below and above the value.</p>"
            + _table(rendered, tables, CALIBRATION_TABLE, "calibration")
-           if CALIBRATION_TABLE in rendered else "") + "</section>",
+           if CALIBRATION_TABLE in rendered else "")
+        + _run_to_run_html(rendered, tables) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
         + _table(rendered, tables, "Crossovers", "crossovers") + _caps_html(rendered, tables)
         + "</section>",

@@ -8,6 +8,7 @@ A spec is a list of (header, column, kind) with kind in :data:`model.present.rep
 from __future__ import annotations
 
 import hashlib
+import math
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,7 @@ __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profi
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "CALIBRATION_TABLE", "CALIBRATION_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
            "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
-           "plan_tables"]
+           "plan_tables", "saturation_frame_of"]
 
 #: the tables the pages offer as CSV (under their own table)
 PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
@@ -284,6 +285,31 @@ def _goodput_caps(answer):
     return caps.assign(interactivity=answer.interactivity_needed), CAPS_SPEC
 
 
+#: the run-to-run band beside the interpolation ±, each named (model.core.run_to_run): at each target, and at each
+#: frontier point
+RUN_TO_RUN_TABLE = "Run-to-run"
+RUN_TO_RUN_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
+                   ("$/M tokens", "usd_per_mtok", "usd"), ("Interpolation range (9 in 10)", "error_text", "text"),
+                   ("Run-to-run low [$/M]", "run_to_run_low", "usd"), ("Run-to-run high [$/M]", "run_to_run_high", "usd"),
+                   ("Run-to-run from", "run_to_run_from", "text")]
+
+
+def run_to_run_frame(answer) -> pd.DataFrame:
+    """The iso cells with their interpolation ± and their run-to-run $/M band side by side."""
+    iso = _iso_frame(answer.cost.iso_error)
+    band = answer.run_to_run.iso
+    if band.empty:
+        return iso.assign(run_to_run_low=math.nan, run_to_run_high=math.nan, run_to_run_from="")
+    return iso.merge(band, on=["series", "interactivity"], how="left")
+
+
+def _run_to_run(answer):
+    """The run-to-run table, when a point in view states an interval (None otherwise)."""
+    if not answer.run_to_run.any or answer.cost.iso.empty:
+        return None
+    return run_to_run_frame(answer), RUN_TO_RUN_SPEC
+
+
 def _calibration(answer):
     """How often the band held when each of the store's measured points was left out (the method section's
     table); None when the store has no point to test."""
@@ -319,14 +345,15 @@ def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
 _BUILDERS = {"Cost at matched interactivity": _iso, "Crossovers": _crossovers, "Frontier points": _frontier,
              "Fleet": _fleet, "History by run date": _history, "Buy, rent or API": _volume,
              "Break-even volumes": _break_even_volumes, CAPS_TABLE: _goodput_caps, "Provenance": _provenance_table,
-             CALIBRATION_TABLE: _calibration}
+             RUN_TO_RUN_TABLE: _run_to_run, CALIBRATION_TABLE: _calibration}
 
 
 #: the parts of an answer each table reads (a surface offering a table's CSV asks for these)
 TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers": ("crossed",),
                "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
                "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
-               "Provenance": ("provenance",), CALIBRATION_TABLE: ("cost",)}
+               "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run"),
+               CALIBRATION_TABLE: ("cost",)}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -350,8 +377,10 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
         out[CAPS_TABLE] = caps
     for pa in answer.profiles:
         out.update(profile_tables(pa))
-    for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", CALIBRATION_TABLE,
-                 "Provenance"):
+    for name in ("Fleet", "History by run date", "Buy, rent or API", "Break-even volumes", RUN_TO_RUN_TABLE,
+                 CALIBRATION_TABLE, "Provenance"):
+        if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
+            continue
         found = _BUILDERS[name](answer)
         if found is not None:
             out[name] = found
@@ -411,7 +440,13 @@ def mix_tables(mix) -> dict[str, tuple[pd.DataFrame, list]]:
 # ------------------------------------------------------------------ plan against actual (issue 42)
 
 #: the tables of a comparison, by name (:func:`plan_tables`)
-PLAN_TABLES = ("Plan vs actual", "Plan vs actual: at the realised volume")
+PLAN_TABLES = ("Plan vs actual", "Plan vs actual: at the realised volume", "Plan vs actual: how close to the limits")
+_SATURATION_SPEC = [("Period", "period", "text"), ("Engines", "engines", "int"), ("Engine-hours", "engine_hours", "int"),
+                    ("KV-cache use, mean", "kv_mean", "text"), ("KV p95 (highest)", "kv_p95", "text"),
+                    ("KV max", "kv_max", "text"), ("Hours with requests waiting", "hours_with_queue", "int"),
+                    ("Queue max", "queue_depth_max", "int"), ("Running, mean", "running_requests_mean", "text"),
+                    ("Ceiling seen", "running_ceiling_seen", "int"), ("Preemptions", "preemptions", "int"),
+                    ("Plan's utilisation", "plan_text", "text"), ("At its limits", "limit_text", "text")]
 _PLAN_OPTIONS_SPEC = [("Option", "option", "text"), ("$ per month at the realised volume", "usd_per_month", "dollars"),
                       ("Over the period", "usd_over_period", "dollars"),
                       ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Nodes", "nodes", "int")]
@@ -461,4 +496,22 @@ def plan_tables(comparison) -> dict[str, tuple[pd.DataFrame, list]]:
     realised = comparison.at_realised
     if realised and realised["options"]:
         out["Plan vs actual: at the realised volume"] = (pd.DataFrame(realised["options"]), _PLAN_OPTIONS_SPEC)
+    if comparison.saturation:
+        out["Plan vs actual: how close to the limits"] = (saturation_frame_of(comparison), _SATURATION_SPEC)
     return out
+
+
+def saturation_frame_of(comparison) -> pd.DataFrame:
+    """How close the fleet ran to its limits (:func:`model.core.saturation.summary`), the total first, then each
+    period that has figures, beside the plan's utilisation."""
+    sat = comparison.saturation
+    rows = []
+    for label, s in [("total", sat["total"]), *((f"{pd.Timestamp(p['period_start']):%Y-%m-%d}–"
+                                                 f"{pd.Timestamp(p['period_end']):%Y-%m-%d}", q)
+                                                for p, q in zip(comparison.periods, sat["periods"]) if q)]:
+        rows.append({"period": label, **s, "kv_mean": fmt.percent(s["kv_cache_usage_mean"]),
+                     "kv_p95": fmt.percent(s["kv_cache_usage_p95"]), "kv_max": fmt.percent(s["kv_cache_usage_max"]),
+                     "running_requests_mean": "—" if s["running_requests_mean"] is None
+                     else f"{s['running_requests_mean']:,.1f}",
+                     "plan_text": fmt.percent(s["plan_utilization"]), "limit_text": "yes" if s["at_limit"] else "no"})
+    return pd.DataFrame(rows)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from datetime import date
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 import pandas as pd
 
@@ -42,13 +42,16 @@ from model.core.repeats import CONFIG_KEYS
 from model.core.sla import TTFT_PERCENTILES
 from model.core.status import capacity_status, option_status
 from model.core.view import View
+from model.core.view_fields import FIELDS, FIT, RATE
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
+from model.data.store import shared_strings
 from model.present import answer_steps as steps
-from model.present.answer_steps import Cost, Crossed, Crossings, Fit, History, Overview, Pricing, Rows
+from model.present.answer_steps import Cost, Crossed, Crossings, Fit, History, Overview, Points, Pricing, Rows
 from model.present.fleet_answer import FleetAnswer, capacity_of, fleet_of
 from model.present.rate_answer import ProfileAnswer, profiles_of, rates_of
 
-__all__ = ["Answer", "Step", "STEPS", "PARTS", "NotAsked", "PartNotAsked", "build_answer", "answer_of_view",
+__all__ = ["Answer", "Step", "STEPS", "PARTS", "NotAsked", "PartNotAsked", "Memo", "step_key", "build_answer",
+           "answer_of_view", "CLOUD_COLUMNS",
            "reading", "steps_for", "fit_of_inputs", "fleet_at", "cloud_of"]
 
 
@@ -89,26 +92,58 @@ _CAPACITY = ("request_rate_rps", "gpus", "concurrency", "isl", "osl", "prefix_ca
 @dataclass(frozen=True)
 class Step:
     """One named step of an answer: the parts it needs first (``needs(view)``: some depend on what the view
-    states), the store columns it reads beyond the analysis's (:func:`model.data.inputs.analysis_columns`), the
-    other stored inputs it reads (:data:`model.data.inputs.READS`), and ``run(view, inputs, done)`` returning its
-    value from the parts ``done`` so far."""
+    states), ``run(view, inputs, done)`` returning its value from the parts ``done`` so far, what of the view it
+    reads beside those parts (``key(view)``: the values of the view that can change its value, declared here once;
+    None reads the whole view), the store columns it reads beyond the analysis's
+    (:func:`model.data.inputs.analysis_columns`) and the other stored inputs it reads
+    (:data:`model.data.inputs.READS`)."""
 
     name: str
     needs: Callable[[View], tuple[str, ...]]
     run: Callable[[View, Inputs, Mapping[str, Any]], Any]
     columns: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
+    key: Callable[[View], tuple] | None = None
 
 
 def _always(*names: str) -> Callable[[View], tuple[str, ...]]:
     return lambda view: names
 
 
+def _fields(*names: str) -> Callable[[View], tuple]:
+    """A step's key: the named fields of the view."""
+    return lambda view: tuple((n, getattr(view, n)) for n in names)
+
+
+def _changing(*kinds: str) -> Callable[[View], tuple]:
+    """A step's key: every field of the view declared to change one of ``kinds`` (:data:`model.core.view_fields.FIT`,
+    ``RATE``, ``ANSWER``)."""
+    names = tuple(f.name for f in FIELDS if f.changes in kinds)
+    return _fields(*names)
+
+
+#: what the interactivity you need is read from beside the pricing: the view's own, its pair
+_AT_X = ("interactivity_needed", "pair")
+
+
+def _points(view: View, inputs: Inputs, done) -> Points:
+    return steps.points_of(view, inputs.rows, inputs.requests)
+
+
 def _rows(view: View, inputs: Inputs, done) -> Rows:
-    return steps.rows_of(view, inputs.rows, inputs.requests, inputs.presets)
+    return steps.rows_of_points(view, done["points"], inputs.presets)
+
+
+def _fit_needs(view: View) -> tuple[str, ...]:
+    """A fit of series per hardware reads no rate (the rows only); one whose series mix hardware is fitted on tokens
+    per dollar, so it reads the rates."""
+    return ("points",) if "hardware" in view.by else ("rows",)
 
 
 def _fit(view: View, inputs: Inputs, done) -> Fit:
+    if "hardware" in view.by:
+        points = done["points"]
+        return steps.fit_of(points.points, points.scenario, {})
     rows = done["rows"]
     return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
 
@@ -129,13 +164,16 @@ def _notes(view: View, inputs: Inputs, done) -> tuple[Note, ...]:
 
 
 def _cloud(view: View, inputs: Inputs, done) -> Analysis:
-    return cloud_of(done["rows"], inputs, done["pricing"])
+    return cloud_of(done["rows"], inputs, done["pricing"], done["fit"])
 
 
 def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
+    from model.core.run_to_run import frontier_bands, point_bands
+
     rows = done["rows"]
     spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
-    return steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
+    table = steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
+    return frontier_bands(table, point_bands(inputs.intervals, view.basis))   # each point's run-to-run band
 
 
 def _history(view: View, inputs: Inputs, done) -> History:
@@ -209,6 +247,18 @@ def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
     return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
 
 
+def _run_to_run(view: View, inputs: Inputs, done):
+    from model.present.run_to_run_answer import run_to_run_of
+
+    cost, fleet = done["cost"], done.get("fleet")
+
+    def sized_again(capacity: pd.DataFrame):
+        return fleet_of(view, capacity, cost.interactivity_needed, inputs.presets, done["rates"])
+
+    return run_to_run_of(view, inputs.intervals, cost.analysis.frontier, cost.iso_error, fleet,
+                         sized_again if fleet is not None else None)
+
+
 def _mix(view: View, inputs: Inputs, done):
     from model.present.mix_answer import mix_of
 
@@ -222,18 +272,23 @@ def _demand_parts(view: View) -> tuple[str, ...]:
 
 #: every step of an answer, in the order it runs
 STEPS: tuple[Step, ...] = (
-    Step("rows", _always(), _rows),
-    Step("fit", _always("rows"), _fit),
-    Step("pricing", _always("rows", "fit"), _pricing, reads=("calibration",)),
-    Step("cost", _always("pricing"), lambda view, inputs, done: steps.cost_of(view, done["pricing"])),
-    Step("rates", _always("rows"), _rates),
-    Step("notes", _always("pricing"), _notes),
-    Step("crossings", _always("pricing"), lambda view, inputs, done: steps.crossings_of(done["pricing"])),
+    Step("points", _always(), _points, key=_changing(FIT)),
+    Step("rows", _always("points"), _rows, key=_changing(RATE)),
+    Step("fit", _fit_needs, _fit, key=_fields()),
+    Step("pricing", _always("rows", "fit"), _pricing, reads=("calibration",),
+         key=_fields("method", "targets", "baseline")),
+    Step("cost", _always("pricing"), lambda view, inputs, done: steps.cost_of(view, done["pricing"]),
+         key=_fields(*_AT_X)),
+    Step("rates", _always("rows"), _rates, key=_fields("price_set", "tier", "price_stale_days")),
+    Step("notes", _always("pricing"), _notes, key=_fields("baseline", "interactivity_needed", "targets")),
+    Step("crossings", _always("pricing"), lambda view, inputs, done: steps.crossings_of(done["pricing"]),
+         key=_fields()),
     Step("crossed", _always("crossings", "cost"),
-         lambda view, inputs, done: steps.crossed_of(view, done["crossings"], done["cost"])),
-    Step("cloud", _always("rows", "pricing"), _cloud, columns=_CLOUD),
+         lambda view, inputs, done: steps.crossed_of(view, done["crossings"], done["cost"]), key=_fields("all_curves")),
+    Step("cloud", _always("rows", "fit", "pricing"), _cloud, columns=_CLOUD, key=_fields()),
     Step("frontier_table", _always("rows", "pricing"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
-                                                                             "pp", "concurrency")),
+                                                                             "pp", "concurrency"),
+         reads=("intervals",), key=_fields()),
     Step("history", _always("rows", "cost"), _history, columns=_CONFIGURATIONS),
     Step("profiles", _always("cost"), _profiles),
     Step("capacity", _always("rows", "cost"), _capacity, columns=_CAPACITY),
@@ -246,9 +301,11 @@ STEPS: tuple[Step, ...] = (
     Step("recommendation", lambda view: ("rows", "cost", "crossed", *(("fleet", "volume") if view.has_demand else ())),
          _recommendation),
     Step("overview", _always("rows"), lambda view, inputs, done: steps.overview_of(done["rows"].rows),
-         columns=("run_date",)),
-    Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",)),
+         columns=("run_date",), key=_fields()),
+    Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",), key=_fields()),
     Step("mix", lambda view: ("fleet", "cost") if view.request_mix and view.has_demand else (), _mix),
+    Step("run_to_run", lambda view: ("cost", *(("fleet", "rates") if view.has_demand or view.has_budget else ())),
+         _run_to_run, columns=("source_file", "source_line"), reads=("intervals",)),
 )
 BY_STEP = {s.name: s for s in STEPS}
 #: every part an answer can hold
@@ -291,6 +348,7 @@ class Answer:
     view: View                              # the view, its workload set
     inputs: Inputs                          # what the store read for it
     ran: tuple[str, ...]                    # the steps that ran (or were handed in), in order
+    points: Points                          # the rows as fitted, whatever the rates
     rows: Rows
     fit: Fit
     pricing: Pricing                        # the cost before the interactivity you need is read (shared by a slider)
@@ -312,6 +370,8 @@ class Answer:
     overview: Overview
     provenance: pd.DataFrame                # every source whose rows or rates the view uses
     mix: Any                                # model.core.mix.MixAnswer, or None: the view holds no request mix
+    run_to_run: Any                         # model.present.run_to_run_answer.RunToRun: the run-to-run band, named
+    computed: tuple[str, ...] = ()          # the steps this answer's build ran (not kept or handed in)
 
     @property
     def interactivity_needed(self) -> float | None:
@@ -327,23 +387,64 @@ class Answer:
                                                  v.price_stale_days)))
 
 
-_PART_FIELDS = tuple(f.name for f in fields(Answer) if f.name not in ("view", "inputs", "ran"))
+_PART_FIELDS = tuple(f.name for f in fields(Answer) if f.name not in ("view", "inputs", "ran", "computed"))
 assert set(_PART_FIELDS) == set(PARTS), "every step is a part of the answer, and every part a step"
 
 
+class Memo(Protocol):
+    """Where a caller keeps step values between answers (:func:`build_answer`'s ``memo``): the dashboard's is its
+    shared cache (``ui.data``), the command line's a folder on disk for the fit (:mod:`model.data.memo`). ``key`` says
+    everything the value depends on within the caller's inputs; ``needs`` the keys of the values it was made of."""
+
+    def get_or_make(self, key: tuple, make: Callable[[], Any], needs: tuple[tuple, ...]) -> Any: ...
+
+
+def step_key(view: View, name: str, keys: Mapping[str, tuple], notes: tuple[str, ...] = ()) -> tuple:
+    """The key of step ``name`` of ``view``'s answer: its name, what it reads of the view (:attr:`Step.key`; the
+    whole view where it declares nothing), the notes handed in where it prints them, and the keys of the steps it
+    needs (``keys``), so it changes whenever anything the step's value is made of does."""
+    step = BY_STEP[name]
+    own = step.key(view) if step.key is not None else (("view", view.model_dump_json()),)
+    said = (("notes", tuple(map(str, notes))),) if name in _SAYS_NOTES else ()
+    return (name, own, said, tuple(keys[n] for n in step.needs(view)))
+
+
+#: the steps that print the notes :func:`build_answer` is handed (a link's notices)
+_SAYS_NOTES = ("notes", "ramps")
+
+
 def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None, *,
-                 given: Mapping[str, Any] | None = None, notes: Iterable[str] = ()) -> Answer:
+                 given: Mapping[str, Any] | None = None, notes: Iterable[str] = (), memo: Memo | None = None) -> Answer:
     """The answer of ``view`` (its workload set) from ``inputs``: the steps ``parts`` need (None: every part) run
-    now, in the order of :data:`STEPS`. ``given`` hands in parts computed already (the dashboard's cached fit and
-    labelled points: a step given is not run); ``notes`` (e.g. a link's notices) go first among its notes."""
+    now, in the order of :data:`STEPS`. ``memo`` keeps step values between answers under their keys
+    (:func:`step_key`, within ``inputs``: the caller's memo knows which inputs it serves), so a value already made
+    for the same key is not made again (a rate change re-runs only the steps that read a rate). ``given`` hands in
+    parts computed already (a step given is not run); ``notes`` (e.g. a link's notices) go first among its notes.
+    :attr:`Answer.computed` lists the steps this call ran."""
     names = steps_for(view, parts)
-    done: dict[str, Any] = {"extra_notes": tuple(notes)}
+    notes = tuple(notes)
+    done: dict[str, Any] = {"extra_notes": notes}
+    keys: dict[str, tuple] = {}
+    computed: list[str] = []
+
+    def run(name: str):
+        def make():
+            computed.append(name)
+            return BY_STEP[name].run(view, inputs, done)
+        return make
+
     for name in names:
         if given and name in given:
             done[name] = given[name]
-        else:
-            done[name] = BY_STEP[name].run(view, inputs, done)
-    return Answer(view, inputs, names, **{p: done[p] if p in done else NotAsked(p) for p in PARTS})
+            continue
+        if memo is None:
+            done[name] = run(name)()
+            continue
+        keys[name] = step_key(view, name, keys, notes)
+        done[name] = memo.get_or_make(keys[name], run(name), tuple(keys[n] for n in BY_STEP[name].needs(view)
+                                                                   if n in keys))
+    return Answer(view, inputs, names, **{p: done[p] if p in done else NotAsked(p) for p in PARTS},
+                  computed=tuple(computed))
 
 
 def answer_of_view(con, view: View, parts: Iterable[str] | None, *, notes: Iterable[str] = ()) -> Answer:
@@ -361,11 +462,22 @@ def fit_of_inputs(view: View, inputs: Inputs) -> Fit:
     return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
 
 
-def cloud_of(rows: Rows, inputs: Inputs, pricing: Pricing) -> Analysis:
-    """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart); it depends
-    on the fit and the rates only, so the dashboard shares it between views."""
-    return analyse(rows.points, pricing.analysis.scenario, inputs.presets, frontier=pricing.analysis.frontier,
-                   with_points=True, crossovers="none")
+#: the columns of the labelled points the Frontier chart reads (:func:`model.present.figures.frontier_figure`: axes,
+#: series, and the hover's hardware, recipe, parallelism, concurrency, run date and source:line), the report's
+#: chart too: the step keeps these (at 1M rows the other columns would be about 150 MB more)
+CLOUD_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
+                 "precision", "spec_decoding", "tp", "ep", "dp", "pp", "concurrency", "run_date", "source_file",
+                 "source_line")
+
+
+def cloud_of(rows: Rows, inputs: Inputs, pricing: Pricing, fit: Fit | None = None) -> Analysis:
+    """Step ``cloud``: every usable point labelled and priced, beside the frontier (the Frontier chart), in the
+    columns the chart reads (:data:`CLOUD_COLUMNS`, its own copy, each text value held once); ``fit``: the rows as
+    it prepared them (else prepared again)."""
+    result = analyse(rows.points, pricing.analysis.scenario, inputs.presets, frontier=pricing.analysis.frontier,
+                     with_points=True, crossovers="none", prepared=fit.prepared if fit is not None else None)
+    points = result.points
+    return replace(result, points=shared_strings(points[[c for c in CLOUD_COLUMNS if c in points.columns]].copy()))
 
 
 def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:

@@ -8,7 +8,8 @@ values already in the field's unit, ``source_line`` locating it) that
 Every format is one :class:`~model.data.importers.base.Format` in :data:`REGISTRY`, the only
 list detection reads: a new format is a new module with a ``FORMATS`` tuple and one line
 here. One module per tool family: :mod:`.vllm`, :mod:`.sglang`, :mod:`.inferencex` (and
-:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf), :mod:`.trtllm`,
+:mod:`.inferencex_agentic`), :mod:`.inference_perf`, :mod:`.perf` (AIPerf and GenAI-Perf) and :mod:`.perf_aggregate` (AIPerf's multi-run
+aggregate), :mod:`.trtllm`,
 :mod:`.llmperf`, :mod:`.guidellm`,
 and :mod:`.canonical_csv` (our own CSV, read by the pipeline in DuckDB); shared helpers in
 :mod:`._common`, errors and results in :mod:`.base`; files tools write beside their results (per-request
@@ -32,9 +33,11 @@ from model.data.importers import (
     inferencex,
     llmperf,
     perf,
+    perf_aggregate,
     sglang,
     trtllm,
     vllm,
+    vllm_console,
 )
 from model.data.importers._common import (
     HEAD_BYTES,
@@ -49,8 +52,10 @@ from model.data.importers._common import (
 from model.data.importers.base import Format, IngestError
 from model.data.importers.companions import refuse_companion
 from model.data.importers.per_request import REQUESTS_KEY
+from model.data.importers.perf_aggregate import INTERVALS_KEY
 
-__all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS"]
+__all__ = ["REGISTRY", "detect", "detect_with_header", "parse", "FORMATS", "JSON_FORMATS", "CSV_FORMATS",
+           "TEXT_FORMATS"]
 
 #: every format, in the order detection tries them (most specific first; the canonical CSV last)
 REGISTRY: tuple[Format, ...] = (
@@ -59,8 +64,10 @@ REGISTRY: tuple[Format, ...] = (
     *llmperf.FORMATS,
     *inferencex.FORMATS,
     *inference_perf.FORMATS,
+    *perf_aggregate.FORMATS,
     *perf.FORMATS,
     *vllm.FORMATS,
+    *vllm_console.FORMATS,
     *sglang.FORMATS,
     *canonical_csv.FORMATS,
 )
@@ -71,8 +78,10 @@ assert len(_BY_NAME) == len(REGISTRY), "two formats share a name"
 JSON_FORMATS = tuple(f.name for f in REGISTRY if f.container == "json")
 #: tool CSVs told apart from canonical CSVs by their first row
 CSV_FORMATS = tuple(f.name for f in REGISTRY if f.container == "csv" and f.name != "csv")
+#: console logs told by their content (vLLM's result block)
+TEXT_FORMATS = tuple(f.name for f in REGISTRY if f.container == "text")
 #: formats ``--format`` accepts
-FORMATS = ("csv", *JSON_FORMATS, *CSV_FORMATS)
+FORMATS = ("csv", *JSON_FORMATS, *CSV_FORMATS, *TEXT_FORMATS)
 
 
 def detect(path: Path, name: str) -> str:
@@ -90,7 +99,7 @@ def detect(path: Path, name: str) -> str:
     str
         ``"csv"`` for delimited text the CSV pipeline reads (canonical or
         aliased columns; rates, evals and published tables), otherwise one of
-        :data:`JSON_FORMATS` or :data:`CSV_FORMATS`. Empty, binary and UTF-16
+        :data:`JSON_FORMATS`, :data:`CSV_FORMATS` or :data:`TEXT_FORMATS`. Empty, binary and UTF-16
         files are ``"csv"`` too: the CSV reader refuses them with its own message.
 
     Raises
@@ -121,6 +130,9 @@ def detect_with_header(path: Path, name: str) -> tuple[str, tuple[list[str], str
                           f"none matched (keys seen: {seen})")
     _refuse_json_scalar(path, name, head)
     refuse_companion(name, head, None)
+    for fmt in REGISTRY:       # a console log: told by its content before any CSV reading
+        if fmt.container == "text" and fmt.matches(None, head):
+            return fmt.name, None
     return _detect_delimited(path, name, head)
 
 
@@ -214,7 +226,10 @@ def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.Da
             if MODEL_PATH_NOTE not in notes:
                 notes.append(MODEL_PATH_NOTE)
     samples = {i: row.pop(REQUESTS_KEY) for i, row in enumerate(rows) if REQUESTS_KEY in row}
+    intervals = {i: row.pop(INTERVALS_KEY) for i, row in enumerate(rows) if INTERVALS_KEY in row}
     frame = to_frame(rows)
     if samples:   # per-request data by row ordinal (model.data.importers.per_request), stored with the points
         frame.attrs[REQUESTS_KEY] = samples
+    if intervals:   # run-to-run intervals by row ordinal (model.data.intervals), stored with the points
+        frame.attrs[INTERVALS_KEY] = intervals
     return frame, fmt, "; ".join(notes) or None

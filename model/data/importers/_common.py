@@ -24,7 +24,7 @@ from model.core.schema import POINT_FIELDS, SQL_TYPES, canonical_precision, cano
 from model.data.importers.base import IngestError
 
 __all__ = [
-    "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "objects", "num", "integer", "seconds",
+    "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "load_json_text", "objects", "num", "integer", "seconds",
     "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "model_named", "add_note", "SATURATED_BELOW", "rate_as_run",
     "SAME_WORKLOAD_WITHIN", "one_workload", "per_completed",
 ]
@@ -97,6 +97,11 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
         for a file over :func:`max_json_mb` (before reading it), text that is not
         valid JSON (naming the line), nesting too deep to read, or an empty file.
     """
+    return load_json_text(path, name)[0]
+
+
+def load_json_text(path: Path, name: str) -> tuple[list[tuple[int, Any]], str]:
+    """:func:`load_json`, and the file's text (for a reader that names the lines of keys in it)."""
     check_json_size(path, name)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -126,8 +131,8 @@ def load_json(path: Path, name: str) -> list[tuple[int, Any]]:
     if not docs:
         raise IngestError(name, "the file is empty")
     if len(docs) == 1 and isinstance(docs[0][1], list):
-        return [(i + 1, value) for i, value in enumerate(docs[0][1])]
-    return docs
+        return [(i + 1, value) for i, value in enumerate(docs[0][1])], text
+    return docs, text
 
 
 class _DuplicateKey(Exception):

@@ -86,7 +86,8 @@ class Format:
     name : str
         what ``--format`` and ``sources.format`` call it.
     container : str
-        ``"json"`` (JSON, JSON Lines) or ``"csv"`` (delimited text).
+        ``"json"`` (JSON, JSON Lines), ``"csv"`` (delimited text) or ``"text"`` (a console log, told by its
+        content before any CSV reading: ``matches(None, head)``).
     matches : callable
         JSON: ``matches(keys, head)`` with every object key in the first MiB and that text;
         CSV: ``matches(header, head)`` with the first row's cells and the first MiB.
@@ -106,8 +107,8 @@ class Format:
     beside: Callable[[Rows, Any, str, list[str]], None] | None = None
 
     def __post_init__(self) -> None:
-        if self.container not in ("json", "csv"):
-            raise ValueError(f"container must be 'json' or 'csv', not {self.container!r}")
+        if self.container not in ("json", "csv", "text"):
+            raise ValueError(f"container must be 'json', 'csv' or 'text', not {self.container!r}")
 
 
 def duck_msg(exc: Exception) -> str:

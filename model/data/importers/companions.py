@@ -19,7 +19,7 @@ import pandas as pd
 from model.data.importers import aiperf_records
 from model.data.importers.base import IngestError, NotResults
 
-__all__ = ["refuse_companion", "same_run_exports"]
+__all__ = ["refuse_companion", "same_run_exports", "runs_of_aggregates"]
 
 _AIPERF_JSON = "ingest profile_export_aiperf.json (the run's aggregate) instead"
 _RECORDS = (f"{_AIPERF_JSON}: with this file beside it, its completed requests' TTFT and TPOT are kept for goodput "
@@ -47,7 +47,10 @@ def refuse_companion(name: str, head: str, keys: set[str] | None, path: Path | N
         raise NotResults(name, "console text", "GenAI-Perf", "ingest profile_export_genai_perf.json instead")
 
 
-_PAIRS = {"aiperf_csv": "aiperf", "genai_perf_csv": "genai_perf"}
+_PAIRS = {"aiperf_csv": "aiperf", "genai_perf_csv": "genai_perf", "aiperf_aggregate_csv": "aiperf_aggregate"}
+#: what AIPerf's --num-profile-runs writes: each run's exports, and the aggregate over them
+_RUN_EXPORTS = ("profile_export_aiperf.json", "profile_export_aiperf.csv")
+_AGGREGATES = ("profile_export_aiperf_aggregate.json", "profile_export_aiperf_aggregate.csv")
 
 
 def same_run_exports(files: list[Path], names: dict[Path, str] | None = None) -> dict[Path, str]:
@@ -74,8 +77,28 @@ def same_run_exports(files: list[Path], names: dict[Path, str] | None = None) ->
         if len(json_rows) != 1 or not _agree(csv_row, json_rows.iloc[0]):
             continue
         out[path] = (f"{names.get(path, path.name)}: the same run as {names.get(partner, partner.name)} "
-                     f"({'AIPerf' if fmt == 'aiperf_csv' else 'GenAI-Perf'} writes both; the CSV has no run id), "
+                     f"({'GenAI-Perf' if fmt == 'genai_perf_csv' else 'AIPerf'} writes both; the CSV has no run id), "
                      "not stored again")
+    out.update(runs_of_aggregates(files, names))
+    return out
+
+
+def runs_of_aggregates(files: list[Path], names: dict[Path, str] | None = None) -> dict[Path, str]:
+    """``{run export: line}`` for each run of an AIPerf multi-run folder (``profile_runs/<label>/``) whose aggregate
+    (``../../aggregate/profile_export_aiperf_aggregate.*``) is in ``files`` too: the configuration is one point,
+    stored from the aggregate (the runs' means, each metric's interval with it), not once per run."""
+    names = names or {}
+    by_path = set(files)
+    out: dict[Path, str] = {}
+    for path in files:
+        if path.name not in _RUN_EXPORTS or path.parent.parent.name != "profile_runs":
+            continue
+        aggregate = next((path.parent.parent.parent / "aggregate" / a for a in _AGGREGATES
+                          if path.parent.parent.parent / "aggregate" / a in by_path), None)
+        if aggregate is not None:
+            out[path] = (f"{names.get(path, path.name)}: run {path.parent.name} of the multi-run aggregate "
+                         f"{names.get(aggregate, aggregate.name)} (AIPerf --num-profile-runs), stored as that "
+                         "aggregate's point, not on its own")
     return out
 
 

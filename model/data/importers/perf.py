@@ -32,7 +32,7 @@ from model.data.importers._common import Rows, add_note, first, integer, iso_dat
 from model.data.importers.base import Format, IngestError
 
 __all__ = ["FORMATS", "matches_aiperf", "matches_genai_perf", "parse_aiperf", "parse_genai_perf", "parse_aiperf_csv",
-           "parse_genai_perf_csv", "csv_flavour"]
+           "parse_genai_perf_csv", "csv_flavour", "point", "finish"]
 
 _METRIC_MARKERS = {"time_to_first_token", "request_latency", "inter_token_latency", "output_token_throughput"}
 _OLD_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token", "itl": "inter_token_latency"}
@@ -84,7 +84,7 @@ def _time(metrics: dict, metric: str, stat: str, to: str = "s") -> float | None:
     return None if value is None else (value * 1000.0 if to == "ms" else value)
 
 
-def _point(metrics: dict, notes: set[str]) -> dict[str, Any]:
+def point(metrics: dict, notes: set[str]) -> dict[str, Any]:
     """Canonical fields from ``{metric: {unit, avg, p50, ...}}`` (either tool, JSON or CSV)."""
     output = _stat(metrics, "output_token_throughput", "avg")
     total = _stat(metrics, "total_token_throughput", "avg")
@@ -151,7 +151,7 @@ def _prefix_cache_hit_rate(metrics: dict, notes: set[str]) -> float | None:
     return None
 
 
-def _finish(row: dict[str, Any]) -> dict[str, Any]:
+def finish(row: dict[str, Any]) -> dict[str, Any]:
     """ISL/OSL from the measured means when the config did not say; success rate."""
     means = []
     if row.get("isl") is None and row.get("mean_input_tokens") is not None:
@@ -197,14 +197,14 @@ def _aiperf_row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "concurrency": num(loadgen.get("concurrency")),
         "request_rate_rps": num(loadgen.get("request_rate")),
         "run_date": iso_date(obj.get("start_time")),
-        **_point(_metric_records(obj), notes),
+        **point(_metric_records(obj), notes),
         "endpoint_type": endpoint.get("type"),
         "streaming": endpoint.get("streaming"),
         "aiperf_version": obj.get("aiperf_version"),
     }
     if row["requests_failed"] is None and isinstance(obj.get("error_summary"), list):
         row["requests_failed"] = sum(integer(e.get("count")) or 0 for e in obj["error_summary"] if isinstance(e, dict))
-    return _finish(row)
+    return finish(row)
 
 
 def _genai_row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
@@ -222,12 +222,12 @@ def _genai_row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "osl": integer(cfg.get("output_tokens_mean")),
         "concurrency": num(cfg.get("concurrency")),
         "request_rate_rps": num(cfg.get("request_rate")),
-        **_point(_metric_records(obj), notes),
+        **point(_metric_records(obj), notes),
         "endpoint_type": cfg.get("endpoint_type"),
         "service_kind": cfg.get("service_kind"),
         "streaming": cfg.get("streaming"),
     }
-    return _finish(row)
+    return finish(row)
 
 
 def _check(obj: dict, line: int, name: str, tool: str) -> None:
@@ -323,7 +323,7 @@ def _csv_point(path: Path, name: str, tool: str) -> tuple[Rows, list[str]]:
     if "time_to_first_token" not in metrics and "output_token_throughput" not in metrics \
             and "request_latency" not in metrics:
         raise IngestError(name, f"not a {tool} CSV: no latency or throughput rows", line=1)
-    row = _finish({"source_line": 1, **_point(metrics, notes)})
+    row = finish({"source_line": 1, **point(metrics, notes)})
     notes.add("the CSV states no model, load or config: use --set (e.g. concurrency=N) to record them")
     return [row], sorted(notes | _row_notes([row]))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.core.interactivity import apart_note
 from model.data.importers._common import (
     Rows,
     integer,
@@ -42,7 +43,8 @@ _REQUIRED = ("completed", "output_throughput")
 _CONSUMED = {
     "tag", "backend", "request_rate", "max_concurrency", "server_info", "completed", "total_input_tokens",
     "total_output_tokens", "input_throughput", "output_throughput", "total_throughput", "concurrency",
-    "median_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "median_e2e_latency_ms",
+    "median_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "median_tpot_ms", "median_itl_ms",
+    "median_e2e_latency_ms",
     "random_input_len", "random_output_len", "random_range_ratio", "sharegpt_output_len",
 }
 _QUANT = {"fp8": "fp8", "w8a8_fp8": "fp8", "modelopt": "fp8", "modelopt_fp4": "fp4", "mxfp4": "mxfp4",
@@ -120,10 +122,15 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "ttft_p95_s": _s(obj.get("p95_ttft_ms")),
         "ttft_p99_s": _s(obj.get("p99_ttft_ms")),
         "tpot_median_ms": tpot,
+        "itl_median_ms": num(obj.get("median_itl_ms")),
         "e2e_latency_median_s": _s(obj.get("median_e2e_latency_ms")),
         "requests_completed": completed,
         "tags": obj.get("tag") if isinstance(obj.get("tag"), str) else None,
     }
+    apart = apart_note(num(obj.get("mean_tpot_ms")), num(obj.get("mean_itl_ms")), num(obj.get("median_tpot_ms")),
+                       row["itl_median_ms"])
+    if apart:
+        row["notes"] = apart
     row.update({k: v for k, v in _server(obj.get("server_info")).items() if v is not None})
     row["client_backend"] = backend or None
     row["achieved_concurrency"] = num(obj.get("concurrency"))

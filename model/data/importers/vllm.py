@@ -21,10 +21,12 @@ their weighted mean, so a ramp appended to one file is one workload
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from model.core.columns import resolve_column
+from model.core.interactivity import apart_note
 from model.data.importers._common import (
     Rows,
     first,
@@ -48,7 +50,7 @@ _CONSUMED = {
     "date", "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
     "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "request_throughput", "output_throughput", "total_token_throughput", "input_throughput", "best_of",
-    "use_beam_search", "burstiness", "ramp_up_strategy",
+    "use_beam_search", "burstiness", "ramp_up_strategy", "mode", "multi_turn_concurrency",
 }
 
 
@@ -64,7 +66,7 @@ def _read_into_field(key: str) -> bool:
     if not match:
         return False
     stat, metric = match[1], match[2]
-    return (stat in ("median", "p50") and metric in ("ttft", "tpot", "e2el")) or \
+    return (stat in ("median", "p50") and metric in ("ttft", "tpot", "e2el", "itl")) or \
         (metric == "ttft" and stat in ("p90", "p95", "p99"))
 
 
@@ -78,6 +80,7 @@ def _ms(obj: dict, stat: str, metric: str) -> float | None:
 
 
 def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
+    multi_turn = obj.get("mode") == "multi_turn"
     duration = num(obj.get("duration"))
     completed = integer(obj.get("completed"))
     total = num(obj.get("total_token_throughput"))
@@ -117,7 +120,7 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "model": obj.get("model_id"),
         "isl": round(total_in / completed) if total_in is not None and completed else None,
         "osl": round(total_out / completed) if total_out is not None and completed else None,
-        "concurrency": num(obj.get("max_concurrency")),
+        "concurrency": num(obj.get("max_concurrency")) if not multi_turn else num(obj.get("multi_turn_concurrency")),
         "request_rate_rps": rate_rps,
         "total_tokens_per_second": total,
         "output_tokens_per_second": output,
@@ -127,6 +130,7 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "ttft_p95_s": p("p95", "ttft"),
         "ttft_p99_s": p("p99", "ttft"),
         "tpot_median_ms": first(_ms(obj, "median", "tpot"), _ms(obj, "p50", "tpot")),
+        "itl_median_ms": first(_ms(obj, "median", "itl"), _ms(obj, "p50", "itl")),
         "e2e_latency_median_s": first(p("median", "e2el"), p("p50", "e2el")),
         "requests_completed": completed,
         "requests_failed": failed,
@@ -141,6 +145,18 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
         "burstiness": num(obj.get("burstiness")),
         "notes": "; ".join(said) or None,
     }
+    apart = apart_note(_ms(obj, "mean", "tpot"), _ms(obj, "mean", "itl"), row["tpot_median_ms"], row["itl_median_ms"])
+    if apart:
+        said.append(apart)
+        row["notes"] = "; ".join(said)
+    if multi_turn:
+        _multi_turn(row, obj, said, notes)
+    elif obj.get("spec_decode_acceptance_rate") is not None or obj.get("spec_decode_acceptance_length") is not None:
+        rate, length = num(obj.get("spec_decode_acceptance_rate")), num(obj.get("spec_decode_acceptance_length"))
+        said.append("speculative decoding on" + (f": acceptance rate {rate:g} %" if rate is not None else "")
+                    + (f", acceptance length {length:g} tokens per step" if length is not None else "")
+                    + " (the method is not in the file: --set spec_decoding=...)")
+        row["notes"] = "; ".join(said)
     for key, value in obj.items():
         if key in _CONSUMED or key in row or isinstance(value, (list, dict)) or value is None:
             continue
@@ -155,6 +171,32 @@ def _row(line: int, obj: dict, notes: set[str]) -> dict[str, Any]:
             else:
                 row[key] = value
     return row
+
+
+def _multi_turn(row: dict, obj: dict, said: list[str], notes: set[str]) -> None:
+    """A multi-turn run (``"mode": "multi_turn"``): its concurrency is the conversations in flight; its lengths are
+    per turn, the conversation's history included in each turn's prompt; the turns' own medians go in extra
+    (``per_turn``), and the acceptance of speculative decoding where the file states it."""
+    turns, done = integer(obj.get("turns_per_conversation")), integer(obj.get("conversations_completed"))
+    text = (f"multi-turn run: {integer(obj.get('num_conversations')) or '?'} conversations of {turns or '?'} turns, "
+            f"{done if done is not None else '?'} completed; concurrency = multi_turn_concurrency (conversations in "
+            "flight); ISL/OSL = mean tokens per turn, each turn's prompt holding its conversation's history")
+    rate, length = num(obj.get("spec_decode_acceptance_rate")), num(obj.get("spec_decode_acceptance_length"))
+    if rate is not None or length is not None:
+        text += (f"; speculative decoding: acceptance rate {rate:g} %" if rate is not None else "; speculative decoding:") \
+            + (f", acceptance length {length:g} tokens per step" if length is not None else "")
+    said.append(text)
+    row["notes"] = "; ".join(said)
+    notes.add("multi-turn runs: concurrency = conversations in flight; lengths per turn, history included")
+    per_turn = obj.get("per_turn_metrics")
+    if isinstance(per_turn, list) and per_turn:
+        compact = [{k: t.get(k) for k in ("turn_index", "completed", "median_ttft_ms", "median_tpot_ms",
+                                          "median_itl_ms", "total_input_tokens") if k in t}
+                   for t in per_turn if isinstance(t, dict)]
+        row["per_turn"] = json.dumps(compact, separators=(",", ":"))
+    positions = obj.get("spec_decode_per_position_acceptance_rates")
+    if isinstance(positions, list) and positions:
+        row["spec_decode_per_position_acceptance_rates"] = json.dumps(positions)
 
 
 def _refuse_all_failed(obj: dict, line: int, name: str) -> None:
