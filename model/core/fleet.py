@@ -43,6 +43,7 @@ __all__ = [
     "fleet_over_time",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
+    "overridden",
     "finite_number",
     "hardware_value",
     "MAX_NODES",
@@ -312,32 +313,47 @@ def tokens_per_second_at(frontier: pd.DataFrame, series: str, interactivity: flo
 
 
 def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, float], profiles=(),
-                    kw_override: float | None = None, pue_override: float | None = None,
+                    kw_override: dict[str, float] | float | None = None, pue_override: float | None = None,
                     rate_label: str = "rate") -> list[dict]:
     """One way to pay per (hardware, chosen cost profile) for sizing: what a GPU-hour costs when
     every hour is paid for, and its power.
 
     A hardware a chosen profile names is priced by each such profile (its full-use rate, kW and PUE
     from its build-up); the others by ``rates`` [$/GPU-hour] and the preset ``kw_per_gpu`` [kW].
+    ``kw_override`` [kW per GPU] replaces the kW of the hardware it names (``{hardware: kW}``; ``"*"``, or a number
+    alone, every hardware it does not name), a profile's included.
 
     Returns
     -------
-    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``.
+    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``,
+    ``kw_from`` (where the kW came from: ``view``, ``profile``, ``preset`` or ``none``).
     """
     options = []
     for hw in hardware:
+        given = overridden(kw_override, hw)
         mine = [p for p in profiles if p.hardware.lower() == str(hw).lower()]
         for p in mine:
             rate = p.paid_rate()
-            options.append({"hardware": hw, "pricing": f"profile {p.name}",
+            own = p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw, None)
+            options.append({"hardware": hw, "pricing": f"profile {p.name}", "profile": p.name,
                             "usd_per_gpu_hour": rate if rate is not None else math.nan,
-                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw,
-                                                                                                       None)),
-                            "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
+                            "kw_per_gpu": given or own, "pue": pue_override or (p.onprem.pue if p.onprem else 1.0),
+                            "kw_from": "view" if given else "profile" if p.onprem else "preset" if own else "none"})
         if not mine:
+            preset = hardware_value(kw_per_gpu, hw, None)
             options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": hardware_value(rates, hw),
-                            "kw_per_gpu": kw_override or hardware_value(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+                            "kw_per_gpu": given or preset, "pue": pue_override or 1.0,
+                            "kw_from": "view" if given else "preset" if preset else "none"})
     return options
+
+
+def overridden(values: dict[str, float] | float | None, hardware: str) -> float | None:
+    """The value ``values`` gives ``hardware``: its own (names compared case-insensitively), else every hardware's
+    (``"*"``, or a number alone), else None."""
+    if values is None or isinstance(values, (int, float)):
+        return values
+    mine = {str(k).lower(): v for k, v in dict(values).items()}
+    return mine.get(str(hardware).lower(), mine.get("*"))
 
 
 def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None = None,
@@ -358,5 +374,6 @@ def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None 
         else:
             sized = size_for_budget(part, budget_mw, budget_usd_per_month, rate, kw, pue)
         frames.append(sized.assign(method=part["method"].to_numpy(), pricing=option["pricing"], pue=pue,
-                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan))
+                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan,
+                                   kw_from=option.get("kw_from", ""), profile=option.get("profile")))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

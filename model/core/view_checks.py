@@ -16,7 +16,7 @@ from model.core.view_codecs import short
 __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
            "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
-           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS", "MIN_KW_PER_GPU", "MIN_INTERACTIVITY",
+           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "check_kw_per_gpu", "RACK_KW_BOUNDS", "MIN_KW_PER_GPU", "MIN_INTERACTIVITY",
            "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
 
@@ -96,6 +96,19 @@ def check_rates(what: str) -> Callable:
                                  f"got {rate:g}")
         return tuple(sorted(dict(value).items()))
     return check
+
+
+def check_kw_per_gpu(value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+    """kW per GPU per hardware (``*``: every hardware without its own), each within :data:`KW_PER_GPU_BOUNDS`."""
+    for hw, kw in value:
+        problem = name_problem(hw) if hw != c.EVERY_HARDWARE else None
+        if problem:
+            raise ValueError(f"the hardware name {short(hw)!r} {problem}")
+        try:
+            KW_PER_GPU_BOUNDS(kw)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (got {kw:g} for {'every hardware' if hw == c.EVERY_HARDWARE else hw})") from None
+    return tuple(sorted(dict(value).items()))
 
 
 def check_targets(value: tuple[float, ...]) -> tuple[float, ...]:

@@ -19,7 +19,7 @@ from model.core.view import View
 from model.core.volume import NEAR_TIE
 from model.present import fmt
 from model.present.answer_steps import Cost, Crossed, Rows
-from model.present.fleet_answer import FleetAnswer, demand_words
+from model.present.fleet_answer import FleetAnswer, demand_words, power_words
 
 __all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "PLUS_MINUS",
            "NOT_SETTLED"]
@@ -209,13 +209,14 @@ def _fleet(fleet: FleetAnswer | None, name: str | None) -> dict | None:
                 "usd_per_gpu_hour": math.nan, "pricing": "", "text": f"{name} cannot be sized from this view's rows"}
     row = mine.iloc[0]
     out = {"series": name, "nodes": float(row["nodes"]), "gpus": float(row["gpus"]), "kw": float(row["kw"]),
+           "facility_kw": float(row.get("facility_kw", math.nan)),
            "usd_per_month": float(row["usd_per_month"]), "usd_per_gpu_hour": float(row["usd_per_gpu_hour"]),
            "pricing": str(row["pricing"])}
     low, high = (float(row.get(k, math.nan)) for k in ("nodes_low", "nodes_high"))
     within = f" ({low:,.0f} to {high:,.0f} within its capacity's range)" if math.isfinite(low) and \
         math.isfinite(high) and low != high else ""
     out.update(nodes_low=low, nodes_high=high)
-    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes{within}, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
+    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes{within}, {row['gpus']:,.0f} GPUs, {power_words(row)}, "
                    f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}")
     return out
 

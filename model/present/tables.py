@@ -155,7 +155,8 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
 FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
               ("Nodes, capacity at its range's top", "nodes_low", "int"),
               ("Nodes, capacity at its range's bottom", "nodes_high", "int"), ("GPUs", "gpus", "int"),
-              ("IT power [kW]", "kw", "tps"), ("Racks", "racks", "int"), ("$ per month", "usd_per_month", "dollars"),
+              ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"), ("Racks", "racks", "int"),
+              ("$ per month", "usd_per_month", "dollars"),
               ("$ per month, capacity at its range's top", "usd_per_month_low", "dollars"),
               ("$ per month, capacity at its range's bottom", "usd_per_month_high", "dollars"),
               ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
@@ -169,7 +170,8 @@ FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
               ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
-               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
+               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"),
+               ("$ per month", "usd_per_month", "dollars"),
                ("Serves [req/s]", "requests_per_second", "rps"), ("Serves [tok/s]", "tokens_per_second", "tps"),
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
                ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
@@ -189,7 +191,15 @@ def fleet_spec(fleet) -> list[tuple[str, str, str]]:
     skip = set() if fleet.over_time is not None and billed else set(_FOLLOWING)
     if "racks" in sized.columns and sized["racks"].isna().all():
         skip.add("racks")
+    if not facility_differs(sized):
+        skip.add("facility_kw")
     return [(h, c, k) for h, c, k in spec if c in sized.columns and c not in skip]
+
+
+def facility_differs(sized: pd.DataFrame) -> bool:
+    """Some row's PUE is not 1 (the view's, or a cost profile's): its facility power is not its IT power, and every
+    table and sentence of the fleet says both."""
+    return "pue" in sized.columns and bool(pd.to_numeric(sized["pue"], errors="coerce").fillna(1).ne(1).any())
 
 
 def fleet_columns(fleet) -> list[str]:
