@@ -63,6 +63,12 @@ def _whole_nodes(value: float) -> float:
     return math.floor(round(value, 9)) if value <= MAX_NODES else math.inf
 
 
+def _spans(capacity_row) -> int:
+    """The nodes one serving instance spans (:func:`model.core.node_capacity.instances`; 1 when not said)."""
+    spans = finite_number(capacity_row.get("nodes_per_instance"))
+    return int(spans) if math.isfinite(spans) and spans >= 1 else 1
+
+
 def _ceil(value: float) -> int:
     """Round up, ignoring floating noise below 1e-9 (4.8 / 2.4 is 2 nodes, not 3)."""
     return int(math.ceil(round(value, 9)))
@@ -130,13 +136,14 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             notes.append(f"more than {MAX_NODES:,.0f} nodes: the measured capacity ({per_node:.3g} req/s a node) "
                          "is too small to size this demand from")
         else:
-            nodes = max(_ceil(needed), 1 if needed > 0 else 0) + need.spares   # a load however small takes a node
+            spans = _spans(c)       # nodes one serving instance spans: bought that many at a time
+            nodes = spans * max(_ceil(needed / spans), 1 if needed > 0 else 0) + need.spares  # a load takes a node
             gpus = nodes * gpn
             kw = gpus * hardware_value(kw_per_gpu, hw)
             rate = hardware_value(usd_per_gpu_hour or {}, hw)
             month = gpus * rate * HOURS_PER_MONTH
             auto = follow(load.rates or (load.mean_rps,), per_node, need.headroom, need.spares, need.min_nodes,
-                          need.step, nodes)
+                          spans * _ceil(need.step / spans), nodes)
             mean_nodes = float(auto.mean())
             per_m = load.tokens_per_month / 1e6
             row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
@@ -172,10 +179,12 @@ def fleet_over_time(capacity: pd.DataFrame, need: Demand) -> pd.DataFrame:
         load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
         if not (per_node > 0) or not load.rates or not math.isfinite(load.peak_rps):
             continue
-        peak_nodes = _ceil(load.peak_rps * need.headroom / per_node) + need.spares
+        spans = _spans(c)
+        peak_nodes = spans * _ceil(load.peak_rps * need.headroom / per_node / spans) + need.spares
         if not peak_nodes <= MAX_NODES:
             continue
-        auto = follow(load.rates, per_node, need.headroom, need.spares, need.min_nodes, need.step, peak_nodes)
+        auto = follow(load.rates, per_node, need.headroom, need.spares, need.min_nodes, spans * _ceil(need.step / spans),
+                      peak_nodes)
         n = len(load.rates)
         frames.append(pd.DataFrame({
             "series": c.get("series"), "t_h": np.arange(n) * load.interval_s / 3600, "demand_rps": load.rates,
@@ -242,7 +251,8 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
             limits = {}
         if limits:
             limit = min(limits, key=limits.get)
-            nodes = limits[limit]
+            spans = _spans(c)
+            nodes = limits[limit] // spans * spans if math.isfinite(limits[limit]) else limits[limit]
             gpus = nodes * gpn
             row.update(limit=limit, nodes=nodes, gpus=gpus, kw=gpus * kw_gpu, facility_kw=gpus * kw_gpu * p,
                        usd_per_month=gpus * rate * HOURS_PER_MONTH,
@@ -251,7 +261,8 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
                        users=nodes * finite_number(c.get("users_per_node")))
             row["tokens_per_month"] = row["tokens_per_second"] * HOURS_PER_MONTH * 3600
             if nodes == 0:
-                notes.append("the budget does not buy one whole node")
+                notes.append("the budget does not buy one whole node" if spans == 1 else
+                             f"the budget does not buy one whole instance ({spans} nodes)")
             if not math.isfinite(finite_number(c.get("per_node_rps"))):
                 notes.append("no capacity under these limits")
         row["note"] = "; ".join(notes)
