@@ -63,6 +63,10 @@ class Report:
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
     workbook: object = None                       # model.present.workbook.WorkbookPlan: the XLSX's formulas
+    #: what the first page says (model.present.recommendation.Recommendation: the view's, or with its request mix's
+    #: fleet) and the answers of other views it shows (model.present.report.ReportExtras), for the bundle
+    first_page: object = None
+    extras: object = None
 
     def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180,
                on_wait: Callable[[], None] | None = None) -> Path:
