@@ -21,7 +21,7 @@ from model.present import fmt
 from model.present.answer_steps import Cost, Crossed, Rows
 from model.present.fleet_answer import FleetAnswer, demand_words, power_words
 
-__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "PLUS_MINUS",
+__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "workload_words", "PLUS_MINUS",
            "NOT_SETTLED"]
 
 #: the band in one sentence a buyer can use (the report's first page, the Overview, the CLI)
@@ -419,14 +419,15 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         lines[lead:lead] = [f"At {demand_words(view, mix.token_basis)} with its request mix ({shares}{whence}): "
                             f"{verdict}", *said]
         notes.append(f"The fleet above is the request mix's (the GPU mix section); the Fleet and Buy, rent or API "
-                     f"sections size every request as {_workload_words(view)}, the view's workload.")
+                     f"sections size every request as {workload_words(view)}, the view's workload.")
     return Recommendation(x, cost.method, basis, demand, tuple(series), settled, contenders,
                           tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced),
                           tuple(held), volume.settled if volume is not None else None,
                           volume.contenders if volume is not None else (), mixed)
 
 
-def _workload_words(view: View) -> str:
+def workload_words(view: View) -> str:
+    """``ISL 8192 / OSL 1024``: the lengths of the view's workload (its ``model|isl|osl``)."""
     parts = (view.workload or "").split("|")
     return f"ISL {parts[1]} / OSL {parts[2]}" if len(parts) == 3 else "the view's lengths"
 

@@ -224,10 +224,10 @@ def _volume_section(answer: Answer) -> ReportSection | None:
 def _sized_as_workload(view) -> str:
     """What the fleet and volume sections of a view holding a request mix size: every request at the view's own
     workload, the request mix's fleet being the GPU mix section's (and the first page's)."""
-    parts = (view.workload or "").split("|")
-    lengths = f"ISL {parts[1]} / OSL {parts[2]}" if len(parts) == 3 else "the view's lengths"
-    return (f"Every request is sized here as {lengths}, the view's workload; the fleet for the view's request mix is "
-            "in the GPU mix section, and on the first page.")
+    from model.present.recommendation import workload_words
+
+    return (f"Every request is sized here as {workload_words(view)}, the view's workload; the fleet for the view's "
+            "request mix is in the GPU mix section, and on the first page.")
 
 
 def _mix_section(extras: ReportExtras) -> ReportSection | None:
