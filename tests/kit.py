@@ -27,7 +27,7 @@ from streamlit.util import calc_hash
 from model.cli import main
 from ui.frame import PAGES as FRAME_PAGES
 
-__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "open_page", "OVERVIEW", "URL_PATH_OF"]
+__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "open_page", "rate_box", "OVERVIEW", "URL_PATH_OF"]
 
 ROOT = Path(__file__).resolve().parent.parent
 OVERVIEW = "views/overview.py"
@@ -95,3 +95,8 @@ def open_page(page: str = OVERVIEW, query: dict | None = None, run: bool = True)
         if page != OVERVIEW and not at.exception:
             assert at._finished_page_script_hash == at._page_hash, f"{page} did not open"
     return at
+
+
+def rate_box(at: AppTest, hw: str):
+    """The sidebar's exact-rate box of ``hw`` (its key names the text it was drawn with: ui.sidebar.exact_rate_key)."""
+    return next(t for t in at.text_input if str(t.key).startswith(f"rate_exact::{hw}::"))

@@ -20,7 +20,7 @@ from model.core.names import number
 from model.data.store import connect
 from model.present.answer_steps import DRAW_LIMIT
 from tests.conftest import ROOT, reading, samples_copy
-from tests.kit import OVERVIEW, cli_json, open_page
+from tests.kit import OVERVIEW, cli_json, open_page, rate_box
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py"))
 
@@ -227,7 +227,7 @@ def test_hardware_without_a_preset_is_unpriced_until_a_rate_is_set(app, tmp_path
     at.run()
     assert not at.exception
     assert any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
-    at.text_input(key="rate_exact::H20").input("1").run()
+    rate_box(at, "H20").input("1").run()
     assert not at.exception
     assert not any("no $/gpu-hour for h20" in _unescape(w.value).lower() for w in at.warning)
     assert at.slider(key="rate::H20").value == 1.0 and at.query_params["r"] == "H20:1"
@@ -244,7 +244,7 @@ RATE_VALUES = [("0", "refused"), ("-1", "refused"), ("0.01", "held"), ("11", "he
 @pytest.mark.parametrize("typed,fate", RATE_VALUES, ids=[t for t, _ in RATE_VALUES])
 def test_any_typed_rate_is_taken_held_or_refused_with_a_notice(app, typed, fate):
     at = app("views/crossovers.py", query={"spec": "mtp", "by": "hardware"})
-    at.text_input(key="rate_exact::B200").input(typed).run()
+    rate_box(at, "B200").input(typed).run()
     assert not at.exception, at.exception
     warnings = [_unescape(w.value) for w in at.warning]
     if fate == "refused":    # a notice quotes what was typed; the rate stays the preset
@@ -269,7 +269,7 @@ def test_no_typed_rate_raises(tmp_path_factory, monkeypatch, typed):
         _db(db.parent, True).rename(db)
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
     at = open_page("views/tco_rates.py", {"spec": "mtp"})
-    at.text_input(key="rate_exact::MI355X").input(str(typed)).run()
+    rate_box(at, "MI355X").input(str(typed)).run()
     assert not at.exception, (typed, at.exception)
     try:
         value = number(str(typed))

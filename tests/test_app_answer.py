@@ -18,7 +18,7 @@ import model.present.answer_steps
 import ui.report
 from model.present.fmt import interactivity, usd
 from model.present.tables import TABLE_PARTS
-from tests.kit import open_page
+from tests.kit import open_page, rate_box
 from tests.test_app_report import QUERY
 
 MATCHED = "views/matched_interactivity.py"
@@ -64,14 +64,14 @@ def test_a_view_is_fitted_once_and_a_rate_change_refits_nothing(samples, fits):
     assert not at.exception, at.exception
     assert fits.take() == 1
     before = at.table[0].value
-    at.text_input(key="rate_exact::B200").input("3.2").run()     # series per hardware: re-priced, not refitted
+    rate_box(at, "B200").input("3.2").run()     # series per hardware: re-priced, not refitted
     assert not at.exception
     assert fits.take() == 0
     after = at.table[0].value
     assert not before.equals(after)              # ... and the page shows the new rate's costs
     at.run()                                     # a rerun of the same view fits nothing either
     assert fits.take() == 0
-    at.text_input(key="rate_exact::B200").input("1.6").run()     # back to the link's rate: that view's answer
+    rate_box(at, "B200").input("1.6").run()     # back to the link's rate: that view's answer
     assert fits.take() == 0 and at.table[0].value.equals(before)
 
 

@@ -18,7 +18,7 @@ from model.data.published import priced_checks, published_checks, published_plan
 from model.present import figures
 from model.present.view_answer import answer_of_view
 from tests.conftest import reading
-from tests.kit import open_page
+from tests.kit import open_page, rate_box
 
 LINK = {"r": "B200:3.1,MI355X:1.6", "at": "20,40,60"}
 FRONTIER, HISTORY, DATA = "views/frontier.py", "views/history.py", "views/data.py"
@@ -80,7 +80,7 @@ def test_a_rate_change_reprices_the_cost_axis_and_leaves_the_other_session_alone
     other = open_page(FRONTIER, query)
     before = _frontier_traces(_spec(other))
     b200 = next(name for name in before if name.startswith("B200"))
-    one.text_input(key="rate_exact::B200").input("6.2").run()
+    rate_box(one, "B200").input("6.2").run()
     after = _frontier_traces(_spec(one))
     # $/M = rate × 10⁶ / (3600 × tok/s/GPU): twice the rate, twice every B200 cost; MI355X's unchanged
     assert after[b200] == pytest.approx([2 * v for v in before[b200]], rel=1e-12)

@@ -331,3 +331,32 @@ def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tm
     (copy / "manifest.json").write_text(json.dumps(manifest))
     code, out, err = cli(None, "verify", str(copy), "--key", str(issuer))
     assert code == EXIT_DIFFERS and "bundle the manifest changed since it was signed" in out
+
+
+#: the issue-50 view: 10 req/s of GLM-5 as a request mix of which only 8000/1000 (30 %) is measured (at 8192/1024)
+MIX_LINK = ("http://localhost:8501/GPU_mix?wl=GLM-5|8192|1024&x=50&rps=10"
+            "&rmix=1000:200:0.6,8000:1000:0.3,2000:2000:0.1")
+
+
+def test_the_first_page_of_a_mix_view_is_the_mix_sections_fleet_and_verifies(sample_db, tmp_path, capsys):
+    """Issue 50: the report of a view with a request mix sized "13 nodes, $112,362 a month" on page 1, every request
+    taken as 8192/1024, while its GPU mix section said "No mix beats MI355X alone: 4 MI355X nodes, $34,573 a month
+    for the 30.0 % of requests measured". Page 1's fleet is now the mix's (``mix --json``'s), naming the 70 % no
+    priced type measured, and the bundle, which carries the mix's rows too, verifies."""
+    mix = json.loads(cli(sample_db, "mix", "--link", MIX_LINK, "--json").out)
+    assert [(r["type"], r["nodes"], round(r["usd_per_month"])) for r in mix["fleet"]] == [("MI355X", 4, 34573)]
+    done = cli(sample_db, "report", "--link", MIX_LINK, "--out", str(tmp_path / "r.html"), "--bundle",
+               str(tmp_path / "bundle"))
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[2].startswith("At 10 req/s at peak with its request mix (1000/200 60%, "
+                                               "2000/2000 10%, 8000/1000 30%): no mix beats MI355X alone")
+    doc = (tmp_path / "r.html").read_text(encoding="utf-8")
+    first = [html.unescape(line) for line in re.findall(r"<p class=lead data-line=\d+>([^<]*)", doc)]
+    fleet = "MI355X alone: 4 MI355X nodes, $34,573 a month for the 30.0% of requests measured"
+    assert fleet in first[0] and f"No mix beats {fleet}" in html.unescape(doc.split("id=mix-section", 1)[1])
+    assert first[1].startswith("70.0% of the requests (1000/200 (60.0%), 2000/2000 (10.0%)) were measured on no "
+                               "priced type")
+    assert not [line for line in first if "$112,362" in line or "13 nodes" in line]
+    assert "Every request is sized here as ISL 8192 / OSL 1024" in doc.split("id=fleet-section", 1)[1]
+    code, out = _verify(capsys, tmp_path / "bundle")
+    assert code == EXIT_OK, out

@@ -36,6 +36,38 @@ def test_iso_out_of_reach_is_null(sample_db, capsys):
     assert all(r["usd_per_mtok"] is None and r["status"] == "unreachable" and r["side"] == "above" for r in out["rows"])
 
 
+def test_iso_of_a_view_asking_for_50_has_rows_at_50_as_the_page_and_the_report(sample_db, capsys, monkeypatch):
+    """Issue 50: ``iso --link '...&x=50'`` printed rows at the targets 20-40 and none at 50, the interactivity the view
+    asks for. It now answers there too, as the Matched interactivity page's table and the report's do."""
+    from model.core.view import View
+    from model.present.report import report_parts
+    from model.present.tables import table_of
+    from model.present.view_answer import answer_of_view
+    from tests.kit import open_page
+
+    link = "http://localhost:8501/Matched_interactivity?wl=GLM-5|8192|1024&x=50"
+    out = run_json(capsys, "--db", str(sample_db), "iso", "--link", link, "--json")
+    at50 = {r["series"]: r for r in out["rows"] if r["interactivity"] == 50}
+    assert sorted({r["interactivity"] for r in out["rows"]}) == [20, 25, 30, 35, 40, 50]
+    assert at50["MI355X · sglang · fp8 · mtp"]["usd_per_mtok"] == pytest.approx(0.4226, abs=5e-4)
+    base = at50["B200 · sglang · fp8 · mtp"]["usd_per_mtok"]      # the baseline: the first series by name
+    assert at50["MI355X · sglang · fp8 · mtp"]["ratio_to_baseline"] == pytest.approx(0.4226 / base, rel=1e-3)
+    assert at50["MI355X · sglang · fp8 · no spec"]["status"] == "unreachable"
+    assert main(["--db", str(sample_db), "iso", "--link", link]) == 0
+    assert "MI355X · sglang · fp8 · mtp             50        0.4226" in capsys.readouterr().out
+    con = connect(sample_db)
+    try:
+        view = View.from_query({"wl": "GLM-5|8192|1024", "x": "50"})[0]
+        frame, _ = table_of(answer_of_view(con, view, report_parts(view)), "Cost at matched interactivity")
+    finally:
+        con.close()
+    shown = frame[frame["interactivity"] == 50].set_index("series")["usd_per_mtok"].dropna()
+    assert shown.to_dict() == pytest.approx({s: r["usd_per_mtok"] for s, r in at50.items() if r["usd_per_mtok"]})
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    page = open_page("views/matched_interactivity.py", {"wl": "GLM-5|8192|1024", "x": "50"}).table[0].value
+    assert page.loc["MI355X · sglang · fp8 · mtp", "50.0 tok/s/user"].startswith("$0.42/M")
+
+
 def test_rate_override_moves_the_crossover(sample_db, capsys):
     base = run_json(capsys, "--db", str(sample_db), "crossover", "--by", "hardware", "--where",
                     "spec_decoding=mtp", "--where", "model=GLM-5", "--method", "linear", "--json")

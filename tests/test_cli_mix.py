@@ -161,6 +161,12 @@ def test_the_views_link_gives_the_same_answer(synthetic_db, capsys):
     again = _json(capsys, synthetic_db, "--link", f"http://dashboard/?{urlencode(out['view'])}")
     for key in ("fleet", "usd_per_month", "single", "assignment", "effective_usd_per_mtok", "view"):
         assert again[key] == out[key], key
+    # issue 50: --json prints the view's share link (docs/numbers/mix.md says so): the GPU mix page of this view,
+    # its mix and demand in it, and it gives the same answer
+    assert "/GPU_mix?" in out["link"] and "rmix=1024:256:0.9,8192:1024:0.1" in out["link"] and "rps=160" in out["link"]
+    linked = _json(capsys, synthetic_db, "--link", out["link"])
+    for key in ("fleet", "usd_per_month", "single", "assignment", "effective_usd_per_mtok", "view", "link"):
+        assert linked[key] == out[key], key
 
 
 @pytest.mark.parametrize("argv, words", [

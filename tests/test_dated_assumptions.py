@@ -170,6 +170,19 @@ def test_the_tco_builder_flags_the_old_reference_defaults(sample_db, monkeypatch
     # read 2024-01-01 (EIA's 2023 average, Uptime 2024) and 2025-02-26 (CBRE): old on any day from 2026-02-27
     assert "the default Electricity [$/kWh] was read on 2024-01-01" in warned
     assert "the default PUE" in warned and "read on 2025-02-26" in warned
+    assert any("(the preset's)" in _unescape(c.value) for c in at.main.caption)
+    # issue 50: values typed over the defaults are the user's own: after "Add to this view", no word about the
+    # preset's power per GPU or an old default stays beside them
+    hw = at.selectbox(key="tco_hw").value
+    for name, value in (("server_usd", "300000"), ("kw_per_node", "13"), ("pue", "1.3"), ("usd_per_kwh", "0.11")):
+        at.text_input(key=f"tco_{name}::{hw}").input(value)
+    next(b for b in at.button if b.label == "Add to this view and price with it").click().run()
+    assert not at.exception and at.query_params["use"], at.query_params
+    warned = _unescape(" ".join(w.value for w in at.warning if "Old default" in w.value))
+    assert "PUE" not in warned and "Electricity" not in warned and "power" not in warned.lower(), warned
+    assert not any("(the preset's)" in _unescape(c.value) for c in at.main.caption)
+    cited = _unescape(" ".join(c.value for c in at.main.caption if "Defaults" in c.value))
+    assert "PUE" not in cited and "Electricity" not in cited and "All-in power per GPU" not in cited, cited
 
 
 def test_an_onprem_profiles_cited_defaults_are_dated_in_the_assumptions(sample_con):

@@ -94,6 +94,12 @@ def test_the_gpu_mix_page_is_the_mix_command_and_the_report_section(server, brow
     reported = {r[0]: dict(zip(heads, r)) for r in _rows(table) if r}
     assert {name: (r["Nodes"], r["$ per month"]) for name, r in reported.items()} == {
         name: (str(row["nodes"]), f"${row['usd_per_month']:,.0f}") for name, row in fleet.items()}
+    # issue 50: the first page answers the view it heads: its fleet is the mix's, with the share not measured (it
+    # sized 10 req/s as if every request were 8192/1024: a fleet no section of the report gives)
+    first = _html_text(_section(doc, "recommendation"))
+    assert "a mix of 3 B200 + 7 MI355X nodes costs $94,666 a month for the 80.0% of requests measured" in first, first
+    assert "20.0% of the requests (500/100 (20.0%)) were measured on no priced type" in first
+    assert "Fleet for 10 req/s" not in first and "cheapest way to serve it" not in first
     page.close()
 
 

@@ -143,7 +143,9 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     page.wait_for_function("() => location.search.includes('rps=12')", timeout=15_000)
     _settle(page)
     sentence = _fleet_sentence(page, "B200")
-    assert re.match(r"B200: [\d,]+ nodes( \([\d,]+ to [\d,]+ within its capacity's range\))?, [\d,]+ GPUs, [\d,]+ kW, "
+    # the profile's PUE (its build-up's default, 1.56): the facility power beside the IT power (issue 50)
+    assert re.match(r"B200: [\d,]+ nodes( \([\d,]+ to [\d,]+ within its capacity's range\))?, [\d,]+ GPUs, [\d,]+ kW IT, "
+                    r"[\d,]+ kW facility at PUE 1\.56, "
                     r"\$[\d,]+ a month at \$[\d.,]+/GPU-hour; "
                     rf"rate: cost profile '{re.escape(NAME)}' at its full-use rate ", sentence), sentence
     assert usd(profile.paid_rate(), "/GPU-hour") in sentence and usd(profile.rate(), "/GPU-hour") in sentence
@@ -205,7 +207,8 @@ def test_a_proposal_built_in_the_browser_carries_the_profile_and_the_fleet_the_c
     assert sentence in size["sentences"], (sentence, size["sentences"])
     within = (f" ({fleet['nodes_low']:,.0f} to {fleet['nodes_high']:,.0f} within its capacity's range)"
               if fleet["nodes_low"] != fleet["nodes_high"] else "")
-    assert (f"B200: {fleet['nodes']:,.0f} nodes{within}, {fleet['gpus']:,.0f} GPUs, {fleet['kw']:,.0f} kW, "
+    assert (f"B200: {fleet['nodes']:,.0f} nodes{within}, {fleet['gpus']:,.0f} GPUs, {fleet['kw']:,.0f} kW IT, "
+            f"{fleet['facility_kw']:,.0f} kW facility at PUE {fleet['pue']:g}, "
             f"${fleet['usd_per_month']:,.0f} a month") in sentence
     page.close()
 

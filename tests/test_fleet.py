@@ -162,6 +162,36 @@ def test_sweep_capacity_is_the_best_point_meeting_the_interactivity_target(point
     assert b["tokens_per_month"] == pytest.approx(nodes * 933.7 * 8 * 730 * 3600)
 
 
+def test_a_node_holds_whole_instances_of_the_measured_configuration(sample_db, capsys):
+    """Issue 50: 4 GPUs per node on a point measured on 8 GPUs (TP8) made a node of 4 GPUs carry half the instance's
+    req/s as if TP8 ran on 4. Nodes hold whole instances: an 8-GPU instance spans two 4-GPU nodes (bought in twos,
+    said); a 12-GPU node holds one (4 GPUs idle, paid for); MI355X's 4-GPU instances fill a 12-GPU node three times."""
+    from model.core.node_capacity import instances
+
+    assert instances(8, 8) == (1.0, 1, "") and instances(4, 8) == (2.0, 1, "a node of 8 GPUs holds 2 instances of "
+                                                                         "the measured 4 GPUs")
+    assert instances(8, 12)[:2] == (1.0, 1) and "(4 GPUs idle)" in instances(8, 12)[2]
+    assert instances(8, 4)[:2] == (0.5, 2) and instances(24, 8)[:2] == (1 / 3, 3)
+    link = "http://localhost:8501/Fleet?wl=GLM-5|8192|1024&x=50&rps=10"
+
+    def sized(gpn):
+        assert main(["--db", str(sample_db), "size", "--link", f"{link}&gpn={gpn}", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        return {r["series"]: r for r in out["rows"]}, " ".join(out["capacity_from"])
+
+    eight, _ = sized(8)
+    four, said = sized(4)
+    b200, mi = "B200 · sglang · fp8 · mtp", "MI355X · sglang · fp8 · mtp"     # measured on 8 and on 4 GPUs
+    assert (eight[b200]["nodes"], four[b200]["nodes"]) == (13, 26) and four[b200]["nodes"] % 2 == 0
+    assert four[b200]["gpus"] == eight[b200]["gpus"] == 104
+    assert "an instance of the measured 8 GPUs spans 2 nodes of 4 GPUs: nodes are bought 2 at a time" in said
+    twelve, said = sized(12)
+    assert twelve[b200]["nodes"] == 13 and twelve[b200]["gpus"] == 156         # one instance a node, 4 GPUs idle
+    assert twelve[b200]["per_node_rps"] == pytest.approx(eight[b200]["per_node_rps"])
+    assert twelve[mi]["per_node_rps"] == pytest.approx(3 / 2 * eight[mi]["per_node_rps"])     # three 4-GPU instances
+    assert "a node of 12 GPUs holds 1 instance of the measured 8 GPUs (4 GPUs idle)" in said
+
+
 def test_budget_power_and_money_the_smaller_binds(points):
     capacity = wafer_capacity(points)
     (row,) = size_for_budget(capacity, budget_mw=1, usd_per_gpu_hour={"MI355X": 1.48},

@@ -96,6 +96,24 @@ def test_canonical_csv_is_csv(tmp_path):
     assert importers.detect(path, path.name) == "csv"
 
 
+def test_a_gpus_per_node_column_is_the_node_not_the_gpus_a_point_ran_on(con, tmp_path):
+    """Issue 50: a plain CSV's ``gpus_per_node`` was read as ``gpus``. It is the node's size, kept in extra; only a
+    file that states no GPU count takes gpus from it (one whole node), and the row's notes say so."""
+    both = tmp_path / "tp8_on_4gpu_nodes.csv"
+    both.write_text("model,hardware,gpus,gpus_per_node,isl,osl,conc,tput_per_gpu,intvty\n"
+                    "M,H100,8,4,1000,100,8,1000,50\n")
+    result = ingest_file(con, both)
+    node = tmp_path / "one_node.csv"
+    node.write_text("model,hardware,gpus_per_node,isl,osl,conc,tok/s,intvty\nM,H200,4,1000,100,8,4000,50\n")
+    ingest_file(con, node)
+    rows = load_points(con, full=True).set_index("hardware")
+    assert rows.loc["H100", "gpus"] == 8 and json.loads(rows.loc["H100", "extra"]) == {"gpus_per_node": 4}
+    assert not [w for w in result.warnings if "gpus_per_node" in w]
+    assert rows.loc["H200", "gpus"] == 4 and rows.loc["H200", "total_tokens_per_second_per_gpu"] == 1000
+    assert "gpus = gpus_per_node: the file states no GPU count" in rows.loc["H200", "notes"]
+    assert resolve_column("gpus_per_node") is None
+
+
 # --------------------------------------------------------------------------- vLLM
 
 def test_vllm_serve(con):

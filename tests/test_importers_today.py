@@ -274,7 +274,7 @@ def test_inference_perf_stage_without_tpot(con):
              "concurrency empty (a rate stage); stage 0 states no TPOT/TTFT (non-token-timed responses): no interactivity; NTPOT (request "
              "latency / output tokens) kept in extra, not used as TPOT; ISL/OSL = mean prompt/output length of the "
              "stage's successful requests, rounded (no summary or other stage beside it: ingest the run's folder so its "
-             "stages share one workload)")
+             "stages share one workload, or give the ISL and OSL the run asked for)")
     check(row, {"hardware": "H100", "gpus": 1, "source_line": 1, "request_rate_rps": 1.0138792757712132, "isl": 133, "osl": 126,
                 "total_tokens_per_second": 254.4663801393914, "total_tokens_per_second_per_gpu": 254.4663801393914,
                 "output_tokens_per_second": 123.42077580963408,

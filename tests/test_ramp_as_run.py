@@ -157,7 +157,30 @@ def test_a_stage_alone_keeps_its_own_lengths_and_says_how_to_share_them(con, tmp
     assert (row["isl"], row["osl"]) == (128, 62)                    # 128.41 / 62.29, its own
     assert row["notes"].endswith("ISL/OSL = mean prompt/output length of the stage's successful requests, rounded "
                                  "(no summary or other stage beside it: ingest the run's folder so its stages share "
-                                 "one workload)")
+                                 "one workload, or give the ISL and OSL the run asked for)")
+
+
+def test_stages_uploaded_one_by_one_are_one_workload_named_by_what_the_run_asked_for(con, tmp_path):
+    """Issue 50: a sweep's stages uploaded one by one (the Data page copies each upload alone: no summary or stage
+    beside it) were stored as 62 and 63 output tokens, two workloads. The lengths the run asked for, given in the
+    upload form or with --set (its config.yaml's, which no report file repeats), replace the lengths derived from
+    the measured means in every stage: one workload, 128/64; each stage's measured means stay in extra."""
+    for n in (0, 1, 6):                                     # own output means 62.41, 62.58, 62.29: 62, 63, 62
+        alone = tmp_path / f"upload{n}" / f"stage_{n}_lifecycle_metrics.json"
+        alone.parent.mkdir()
+        shutil.copy(SWEEP / alone.name, alone)
+        ingest_file(con, alone, ["hardware=H100", "gpus=1", "model=Qwen3-32B-FP8", "isl=128", "osl=64"])
+    rows = load_points(con, full=True).sort_values("source_line").to_dict("records")
+    assert {(r["isl"], r["osl"]) for r in rows} == {(128, 64)} and workloads(con) == [("Qwen3-32B-FP8", "128", "64",
+                                                                                        0, 3)]
+    assert sorted(json.loads(r["extra"])["output_len_mean"] for r in rows) == [62.29, 62.41, 62.58]
+    assert all(r["notes"].endswith("osl = 64 as given, in place of the value derived from the file (which states no "
+                                   "osl of its own)") for r in rows)
+    # a value a file states still wins over --set: a plain CSV's osl is not replaced
+    csv = tmp_path / "stated.csv"
+    csv.write_text("model,hardware,gpus,isl,osl,conc,tok/s,intvty\nM,H200,8,1000,100,8,4000,50\n")
+    ingest_file(con, csv, ["osl=64"])
+    assert load_points(con).set_index("hardware").loc["H200", "osl"] == 100
 
 
 def test_appended_vllm_runs_that_measure_one_workload_share_it(con, tmp_path):

@@ -42,8 +42,13 @@ def test_a_pin_is_recorded_once_per_version_and_link(db_path):
 def test_record_this_pin_twice_records_one_pin_and_says_so(app, tmp_path):  # noqa: F811
     at = app()
     assert not at.exception, at.exception
+    promise = next(c.value for c in at.sidebar.caption if c.value.startswith("As presented, pinned"))
+    assert "record the pin below" in promise
     at.button(key="_record_pin").click().run()
     assert [t.value for t in at.toast][-1].startswith("Pinned: version ")
+    # issue 50: the Share box says so at once, never asking for the pin it has just recorded
+    promise = next(c.value for c in at.sidebar.caption if c.value.startswith("As presented, pinned"))
+    assert "the pin is recorded" in promise and "record the pin below" not in promise, promise
     at.button(key="_record_pin").click().run()
     assert not at.exception, at.exception
     assert [t.value for t in at.toast][-1].startswith("This pin is already recorded: version ")

@@ -107,7 +107,7 @@ def _argv(field) -> list[str]:
         return ["--profile", profiles_from_text(BY_KEY["prof"].example)[0].name]
     if opt.kind == "flag":
         return [opt.flags[0]]
-    if field.codec.merge == "rates":      # HW:USD,HW:USD in a link; --rate HW=USD once per GPU
+    if opt.kind == "append":      # HW:VALUE,HW:VALUE in a link; --rate HW=USD (--kw-per-gpu [HW=]KW) once per GPU
         return [a for item in text.split(",") for a in (opt.flags[0], item.replace(":", "="))]
     return [opt.flags[0], text]
 

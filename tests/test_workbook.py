@@ -39,8 +39,9 @@ FLEET = ["--demand-rps", "100", "--shape", "business-hours", "--rent", "B200=2.5
 X = 40.0
 
 
-def _tco(server: float) -> list[str]:
-    return ["tco", "--hardware", "MI355X", "--server-usd", f"{server:g}", "--utilization", "0.7", "--name", PROFILE]
+def _tco(server: float, pue: float | None = None) -> list[str]:
+    return ["tco", "--hardware", "MI355X", "--server-usd", f"{server:g}", "--utilization", "0.7", "--name", PROFILE,
+            *(["--pue", f"{pue:g}"] if pue else [])]
 
 
 def store(samples_template, folder: Path) -> Path:
@@ -60,11 +61,12 @@ def sheets(path: Path, data_only: bool = True) -> dict[str, list[dict]]:
     return out
 
 
-def answer(db: Path, *rate) -> dict:
-    """The CLI's answer at the rates given (``--rate B200=...``) and the stored profile."""
+def answer(db: Path, *rate, fleet: tuple[str, ...] = ()) -> dict:
+    """The CLI's answer at the rates given (``--rate B200=...``) and the stored profile; ``fleet``: the fleet's
+    settings (``--pue``) for ``size``."""
     iso = cli_json(db, "iso", *VIEW, *rate)
     return {"iso": iso["rows"], "frontier": cli_json(db, "frontier", *VIEW, *rate)["rows"],
-            "size": cli_json(db, "size", *VIEW, *FLEET, *rate)["rows"],
+            "size": cli_json(db, "size", *VIEW, *FLEET, *rate, *fleet)["rows"],
             "volume": cli_json(db, "volume", *VIEW, *FLEET, *rate)["options"],
             "rates": iso["usd_per_gpu_hour"]}
 
@@ -90,7 +92,9 @@ def check_unmarked(book: dict[str, list[dict]], marked: dict[str, set[str]], wan
             "Effective [$/M tokens]": "effective_usd_per_mtok",
             "Rented on demand: $ per month following the load": "usd_per_month_autoscaled",
             "Rented on demand: $/GPU-hour (set in this view)": "usd_per_gpu_hour_autoscaled",
-            "Rented on demand: effective [$/M tokens]": "effective_usd_per_mtok_autoscaled"}
+            "Rented on demand: effective [$/M tokens]": "effective_usd_per_mtok_autoscaled",
+            "IT power [kW]": "kw", "Facility power [kW]": "facility_kw", "kW per GPU (all-in IT)": "kw_per_gpu",
+            "PUE": "pue"}
     options = {r["option"]: r for r in want["volume"]}
     option_keys = {"$ per month": "usd_per_month", "Effective [$/M tokens]": "effective_usd_per_mtok",
                    "$/GPU-hour": "usd_per_gpu_hour", "$ per month, capacity + its ±": "usd_per_month_low",
@@ -206,7 +210,9 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
     db, out, as_made, made_up = made
     book = load_workbook(out)                     # openpyxl drops the cached results: LibreOffice must calculate
     book.save(tmp_path / "as_made.xlsx")
-    for name, value in (("rate_B200", 3.0), ("onprem_MI355X_on_prem_server_usd", 300_000)):
+    # issue 50: PUE is live too: the fleet's (the rows no build-up prices) and the build-up's; facility power follows
+    for name, value in (("rate_B200", 3.0), ("onprem_MI355X_on_prem_server_usd", 300_000), ("fleet_pue", 1.3),
+                        ("onprem_MI355X_on_prem_pue", 1.3)):
         title, coordinate = next(book.defined_names[name].destinations)
         book[title][coordinate.replace("$", "")].value = value
     book.save(tmp_path / "changed.xlsx")
@@ -219,14 +225,17 @@ def test_libreoffice_recalculates_the_clis_answer_at_the_rates_as_made_and_at_ch
     assert check(sheets(tmp_path / "calc" / "as_made.xlsx"), as_made, made_up) >= 24
     # a store holding the server price the reviewer typed; the CLI prices B200 at the rate typed
     db = Path(shutil.copy(db, tmp_path / "changed.duckdb"))
-    cli_json(db, *_tco(300_000), "--save")
-    changed, build_up = answer(db, "--rate", "B200=3"), cli_json(db, *_tco(300_000))["rows"][0]
+    cli_json(db, *_tco(300_000, 1.3), "--save")
+    changed, build_up = answer(db, "--rate", "B200=3", fleet=("--pue", "1.3")), cli_json(db, *_tco(300_000, 1.3))["rows"][0]
+    assert {r["pue"] for r in changed["size"]} == {1.3} and all(
+        r["facility_kw"] == pytest.approx(1.3 * r["kw"]) for r in changed["size"] if r["nodes"])
     assert changed["rates"] == {"B200": 3.0, "MI355X": build_up["usd_per_gpu_hour"]} != made_up["usd_per_gpu_hour"]
     assert check(sheets(tmp_path / "calc" / "changed.xlsx"), changed, build_up) >= 24
     # the Fleet and Buy, rent or API sheets recalculate whole: every number not marked as a value is the CLI's
     marked = values_marked(tmp_path / "calc" / "changed.xlsx")
     assert {"Nodes", "Utilisation"} <= marked["Fleet"] and "Nodes" in marked["Buy, rent or API"]
     assert "$ per month" not in marked["Fleet"] | marked["Buy, rent or API"]
+    assert {"PUE", "Facility power [kW]", "IT power [kW]"}.isdisjoint(marked["Fleet"])
     assert check_unmarked(sheets(tmp_path / "calc" / "as_made.xlsx"), marked, as_made) >= 25
     assert check_unmarked(sheets(tmp_path / "calc" / "changed.xlsx"), marked, changed) >= 25
 

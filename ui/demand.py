@@ -11,6 +11,8 @@ import streamlit as st
 
 from model.core.shape import PRESETS
 from model.core.trace import Trace, TraceError, is_reference
+from model.core.view_checks import KW_PER_GPU_BOUNDS
+from model.core.view_codecs import EVERY_HARDWARE
 from model.core.view_fields import KNEE_RULES, TOKEN_BASES
 from model.data.trace_files import private_copy, read_trace_file
 from model.data.traces import load_trace, store_trace
@@ -97,18 +99,49 @@ def fleet_boxes(where) -> None:
     numbers.field_box(where, "scale_step")
 
 
-def fleet_settings() -> None:
-    """How a fleet is sized: the knee rule, GPUs per node, kW per GPU, PUE, IT power per rack and what a typed
-    volume counts (view fields: each in the link, the report's assumptions and the CLI's options)."""
+def fleet_settings(hardware: list[str], preset_kw: dict[str, float]) -> None:
+    """How a fleet is sized: the knee rule, GPUs per node, kW per GPU of each hardware in view (and of every
+    hardware without its own), PUE, IT power per rack and what a typed volume counts (view fields: each in the link,
+    the report's assumptions and the CLI's options)."""
     c1, c2, c3 = st.columns(3)
     bind(c1.selectbox, "rule", KNEE_RULES, format_func=lambda v: {"first_failure": "before the first rate breaking "
                                                                   "the SLA", "highest_pass": "the highest rate meeting it"}[v])
-    numbers.field_box(c1, "gpus_per_node", placeholder="as the rows state, else 8")
-    numbers.field_box(c2, "kw_per_gpu", placeholder="the price set's")
-    numbers.field_box(c2, "pue", placeholder="the profile's, else 1")
+    numbers.field_box(c1, "gpus_per_node", placeholder="as the rows state, else 8",
+                      help="A node holds whole serving instances of the measured configuration: a point measured on "
+                           "8 GPUs fills one node of 8, two of 16, and spans two nodes of 4 (nodes bought in twos).")
+    numbers.field_box(c2, "pue", placeholder="the profile's, else 1",
+                      help="From 1 to 3: facility power = IT power x PUE, shown beside the IT power.")
     numbers.field_box(c3, "rack_kw", placeholder="racks not counted")
     bind(c3.selectbox, "token_basis", [None, *TOKEN_BASES],
          format_func=lambda v: "the capacity's basis" if v is None else f"{v} tokens")
+    state = view()
+    profiled = {p.hardware.lower() for p in state.cost_profiles() if p.name in state.priced_by and p.onprem}
+    st.caption("All-in IT power per GPU [kW]: each hardware's own, or one value for every hardware without its own.")
+    boxes = st.columns(min(4, len(hardware) + 1))
+    _kw_box(boxes[0], EVERY_HARDWARE, "every hardware", "each one's below")
+    for i, hw in enumerate(hardware, start=1):
+        default = ("the cost profile's" if hw.lower() in profiled else
+                   f"{preset_kw[hw]:g} (the price set's)" if hw in preset_kw else "none: kW not counted")
+        _kw_box(boxes[i % len(boxes)], hw, hw, default)
+
+
+def _kw_box(where, hw: str, label: str, placeholder: str) -> None:
+    """A box of one hardware's kW per GPU in the view's per-hardware ``kw_per_gpu`` (``*``: every hardware)."""
+    key = f"kwg::{hw}"
+    st.session_state[key] = numbers.shown(dict(view().kw_per_gpu).get(hw))
+    where.text_input(f"kW per GPU, {label}", key=key, placeholder=placeholder, on_change=_on_kw, args=(hw, key),
+                     help=KW_PER_GPU_BOUNDS.message[:1].upper() + KW_PER_GPU_BOUNDS.message[1:] + ".")
+
+
+def _on_kw(hw: str, key: str) -> None:
+    ok, value = numbers.read(f"kW per GPU, {'every hardware' if hw == EVERY_HARDWARE else hw}",
+                             st.session_state[key], bounds=KW_PER_GPU_BOUNDS)
+    if not ok:
+        return
+    values = {k: v for k, v in view().kw_per_gpu if k != hw}
+    if value is not None:
+        values[hw] = value
+    commit(kw_per_gpu=tuple(values.items()))
 
 
 def day_chart(fleet, key: str) -> None:

@@ -103,9 +103,10 @@ def start(url_path: str) -> data.Ctx:
         st.code(live, language=None, wrap_lines=True)
         if pinned != live:
             purged = versions.pin_check(snap.version, shown, None)[0]
-            st.caption(share_promise(shown, bool(purged), shown in versions.recorded(snap.version), data.read_only()))
+            promise = st.empty()        # said after the button: a pin recorded by this click is recorded
             st.code(pinned, language=None, wrap_lines=True)
-            pin_button(shown, pinned)
+            recorded = pin_button(shown, pinned) or shown in versions.recorded(snap.version)
+            promise.caption(share_promise(shown, bool(purged), recorded, data.read_only()))
         st.caption(f"{len(live)} characters. Opens this page with these filters, rates and targets.")
         left_out = view().left_out_of_link()
         if left_out:
@@ -155,18 +156,21 @@ def _other_data(refusal: str) -> None:
                   kwargs={"data_version": None, "data_digest": None})
 
 
-def pin_button(version: int, link: str) -> None:
+def pin_button(version: int, link: str) -> bool:
     """Record the pinned link's version, so ``costfrontier purge`` keeps what it shows (not in a read-only
-    deployment, which writes nothing: purge cannot know of links shared from it)."""
+    deployment, which writes nothing: purge cannot know of links shared from it). Whether it is recorded by this
+    click."""
     if data.read_only():
         st.caption("Read-only deployment: this pin is not recorded, so a purge on the writer cannot know of it.")
-        return
+        return False
     if st.button(f"Record this pin (purge keeps version {version})", key="_record_pin"):
         # the digest when recorded, "" when this version and link were recorded before; None: the write failed
         recorded = data.write(lambda con: record_pin(con, version, link, data.page_name()) or "", "record the pin")
         if recorded is not None:
             st.toast(f"Pinned: version {version} is kept by purge." if recorded
                      else f"This pin is already recorded: version {version} is kept by purge.")
+            return True
+    return False
 
 
 def pinned_notice(ctx: data.Ctx, latest: int) -> None:

@@ -76,7 +76,9 @@ def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=
     from model.present.bundle import bundle_files
 
     answer = data.answer_of(state, report_parts(state), snap)
-    report = _report(data.db_path(), snap.version, state.model_dump_json(), link, answer)
+    # the same report the HTML button gives (cached under the same key): its first page and mix section included
+    report = _report(data.db_path(), snap.version, state.model_dump_json(), link, answer,
+                     lambda: _extras(answer.view, snap))
     version = answer.inputs.data_version
     digest = version_digest(snap.con.cursor(), version) if version else None
     pinned = pinned_url(link, version, digest)

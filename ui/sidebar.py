@@ -23,7 +23,7 @@ from model.core.view_fields import MAX_USD_PER_GPU_HOUR, METHOD_CHOICES, MIN_USD
 from ui import data, numbers
 from ui.state import bind, commit, key_of, notice, plain, view
 
-__all__ = ["draw", "set_rate", "reset_rates", "profile_pricing", "RATE_BOUNDS"]
+__all__ = ["draw", "set_rate", "reset_rates", "profile_pricing", "RATE_BOUNDS", "exact_rate_key"]
 
 WORKLOAD_KEYS = ("model", "isl", "osl")
 
@@ -214,7 +214,35 @@ def set_rate(hw: str, value, typed: str | None = None) -> None:
 
 
 def _on_rate(hw: str, key: str) -> None:
-    set_rate(hw, st.session_state[key])
+    value = st.session_state[key]
+    st.session_state[_SHOWN + key] = value      # what the slider shows now: the view follows it, not the reverse
+    set_rate(hw, value)
+
+
+def exact_rate_key(hw: str, shown: str) -> str:
+    """The key of ``hw``'s exact-rate box showing ``shown``: a new box (its value given, never written into its
+    state) whenever the rate it shows changes."""
+    return f"rate_exact::{hw}::{shown}"
+
+
+def _on_exact(hw: str, key: str, shown: str) -> None:
+    """A rate typed in the exact box; its own text unchanged is no edit. The browser sends every box's text with each
+    slider move, and a box drawn at an earlier rate, its text untouched, came back while the next moves were in
+    flight: taken as typed, it set the rate back (five presses 0.1 s apart stopped two steps short)."""
+    if str(st.session_state[key]).strip() != shown.strip():
+        set_rate(hw, st.session_state[key])
+
+
+#: session key prefix: the value a rate slider was last set to or moved to (:func:`_follow`)
+_SHOWN = "_shown::"
+
+
+def _follow(key: str, value: float) -> None:
+    """Set the slider ``key`` to the view's ``value`` only when the view's rate differs from what the slider last
+    showed (a link, a typed rate, a reset, a refused move): writing it on every run undid the key presses the browser
+    sent while a run was under way (five presses 0.1 s apart stopped at the second step, the address at another)."""
+    if key not in st.session_state or st.session_state.get(_SHOWN + key) != value:
+        st.session_state[key] = st.session_state[_SHOWN + key] = value
 
 
 def _slider_top(preset: float | None, rate: float) -> float:
@@ -252,22 +280,23 @@ def _rates(sb, ctx_points, presets) -> None:
                 for p in by_profile[hw.lower()])))
             continue
         rate = overrides.get(hw.lower(), preset.get(hw))
-        exact_key, slider_key = f"rate_exact::{hw}", f"rate::{hw}"
+        slider_key = f"rate::{hw}"
         if rate is None:   # no preset and no rate given: ask, never invent one (unpriced until set)
-            st.session_state[exact_key] = ""
-            sb.text_input(f"{hw} (no preset)", key=exact_key, placeholder="set $/GPU-hour", on_change=_on_rate,
-                          args=(hw, exact_key))
+            exact_key = exact_rate_key(hw, "")
+            sb.text_input(f"{hw} (no preset)", value="", key=exact_key, placeholder="set $/GPU-hour",
+                          on_change=_on_exact, args=(hw, exact_key, ""))
             continue
         label = f"{hw} (preset {'$%.2f' % preset[hw]})" if hw in preset else f"{hw} (no preset)"
         c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
         top = _slider_top(preset.get(hw), rate)
-        st.session_state[slider_key] = float(rate)
+        _follow(slider_key, float(rate))
         c1.slider(label, 0.0, top, key=slider_key, step=0.01, format="$%.2f", on_change=_on_rate,
                   args=(hw, slider_key))
         entry = numbers.held(f"rate::{hw}")
-        st.session_state[exact_key] = entry["typed"] if entry else numbers.shown(rate)
-        c2.text_input(f"{hw} exact [$/GPU-hour]", key=exact_key, label_visibility="collapsed", on_change=_on_rate,
-                      args=(hw, exact_key), help=f"Type any rate above $0 and up to ${MAX_USD_PER_GPU_HOUR:,.0f}"
+        shown = entry["typed"] if entry else numbers.shown(rate)
+        exact_key = exact_rate_key(hw, shown)
+        c2.text_input(f"{hw} exact [$/GPU-hour]", value=shown, key=exact_key, label_visibility="collapsed",
+                      on_change=_on_exact, args=(hw, exact_key, shown), help=f"Type any rate above $0 and up to ${MAX_USD_PER_GPU_HOUR:,.0f}"
                       "/GPU-hour; 1,48 and 1.48 are both $1.48. A rate more than 5× or less than 1/5 of the preset "
                       "is applied once you confirm it.")
         numbers.confirm_box(sb, f"rate::{hw}", "sidebar:")

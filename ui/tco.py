@@ -18,7 +18,7 @@ from ui import data, numbers
 from ui.sidebar import RATE_BOUNDS
 from ui.state import commit, notice, plain, view
 
-__all__ = ["build_up_inputs", "read_build_up", "add_onprem", "add_rate", "replace_profiles", "team_store",
+__all__ = ["build_up_inputs", "defaults_in_use", "read_build_up", "add_onprem", "add_rate", "replace_profiles", "team_store",
            "opencost_download"]
 
 #: build-up input (labelled by model.core.tco.ONPREM_LABELS), typed in percent (the model takes utilisation as a
@@ -40,7 +40,7 @@ def build_up_inputs(defaults: dict, hardware: str) -> dict:
 
     The fields are keyed per GPU (``tco_kw_per_gpu::B200``): choosing another GPU shows that GPU's
     defaults, never the last one's (a B200 profile was once priced with the H200's 1.37 kW/GPU)."""
-    typed, sources = {}, []
+    typed, sources = {}, {}
     cols = st.columns(3)
     for i, (name, pct) in enumerate(_FIELDS):
         label = onprem_label(name, percent=name == "utilization")
@@ -52,18 +52,38 @@ def build_up_inputs(defaults: dict, hardware: str) -> dict:
             placeholder="needed" if name == "server_usd" else "optional",
             help=("In percent: 70 for 70 %." if pct else None))
         if source:
-            sources.append(f"{label}: {start:g} from {source}" if start is not None else f"{label}: {source}")
+            sources[name] = f"{label}: {start:g} from {source}" if start is not None else f"{label}: {source}"
     kw = defaults.get("kw_per_gpu", (None, ""))[0]
     typed[_PER_NODE] = cols[len(_FIELDS) % 3].text_input(
         _PER_NODE_LABEL, key=f"tco_{_PER_NODE}::{hardware}",
         placeholder=f"{kw * 8:g} for 8 GPUs" if kw else "optional",
         help="A quote's power per node: divided by the GPUs per node, it replaces the power per GPU.")
     typed["colo_includes_power"] = st.checkbox(onprem_label("colo_includes_power"), key="tco_colo_power")
-    if kw:
+    in_use = defaults_in_use(typed, defaults)
+    if kw and "kw_per_gpu" in in_use:
         st.caption(plain(f"All-in power: {kw:g} kW per GPU = {kw * 8:g} kW per 8-GPU node (the preset's); give "
                          "either."))
-    st.caption("Defaults and their sources — " + plain("; ".join(sources)))
+    cited = [text for name, text in sources.items() if name in in_use or defaults.get(name, (None,))[0] is None]
+    if cited:
+        st.caption("Defaults and their sources — " + plain("; ".join(cited)))
     return typed
+
+
+def defaults_in_use(typed: dict, defaults: dict) -> set[str]:
+    """The inputs whose box still holds its cited default (``defaults``: name -> (value, source)), not a value the
+    user typed over it: the only ones the words about defaults (the preset's, where it came from, read long ago)
+    are about. The power per GPU is typed over when a power per node is given."""
+    out = set()
+    for name, _ in _FIELDS:
+        start = defaults.get(name, (None, ""))[0]
+        if start is None:
+            continue
+        start = start * 100 if name == "utilization" else start
+        if str(typed.get(name) or "").strip() == numbers.shown(start):
+            out.add(name)
+    if str(typed.get(_PER_NODE) or "").strip():
+        out.discard("kw_per_gpu")
+    return out
 
 
 def read_build_up(typed: dict) -> tuple[dict | None, str | None]:

@@ -4,6 +4,7 @@ interactivity you need (the same as the Overview's and the report's)."""
 
 import streamlit as st
 
+from model.core.fleet import preset_kw_per_gpu
 from model.core.plausible import fleet_question
 from model.present import fmt
 from model.present.run_to_run_answer import run_to_run_lines
@@ -51,7 +52,8 @@ else:
     numbers.field_box(c1, "budget_mw", help="More than 0 and at most 1e6 MW.")
     numbers.field_box(c2, "budget_usd_month", help="More than $0 and at most $1e15.")
 with st.expander("How the fleet is sized: knee rule, GPUs per node, power, racks", expanded=False):
-    fleet_settings()
+    fleet_settings(sorted(map(str, ctx.points["hardware"].dropna().unique())),
+                   preset_kw_per_gpu(ctx.presets, ctx.state.price_set))
 answer = ctx.answer("cost", "fleet", "run_to_run")
 x = answer.interactivity_needed
 fleet = answer.fleet

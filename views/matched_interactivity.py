@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model.present import figures, fmt
-from model.present.answers import iso_pivot, method_errors_text, method_words, parse_targets
+from model.present.answers import iso_pivot, iso_shown, method_errors_text, method_words, parse_targets
 from model.present.tables import CALIBRATION_TABLE, RUN_TO_RUN_TABLE, table_of
 from ui import frame, report, widgets
 from ui.state import bind, plain
@@ -25,7 +25,7 @@ if ctx.state.baseline and ctx.state.baseline not in names:
 if names:
     bind(st.selectbox, "baseline", "Baseline series for ratios", names,
          to_widget=lambda v: v if v in names else names[0])
-result, iso = cost.analysis, cost.iso_error
+result, iso = cost.analysis, iso_shown(cost)
 widgets.notes(result)
 curves, iso_drawn = figures.only(widgets.drawn(answer.crossed), result.curves, iso)
 st.plotly_chart(figures.on_good_tokens(figures.cost_figure(curves, iso_drawn, cost.method, cost.uncertainty),

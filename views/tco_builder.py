@@ -42,8 +42,10 @@ with st.form("onprem_form"):
         defaults = onprem_defaults(hw, ctx.presets)
     typed = tco.build_up_inputs(defaults, hw)
     submitted = st.form_submit_button("Add to this view and price with it", type="primary")
-# each cited default with the date it was read; one older than the view's price_stale_days is flagged
-dates = onprem_default_dates(hw, ctx.presets, kw_set)
+# each cited default still in its box with the date it was read; one older than the view's price_stale_days is
+# flagged (a value typed over it is the user's own: nothing old to say about it)
+in_use = tco.defaults_in_use(typed, defaults)
+dates = {n: d for n, d in onprem_default_dates(hw, ctx.presets, kw_set).items() if n in in_use}
 dated = [f"{ONPREM_LABELS.get(n, n)}: read on {d.isoformat()}" for n, d in dates.items() if d is not None]
 if dated:
     st.caption(plain("Defaults and the day each was read: " + "; ".join(dated) + "."))

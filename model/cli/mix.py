@@ -96,7 +96,8 @@ def _limits(args, state):
 
 def _state(args, con):
     """The view to answer: the options' (or the link's), its request mix from ``--mix`` or bucketed from the trace
-    file, widened to every workload of its model; the link's notices, the trace's mix (or None) and notes."""
+    file, widened to every workload of its model; the link's notices, the trace's mix (or None), notes and the
+    view as given (before it was widened: what its share link opens)."""
     from pathlib import Path
 
     from model.cli.options import view_from_args
@@ -134,13 +135,14 @@ def _state(args, con):
             state = state.replace(workload=first)
             said.append(f"the mix is answered on the workloads of {first.split('|')[0]}, the store's first model "
                         "(choose another with --where model=NAME)")
-    return mix_view(state), notices, bucketed, said
+    return mix_view(state), notices, bucketed, said, state
 
 
 def run(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import link_notes, pinned_notes
+    from model.core.links import view_url
     from model.core.notes import of_kind
     from model.core.request_mix import MixError
     from model.present import fmt
@@ -149,7 +151,7 @@ def run(args, con) -> int:
     from model.present.view_answer import answer_of_view
 
     try:
-        state, notices, bucketed, said = _state(args, con)
+        state, notices, bucketed, said, given = _state(args, con)
         answer = answer_of_view(con, state, ("mix", "fleet", "rates", "notes", "cost"),
                                 notes=[*link_notes(notices), *pinned_notes(con, state)])
         limits = _limits(args, state)
@@ -164,7 +166,8 @@ def run(args, con) -> int:
         notes.append("the trace gives the demand over time; the typed --mix gives its buckets")
     if args.json:
         print(json.dumps(jsonable({
-            "command": "mix", "view": state.to_query(), "where": state.where(), "interactivity_needed": fleet.x,
+            "command": "mix", "view": state.to_query(), "link": view_url(given.to_query(), "GPU_mix"),
+            "where": state.where(), "interactivity_needed": fleet.x,
             "sla": state.sla, "sla_description": fleet.sla, "demand": fleet.need,
             "request_mix": {"text": state.request_mix, "source": bucketed.source if bucketed else mixed.source,
                             "isl_edges": list(bucketed.isl_edges) if bucketed else [],

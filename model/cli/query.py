@@ -145,8 +145,10 @@ def run(args, con) -> int:
         table = answer.frontier_table
         frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
+        from model.present.answers import iso_shown
+
         result = answer.cost.analysis
-        frame = _with_run_to_run(answer.cost.iso_error, answer.run_to_run.iso)
+        frame = _with_run_to_run(iso_shown(answer.cost), answer.run_to_run.iso)
     banded = bool(frame.get("run_to_run_low", pd.Series(dtype=float)).notna().any())
     if args.json:
         payload = _payload(args, answer, frame)

@@ -135,12 +135,12 @@ def run(args: argparse.Namespace, con) -> int | None:
         print(json.dumps({"command": "report", "out": str(out) if out else None,
                           "what": OUTPUTS[suffix] if suffix else None, "bundle": args.bundle, "title": report.title,
                           "tables": list(report.tables), "notices": of_kind(answer.notes, "link"),
-                          "recommendation": answer.recommendation.payload()},
+                          "recommendation": report.first_page.payload()},
                          indent=2))
     else:
         for path, what in written.items():
             print(f"wrote {path} ({what}): {report.title}")
-        print(answer.recommendation.headline)
+        print(report.first_page.headline)
         if args.bundle:
             print(f"check it offline: costfrontier verify {args.bundle}")
     return 0

@@ -32,7 +32,7 @@ _RAW_ALIASES: dict[str, tuple[str, float]] = {
     "workload": ("scenario", 1),
     # system
     "hw": ("hardware", 1), "gpu": ("hardware", 1), "gpu_type": ("hardware", 1), "accelerator": ("hardware", 1),
-    "num_gpus": ("gpus", 1), "n_gpus": ("gpus", 1), "gpu_count": ("gpus", 1), "gpus_per_node": ("gpus", 1),
+    "num_gpus": ("gpus", 1), "n_gpus": ("gpus", 1), "gpu_count": ("gpus", 1),
     "world_size": ("gpus", 1), "total_gpus": ("gpus", 1),
     "num_prefill_gpu": ("gpus_prefill", 1), "prefill_gpus": ("gpus_prefill", 1),
     "num_decode_gpu": ("gpus_decode", 1), "decode_gpus": ("gpus_decode", 1),

@@ -43,6 +43,7 @@ __all__ = [
     "fleet_over_time",
     "tokens_per_second_at",
     "preset_kw_per_gpu",
+    "overridden",
     "finite_number",
     "hardware_value",
     "MAX_NODES",
@@ -60,6 +61,12 @@ def _whole_nodes(value: float) -> float:
     if value != value:
         return 0
     return math.floor(round(value, 9)) if value <= MAX_NODES else math.inf
+
+
+def _spans(capacity_row) -> int:
+    """The nodes one serving instance spans (:func:`model.core.node_capacity.instances`; 1 when not said)."""
+    spans = finite_number(capacity_row.get("nodes_per_instance"))
+    return int(spans) if math.isfinite(spans) and spans >= 1 else 1
 
 
 def _ceil(value: float) -> int:
@@ -129,13 +136,14 @@ def size_for_demand(capacity: pd.DataFrame, need: Demand, usd_per_gpu_hour: dict
             notes.append(f"more than {MAX_NODES:,.0f} nodes: the measured capacity ({per_node:.3g} req/s a node) "
                          "is too small to size this demand from")
         else:
-            nodes = max(_ceil(needed), 1 if needed > 0 else 0) + need.spares   # a load however small takes a node
+            spans = _spans(c)       # nodes one serving instance spans: bought that many at a time
+            nodes = spans * max(_ceil(needed / spans), 1 if needed > 0 else 0) + need.spares  # a load takes a node
             gpus = nodes * gpn
             kw = gpus * hardware_value(kw_per_gpu, hw)
             rate = hardware_value(usd_per_gpu_hour or {}, hw)
             month = gpus * rate * HOURS_PER_MONTH
             auto = follow(load.rates or (load.mean_rps,), per_node, need.headroom, need.spares, need.min_nodes,
-                          need.step, nodes)
+                          spans * _ceil(need.step / spans), nodes)
             mean_nodes = float(auto.mean())
             per_m = load.tokens_per_month / 1e6
             row.update(nodes_needed=needed, nodes=nodes, gpus=gpus, kw=kw, facility_kw=kw * hardware_value(pue, hw, 1.0),
@@ -171,10 +179,12 @@ def fleet_over_time(capacity: pd.DataFrame, need: Demand) -> pd.DataFrame:
         load = load_of(need, tokens_per_request(c.get("isl"), c.get("osl"), need.token_basis))
         if not (per_node > 0) or not load.rates or not math.isfinite(load.peak_rps):
             continue
-        peak_nodes = _ceil(load.peak_rps * need.headroom / per_node) + need.spares
+        spans = _spans(c)
+        peak_nodes = spans * _ceil(load.peak_rps * need.headroom / per_node / spans) + need.spares
         if not peak_nodes <= MAX_NODES:
             continue
-        auto = follow(load.rates, per_node, need.headroom, need.spares, need.min_nodes, need.step, peak_nodes)
+        auto = follow(load.rates, per_node, need.headroom, need.spares, need.min_nodes, spans * _ceil(need.step / spans),
+                      peak_nodes)
         n = len(load.rates)
         frames.append(pd.DataFrame({
             "series": c.get("series"), "t_h": np.arange(n) * load.interval_s / 3600, "demand_rps": load.rates,
@@ -241,7 +251,8 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
             limits = {}
         if limits:
             limit = min(limits, key=limits.get)
-            nodes = limits[limit]
+            spans = _spans(c)
+            nodes = limits[limit] // spans * spans if math.isfinite(limits[limit]) else limits[limit]
             gpus = nodes * gpn
             row.update(limit=limit, nodes=nodes, gpus=gpus, kw=gpus * kw_gpu, facility_kw=gpus * kw_gpu * p,
                        usd_per_month=gpus * rate * HOURS_PER_MONTH,
@@ -250,7 +261,8 @@ def size_for_budget(capacity: pd.DataFrame, budget_mw: float | None = None, budg
                        users=nodes * finite_number(c.get("users_per_node")))
             row["tokens_per_month"] = row["tokens_per_second"] * HOURS_PER_MONTH * 3600
             if nodes == 0:
-                notes.append("the budget does not buy one whole node")
+                notes.append("the budget does not buy one whole node" if spans == 1 else
+                             f"the budget does not buy one whole instance ({spans} nodes)")
             if not math.isfinite(finite_number(c.get("per_node_rps"))):
                 notes.append("no capacity under these limits")
         row["note"] = "; ".join(notes)
@@ -312,32 +324,47 @@ def tokens_per_second_at(frontier: pd.DataFrame, series: str, interactivity: flo
 
 
 def pricing_options(hardware, rates: dict[str, float], kw_per_gpu: dict[str, float], profiles=(),
-                    kw_override: float | None = None, pue_override: float | None = None,
+                    kw_override: dict[str, float] | float | None = None, pue_override: float | None = None,
                     rate_label: str = "rate") -> list[dict]:
     """One way to pay per (hardware, chosen cost profile) for sizing: what a GPU-hour costs when
     every hour is paid for, and its power.
 
     A hardware a chosen profile names is priced by each such profile (its full-use rate, kW and PUE
     from its build-up); the others by ``rates`` [$/GPU-hour] and the preset ``kw_per_gpu`` [kW].
+    ``kw_override`` [kW per GPU] replaces the kW of the hardware it names (``{hardware: kW}``; ``"*"``, or a number
+    alone, every hardware it does not name), a profile's included.
 
     Returns
     -------
-    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``.
+    list of dicts: ``hardware``, ``pricing`` (what priced it), ``usd_per_gpu_hour``, ``kw_per_gpu``, ``pue``,
+    ``kw_from`` (where the kW came from: ``view``, ``profile``, ``preset`` or ``none``).
     """
     options = []
     for hw in hardware:
+        given = overridden(kw_override, hw)
         mine = [p for p in profiles if p.hardware.lower() == str(hw).lower()]
         for p in mine:
             rate = p.paid_rate()
-            options.append({"hardware": hw, "pricing": f"profile {p.name}",
+            own = p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw, None)
+            options.append({"hardware": hw, "pricing": f"profile {p.name}", "profile": p.name,
                             "usd_per_gpu_hour": rate if rate is not None else math.nan,
-                            "kw_per_gpu": kw_override or (p.onprem.kw_per_gpu if p.onprem else hardware_value(kw_per_gpu, hw,
-                                                                                                       None)),
-                            "pue": pue_override or (p.onprem.pue if p.onprem else 1.0)})
+                            "kw_per_gpu": given or own, "pue": pue_override or (p.onprem.pue if p.onprem else 1.0),
+                            "kw_from": "view" if given else "profile" if p.onprem else "preset" if own else "none"})
         if not mine:
+            preset = hardware_value(kw_per_gpu, hw, None)
             options.append({"hardware": hw, "pricing": rate_label, "usd_per_gpu_hour": hardware_value(rates, hw),
-                            "kw_per_gpu": kw_override or hardware_value(kw_per_gpu, hw, None), "pue": pue_override or 1.0})
+                            "kw_per_gpu": given or preset, "pue": pue_override or 1.0,
+                            "kw_from": "view" if given else "preset" if preset else "none"})
     return options
+
+
+def overridden(values: dict[str, float] | float | None, hardware: str) -> float | None:
+    """The value ``values`` gives ``hardware``: its own (names compared case-insensitively), else every hardware's
+    (``"*"``, or a number alone), else None."""
+    if values is None or isinstance(values, (int, float)):
+        return values
+    mine = {str(k).lower(): v for k, v in dict(values).items()}
+    return mine.get(str(hardware).lower(), mine.get("*"))
 
 
 def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None = None,
@@ -358,5 +385,6 @@ def size_fleet(capacity: pd.DataFrame, options: list[dict], need: Demand | None 
         else:
             sized = size_for_budget(part, budget_mw, budget_usd_per_month, rate, kw, pue)
         frames.append(sized.assign(method=part["method"].to_numpy(), pricing=option["pricing"], pue=pue,
-                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan))
+                                   kw_per_gpu=option["kw_per_gpu"] if option["kw_per_gpu"] else math.nan,
+                                   kw_from=option.get("kw_from", ""), profile=option.get("profile")))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -24,7 +24,7 @@ from model.core.frontier import DEFAULT_SERIES_KEYS, series_labels
 from model.core.schema import MIN_TOKENS_PER_SECOND_PER_GPU
 from model.core.sla import SLA, split_by_sla
 
-__all__ = ["node_capacity"]
+__all__ = ["node_capacity", "instances"]
 
 
 def _where(row) -> str:
@@ -36,7 +36,28 @@ def _where(row) -> str:
 
 _CAPACITY_COLUMNS = ["series", "hardware", "method", "status", "per_node_rps", "tokens_per_second_per_node",
                      "tokens_per_second_per_gpu", "basis", "gpus_per_node", "users_per_node", "interactivity",
-                     "isl", "osl", "capacity_from", "source_file", "source_line", "bracket", "contradiction"]
+                     "isl", "osl", "capacity_from", "source_file", "source_line", "bracket", "contradiction",
+                     "nodes_per_instance"]
+
+
+def instances(gpus: float, gpus_per_node: float) -> tuple[float, int, str]:
+    """How whole serving instances of a configuration measured on ``gpus`` GPUs fill nodes of ``gpus_per_node``:
+    (instances one node carries, nodes one instance spans, the words). A node holds ``floor(gpus_per_node / gpus)``
+    instances (GPUs left over idle); an instance larger than a node spans ``ceil(gpus / gpus_per_node)`` nodes,
+    which are bought that many at a time, and each carries that share of it. A configuration whose GPU count is not
+    stated is scaled per GPU, as before: (gpus_per_node, 1, "")."""
+    if not (math.isfinite(gpus) and gpus > 0):
+        return math.nan, 1, ""
+    if gpus <= gpus_per_node * (1 + 1e-9):
+        held = math.floor(gpus_per_node / gpus + 1e-9)
+        idle = gpus_per_node - held * gpus
+        words = ("" if held == 1 and idle <= 1e-9 else
+                 f"a node of {gpus_per_node:g} GPUs holds {held} instance{'s' if held != 1 else ''} of the measured "
+                 f"{gpus:g} GPUs" + (f" ({idle:g} GPUs idle)" if idle > 1e-9 else ""))
+        return float(held), 1, words
+    spans = math.ceil(gpus / gpus_per_node - 1e-9)
+    return 1 / spans, spans, (f"an instance of the measured {gpus:g} GPUs spans {spans} nodes of {gpus_per_node:g} "
+                              f"GPUs: nodes are bought {spans} at a time")
 
 
 def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SERIES_KEYS, basis: str = "auto",
@@ -77,7 +98,8 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
         gpn = gpn if math.isfinite(gpn) else float(DEFAULT_GPUS_PER_NODE)
         gpus = finite_number(k.get("gpus"))
         rate = finite_number(k.get("request_rate"))
-        scale = gpn / gpus if math.isfinite(gpus) and gpus > 0 else 1.0
+        held, spans, fit = instances(gpus, gpn)
+        scale = held if math.isfinite(held) else 1.0
         part = by_series.get(k["series"], pd.DataFrame())
         isl = part["isl"].dropna().iloc[0] if "isl" in part and part["isl"].notna().any() else None
         osl = part["osl"].dropna().iloc[0] if "osl" in part and part["osl"].notna().any() else None
@@ -89,9 +111,12 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
                 text += "; no measured rate breaks the SLA, so capacity may be higher"
             text += f"; {k.get('bracket_text')}" if k.get("bracket_text") else ""
             text += f"; {k['contradiction']}" if k.get("contradiction") else ""
+            text += f"; {fit}" if fit else ""
+        per_gpu = finite_number(k.get("tokens_per_second_per_gpu"))
         rows.append({"series": k["series"], "hardware": k.get("hardware"), "method": "ramp knee",
-                     "status": k.get("status"), "per_node_rps": rate * scale,
-                     "tokens_per_second_per_node": finite_number(k.get("tokens_per_second_per_node")),
+                     "status": k.get("status"), "per_node_rps": rate * scale, "nodes_per_instance": spans,
+                     "tokens_per_second_per_node": per_gpu * gpus * held if math.isfinite(held) else
+                     finite_number(k.get("tokens_per_second_per_node")),
                      "tokens_per_second_per_gpu": finite_number(k.get("tokens_per_second_per_gpu")),
                      "basis": k.get("basis"), "gpus_per_node": gpn, "users_per_node": math.nan,
                      "interactivity": math.nan, "isl": finite_number(isl), "osl": finite_number(osl),
@@ -131,24 +156,29 @@ def node_capacity(points: pd.DataFrame, sla: SLA | None = None, keys=DEFAULT_SER
             gpn = float(gpn_all.at[best])
             per_request = tokens_per_request(row.get("isl"), row.get("osl"), used)
             gpus, conc = finite_number(row.get("gpus")), finite_number(row.get("concurrency"))
-            users = conc * gpn / gpus if math.isfinite(gpus) and gpus > 0 else math.nan
+            held, spans, fit = instances(gpus, gpn)
+            serving = gpus * held if math.isfinite(held) else gpn      # the GPUs of a node serving requests
+            users = conc * held if math.isfinite(held) else math.nan
             bracket = sweep_bracket(part, best, ok.index, values["tps"], interactivity_min)
             contradiction = steady_state(row, used)
-            rows.append({**base, "status": "ok", "per_node_rps": tps * gpn / per_request,
+            rows.append({**base, "status": "ok", "per_node_rps": tps * serving / per_request,
+                         "nodes_per_instance": spans,
                          "bracket": bracket["bracket_text"], "contradiction": contradiction,
-                         "tokens_per_second_per_node": tps * gpn, "tokens_per_second_per_gpu": tps, "basis": used,
+                         "tokens_per_second_per_node": tps * serving, "tokens_per_second_per_gpu": tps, "basis": used,
                          "gpus_per_node": gpn, "users_per_node": users,
                          "interactivity": finite_number(row.get("interactivity")), "isl": finite_number(row.get("isl")),
                          "osl": finite_number(row.get("osl")),
                          "capacity_from": (f"frontier point: {tps:.4g} {used} tok/s/GPU at "
                                            f"{finite_number(row.get('interactivity')):.3g} tok/s/user, concurrency "
                                            f"{conc:g} on {gpus:g} GPUs{_where(row)}; {bracket['bracket_text']}"
-                                           + (f"; {contradiction}" if contradiction else "")),
+                                           + (f"; {contradiction}" if contradiction else "")
+                                           + (f"; {fit}" if fit else "")),
                          "source_file": row.get("source_file"), "source_line": finite_number(row.get("source_line"))})
     out = pd.DataFrame(rows, columns=_CAPACITY_COLUMNS)
     for column in ("per_node_rps", "tokens_per_second_per_node", "tokens_per_second_per_gpu", "gpus_per_node",
                    "users_per_node", "interactivity", "isl", "osl", "source_line"):
         out[column] = pd.to_numeric(out[column], errors="coerce").astype(float)
+    out["nodes_per_instance"] = pd.to_numeric(out["nodes_per_instance"], errors="coerce").fillna(1).astype(int)
     tiny = out["tokens_per_second_per_gpu"] < MIN_TOKENS_PER_SECOND_PER_GPU   # a ramp knee stored before the floor
     if tiny.any():
         out.loc[tiny, ["per_node_rps", "tokens_per_second_per_node"]] = math.nan

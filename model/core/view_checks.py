@@ -27,7 +27,7 @@ from model.core.view_codecs import short
 
 __all__ = ["Bounds", "Uses", "one_of", "check_names", "check_rates", "check_targets", "check_as_of", "check_api",
            "check_api_usd", "check_shape", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
-           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS",
+           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "check_kw_per_gpu", "RACK_KW_BOUNDS",
            "check_digest"]
 
 
@@ -90,6 +90,19 @@ def check_rates(what: str) -> Callable:
                                  f"got {rate:g}")
         return tuple(sorted(dict(value).items()))
     return check
+
+
+def check_kw_per_gpu(value: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+    """kW per GPU per hardware (``*``: every hardware without its own), each within :data:`KW_PER_GPU_BOUNDS`."""
+    for hw, kw in value:
+        problem = name_problem(hw) if hw != c.EVERY_HARDWARE else None
+        if problem:
+            raise ValueError(f"the hardware name {short(hw)!r} {problem}")
+        try:
+            KW_PER_GPU_BOUNDS(kw)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (got {kw:g} for {'every hardware' if hw == c.EVERY_HARDWARE else hw})") from None
+    return tuple(sorted(dict(value).items()))
 
 
 def check_targets(value: tuple[float, ...]) -> tuple[float, ...]:

@@ -18,7 +18,11 @@ from model.core.hardware import canonical_hardware
 from model.core.names import decode_name, encode_name, join_names, name_problem, number, split_names
 
 __all__ = ["Codec", "TEXT", "NUMBER", "WHOLE", "FLAG", "DATE", "NAMES", "HARDWARE", "LABELS", "RATES", "PRICES",
-           "TARGETS", "FILTERS", "PROFILES", "short", "hardware_name", "rate_pairs", "merge_texts", "hardware_rates", "merge"]
+           "TARGETS", "FILTERS", "PROFILES", "PER_HARDWARE", "EVERY_HARDWARE", "short", "hardware_name", "rate_pairs",
+           "per_hardware_pairs", "merge_texts", "hardware_rates", "hardware_numbers", "merge"]
+
+#: the name a per-hardware value (``kwg``) gives the value of every hardware without one of its own
+EVERY_HARDWARE = "*"
 
 
 def short(text: Any, limit: int = 40) -> str:
@@ -45,6 +49,21 @@ def rate_pairs(text: str) -> tuple[tuple[str, float], ...]:
         if not sep or not hw.strip():
             raise ValueError(f"{short(item)!r} is not HARDWARE:RATE, e.g. B200:1.7")
         pairs.append((hardware_name(decode_name(hw.strip())), number(rate, f"a $/GPU-hour for {short(hw)}")))
+    return tuple(pairs)
+
+
+def per_hardware_pairs(text: str, what: str = "a kW per GPU") -> tuple[tuple[str, float], ...]:
+    """``B200:1.2,MI355X:2.65`` as ((hardware, value), ...), names canonical; a bare value (``1.4``, what the link
+    wrote before it was per hardware) is every hardware's without one of its own (:data:`EVERY_HARDWARE`)."""
+    pairs = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        hw, sep, value = item.rpartition(":")
+        if sep and not hw.strip():
+            raise ValueError(f"{short(item)!r} is not HARDWARE:VALUE, e.g. B200:1.2, or one value for every hardware")
+        name = hardware_name(decode_name(hw.strip())) if sep else EVERY_HARDWARE
+        pairs.append((name, number(value, f"{what} for {short(hw) if sep else 'every hardware'}")))
     return tuple(pairs)
 
 
@@ -102,6 +121,9 @@ HARDWARE = Codec(join_names, lambda text: tuple(hardware_name(x) for x in split_
 #: names that may hold commas in practice (series labels, profile names): joined by ``||``
 LABELS = Codec(lambda v: join_names(v, "||"), lambda text: split_names(text, "||"), merge="||")
 RATES = Codec(lambda v: ",".join(f"{encode_name(hw)}:{rate:.10g}" for hw, rate in v), rate_pairs, merge="rates")
+#: a number per hardware (``kwg``): ``HW:VALUE`` each, a bare value for every hardware without its own
+PER_HARDWARE = Codec(lambda v: ",".join(_float_text(x) if hw == EVERY_HARDWARE else f"{encode_name(hw)}:{x:.10g}"
+                                        for hw, x in v), per_hardware_pairs)
 PRICES = Codec(lambda v: ",".join(f"{x:.10g}" for x in v),
                lambda text: tuple(number(x, "a $/M price") for x in text.split(",")))
 TARGETS = Codec(lambda v: ",".join(f"{x:g}" for x in v),
@@ -172,3 +194,10 @@ def hardware_rates(items: list[str]) -> tuple[tuple[str, float], ...]:
     """``["B200=1.7", ...]`` (an option given once per GPU) as ((hardware, $/GPU-hour), ...)."""
     return tuple((hardware_name(hw), number(usd, f"a $/GPU-hour for {short(hw)}"))
                  for hw, usd in _items(items))
+
+
+def hardware_numbers(items: list[str]) -> tuple[tuple[str, float], ...]:
+    """``["B200=1.2", "1.4"]`` (an option given per GPU, or once for every GPU) as ((hardware, value), ...): a bare
+    value is every hardware's without one of its own (:data:`EVERY_HARDWARE`)."""
+    return tuple(pair for item in items
+                 for pair in per_hardware_pairs(item.replace("=", ":", 1) if "=" in item else item))

@@ -28,7 +28,6 @@ from model.core.limits import (
 )
 from model.core.view_checks import (
     DEMAND_BOUNDS,
-    KW_PER_GPU_BOUNDS,
     MW_BOUNDS,
     RACK_KW_BOUNDS,
     TPD_BOUNDS,
@@ -40,6 +39,7 @@ from model.core.view_checks import (
     check_api_usd,
     check_as_of,
     check_digest,
+    check_kw_per_gpu,
     check_names,
     check_plan,
     check_rates,
@@ -322,10 +322,11 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(1, 1024, "GPUs per node must be a whole number from 1 to 1,024"), label="GPUs per node",
        option=Option(("--gpus-per-node",), "ramp", "GPUs per node where the rows do not say (default 8)",
                      metavar="N", read=c.WHOLE.read)),
-    _f("kw_per_gpu", "kwg", float | None, None, c.NUMBER, ANSWER, "1.4", "0",
-       check=KW_PER_GPU_BOUNDS, label="kW per GPU (all-in IT)",
-       option=Option(("--kw-per-gpu",), "fleet", "all-in IT power per GPU [kW] (default: the price set's)",
-                     metavar="KW", read=c.NUMBER.read)),
+    _f("kw_per_gpu", "kwg", tuple[tuple[str, float], ...], (), c.PER_HARDWARE, ANSWER, "1.4,B200:1.2", "B200:0",
+       check=check_kw_per_gpu, label="kW per GPU (all-in IT)", words="kW per GPU",
+       option=Option(("--kw-per-gpu",), "fleet", "all-in IT power per GPU [kW] of one hardware, HW=KW (repeat per "
+                     "GPU), or KW alone for every hardware without its own (default: the cost profile's, else the "
+                     "price set's)", metavar="[HW=]KW", kind="append", read=c.hardware_numbers)),
     _f("pue", "pue", float | None, None, c.NUMBER, ANSWER, "1.4", "0.9",
        check=Bounds(1, 3, "PUE (facility power ÷ IT power) must be from 1 to 3"), label="PUE",
        option=Option(("--pue",), "fleet", "PUE for facility kW and the MW budget (default: the cost profile's, "

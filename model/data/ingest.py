@@ -40,7 +40,7 @@ from model.data.field_sql import (
     hardware_refusal,
     unusable_hardware,
 )
-from model.data.importers._common import read_head
+from model.data.importers._common import DERIVED_KEY, read_head
 from model.data.importers.base import IngestError, IngestResult, duck_msg
 from model.data.importers.canonical_csv import (
     csv_kind,
@@ -282,6 +282,7 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
         raise IngestError(name, "no benchmark rows found")
     samples = frame.attrs.get(REQUESTS_KEY)   # per-request data of some rows (model.data.requests)
     intervals = frame.attrs.get(INTERVALS_KEY)   # run-to-run intervals of some rows (model.data.intervals)
+    derived = tuple(frame.attrs.get(DERIVED_KEY, ()))   # fields the importer derived: --set replaces them
     frame = frame.reset_index(drop=True)
     lines = frame.pop("source_line") if "source_line" in frame.columns else pd.Series(range(1, len(frame) + 1))
     raw_ids = [f"c{i}" for i in range(len(frame.columns))]
@@ -295,7 +296,8 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
     try:
         with ingest_transaction(con):
             con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
-            result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes)
+            result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes,
+                                  derived=derived)
             if samples:
                 store_samples(con, result.source_id, samples)
             if intervals:

@@ -67,8 +67,9 @@ class Pipeline(Checks):
 
     def __init__(self, con: duckdb.DuckDBPyConnection, file: str, raw_table: str,
                  headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
-                 ordinal_expr: str | None = None, carry: tuple[str, ...] = ()):
+                 ordinal_expr: str | None = None, carry: tuple[str, ...] = (), derived: tuple[str, ...] = ()):
         self.con, self.file, self.raw_table = con, file, raw_table
+        self.derived = derived          # fields the importer derived (not stated): a value given with --set wins
         self.ordinal_expr, self.carry = ordinal_expr, carry
         self.headers = headers          # raw column id -> header text as the file spells it
         self.set_fields = set_fields
@@ -169,7 +170,15 @@ class Pipeline(Checks):
             if name == "model":
                 value, path, note = model_named(value)
                 self._model_set = (path, note) if path is not None else None
-            if name in self.columns:
+            if name in self.columns and name in self.derived:
+                # a value the importer derived, not one the file states: what is given replaces it, said per row
+                col = self.columns[name]
+                self.columns[name] = _Column(f"coalesce(?::{SQL_TYPES[name]}, {col.expr})", col.raw, col.header,
+                                             [value, *col.params])
+                self._note(f"(CASE WHEN {col.expr} IS NOT NULL THEN ? END)",
+                           [*col.params, f"{name} = {value} as given, in place of the value derived from the file "
+                                         f"(which states no {name} of its own)"])
+            elif name in self.columns:
                 # --set fills the gaps of a column the file has
                 col = self.columns[name]
                 self.columns[name] = _Column(f"coalesce({col.expr}, ?::{SQL_TYPES[name]})", col.raw, col.header,
@@ -177,6 +186,7 @@ class Pipeline(Checks):
             else:
                 self.columns[name] = _Column(f"?::{SQL_TYPES[name]}", params=[value])
 
+        self._gpus_from_node(extra)
         model_dir = self._model_paths(next((f"r.{raw}" for header, raw in extra if header == "model_dir"), None))
         pieces = [(f"?, r.{raw}", [header]) for header, raw in extra if not (model_dir and header == "model_dir")]
         if pieces or model_dir:
@@ -186,6 +196,27 @@ class Pipeline(Checks):
                 expr = f"NULLIF(json_merge_patch({expr}, json_object('model_dir', {model_dir[0]})), '{{}}')"
                 params.extend(model_dir[1])
             self.columns["extra"] = _Column(f"CAST({expr} AS VARCHAR)", params=params)
+
+    def _gpus_from_node(self, extra: list[tuple[str, str]]) -> None:
+        """A ``gpus_per_node`` column is the node's size, kept in extra, never the GPUs a point ran on. Where the
+        file (and ``--set``) state no GPU count, gpus = gpus_per_node: the point is read as one whole node, and the
+        row's notes say so (data-formats: derived values)."""
+        raw = next((raw for header, raw in extra if normalise_header(header) == "gpuspernode"), None)
+        if raw is None or "gpus" in self.columns:
+            return
+        value = numeric_expr(f"r.{raw}", 1, self._typed(f"r.{raw}"))
+        self.columns["gpus"] = _Column(value)
+        self._note(f"(CASE WHEN {value} IS NOT NULL THEN 'gpus = gpus_per_node: the file states no GPU count, so "
+                   "the point is read as run on one whole node' END)")
+
+    def _note(self, expr: str, params: list[Any] | None = None) -> None:
+        """Add the text ``expr`` gives (NULL: nothing) to each row's notes."""
+        if "notes" in self.columns:
+            old = self.columns["notes"]
+            self.columns["notes"] = _Column(f"NULLIF(concat_ws('; ', {old.expr}, {expr}), '')", old.raw, old.header,
+                                            [*old.params, *(params or [])])
+        else:
+            self.columns["notes"] = _Column(f"NULLIF(concat_ws('; ', {expr}), '')", params=list(params or []))
 
     def _model_paths(self, stated: str | None) -> tuple[str, list[Any]] | None:
         """A model given as a path, in the file's column or with ``--set``, is stored by its last component
@@ -370,9 +401,10 @@ def _duplicate_warnings(con: duckdb.DuckDBPyConnection, raw_table: str, raw_colu
 
 def run_pipeline(con: duckdb.DuckDBPyConnection, file: str, fmt: str, sha: str, raw_table: str,
                  headers: dict[str, str], set_fields: dict[str, Any], line_expr: str,
-                 notes: str | None = None) -> IngestResult:
-    """Map, validate and insert one raw relation. Caller holds the transaction."""
-    pipe = Pipeline(con, file, raw_table, headers, set_fields, line_expr)
+                 notes: str | None = None, derived: tuple[str, ...] = ()) -> IngestResult:
+    """Map, validate and insert one raw relation. Caller holds the transaction. ``derived``: the fields the importer
+    derived, which a value given with ``--set`` replaces."""
+    pipe = Pipeline(con, file, raw_table, headers, set_fields, line_expr, derived=derived)
     pipe.map_columns()
     if fmt == "csv" and not any(f in pipe.columns for f in THROUGHPUT_FIELDS):
         shown = ", ".join(h[:30] for h in list(headers.values())[:12])

@@ -27,8 +27,11 @@ def plan_figure(frame: pd.DataFrame, basis: str) -> go.Figure:
                           line=dict(color="#cf222e", width=3), marker=dict(size=8),
                           customdata=list(periods["period"]), hovertemplate=hover + "realised</extra>")]
     fig = go.Figure(traces)
+    # the axis spans the periods themselves: one period's single point would otherwise get an axis of a few
+    # milliseconds around it
+    span = [periods["period_start"].min(), periods["period_end"].max()] if not periods.empty else None
     fig.update_layout(template="plotly_white", height=380, margin=dict(l=70, r=20, t=30, b=50),
-                      xaxis=dict(title="period (its middle)"),
+                      xaxis=dict(title="period (its middle)", range=span, type="date"),
                       yaxis=dict(title=f"$ per million {basis} tokens", tickprefix="$", rangemode="tozero"),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return fig

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from model.present.view_answer import Answer
 
 __all__ = ["parse_targets", "cell_words", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
-           "break_even_answer", "iso_pivot", "workload_label", "status_text", "pair_intervals",
+           "break_even_answer", "iso_pivot", "iso_shown", "workload_label", "status_text", "pair_intervals",
            "method_errors_text", "method_words", "uncertain_crossings_text", "error_payload", "REACH_WORDS"]
 
 
@@ -214,6 +214,23 @@ def break_even_answer(curves: dict[str, CostCurve], series: str, against: str, x
             f"(now {fmt.usd(current, '/GPU-hour')}).") if verb != "matches" else \
         f"At {where}, {series} matches {against} at {fmt.usd(rate, '/GPU-hour')}, its rate now."
     return {"rate": rate, "current": current, "cheaper_now": cheaper_now, "text": text}
+
+
+def iso_shown(cost) -> pd.DataFrame:
+    """The iso table the Matched interactivity page, the report and ``costfrontier iso`` show: every series at each
+    target (:attr:`Cost.iso_error`) and, when the interactivity you need is none of them, there too (:attr:`Cost.at_x`,
+    its ratio to the baseline's $/M there), each series' rows by interactivity. A view asking for 50 tok/s/user is
+    answered at 50, so its table has that column."""
+    iso, x, at = cost.iso_error, cost.interactivity_needed, cost.at_x
+    if x is None or iso.empty or at is None or at.empty or \
+            np.isclose(iso["interactivity"].astype(float), x, rtol=0, atol=1e-6).any():
+        return iso
+    base = at.loc[(at["series"] == cost.baseline) & at["usd_per_mtok"].gt(0), "usd_per_mtok"]
+    extra = at.assign(ratio_to_baseline=at["usd_per_mtok"] / float(base.iloc[0]) if len(base) else np.nan)
+    both = pd.concat([iso, extra[[c for c in iso.columns if c in extra.columns]]], ignore_index=True)
+    order = {s: i for i, s in enumerate(dict.fromkeys(both["series"]))}
+    return both.iloc[np.lexsort((both["interactivity"].astype(float).to_numpy(),
+                                 both["series"].map(order).to_numpy()))].reset_index(drop=True)
 
 
 def iso_pivot(iso: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

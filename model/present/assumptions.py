@@ -165,17 +165,21 @@ def _fleet_settings(view) -> list[tuple[str, str, str]]:
     from model.core.view_fields import BY_NAME
 
     defaults = {"rule": "first_failure: the rate before the first one breaking the SLA",
-                "gpus_per_node": "as the rows state, else 8", "kw_per_gpu": "the price set's all-in kW per GPU",
+                "gpus_per_node": "as the rows state, else 8",
+                "kw_per_gpu": "the cost profile's, else the price set's all-in kW per GPU",
                 "pue": "the cost profile's, else 1", "rack_kw": "racks not counted",
                 "token_basis": "the capacity's basis (total where the rows state it, else output)"}
     out = []
     for name, default in defaults.items():
         value = getattr(view, name)
         label = BY_NAME[name].label or name
-        out.append((f"Fleet: {label}", default if value is None or (name == "rule" and value == "first_failure")
-                    else f"{value:g}" if isinstance(value, float) else str(value),
-                    "default" if value is None or (name == "rule" and value == "first_failure")
-                    else f"the view (link {BY_NAME[name].key}=)"))
+        if name == "kw_per_gpu" and value:   # one line per hardware the view gives its own, "*" for every other
+            out.extend((f"Fleet: {label}, {'every hardware without its own' if hw == '*' else hw}", f"{kw:g}",
+                        f"the view (link {BY_NAME[name].key}=)") for hw, kw in value)
+            continue
+        unset = value is None or value == () or (name == "rule" and value == "first_failure")
+        out.append((f"Fleet: {label}", default if unset else f"{value:g}" if isinstance(value, float) else str(value),
+                    "default" if unset else f"the view (link {BY_NAME[name].key}=)"))
     return out
 
 

@@ -64,7 +64,7 @@ EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_LACKS = 0, 1, 2, 3
 EXIT_CODES = {EXIT_OK: "every figure and file holds", EXIT_DIFFERS: "a figure or a file differs",
               EXIT_USAGE: "bad arguments, or not a bundle", EXIT_LACKS: "the bundle lacks data a figure needs"}
 #: how a figure is printed (:func:`figure_text`): the report's column kinds, and a fraction as a percentage
-FIGURE_KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "percent")
+FIGURE_KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "percent", "share", "rps")
 #: what every figure of a manifest holds
 FIGURE_KEYS = ("id", "where", "kind", "value", "text", "status")
 #: the columns that tell a table's rows apart (a row's id); other tables: their first column. Rows alike in these
@@ -117,11 +117,13 @@ def _status_at(at_x: pd.DataFrame) -> dict[str, str]:
     return dict(zip(at_x["series"].astype(str), at_x["status"].astype(str))) if not at_x.empty else {}
 
 
-def page_one_figures(answer) -> list[dict]:
-    """Every number of the report's first page (the recommendation, :attr:`Answer.recommendation`): the
-    interactivity you need; each series' $/M and its range (how far below and above it), with its status; each option at the volume; the fleet; the
-    break-even rate and its range; the rate at which a series without one would match each priced series."""
-    rec = answer.recommendation
+def page_one_figures(answer, recommendation=None) -> list[dict]:
+    """Every number of the report's first page (``recommendation``, default :attr:`Answer.recommendation`; a view with
+    a request mix: :func:`model.present.report.first_page`): the interactivity you need; each series' $/M and its
+    range (how far below and above it), with its status; each option at the volume; the fleet (or the request mix's:
+    each type's nodes and $ a month, the total and its range, the share of requests measured); the break-even rate and
+    its range; the rate at which a series without one would match each priced series."""
+    rec = recommendation if recommendation is not None else answer.recommendation
     where = "page 1"
     status = _status_at(answer.cost.at_x)
     out = [_figure("page 1 | interactivity you need [tok/s/user]", where, "x", rec.x)]
@@ -144,6 +146,15 @@ def page_one_figures(answer) -> list[dict]:
                                  ("$ per month", "usd_per_month", "dollars"),
                                  ("$/GPU-hour paid", "usd_per_gpu_hour", "usd")):
             out.append(_figure(f"page 1 | fleet {f['series']} | {label}", where, kind, f.get(key), "measured"))
+    if rec.mix:
+        m = rec.mix
+        for t in m["types"]:
+            out.append(_figure(f"page 1 | mix {t['type']} | nodes", where, "int", t["nodes"]))
+            out.append(_figure(f"page 1 | mix {t['type']} | $ per month", where, "dollars", t["usd_per_month"]))
+        for label, key in (("$ per month", "usd_per_month"), ("$ per month, low", "usd_per_month_low"),
+                           ("$ per month, high", "usd_per_month_high")):
+            out.append(_figure(f"page 1 | mix | {label}", where, "dollars", m[key]))
+        out.append(_figure("page 1 | mix | share of requests measured", where, "percent", m["covered_share"]))
     if rec.break_even:
         b = rec.break_even
         for label, key in (("break-even $/GPU-hour", "rate"), ("rate now", "current"), ("break-even low", "low"),
@@ -198,10 +209,11 @@ def input_figures(answer) -> list[dict]:
     return out
 
 
-def figures_of(answer, tables: dict) -> list[dict]:
+def figures_of(answer, tables: dict, first_page=None) -> list[dict]:
     """Every figure a manifest holds for ``answer`` and its report ``tables`` (name -> (frame, spec):
-    :func:`model.present.tables.tables`): the inputs, the first page, then each table's, in order."""
-    out = [*input_figures(answer), *page_one_figures(answer)]
+    :func:`model.present.tables.tables`): the inputs, the first page (``first_page``: what it says, default the
+    answer's recommendation), then each table's, in order."""
+    out = [*input_figures(answer), *page_one_figures(answer, first_page)]
     for name, (frame, spec) in tables.items():
         out.extend(table_figures(name, frame, spec))
     return out
@@ -240,7 +252,7 @@ def jsonable_inputs(answer) -> dict:
 
 
 def manifest_of(answer, tables: dict, files: dict[str, bytes], *, link: str, version: str, made_at,
-                data_digest: str | None) -> dict:
+                data_digest: str | None, first_page=None) -> dict:
     """The manifest of a bundle: what it is, the tool and data version, the view's link (pinned to that data
     version), when it was made, each file's SHA-256 (``files``: path in the bundle -> bytes), the inputs in words
     (:func:`inputs_of`) and every figure (:func:`figures_of`) with its status."""
@@ -249,7 +261,8 @@ def manifest_of(answer, tables: dict, files: dict[str, bytes], *, link: str, ver
             "view": answer.view.to_query(), "verify": "costfrontier verify BUNDLE (exit codes: "
             + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ")",
             "files": {path: sha256(data) for path, data in sorted(files.items())},
-            "inputs": jsonable_inputs(answer), "series": series_of(answer), "figures": figures_of(answer, tables)}
+            "inputs": jsonable_inputs(answer), "series": series_of(answer),
+            "figures": figures_of(answer, tables, first_page)}
 
 
 def series_of(answer) -> list[dict]:
@@ -340,25 +353,30 @@ def bundle_files(con, answer, report, link: str, data_digest: str | None, pdf: b
     for name, frame in {**report.tables, "Assumptions": report.assumptions}.items():
         files[f"tables/{file_name(name)}.csv"] = safe_csv(frame).encode("utf-8")
     inputs = answer.inputs
-    # the view's rows, and the store's frontier points its bands were calibrated on (model.core.uncertainty)
-    calibrated = inputs.calibration.point_ids if inputs.calibration is not None else ()
-    files[STORE] = store_bytes(con, sorted({*inputs.loaded["point_id"].tolist(), *calibrated}), inputs.data_version)
+    # the view's rows, and the store's frontier points its bands were calibrated on (model.core.uncertainty); a
+    # view's request mix is answered on every workload of its model (the first page's fleet): those rows too
+    mixed = getattr(getattr(report, "extras", None), "mix_answer", None)
+    ids = {point for read in (inputs, *([mixed.inputs] if mixed is not None else []))
+           for point in (*read.loaded["point_id"].tolist(),
+                         *(read.calibration.point_ids if read.calibration is not None else ()))}
+    files[STORE] = store_bytes(con, sorted(ids), inputs.data_version)
     files[PRESETS] = presets_csv(inputs.presets)
     manifest = manifest_of(answer, tables(answer), files, link=link, version=tool_version(), made_at=report.made_at,
-                           data_digest=data_digest)
+                           data_digest=data_digest, first_page=getattr(report, "first_page", None))
     files[MANIFEST] = json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8")
     return files
 
 
 def answer_of_bundle(folder: Path, link: str):
-    """The answer of the view ``link`` names, with every part its report renders, rebuilt from ``folder``'s inputs
-    alone (:func:`model.data.bundle.bundle_store`): its rows, sources and data versions, and its presets, never the
-    verifying machine's. Raises :class:`model.data.bundle.BundleLacks` when the inputs lack the link's data
-    version."""
+    """The answer of the view ``link`` names, with every part its report renders, and what its report's first page
+    says (:func:`model.present.report.first_page`: with its request mix's fleet, answered too), rebuilt from
+    ``folder``'s inputs alone (:func:`model.data.bundle.bundle_store`): its rows, sources and data versions, and its
+    presets, never the verifying machine's. Raises :class:`model.data.bundle.BundleLacks` when the inputs lack the
+    link's data version."""
     from model.core.view import View
     from model.data.inputs import load_inputs, with_workload
     from model.data.versions import OtherData, pin_notes
-    from model.present.report import report_parts
+    from model.present.report import first_page, report_extras, report_parts
     from model.present.view_answer import build_answer, reading
 
     view, _ = View.from_query(parse_qs(urlsplit(link).query, keep_blank_values=True))
@@ -368,5 +386,10 @@ def answer_of_bundle(folder: Path, link: str):
         except OtherData as exc:
             raise BundleLacks(f"{STORE}: {exc}") from None
         view = with_workload(con, view)
-        parts = report_parts(view)
-        return build_answer(view, replace(load_inputs(con, reading(view, parts)), presets=presets), parts)
+
+        def answer_of(v, parts):
+            return build_answer(v, replace(load_inputs(con, reading(v, parts)), presets=presets), parts)
+
+        answer = answer_of(view, report_parts(view))
+        extras = report_extras(answer.view, answer_of, lambda plan, basis: None) if view.request_mix else None
+        return answer, first_page(answer, extras)

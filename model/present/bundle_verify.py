@@ -242,8 +242,9 @@ def _printed_number(printed: str, rebuilt: str, at: int) -> str:
     return printed[max(0, at - 10):at + 30]
 
 
-def _check_report(data: bytes, answer, rebuilt: list[dict], findings: Findings) -> None:
-    """The figures ``report.html`` prints (its marked elements) against the rebuilt answer's."""
+def _check_report(data: bytes, page, rebuilt: list[dict], findings: Findings) -> None:
+    """The figures ``report.html`` prints (its marked elements) against the rebuilt answer's, and its first page
+    against ``page`` (:func:`model.present.report.first_page` of the rebuilt answer)."""
     parser = _Marked()
     try:
         parser.feed(data.decode("utf-8"))
@@ -259,7 +260,7 @@ def _check_report(data: bytes, answer, rebuilt: list[dict], findings: Findings) 
         mine = by_id.get(fid)
         if mine is not None and text != mine["text"]:
             findings.differs.append((f"figure {fid} as {REPORT} prints it", mine["text"], text))
-    lines = list(answer.recommendation.lines)
+    lines = list(page.lines)
     printed = dict(parser.lines)
     page_one = [f for f in rebuilt if f["id"].startswith("page 1 |") and f["text"] != "—"]
     for i, line in enumerate(lines):
@@ -353,18 +354,18 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
     if refused:                       # nothing is rebuilt from a bundle that points outside itself
         return findings, manifest
     try:
-        answer = answer_of_bundle(folder, manifest["link"])
+        answer, page = answer_of_bundle(folder, manifest["link"])
     except BundleLacks as exc:
         findings.lacks.append(("the answer", str(exc)))
         return findings, manifest
     from model.present.tables import tables
 
     answer_tables = tables(answer)
-    rebuilt = figures_of(answer, answer_tables)
+    rebuilt = figures_of(answer, answer_tables, page)
     findings.lacks.extend(lacking(manifest.get("series") or [], series_of(answer)))
     compare(manifest["figures"], rebuilt, findings)
     _check_inputs(manifest, answer, findings)
     if REPORT in present and REPORT in manifest["files"]:
-        _check_report(read_inside(folder, REPORT), answer, rebuilt, findings)
+        _check_report(read_inside(folder, REPORT), page, rebuilt, findings)
     _check_tables(folder, present, answer_tables, answer, manifest.get("made_at"), findings)
     return findings, manifest

@@ -31,7 +31,7 @@ from model.core.trace import Trace
 from model.core.view import View
 from model.present import fmt
 
-__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "fleet_sentence", "capacity_lines", "demand_of", "demand_words",
+__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "fleet_sentence", "power_words", "capacity_lines", "demand_of", "demand_words",
            "load_sentence", "workload_notes"]
 
 
@@ -62,8 +62,9 @@ class FleetAnswer:
     def answer_columns(self) -> list[str]:
         """The decision columns alone (what a page shows first, on a phone's width too): the series, its nodes,
         GPUs, power and $ a month; rented on demand where the view rents so; for a budget what it serves."""
-        wanted = (["series", "nodes", "gpus", "kw", "usd_per_month", "usd_per_month_autoscaled"]
-                  if self.kind == "demand" else ["series", "nodes", "gpus", "usd_per_month", "requests_per_second"])
+        wanted = (["series", "nodes", "gpus", "kw", "facility_kw", "usd_per_month", "usd_per_month_autoscaled"]
+                  if self.kind == "demand" else ["series", "nodes", "gpus", "facility_kw", "usd_per_month",
+                                                 "requests_per_second"])
         return [c for c in wanted if c in self.columns]
 
     @property
@@ -83,7 +84,7 @@ class FleetAnswer:
                     f"${best['usd_per_month']:,.0f} a month.")
         best = have.sort_values("usd_per_month", kind="stable").iloc[0]
         text = (f"Cheapest fleet for {self.need}, bought for the peak: {best['series']}, {best['nodes']:,.0f} nodes "
-                f"({best['gpus']:,.0f} GPUs, {best['kw']:,.0f} kW), ${best['usd_per_month']:,.0f} a month at "
+                f"({best['gpus']:,.0f} GPUs, {power_words(best)}), ${best['usd_per_month']:,.0f} a month at "
                 f"{fmt.usd(best['usd_per_gpu_hour'], '/GPU-hour')}, every hour paid.")
         if "usd_per_month_autoscaled" in self.columns:
             billed = have[have["usd_per_month_autoscaled"].notna()]
@@ -124,7 +125,7 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     resolved = resolve_rates(hardware, presets, s.price_set, s.tier, dict(s.rates))
     words = {r["hardware"].lower(): r["detail"] for r in rates.to_dict("records")}
     priced = pricing_options(hardware, resolved, preset_kw_per_gpu(presets, s.price_set), chosen,
-                             s.kw_per_gpu, s.pue)
+                             dict(s.kw_per_gpu) or None, s.pue)
     priced = [{**o, "pricing": words.get(str(o["hardware"]).lower(), "not set")} if o["pricing"] == "rate"
               else {**o, "pricing": _profile_pricing(o, chosen)} for o in priced]
     basis = s.token_basis or _basis(capacity)
@@ -135,7 +136,7 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
         sized = _within_band(sized, capacity, priced, need, s.rack_kw, bands or {})
     if need is not None:      # following the load is a cost only where the view rents on demand, at its rate
         sized = bill_following(sized, dict(s.rent) if s.on_demand else None)
-    notes = []
+    notes = _kw_notes(s.kw_per_gpu, hardware)
     if capacity.empty:
         notes.append("no load ramps or sweeps in this view to size a fleet from")
     elif capacity["per_node_rps"].isna().all():
@@ -158,6 +159,17 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     return FleetAnswer("demand" if need is not None else "budget", demand_words(s, basis), x,
                        sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
                        over_time, capacity_lines(sized))
+
+
+def _kw_notes(kw_per_gpu, hardware) -> list[str]:
+    """What the view's kW per GPU applies to: every hardware without its own (``*``, a link's ``kwg=1.4``), named;
+    a hardware it names that has no rows in view."""
+    own = {str(hw).lower() for hw, _ in kw_per_gpu}
+    notes = [f"kW per GPU {kw:g} (all-in IT) applies to every hardware without its own: "
+             + (", ".join(h for h in map(str, hardware) if h.lower() not in own) or "none in view")
+             for hw, kw in kw_per_gpu if hw == "*"]
+    return notes + [f"kW per GPU {kw:g} for {hw}: no {hw} rows in view" for hw, kw in kw_per_gpu
+                    if hw != "*" and hw.lower() not in {str(h).lower() for h in hardware}]
 
 
 def _scaled(capacity: pd.DataFrame, factor: Mapping[str, float]) -> pd.DataFrame:
@@ -188,7 +200,7 @@ def fleet_sentence(row: Mapping, curved: bool) -> str:
     its hardware on demand (:func:`model.core.fleet.bill_following`), what renting it on demand, following the load,
     would cost at the rental rate."""
     text = (f"{row['series']}: {row['nodes']:,.0f} nodes{_nodes_range(row)}, {row['gpus']:,.0f} GPUs, "
-            f"{row['kw']:,.0f} kW, ${row['usd_per_month']:,.0f} a month at "
+            f"{power_words(row)}, ${row['usd_per_month']:,.0f} a month at "
             f"{fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}; rate: {row['pricing']}")
     usd = row.get("usd_per_month_autoscaled")
     if curved and usd is not None and usd == usd:
@@ -197,6 +209,15 @@ def fleet_sentence(row: Mapping, curved: bool) -> str:
                  f"view), following the load: {mean:,.3g} node{'' if mean == 1 else 's'} on average, ${usd:,.0f} a "
                  "month")
     return text
+
+
+def power_words(row: Mapping) -> str:
+    """``276 kW`` (IT power); with a PUE other than 1, ``276 kW IT, 358 kW facility at PUE 1.3``."""
+    pue = row.get("pue")
+    facility = row.get("facility_kw")
+    if pue is None or pue != pue or pue == 1 or facility is None or facility != facility:
+        return f"{row['kw']:,.0f} kW"
+    return f"{row['kw']:,.0f} kW IT, {facility:,.0f} kW facility at PUE {pue:g}"
 
 
 def _nodes_range(row: Mapping) -> str:

@@ -228,7 +228,8 @@ COLUMN_LABELS = {
     "flagged": "Flagged", "reason": "Why", "price_set": "Price set", "tier": "Tier",
     "all_in_kw_per_gpu": "All-in power [kW/GPU]", "source": "Source", "gpus": "GPUs",
     "usd_per_gpu_hour_preset": "Preset [$/GPU-hour]", "pricing": "Priced by", "per_node_rps": "Per node [req/s]",
-    "nodes": "Nodes", "kw": "IT power [kW]", "usd_per_month": "$ per month", "usd_per_year": "$ per year",
+    "nodes": "Nodes", "kw": "IT power [kW]", "facility_kw": "Facility power [kW]", "usd_per_month": "$ per month",
+    "usd_per_year": "$ per year",
     "note": "Note", "limit": "Budget that binds", "requests_per_second": "Serves [req/s]",
     "tokens_per_second": "Serves [tok/s]", "users": "Users at the interactivity", "method": "Capacity from",
     "capacity_from": "Measured point", "profile": "Profile", "capital": "Capital [$/GPU-hour]",
@@ -275,6 +276,8 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
             text = values.map(tokens)
         elif column == "utilization" and "option" in frame.columns:   # the buy/rent/API table: share of capacity
             text = values.map(percent)
+        elif column in ("utilization", "utilization_autoscaled"):      # the fleet's: as its report table says it
+            text = values.map(lambda v: "—" if _missing(v) else f"{float(v):.1%}")
         elif column in ("tokens_per_second_per_gpu", "tokens_per_second_per_node"):
             text = values.map(lambda v: "—" if _missing(v) else f"{float(v):,.1f}")
         elif pd.api.types.is_float_dtype(values):

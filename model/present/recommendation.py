@@ -19,9 +19,9 @@ from model.core.view import View
 from model.core.volume import NEAR_TIE
 from model.present import fmt
 from model.present.answer_steps import Cost, Crossed, Rows
-from model.present.fleet_answer import FleetAnswer, demand_words
+from model.present.fleet_answer import FleetAnswer, demand_words, power_words
 
-__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "PLUS_MINUS",
+__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "workload_words", "PLUS_MINUS",
            "NOT_SETTLED"]
 
 #: the band in one sentence a buyer can use (the report's first page, the Overview, the CLI)
@@ -111,6 +111,9 @@ class Recommendation:
     held: tuple[dict, ...] = ()           # each series clamped at x that could be the cheapest (_held)
     options_settled: bool | None = None   # the cheapest option is cheaper beyond the ± and the margin (None: < 2)
     option_contenders: tuple[str, ...] = ()   # the options about the same as the cheapest
+    #: a view holding a request mix: the mix's fleet (model.core.mix.MixAnswer) in place of the view's own: types
+    #: (type, nodes, gpus, usd_per_month), usd_per_month, its low and high, covered_share, unmeasured (labels)
+    mix: dict | None = None
 
     @property
     def headline(self) -> str:
@@ -144,6 +147,7 @@ class Recommendation:
                 if self.fleet else None,
                 "break_even": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.break_even.items()}
                 if self.break_even else None,
+                "mix": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.mix.items()} if self.mix else None,
                 "headline": self.headline, "text": list(self.lines), "notes": list(self.notes),
                 "held": [{**h, "usd_per_mtok": _num(h["usd_per_mtok"])} for h in self.held],
                 "unpriced": [{**u, "tokens_per_second_per_gpu": _num(u["tokens_per_second_per_gpu"]),
@@ -209,13 +213,14 @@ def _fleet(fleet: FleetAnswer | None, name: str | None) -> dict | None:
                 "usd_per_gpu_hour": math.nan, "pricing": "", "text": f"{name} cannot be sized from this view's rows"}
     row = mine.iloc[0]
     out = {"series": name, "nodes": float(row["nodes"]), "gpus": float(row["gpus"]), "kw": float(row["kw"]),
+           "facility_kw": float(row.get("facility_kw", math.nan)),
            "usd_per_month": float(row["usd_per_month"]), "usd_per_gpu_hour": float(row["usd_per_gpu_hour"]),
            "pricing": str(row["pricing"])}
     low, high = (float(row.get(k, math.nan)) for k in ("nodes_low", "nodes_high"))
     within = f" ({low:,.0f} to {high:,.0f} within its capacity's range)" if math.isfinite(low) and \
         math.isfinite(high) and low != high else ""
     out.update(nodes_low=low, nodes_high=high)
-    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes{within}, {row['gpus']:,.0f} GPUs, {row['kw']:,.0f} kW, "
+    out["text"] = (f"{name}: {row['nodes']:,.0f} nodes{within}, {row['gpus']:,.0f} GPUs, {power_words(row)}, "
                    f"${row['usd_per_month']:,.0f} a month at {fmt.usd(row['usd_per_gpu_hour'], '/GPU-hour')}")
     return out
 
@@ -332,15 +337,21 @@ def _volume_sentence(options: list[Choice], demand: str, series: list[Choice], v
 
 
 def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, fleet: FleetAnswer | None = None,
-                      volume=None) -> Recommendation:
+                      volume=None, mix=None) -> Recommendation:
     """The one recommendation of a view's answer: its series at the interactivity you need (``cost``, ``crossed``),
     and, when the view states a demand (:attr:`model.core.view.View.has_demand`), owning, renting and the API at its
-    volume (``volume``: :class:`model.present.volume_answer.VolumeAnswer`) and the fleet (``fleet``)."""
+    volume (``volume``: :class:`model.present.volume_answer.VolumeAnswer`) and the fleet (``fleet``).
+
+    ``mix`` (:class:`model.core.mix.MixAnswer`, the answer of the view's request mix: :func:`model.core.mix.mix_view`):
+    the fleet is the mix's (the cheapest mix of types, or the single type no mix beats), said first with the share of
+    requests no priced type measured; the fleet and the options at the volume of the view's own workload, which size
+    every request at that workload's lengths, are left to their sections, and a note says so (the report's first
+    page of a view with a request mix)."""
     x = cost.interactivity_needed
     scenario = rows.scenario
     series = _series(cost)
     settled, contenders = _contenders(series)
-    volume = volume if view.has_demand else None
+    volume = volume if view.has_demand and mix is None else None
     options = _options(volume)
     basis = volume.basis if volume is not None else scenario.basis
     demand = demand_words(view, basis)
@@ -359,6 +370,7 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         lines.append(_held_sentence(held, x))
         head += ", of the priced series" if series and not blocked else ""
         blocked = True
+    lead = len(lines)        # the sentences why no series is named come first; a request mix's fleet next
     if options:
         lines.append(_volume_sentence(options, f"{demand}, of the options with a price" if blocked else demand,
                                       series, volume))
@@ -373,7 +385,7 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
     else:
         lines.append(_with_method(_series_sentence(cost, crossed, series, settled, contenders, head), view, cost,
                                   series))
-    fleet = fleet if view.has_demand else None
+    fleet = fleet if view.has_demand and mix is None else None
     owned = next((o for o in options if o.kind == "owned"), None)
     fleet_series = (owned.name.removeprefix("owned ").split(" (")[0] if owned is not None else
                     series[0].name if series and (settled is True or len(series) == 1) else None)
@@ -398,10 +410,45 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
         notes.append(PLUS_MINUS)
     notes.extend(f"{u['series']} has no $/GPU-hour, and its frontier does not reach {fmt.interactivity(x)}."
                  for u in unpriced if not u["reaches"] and x is not None)
+    mixed = None
+    if mix is not None:
+        mixed, said = _mix_fleet(mix)
+        shares = ", ".join(f"{r['label']} {fmt.percent(r['share'])}" for r in mix.buckets.to_dict("records"))
+        whence = "" if mix.source == "typed" else f", from the {mix.source}"
+        verdict = mix.verdict[:1].lower() + mix.verdict[1:] if mix.verdict[:2] in ("No", "A ") else mix.verdict
+        lines[lead:lead] = [f"At {demand_words(view, mix.token_basis)} with its request mix ({shares}{whence}): "
+                            f"{verdict}", *said]
+        notes.append(f"The fleet above is the request mix's (the GPU mix section); the Fleet and Buy, rent or API "
+                     f"sections size every request as {workload_words(view)}, the view's workload.")
     return Recommendation(x, cost.method, basis, demand, tuple(series), settled, contenders,
                           tuple(options), sized, break_even, tuple(lines + notes), tuple(notes), tuple(unpriced),
                           tuple(held), volume.settled if volume is not None else None,
-                          volume.contenders if volume is not None else ())
+                          volume.contenders if volume is not None else (), mixed)
+
+
+def workload_words(view: View) -> str:
+    """``ISL 8192 / OSL 1024``: the lengths of the view's workload (its ``model|isl|osl``)."""
+    parts = (view.workload or "").split("|")
+    return f"ISL {parts[1]} / OSL {parts[2]}" if len(parts) == 3 else "the view's lengths"
+
+
+def _mix_fleet(mix) -> tuple[dict, list[str]]:
+    """The mix's fleet as page 1's figures read it, and the sentence naming the requests it does not serve."""
+    buckets = mix.buckets
+    missing = buckets[~buckets["measured"].astype(bool)] if not buckets.empty else buckets
+    types = [{"type": str(r["type"]), "nodes": float(r["nodes"]), "gpus": float(r["gpus"]),
+              "usd_per_month": float(r["usd_per_month"])} for r in mix.fleet.to_dict("records")]
+    out = {"types": types, "usd_per_month": float(mix.usd_per_month), "usd_per_month_low": float(mix.usd_per_month_low),
+           "usd_per_month_high": float(mix.usd_per_month_high), "covered_share": float(mix.covered_share),
+           "unmeasured": [str(label) for label in missing["label"]] if not missing.empty else []}
+    said = []
+    if not missing.empty:
+        share = float(missing["share"].sum())
+        each = ", ".join(f"{r['label']} ({fmt.percent(r['share'], 1)})" for r in missing.to_dict("records"))
+        said.append(f"{fmt.percent(share, 1)} of the requests ({each}) were measured on no priced type near their "
+                    "lengths: no fleet above serves them, and their cost is in none of its figures; measure those "
+                    "lengths to size them.")
+    return out, said
 
 
 # ------------------------------------------------------------------ series without a rate: no winner without prices

@@ -62,6 +62,7 @@ from model.present.view_answer import Answer
 from model.present.workbook import plan_of
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_parts", "report_of_view", "view_link",
+           "first_page",
            "html_to_pdf",
            "chromium_path", "PRINT_WIDTH_PX", "ReportExtras", "report_extras", "SECTION_IDS"]
 
@@ -188,6 +189,7 @@ def _fleet_section(answer: Answer) -> ReportSection | None:
             + (fmt.interactivity(fleet.x) if fleet.x else "not set") + ". Capacity per node comes from the measured "
             "point named for each series below; every hour of every GPU is paid for (730 hours a month)."]
     text.extend([fleet.said] if fleet.said else [])
+    text.extend([_sized_as_workload(answer.view)] if answer.view.request_mix else [])
     text.extend(fleet.sentences)
     text.extend(fleet.notes)
     sized = fleet.sized
@@ -204,8 +206,9 @@ def _volume_section(answer: Answer) -> ReportSection | None:
     volume = answer.volume
     if volume is None:
         return None
-    text = [*([volume.said] if volume.said else []), volume.verdict, *(b["text"] + "." for b in volume.break_evens),
-            *volume.notes]
+    text = [*([volume.said] if volume.said else []), *([_sized_as_workload(answer.view)] if answer.view.request_mix
+                                                       else []),
+            volume.verdict, *(b["text"] + "." for b in volume.break_evens), *volume.notes]
     if volume.api:
         a = volume.api
         whence = "; ".join(dict.fromkeys(w for w in (a["matched"], a["source"]) if w))
@@ -217,6 +220,15 @@ def _volume_section(answer: Answer) -> ReportSection | None:
     from model.present.volume_figures import volume_figure
 
     return ReportSection("Buy, rent or API", tuple(text), tables, (volume_figure(volume),) if volume.options else ())
+
+
+def _sized_as_workload(view) -> str:
+    """What the fleet and volume sections of a view holding a request mix size: every request at the view's own
+    workload, the request mix's fleet being the GPU mix section's (and the first page's)."""
+    from model.present.recommendation import workload_words
+
+    return (f"Every request is sized here as {workload_words(view)}, the view's workload; the fleet for the view's "
+            "request mix is in the GPU mix section, and on the first page.")
 
 
 def _mix_section(extras: ReportExtras) -> ReportSection | None:
@@ -266,10 +278,17 @@ SECTION_IDS = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section", "
                "Plan vs actual": "plan-section"}
 
 
-def _recommendation(answer: Answer) -> list[str]:
-    """The first page: the view's one recommendation (:attr:`model.present.view_answer.Answer.recommendation`), the
-    same sentences the Overview and ``costfrontier iso`` give."""
-    return list(answer.recommendation.lines)
+def first_page(answer: Answer, extras: ReportExtras | None = None):
+    """What the first page says: the view's one recommendation (:attr:`model.present.view_answer.Answer.
+    recommendation`, the sentences the Overview and ``costfrontier iso`` give); for a view holding a request mix and a
+    demand, the same with the mix's fleet (``extras.mix_answer``: the GPU mix section's, never the view's own fleet,
+    which sizes every request at the view's workload: :func:`model.present.recommendation.recommendation_of`)."""
+    mix = extras.mix_answer.mix if extras is not None and extras.mix_answer is not None else None
+    if mix is None:
+        return answer.recommendation
+    from model.present.recommendation import recommendation_of
+
+    return recommendation_of(answer.view, answer.rows, answer.cost, answer.crossed, answer.fleet, None, mix=mix)
 
 
 _FIGURE_COLUMNS = ("series", "hardware", "interactivity", "tokens_per_second_per_gpu", "usd_per_mtok", "framework",
@@ -324,7 +343,8 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
                      "Pareto frontier: throughput per GPU against interactivity", subtitle)
     section_charts = [[chart(f) for f in section.figures] for section in sections]
     version = _version()
-    first = _recommendation(answer)
+    opening = first_page(answer, extras)
+    first = list(opening.lines)
 
     def one(width: int | None) -> str:
         body = _body(title, first, summary_of(answer), result, baseline, rendered, tables, cost, frontier, sections,
@@ -333,7 +353,8 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
         return page(title, body, width)
 
     return Report(title=title, html=one(None), print_html=one(PRINT_WIDTH_PX), tables=downloads,
-                  assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables))
+                  assumptions=assumptions, made_at=made_at, workbook=plan_of(answer, tables), first_page=opening,
+                  extras=extras)
 
 
 def _run_to_run_html(rendered: dict, tables: dict) -> str:

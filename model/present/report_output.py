@@ -35,8 +35,9 @@ from model.present.pdf import print_in_parts
 __all__ = ["Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
-#: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ...
-KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "text")
+#: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ..., a share
+#: (``share``: 0.068 as 6.8%), a request rate (``rps``: three significant figures, 0.827 and 0.791 apart)
+KINDS = ("usd", "dollars", "x", "tps", "ratio", "int", "text", "share", "rps")
 
 #: the Chromium flags of every PDF print: no network, no profile of the user's, no first-run work
 _CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -62,6 +63,10 @@ class Report:
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
     workbook: object = None                       # model.present.workbook.WorkbookPlan: the XLSX's formulas
+    #: what the first page says (model.present.recommendation.Recommendation: the view's, or with its request mix's
+    #: fleet) and the answers of other views it shows (model.present.report.ReportExtras), for the bundle
+    first_page: object = None
+    extras: object = None
 
     def to_pdf(self, path: str | os.PathLike, chromium: str | None = None, timeout_s: float = 180,
                on_wait: Callable[[], None] | None = None) -> Path:
@@ -118,7 +123,21 @@ def _show(value, kind: str) -> str:
         return f"{float(value):,.1f}"
     if kind == "ratio":
         return f"{float(value):.2f}x"
+    if kind == "share":
+        return f"{float(value):.1%}"
+    if kind == "rps":
+        return f"{_rps(value):,.{_rps_decimals(value)}f}"
     return f"{int(value)}"
+
+
+def _rps_decimals(value) -> int:
+    """Decimals that keep three significant figures of a request rate (none from 100 up)."""
+    v = abs(float(value))
+    return 0 if v >= 100 or v == 0 else min(6, 2 - int(np.floor(np.log10(v))))
+
+
+def _rps(value) -> float:
+    return round(float(value), _rps_decimals(value))
 
 
 def cell_text(value, kind: str) -> str:
@@ -142,6 +161,10 @@ def _round(value, kind: str):
         return round(float(value), 1)
     if kind == "ratio":
         return round(float(value), 2)
+    if kind == "share":
+        return round(float(value), 3)
+    if kind == "rps":
+        return _rps(value)
     return int(value)
 
 
@@ -270,7 +293,7 @@ tr.group td{border-top:2px solid #57606a}#iso td:nth-child(2){white-space:nowrap
 #recommendation{background:#f6f8fa;border-left:4px solid #1f6feb;padding:8px 16px;margin:16px 0}.lead{font-size:16px}
 a{color:#0969da;word-break:break-all}
 @page{size:A4;margin:14mm}
-@media print{body{max-width:none;padding:0}h2{break-after:avoid}tr,.js-plotly-plot,section#answer{break-inside:avoid}
+@media print{body{max-width:none;padding:0}h2,h3,h3+p.caption{break-after:avoid}tr,.js-plotly-plot,section#answer{break-inside:avoid}
  .break{break-before:page}.modebar{display:none!important}table{font-size:10.5px}}
 """
 

@@ -19,7 +19,7 @@ from model.core.status import PRICED
 from model.core.unpriced import sort_cells
 from model.data.presets import PRESETS_CSV
 from model.present import fmt
-from model.present.answers import cell_words
+from model.present.answers import cell_words, iso_shown
 from model.present.report_output import table_frames
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
@@ -146,7 +146,7 @@ _PARTS_SPEC = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital
                ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
                ("Operations [$/GPU-hour]", "operations", "usd"),
                ("At full use [$/GPU-hour]", "usd_per_gpu_hour_full_use", "usd"),
-               ("Utilisation", "utilization", "ratio"), ("Effective [$/GPU-hour]", "usd_per_gpu_hour", "usd")]
+               ("Utilisation", "utilization", "share"), ("Effective [$/GPU-hour]", "usd_per_gpu_hour", "usd")]
 _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("Low (−20 %)", "low_value", "text"),
                  ("High (+20 %)", "high_value", "text"), ("At low", "low", "usd"), ("At high", "high", "usd"),
                  ("Note", "note", "text")]
@@ -155,22 +155,24 @@ _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("L
 FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
               ("Nodes, capacity at its range's top", "nodes_low", "int"),
               ("Nodes, capacity at its range's bottom", "nodes_high", "int"), ("GPUs", "gpus", "int"),
-              ("IT power [kW]", "kw", "tps"), ("Racks", "racks", "int"), ("$ per month", "usd_per_month", "dollars"),
+              ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"), ("Racks", "racks", "int"),
+              ("$ per month", "usd_per_month", "dollars"),
               ("$ per month, capacity at its range's top", "usd_per_month_low", "dollars"),
               ("$ per month, capacity at its range's bottom", "usd_per_month_high", "dollars"),
               ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
               ("Rented on demand: $ per month following the load", "usd_per_month_autoscaled", "dollars"),
               ("Rented on demand: $/GPU-hour (set in this view)", "usd_per_gpu_hour_autoscaled", "usd"),
-              ("Per node [req/s]", "per_node_rps", "x"), ("Capacity from", "method", "text"),
+              ("Per node [req/s]", "per_node_rps", "rps"), ("Capacity from", "method", "text"),
               ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
-              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "ratio"),
+              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "share"),
               ("Rented on demand: effective [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Rented on demand: utilisation", "utilization_autoscaled", "ratio"), ("Status", "status", "text"),
+              ("Rented on demand: utilisation", "utilization_autoscaled", "share"), ("Status", "status", "text"),
               ("Note", "note", "text")]
 #: ... and for a budget
 BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
-               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("$ per month", "usd_per_month", "dollars"),
-               ("Serves [req/s]", "requests_per_second", "x"), ("Serves [tok/s]", "tokens_per_second", "tps"),
+               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"),
+               ("$ per month", "usd_per_month", "dollars"),
+               ("Serves [req/s]", "requests_per_second", "rps"), ("Serves [tok/s]", "tokens_per_second", "tps"),
                ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
                ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
                ("Note", "note", "text")]
@@ -189,7 +191,15 @@ def fleet_spec(fleet) -> list[tuple[str, str, str]]:
     skip = set() if fleet.over_time is not None and billed else set(_FOLLOWING)
     if "racks" in sized.columns and sized["racks"].isna().all():
         skip.add("racks")
+    if not facility_differs(sized):
+        skip.add("facility_kw")
     return [(h, c, k) for h, c, k in spec if c in sized.columns and c not in skip]
+
+
+def facility_differs(sized: pd.DataFrame) -> bool:
+    """Some row's PUE is not 1 (the view's, or a cost profile's): its facility power is not its IT power, and every
+    table and sentence of the fleet says both."""
+    return "pue" in sized.columns and bool(pd.to_numeric(sized["pue"], errors="coerce").fillna(1).ne(1).any())
 
 
 def fleet_columns(fleet) -> list[str]:
@@ -233,7 +243,7 @@ def _within_words(row) -> str:
 
 def _iso(answer):
     cost = answer.cost
-    iso = _iso_frame(cost.iso_error) if not cost.iso.empty else cost.iso
+    iso = _iso_frame(iso_shown(cost)) if not cost.iso.empty else cost.iso
     return iso, [(f"Ratio to {cost.baseline}", c, k) if c == "ratio_to_baseline" else (h, c, k)
                  for h, c, k in ISO_SPEC]
 
@@ -404,7 +414,7 @@ MIX_FLEET_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("Spa
                   ("Utilisation", "utilization_text", "text"), ("Peak utilisation", "peak_utilization_text", "text"),
                   ("Serves", "serves", "text")]
 MIX_BUCKET_SPEC = [("Bucket", "label", "text"), ("ISL [tokens]", "isl", "int"), ("OSL [tokens]", "osl", "int"),
-                   ("Share of requests", "share_text", "text"), ("Peak [req/s]", "peak_rps", "x"),
+                   ("Share of requests", "share_text", "text"), ("Peak [req/s]", "peak_rps", "rps"),
                    ("Requests in the trace", "requests", "int"), ("Measured", "measured_text", "text"),
                    ("Note", "note", "text")]
 MIX_SINGLE_SPEC = [("GPU type", "type", "text"), ("Nodes", "nodes", "int"), ("$ per month", "usd_per_month", "dollars"),

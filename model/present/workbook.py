@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, ONPREM_FIELDS, ONPREM_LABELS
+from model.core.view_fields import BY_NAME
 from model.data.export import neutralise_formula
 
 __all__ = ["WorkbookPlan", "plan_of", "workbook_xlsx", "FORMULAS", "NUMBER_FORMATS", "HEADER_ROW", "F",
@@ -51,7 +52,7 @@ __all__ = ["WorkbookPlan", "plan_of", "workbook_xlsx", "FORMULAS", "NUMBER_FORMA
 HEADER_ROW = 4
 #: how each column kind is shown (the report's rounding rule as an Excel number format)
 NUMBER_FORMATS = {"usd": "[<0.1]0.000##;#,##0.00", "dollars": "#,##0", "x": "0.0", "tps": "#,##0.0",
-                  "ratio": '0.00"x"', "int": "0", "share": "0.0%"}
+                  "ratio": '0.00"x"', "int": "0", "share": "0.0%", "rps": "#,##0.0##", "plain": "0.0##"}
 #: the header line of each sheet saying what its formulas are
 FORMULAS = {
     "iso": "Formulas: $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6 at each knot (the frontier points around the "
@@ -61,8 +62,9 @@ FORMULAS = {
     "frontier": "Formulas: $/GPU-hour from the Assumptions sheet; $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6.",
     "parts": "Formulas of the build-up's inputs on the Assumptions sheet (model.core.tco.build_up).",
     "sensitivity": "Formulas: the effective rate with one input moved, ÷ (tok/s/GPU at x × 3600) × 10^6.",
-    "fleet": "Formulas: GPUs = nodes × GPUs per node; $ per month = nodes × GPUs per node × $/GPU-hour paid × "
-             "hours_per_month; rented on demand, following the load: mean nodes × GPUs per node × rent_<hardware> × "
+    "fleet": "Formulas: GPUs = nodes × GPUs per node; IT power = GPUs × kW per GPU; facility power = IT power × PUE "
+             "(fleet_pue on the Assumptions sheet, or a build-up's); $ per month = nodes × GPUs per node × $/GPU-hour "
+             "paid × hours_per_month; rented on demand, following the load: mean nodes × GPUs per node × rent_<hardware> × "
              "hours_per_month; effective $/M = $ per month ÷ (tokens per month ÷ 10^6).",
     "volume": "Formulas: owned or rented $ per month = mean nodes × GPUs per node × $/GPU-hour (rate_<hardware>, a "
               "profile's full-use rate, or rent_<hardware>) × hours_per_month, and so within the capacity's ±; the "
@@ -88,13 +90,16 @@ class WorkbookPlan:
     x: float | None = None                          # the interactivity you need [tok/s/user]
     volume: object = None                           # model.present.volume_answer.VolumeAnswer, or None
     rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
+    pue: float | None = None                        # the view's PUE (None: each build-up's, else 1)
+    kw_per_gpu: tuple[tuple[str, float], ...] = ()  # the view's kW per GPU per hardware ("*": every other)
 
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
     """The plan of ``answer``'s workbook; ``tables`` as :func:`model.present.tables.tables` gives them."""
     return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
                         tuple(answer.profiles), answer.interactivity_needed,
-                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent))
+                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent),
+                        answer.view.pue, tuple(answer.view.kw_per_gpu))
 
 
 @dataclass(frozen=True)
@@ -267,7 +272,7 @@ def _ref(sheet: str, coordinate: str) -> str:
 PARTS_LAYOUT = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital", "usd"),
           ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
           ("Operations [$/GPU-hour]", "operations", "usd"), ("At full use [$/GPU-hour]", "full_use", "usd"),
-          ("Utilisation", "utilization", "ratio"), ("Effective [$/GPU-hour]", "effective", "usd"),
+          ("Utilisation", "utilization", "share"), ("Effective [$/GPU-hour]", "effective", "usd"),
           ("Capital per GPU [$]", "capital_per_gpu", "dollars"), ("CRF [1/year]", "crf", "ratio")]
 
 
@@ -346,6 +351,8 @@ class _Context:
     onprem: dict[str, dict[str, str]] = field(default_factory=dict)   # profile name -> input/part -> defined name
     rent_names: dict[str, str] = field(default_factory=dict)          # hardware (lower case) -> rent_<hardware>
     api_names: dict[str, str] = field(default_factory=dict)           # API_ITEMS key -> defined name
+    kw_names: dict[str, str] = field(default_factory=dict)            # hardware (lower case) or "*" -> kwg_<hardware>
+    fleet_pue: str | None = None                                      # the defined name of the fleet's PUE
 
     def __post_init__(self):
         for p in self.plan.profiles:
@@ -372,6 +379,10 @@ class _Context:
         """The defined name of the rate of ``key`` (a hardware or a profile name), None when it has none."""
         return self.rate_names.get(str(key))
 
+    def kw(self, hardware) -> str | None:
+        """The defined name of the kW per GPU the view gives ``hardware`` (its own, else every hardware's)."""
+        return self.kw_names.get(str(hardware).lower(), self.kw_names.get("*"))
+
     def rent(self, hardware) -> str | None:
         """The defined name of ``hardware``'s rented $/GPU-hour, None when the view rents none."""
         return self.rent_names.get(str(hardware).lower())
@@ -397,6 +408,13 @@ def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) ->
             rows.append((item, ("api", api_items[item], api[api_items[item]]), source))
         else:
             rows.append((item, value, source))
+    kw_label = BY_NAME["kw_per_gpu"].label      # the assumptions' words (model.present.assumptions._fleet_settings)
+    kw_items = {f"Fleet: {kw_label}, {'every hardware without its own' if hw == '*' else hw}": (hw, kw)
+                for hw, kw in ctx.plan.kw_per_gpu}
+    rows = [(item, ("kw", *kw_items[item]), source) if item in kw_items else
+            (item, ("pue", ctx.plan.pue if ctx.plan.pue is not None else 1.0), source + (
+                "" if ctx.plan.pue is not None else "; 1 in this workbook, for the rows no build-up gives a PUE"))
+            if item == "Fleet: PUE" else (item, value, source) for item, value, source in rows]
     rows.append(("Hours per month (a month of every cost)", ("const", "hours_per_month", HOURS_PER_MONTH),
                  "8760 / 12"))
     rows.append(("Hours per year (capital and operations)", ("const", "hours_per_year", HOURS_PER_YEAR), "365 days"))
@@ -430,6 +448,13 @@ def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) ->
         elif isinstance(value, tuple) and value[0] == "api":
             ctx.api_names[value[1]] = ctx.names.add(f"api_{value[1]}", _ref(title, coordinate))
             book.put(sheet, row, 2, value[2], "share" if value[1] == "cache_hit" else "usd")
+        elif isinstance(value, tuple) and value[0] == "kw":
+            ctx.kw_names[str(value[1]).lower()] = ctx.names.add(
+                "kwg_every" if value[1] == "*" else f"kwg_{value[1]}", _ref(title, coordinate))
+            book.put(sheet, row, 2, value[2], "plain")
+        elif isinstance(value, tuple) and value[0] == "pue":
+            ctx.fleet_pue = ctx.names.add("fleet_pue", _ref(title, coordinate))
+            book.put(sheet, row, 2, value[1], "plain")
         elif isinstance(value, tuple) and value[0] == "const":
             ctx.names.add(value[1], _ref(title, coordinate))
             book.put(sheet, row, 2, value[2], "int")

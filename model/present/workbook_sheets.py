@@ -158,19 +158,41 @@ def _per_month(cells, at, i, column, value, expression) -> None:
         cells[at[column]][i] = F(expression, value)
 
 
+def _power_of(ctx, rec) -> tuple[str | None, str | None]:
+    """The names of the cells a fleet row's kW per GPU and PUE are (the view's fleet settings, or the build-up of the
+    profile pricing it); None where the row's value is a number (a price set's kW per GPU)."""
+    profile = ctx.onprem.get(rec.get("profile") or "", {})
+    source = rec.get("kw_from")
+    kw = ctx.kw(rec.get("hardware")) if source == "view" else profile.get("kw_per_gpu") if source == "profile" else None
+    pue = ctx.fleet_pue if ctx.plan.pue is not None or "pue" not in profile else profile["pue"]
+    return kw, pue
+
+
 def fleet_columns(frame: pd.DataFrame, spec, ctx) -> list[tuple[str, str, list]]:
-    """The fleet: GPUs and $ per month as formulas of the nodes, GPUs per node and the rate paid; rented on demand,
-    following the load, of the mean nodes and ``rent_<hardware>``; each effective $/M of its $ per month and the
-    tokens a month."""
+    """The fleet: GPUs and $ per month as formulas of the nodes, GPUs per node and the rate paid; IT power of the GPUs
+    and the kW per GPU, facility power of the IT power and the PUE (the view's on the Assumptions sheet, or a
+    build-up's); rented on demand, following the load, of the mean nodes and ``rent_<hardware>``; each effective $/M
+    of its $ per month and the tokens a month."""
     spec = _with(list(spec), ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("GPUs per node", "gpus_per_node", "int"),
-                 ("Tokens per month", "tokens_per_month", "tps"))
+                 ("Tokens per month", "tokens_per_month", "tps"), ("kW per GPU (all-in IT)", "kw_per_gpu", "plain"),
+                 ("PUE", "pue", "plain"), ("Facility power [kW]", "facility_kw", "tps"))
     col, cells = _letters(spec), _spec_columns(frame, spec)
     at = {c: i for i, (_, c, _) in enumerate(spec)}
     N, G, P, T = col["nodes"], col["gpus_per_node"], col["usd_per_gpu_hour"], col["tokens_per_month"]
+    K, U = col["kw_per_gpu"], col["pue"]
     for i, (r, rec) in enumerate(zip(_rows(frame), frame.to_dict("records"))):
         if not (_ok(rec.get("nodes")) and _ok(rec.get("gpus_per_node"))):
             continue
         cells[at["gpus"]][i] = F(f"={N}{r}*{G}{r}", rec.get("gpus"))
+        kw, pue = _power_of(ctx, rec)
+        if kw is not None:
+            cells[at["kw_per_gpu"]][i] = F(f"={kw}", rec.get("kw_per_gpu"))
+        if pue is not None and _ok(rec.get("pue")):
+            cells[at["pue"]][i] = F(f"={pue}", rec.get("pue"))
+        if _ok(rec.get("kw")) and _ok(rec.get("kw_per_gpu")):
+            cells[at["kw"]][i] = F(f"={col['gpus']}{r}*{K}{r}", rec.get("kw"))
+            if _ok(rec.get("facility_kw")):
+                cells[at["facility_kw"]][i] = F(f"={col['kw']}{r}*{U}{r}", rec.get("facility_kw"))
         name = _paid(ctx, rec.get("hardware"), rec.get("usd_per_gpu_hour"))
         if name is not None:
             cells[at["usd_per_gpu_hour"]][i] = F(f"={name}", rec["usd_per_gpu_hour"])

@@ -40,6 +40,7 @@ from model.data.importers import (
     vllm_console,
 )
 from model.data.importers._common import (
+    DERIVED_KEY,
     HEAD_BYTES,
     MODEL_PATH_NOTE,
     add_note,
@@ -227,7 +228,10 @@ def parse(path: Path, name: str, fmt: str, requests: bool = True) -> tuple[pd.Da
                 notes.append(MODEL_PATH_NOTE)
     samples = {i: row.pop(REQUESTS_KEY) for i, row in enumerate(rows) if REQUESTS_KEY in row}
     intervals = {i: row.pop(INTERVALS_KEY) for i, row in enumerate(rows) if INTERVALS_KEY in row}
+    derived = sorted({f for row in rows for f in row.pop(DERIVED_KEY, ())})
     frame = to_frame(rows)
+    if derived:   # fields the importer derived, not read as stated: what --set gives replaces them
+        frame.attrs[DERIVED_KEY] = tuple(derived)
     if samples:   # per-request data by row ordinal (model.data.importers.per_request), stored with the points
         frame.attrs[REQUESTS_KEY] = samples
     if intervals:   # run-to-run intervals by row ordinal (model.data.intervals), stored with the points

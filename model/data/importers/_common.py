@@ -26,8 +26,12 @@ from model.data.importers.base import IngestError
 __all__ = [
     "HEAD_BYTES", "DEFAULT_MAX_JSON_MB", "env_mb", "max_json_mb", "check_json_size", "Rows", "read_head", "head_keys", "load_json", "load_json_text", "objects", "num", "integer", "seconds",
     "iso_date", "to_frame", "scalar_extras", "first", "model_from_path", "model_named", "add_note", "SATURATED_BELOW", "rate_as_run",
-    "SAME_WORKLOAD_WITHIN", "one_workload", "per_completed",
+    "SAME_WORKLOAD_WITHIN", "one_workload", "per_completed", "DERIVED_KEY",
 ]
+
+#: a row's key naming the fields an importer derived rather than read as stated (inference-perf's ISL/OSL from the
+#: measured mean lengths): ``--set`` and the upload form replace them (:class:`model.data.pipeline.Pipeline`)
+DERIVED_KEY = "_derived"
 
 #: how much of a file detection reads [bytes]
 HEAD_BYTES = 1 << 20

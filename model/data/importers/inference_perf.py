@@ -22,6 +22,9 @@ The stages of one run share ISL/OSL = the **run's** mean prompt/output length, r
 the stage files beside it weighted by their successful requests, else (a stage alone) its own. The run, not
 a tolerance, decides: one run's stages are one workload however far their means drift, and two runs stay two.
 Each stage's own means are kept in extra (``prompt_len_mean``, ``output_len_mean``); its notes say which rule.
+The lengths the run asked for (its ``config.yaml``'s data section, which no report file repeats) name the workload
+when given (``--set isl=... --set osl=...``, the upload form): they replace these derived lengths in every stage, as
+one sweep is one workload named by what it asked for, and the measured means stay in extra.
 
 ``inter_token_latency`` pools every token gap of every request (zero gaps inside a streamed chunk), so its
 median is not TPOT; ``time_per_output_token`` is. ``normalized_time_per_output_token`` (request latency /
@@ -34,7 +37,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from model.data.importers._common import Rows, add_note, integer, load_json, num, objects, rate_as_run
+from model.data.importers._common import (
+    DERIVED_KEY,
+    Rows,
+    add_note,
+    integer,
+    load_json,
+    num,
+    objects,
+    rate_as_run,
+)
 from model.data.importers.base import Format, IngestError, NotResults
 
 __all__ = ["FORMATS", "matches", "parse", "run_lengths", "SUMMARY_FILE"]
@@ -163,10 +175,12 @@ def _share_run(rows: Rows, path: Path, name: str, notes: list[str]) -> None:
     for row in rows:
         if row["prompt_len_mean"] is None and row["output_len_mean"] is None:
             continue
+        row[DERIVED_KEY] = ("isl", "osl")     # measured, not what the run asked for: ISL/OSL given replace them
         run = run_lengths(path, row["requests_completed"] or 0)
         if run is None:
             text = ("ISL/OSL = mean prompt/output length of the stage's successful requests, rounded (no summary or "
-                    "other stage beside it: ingest the run's folder so its stages share one workload)")
+                    "other stage beside it: ingest the run's folder so its stages share one workload, or give the "
+                    "ISL and OSL the run asked for)")
         else:
             row["isl"], row["osl"] = round(run[0]), round(run[1])
             text = (f"ISL/OSL = {run[2]}, rounded, so every stage of the run is one workload; the stage's own means "
