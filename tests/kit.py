@@ -3,7 +3,9 @@
 - :func:`cli` runs ``costfrontier`` in this process (``model.cli.main``: the code the console script runs), with its
   standard output and error captured; :func:`cli_json` adds ``--json`` and reads the object it prints;
   :func:`cli_process` runs it as a real process of its own, for the tests whose subject is the process (Ctrl-C,
-  concurrent writers, a cold start).
+  concurrent writers, a cold start), and :func:`cli_started` starts one and leaves it running (a test that reads
+  its output as it goes, or signals it).
+- No other file of tests/ calls ``model.cli.main`` or makes an ``AppTest`` itself (``tests/test_kit.py`` checks).
 - :func:`open_page` opens the app (its frame, ``app.py``) on one page from a link under Streamlit's AppTest.
 
 AppTest's internals this kit relies on (the page hash a first request carries) are pinned by the Streamlit version in
@@ -27,7 +29,8 @@ from streamlit.util import calc_hash
 from model.cli import main
 from ui.frame import PAGES as FRAME_PAGES
 
-__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "open_page", "rate_box", "OVERVIEW", "URL_PATH_OF"]
+__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "cli_started", "open_page", "rate_box", "OVERVIEW",
+           "URL_PATH_OF"]
 
 ROOT = Path(__file__).resolve().parent.parent
 OVERVIEW = "views/overview.py"
@@ -70,12 +73,21 @@ def cli_json(db: str | os.PathLike | None, *argv: str) -> dict:
     return json.loads(done.out)
 
 
+def _process_args(db: str | os.PathLike | None, argv: tuple) -> list[str]:
+    return [sys.executable, "-m", "model.cli", *(["--db", str(db)] if db is not None else []), *map(str, argv)]
+
+
 def cli_process(db: str | os.PathLike | None, *argv: str, env: dict | None = None,
                 timeout: float = 300) -> subprocess.CompletedProcess:
     """``python -m model.cli [--db DB] ARGV...`` as a process of its own, from the repository's root."""
-    args = [sys.executable, "-m", "model.cli", *(["--db", str(db)] if db is not None else []), *map(str, argv)]
-    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+    return subprocess.run(_process_args(db, argv), cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
+
+
+def cli_started(db: str | os.PathLike | None, *argv: str, env: dict | None = None, **popen) -> subprocess.Popen:
+    """The same process started and left running: its output as text pipes (unless ``popen`` says otherwise)."""
+    options = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **popen}
+    return subprocess.Popen(_process_args(db, argv), cwd=ROOT, env={**os.environ, **(env or {})}, **options)
 
 
 def open_page(page: str = OVERVIEW, query: dict | None = None, run: bool = True) -> AppTest:

@@ -20,7 +20,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.actual_rows import ALLOCATION_METHODS, aliases_of, model_key
 from model.core.actuals import lmdi
 from model.data.actuals import actuals_frame
@@ -28,6 +27,7 @@ from model.data.importers.base import IngestError
 from model.data.ingest import ingest_actuals_file
 from model.data.store import connect
 from tests.checksums import table_checksums
+from tests.kit import cli, cli_json
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "actuals"
 #: the plan: GLM-5.2 20k/1k on MI355X at 36.5 B output tokens a month, pinned to the samples' data version 8
@@ -132,28 +132,28 @@ def test_a_bill_is_stored_with_its_derived_values_computed_and_said(con):
     assert stored[0]["usd"] == 52853.76 and stored[1]["usd"] == 47738.88
 
 
-def test_actuals_are_versioned_removable_and_purgeable(db_path, capsys):
+def test_actuals_are_versioned_removable_and_purgeable(db_path):
     db = str(db_path)
-    assert main(["--db", db, "actual", str(FIXTURES / "bill_q1.csv")]) == 0
-    assert main(["--db", db, "ingest", str(FIXTURES / "opencost_total_allocation.json")]) == 0   # ingest knows it
-    capsys.readouterr()
+    assert cli(db, "actual", FIXTURES / "bill_q1.csv").code == 0
+    assert cli(db, "ingest", FIXTURES / "opencost_total_allocation.json").code == 0   # ingest knows it
     with connect(db_path) as con:
         log = con.execute("SELECT version, action, what FROM store_versions ORDER BY version").fetchall()
         assert [(v, a) for v, a, _ in log] == [(1, "ingest"), (2, "ingest")]
         assert log[0][2] == "bill_q1.csv"
         ids = dict(con.execute("SELECT file_name, source_id FROM sources").fetchall())
         assert con.execute("SELECT kind FROM sources").fetchall() == [("actuals",), ("actuals",)]
-    assert main(["--db", db, "remove", str(ids["bill_q1.csv"])]) == 0
+    assert cli(db, "remove", ids["bill_q1.csv"]).code == 0
     with connect(db_path) as con:
         assert set(actuals_frame(con)["file_name"]) == {"opencost_total_allocation.json"}
         assert len(actuals_frame(con, version=2)) == 5           # the version before the remove still holds it
-    assert main(["--db", db, "purge"]) == 0
+    assert cli(db, "purge").code == 0
     with connect(db_path) as con:
         assert con.execute("SELECT count(*) FROM actuals WHERE source_id = ?", [ids["bill_q1.csv"]]).fetchone() == (0,)
         assert len(actuals_frame(con)) == 2
     # removed, its content may come back as a new source
-    assert main(["--db", db, "actual", str(FIXTURES / "bill_q1.csv")]) == 0
-    assert "3 rows added as actuals" in capsys.readouterr().out
+    again = cli(db, "actual", FIXTURES / "bill_q1.csv")
+    assert again.code == 0
+    assert "3 rows added as actuals" in again.out
 
 
 @pytest.mark.parametrize("name, line, field, words", [
@@ -170,20 +170,20 @@ def test_bad_actuals_are_refused_naming_what_is_wrong(sample_con, name, line, fi
     assert table_checksums(sample_con) == before
 
 
-def test_a_period_already_stored_and_a_model_the_plan_does_not_hold_are_refused(sample_db, tmp_path, capsys):
+def test_a_period_already_stored_and_a_model_the_plan_does_not_hold_are_refused(sample_db, tmp_path):
     db = str(sample_db)
-    assert main(["--db", db, "actual", str(FIXTURES / "bill_q1.csv"), "--plan", PLAN]) == 0
+    assert cli(db, "actual", FIXTURES / "bill_q1.csv", "--plan", PLAN).code == 0
     with connect(sample_db) as con:
         before = table_checksums(con)
     again = tmp_path / "february_again.csv"
     again.write_text("date,model,input_tokens,cached_input_tokens,output_tokens,usd\n"
                      "2026-02-10,glm-5.2,1000,0,10,1.5\n")
-    assert main(["--db", db, "actual", str(again)]) == 1
-    err = capsys.readouterr().err
+    code, _, err = cli(db, "actual", again)
+    assert code == 1
     assert "february_again.csv, line 2, field 'period': the period 2026-02-10 00:00–2026-02-11 00:00 of glm-5.2 " \
            "(bill) overlaps one already stored: source #9 bill_q1.csv, 2026-02-01 00:00–2026-03-01 00:00" in err
-    assert main(["--db", db, "actual", str(FIXTURES / "bad_foreign_model.csv"), "--plan", PLAN]) == 1
-    err = capsys.readouterr().err
+    code, _, err = cli(db, "actual", FIXTURES / "bad_foreign_model.csv", "--plan", PLAN)
+    assert code == 1
     assert "bad_foreign_model.csv, line 3, field 'model': model 'DeepSeek-R1' is not one the plan holds (its rows " \
            "are of GLM-5.2); nothing was stored" in err
     with connect(sample_db) as con:
@@ -240,23 +240,23 @@ def test_model_names_match_whole_or_by_an_alias_never_by_a_part():
     assert model_key("org-x/GLM-5.2", aliases_of(["org-x/GLM-5.2=GLM-5.2"])) == "glm-5.2"
 
 
-def test_a_bill_row_of_another_org_counts_against_the_plan_only_when_mapped(sample_db, tmp_path, capsys):
+def test_a_bill_row_of_another_org_counts_against_the_plan_only_when_mapped(sample_db, tmp_path):
     """The plan is for GLM-5.2; a bill whose rows name ``org-x/GLM-5.2`` (or a formula ending in ``/GLM-5.2``) is
     another model: no comparison, until the user maps the name with ``--alias``; then the total is the bill's."""
     bill = tmp_path / "other_org.csv"
     bill.write_text("period,model,input_tokens,cached_input_tokens,output_tokens,usd\n"
                     "2026-01,org-x/GLM-5.2,372000000000,223200000000,18600000000,52853.76\n"
                     "2026-02,\"=cmd|' /C calc'!A0/GLM-5.2\",336000000000,201600000000,16800000000,47738.88\n")
-    assert main(["--db", str(sample_db), "actual", str(bill)]) == 0
-    capsys.readouterr()
-    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 2
-    err = capsys.readouterr().err
+    assert cli(sample_db, "actual", bill).code == 0
+    code, _, err = cli(sample_db, "plan-vs-actual", "--plan", PLAN)
+    assert code == 2
     assert "no actuals for the plan's model (GLM-5.2)" in err and "--alias NAME=MODEL" in err
-    out = _pva(capsys, sample_db, "--alias", "org-x/GLM-5.2=GLM-5.2")
+    out = _pva(sample_db, "--alias", "org-x/GLM-5.2=GLM-5.2")
     assert out["total"]["usd"] == pytest.approx(52_853.76)          # January only: the formula row is not mapped
     assert "actuals of org-x/GLM-5.2 are counted as GLM-5.2 (an alias)" in out["notes"]
-    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN, "--alias", "GLM-5.2"]) == 2
-    assert "an alias is NAME=MODEL" in capsys.readouterr().err
+    code, _, err = cli(sample_db, "plan-vs-actual", "--plan", PLAN, "--alias", "GLM-5.2")
+    assert code == 2
+    assert "an alias is NAME=MODEL" in err
 
 
 @given(st.floats(0.1, 1e4), st.lists(st.floats(0.05, 20), min_size=1, max_size=4))
@@ -270,12 +270,11 @@ def test_the_shares_of_a_variance_add_up_to_it(planned, factors):
 # ------------------------------------------------------------------------------------------ plan against actual
 
 
-def _pva(capsys, db, *argv) -> dict:
-    assert main(["--db", str(db), "plan-vs-actual", "--plan", PLAN, *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+def _pva(db, *argv) -> dict:
+    return cli_json(db, "plan-vs-actual", "--plan", PLAN, *argv)
 
 
-def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
+def test_plan_against_three_months_at_half_its_volume(sample_db):
     """The plan, by hand, from the bundled samples at data version 8:
 
     - the view: GLM-5.2, ISL 20,000 / OSL 1,000 on MI355X, 36.5 B output tokens a month (730 h); one MI355X node
@@ -290,9 +289,8 @@ def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
     2.5e7 output tokens an hour (half the plan's 5e7) and the fleet's cost at the plan's rate:
     54.0 B output tokens and 48 × 1.48 × 2,160 = $153,446.40.
     """
-    assert main(["--db", str(sample_db), "actual", str(FIXTURES / "bill_q1.csv")]) == 0
-    capsys.readouterr()
-    out = _pva(capsys, sample_db)
+    assert cli(sample_db, "actual", FIXTURES / "bill_q1.csv").code == 0
+    out = _pva(sample_db)
     plan, total = out["plan"], out["total"]
     assert (plan["pinned"], plan["data_version"], plan["models"]) == (True, 8, ["GLM-5.2"])
     assert (plan["nodes"], plan["gpus"], plan["basis"]) == (6, 48, "output")
@@ -354,21 +352,21 @@ def test_plan_against_three_months_at_half_its_volume(sample_db, capsys):
     with connect(sample_db) as con:
         assert jsonable(comparison_on(con, PLAN).payload()) == {k: v for k, v in out.items() if k != "command"}
 
-    assert main(["--db", str(sample_db), "plan-vs-actual", "--plan", PLAN]) == 0
-    printed = capsys.readouterr().out.splitlines()
+    done = cli(sample_db, "plan-vs-actual", "--plan", PLAN)
+    assert done.code == 0
+    printed = done.lines
     page = (Path(__file__).resolve().parent.parent / "docs" / "numbers" / "actuals.md").read_text(encoding="utf-8")
     block = page.split("half the volume was served and it prints:\n\n```\n", 1)[1].split("```", 1)[0]
     assert block.splitlines() and all(line in printed for line in block.splitlines())   # the manual shows these
 
 
-def test_both_opencost_bases_give_the_cost_of_capacity_kept_warm(sample_db, capsys):
+def test_both_opencost_bases_give_the_cost_of_capacity_kept_warm(sample_db):
     """OpenCost's allocation and usage costs of the same window (llm-d-prod, April 2026): allocation 40,000 − usage
     31,000 = $9,000 of capacity kept warm. llm-d-eval has no usage row, so it is not in the gap."""
-    assert main(["--db", str(sample_db), "actual", str(FIXTURES / "opencost_total_allocation.json"),
-                 str(FIXTURES / "opencost_total_usage.json"), str(FIXTURES / "opencost_timeseries_multiplier.json"),
-                 "--plan", PLAN]) == 0
-    capsys.readouterr()
-    out = _pva(capsys, sample_db)
+    assert cli(sample_db, "actual", FIXTURES / "opencost_total_allocation.json",
+               FIXTURES / "opencost_total_usage.json", FIXTURES / "opencost_timeseries_multiplier.json",
+               "--plan", PLAN).code == 0
+    out = _pva(sample_db)
     assert out["cost_basis"] == "allocation"
     april = out["periods"][0]
     assert april["allocation_minus_usage_usd"] == pytest.approx(40_000 - 31_000)
@@ -381,7 +379,7 @@ def test_both_opencost_bases_give_the_cost_of_capacity_kept_warm(sample_db, caps
     days = out["periods"][1:]
     assert [d["opencost_split"]["fallback_multiplier"] for d in days] == [True, True]
     assert any("fallback fixed multiplier" in n for n in out["notes"])
-    usage = _pva(capsys, sample_db, "--cost-basis", "usage")
+    usage = _pva(sample_db, "--cost-basis", "usage")
     assert usage["cost_basis"] == "usage" and any("lower bound" in n for n in usage["notes"])
     assert usage["total"]["usd"] == pytest.approx(31_000)
 
@@ -426,14 +424,13 @@ def _node_hourly(rows: list[dict], labels: dict[str, str], gpus: int) -> float:
 
 
 @pytest.mark.parametrize("utilisation", ["1", "0.7"])
-def test_the_price_file_reads_back_as_opencost_pricing_at_the_tco_rate(tmp_path, capsys, utilisation):
+def test_the_price_file_reads_back_as_opencost_pricing_at_the_tco_rate(tmp_path, utilisation):
     """The file parses as OpenCost's CSV pricing, and a node of 8 H200s costs 8 × the rate ``costfrontier tco``
     gives the same profile: its paid (full-use) $/GPU-hour, 1.9341 for the worked build-up (README), which is
     its headline rate at utilisation 1 (at 0.7 the headline is ÷ 0.7: OpenCost counts idle itself)."""
     out = tmp_path / "pricing.csv"
-    assert main(["tco", *BUILD_UP, "--utilization", utilisation, "--purchase-date", "2026-01-15",
-                 "--opencost-pricing", str(out), "--json"]) == 0
-    tco = json.loads(capsys.readouterr().out)["rows"][0]
+    tco = cli_json(None, "tco", *BUILD_UP, "--utilization", utilisation, "--purchase-date", "2026-01-15",
+                   "--opencost-pricing", out)["rows"][0]
     rows, comments = _read_opencost_csv(out)
     assert [r["AssetClass"] for r in rows] == ["node", "gpu"]
     labels = {"node.kubernetes.io/instance-type": "h200", "nvidia.com/gpu_type": "H200"}
@@ -451,7 +448,7 @@ def test_the_price_file_reads_back_as_opencost_pricing_at_the_tco_rate(tmp_path,
     assert "interest 4312.50" in years[0] and years[-1].endswith("book value at the end 0.00 $/GPU")
 
 
-def test_the_schedule_repays_the_capital_and_a_label_is_chosen(tmp_path, capsys):
+def test_the_schedule_repays_the_capital_and_a_label_is_chosen(tmp_path):
     from datetime import date
 
     from model.core.opencost_pricing import schedule
@@ -464,13 +461,14 @@ def test_the_schedule_repays_the_capital_and_a_label_is_chosen(tmp_path, capsys)
     assert sum(y.principal for y in annuity) == pytest.approx(43_125.0)
     assert annuity[0].payment == pytest.approx(43_125.0 * 0.263797, rel=2e-6)   # CRF(10 %, 5) = 0.263797
     out = tmp_path / "p.csv"
-    assert main(["tco", *BUILD_UP, "--opencost-pricing", str(out), "--opencost-node", "pool=gpu-a",
-                 "--opencost-gpu", "gpu.nvidia.com/class=h200-sxm"]) == 0
+    assert cli(None, "tco", *BUILD_UP, "--opencost-pricing", out, "--opencost-node", "pool=gpu-a",
+               "--opencost-gpu", "gpu.nvidia.com/class=h200-sxm").code == 0
     rows, _ = _read_opencost_csv(out)
     assert _node_hourly(rows, {"pool": "gpu-a", "gpu.nvidia.com/class": "H200-SXM"}, 8) == pytest.approx(
         8 * 1.9341439679535837)
-    assert main(["tco", *BUILD_UP, "--opencost-pricing", str(out), "--opencost-gpu", "no-value"]) == 2
-    assert "--opencost-gpu expects LABEL=VALUE" in capsys.readouterr().err
+    code, _, err = cli(None, "tco", *BUILD_UP, "--opencost-pricing", out, "--opencost-gpu", "no-value")
+    assert code == 2
+    assert "--opencost-gpu expects LABEL=VALUE" in err
 
 
 def test_the_decomposition_and_the_plans_error_by_hand():
@@ -534,7 +532,7 @@ def test_the_decomposition_and_the_plans_error_by_hand():
     assert [pd.Timestamp(t) for t in axis.range] == [pd.Timestamp("2026-06-01"), pd.Timestamp("2026-07-01")]
 
 
-def test_a_view_names_its_plan_and_the_report_says_why_there_is_no_comparison_yet(sample_db, tmp_path, capsys):
+def test_a_view_names_its_plan_and_the_report_says_why_there_is_no_comparison_yet(sample_db, tmp_path):
     """The view's ``plan`` is a share link holding a volume and no plan of its own, refused otherwise; the report
     of a view naming a plan whose model has no actuals says so in its section (no actuals stored yet), and a view
     holding a request mix without a demand says that in the mix's."""
@@ -550,9 +548,8 @@ def test_a_view_names_its_plan_and_the_report_says_why_there_is_no_comparison_ye
         with pytest.raises(ValueError, match=re.escape(words)):
             View(plan=bad)
     out = tmp_path / "r.html"
-    assert main(["--db", str(sample_db), "report", "--where", "model=GLM-5", "--plan", PLAN, "--mix",
-                 "8192:1024:1", "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(sample_db, "report", "--where", "model=GLM-5", "--plan", PLAN, "--mix",
+               "8192:1024:1", "--out", out).code == 0
     doc = out.read_text(encoding="utf-8")
     plan = re.search(r"<section id=plan-section.*?</section>", doc, flags=re.S).group(0)
     assert "No comparison: no actuals are stored: ingest an OpenCost response or a bill (costfrontier actual " \

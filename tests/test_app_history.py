@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.data.ingest import ingest_file
 from model.data.store import connect
 from model.present.fmt import for_people
 from tests.conftest import FIXTURES
-from tests.kit import open_page
+from tests.kit import cli_json, open_page
 
 HISTORY = FIXTURES / "history"
 COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]
@@ -29,13 +26,11 @@ def history_db(tmp_path, monkeypatch):
     return path
 
 
-def test_history_page_table_equals_the_cli(history_db, capsys):
+def test_history_page_table_equals_the_cli(history_db):
     at = open_page("views/history.py", {"wl": "all", "by": "hardware", "x": "40", "rep": "latest"})
     assert not at.exception
     shown = at.table[0].value.reset_index()
-    assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--repeats", "latest",
-                 "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = cli_json(history_db, "history", "--at", "40", "--by", "hardware", "--repeats", "latest")["rows"]
     cli = for_people(pd.DataFrame(rows)[COLUMNS]).reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, cli)
     assert len(shown) == 5 and list(shown["Series"]) == ["B200"] * 3 + ["MI355X"] * 2

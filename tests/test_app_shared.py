@@ -12,13 +12,12 @@ import json
 import plotly.io
 import pytest
 
-from model.cli import main
 from model.cli.options import view_of_link
 from model.data.published import priced_checks, published_checks, published_plan
 from model.present import figures
 from model.present.view_answer import answer_of_view
 from tests.conftest import reading
-from tests.kit import open_page, rate_box
+from tests.kit import cli_json, open_page, rate_box
 
 LINK = {"r": "B200:3.1,MI355X:1.6", "at": "20,40,60"}
 FRONTIER, HISTORY, DATA = "views/frontier.py", "views/history.py", "views/data.py"
@@ -74,7 +73,7 @@ def test_two_sessions_get_one_frontier_figure_equal_to_a_fresh_build(samples):
     assert list(shown["Series"]) == list(answer.frontier_table["series"])
 
 
-def test_a_rate_change_reprices_the_cost_axis_and_leaves_the_other_session_alone(samples, capsys):
+def test_a_rate_change_reprices_the_cost_axis_and_leaves_the_other_session_alone(samples):
     query = {**LINK, "y": "cost"}
     one = open_page(FRONTIER, query)
     other = open_page(FRONTIER, query)
@@ -88,9 +87,7 @@ def test_a_rate_change_reprices_the_cost_axis_and_leaves_the_other_session_alone
         if not name.startswith("B200"):
             assert after[name] == before[name]
     # ... and what the CLI prints for that link
-    assert main(["--db", str(samples), "frontier", "--link", "http://x/?r=B200:6.2,MI355X:1.6&at=20,40,60",
-                 "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = cli_json(samples, "frontier", "--link", "http://x/?r=B200:6.2,MI355X:1.6&at=20,40,60")["rows"]
     cli = sorted(r["usd_per_mtok"] for r in rows if r["series"] == b200)
     assert sorted(after[b200]) == pytest.approx(cli, rel=1e-12)
     # the other session, still at $3.1, redraws the figure it had

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.kit import cli_json, open_page
+from tests.kit import cli, cli_json, open_page
 
 
 @pytest.fixture
@@ -107,13 +107,11 @@ def test_fleet_page_equals_the_cli(db, capsys):
     assert mi["GPUs"] == "40" and at.query_params["bud"] == "43216"
 
 
-def test_kw_per_gpu_per_hardware_and_facility_power_on_the_page_the_cli_and_the_report(db, tmp_path, capsys):
+def test_kw_per_gpu_per_hardware_and_facility_power_on_the_page_the_cli_and_the_report(db, tmp_path):
     """Issue 50: "kW per GPU" is each hardware's (``kwg=MI355X:2.2`` moves MI355X's IT power alone; B200 keeps its
     price set's 2.17 kW), the old ``kwg=1.4`` is every hardware's and says so, and with ``pue=1.3`` the page, the CLI's
     table, the report and its workbook show the facility power (IT x PUE) beside the IT power."""
     from openpyxl import load_workbook
-
-    from model.cli import main
 
     link = "http://localhost:8501/Fleet?wl=GLM-5|8192|1024&x=50&rps=10&pue=1.3&kwg=MI355X:2.2"
     store = os.environ["COSTFRONTIER_DB"]
@@ -125,8 +123,8 @@ def test_kw_per_gpu_per_hardware_and_facility_power_on_the_page_the_cli_and_the_
     every = cli_json(store, "size", "--link", link.replace("kwg=MI355X:2.2", "kwg=1.4"))
     assert {r["kw_per_gpu"] for r in every["rows"] if r["nodes"]} == {1.4}
     assert "kW per GPU 1.4 (all-in IT) applies to every hardware without its own: B200, MI355X" in every["notes"]
-    assert main(["--db", store, "size", "--link", link]) == 0
-    table = capsys.readouterr().out
+    code, table, _ = cli(store, "size", "--link", link)
+    assert code == 0
     assert "facility_kw" in table and "297.44" in table and "297 kW facility at PUE 1.3" in table
     page = open_page("views/fleet.py", {"wl": "GLM-5|8192|1024", "x": "50", "rps": "10", "pue": "1.3",
                                         "kwg": "MI355X:2.2"})
@@ -134,9 +132,9 @@ def test_kw_per_gpu_per_hardware_and_facility_power_on_the_page_the_cli_and_the_
     shown = page.dataframe[0].value.set_index("Series")
     assert shown.loc["MI355X · sglang · fp8 · mtp", "Facility power [kW]"] == "297.4"
     assert page.text_input(key="kwg::MI355X").value == "2.2" and page.text_input(key="kwg::B200").value == ""
-    assert main(["--db", store, "report", "--link", link, "--out", str(tmp_path / "r.html")]) == 0
+    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.html")[0] == 0
     assert "Facility power [kW]" in (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert main(["--db", store, "report", "--link", link, "--out", str(tmp_path / "r.xlsx")]) == 0
+    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.xlsx")[0] == 0
     sheet = load_workbook(tmp_path / "r.xlsx")["Fleet"]
     headers = [c.value for c in sheet[4]]
     mi_row = next(r for r in sheet.iter_rows(min_row=5) if r[0].value == "MI355X · sglang · fp8 · mtp")

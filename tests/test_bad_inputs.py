@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +20,6 @@ import model.data.importers.canonical_csv
 import model.data.ingest
 import model.data.pipeline
 import model.data.uploads
-from model.cli import main
 from model.core.frontier import fit_frontiers
 from model.data.export import neutralise_formula, safe_csv
 from model.data.ingest import IngestError, ingest_file
@@ -30,8 +27,8 @@ from model.data.preview import preview
 from model.data.store import connect, load_points
 from model.data.uploads import line_ends, plain_line_ends
 from tests.checksums import table_checksums
+from tests.kit import cli, cli_process
 
-ROOT = Path(__file__).resolve().parent.parent
 BAD = Path(__file__).resolve().parent / "fixtures" / "bad"
 MANIFEST = list(csv.DictReader(open(BAD / "MANIFEST.csv", newline="", encoding="utf-8")))
 REFUSED = [e for e in MANIFEST if e["outcome"] == "refused"]
@@ -56,10 +53,9 @@ def _checksums(path: Path) -> dict:
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=lambda e: e["file"])
-def test_through_the_cli(entry, sample_db, capsys):
+def test_through_the_cli(entry, sample_db):
     before = _checksums(sample_db)
-    code = main(["--db", str(sample_db), "ingest", str(BAD / entry["file"])])
-    out, err = capsys.readouterr()
+    code, out, err = cli(sample_db, "ingest", BAD / entry["file"])
     assert "Traceback" not in out + err
     if entry["outcome"] == "refused":
         assert code == 1, out + err
@@ -117,8 +113,7 @@ def test_through_ingest_file(entry, sample_db):
 
 def test_whole_corpus_as_a_directory_in_a_subprocess(sample_db):
     """The installed entry point on the whole directory: one refusal per bad file, no traceback."""
-    proc = subprocess.run([sys.executable, "-m", "model.cli", "--db", str(sample_db), "ingest", str(BAD)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = cli_process(sample_db, "ingest", BAD, timeout=120)
     assert "Traceback" not in proc.stdout + proc.stderr
     assert proc.returncode == 1
     refused_lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("error: ")]
@@ -202,9 +197,9 @@ def test_duplicated_rows_are_stored_but_count_once_on_the_frontier(sample_db):
     con.close()
 
 
-def test_unusual_ttft_is_accepted_with_a_visible_warning(sample_db, capsys):
-    assert main(["--db", str(sample_db), "ingest", str(BAD / "ttft_800_seconds.csv")]) == 0
-    out = capsys.readouterr().out
+def test_unusual_ttft_is_accepted_with_a_visible_warning(sample_db):
+    code, out, _ = cli(sample_db, "ingest", BAD / "ttft_800_seconds.csv")
+    assert code == 0
     assert "warning: 1 rows have ttft_p50_s above 300 (first at line 2)" in out
 
 
@@ -250,7 +245,7 @@ def test_blank_lines_and_tabs_are_fine(con, tmp_path):
 
 # --------------------------------------------------------------------------- size limit
 
-def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatch, capsys):
+def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatch):
     huge = tmp_path / "huge.csv"
     with open(huge, "wb") as handle:  # sparse: 1 GiB on paper, a few bytes on disk
         handle.write(b"hardware,gpus,tput_per_gpu,tok_s_user\n")
@@ -271,8 +266,9 @@ def test_a_1gb_file_is_refused_before_it_is_read(sample_db, tmp_path, monkeypatc
     assert time.perf_counter() - started < 1.0
     assert err.value.message == ("the file is 1,024 MB, over the 512 MB limit (COSTFRONTIER_MAX_FILE_MB); "
                                  "split it into smaller files or raise the limit")
-    assert main(["--db", str(sample_db), "ingest", str(huge)]) == 1
-    assert "huge.csv: the file is 1,024 MB, over the 512 MB limit (COSTFRONTIER_MAX_FILE_MB)" in capsys.readouterr().err
+    code, _, err = cli(sample_db, "ingest", huge)
+    assert code == 1
+    assert "huge.csv: the file is 1,024 MB, over the 512 MB limit (COSTFRONTIER_MAX_FILE_MB)" in err
     assert _checksums(sample_db) == before
 
 

@@ -23,7 +23,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from model.cli import main
 from model.data.bundle import zip_bytes
 from model.present.bundle import EXIT_DIFFERS, EXIT_LACKS, EXIT_OK, EXIT_USAGE, VERIFY_LINE
 from tests.conftest import ROOT
@@ -44,11 +43,10 @@ def bundle(samples_template, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("made")
     db = folder / "samples.duckdb"
     shutil.copy(samples_template, db)
-    assert main(["--db", str(db), "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
-                 "--name", "B200 owned", "--save"]) == 0
-    assert main(["keygen", str(folder / "issuer"), "--name", "Acme Inference Sales"]) == 0
-    assert main(["--db", str(db), "report", *VIEW, "--bundle", str(folder / "bundle"),
-                 "--sign", str(folder / "issuer")]) == 0
+    assert cli(db, "tco", "--hardware", "B200", "--server-usd", "300000", "--gpus-per-node", "8",
+               "--name", "B200 owned", "--save").code == 0
+    assert cli(None, "keygen", folder / "issuer", "--name", "Acme Inference Sales").code == 0
+    assert cli(db, "report", *VIEW, "--bundle", folder / "bundle", "--sign", folder / "issuer").code == 0
     db.unlink()
     return folder / "bundle"
 
@@ -57,10 +55,9 @@ def _copy(bundle: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(bundle, tmp_path / "copy"))
 
 
-def _verify(capsys, path: Path) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(["verify", str(path), "--json"])
-    return code, json.loads(capsys.readouterr().out)
+def _verify(path: Path) -> tuple[int, dict]:
+    code, out, _ = cli(None, "verify", path, "--json")
+    return code, json.loads(out)
 
 
 def test_the_bundle_holds_every_file_and_figure(bundle):
@@ -102,36 +99,36 @@ def test_verify_on_a_fresh_machine_with_no_store(bundle, tmp_path):
     assert not any(p.name.endswith((".wal", ".tmp")) for p in copy.rglob("*"))
 
 
-def test_a_number_changed_in_the_manifest_is_named(bundle, tmp_path, capsys):
+def test_a_number_changed_in_the_manifest_is_named(bundle, tmp_path):
     copy = _copy(bundle, tmp_path)
     manifest = json.loads((copy / "manifest.json").read_text())
     (figure,) = [f for f in manifest["figures"] if f["id"] == "page 1 | MI355X | $/M tokens"]
     was = figure["text"]
     figure["value"], figure["text"] = 0.61, "$0.61"
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS and out["lacks"] == []
     assert out["differs"] == [{"what": "figure page 1 | MI355X | $/M tokens", "manifest": "$0.61", "bundle": was}]
 
 
-def test_a_byte_of_the_pdf_is_named(bundle, tmp_path, capsys):
+def test_a_byte_of_the_pdf_is_named(bundle, tmp_path):
     copy = _copy(bundle, tmp_path)
     pdf = bytearray((copy / "report.pdf").read_bytes())
     pdf[len(pdf) // 2] ^= 0x01
     (copy / "report.pdf").write_bytes(bytes(pdf))
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS
     (only,) = out["differs"]
     assert only["what"] == "file report.pdf" and only["manifest"] != only["bundle"]
 
 
-def test_a_rate_changed_in_the_bundled_inputs_is_named(bundle, tmp_path, capsys):
+def test_a_rate_changed_in_the_bundled_inputs_is_named(bundle, tmp_path):
     copy = _copy(bundle, tmp_path)
     presets = copy / "inputs/presets.csv"
     text = presets.read_text()
     assert text.count("2025-08,owning_hyperscaler,MI355X,1.48,") == 1
     presets.write_text(text.replace("2025-08,owning_hyperscaler,MI355X,1.48,", "2025-08,owning_hyperscaler,MI355X,1.58,"))
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS and out["lacks"] == []
     found = {d["what"]: (d["manifest"], d["bundle"]) for d in out["differs"]}
     assert found["file inputs/presets.csv"][0] != found["file inputs/presets.csv"][1]
@@ -142,7 +139,7 @@ def test_a_rate_changed_in_the_bundled_inputs_is_named(bundle, tmp_path, capsys)
     assert found["figure page 1 | MI355X | $/M tokens"] == (f"${was:.2f}", f"${was * 1.58 / 1.48:.2f}")
 
 
-def test_the_rows_of_one_series_deleted_is_a_bundle_that_lacks_data(bundle, tmp_path, capsys):
+def test_the_rows_of_one_series_deleted_is_a_bundle_that_lacks_data(bundle, tmp_path):
     copy = _copy(bundle, tmp_path)
     con = duckdb.connect(str(copy / "inputs/store.duckdb"))
     try:
@@ -150,22 +147,23 @@ def test_the_rows_of_one_series_deleted_is_a_bundle_that_lacks_data(bundle, tmp_
         assert con.execute("DELETE FROM points WHERE hardware = 'MI355X'").fetchone()[0] == 15
     finally:
         con.close()
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_LACKS
     assert [x["what"] for x in out["lacks"]] == ["series MI355X"]
     differs = {d["what"]: d for d in out["differs"]}
     assert differs["figure page 1 | MI355X | $/M tokens"]["bundle"].startswith("(none")
 
 
-def test_a_zip_verifies_and_what_is_not_a_bundle_is_refused(bundle, tmp_path, capsys):
+def test_a_zip_verifies_and_what_is_not_a_bundle_is_refused(bundle, tmp_path):
     files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
     archive = tmp_path / "proposal.zip"
     archive.write_bytes(zip_bytes(files, "proposal"))
-    assert _verify(capsys, archive)[0] == EXIT_OK
+    assert _verify(archive)[0] == EXIT_OK
     (tmp_path / "empty").mkdir()
-    assert main(["verify", str(tmp_path / "empty")]) == EXIT_USAGE
-    assert "no manifest.json, so it is not a proposal bundle" in capsys.readouterr().err
-    assert main(["verify", str(tmp_path / "nothing-here")]) == EXIT_USAGE
+    code, _, err = cli(None, "verify", tmp_path / "empty")
+    assert code == EXIT_USAGE
+    assert "no manifest.json, so it is not a proposal bundle" in err
+    assert cli(None, "verify", tmp_path / "nothing-here").code == EXIT_USAGE
 
 
 # ------------------------------------------------------------- a bundle that reads only itself (issues 53 and 50)
@@ -179,7 +177,7 @@ def _rehash(copy: Path, *names: str) -> dict:
     return manifest
 
 
-def test_a_symlink_to_a_file_or_a_folder_outside_is_refused_not_read(bundle, tmp_path, capsys):
+def test_a_symlink_to_a_file_or_a_folder_outside_is_refused_not_read(bundle, tmp_path):
     """``report.html`` replaced by a link to a file elsewhere (its hash in the manifest), or ``inputs/`` by a link to
     an identical folder elsewhere: named and refused, exit 1; the answer is not rebuilt from outside files."""
     copy = _copy(bundle, tmp_path)
@@ -189,14 +187,14 @@ def test_a_symlink_to_a_file_or_a_folder_outside_is_refused_not_read(bundle, tmp
     (copy / "report.html").unlink()
     (copy / "report.html").symlink_to(outside / "report.html")
     manifest = _rehash(copy, "report.html")
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS and out["figures"] == 0
     assert out["differs"] == [{"what": "file report.html", "manifest": "a regular file inside the bundle",
                                "bundle": "a symbolic link: refused, not read"}]
     copy = Path(shutil.copytree(bundle, tmp_path / "second"))
     shutil.move(copy / "inputs", outside / "inputs")
     (copy / "inputs").symlink_to(outside / "inputs", target_is_directory=True)
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS and out["figures"] == 0 and out["lacks"] == []
     assert out["differs"] == [{"what": "file inputs", "manifest": "a regular file inside the bundle",
                                "bundle": "a symbolic link: refused, not read"}]
@@ -226,7 +224,7 @@ def test_a_hostile_manifest_is_one_line_and_exit_2(bundle, tmp_path, text, words
     assert err.splitlines() == [f"error: {words}"], err
 
 
-def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_path, capsys):
+def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_path):
     """MI355X's $/M edited in report.html's first page (its new SHA-256 in the manifest): the figure is named with
     what the rebuilt answer prints and what the report prints; an edited table cell in the HTML is named too."""
     copy = _copy(bundle, tmp_path)
@@ -242,7 +240,7 @@ def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_pa
     page = page.replace(cell + b200 + "<", cell + "$0.01<")
     (copy / "report.html").write_text(page, encoding="utf-8")
     _rehash(copy, "report.html")
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS
     assert out["differs"] == [
         {"what": "figure Cost at matched interactivity | 60.0 | B200 | $/M tokens as report.html prints it",
@@ -250,7 +248,7 @@ def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_pa
         {"what": "figure page 1 | MI355X | $/M tokens as report.html prints it", "manifest": was, "bundle": "$0.14"}]
 
 
-def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp_path, capsys):
+def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp_path):
     """Issue 50: ``NOTES.txt`` and ``tables/extra.csv`` added, ``tables/crossovers.csv`` removed, a cell of the fleet
     table edited (its hash updated), MI355X's rate in the manifest's inputs changed from 1.48 to 1.58 (the figures
     still computed at 1.48): each is named, the table cell by row, column and both values."""
@@ -267,7 +265,7 @@ def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp
         if rate["hardware"] == "MI355X":
             rate["usd_per_gpu_hour"] = 1.58
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    code, out = _verify(capsys, copy)
+    code, out = _verify(copy)
     assert code == EXIT_DIFFERS and out["lacks"] == []
     found = {d["what"]: (d["manifest"], d["bundle"]) for d in out["differs"]}
     assert found == {
@@ -278,12 +276,12 @@ def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp
         "table Fleet, row MI355X, column Nodes": (nodes, "99")}
 
 
-def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path, capsys):
+def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path):
     files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
     files["tables/fleet_FINAL.csv"] = b"Series,Nodes\nMI355X,1\n"
     archive = tmp_path / "proposal.zip"
     archive.write_bytes(zip_bytes(files, "proposal"))
-    code, out = _verify(capsys, archive)
+    code, out = _verify(archive)
     assert code == EXIT_DIFFERS
     assert out["differs"] == [{"what": "file tables/fleet_FINAL.csv", "manifest": "(not listed)",
                                "bundle": "in the bundle: a file the manifest does not list"}]
@@ -297,7 +295,7 @@ def test_a_file_added_inside_the_zip_is_named(bundle, tmp_path, capsys):
         "error: proposal.zip: report_v2.pdf lies outside the bundle's folder (proposal), so it is not one bundle"]
 
 
-def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tmp_path, capsys):
+def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tmp_path):
     """Signed with the issuer's key (``report --bundle --sign``): verify ``--key issuer.pub`` names the issuer and
     says nothing changed, in the folder and in the zip; with another key, unsigned, or a manifest figure edited
     after signing (hashes and all), it fails, exit 1."""
@@ -312,9 +310,9 @@ def test_a_signed_bundle_verifies_with_its_key_and_fails_with_another(bundle, tm
         assert out.splitlines()[-2].startswith("signed: by Acme Inference Sales (SHA256:")
         assert out.splitlines()[-2].endswith("; nothing changed since")
     assert cli(None, "keygen", str(tmp_path / "other"), "--name", "Mallory").code == 0
-    capsys.readouterr()
-    assert main(["verify", str(archive), "--key", str(tmp_path / "other.pub"), "--json"]) == EXIT_DIFFERS
-    found = json.loads(capsys.readouterr().out)
+    code, out, _ = cli(None, "verify", archive, "--key", tmp_path / "other.pub", "--json")
+    assert code == EXIT_DIFFERS
+    found = json.loads(out)
     assert found["signed"]["ok"] is False and found["signed"]["issuer"] == "Mallory"
     assert found["signed"]["why"].startswith("not signed with this key (signed with SHA256:")
     copy = _copy(bundle, tmp_path)

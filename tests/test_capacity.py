@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.capacity import (
     BLENDED_FORMULA,
     CAPACITY_BASES,
@@ -30,7 +29,7 @@ from model.core.cost import usd_per_mtok
 from model.core.sla import SLA, SLA_KEYS, TTFT_PERCENTILES, sla_failures, sla_mask, split_by_sla
 from model.data.store import load_points
 from model.present.ramp_figures import BREAK_COLOUR, RAMP_X_TITLE, TTFT_Y_TITLE, ramp_figure
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 MI355X = "MI355X · sglang · mxfp4 · mtp"
 
@@ -297,7 +296,7 @@ def test_ramp_figure_from_raw_points_without_sla(sample_points):
 # ------------------------------------------------------------------------------------------ CLI
 
 
-def test_cli_capacity_published_knees(sample_con, db_path, capsys):
+def test_cli_capacity_published_knees(sample_con, db_path):
     sample_con.close()
     # published (Wafer GLM-5.2 post): 2.4 req/s and 2,626 tok/s/node at TTFT <= 5 s; 2.0 and 1,944 at <= 1.1 s
     for limit, rate, tput in (("5", 2.4, 2626), ("1.1", 2.0, 1944)):
@@ -312,29 +311,31 @@ def test_cli_capacity_published_knees(sample_con, db_path, capsys):
         assert row["usd_per_mtok"] == pytest.approx(usd_per_mtok(1.48, tput / 8))  # 2025-08 owning_hyperscaler
 
 
-def test_cli_capacity_text_rate_and_errors(sample_con, db_path, capsys):
+def test_cli_capacity_text_rate_and_errors(sample_con, db_path):
     sample_con.close()
     out = cli_json(None, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--sla", "success=0.99",
                 "--rate", "mi355x=2.0", "--json")
     rows = {r["series"]: r for r in out["rows"]}
     assert rows[MI355X]["usd_per_gpu_hour"] == 2.0 and out["sla"] == "ttft_p95=5,success=0.99"
     assert rows["B200 · sglang"]["request_rate"] is None
-    assert main(["--db", str(db_path), "capacity", "--sla", "ttft_p95=5"]) == 0
-    text = capsys.readouterr().out
+    code, text, _ = cli(db_path, "capacity", "--sla", "ttft_p95=5")
+    assert code == 0
     assert "TTFT p95 <= 5 s" in text and "2626" in text
-    assert main(["--db", str(db_path), "capacity", "--sla", "ttft=5"]) == 2
-    assert "name a percentile" in capsys.readouterr().err
+    code, _, err = cli(db_path, "capacity", "--sla", "ttft=5")
+    assert code == 2
+    assert "name a percentile" in err
     # blended without weights: the view's own (0.25 uncached, 0.025 cached), as on the Ramps page. The Wafer
     # knee at 5 s (328.25 output tok/s/GPU, ISL 20000, OSL 1000, 60 % prefix hits):
     # 328.25 x (1000 + 0.25 x 20000 x 0.4 + 0.025 x 20000 x 0.6) / 1000 = 328.25 x 3.3
     out = cli_json(None, "--db", str(db_path), "capacity", "--sla", "ttft_p95=5", "--basis", "blended", "--json")
     row = {r["series"]: r for r in out["rows"]}[MI355X]
     assert row["basis"] == "blended" and row["tokens_per_second_per_gpu"] == pytest.approx(328.25 * 3.3)
-    assert main(["--db", str(db_path), "capacity", "--basis", "blended", "--w-input", "-1"]) == 2
-    assert "--w-input" in capsys.readouterr().err
+    code, _, err = cli(db_path, "capacity", "--basis", "blended", "--w-input", "-1")
+    assert code == 2
+    assert "--w-input" in err
 
 
-def test_cli_compare_published_claim(sample_con, db_path, capsys):
+def test_cli_compare_published_claim(sample_con, db_path):
     sample_con.close()
     out = cli_json(None, "--db", str(db_path), "compare", "--by", "hardware", "--rate", "B200=2.75",
                 "--rate", "MI355X=1", "--baseline", "b200", "--json")

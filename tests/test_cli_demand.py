@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from model.cli import main
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 RAMP = ["--sla", "ttft_p95=5", "--rate", "MI355X=1.48", "--where", "hardware=MI355X", "--where", "precision=mxfp4",
         "--where", "model=GLM-5.2", "--where", "isl=20000", "--where", "osl=1000", "--by", "hardware"]
 NODE_MONTH = 8 * 1.48 * 730
 
 
-def test_size_follows_a_business_hours_day(sample_db, capsys):
+def test_size_follows_a_business_hours_day(sample_db):
     # rented on demand at $2.10 (issue 41: only billing that can follow the load has a following-the-load cost)
     out = cli_json(sample_db, "size", "--peak-rps", "6", "--shape", "business-hours", "--rent", "MI355X=2.1",
                 "--on-demand", *RAMP)
@@ -45,7 +44,7 @@ def test_size_follows_a_business_hours_day(sample_db, capsys):
     assert "6 req/s (typed)" in out["demand_said"] and "(derived)" in out["demand_said"]
 
 
-def test_a_peak_and_a_volume_together_and_each_option_at_its_own_billing(sample_db, capsys):
+def test_a_peak_and_a_volume_together_and_each_option_at_its_own_billing(sample_db):
     out = cli_json(sample_db, "volume", "--peak-rps", "6", "--volume", "3e9", "--shape", "business-hours",
                 "--rent", "MI355X=2.1", "--on-demand", "--min-nodes", "0", *RAMP)
     options = {o["option"]: o for o in out["options"]}
@@ -58,7 +57,7 @@ def test_a_peak_and_a_volume_together_and_each_option_at_its_own_billing(sample_
     assert out["tokens_per_month"] == 3e9 and "Peak 6 req/s (typed)" in out["demand"]
 
 
-def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, capsys, tmp_path):
+def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, tmp_path):
     good = tmp_path / "azure.csv"
     rows = ["TIMESTAMP,ContextTokens,GeneratedTokens"]
     # 600 requests in the first 5 minutes (2 req/s), 60 in each of the next 11 (0.2 req/s)
@@ -72,12 +71,12 @@ def test_a_trace_file_sizes_the_fleet_and_a_bad_one_names_its_row(sample_db, cap
     assert row["mean_rps"] == pytest.approx(1260 / 3600)
     bad = tmp_path / "bad.csv"
     bad.write_text("timestamp,input_tokens,output_tokens\n0,10,5\n1,ten,5\n")
-    assert main(["--db", str(sample_db), "size", "--trace", str(bad), *RAMP]) == 2
-    err = capsys.readouterr().err
+    code, _, err = cli(sample_db, "size", "--trace", bad, *RAMP)
+    assert code == 2
     assert "--trace: bad.csv, row 3, field input_tokens" in err and "Traceback" not in err
 
 
-def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, capsys):
+def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db):
     # 30 B output tokens a month of 1,000 a request: 11.4 req/s on average; by day × 4 / (51/24) = 21.5 req/s,
     # 9 nodes; by night × 1 / (51/24) = 5.37 req/s, 3 nodes: (9 × 9 + 15 × 3) / 24 = 5.25 nodes on average
     out = cli_json(sample_db, "volume", "--volume", "30e9", "--shape", "business-hours", "--rent", "MI355X=2.1",
@@ -92,7 +91,7 @@ def test_on_demand_follows_a_business_hours_day_at_its_own_billing(sample_db, ca
     assert out["cheapest"] == od["option"] and "peak 21.5 req/s (derived)" in out["demand"]
 
 
-def test_a_traces_volume_is_stated_from_its_own_requests(sample_db, capsys, tmp_path):
+def test_a_traces_volume_is_stated_from_its_own_requests(sample_db, tmp_path):
     """Issue 41: a trace of 600 requests of 18,000 + 900 tokens over an hour (0.1667 req/s on average) states its own
     volume on the view's basis (output tokens, as the ramp states them): 0.1667 × 900 × 730 × 3,600 = 394 M output
     tokens a month, not the 438 M its requests would be at the view's 1,000 output tokens; the fleet is sized (and

@@ -13,13 +13,11 @@ At $2 and $3 a GPU-hour a node costs 8 × 2 × 730 = $11,680 (H100) and $17,520 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from model.cli import main
 from tests.kit import cli, cli_json
 
 SYNTHETIC = Path(__file__).resolve().parent / "fixtures" / "mix" / "two_workloads_synthetic.csv"
@@ -28,23 +26,22 @@ H100_NODE, H200_NODE = 8 * 2 * 730, 8 * 3 * 730
 
 
 @pytest.fixture
-def synthetic_db(tmp_path, capsys) -> Path:
+def synthetic_db(tmp_path) -> Path:
     db = tmp_path / "mix.duckdb"
-    assert main(["--db", str(db), "ingest", str(SYNTHETIC)]) == 0
-    capsys.readouterr()
+    assert cli(db, "ingest", SYNTHETIC).code == 0
     return db
 
 
-def _json(capsys, db, *argv) -> dict:
+def _json(db, *argv) -> dict:
     return cli_json(db, "mix", *argv)
 
 
-def test_each_type_serves_the_bucket_it_is_cheapest_for(synthetic_db, capsys):
+def test_each_type_serves_the_bucket_it_is_cheapest_for(synthetic_db):
     """160 req/s, 90 % short: 144 short and 16 long req/s. H100 alone: 144/80 + 16/8 = 3.8 → 4 nodes, $46,720;
     H200 alone: 144/80 + 16/24 = 2.47 → 3 nodes, $52,560. 2 H100 carry the short (1.8 nodes) and 1.6 long req/s
     (the other 0.2 nodes × 8), 1 H200 the other 14.4 long (0.6 of a node): $23,360 + $17,520 = $40,880, $5,840
     (12.5 %) less than H100 alone. 1 H100 + 2 H200 ($46,720) and 3 H100 + 1 H200 ($52,560) cost more."""
-    out = _json(capsys, synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW)
+    out = _json(synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW)
     assert out["status"] == "optimal" and out["status_text"] == "optimal (HiGHS, proven cheapest)"
     assert {r["type"]: r["nodes"] for r in out["fleet"]} == {"H100": 2, "H200": 1}
     assert out["usd_per_month"] == pytest.approx(2 * H100_NODE + H200_NODE) == 40_880
@@ -72,19 +69,18 @@ def test_each_type_serves_the_bucket_it_is_cheapest_for(synthetic_db, capsys):
     assert rows[0.1]["saving_usd_per_month"] == pytest.approx(5_840)
     assert out["crossover"]["text"].startswith("a mix starts to pay at 10% long requests (H100 alone below)")
 
-    assert main(["--db", str(synthetic_db), "mix", "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160",
-                 *VIEW]) == 0
-    text = capsys.readouterr().out
+    code, text, _ = cli(synthetic_db, "mix", "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW)
+    assert code == 0
     assert ("A mix of 2 H100 + 1 H200 nodes costs $40,880 a month: $5,840 (12.5%) less than the best single type, "
             "H100 alone ($46,720).") in text
     assert "solver: optimal (HiGHS, proven cheapest)" in text and "crossover along the mix: a mix starts" in text
 
 
-def test_a_type_that_dominates_is_the_answer_alone(synthetic_db, capsys):
+def test_a_type_that_dominates_is_the_answer_alone(synthetic_db):
     """At $1.50 an H200 node ($8,760) is cheaper than an H100 ($11,680) and carries as much or more of each bucket:
     H200 alone, 144/80 + 16/24 = 2.47 → 3 nodes, $26,280; filling with H100 cannot help (2 H200 + 1 H100 is
     $29,200)."""
-    out = _json(capsys, synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160",
+    out = _json(synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160",
                 "--interactivity", "50", "--rate", "H100=2", "--rate", "H200=1.5")
     assert {r["type"]: r["nodes"] for r in out["fleet"]} == {"H200": 3}
     assert out["usd_per_month"] == pytest.approx(3 * 8 * 1.5 * 730) and not out["mix_pays"]
@@ -92,7 +88,7 @@ def test_a_type_that_dominates_is_the_answer_alone(synthetic_db, capsys):
     assert out["verdict"] == "No mix beats H200 alone: 3 H200 nodes, $26,280 a month."
 
 
-def test_a_trace_bucket_no_hardware_measured_is_named_and_the_rest_is_covered(synthetic_db, capsys, tmp_path):
+def test_a_trace_bucket_no_hardware_measured_is_named_and_the_rest_is_covered(synthetic_db, tmp_path):
     """600 requests over 10 minutes (1 req/s in each 5-minute window): 480 of 8,000 + 1,000 tokens and 120 of
     100,000 + 500. The long-context bucket (ISL ≥ 16,384) is ×12.2 from the nearest measured 8192/1024: not
     measured. The other, 0.8 req/s at 8192/1024, takes one H100 node (0.1 of it) for $11,680."""
@@ -100,7 +96,7 @@ def test_a_trace_bucket_no_hardware_measured_is_named_and_the_rest_is_covered(sy
     rows = ["timestamp,input_tokens,output_tokens"]
     rows += [f"{i},{100_000 if i % 5 == 0 else 8_000},{500 if i % 5 == 0 else 1_000}" for i in range(600)]
     trace.write_text("\n".join(rows))
-    out = _json(capsys, synthetic_db, "--trace", str(trace), *VIEW)
+    out = _json(synthetic_db, "--trace", str(trace), *VIEW)
     assert out["request_mix"]["source"] == "trace agents.csv: 600 requests"
     assert out["request_mix"]["isl_edges"] == [1024, 4096, 16384] and out["request_mix"]["osl_edges"] == [256, 1024]
     assert out["view"]["rmix"] == "8000:1000:0.8,100000:500:0.2"
@@ -117,28 +113,27 @@ def test_a_trace_bucket_no_hardware_measured_is_named_and_the_rest_is_covered(sy
     assert served["peak_rps"] == pytest.approx(0.8) and "ISL ×0.977, OSL ×0.977 of the measured" in served["note"]
 
 
-def test_limits_that_cannot_be_met_say_how_much_they_carry(synthetic_db, capsys):
+def test_limits_that_cannot_be_met_say_how_much_they_carry(synthetic_db):
     """One node of each: H200 takes the 16 long req/s (0.67 of a node) and 80 × 0.33 short, H100 80 short; in
     fractions of a node they carry at most θ = 160 / (144 + 16 × 80 / 24) = 81.1 % of the peak."""
-    out = _json(capsys, synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW,
+    out = _json(synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW,
                 "--max-nodes", "H100=1", "--max-nodes", "h200=1")
     assert out["status"] == "infeasible" and out["fleet"] == [] and out["usd_per_month"] is None
     assert f"at most {160 / (144 + 16 * 80 / 24):.1%} of the peak" in out["status_text"]
     assert out["verdict"].startswith("No mix serves this demand: infeasible:")
     # a limit that leaves room: H200 at most 1 node still gives the $40,880 mix
-    out = _json(capsys, synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW,
+    out = _json(synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW,
                 "--max-nodes", "H200=1")
     assert out["usd_per_month"] == 40_880 and "limits: H200 at most 1 node" in out["notes"]
 
 
-def test_one_bucket_on_the_samples_sizes_each_type_as_size_does(sample_db, capsys):
+def test_one_bucket_on_the_samples_sizes_each_type_as_size_does(sample_db):
     """GLM-5 8192/1024 at 40 tok/s/user, 10 req/s at peak, 80 % of them measured (8 req/s): each type alone is the
     fleet ``size`` buys for 8 req/s, and a mix fills MI355X's last part-used node with B200s. 500/100 is ×16.4
     from the one measured workload: named, not measured."""
-    assert main(["--db", str(sample_db), "size", "--peak-rps", "8", "--interactivity", "40", "--json"]) == 0
-    sized = {r["hardware"]: r for r in json.loads(capsys.readouterr().out)["rows"]
+    sized = {r["hardware"]: r for r in cli_json(sample_db, "size", "--peak-rps", "8", "--interactivity", "40")["rows"]
              if r["series"].endswith("mtp · GLM-5 · ISL 8192 · OSL 1024")}
-    out = _json(capsys, sample_db, "--mix", "8192:1024:0.8,500:100:0.2", "--peak-rps", "10", "--interactivity", "40")
+    out = _json(sample_db, "--mix", "8192:1024:0.8,500:100:0.2", "--peak-rps", "10", "--interactivity", "40")
     alone = {r["type"]: r for r in out["single"]}
     for hw in ("B200", "MI355X"):
         assert alone[hw]["nodes"] == sized[hw]["nodes"]
@@ -156,15 +151,15 @@ def test_one_bucket_on_the_samples_sizes_each_type_as_size_does(sample_db, capsy
     assert out["crossover"]["text"] == "one measured bucket: no crossover along the mix"
 
 
-def test_the_views_link_gives_the_same_answer(synthetic_db, capsys):
-    out = _json(capsys, synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW)
-    again = _json(capsys, synthetic_db, "--link", f"http://dashboard/?{urlencode(out['view'])}")
+def test_the_views_link_gives_the_same_answer(synthetic_db):
+    out = _json(synthetic_db, "--mix", "1024:256:0.9,8192:1024:0.1", "--peak-rps", "160", *VIEW)
+    again = _json(synthetic_db, "--link", f"http://dashboard/?{urlencode(out['view'])}")
     for key in ("fleet", "usd_per_month", "single", "assignment", "effective_usd_per_mtok", "view"):
         assert again[key] == out[key], key
     # issue 50: --json prints the view's share link (docs/numbers/mix.md says so): the GPU mix page of this view,
     # its mix and demand in it, and it gives the same answer
     assert "/GPU_mix?" in out["link"] and "rmix=1024:256:0.9,8192:1024:0.1" in out["link"] and "rps=160" in out["link"]
-    linked = _json(capsys, synthetic_db, "--link", out["link"])
+    linked = _json(synthetic_db, "--link", out["link"])
     for key in ("fleet", "usd_per_month", "single", "assignment", "effective_usd_per_mtok", "view", "link"):
         assert linked[key] == out[key], key
 
@@ -179,9 +174,9 @@ def test_the_views_link_gives_the_same_answer(synthetic_db, capsys):
     (["--mix", "8192:1024:1", "--peak-rps", "1", "--where", "model=GLM-5", "--where", "model=GLM-5.2"],
      "mix: a mix compares the workloads of one model"),
 ])
-def test_a_mix_that_cannot_be_answered_is_a_usage_error(sample_db, capsys, argv, words):
-    assert main(["--db", str(sample_db), "mix", *argv]) == 2
-    err = capsys.readouterr().err
+def test_a_mix_that_cannot_be_answered_is_a_usage_error(sample_db, argv, words):
+    code, _, err = cli(sample_db, "mix", *argv)
+    assert code == 2
     assert err.startswith(f"error: {words}") and "Traceback" not in err, err
 
 

@@ -7,24 +7,17 @@ owning beats the API above 4.99 B tokens a month; at 2 B a month owning costs $4
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from model.cli import main
+from tests.kit import cli, cli_json
 
 WORKED = ["volume", "--tokens-per-month", "2e9", "--interactivity", "50", "--where", "model=GLM-5", "--where",
           "isl=8192", "--where", "osl=1024", "--where", "spec_decoding=mtp", "--where", "hardware=MI355X",
           "--by", "hardware"]
 
 
-def run_json(capsys, *argv) -> dict:
-    assert main(list(argv)) == 0
-    return json.loads(capsys.readouterr().out)
-
-
-def test_worked_example_from_the_command_line(sample_db, capsys):
-    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--rent", "MI355X=2.10", "--json")
+def test_worked_example_from_the_command_line(sample_db):
+    out = cli_json(sample_db, *WORKED, "--rent", "MI355X=2.10")
     options = {o["option"]: o for o in out["options"]}
     owned, api = options["owned MI355X"], options["API GLM-5.2 (Z.ai)"]
     assert owned["usd_per_month"] == pytest.approx(8 * 1.48 * 730)
@@ -43,9 +36,9 @@ def test_worked_example_from_the_command_line(sample_db, capsys):
     assert out["verdict"].startswith("At 2.00 B total tokens a month (full cost), API GLM-5.2 (Z.ai) is cheapest")
 
 
-def test_custom_prices_cache_hits_on_demand_and_the_link(sample_db, capsys):
-    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--api-usd", "1,0.1,2", "--cache-hit", "0.5",
-                   "--rent", "MI355X=1.2", "--on-demand", "--min-nodes", "2", "--peak-to-average", "3", "--json")
+def test_custom_prices_cache_hits_on_demand_and_the_link(sample_db):
+    out = cli_json(sample_db, *WORKED, "--api-usd", "1,0.1,2", "--cache-hit", "0.5",
+                   "--rent", "MI355X=1.2", "--on-demand", "--min-nodes", "2", "--peak-to-average", "3")
     options = {o["option"]: o for o in out["options"]}
     assert options["API custom prices"]["effective_usd_per_mtok"] == pytest.approx(
         (8192 * 0.5 * 1 + 8192 * 0.5 * 0.1 + 1024 * 2) / 9216)
@@ -53,33 +46,33 @@ def test_custom_prices_cache_hits_on_demand_and_the_link(sample_db, capsys):
     assert on_demand["nodes"] == 2 and on_demand["usd_per_month"] == pytest.approx(2 * 8 * 1.2 * 730)
     assert out["view"]["od"] == "1" and out["view"]["apiusd"] == "1,0.1,2" and out["view"]["pta"] == "3"
     link = "http://localhost:8501/Buy_rent_or_API?" + "&".join(f"{k}={v}" for k, v in out["view"].items())
-    again = run_json(capsys, "--db", str(sample_db), "volume", "--link", link, "--json")
+    again = cli_json(sample_db, "volume", "--link", link)
     assert again["options"] == out["options"] and again["break_evens"] == out["break_evens"]
 
 
-def test_marginal_lens_and_bad_input_are_named(sample_db, capsys):
-    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--lens", "marginal", "--json")
+def test_marginal_lens_and_bad_input_are_named(sample_db):
+    out = cli_json(sample_db, *WORKED, "--lens", "marginal")
     owned = next(o for o in out["options"] if o["kind"] == "owned")
     assert "no build-up to split" in owned["detail"] and out["lens"] == "marginal"
     assert "marginal lens" in out["verdict"]
     for bad, words in ((["--api-usd", "1,2"], "--api-usd"), (["--cache-hit", "2"], "cache-hit"),
                        (["--rent", "MI355X=abc"], "--rent"), (["--tokens-per-month", "-5"], "tokens")):
-        argv = ["--db", str(sample_db), *WORKED, *bad]
-        assert main(argv) == 2
-        err = capsys.readouterr().err
+        code, _, err = cli(sample_db, *WORKED, *bad)
+        assert code == 2
         assert words in err and "Traceback" not in err, err
-    assert main(["--db", str(sample_db), "volume", "--where", "model=GLM-5"]) == 2
-    assert "--tokens-per-month" in capsys.readouterr().err
-    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--api", "Nope-1", "--json")
+    code, _, err = cli(sample_db, "volume", "--where", "model=GLM-5")
+    assert code == 2
+    assert "--tokens-per-month" in err
+    out = cli_json(sample_db, *WORKED, "--api", "Nope-1")
     assert out["api"] is None and any("no stored API price for 'Nope-1'" in n for n in out["notes"])
 
 
-def test_report_of_the_view_has_the_same_section(sample_db, capsys, tmp_path):
-    out = run_json(capsys, "--db", str(sample_db), *WORKED, "--json")
+def test_report_of_the_view_has_the_same_section(sample_db, tmp_path):
+    out = cli_json(sample_db, *WORKED)
     html = tmp_path / "r.html"
-    assert main(["--db", str(sample_db), "report", "--link",
-                 "http://localhost:8501/Buy_rent_or_API?" + "&".join(f"{k}={v}" for k, v in out["view"].items()),
-                 "--out", str(html)]) == 0
+    assert cli(sample_db, "report", "--link",
+               "http://localhost:8501/Buy_rent_or_API?" + "&".join(f"{k}={v}" for k, v in out["view"].items()),
+               "--out", html).code == 0
     import html as h
 
     text = h.unescape(html.read_text())

@@ -22,6 +22,7 @@ import pytest
 
 from model.data.store import OUR_TABLES, connect
 from tests.conftest import samples_copy
+from tests.kit import cli_started
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = 100_000
@@ -180,8 +181,7 @@ def test_sigkill_of_the_real_command_line(setup):
     db = tmp / "cli.duckdb"
     for _ in range(2):
         fresh_copy(base, db)
-        proc = subprocess.Popen([sys.executable, "-m", "model.cli", "--db", str(db), "ingest", str(big)], cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = cli_started(db, "ingest", big, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(1.5, 2.5))  # imports take ~1.5 s; the ingest ~1 s after them
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)

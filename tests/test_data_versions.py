@@ -10,7 +10,6 @@ import duckdb
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.cost_profiles import CostProfile
 from model.core.links import live_url, pinned_url
 from model.core.view import View
@@ -29,6 +28,7 @@ from model.data.versions import (
 )
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
+from tests.kit import cli
 from tests.test_store_versions import UNVERSIONED, raw
 
 A = FIXTURES / "history" / "runs_2026-01-10.csv"
@@ -152,31 +152,33 @@ def test_a_read_only_snapshot_reads_any_version(store):
         snap.close()
 
 
-def test_the_cli_iso_of_a_version_equals_the_store_of_its_files(store, tmp_path, capsys):
+def test_the_cli_iso_of_a_version_equals_the_store_of_its_files(store, tmp_path):
     con, _, _, path = store
     con.close()
     only_a = tmp_path / "a.duckdb"
     _only(tmp_path, A).close()
     next(tmp_path.glob("only1-*.duckdb")).rename(only_a)
     args = ["iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--json"]
-    assert main(["--db", str(path), *args, "--data-version", "1"]) == 0
-    pinned = capsys.readouterr().out
-    assert main(["--db", str(only_a), *args]) == 0
-    alone = capsys.readouterr().out
+    code, pinned, _ = cli(path, *args, "--data-version", "1")
+    assert code == 0
+    code, alone, _ = cli(only_a, *args)
+    assert code == 0
     import json
     assert json.loads(pinned)["rows"] == json.loads(alone)["rows"]
     assert json.loads(pinned)["view"]["v"] == "1"
-    assert main(["--db", str(path), "versions"]) == 0
-    out = capsys.readouterr().out.splitlines()
+    versions = cli(path, "versions")
+    assert versions.code == 0
+    out = versions.lines
     assert [line.split()[0] for line in out[1:]] == ["1", "2", "3"] and "remove" in out[3]
-    assert main(["--db", str(path), "versions", "--diff", "1", "3", "--by", "hardware", "--at", "40"]) == 0
-    diff = capsys.readouterr().out
+    code, diff, _ = cli(path, "versions", "--diff", "1", "3", "--by", "hardware", "--at", "40")
+    assert code == 0
     assert f"added: #2 {B.name} (points, 5 rows)" in diff and f"removed: #1 {A.name} (points, 6 rows)" in diff
     assert "headline at version 1: At 40.0 tok/s/user" in diff
-    assert main(["--db", str(path), "pin", "2", "--note", "review"]) == 0
-    assert main(["--db", str(path), "purge"]) == 1
-    assert "purge refused: pinned version 2 still shows #1" in capsys.readouterr().err
-    assert main(["--db", str(path), "iso", "--data-version", "0"]) == 2
+    assert cli(path, "pin", "2", "--note", "review").code == 0
+    code, _, err = cli(path, "purge")
+    assert code == 1
+    assert "purge refused: pinned version 2 still shows #1" in err
+    assert cli(path, "iso", "--data-version", "0").code == 2
 
 
 def test_pinned_and_live_links():

@@ -16,7 +16,6 @@ from datetime import date, timedelta
 import duckdb
 import pytest
 
-from model.cli import main
 from model.core.dated import is_old, old_words, read_on_of
 from model.core.hardware import canonical_hardware
 from model.core.view import View
@@ -27,7 +26,7 @@ from model.data.store import connect, stored_rates
 from model.present.assumptions import assumptions_of
 from model.present.report import report_parts
 from model.present.view_answer import answer_of_view
-from tests.kit import open_page
+from tests.kit import cli, open_page
 
 #: tco_presets_2026-09.csv of the reference set: (gpu, tier) -> ($/GPU-hour, all-in kW or None)
 SEPT_2026 = {
@@ -113,11 +112,10 @@ def _rates_file(tmp_path, days: int):
 
 
 @pytest.mark.parametrize("days, flagged", [(400, True), (364, False)])
-def test_cli_note_lines_flag_a_rate_read_400_days_ago_not_364(sample_db, tmp_path, capsys, days, flagged):
-    assert main(["--db", str(sample_db), "ingest", str(_rates_file(tmp_path, days))]) == 0
-    capsys.readouterr()
-    assert main(["--db", str(sample_db), "iso", "--price-set", f"q{days}", "--tier", "quote"]) == 0
-    err = capsys.readouterr().err
+def test_cli_note_lines_flag_a_rate_read_400_days_ago_not_364(sample_db, tmp_path, days, flagged):
+    assert cli(sample_db, "ingest", _rates_file(tmp_path, days)).code == 0
+    code, _, err = cli(sample_db, "iso", "--price-set", f"q{days}", "--tier", "quote")
+    assert code == 0
     words = f"(price set q{days}, tier quote) was read on {date.today() - timedelta(days=days)}, {days} days ago " \
             "(more than 365): it may be old"
     assert (f"note: the ingested price set $/GPU-hour of B200, MI355X {words}" in err) is flagged, err
@@ -149,7 +147,7 @@ def test_a_schema_2_store_gains_read_on_from_its_price_sets(tmp_path):
 
 
 def test_the_tco_rates_page_flags_a_rate_read_400_days_ago(sample_db, tmp_path, monkeypatch):
-    assert main(["--db", str(sample_db), "ingest", str(_rates_file(tmp_path, 400))]) == 0
+    assert cli(sample_db, "ingest", _rates_file(tmp_path, 400)).code == 0
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
     at = open_page("views/tco_rates.py", {"spec": "mtp", "ps": "q400", "tier": "quote"})
     assert not at.exception, at.exception

@@ -17,7 +17,6 @@ import json
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.analysis import analyse, prepare
 from model.core.frontier import DISAGG_MODES, disagg_throughput, fit_frontiers, series_labels
 from model.core.view import View
@@ -25,6 +24,7 @@ from model.data.ingest import ingest_file
 from model.data.presets import load_presets
 from model.data.store import connect, list_sources, load_points
 from tests.conftest import ROOT
+from tests.kit import cli, cli_json
 
 FIXTURE = ROOT / "tests/fixtures/formats/inferencex_api_disagg.json"
 
@@ -104,13 +104,11 @@ def test_analysis_prices_the_chosen_normalisation_and_says_so(rows):
     assert prepare(rows, basis="input", disagg="share")[0]["input_tokens_per_second_per_gpu"].iloc[2] == 7200.0
 
 
-def test_cli_and_link_carry_the_choice(rows, tmp_path, capsys):
+def test_cli_and_link_carry_the_choice(rows, tmp_path):
     db = tmp_path / "cli.duckdb"
-    assert main(["--db", str(db), "ingest", str(FIXTURE)]) == 0
-    capsys.readouterr()
-    assert main(["--db", str(db), "frontier", "--by", "hardware", "--basis", "input", "--disagg", "share",
-                 "--rate", "GB200=3", "--rate", "H200=2", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    assert cli(db, "ingest", FIXTURE).code == 0
+    out = cli_json(db, "frontier", "--by", "hardware", "--basis", "input", "--disagg", "share",
+                   "--rate", "GB200=3", "--rate", "H200=2")
     assert any("token share" in n for n in out.get("notes", [])), out.get("notes")
     # the two workloads (ISL 1024, 8192) are split; the disaggregated frontier says its role GPUs
     gb200 = sorted((p["tokens_per_second_per_gpu"], p["gpus_prefill"], p["gpus_decode"]) for p in out["rows"]

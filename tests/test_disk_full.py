@@ -17,10 +17,9 @@ import duckdb
 import pytest
 
 import model.data.snapshot as snapshot
-from model.cli import main
 from model.data.snapshot import write
 from model.data.store import StoreError
-from tests.kit import cli
+from tests.kit import cli, cli_process
 from tests.test_bad_inputs import _checksums
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +33,7 @@ def _one_error_line(err: str) -> str:
     return lines[0]
 
 
-def test_a_copy_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkeypatch, capsys):
+def test_a_copy_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkeypatch):
     before, raw = _checksums(sample_db), sample_db.read_bytes()
     csv = tmp_path / "run.csv"
     csv.write_text(ROWS)
@@ -44,8 +43,9 @@ def test_a_copy_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkey
         raise OSError(errno.ENOSPC, "No space left on device", str(dst))
 
     monkeypatch.setattr(snapshot.shutil, "copyfile", full)
-    assert main(["--db", str(sample_db), "ingest", str(csv)]) == 2
-    line = _one_error_line(capsys.readouterr().err)
+    code, _, err = cli(sample_db, "ingest", csv)
+    assert code == 2
+    line = _one_error_line(err)
     size_mb = f"{(sample_db.stat().st_size + (32 << 20)) / (1 << 20):,.0f}"
     assert line.startswith(f"error: not enough disk space to store this write: it needs about {size_mb} MB ("), line
     assert "MB free)" in line and str(tmp_path) not in line and "Errno" not in line
@@ -64,7 +64,7 @@ def test_too_little_free_space_is_refused_before_copying(sample_db, tmp_path, mo
     assert "/" not in err.value.public
 
 
-def test_a_checkpoint_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkeypatch, capsys):
+def test_a_checkpoint_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, monkeypatch):
     before = _checksums(sample_db)
     csv = tmp_path / "run.csv"
     csv.write_text(ROWS)
@@ -74,8 +74,8 @@ def test_a_checkpoint_that_does_not_fit_is_one_plain_error(sample_db, tmp_path, 
                                     f"file \"{path}\": No space left on device")
 
     monkeypatch.setattr(snapshot, "_unchanged", fatal)
-    assert main(["--db", str(sample_db), "ingest", str(csv)]) == 2
-    out, err = capsys.readouterr()
+    code, out, err = cli(sample_db, "ingest", csv)
+    assert code == 2
     line = _one_error_line(err)
     assert line.startswith("error: not enough disk space") and str(tmp_path) not in line and "FATAL" not in line
     assert _checksums(sample_db) == before
@@ -98,8 +98,8 @@ def test_a_real_full_disk_through_the_cli(small_disk, tmp_path, monkeypatch):
     """A real 64 MB tmpfs: a 200,000-row ingest into a database there runs out of room (its copy, WAL or
     checkpoint) once the check before the copy has passed (the margin is made 0): one line, exit 2, the live database still holds what it held."""
     db = small_disk / "cf.duckdb"
-    subprocess.run([sys.executable, "-m", "model.cli", "--db", str(db), "load-samples"], check=True, cwd=ROOT,
-                   capture_output=True)
+    loaded = cli_process(db, "load-samples")
+    assert loaded.returncode == 0, loaded.stderr
     before = _checksums(db)
     big = tmp_path / "big.csv"
     with open(big, "w") as handle:

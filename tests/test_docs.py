@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from model.cli import main, parser
+from model.cli import parser
 from model.core.view_fields import FIELDS
 from tests.conftest import ROOT, samples_copy
+from tests.kit import cli
 
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
@@ -99,15 +100,12 @@ def _reader_folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_examples(found: list[Example], capsys) -> list[str]:
+def run_examples(found: list[Example]) -> list[str]:
     """Run the examples in order in the current folder; the problems found, each naming the page and line."""
     problems = []
     for example in found:
-        try:
-            code = main(shlex.split(example.command, comments=True)[1:])
-        except SystemExit as exc:     # argparse: an option the parser does not have
-            code = exc.code
-        captured = capsys.readouterr()
+        captured = cli(None, *shlex.split(example.command, comments=True)[1:])   # argparse's exit is a code too
+        code = captured.code
         printed = [x.rstrip() for x in captured.out.splitlines()]
         if code != 0:
             said = [x for x in captured.err.splitlines() if not x.startswith(("usage:", " "))]
@@ -122,10 +120,10 @@ WITH_EXAMPLES = [p for p in pages() if examples(p)]
 
 
 @pytest.mark.parametrize("page", WITH_EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_example_runs_and_prints_what_the_page_shows(page, samples_template, tmp_path, monkeypatch, capsys):
+def test_every_example_runs_and_prints_what_the_page_shows(page, samples_template, tmp_path, monkeypatch):
     monkeypatch.chdir(_reader_folder(tmp_path))
     monkeypatch.setenv("COSTFRONTIER_DB", str(tmp_path / "data" / "costfrontier.duckdb"))
-    problems = run_examples(examples(page), capsys)
+    problems = run_examples(examples(page))
     assert not problems, "\n\n".join(problems)
 
 
@@ -258,18 +256,10 @@ def _write_what_they_print(page: Path) -> None:
 
 
 def _run_capturing(command: str) -> tuple[str, str]:
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(shlex.split(command, comments=True)[1:])
-        except SystemExit as exc:
-            code = exc.code
-    if code != 0:
-        print(f"exit {code}: {command}\n{err.getvalue()}", file=sys.stderr)
-    return out.getvalue(), err.getvalue()
+    done = cli(None, *shlex.split(command, comments=True)[1:])
+    if done.code != 0:
+        print(f"exit {done.code}: {command}\n{done.err}", file=sys.stderr)
+    return done.out, done.err
 
 
 if __name__ == "__main__":

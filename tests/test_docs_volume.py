@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import shlex
 
-from model.cli import main
+from tests.kit import cli
 from tests.test_docs import DOCS, examples
 
 
-def test_the_worked_example_says_what_its_command_prints(sample_db, capsys):
+def test_the_worked_example_says_what_its_command_prints(sample_db):
     page = DOCS / "numbers" / "volume.md"
     section = page.read_text(encoding="utf-8").split("## A worked example", 1)[1].split("\n## ", 1)[0]
     (example,) = [e for e in examples(page) if e.command in section]
-    assert main(["--db", str(sample_db), *shlex.split(example.command)[1:]]) == 0
-    printed = capsys.readouterr().out
+    code, printed, _ = cli(sample_db, *shlex.split(example.command)[1:])
+    assert code == 0
     for figure in ("$8,643 a month", "19.17 B tokens a month", "$1.733/M", "4.99 B tokens a month", "$4.32/M",
                    "7.08 B"):
         assert figure in section, figure

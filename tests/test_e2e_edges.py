@@ -25,9 +25,9 @@ from urllib.parse import urlencode
 import pytest
 from openpyxl import load_workbook
 
-from model.cli import main
 from model.data.store import connect
 from model.present.workbook import HEADER_ROW
+from tests.kit import cli
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _settle
 from tests.test_e2e_layout import LAPTOP, PHONE
 from tests.test_e2e_proposal import _html_text, _section
@@ -50,8 +50,8 @@ def _query(tmp_path) -> str:
     from tests.conftest import samples_copy
 
     db = samples_copy(tmp_path / "throwaway.duckdb")
-    assert main(["--db", str(db), "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization", "0.75",
-                 "--name", PROFILE, "--save"]) == 0
+    assert cli(db, "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization", "0.75",
+               "--name", PROFILE, "--save").code == 0
     with connect(db) as con:
         profiles = [p for p in load_profiles(con) if p.name == PROFILE]
     view = View().replace(workload="GLM-5|8192|1024", profiles=profiles_to_text(profiles), priced_by=(PROFILE,),
@@ -109,7 +109,7 @@ def test_the_sales_engineers_answer_is_first_and_no_fleet_figure_undercuts_it_un
     # the report and its workbook of the page's view
     doc, book, pdf = tmp_path / "p.html", tmp_path / "p.xlsx", tmp_path / "p.pdf"
     for out in (doc, book, pdf):
-        assert main(["--db", str(db), "report", "--link", f"{base}/Fleet?{query}", "--out", str(out)]) == 0
+        assert cli(db, "report", "--link", f"{base}/Fleet?{query}", "--out", out).code == 0
     fleet = _html_text(_section(doc.read_text(encoding="utf-8"), "fleet-section"))
     assert not re.search(r"following the load[^.]*\$", fleet) and len(_amounts(fleet)) >= 4
     _offered_or_dearer(_amounts(fleet), least, offered, "report")

@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 import pytest
 
-from model.cli import main
 from tests.conftest import CHROMIUM, FIXTURES, samples_copy, served
+from tests.kit import cli
 from tests.test_actuals import BUILD_UP, PLAN
 from tests.test_e2e import SHOTS, _cli, _main, _settle
 from tests.test_e2e_numbers import _alert, _until, _words
@@ -106,8 +106,8 @@ def test_the_gpu_mix_page_is_the_mix_command_and_the_report_section(server, brow
 def test_the_plan_vs_actual_page_is_the_cli_and_the_report_section(browser, tmp_path):
     """A store of its own: the bill is uploaded on the page (each file one data version)."""
     db = samples_copy(tmp_path / "pva.duckdb")
-    cli = samples_copy(tmp_path / "cli.duckdb")
-    assert main(["--db", str(cli), "actual", str(FIXTURES / "actuals" / "bill_q1.csv")]) == 0
+    cli_db = samples_copy(tmp_path / "cli.duckdb")
+    assert cli(cli_db, "actual", FIXTURES / "actuals" / "bill_q1.csv").code == 0
     with served(db) as base:
         page = _open(browser, f"{base}/Plan_vs_actual?plan={quote(PLAN, safe='')}")
         _alert(page, "No comparison yet: no actuals are stored")
@@ -124,7 +124,7 @@ def test_the_plan_vs_actual_page_is_the_cli_and_the_report_section(browser, tmp_
         page.screenshot(path=str(SHOTS / "plan_vs_actual_1280_full.png"), full_page=True)
         rows = _grid_rows(grid)
 
-        out = _cli(cli, "plan-vs-actual", "--plan", PLAN)
+        out = _cli(cli_db, "plan-vs-actual", "--plan", PLAN)
         assert sentence == out["sentences"][0] == ("Realised $2.84/M output tokens against the plan's $1.42/M "
                                                    "(+$1.42/M); volume explains most of it (+$1.42/M).")
         total = out["total"]
@@ -164,7 +164,7 @@ def test_the_opencost_price_file_of_the_tco_builder_is_the_cli_s(server, browser
     got = tmp_path / info.value.suggested_filename
     info.value.save_as(got)
     wanted = tmp_path / "cli.csv"
-    assert main(["tco", *BUILD_UP, "--purchase-date", "2026-01-15", "--opencost-pricing", str(wanted)]) == 0
+    assert cli(None, "tco", *BUILD_UP, "--purchase-date", "2026-01-15", "--opencost-pricing", wanted).code == 0
     assert got.read_bytes() == wanted.read_bytes()
     shutil.copy(got, SHOTS.parent / "opencost-pricing-h200.csv")
     page.close()

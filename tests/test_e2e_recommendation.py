@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from model.cli import main
 from model.data.store import connect
+from tests.kit import cli
 from tests.test_e2e import CHROMIUM, _cli, _main
 from tests.test_e2e_proposal import _download, _html_text, _section
 from tests.test_recommendation import _sales_view
@@ -30,14 +30,13 @@ pytestmark = [
 DEMAND = "At 16 B total tokens a month (peak 2× the average), API custom prices is the cheapest way to serve it: $0.24/M"
 
 
-def _query(tmp_path, capsys) -> str:
+def _query(tmp_path) -> str:
     """The sales view's link query, its profile built in a throwaway store (the link carries it)."""
     from tests.conftest import samples_copy
 
     db = samples_copy(tmp_path / "throwaway.duckdb")
-    assert main(["--db", str(db), "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization", "0.75",
-                 "--name", "MI355X on-prem", "--save"]) == 0
-    capsys.readouterr()
+    assert cli(db, "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization", "0.75",
+               "--name", "MI355X on-prem", "--save").code == 0
     with connect(db) as con:
         view = _sales_view(con)
     from urllib.parse import urlencode
@@ -45,10 +44,10 @@ def _query(tmp_path, capsys) -> str:
     return urlencode(view.to_query())
 
 
-def test_the_sales_engineers_view_names_the_api_on_the_overview_and_page_one(server, browser, tmp_path, capsys):
+def test_the_sales_engineers_view_names_the_api_on_the_overview_and_page_one(server, browser, tmp_path):
     base, db = server
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(f"{base}/?{_query(tmp_path, capsys)}")
+    page.goto(f"{base}/?{_query(tmp_path)}")
     page.wait_for_function("t => document.body.innerText.includes(t)", arg="the cheapest way to serve it",
                            timeout=60_000)
     page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]') && "

@@ -8,6 +8,7 @@ test-output/screenshots/report_box.png.
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from model.present.figures import usd
+from tests.kit import cli_json
 from tests.test_app_report import CLI_VIEW, check_report, money, ratio
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _open, _settle, _type_rate
 
@@ -102,13 +104,9 @@ def test_prepare_pdf_downloads_the_view_and_a_new_view_drops_it(server, browser,
     page.close()
 
 
-def test_download_bundle_verifies_offline(server, browser, tmp_path, capsys):
+def test_download_bundle_verifies_offline(server, browser, tmp_path):
     """The report box's "Download bundle": one zip, made when clicked, that ``costfrontier verify`` passes with no
     store, and whose figures are the CLI's for the same view."""
-    import json
-
-    from model.cli import main
-
     base, db = server
     page = _open(browser, f"{base}/{PATH}?{LINK}")
     with page.expect_download(timeout=180_000) as info:
@@ -119,9 +117,7 @@ def test_download_bundle_verifies_offline(server, browser, tmp_path, capsys):
     path = tmp_path / download.suggested_filename
     download.save_as(path)
     page.close()
-    capsys.readouterr()
-    assert main(["verify", str(path), "--json"]) == 0
-    verified = json.loads(capsys.readouterr().out)
+    verified = cli_json(None, "verify", path)
     assert verified["exit"] == 0 and verified["differs"] == [] and verified["lacks"] == []
     assert verified["files"] >= 8 and verified["figures"] > 50
     assert f"v={verified['data_version']}&vd=" in verified["link"] and verified["link"].startswith(f"{base}/{PATH}?")

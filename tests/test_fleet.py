@@ -9,7 +9,6 @@ and at $1.48/GPU-hour (the SemiAnalysis MI355X owning_hyperscaler rate the Infer
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -18,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.cost_profiles import CostProfile
 from model.core.fleet import (
     demand,
@@ -33,6 +31,7 @@ from model.core.sensitivity import break_even, energy_per_token, tornado
 from model.core.sla import SLA
 from model.core.tco import TcoInputError, build_up, onprem_inputs
 from model.data.store import load_points
+from tests.kit import cli, cli_json
 
 WAFER = "MI355X · sglang · mxfp4 · mtp"
 #: the CLI splits series of a selection that mixes workloads by the workload keys that vary
@@ -65,10 +64,8 @@ def test_wafer_ramp_sizing_by_function(points):
     assert sized["kw"] == pytest.approx(106.0) and sized["racks"] == 3  # 40 × 2.65 kW = 106 kW in 40 kW racks
 
 
-def test_wafer_ramp_sizing_by_cli(sample_db, capsys):
-    assert main(["--db", str(sample_db), "size", "--demand-rps", "10", "--sla", "ttft_p95=5",
-                 "--rate", "MI355X=1.48", "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+def test_wafer_ramp_sizing_by_cli(sample_db):
+    payload = cli_json(sample_db, "size", "--demand-rps", "10", "--sla", "ttft_p95=5", "--rate", "MI355X=1.48")
     rows = [r for r in payload["rows"] if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
     (row,) = rows
     assert (row["per_node_rps"], row["nodes"], row["gpus"]) == (2.4, 5, 40)
@@ -79,13 +76,11 @@ def test_wafer_ramp_sizing_by_cli(sample_db, capsys):
     assert b200 and b200[0]["nodes"] is None and "no capacity" in b200[0]["note"]
 
 
-def test_cli_sizes_with_a_stored_profile(sample_db, capsys):
-    assert main(["--db", str(sample_db), "tco", "--hardware", "MI355X", "--usd-per-gpu-hour", "1.48",
-                 "--name", "MI355X preset", "--save"]) == 0
-    capsys.readouterr()
-    assert main(["--db", str(sample_db), "size", "--demand-rps", "10", "--sla", "ttft_p95=5",
-                 "--profile", "MI355X preset", "--where", "hardware=MI355X", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+def test_cli_sizes_with_a_stored_profile(sample_db):
+    assert cli(sample_db, "tco", "--hardware", "MI355X", "--usd-per-gpu-hour", "1.48",
+               "--name", "MI355X preset", "--save").code == 0
+    rows = cli_json(sample_db, "size", "--demand-rps", "10", "--sla", "ttft_p95=5",
+                    "--profile", "MI355X preset", "--where", "hardware=MI355X")["rows"]
     (row,) = [r for r in rows if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
     assert row["pricing"] == "cost profile 'MI355X preset' at $1.48/GPU-hour"
     assert row["usd_per_month"] == pytest.approx(43_216)
@@ -162,7 +157,7 @@ def test_sweep_capacity_is_the_best_point_meeting_the_interactivity_target(point
     assert b["tokens_per_month"] == pytest.approx(nodes * 933.7 * 8 * 730 * 3600)
 
 
-def test_a_node_holds_whole_instances_of_the_measured_configuration(sample_db, capsys):
+def test_a_node_holds_whole_instances_of_the_measured_configuration(sample_db):
     """Issue 50: 4 GPUs per node on a point measured on 8 GPUs (TP8) made a node of 4 GPUs carry half the instance's
     req/s as if TP8 ran on 4. Nodes hold whole instances: an 8-GPU instance spans two 4-GPU nodes (bought in twos,
     said); a 12-GPU node holds one (4 GPUs idle, paid for); MI355X's 4-GPU instances fill a 12-GPU node three times."""
@@ -175,8 +170,7 @@ def test_a_node_holds_whole_instances_of_the_measured_configuration(sample_db, c
     link = "http://localhost:8501/Fleet?wl=GLM-5|8192|1024&x=50&rps=10"
 
     def sized(gpn):
-        assert main(["--db", str(sample_db), "size", "--link", f"{link}&gpn={gpn}", "--json"]) == 0
-        out = json.loads(capsys.readouterr().out)
+        out = cli_json(sample_db, "size", "--link", f"{link}&gpn={gpn}")
         return {r["series"]: r for r in out["rows"]}, " ".join(out["capacity_from"])
 
     eight, _ = sized(8)
@@ -206,10 +200,8 @@ def test_budget_power_and_money_the_smaller_binds(points):
         size_for_budget(capacity)
 
 
-def test_budget_cli(sample_db, capsys):
-    assert main(["--db", str(sample_db), "size", "--budget-mw", "1", "--sla", "ttft_p95=5",
-                 "--where", "hardware=MI355X", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+def test_budget_cli(sample_db):
+    rows = cli_json(sample_db, "size", "--budget-mw", "1", "--sla", "ttft_p95=5", "--where", "hardware=MI355X")["rows"]
     (row,) = [r for r in rows if r["series"] == WAFER_SPLIT and r["method"] == "ramp knee"]
     # 2025-08 preset: MI355X all-in 2.65 kW/GPU, $1.48/GPU-hour
     assert (row["nodes"], row["gpus"]) == (47, 376) and row["usd_per_month"] == pytest.approx(376 * 1.48 * 730)

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.goodput import (
     MAX_PAIRS,
     Caps,
@@ -31,6 +30,7 @@ from model.data.requests import load_samples
 from model.data.store import load_points, remove_source
 from model.present.fmt import for_people
 from model.present.view_answer import answer_of_view
+from tests.kit import cli, cli_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DETAILED = ROOT / "tests" / "fixtures" / "goodput" / "vllm_serve_detailed.json"
@@ -149,16 +149,15 @@ def test_caps_text_round_trip():
 
 @pytest.mark.parametrize("text,words", [("ttft=soon", "--goodput: goodput caps are ttft=SECONDS"),
                                         ("tpot=0", "--goodput: a TPOT cap must be more than 0")])
-def test_cli_refuses_bad_goodput(sample_db, capsys, text, words):
-    assert main(["--db", str(sample_db), "crossover", "--goodput", text]) == 2
-    captured = capsys.readouterr()
+def test_cli_refuses_bad_goodput(sample_db, text, words):
+    captured = cli(sample_db, "crossover", "--goodput", text)
+    assert captured.code == 2
     lines = [ln for ln in captured.err.splitlines() if not ln.startswith("note:")]
     assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], captured.err
 
 
-def test_samples_have_no_per_request_data_and_say_so(sample_db, capsys):
-    assert main(["--db", str(sample_db), "crossover", "--goodput", "ttft=2,tpot=50", "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+def test_samples_have_no_per_request_data_and_say_so(sample_db):
+    payload = cli_json(sample_db, "crossover", "--goodput", "ttft=2,tpot=50")
     assert payload["goodput_caps"] == []      # nothing to move: no point in view has per-request data
     assert any("have no per-request data: priced at their summary throughput" in n for n in payload["notes"])
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from model.cli import main
 from model.core.goodput import Caps, good_fraction
 from model.core.view import View
 from model.data.database import connect
@@ -19,6 +18,7 @@ from model.data.requests import load_samples
 from model.present.report import build_report
 from model.present.tables import CAPS_SPEC, CAPS_TABLE, rounded, table_of, tables
 from model.present.view_answer import answer_of_view
+from tests.kit import cli, cli_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "tests" / "fixtures" / "goodput" / "aiperf"
@@ -92,9 +92,10 @@ def test_good_throughput_is_throughput_times_the_share_and_never_more(run):
     assert share == 1.0 and good == base           # every request met the loosest caps
 
 
-def test_a_folder_ingest_reads_the_records_with_the_summary(db_path, capsys):
-    assert main(["--db", str(db_path), "ingest", str(RUN), "--set", "hardware=H100", "--set", "gpus=1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+def test_a_folder_ingest_reads_the_records_with_the_summary(db_path):
+    done = cli(db_path, "ingest", RUN, "--set", "hardware=H100", "--set", "gpus=1")
+    assert done.code == 0
+    lines = done.lines
     assert lines[0] == ("profile_export.jsonl: per-request records (AIPerf), read with profile_export_aiperf.json "
                         "beside it (for goodput), not stored on its own")
     assert lines[1].startswith("profile_export_aiperf.json: 1 row added as points (aiperf, source #1)")
@@ -246,18 +247,16 @@ def test_a_view_without_caps_has_no_caps_table_in_its_report(flip_db):
     con.close()
 
 
-def test_crossover_json_rows_equal_the_tables(tmp_path, capsys):
+def test_crossover_json_rows_equal_the_tables(tmp_path):
     from tests.test_goodput import _flip_store
 
     db = tmp_path / "flip.duckdb"
 
     _flip_store(connect(str(db)), tmp_path).close()
-    command = ["--db", str(db), "crossover", "--rate", "A100=2", "--rate", "H100=2", "--interactivity", "40",
-               "--goodput", "tpot=100"]
-    assert main([*command, "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)["goodput_caps"]
-    assert main(command) == 0               # no two curves cross here: the table is printed all the same
-    text = capsys.readouterr().out
+    command = ["crossover", "--rate", "A100=2", "--rate", "H100=2", "--interactivity", "40", "--goodput", "tpot=100"]
+    payload = cli_json(db, *command)["goodput_caps"]
+    code, text, _ = cli(db, *command)
+    assert code == 0                        # no two curves cross here: the table is printed all the same
     table = text.split("as the TTFT cap moves [$ per good M tokens]:\n")[1].split("\n\n")[0].splitlines()[1:]
     assert [line.split()[2] for line in table] == [r["cheapest"] for r in payload]
     con = connect(str(db))

@@ -9,12 +9,10 @@ on the bulk path (only the bad file is refused)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from model.cli import main
 from tests.conftest import reading
+from tests.kit import cli, cli_json
 
 HEADER = "hardware,model,tp,gpus,concurrency,tput_per_gpu,tok_s_user\n"
 
@@ -37,14 +35,14 @@ def _hardware(db) -> list[str]:
     ("=", "'=' holds '=', which --rate HW=USD cannot name"),
     ("x" * 121, "is longer than 120 characters"),
 ])
-def test_an_unnameable_hardware_name_is_refused_naming_file_row_and_field(tmp_path, capsys, name, said):
+def test_an_unnameable_hardware_name_is_refused_naming_file_row_and_field(tmp_path, name, said):
     db = tmp_path / "h.duckdb"
     good = _csv(tmp_path / "good.csv", "B200", rows=2)
     bad = tmp_path / "bad.csv"
     bad.write_text(HEADER + "B200,GLM-5,8,8,4,300,50\n" + f"{name},GLM-5,8,8,8,310,45\n", encoding="utf-8")
-    assert main(["--db", str(db), "ingest", str(good)]) == 0
-    assert main(["--db", str(db), "ingest", str(bad)]) == 1
-    err = capsys.readouterr().err
+    assert cli(db, "ingest", good).code == 0
+    code, _, err = cli(db, "ingest", bad)
+    assert code == 1
     assert "error: bad.csv, line 3, field 'hardware': the hardware name " in err and said in err, err
     assert "a hardware name is printable text of 1 to 120 characters" in err
     assert _hardware(db) == ["B200"]                                   # nothing of the bad file
@@ -52,30 +50,30 @@ def test_an_unnameable_hardware_name_is_refused_naming_file_row_and_field(tmp_pa
         assert con.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
 
 
-def test_an_unnameable_set_hardware_is_refused_and_a_nameable_one_is_priced(tmp_path, capsys):
+def test_an_unnameable_set_hardware_is_refused_and_a_nameable_one_is_priced(tmp_path):
     db = tmp_path / "s.duckdb"
     file = tmp_path / "nohw.csv"
     file.write_text("model,tp,gpus,concurrency,tput_per_gpu,tok_s_user\nGLM-5,8,8,4,300,50\nGLM-5,8,8,16,700,35\n")
-    assert main(["--db", str(db), "ingest", str(file), "--set", "hardware=\u200b"]) == 1
-    assert "nohw.csv, field 'hardware': the hardware name '\\u200b' holds a control" in capsys.readouterr().err
-    assert main(["--db", str(db), "ingest", str(file), "--set", "hardware=ArcProB60"]) == 0
-    capsys.readouterr()
+    code, _, err = cli(db, "ingest", file, "--set", "hardware=\u200b")
+    assert code == 1
+    assert "nohw.csv, field 'hardware': the hardware name '\\u200b' holds a control" in err
+    assert cli(db, "ingest", file, "--set", "hardware=ArcProB60").code == 0
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "--rate", "ArcProB60=1.5", "--out", str(out)]) == 0   # priced by name
-    assert "ArcProB60 is the only series priced" in capsys.readouterr().out
-    assert main(["--db", str(db), "iso", "--rate", "ArcProB60=1.5", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["usd_per_gpu_hour"] == {"ArcProB60": 1.5}
+    code, printed, _ = cli(db, "report", "--rate", "ArcProB60=1.5", "--out", out)
+    assert code == 0                                                                     # priced by name
+    assert "ArcProB60 is the only series priced" in printed
+    assert cli_json(db, "iso", "--rate", "ArcProB60=1.5")["usd_per_gpu_hour"] == {"ArcProB60": 1.5}
 
 
-def test_on_the_bulk_path_only_the_file_with_the_bad_name_is_refused(tmp_path, capsys):
+def test_on_the_bulk_path_only_the_file_with_the_bad_name_is_refused(tmp_path):
     folder = tmp_path / "sweep"
     folder.mkdir()
     for k in range(6):      # a canonical name found inside an odd spelling is fine: '\u200bMI355X' is MI355X
         _csv(folder / f"run{k}.csv", ("MI355X", "\u200bMI355X", "Arc\u200b")[min(k // 2, 2) if k != 5 else 0],
              rows=3, first=300 + 10 * k)
     db = tmp_path / "b.duckdb"
-    assert main(["--db", str(db), "ingest", str(folder)]) == 1
-    err = capsys.readouterr().err
+    code, _, err = cli(db, "ingest", folder)
+    assert code == 1
     assert "run4.csv, line 2, field 'hardware': the hardware name 'Arc\\u200b' holds a control" in err
     with reading(db) as con:
         stored = sorted(r[0] for r in con.execute("SELECT file_name FROM sources").fetchall())

@@ -11,7 +11,6 @@ import json
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.columns import resolve_column
 from model.core.schema import POINT_FIELDS
 from model.data import importers
@@ -19,6 +18,7 @@ from model.data.ingest import IngestError, ingest_file
 from model.data.store import connect, list_sources, load_points
 from tests.checksums import table_checksums
 from tests.conftest import FIXTURES
+from tests.kit import cli, cli_json
 
 FORMATS_DIR = FIXTURES / "formats"
 H100_ONE = ["hardware=H100", "gpus=1"]
@@ -512,10 +512,9 @@ def test_extra_columns_never_shadow_fields():
 
 # --------------------------------------------------------------------------- the whole directory
 
-def test_cli_ingests_the_whole_directory(db_path, capsys):
-    assert main(["--db", str(db_path), "ingest", str(FORMATS_DIR), "--set", "hardware=H100",
-                 "--set", "gpus=8"]) == 0
-    out = capsys.readouterr().out
+def test_cli_ingests_the_whole_directory(db_path):
+    code, out, _ = cli(db_path, "ingest", FORMATS_DIR, "--set", "hardware=H100", "--set", "gpus=8")
+    assert code == 0
     # issue 29: each AIPerf CSV export is the same run as the JSON export beside it, stored once (from the JSON)
     same = ["aiperf_agentic_trace_replay.csv: the same run as aiperf_agentic_trace_replay.json (AIPerf writes both; "
             "the CSV has no run id), not stored again",
@@ -554,16 +553,15 @@ def test_aiperf_input_throughput_and_prefix_cache_hit_are_stored(con, fixture, s
     assert "theoretical_prefix_cache_hit" in notes and "input tok/s =" not in notes  # nothing derived
 
 
-def test_aiperf_input_and_blended_bases_find_the_agentic_rows(db_path, capsys):
+def test_aiperf_input_and_blended_bases_find_the_agentic_rows(db_path):
     con = connect(db_path)
     ingest(con, "aiperf_agentic_trace_replay.json", ["hardware=B200", "gpus=8"])
     con.close()
     for basis in ("input", "blended"):
-        argv = ["--db", str(db_path), "frontier", "--basis", basis, "--json"]
+        argv = ["frontier", "--basis", basis]
         if basis == "blended":
             argv += ["--w-input", "0.25", "--w-cached", "0.1"]
-        assert main(argv) == 0
-        out = json.loads(capsys.readouterr().out)
+        out = cli_json(db_path, *argv)
         assert len(out["rows"]) == 1, (basis, out["notes"])
 
 

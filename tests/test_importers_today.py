@@ -10,13 +10,13 @@ import json
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.data import importers
 from model.data.importers.base import NotResults
 from model.data.ingest import IngestError, ingest_file
 from model.data.preview import dry_run
 from model.data.store import connect, list_sources, load_points
 from tests.conftest import FIXTURES
+from tests.kit import cli
 
 TODAY = FIXTURES / "formats_today"
 
@@ -208,11 +208,11 @@ IP_NOTES = ("inference-perf stage {n}: rate = the achieved rate (the requested r
             "means kept in extra (prompt_len_mean, output_len_mean)")
 
 
-def test_inference_perf_two_stages_and_a_summary(db_path, capsys):
+def test_inference_perf_two_stages_and_a_summary(db_path):
     # the real A100 demo of kubernetes-sigs/inference-perf: stages 0 and 1 are stored, the summary is not
-    assert main(["--db", str(db_path), "ingest", str(TODAY / "inference_perf_vllm_a100"), "--set", "hardware=A100",
-                 "--set", "gpus=1", "--set", "model=meta-llama/Meta-Llama-3-8B"]) == 0
-    out = capsys.readouterr().out
+    code, out, _ = cli(db_path, "ingest", TODAY / "inference_perf_vllm_a100", "--set", "hardware=A100",
+                       "--set", "gpus=1", "--set", "model=meta-llama/Meta-Llama-3-8B")
+    assert code == 0
     assert "summary_lifecycle_metrics.json: summary of all stages (inference-perf), not stored (the stages are)" \
         in out.splitlines()
     con = connect(db_path)
@@ -293,10 +293,11 @@ def test_inference_perf_stage_without_tpot(con):
 AIPERF_ROW_NOTE = "ISL/OSL = measured mean input/output tokens, rounded (no configured length stated)"
 
 
-def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path, capsys):
+def test_an_aiperf_folder_is_one_point_and_one_line_per_file_not_stored(db_path):
     folder = TODAY / "aiperf_artifacts"
-    assert main(["--db", str(db_path), "ingest", str(folder), "--set", "hardware=H100", "--set", "gpus=1"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    done = cli(db_path, "ingest", folder, "--set", "hardware=H100", "--set", "gpus=1")
+    assert done.code == 0
+    lines = done.lines
     assert lines[0] == ("profile_export.jsonl: per-request records (AIPerf), read with profile_export_aiperf.json "
                         "beside it (for goodput), not stored on its own")
     assert lines[1] == ("profile_export_aiperf.csv: the same run as profile_export_aiperf.json (AIPerf writes both; "
@@ -362,7 +363,7 @@ def test_a_text_file_whose_first_line_is_blank_never_reaches_unexpected_problem(
     assert "unexpected problem" not in str(err.value) and "console text (AIPerf)" in str(err.value)
 
 
-def test_a_csv_and_json_of_different_runs_are_both_stored(db_path, tmp_path, capsys):
+def test_a_csv_and_json_of_different_runs_are_both_stored(db_path, tmp_path):
     folder = tmp_path / "run"
     folder.mkdir()
     source = TODAY / "aiperf_artifacts"
@@ -370,8 +371,9 @@ def test_a_csv_and_json_of_different_runs_are_both_stored(db_path, tmp_path, cap
     csv = (source / "profile_export_aiperf.csv").read_bytes().replace(b"Request Count,10.00", b"Request Count,12.00")
     assert csv != (source / "profile_export_aiperf.csv").read_bytes()
     (folder / "profile_export_aiperf.csv").write_bytes(csv)
-    assert main(["--db", str(db_path), "ingest", str(folder), "--set", "hardware=H100", "--set", "gpus=1"]) == 0
-    assert capsys.readouterr().out.count(" added as points") == 2
+    code, out, _ = cli(db_path, "ingest", folder, "--set", "hardware=H100", "--set", "gpus=1")
+    assert code == 0
+    assert out.count(" added as points") == 2
 
 
 # --------------------------------------------------------------------------- vLLM

@@ -136,11 +136,11 @@ def test_bom_and_semicolons_are_read(con, tmp_path):
 
 
 def test_database_path_from_environment(tmp_path, monkeypatch):
-    from model.cli import main
+    from tests.kit import cli
 
     target = tmp_path / "env.duckdb"
     monkeypatch.setenv("COSTFRONTIER_DB", str(target))
-    assert main(["ingest", str(sample_files()[0])]) == 0
+    assert cli(None, "ingest", sample_files()[0]).code == 0
     con = connect(target)
     assert len(list_sources(con)) == 1
     con.close()

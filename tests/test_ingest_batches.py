@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,11 +12,10 @@ import duckdb
 import pytest
 
 import model.cli.data as data_cli
-from model.cli import main
 from model.data.ingest import clear_errors
 from model.data.store import connect
+from tests.kit import cli, cli_process, cli_started
 
-ROOT = Path(__file__).resolve().parent.parent
 HEADER = "hardware,framework,precision,gpus,tp,concurrency,isl,osl,tput_per_gpu,tok_s_user,ttft_ms,tpot_ms\n"
 PUBLISHED = re.compile(r"published: files (\d+)-(\d+) of (\d+)")
 #: files of the long directory ingests: the bulk path takes 300-1,000 small files a second on 2 idle cores,
@@ -47,17 +44,12 @@ def stored_files(db: Path) -> list[str]:
         con.close()
 
 
-def cli(*args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "model.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
-
-
-def test_batches_are_published_and_reported(tmp_path, monkeypatch, capsys):
+def test_batches_are_published_and_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(data_cli, "BATCH_FILES", 2)
     paths = small_csvs(tmp_path / "dir", 5)
     db = tmp_path / "b.duckdb"
-    assert main(["--db", str(db), "ingest", str(tmp_path / "dir")]) == 0
-    out = capsys.readouterr().out
+    code, out, _ = cli(db, "ingest", tmp_path / "dir")
+    assert code == 0
     assert PUBLISHED.findall(out) == [("1", "2", "5"), ("3", "4", "5"), ("5", "5", "5")]
     assert stored_files(db) == sorted(p.name for p in paths)
 
@@ -69,7 +61,7 @@ def test_an_interrupted_query_is_ctrl_c_not_a_bad_file(exc):
             raise exc
 
 
-def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(tmp_path, monkeypatch, capsys):
+def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(tmp_path, monkeypatch):
     """A press while the command is still reading its arguments and importing its modules (seconds on a cold start)
     stops it even when a module caught the exception it raised. Before, the handler was put in place after those
     imports, so the press had Python's own handler, and a caught exception was a press lost: in one CI run a Ctrl-C
@@ -93,8 +85,9 @@ def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(t
 
     monkeypatch.setattr(cli_module, "_db_everywhere", pressed_while_reading)
     before = signal.getsignal(signal.SIGINT)    # Python's own, or "ignore" in a pytest-xdist worker
-    assert main(["--db", str(db), "ingest", str(paths[0].parent)]) == 130
-    assert "interrupted: nothing was changed" in capsys.readouterr().err
+    code, _, err = cli(db, "ingest", paths[0].parent)
+    assert code == 130
+    assert "interrupted: nothing was changed" in err
     assert not db.exists()                  # nothing began
     assert signal.getsignal(signal.SIGINT) == before        # and the handler is the one before the command again
 
@@ -104,7 +97,7 @@ def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(t
 def test_ctrl_c_stops_at_once_and_keeps_what_it_said(tmp_path, after_first_batch):
     paths = small_csvs(tmp_path / "dir", COUNT)
     db = tmp_path / "c.duckdb"
-    proc = cli("--db", str(db), "ingest", str(tmp_path / "dir"))
+    proc = cli_started(db, "ingest", tmp_path / "dir")
     out = []
     if after_first_batch:
         while not PUBLISHED.search(line := proc.stdout.readline()):
@@ -145,14 +138,12 @@ def test_a_second_writer_gets_in_while_a_directory_ingest_runs(tmp_path):
     small_csvs(tmp_path / "dir", COUNT)
     other = small_csvs(tmp_path / "one", 1, tag="other")[0].rename(tmp_path / "one" / "other.csv")
     db = tmp_path / "w.duckdb"
-    long = cli("--db", str(db), "ingest", str(tmp_path / "dir"))
+    long = cli_started(db, "ingest", tmp_path / "dir")
     try:
         while not PUBLISHED.search(line := long.stdout.readline()):
             assert line, long.stderr.read()
         started = time.monotonic()
-        second = subprocess.run([sys.executable, "-m", "model.cli", "--db", str(db), "ingest", str(other)],
-                                cwd=ROOT, capture_output=True, text=True, timeout=30,
-                                env={**__import__("os").environ, "COSTFRONTIER_WRITE_WAIT_S": "10"})
+        second = cli_process(db, "ingest", other, env={"COSTFRONTIER_WRITE_WAIT_S": "10"}, timeout=30)
         took = time.monotonic() - started
         assert long.poll() is None, "the directory ingest ended before the second writer was tested"
         assert second.returncode == 0, second.stderr

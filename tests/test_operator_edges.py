@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_reliability import assert_no_traceback, run_cli
+from tests.kit import cli, cli_process
+from tests.test_reliability import assert_no_traceback
 
 # ------------------------------------------------------------------ money with significant digits
 
@@ -33,14 +34,14 @@ def test_money_never_runs_to_hundreds_of_digits(sample_db):
     assert fmt.usd_decimals(1e-9) == 8 and fmt.usd(2e-7, "/h") == "$0.00000020/h"
     assert round_usd(5e-324) == 4.9e-324 and round_usd(0.0612) == 0.061
     # a subnormal API price is no price (issue 53: refused in words); the smallest one taken prints in a few digits
-    done = run_cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--api-usd", "5e-324,0,5e-324")
+    done = cli(sample_db, "volume", "--tokens-per-month", "1e9", "--api-usd", "5e-324,0,5e-324")
     assert_no_traceback(done)
-    assert done.returncode == 2 and "at least 1e-6" in done.stderr
-    done = run_cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--api-usd", "2e-6,0,2e-6")
+    assert done.code == 2 and "at least 1e-6" in done.err
+    done = cli(sample_db, "volume", "--tokens-per-month", "1e9", "--api-usd", "2e-6,0,2e-6")
     assert_no_traceback(done)
-    assert done.returncode == 0
-    assert "API price: custom prices $0.0000020/M input, $0.00/M cached, $0.0000020/M output" in done.stdout
-    assert max(len(w) for w in (done.stdout + done.stderr).split()) < 60
+    assert done.code == 0
+    assert "API price: custom prices $0.0000020/M input, $0.00/M cached, $0.0000020/M output" in done.out
+    assert max(len(w) for w in (done.out + done.err).split()) < 60
 
 
 # ------------------------------------------------------------------ sheet names
@@ -148,8 +149,9 @@ def test_a_bad_public_url_is_named_and_links_fall_back(value, why, monkeypatch, 
 
 
 def test_the_cli_report_link_falls_back_on_a_bad_public_url(sample_db, tmp_path):
+    """A process of its own: the address is read, and a bad one warned about, once per process."""
     out = tmp_path / "r.html"
-    done = run_cli("--db", str(sample_db), "report", "--out", str(out), env={"COSTFRONTIER_PUBLIC_URL": "https://"})
+    done = cli_process(sample_db, "report", "--out", out, env={"COSTFRONTIER_PUBLIC_URL": "https://"})
     assert done.returncode == 0, done.stderr
     assert "COSTFRONTIER_PUBLIC_URL='https://' names no host" in done.stderr
     html = out.read_text()

@@ -7,23 +7,21 @@ A real DuckDB file, the real CLI (``model.cli.main``) and the app in AppTest."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 
 import pytest
 
-from model.cli import main
 from model.data.ingest import ingest_file
 from model.data.snapshot import write
 from model.data.store import connect, remove_source
 from model.data.versions import pin_notes, purge, record_pin
 from tests.conftest import FIXTURES
-from tests.kit import open_page
+from tests.kit import cli, cli_json, open_page
 from ui.frame import share_promise
 
 A = FIXTURES / "history" / "runs_2026-01-10.csv"
 B = FIXTURES / "history" / "runs_2026-02-10.csv"
-ISO = ["iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--json"]
+ISO = ["iso", "--where", "model=GLM-5", "--by", "hardware", "--at", "40"]
 
 
 @pytest.fixture
@@ -36,32 +34,31 @@ def removed(tmp_path):
     return db
 
 
-def _iso(db, *argv, capsys) -> dict:
-    assert main(["--db", str(db), *ISO, *argv]) == 0
-    return json.loads(capsys.readouterr().out)
+def _iso(db, *argv) -> dict:
+    return cli_json(db, *ISO, *argv)
 
 
-def test_a_pinned_version_whose_rows_were_purged_says_so_in_the_cli(removed, capsys):
-    before = _iso(removed, "--data-version", "1", capsys=capsys)
+def test_a_pinned_version_whose_rows_were_purged_says_so_in_the_cli(removed):
+    before = _iso(removed, "--data-version", "1")
     assert not [n for n in before["notes"] if "purged" in n] and len(before["rows"]) == 2
-    assert main(["--db", str(removed), "purge"]) == 0
+    code, _, err = cli(removed, "purge")
+    assert code == 0
     today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
-    err = capsys.readouterr().err
     assert f"links pinned to versions 1-2 that were not recorded now show them without its rows, and say so " \
            f"(rows purged on {today})" in err
-    after = _iso(removed, "--data-version", "1", capsys=capsys)
+    after = _iso(removed, "--data-version", "1")
     said = (f"rows purged on {today}: data version 1 showed #1 {A.name}, whose rows were deleted for good since "
             "(purge, version 4); the numbers shown lack them")
     assert said in after["notes"]
     assert after["rows"] == []                       # version 1 showed A alone: nothing is left, and it says why
-    two = _iso(removed, "--data-version", "2", capsys=capsys)
+    two = _iso(removed, "--data-version", "2")
     assert said.replace("data version 1", "data version 2") in two["notes"]
-    latest = _iso(removed, capsys=capsys)            # the latest never showed A (it was removed before the purge)
+    latest = _iso(removed)            # the latest never showed A (it was removed before the purge)
     assert not [n for n in latest["notes"] if "purged" in n] and latest["rows"] == two["rows"]
-    assert main(["--db", str(removed), *ISO[:-1], "--data-version", "2"]) == 0
-    assert f"note: {said.replace('data version 1', 'data version 2')}" in capsys.readouterr().err
-    assert main(["--db", str(removed), "capacity", "--data-version", "1", "--json"]) == 0
-    assert said in json.loads(capsys.readouterr().out)["notes"]
+    code, _, err = cli(removed, *ISO, "--data-version", "2")
+    assert code == 0
+    assert f"note: {said.replace('data version 1', 'data version 2')}" in err
+    assert said in cli_json(removed, "capacity", "--data-version", "1")["notes"]
 
 
 def test_only_the_versions_that_showed_the_purged_rows_say_so(removed):

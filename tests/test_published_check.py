@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.published import check_iso, check_rows, half_unit, printed_decimals
 from model.data.ingest import ingest_file
 from model.data.published import published_checks
+from tests.kit import cli
 
 
 def usd(rate, tput):
@@ -92,9 +92,9 @@ def test_iso_cells_without_rows_are_not_checked():
     assert checks.iloc[0]["agrees"] is None and "not checked" in checks.iloc[0]["detail"]
 
 
-def test_sources_prints_the_verdicts(sample_db, capsys):
-    assert main(["--db", str(sample_db), "sources"]) == 0
-    out = capsys.readouterr().out
+def test_sources_prints_the_verdicts(sample_db):
+    code, out, _ = cli(sample_db, "sources")
+    assert code == 0
     assert "#1 inferencex_glm5_fp8_2026-05-20.csv: all 29 checked values agree" in out
     assert "inferencex_glm5_fp8_iso_tables.csv: 2 of 29 checked values disagree beyond rounding: line 4 MI355X at " \
            "35 tok/s/user: published $0.34/M, recomputed $0.333/M" in out

@@ -17,13 +17,12 @@ import math
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.cli.options import view_of_link
 from model.core.view import View
 from model.data.store import connect
 from model.present.ramp_answer import ramp_answer
 from model.present.view_answer import answer_of_view
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 MI355X = "MI355X · sglang · mxfp4 · mtp"
 B200 = "B200 · sglang"
@@ -41,13 +40,12 @@ ONPREM = ["tco", "--hardware", "MI355X", "--name", "MI355X on-prem 5y", "--save"
 ONPREM_RATE = 2.763063      # $/GPU-hour effective (1.93414 at full use / 0.7), tests/test_tco.py check_worked
 
 
-def _report(capsys, db, tmp_path, link: str) -> tuple[dict, str, pd.DataFrame | None]:
+def _report(db, tmp_path, link: str) -> tuple[dict, str, pd.DataFrame | None]:
     """The report of ``link``: its --json, its HTML, and its Fleet table (None when it has none)."""
     html = tmp_path / "report.html"
     out = cli_json(db, "report", "--link", link, "--out", str(html))
     zipped = tmp_path / "report.zip"
-    assert main(["--db", str(db), "report", "--link", link, "--out", str(zipped)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", "--link", link, "--out", zipped).code == 0
     import zipfile
 
     with zipfile.ZipFile(zipped) as z:
@@ -58,7 +56,7 @@ def _report(capsys, db, tmp_path, link: str) -> tuple[dict, str, pd.DataFrame | 
 # ------------------------------------------------------------------------------------- every surface agrees
 
 
-def test_the_as_of_view_has_no_knees_on_capacity_compare_size_and_the_report(sample_db, tmp_path, capsys):
+def test_the_as_of_view_has_no_knees_on_capacity_compare_size_and_the_report(sample_db, tmp_path):
     link = f"{BASE}/Ramps?{AS_OF}&rps=10"
     capacity = cli_json(sample_db, "capacity", "--link", link)
     assert capacity["rows"] == [] and capacity["view"]["asof"] == "2000-01-01"
@@ -68,7 +66,7 @@ def test_the_as_of_view_has_no_knees_on_capacity_compare_size_and_the_report(sam
     assert cli_json(sample_db, "compare", "--link", link)["rows"] == []
     size = cli_json(sample_db, "size", "--link", link)
     assert size["rows"] == [] and "no load ramps or sweeps in this view to size a fleet from" in size["notes"]
-    report, html, fleet = _report(capsys, sample_db, tmp_path, link)
+    report, html, fleet = _report(sample_db, tmp_path, link)
     assert "Fleet" not in report["tables"] and fleet is None
     assert "no load ramps or sweeps in this view to size a fleet from" in html
     # the same options without --link: the same (empty) answer
@@ -77,7 +75,7 @@ def test_the_as_of_view_has_no_knees_on_capacity_compare_size_and_the_report(sam
     assert options["rows"] == [] and options["view"] == {k: v for k, v in capacity["view"].items() if k != "rps"}
 
 
-def test_without_as_of_the_surfaces_share_the_published_knee(sample_db, tmp_path, capsys):
+def test_without_as_of_the_surfaces_share_the_published_knee(sample_db, tmp_path):
     link = f"{BASE}/Ramps?{WAFER}&rps=10"
     knees = {r["series"]: r for r in cli_json(sample_db, "capacity", "--link", link)["rows"]}
     assert set(knees) == {MI355X, B200}
@@ -87,7 +85,7 @@ def test_without_as_of_the_surfaces_share_the_published_knee(sample_db, tmp_path
     assert knees[B200]["request_rate"] is None and knees[B200]["first_failure"] == "ttft_p95_s missing"
     size = {r["series"]: r for r in cli_json(sample_db, "size", "--link", link)["rows"]}
     assert size[MI355X]["per_node_rps"] == 2.0 and size[MI355X]["nodes"] == 5      # ceil(10 / 2.0)
-    _, _, fleet = _report(capsys, sample_db, tmp_path, link)
+    _, _, fleet = _report(sample_db, tmp_path, link)
     row = fleet.set_index("Series").loc[MI355X]
     assert row["Per node [req/s]"] == 2.0 and row["Nodes"] == 5
 
@@ -109,7 +107,7 @@ def test_the_ramp_part_reads_the_rows_after_as_of_and_repeats(sample_db):
 # ------------------------------------------------------------------------------------------ cost profiles
 
 
-def test_capacity_prices_knees_by_a_stored_cost_profile(sample_db, capsys):
+def test_capacity_prices_knees_by_a_stored_cost_profile(sample_db):
     saved = cli_json(sample_db, *ONPREM)["rows"][0]
     assert saved["saved"] and saved["usd_per_gpu_hour"] == pytest.approx(ONPREM_RATE, abs=1e-6)
     where = ("--where", "model=GLM-5.2", "--sla", "ttft_p95=1.1")
@@ -136,7 +134,7 @@ def test_capacity_prices_knees_by_a_stored_cost_profile(sample_db, capsys):
     assert row["tokens_per_usd_ratio"] == pytest.approx(2626 / 3192 * 1.95 / ONPREM_RATE, abs=1e-6)
 
 
-def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prints(sample_db, monkeypatch, capsys):
+def test_the_ramps_page_priced_by_a_profile_in_its_link_shows_what_capacity_prints(sample_db, monkeypatch):
     from urllib.parse import urlencode
 
     from model.core.cost_profiles import CostProfile, profiles_to_text

@@ -16,11 +16,11 @@ import shutil
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.data.ingest import ingest_file
 from model.data.preview import dry_run
 from model.data.store import connect, load_points, workloads
 from tests.conftest import FIXTURES
+from tests.kit import cli, cli_json
 
 TODAY = FIXTURES / "formats_today"
 SWEEP = TODAY / "inference_perf_saturated"
@@ -50,9 +50,8 @@ def stages(db_path) -> list[dict]:
 
 
 @pytest.fixture
-def sweep_db(db_path, capsys):
-    assert main(["--db", str(db_path), "ingest", str(SWEEP), *SWEEP_SET]) == 0
-    capsys.readouterr()
+def sweep_db(db_path):
+    assert cli(db_path, "ingest", SWEEP, *SWEEP_SET).code == 0
     return db_path
 
 
@@ -85,24 +84,23 @@ def test_the_saturated_stages_say_so_in_their_notes(sweep_db):
                 "never at the requested one") in rows[n]["notes"]
 
 
-def capacity(db_path, capsys, *argv) -> dict:
-    assert main(["--db", str(db_path), "capacity", "--json", *argv]) == 0
-    return json.loads(capsys.readouterr().out)
+def capacity(db_path, *argv) -> dict:
+    return cli_json(db_path, "capacity", *argv)
 
 
-def test_capacity_never_reports_a_rate_above_the_one_achieved(sweep_db, capsys):
+def test_capacity_never_reports_a_rate_above_the_one_achieved(sweep_db):
     highest = max(achieved(n) for n in range(7))               # 79.2 (stage 3)
     # every stage meets E2E <= 2 s: the knee is the highest rate measured, stage 3's achieved 79.2, not 236
-    [knee] = capacity(sweep_db, capsys, "--sla", "e2e=2")["rows"]
+    [knee] = capacity(sweep_db, "--sla", "e2e=2")["rows"]
     assert knee["request_rate"] == pytest.approx(achieved(3)) == pytest.approx(79.2)
     assert knee["max_rate_measured"] == pytest.approx(highest)
     # E2E <= 1.35 s: stage 6 (1.356 s, achieved 78.7) breaks it first on the way up, so the knee is stage 2's 59.98
-    [knee] = capacity(sweep_db, capsys, "--sla", "e2e=1.35")["rows"]
+    [knee] = capacity(sweep_db, "--sla", "e2e=1.35")["rows"]
     assert knee["request_rate"] == pytest.approx(achieved(2))
     assert knee["first_failing_rate"] == pytest.approx(achieved(6))
     assert knee["highest_passing_rate"] == pytest.approx(achieved(3))
     # the highest passing rate anywhere is still an achieved one
-    [knee] = capacity(sweep_db, capsys, "--sla", "e2e=1.35", "--rule", "highest_pass")["rows"]
+    [knee] = capacity(sweep_db, "--sla", "e2e=1.35", "--rule", "highest_pass")["rows"]
     assert knee["request_rate"] == pytest.approx(achieved(3)) and knee["request_rate"] <= highest
 
 
@@ -115,7 +113,7 @@ RUN_NOTE = ("ISL/OSL = {whence}, rounded, so every stage of the run is one workl
             "extra (prompt_len_mean, output_len_mean)")
 
 
-def test_every_stage_of_one_sweep_is_one_workload(sweep_db, capsys):
+def test_every_stage_of_one_sweep_is_one_workload(sweep_db):
     rows = stages(sweep_db)
     assert sorted({round(osl) for osl in OWN_OSL}) == [62, 63]        # what rounding each stage alone gave
     assert {(r["isl"], r["osl"]) for r in rows} == {(128, 63)}
@@ -129,19 +127,20 @@ def test_every_stage_of_one_sweep_is_one_workload(sweep_db, capsys):
     finally:
         con.close()
     # capacity and size see one workload: one series of seven rates, no "the selection holds 2 workloads"
-    payload = capacity(sweep_db, capsys, "--sla", "e2e=2")
+    payload = capacity(sweep_db, "--sla", "e2e=2")
     [knee] = payload["rows"]
     assert knee["rates_measured"] == 7 and not any("workloads" in note for note in payload["notes"])
-    assert main(["--db", str(sweep_db), "size", "--json", "--demand-rps", "100", "--sla", "e2e=2"]) == 0
-    assert "workloads" not in capsys.readouterr().out
+    code, out, _ = cli(sweep_db, "size", "--json", "--demand-rps", "100", "--sla", "e2e=2")
+    assert code == 0
+    assert "workloads" not in out
 
 
-def test_without_the_summary_the_stages_beside_it_give_the_run_s_lengths(db_path, tmp_path, capsys):
+def test_without_the_summary_the_stages_beside_it_give_the_run_s_lengths(db_path, tmp_path):
     folder = tmp_path / "run"
     folder.mkdir()
     for n in range(7):
         shutil.copy(SWEEP / f"stage_{n}_lifecycle_metrics.json", folder)
-    assert main(["--db", str(db_path), "ingest", str(folder), *SWEEP_SET]) == 0
+    assert cli(db_path, "ingest", folder, *SWEEP_SET).code == 0
     rows = stages(db_path)
     assert {(r["isl"], r["osl"]) for r in rows} == {(128, 63)}     # the same count-weighted means as the summary
     whence = ("the run's mean prompt/output length over the 7 stage files beside it (weighted by their successful "
@@ -218,7 +217,7 @@ PATH_NOTE = ("model given as a path: stored as its last component 'Qwen3-32B-FP8
              "model_dir")
 
 
-def test_the_json_and_csv_exports_of_one_aiperf_run_are_one_workload(db_path, tmp_path, capsys):
+def test_the_json_and_csv_exports_of_one_aiperf_run_are_one_workload(db_path, tmp_path):
     # AIPerf writes the model as it was served (a path here) in the JSON; its CSV names none, so --set gives it
     report = json.loads((TODAY / "aiperf_artifacts" / "profile_export_aiperf.json").read_text())
     report["input_config"]["endpoint"]["model_names"] = [MODEL_DIR]
@@ -227,9 +226,8 @@ def test_the_json_and_csv_exports_of_one_aiperf_run_are_one_workload(db_path, tm
     (tmp_path / "json" / "profile_export_aiperf.json").write_text(json.dumps(report))
     shutil.copy(TODAY / "aiperf_artifacts" / "profile_export_aiperf.csv", tmp_path / "csv")
     for kind in ("json", "csv"):
-        assert main(["--db", str(db_path), "ingest", str(tmp_path / kind / f"profile_export_aiperf.{kind}"),
-                     "--set", "hardware=H100", "--set", "gpus=1", "--set", f"model={MODEL_DIR}"]) == 0
-    capsys.readouterr()
+        assert cli(db_path, "ingest", tmp_path / kind / f"profile_export_aiperf.{kind}",
+                   "--set", "hardware=H100", "--set", "gpus=1", "--set", f"model={MODEL_DIR}").code == 0
     con = connect(db_path)
     try:
         rows = load_points(con, full=True).sort_values("source_id").to_dict("records")
@@ -260,14 +258,13 @@ def test_a_model_path_in_a_csv_column_and_through_the_upload_form_is_its_last_co
     assert checked["ok"] and checked["workloads"] == ["Qwen3-32B-FP8|1024|1024"]
 
 
-def test_a_directory_of_small_csvs_given_a_model_path_stores_its_last_component(db_path, tmp_path, capsys):
+def test_a_directory_of_small_csvs_given_a_model_path_stores_its_last_component(db_path, tmp_path):
     folder = tmp_path / "runs"
     folder.mkdir()
     for n in range(3):                           # small plain CSVs: the bulk path stages them together
         (folder / f"run{n}.csv").write_text("hardware,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user\n"
                                             f"H100,8,1024,1024,{8 * (n + 1)},{900 + n},80\n")
-    assert main(["--db", str(db_path), "ingest", str(folder), "--set", f"model={MODEL_DIR}"]) == 0
-    capsys.readouterr()
+    assert cli(db_path, "ingest", folder, "--set", f"model={MODEL_DIR}").code == 0
     con = connect(db_path)
     try:
         rows = load_points(con, full=True).to_dict("records")

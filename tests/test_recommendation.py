@@ -18,7 +18,6 @@ import re
 
 import pytest
 
-from model.cli import main
 from model.core.cost_profiles import profiles_to_text
 from model.core.view import View
 from model.data.profiles import load_profiles
@@ -28,7 +27,7 @@ from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
 from model.present.report import build_report, report_parts
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
-from tests.kit import cli_json, open_page
+from tests.kit import cli, cli_json, open_page
 
 MTP = {"wl": "GLM-5|8192|1024", "spec": "mtp", "by": "hardware", "x": "40"}
 MI, B = "MI355X", "B200"
@@ -83,7 +82,7 @@ def test_at_40_the_ranges_settle_it_by_either_method(sample_db):
 
 
 @pytest.mark.parametrize("x, settled", [(85, False), (40, True)])
-def test_iso_json_text_and_the_report_first_page_say_the_same(sample_db, capsys, x, settled):
+def test_iso_json_text_and_the_report_first_page_say_the_same(sample_db, x, settled):
     argv = ["--db", str(sample_db), "iso", "--where", "spec_decoding=mtp", "--where", "model=GLM-5", "--by",
             "hardware", "--interactivity", str(x), "--method", "linear"]
     rec = cli_json(None, *argv, "--json")["recommendation"]
@@ -91,8 +90,8 @@ def test_iso_json_text_and_the_report_first_page_say_the_same(sample_db, capsys,
     assert [s["name"] for s in rec["series"]] == [MI, B]
     assert (NOT_SETTLED in rec["headline"]) is not settled
     assert all(s["text"] in rec["headline"] for s in rec["series"])          # each with its ±
-    assert main(argv) == 0
-    text = capsys.readouterr().out
+    code, text, _ = cli(None, *argv)
+    assert code == 0
     assert rec["headline"] in text and rec["break_even"]["text"] in text
     view = _view(interactivity_needed=float(x))
     with connect(sample_db) as con:
@@ -128,14 +127,13 @@ def _sales_view(con) -> View:
 
 
 @pytest.fixture
-def sales_db(sample_db, capsys):
-    assert main(["--db", str(sample_db), "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization",
-                 "0.75", "--name", PROFILE, "--save"]) == 0
-    capsys.readouterr()
+def sales_db(sample_db):
+    assert cli(sample_db, "tco", "--hardware", "MI355X", "--server-usd", "400000", "--utilization",
+               "0.75", "--name", PROFILE, "--save").code == 0
     return sample_db
 
 
-def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owned_effective_cost(sales_db, capsys):
+def test_at_a_volume_where_the_api_wins_the_recommendation_names_it_and_the_owned_effective_cost(sales_db):
     with connect(sales_db) as con:
         view = _sales_view(con)
         answer = answer_of_view(con, view, report_parts(view))
@@ -192,10 +190,9 @@ def test_every_report_section_speaks_the_products_words(sales_db, which):
         assert "± ?" not in text and "above reach" not in text, text
 
 
-def test_a_store_too_small_to_test_gives_no_range_and_says_why(db_path, capsys):
+def test_a_store_too_small_to_test_gives_no_range_and_says_why(db_path):
     # two series of three points each: two interior points in the store, fewer than a range at 9 in 10 needs (9)
-    assert main(["--db", str(db_path), "ingest", str(FIXTURES / "history" / "runs_2026-01-10.csv")]) == 0
-    capsys.readouterr()
+    assert cli(db_path, "ingest", FIXTURES / "history" / "runs_2026-01-10.csv").code == 0
     with connect(db_path) as con:
         view = View().replace(interactivity_needed=27.0, targets=(27.0, 40.0), method="linear")
         answer = answer_of_view(con, view, report_parts(view))
@@ -211,7 +208,7 @@ def test_a_store_too_small_to_test_gives_no_range_and_says_why(db_path, capsys):
     assert why in doc and "not estimated (too few points in the store to test)" in doc
 
 
-def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales_db, capsys, tmp_path):
+def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales_db, tmp_path):
     with connect(sales_db) as con:
         query = _sales_view(con).to_query()
     link = "http://localhost:8501/?" + "&".join(f"{k}={v}" for k, v in query.items())
@@ -220,13 +217,14 @@ def test_costfrontier_report_says_the_recommendation_it_prints_on_page_one(sales
     rec = said["recommendation"]
     assert rec["winner"] == "API custom prices" and rec["demand"] == "16 B total tokens a month (peak 2× the average)"
     assert rec["headline"] in _first_page(out.read_text(encoding="utf-8"))
-    assert main(["--db", str(sales_db), "report", "--link", link, "--out", str(out)]) == 0
-    assert rec["headline"] in capsys.readouterr().out
+    code, printed, _ = cli(sales_db, "report", "--link", link, "--out", out)
+    assert code == 0
+    assert rec["headline"] in printed
 
 
 # ----------------------------------------------------------------------------- issue 41: the edges of the answer
 
-def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headline_says_so(sample_db, capsys):
+def test_the_default_method_is_the_one_leave_one_out_finds_better_and_the_headline_says_so(sample_db):
     """On the bundled store monotone fits better by leave-one-out (its |error| over every frontier of the store is
     lower at the median and at 9 points in 10: the summary the product prints, checked here before the headline), so
     the default (``auto``) prices by monotone and says so; ``--method linear`` and a link's ``method=linear`` still
@@ -263,7 +261,7 @@ def _link(query: dict) -> str:
     return "http://x/?" + "&".join(f"{k}={v}" for k, v in query.items())
 
 
-def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name_a_winner(sample_db, capsys):
+def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name_a_winner(sample_db):
     """One 8-GPU MI355X node, $8,643.20 a month (8 × 1.48 × 730), carries 5 B tokens 26 % used; the API bills
     5,000 M × $1.7333 = $8,666.67: $23 (0.3 %) apart, inside the 2 % margin, so no winner (``settled: false``); at
     2 B tokens the API ($3,466.67) is cheaper beyond any ± and wins."""
@@ -283,7 +281,7 @@ def test_owning_and_the_api_within_two_percent_are_about_the_same_and_apart_name
     assert volume["settled"] is False and volume["cheapest"] is None and "about the same" in volume["verdict"]
 
 
-def test_near_a_node_boundary_the_owned_option_is_a_range_of_nodes(sample_db, capsys):
+def test_near_a_node_boundary_the_owned_option_is_a_range_of_nodes(sample_db):
     """At 19.5 B tokens a month the MI355X node (19.17 B a month at full use) needs 1.017 nodes, so 2, but within its
     capacity's ± (the curve's at 50 tok/s/user) one node would do: owning it costs $8,643.20 to $17,286.40 a month.
     One B200 node (8 × 952.7 tok/s/GPU: 20.03 B a month) carries the volume for 8 × 1.95 × 730 = $11,388 a month,
@@ -311,7 +309,7 @@ def test_the_overview_says_about_the_same(tmp_path, monkeypatch):
     assert "cost about the same ($23 a month apart, 0.3%)" in headline and "cheapest way" not in headline, headline
 
 
-def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db, capsys):
+def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db):
     """Issue 41: one on-prem rate read "$2.875/GPU-hour" (a note), "2.874517098" (a table cell) and "$2.87" (page 1).
     Now every sentence a person reads says it to the cent as page 1 does; ``--json`` keeps it exact."""
     with connect(sales_db) as con:
@@ -323,7 +321,7 @@ def test_a_rate_is_written_one_way_to_the_cent_and_exact_in_json(sales_db, capsy
     assert note.endswith(f"({cents})") and f"{rate:.4g}" not in note
     argv = ["--db", str(sales_db), "iso", "--profile", PROFILE, "--where", "model=GLM-5", "--where",
             "spec_decoding=mtp", "--by", "hardware", "--x", "40"]
-    assert main(argv) == 0
-    said = capsys.readouterr()
+    said = cli(None, *argv)
+    assert said.code == 0
     assert f"MI355X {fmt.usd(rate, '')}" in said.out.splitlines()[0] and cents in said.err
     assert cli_json(None, *argv, "--json")["usd_per_gpu_hour"]["MI355X"] == rate          # exact

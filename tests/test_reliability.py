@@ -2,13 +2,14 @@
 dates people mistype, a view that survives a missing store, a read-only file system said in words (the operator's
 other edges: tests/test_operator_edges.py).
 
-Real DuckDB files, real ``costfrontier`` processes, Streamlit's AppTest for the pages (one session, reruns
-between which the store file moves), and a read-only bind mount (``unshare``) for the read-only file system.
+Real DuckDB files, the ``costfrontier`` commands run in this process (tests/kit.py's ``cli``: an exception would
+fail the test where a process would print its traceback), Streamlit's AppTest for the pages (one session, reruns
+between which the store file moves), and a read-only bind mount (``unshare``) for the read-only file system, where
+the installed ``costfrontier`` script runs as a process of its own.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -20,21 +21,14 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from model.cli import main
 from model.core.view import View
 from tests.conftest import ROOT, samples_copy
-from tests.kit import cli
+from tests.kit import OVERVIEW, Run, cli, cli_json, open_page
 
 EXE = str(Path(sys.executable).with_name("costfrontier"))
 HISTORY = Path(__file__).resolve().parent / "fixtures" / "history"
 HEADER = "hardware,model,framework,precision,spec_decode,tp,gpus,isl,osl,concurrency,{tput},tok_s_user,run_date\n"
-
-
-def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
 
 
 def _csv(path: Path, rows: list[str], tput: str = "tput_per_gpu") -> Path:
@@ -42,20 +36,14 @@ def _csv(path: Path, rows: list[str], tput: str = "tput_per_gpu") -> Path:
     return path
 
 
-def _app(db: Path, monkeypatch, query: dict | None = None, page: str | None = None) -> AppTest:
+def _app(db: Path, monkeypatch, query: dict | None = None, page: str = OVERVIEW):
+    """The app over the store ``db``, opened on ``page`` from a link carrying ``query``."""
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.link_warnings = [w.value for w in at.warning]   # a link's notices show on the page it opens
-    if page:
-        at.switch_page(page).run()
-    return at
+    return open_page(page, query)
 
 
-def assert_no_traceback(done: subprocess.CompletedProcess) -> None:
-    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+def assert_no_traceback(done: Run) -> None:
+    assert "Traceback" not in done.out + done.err, done.err
 
 
 # ------------------------------------------------------------------ targets that round to one label
@@ -121,13 +109,12 @@ def test_a_blended_basis_opens_fleet_buy_and_frontier(sample_db, monkeypatch, pa
         assert any("No series in this view has a frontier" in i.value for i in at.info), [i.value for i in at.info]
 
 
-def test_a_blended_basis_sizes_the_fleet_on_the_tokens_a_file_states(sample_db, capsys):
+def test_a_blended_basis_sizes_the_fleet_on_the_tokens_a_file_states(sample_db):
     """A node's requests per second do not depend on the token basis: under the blended basis (tokens weighted for
     pricing) `size` gives the fleet the stated tokens give."""
     def nodes(*extra: str) -> dict:
-        assert main(["--db", str(sample_db), "size", "--demand-rps", "5", "--where", "model=GLM-5.2", *extra,
-                     "--json"]) == 0
-        return {r["series"]: (r["nodes"], r["gpus"]) for r in json.loads(capsys.readouterr().out)["rows"]}
+        out = cli_json(sample_db, "size", "--demand-rps", "5", "--where", "model=GLM-5.2", *extra)
+        return {r["series"]: (r["nodes"], r["gpus"]) for r in out["rows"]}
 
     blended = nodes("--basis", "blended")
     assert blended == nodes() and blended["B200 · sglang"] == (2, 16)
@@ -139,17 +126,17 @@ def test_a_throughput_below_the_floor_is_refused_naming_file_line_field(tmp_path
     db = tmp_path / "t.duckdb"
     per_gpu = _csv(tmp_path / "tiny.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,300,50,2026-01-10",
                                            "B200,GLM-5,sglang,fp8,none,8,8,8192,1024,16,1e-300,35,2026-01-10"])
-    done = run_cli("--db", str(db), "ingest", str(per_gpu))
-    assert done.returncode == 1
-    assert "tiny.csv, line 3, field 'tput_per_gpu': must be at least 0.001 (got '1e-300')" in done.stderr
+    done = cli(db, "ingest", per_gpu)
+    assert done.code == 1
+    assert "tiny.csv, line 3, field 'tput_per_gpu': must be at least 0.001 (got '1e-300')" in done.err
     system = _csv(tmp_path / "system.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,0.004,50,2026-01-10"],
                   tput="total_tokens_per_second")   # 0.0005 tok/s per GPU of 8
-    done = run_cli("--db", str(db), "ingest", str(system))
-    assert done.returncode == 1
-    assert "system.csv, line 2, field 'total_tokens_per_second': gives under 0.001 tok/s per GPU" in done.stderr
+    done = cli(db, "ingest", system)
+    assert done.code == 1
+    assert "system.csv, line 2, field 'total_tokens_per_second': gives under 0.001 tok/s per GPU" in done.err
     assert_no_traceback(done)
     ok = _csv(tmp_path / "ok.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,0.001,50,2026-01-10"])
-    assert run_cli("--db", str(db), "ingest", str(ok)).returncode == 0   # the floor itself is taken
+    assert cli(db, "ingest", ok).code == 0   # the floor itself is taken
 
 
 @pytest.fixture
@@ -158,7 +145,7 @@ def tiny_store(tmp_path) -> Path:
     db = tmp_path / "tiny.duckdb"
     path = _csv(tmp_path / "ok.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,300,50,2026-01-10",
                                       "B200,GLM-5,sglang,fp8,none,8,8,8192,1024,16,700,35,2026-01-10"])
-    assert main(["--db", str(db), "ingest", str(path)]) == 0
+    assert cli(db, "ingest", path).code == 0
     con = duckdb.connect(str(db))
     con.execute("UPDATE points SET total_tokens_per_second_per_gpu = 1e-300, output_tokens_per_second_per_gpu = "
                 "1e-300, total_tokens_per_second = 8e-300, output_tokens_per_second = 8e-300")
@@ -170,12 +157,12 @@ def tiny_store(tmp_path) -> Path:
                                   ["size", "--tokens-per-day", "1e12", "--peak-to-average", "1000"],
                                   ["volume", "--tokens-per-month", "1e12"]], ids=" ".join)
 def test_a_stored_near_zero_throughput_sizes_nothing_and_overflows_nothing(tiny_store, args):
-    done = run_cli("--db", str(tiny_store), *args)
+    done = cli(tiny_store, *args)
     assert_no_traceback(done)
-    assert done.returncode == 0, done.stderr
-    assert not re.search(r"\d{25}", done.stdout.replace(",", "")), done.stdout   # no 10^300-node fleets
+    assert done.code == 0, done.err
+    assert not re.search(r"\d{25}", done.out.replace(",", "")), done.out   # no 10^300-node fleets
     if args[1] == "--demand-rps":
-        assert "no point meets no SLA, interactivity >= 50 with 0.001 tok/s/GPU or more" in done.stdout
+        assert "no point meets no SLA, interactivity >= 50 with 0.001 tok/s/GPU or more" in done.out
 
 
 @pytest.mark.parametrize("page, query", [("views/fleet.py", {"rps": "1e9"}),
@@ -246,8 +233,8 @@ def test_rates_below_the_floor_are_refused_in_the_link_and_the_view(sample_db):
     state, notices = View.from_query({"r": "B200:0.00001", "rent": "B200:5e-324"})
     assert state.rates == () and state.rent == ()
     assert any("must be in [0.0001, 1000], got 1e-05" in n for n in notices), notices
-    done = run_cli("--db", str(sample_db), "volume", "--tokens-per-month", "1e9", "--rent", "B200=5e-324")
-    assert done.returncode == 2 and "must be in [0.0001, 1000]" in done.stderr
+    done = cli(sample_db, "volume", "--tokens-per-month", "1e9", "--rent", "B200=5e-324")
+    assert done.code == 2 and "must be in [0.0001, 1000]" in done.err
 
 
 # ------------------------------------------------------------------ dates people mistype
@@ -256,23 +243,19 @@ def test_a_run_date_after_tomorrow_is_refused(tmp_path):
     db = tmp_path / "d.duckdb"
     typo = _csv(tmp_path / "typo.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,300,50,2026-01-10",
                                         "B200,GLM-5,sglang,fp8,none,8,8,8192,1024,16,700,35,2062-01-10"])
-    done = run_cli("--db", str(db), "ingest", str(typo))
-    assert done.returncode == 1
+    done = cli(db, "ingest", typo)
+    assert done.code == 1
     tomorrow = (pd.Timestamp.now(tz="UTC").date() + timedelta(days=1)).isoformat()
     assert (f"typo.csv, line 3, field 'run_date': is after {tomorrow} (tomorrow): a run cannot be dated in the "
-            "future; a mistyped year?") in done.stderr
+            "future; a mistyped year?") in done.err
     ok = _csv(tmp_path / "ok.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,300,50,2026-01-10"])
-    done = run_cli("--db", str(db), "ingest", str(ok), "--set", "run_date=2200-01-01")
-    assert done.returncode == 1 and "2200-01-01 is after" in done.stderr
-    assert run_cli("--db", str(db), "ingest", str(ok), "--set", f"run_date={tomorrow}").returncode == 0
+    done = cli(db, "ingest", ok, "--set", "run_date=2200-01-01")
+    assert done.code == 1 and "2200-01-01 is after" in done.err
+    assert cli(db, "ingest", ok, "--set", f"run_date={tomorrow}").code == 0
 
 
 def _latest_at(db: Path, x: str) -> pd.DataFrame:
-    import json
-
-    done = run_cli("--db", str(db), "iso", "--at", x, "--repeats", "latest", "--where", "hardware=B200", "--json")
-    assert done.returncode == 0, done.stderr
-    return pd.DataFrame(json.loads(done.stdout)["rows"])
+    return pd.DataFrame(cli_json(db, "iso", "--at", x, "--repeats", "latest", "--where", "hardware=B200")["rows"])
 
 
 def test_a_stored_future_date_never_wins_latest(tmp_path):
@@ -281,12 +264,12 @@ def test_a_stored_future_date_never_wins_latest(tmp_path):
     alone, as without the typo)."""
     base, typo = tmp_path / "base.duckdb", tmp_path / "typo.duckdb"
     files = sorted(str(p) for p in HISTORY.glob("runs_2026-*.csv"))
-    assert main(["--db", str(base), "ingest", *files]) == 0
+    assert cli(base, "ingest", *files).code == 0
     slow = _csv(tmp_path / "slow.csv", ["B200,GLM-5,sglang,fp8,none,8,8,8192,1024,4,28,49,2026-03-11",
                                         "B200,GLM-5,sglang,fp8,none,8,8,8192,1024,16,68,34,2026-03-11",
                                         "B200,GLM-5,sglang,fp8,none,8,8,8192,1024,64,110,20,2026-03-11"])
     shutil.copy(base, typo)
-    assert main(["--db", str(typo), "ingest", str(slow)]) == 0
+    assert cli(typo, "ingest", slow).code == 0
     con = duckdb.connect(str(typo))
     con.execute("UPDATE points SET run_date = DATE '2062-03-11' WHERE run_date = DATE '2026-03-11'")
     con.close()
@@ -382,10 +365,7 @@ def test_a_read_only_file_system_is_said_in_words(tmp_path, samples_template):
 
 def save_price_on_the_dashboard() -> None:
     """(Run inside the read-only mount) the Buy, rent or API page's "Save price" form; prints its messages."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["tpm"] = "1e9"
-    at.run()
-    at.switch_page("views/buy_rent_or_api.py").run()
+    at = open_page("views/buy_rent_or_api.py", {"tpm": "1e9"})
     form = [t for t in at.text_input if t.label == "Model"][0]
     form.input("GLM-5")
     [t for t in at.text_input if t.label.startswith("Source")][0].input("a quote")

@@ -8,7 +8,6 @@ Expected values are worked by hand from those numbers (B200 $1.95, MI355X $1.48 
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
 
 import numpy as np
@@ -17,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.history import history
 from model.core.repeats import as_of_rows, choose_repeats, repeat_spread, runs_in_view
 from model.core.view import View
@@ -25,6 +23,7 @@ from model.data.ingest import ingest_file
 from model.data.store import connect, load_points
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
+from tests.kit import cli, cli_json
 
 HISTORY = FIXTURES / "history"
 TPUT = "total_tokens_per_second_per_gpu"
@@ -224,9 +223,8 @@ def test_link_round_trip_and_bad_values_dropped():
     assert len(notices) == 2 and "rep='best'" in notices[0] and "not a date" in notices[1]
 
 
-def test_history_cli_json(history_db, capsys):
-    assert main(["--db", str(history_db), "history", "--at", "40", "--by", "hardware", "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+def test_history_cli_json(history_db):
+    payload = cli_json(history_db, "history", "--at", "40", "--by", "hardware")
     rows = payload["rows"]
     assert [(r["series"], r["run_date"]) for r in rows] == [
         ("B200", "2026-01-10"), ("B200", "2026-02-10"), ("B200", "2026-03-10"),
@@ -235,16 +233,14 @@ def test_history_cli_json(history_db, capsys):
     assert "1 of 15 rows states no run date: left out of the history (never given one)" in payload["notes"]
 
 
-def test_as_of_and_repeats_on_query_commands(history_db, capsys):
-    assert main(["--db", str(history_db), "frontier", "--by", "hardware", "--as-of", "2026-01-31", "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+def test_as_of_and_repeats_on_query_commands(history_db):
+    payload = cli_json(history_db, "frontier", "--by", "hardware", "--as-of", "2026-01-31")
     assert {r["run_date"][:10] for r in payload["rows"]} == {"2026-01-10"}
     assert payload["view"]["asof"] == "2026-01-31"
-    assert main(["--db", str(history_db), "iso", "--by", "hardware", "--at", "40", "--repeats", "latest",
-                 "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["view"]["rep"] == "latest"
-    assert main(["--db", str(history_db), "iso", "--as-of", "2026-02-30"]) == 2
-    assert "not a date" in capsys.readouterr().err
+    assert cli_json(history_db, "iso", "--by", "hardware", "--at", "40", "--repeats", "latest")["view"]["rep"] == "latest"
+    code, _, err = cli(history_db, "iso", "--as-of", "2026-02-30")
+    assert code == 2
+    assert "not a date" in err
 
 
 def test_report_names_the_choices_and_adds_the_history(history_db):

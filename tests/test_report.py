@@ -20,7 +20,6 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.cli.options import view_of_link
 from model.core.view import View
 from model.data.store import connect, list_sources, load_points
@@ -28,7 +27,7 @@ from model.present.answers import pair_intervals
 from model.present.figures import usd
 from model.present.report import ReportError, html_to_pdf, report_of_view, view_link
 from model.present.report_output import round_usd
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")
@@ -95,11 +94,11 @@ def db(samples_template, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def html_report(db, tmp_path_factory) -> str:
     out = tmp_path_factory.mktemp("html") / "proposal.html"
-    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
+    assert cli(db, "report", *VIEW, "--out", out).code == 0
     return out.read_text(encoding="utf-8")
 
 
-def test_html_iso_table_equals_cli_json(db, html_report, capsys):
+def test_html_iso_table_equals_cli_json(db, html_report):
     iso = cli_json(db, "iso", *VIEW)
     shown = parse(html_report).tables["iso"]
     assert len(shown) == len(iso["rows"]) == 12
@@ -116,7 +115,7 @@ def test_html_iso_table_equals_cli_json(db, html_report, capsys):
     assert by_key[("24.5", "MI355X")]["Status"] == "interpolated between two frontier points"
 
 
-def test_html_crossovers_equal_cli_json(db, html_report, capsys):
+def test_html_crossovers_equal_cli_json(db, html_report):
     cross = cli_json(db, "crossover", *VIEW)
     shown = parse(html_report).tables["crossovers"]
     assert len(shown) == len(cross["rows"]) >= 1
@@ -126,10 +125,9 @@ def test_html_crossovers_equal_cli_json(db, html_report, capsys):
         assert (cell["Cheaper below"], cell["Cheaper above"]) == (row["cheaper_below"], row["cheaper_above"])
 
 
-def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path, capsys):
+def test_answer_paragraph_names_the_cheapest_with_the_cli_numbers(db, tmp_path):
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", *VIEW, "--x", "55", "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", *VIEW, "--x", "55", "--out", out).code == 0
     at = sorted(cli_json(db, "iso", *VIEW)["rows"], key=lambda r: r["usd_per_mtok"] or 1e9)
     at = [r for r in at if r["interactivity"] == 55.0]
     best, second = at[0], at[1]
@@ -213,11 +211,12 @@ def test_view_link_defaults_to_the_public_address(monkeypatch):
     assert view_link(View()) == "http://localhost:8501/"
 
 
-def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
+def test_report_of_a_link_uses_the_links_view(db, tmp_path):
     link = "http://cf.example:8501/Crossovers?spec=mtp&by=hardware&r=MI355X:2&x=40&bogus=1"
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "--link", link, "--out", str(out)]) == 0
-    assert "ignored unknown link parameter 'bogus'" in capsys.readouterr().err
+    code, _, err = cli(db, "report", "--link", link, "--out", out)
+    assert code == 0
+    assert "ignored unknown link parameter 'bogus'" in err
     tables = parse(out.read_text(encoding="utf-8"))
     rows = {r["Item"]: r for r in tables.tables["assumptions"]}
     assert rows["$/GPU-hour, MI355X"]["Value"] == "$2.00"
@@ -228,7 +227,7 @@ def test_report_of_a_link_uses_the_links_view(db, tmp_path, capsys):
     assert link in tables.links
 
 
-def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(db, tmp_path, capsys):
+def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(db, tmp_path):
     from urllib.parse import urlencode
 
     from model.core.cost_profiles import cost_profile, profiles_to_text
@@ -239,22 +238,22 @@ def test_a_profile_with_any_printable_name_reaches_the_report_through_its_link(d
                       profiles=profiles_to_text([cost_profile(name=name, hardware="B200", usd_per_gpu_hour=2.25)]))
     link = "http://cf.example:8501/Crossovers?" + urlencode(state.to_query(), safe=":,|")   # as ui.state.share_link
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "--link", link, "--out", str(out)]) == 0
-    assert "not applied" not in capsys.readouterr().err
+    code, _, err = cli(db, "report", "--link", link, "--out", out)
+    assert code == 0
+    assert "not applied" not in err
     tables = parse(out.read_text(encoding="utf-8"))
     rows = {r["Item"]: r for r in tables.tables["assumptions"]}
     assert rows["$/GPU-hour, B200"]["Value"] == "$2.25"
     assert link in tables.links and view_of_link(link) == (state, [])
 
 
-def test_xlsx_tables_hold_the_clis_numbers_with_assumptions_sheet(db, tmp_path, capsys):
+def test_xlsx_tables_hold_the_clis_numbers_with_assumptions_sheet(db, tmp_path):
     """Numbers are stored whole and shown rounded (a number format); costs are formulas whose cached results are the
     product's (tests/test_workbook.py recalculates them)."""
     from openpyxl import load_workbook
 
     out = tmp_path / "tables.xlsx"
-    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", *VIEW, "--out", out).code == 0
     iso = cli_json(db, "iso", *VIEW)["rows"]
     book = load_workbook(out)
     assert book.sheetnames == ["Cost at matched interactivity", "Assumptions", "Crossovers", "Frontier points",
@@ -301,13 +300,12 @@ def test_downloads_are_formula_safe(tmp_path):
     assert formulas and not any("hyperlink" in f.lower() for f in formulas)
 
 
-def test_fleet_table_prints_utilisation_as_a_share_and_capacity_to_three_figures(db, tmp_path, capsys):
+def test_fleet_table_prints_utilisation_as_a_share_and_capacity_to_three_figures(db, tmp_path):
     """Issue 50: the report printed utilisation as "0.07x" (a ratio) and both series' capacity as 0.8 req/s, where
     0.827 and 0.791 are what set their node counts (13 each, by `size`)."""
     out = tmp_path / "fleet.html"
     link = "http://localhost:8501/Fleet?wl=GLM-5|8192|1024&x=50&rps=10"
-    assert main(["--db", str(db), "report", "--link", link, "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", "--link", link, "--out", out)[0] == 0
     parser = _Tables()
     parser.feed(out.read_text(encoding="utf-8"))
     rows = {r["Series"]: r for r in parser.tables["extra-fleet"]}
@@ -320,9 +318,10 @@ def test_fleet_table_prints_utilisation_as_a_share_and_capacity_to_three_figures
     assert rows["MI355X · sglang · fp8 · mtp"]["Utilisation"] == "97.2%"
 
 
-def test_bad_out_suffix_is_refused(db, tmp_path, capsys):
-    assert main(["--db", str(db), "report", "--out", str(tmp_path / "r.docx")]) == 2
-    assert "--out must end in .html, .pdf, .xlsx, .zip" in capsys.readouterr().err
+def test_bad_out_suffix_is_refused(db, tmp_path):
+    code, _, err = cli(db, "report", "--out", tmp_path / "r.docx")
+    assert code == 2
+    assert "--out must end in .html, .pdf, .xlsx, .zip" in err
     assert not (tmp_path / "r.docx").exists()
 
 
@@ -335,10 +334,9 @@ def test_missing_chromium_is_a_clear_error(tmp_path):
 @pytest.mark.slow
 @needs_chromium
 @needs_poppler
-def test_pdf_numbers_equal_cli_json(db, tmp_path, capsys):
+def test_pdf_numbers_equal_cli_json(db, tmp_path):
     out = tmp_path / "proposal.pdf"
-    assert main(["--db", str(db), "report", *VIEW, "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", *VIEW, "--out", out).code == 0
     assert out.read_bytes().startswith(b"%PDF")
     text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
     lines = [" ".join(line.split()) for line in text.splitlines()]

@@ -3,11 +3,11 @@ once (a second click says it is already recorded)."""
 
 from __future__ import annotations
 
-from model.cli import main
 from model.core.view_fields import FIELDS, PLURAL_WORDS
 from model.data.store import connect
 from model.data.versions import list_pins, record_pin
 from tests.conftest import ROOT, reading
+from tests.kit import cli
 from tests.test_app import app  # noqa: F401  (the fixture)
 from ui.frame import link_left_out_text
 
@@ -56,10 +56,10 @@ def test_record_this_pin_twice_records_one_pin_and_says_so(app, tmp_path):  # no
         assert len(list_pins(con)) == 1
 
 
-def test_the_pin_command_twice_says_it_is_already_pinned(db_path, capsys):
-    assert main(["--db", str(db_path), "ingest", str(ROOT / "data/samples/inferencex_glm5_fp8_2026-05-20.csv")]) == 0
-    assert main(["--db", str(db_path), "pin", "1", "--note", "review"]) == 0
-    assert main(["--db", str(db_path), "pin", "1", "--note", "review"]) == 0
-    out = capsys.readouterr().out.splitlines()
+def test_the_pin_command_twice_says_it_is_already_pinned(db_path):
+    assert cli(db_path, "ingest", ROOT / "data/samples/inferencex_glm5_fp8_2026-05-20.csv").code == 0
+    first, again = cli(db_path, "pin", "1", "--note", "review"), cli(db_path, "pin", "1", "--note", "review")
+    assert first.code == 0 and again.code == 0
+    out = first.lines + again.lines
     assert out[-3] == "pinned version 1: purge keeps what it shows" and out[-2].startswith("its data: ")
     assert out[-1] == "version 1 is already pinned with this note: nothing recorded again"

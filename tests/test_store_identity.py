@@ -14,7 +14,6 @@ import shutil
 
 import pytest
 
-from model.cli import main
 from model.core.cost_profiles import CostProfile
 from model.core.links import live_url, pinned_url
 from model.core.view import View
@@ -32,6 +31,7 @@ from model.data.versions import (
     version_digests,
 )
 from tests.conftest import FIXTURES
+from tests.kit import cli, cli_json
 
 A = FIXTURES / "history" / "runs_2026-01-10.csv"
 B = FIXTURES / "history" / "runs_2026-02-10.csv"
@@ -91,23 +91,24 @@ def _digest_of_only(*files) -> str:
     return hashlib.sha256(tag + (total % (1 << 256)).to_bytes(32, "big")).hexdigest()[:6]
 
 
-def test_the_cli_refuses_the_link_and_the_version_with_its_digest_and_prints_no_numbers(restored, capsys):
+def test_the_cli_refuses_the_link_and_the_version_with_its_digest_and_prints_no_numbers(restored):
     db, first = restored
     link = pinned_url("http://localhost:8501/?wl=all&by=hardware&x=40", 2, first)
-    assert main(["--db", str(db), "iso", "--link", link, "--json"]) == 2
-    out, err = capsys.readouterr()
+    code, out, err = cli(db, "iso", "--link", link, "--json")
+    assert code == 2
     assert out == "" and "this link was made on other data: its data version 2 showed data " + first in err
-    assert main(["--db", str(db), *ISO, "--data-version", "2", "--data-digest", first.upper()]) == 2
-    out, err = capsys.readouterr()
+    code, out, err = cli(db, *ISO, "--data-version", "2", "--data-digest", first.upper())
+    assert code == 2
     assert out == "" and "made on other data" in err
-    assert main(["--db", str(db), *ISO, "--data-version", "7"]) == 2
-    assert "data version 7, which this store does not have (its newest is 2)" in capsys.readouterr().err
+    code, _, err = cli(db, *ISO, "--data-version", "7")
+    assert code == 2
+    assert "data version 7, which this store does not have (its newest is 2)" in err
     # the version's own digest (as `versions` lists it) answers: what it shows here
-    assert main(["--db", str(db), "versions", "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)["versions"]
+    listed = cli_json(db, "versions")["versions"]
     assert [v["data"] for v in listed] == [_digest(db, 1), _digest(db, 2)]
-    assert main(["--db", str(db), *ISO, "--data-version", "2", "--data-digest", listed[1]["data"]]) == 0
-    assert json.loads(capsys.readouterr().out)["view"]["vd"] == listed[1]["data"]
+    code, out, _ = cli(db, *ISO, "--data-version", "2", "--data-digest", listed[1]["data"])
+    assert code == 0
+    assert json.loads(out)["view"]["vd"] == listed[1]["data"]
 
 
 def test_same_data_same_digest_in_any_order_and_other_data_another(tmp_path):
@@ -133,12 +134,13 @@ def test_same_data_same_digest_in_any_order_and_other_data_another(tmp_path):
         two.close()
 
 
-def test_a_recorded_pin_names_the_digest_and_the_cli_pin_prints_it(tmp_path, capsys):
+def test_a_recorded_pin_names_the_digest_and_the_cli_pin_prints_it(tmp_path):
     db = tmp_path / "p.duckdb"
     write(db, lambda con: ingest_file(con, A))
-    assert main(["--db", str(db), "pin", "1", "--note", "board deck"]) == 0
+    pinned = cli(db, "pin", "1", "--note", "board deck")
+    assert pinned.code == 0
     code = _digest(db, 1)
-    assert capsys.readouterr().out.splitlines() == [
+    assert pinned.lines == [
         "pinned version 1: purge keeps what it shows",
         f"its data: {code} (a link pinned to version 1 of this store carries vd={code})"]
     con = connect(db)
@@ -163,10 +165,9 @@ def test_pinned_links_carry_the_digest_and_live_links_drop_it():
     assert view.data_digest is None and "a data digest is 6 hex characters" in notices[0]
 
 
-def test_the_cli_report_reopens_the_pinned_version_with_its_digest(tmp_path, capsys):
+def test_the_cli_report_reopens_the_pinned_version_with_its_digest(tmp_path):
     db = tmp_path / "r.duckdb"
     write(db, lambda con: ingest_file(con, A))
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "--where", "model=GLM-5", "--by", "hardware", "--at", "40",
-                 "--out", str(out)]) == 0
+    assert cli(db, "report", "--where", "model=GLM-5", "--by", "hardware", "--at", "40", "--out", out).code == 0
     assert f"v=1&amp;vd={_digest(db, 1)}" in out.read_text(encoding="utf-8")

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from model.cli import main
 from model.core.repeats import CONFIG_KEYS
 from model.core.schema import POINT_FIELDS
 from model.core.view import View
@@ -25,6 +24,7 @@ from model.data.inputs import READS, load_inputs, reading_of, with_workload
 from model.data.store import connect, load_points, points_by_id
 from model.present.answers import summary_of
 from model.present.view_answer import PARTS, PartNotAsked, answer_of_view, build_answer, reading
+from tests.kit import cli_json
 
 #: what ``iso`` and ``crossover`` ask for (model.cli.query.PARTS, without the recommendation's demand)
 ANALYSIS_PARTS = ("cost", "crossed", "rates", "notes")
@@ -288,14 +288,13 @@ def test_a_projected_answer_refuses_the_parts_it_was_not_asked_for(sample_db):
 
 
 @pytest.mark.parametrize("command", ["iso", "crossover"])
-def test_the_cli_prints_the_full_loads_answer(generated_db, command, capsys):
+def test_the_cli_prints_the_full_loads_answer(generated_db, command):
     """``iso`` and ``crossover`` load the projection; their JSON is the full load's answer."""
     from model.cli.options import records
 
     baseline = "B200 · sglang · fp8 · no spec · GLM-5 · ISL 8192"      # the view holds both workloads (wl=all)
-    args = ["--db", str(generated_db), command, "--by", ",".join(BY4), "--at", "10,20,40", "--json"]
-    assert main(args + (["--baseline", baseline] if command == "crossover" else [])) == 0
-    out = json.loads(capsys.readouterr().out)
+    args = [command, "--by", ",".join(BY4), "--at", "10,20,40"]
+    out = cli_json(generated_db, *args, *(["--baseline", baseline] if command == "crossover" else []))
     con = connect(generated_db, read_only=True)
     try:
         state = View(workload=out["view"]["wl"], targets=(10.0, 20.0, 40.0),

@@ -12,7 +12,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from model.cli import main
 from model.core.schema import POINT_FIELDS, SCHEMA_VERSION
 from model.data.export import safe_csv
 from model.data.ingest import ingest_file
@@ -27,6 +26,7 @@ from model.data.store import (
 )
 from tests.checksums import table_checksums
 from tests.conftest import ROOT
+from tests.kit import cli, open_page
 
 
 def _points(con) -> int:
@@ -150,7 +150,7 @@ def test_an_old_version_opened_read_only_says_what_to_do(db):
     message = refused(db, "needs a migration", read_only=True)
     assert f"costfrontier --db {db} sources" in message
     # which is what that command does, through the write path: migrated once, then read
-    assert main(["--db", str(db), "sources"]) == 0
+    assert cli(db, "sources").code == 0
     assert version_of(db) == SCHEMA_VERSION
 
 
@@ -215,11 +215,11 @@ def test_a_damaged_database_is_refused_untouched(template, tmp_path):
         refused(path, "damaged|not a Cost Frontier database")
 
 
-def test_the_cli_reports_a_refused_database_without_a_traceback(tmp_path, capsys):
+def test_the_cli_reports_a_refused_database_without_a_traceback(tmp_path):
     path = tmp_path / "notes.duckdb"
     path.write_text("my notes")
-    assert main(["--db", str(path), "sources"]) == 2
-    err = capsys.readouterr().err
+    code, _, err = cli(path, "sources")
+    assert code == 2
     assert err.startswith(f"error: {path}: not a DuckDB database") and "Traceback" not in err
     assert path.read_text() == "my notes"
 
@@ -229,21 +229,21 @@ def test_the_cli_reports_a_refused_database_without_a_traceback(tmp_path, capsys
 _PROVENANCE = ["point_id", "source_id", "source_file", "source_format", "source_line", "extra"]
 
 
-def test_export_remove_reingest_round_trips_the_rows(db, tmp_path, capsys):
+def test_export_remove_reingest_round_trips_the_rows(db, tmp_path):
     con = connect(db)
     sources = list_sources(con)
     before = load_points(con, full=True)
     con.close()
     export = tmp_path / "all_points.csv"
-    assert main(["--db", str(db), "export", str(export)]) == 0
+    assert cli(db, "export", export).code == 0
     point_sources = sources[sources["kind"] == "points"]["source_id"].tolist()
     for source_id in point_sources:
-        assert main(["--db", str(db), "remove", str(source_id)]) == 0
+        assert cli(db, "remove", source_id).code == 0
     con = connect(db)
     assert len(load_points(con)) == 0
     con.close()
-    assert main(["--db", str(db), "ingest", str(export)]) == 0
-    out = capsys.readouterr().out
+    code, out, _ = cli(db, "ingest", export)
+    assert code == 0
     assert f"{len(before)} rows added" in out
     con = connect(db)
     after = load_points(con, full=True)
@@ -290,7 +290,7 @@ def _points_csv(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("case", ["missing", "older_schema", "leftover_wal", "chmod_444"])
-def test_read_only_mode_writes_nothing(case, template, tmp_path, monkeypatch, capsys):
+def test_read_only_mode_writes_nothing(case, template, tmp_path, monkeypatch):
     folder = tmp_path / "store"
     folder.mkdir()
     db = folder / "costfrontier.duckdb"
@@ -322,36 +322,34 @@ def test_read_only_mode_writes_nothing(case, template, tmp_path, monkeypatch, ca
     reader.close()
 
     # the command line: read commands read (or say why not), write commands refuse
-    code = main(["--db", str(db), "sources"])
-    err = capsys.readouterr().err
+    code, _, err = cli(db, "sources")
     if case == "missing":
         assert code == 2 and "no database there, and a read does not create one" in err
     elif case == "older_schema":
         assert code == 2 and "needs a migration" in err and "without COSTFRONTIER_READ_ONLY" in err
     else:
         assert code == 0, err
-    assert main(["--db", str(db), "ingest", str(_points_csv(tmp_path / "new.csv"))]) == 2
-    assert "COSTFRONTIER_READ_ONLY is set, so this command, which writes, was refused" in capsys.readouterr().err
-    assert main(["--db", str(db), "remove", "1"]) == 2
+    code, _, err = cli(db, "ingest", _points_csv(tmp_path / "new.csv"))
+    assert code == 2
+    assert "COSTFRONTIER_READ_ONLY is set, so this command, which writes, was refused" in err
+    assert cli(db, "remove", "1").code == 2
 
     assert folder_state(folder) == before, "read-only mode must leave the database and its folder byte-identical"
 
 
 def test_read_only_dashboard_serves_a_chmod_444_database_and_explains_a_missing_one(template, tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
     db = tmp_path / "ro.duckdb"
     shutil.copy(template, db)
     db.chmod(0o444)
     before = folder_state(tmp_path)
     monkeypatch.setenv("COSTFRONTIER_READ_ONLY", "1")
     monkeypatch.setenv("COSTFRONTIER_DB", str(db))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = open_page()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows in view"] == "29"  # the InferenceX table: 29 rows in the default workload
     monkeypatch.setenv("COSTFRONTIER_DB", str(tmp_path / "nothing_here.duckdb"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = open_page()
     assert not at.exception and "Rows in view" not in {m.label for m in at.metric}
     assert folder_state(tmp_path) == before
 
@@ -362,7 +360,7 @@ def test_a_writer_absorbs_a_leftover_wal_and_publishes_one_file(template, tmp_pa
     _leftover_wal(db, _points_csv(tmp_path / "in_wal.csv"))
     other = tmp_path / "other.csv"
     other.write_text("hardware,gpus,tput_per_gpu,tok_s_user\nMI355X,8,1100,40\n", encoding="utf-8")
-    assert main(["--db", str(db), "ingest", str(other)]) == 0
+    assert cli(db, "ingest", other).code == 0
     assert not Path(str(db) + ".wal").exists()
     con = open_snapshot(db)
     assert _points(con) == 39 + 2 + 1

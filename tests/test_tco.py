@@ -15,7 +15,6 @@ $184/kW-month, maintenance 3 %/year of capital, 70 % utilisation:
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -24,7 +23,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cli import main
 from model.core.analysis import analyse
 from model.core.cost_profiles import (
     CostProfile,
@@ -44,6 +42,7 @@ from model.core.view import View
 from model.data.presets import load_presets, onprem_defaults, reference_values
 from model.data.profiles import load_profiles, profiles_table, save_profiles
 from model.data.store import connect, load_points
+from tests.kit import cli, cli_json
 
 WORKED = dict(server_usd=300_000, gpus_per_node=8, network_pct=15, install_usd=0, years=5, rate_pct=10,
               kw_per_gpu=1.37, pue=1.3, usd_per_kwh=0.08, colo_usd_per_kw_month=184, maintenance_pct=3,
@@ -71,9 +70,8 @@ def test_worked_example_by_function():
     check_worked(build_up(onprem_inputs(**WORKED)).to_dict())
 
 
-def test_worked_example_by_cli_json(db_path, capsys):
-    assert main(["--db", str(db_path), *WORKED_ARGS, "--name", "H200 on-prem 5y", "--save", "--json"]) == 0
-    payload = json.loads(capsys.readouterr().out)
+def test_worked_example_by_cli_json(db_path):
+    payload = cli_json(db_path, *WORKED_ARGS, "--name", "H200 on-prem 5y", "--save")
     (row,) = payload["rows"]
     check_worked(row)
     assert row["name"] == "H200 on-prem 5y" and row["saved"] is True and row["defaults"] == {}
@@ -88,9 +86,8 @@ def test_worked_example_by_cli_json(db_path, capsys):
     assert table.loc[0, "saved_by"] == "cli" and pd.notna(table.loc[0, "saved_at"])
 
 
-def test_cli_fills_left_out_inputs_from_cited_defaults(db_path, capsys):
-    assert main(["--db", str(db_path), "tco", "--hardware", "mi355x", "--server-usd", "250000", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)["rows"]
+def test_cli_fills_left_out_inputs_from_cited_defaults(db_path):
+    (row,) = cli_json(db_path, "tco", "--hardware", "mi355x", "--server-usd", "250000")["rows"]
     ref = reference_values().set_index("key")
     assert row["hardware"] == "MI355X"
     assert row["defaults"]["pue"]["value"] == ref.loc["pue", "value"] == 1.56
@@ -101,17 +98,16 @@ def test_cli_fills_left_out_inputs_from_cited_defaults(db_path, capsys):
     assert row["power"] == pytest.approx(2.09 * 1.56 * 0.0806)
 
 
-def test_cli_without_a_server_price_leaves_the_profile_unpriced(db_path, capsys):
-    assert main(["--db", str(db_path), "tco", "--hardware", "B200", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)["rows"]
+def test_cli_without_a_server_price_leaves_the_profile_unpriced(db_path):
+    (row,) = cli_json(db_path, "tco", "--hardware", "B200")["rows"]
     assert row["usd_per_gpu_hour"] is None and row["capital"] is None
     assert row["power"] == pytest.approx(1.71 * 1.56 * 0.0806)  # B200 2026-07 preset: 1.71 kW/GPU
     assert any("no server price" in n for n in row["notes"])
 
 
-def test_cli_refuses_bad_input_with_the_field_named(db_path, capsys):
-    assert main(["--db", str(db_path), *WORKED_ARGS[:-2], "--utilization", "70"]) == 2
-    err = capsys.readouterr().err
+def test_cli_refuses_bad_input_with_the_field_named(db_path):
+    code, _, err = cli(db_path, *WORKED_ARGS[:-2], "--utilization", "70")
+    assert code == 2
     assert "utilization" in err and "0.7 for 70 %" in err
 
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import random
 import warnings
 from datetime import datetime, timedelta
 
 import pytest
 
-from model.cli import main
 from model.core.trace import (
     MAX_TOKENS_PER_REQUEST,
     Trace,
@@ -33,7 +31,7 @@ from model.data.store import connect
 from model.data.trace_files import read_trace, read_trace_file
 from model.data.traces import TraceNotStored, load_trace, store_trace, with_stored_trace
 from model.data.versions import list_versions
-from tests.kit import open_page
+from tests.kit import cli, cli_json, open_page
 from tests.test_cli_demand import RAMP
 
 
@@ -114,8 +112,7 @@ def test_a_stored_trace_is_named_by_a_short_reference_once_per_content(tmp_path)
         con.close()
 
 
-def test_a_view_naming_a_stored_trace_sizes_as_the_trace_itself_and_an_inline_link_still_works(sample_db, tmp_path,
-                                                                                                capsys):
+def test_a_view_naming_a_stored_trace_sizes_as_the_trace_itself_and_an_inline_link_still_works(sample_db, tmp_path):
     text = _generated(5, dated=True)
     trace = read_trace(text, "azure.csv")
     reference = write(sample_db, lambda con: store_trace(con, trace))
@@ -123,15 +120,14 @@ def test_a_view_naming_a_stored_trace_sizes_as_the_trace_itself_and_an_inline_li
     file.write_text(text)
 
     def size(*argv) -> list[dict]:
-        assert main(["--db", str(sample_db), "size", *argv, "--min-nodes", "0", *RAMP, "--json"]) == 0
-        return json.loads(capsys.readouterr().out)["rows"]
+        return cli_json(sample_db, "size", *argv, "--min-nodes", "0", *RAMP)["rows"]
 
     from_file = size("--trace", str(file))
     assert size("--trace", reference) == from_file
     assert size("--trace", trace.to_text()) == from_file                # an old-style inline trace
     assert from_file[0]["demand_rps"] > 0
-    assert main(["--db", str(sample_db), "size", "--trace", "s1;0123456789abcdef", *RAMP]) == 2
-    err = capsys.readouterr().err
+    code, _, err = cli(sample_db, "size", "--trace", "s1;0123456789abcdef", *RAMP)
+    assert code == 2
     assert "request trace (s1;0123456789abcdef) is not in this store" in err and "Traceback" not in err
 
 

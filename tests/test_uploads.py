@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from model.cli import main
 from model.data.ingest import IngestError
 from model.data.preview import dry_run, preview
 from model.data.snapshot import open_snapshot
 from model.data.uploads import DEFAULT_MAX_COLUMNS, PREVIEW_ROWS, check_upload_shape, starts_json
+from tests.kit import cli
 
 HEADER = "hardware,gpus,tput_per_gpu,tok_s_user"
 
@@ -26,12 +26,12 @@ def wide_csv(path: Path, columns: int) -> Path:
     return path
 
 
-def test_a_100000_column_csv_is_refused_at_once_and_changes_nothing(sample_db, tmp_path, capsys):
+def test_a_100000_column_csv_is_refused_at_once_and_changes_nothing(sample_db, tmp_path):
     wide = wide_csv(tmp_path / "wide.csv", 100_000)
     assert 1_000_000 < wide.stat().st_size < 3_000_000  # the 2.4 MB file of the issue, give or take
     before = sample_db.read_bytes()
-    assert main(["--db", str(sample_db), "ingest", str(wide)]) == 1
-    err = capsys.readouterr().err
+    code, _, err = cli(sample_db, "ingest", wide)
+    assert code == 1
     assert f"wide.csv, line 1: 100,000 columns, over the limit of {DEFAULT_MAX_COLUMNS:,} (COSTFRONTIER_MAX_COLUMNS)" \
         in err, err
     assert sample_db.read_bytes() == before
@@ -56,7 +56,7 @@ def test_a_file_name_that_is_not_utf8_is_ingested_under_a_readable_name(sample_d
     name = b"r\xe9sultat_latin1.csv"  # Latin-1 "résultat": not valid UTF-8
     path = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), name)))
     path.write_text(HEADER + "\nB200,8,1000,50\nB200,8,900,60\n", encoding="utf-8")
-    assert main(["--db", str(sample_db), "ingest", str(path)]) == 0
+    assert cli(sample_db, "ingest", path).code == 0
     con = open_snapshot(sample_db)
     stored = con.execute("SELECT file_name, rows FROM sources WHERE file_name LIKE 'r%sultat_latin1.csv'").fetchall()
     con.close()
@@ -104,7 +104,7 @@ def big_vllm_json(path: Path, megabytes: float = 5.0) -> Path:
     return path
 
 
-def test_a_5mb_one_line_json_is_judged_as_json_not_by_a_header_line(sample_db, tmp_path, capsys):
+def test_a_5mb_one_line_json_is_judged_as_json_not_by_a_header_line(sample_db, tmp_path):
     big = big_vllm_json(tmp_path / "vllm_5mb.json")
     size = big.stat().st_size
     assert 5 * 1024 * 1024 <= size < 6 * 1024 * 1024 and big.read_bytes().count(b"\n") == 0
@@ -115,8 +115,9 @@ def test_a_5mb_one_line_json_is_judged_as_json_not_by_a_header_line(sample_db, t
     shown = dry_run(big, ("hardware=H100", "gpus=8"))
     assert shown["ok"] and shown["rows"] == 1, shown
     # the CLI and the upload agree
-    assert main(["--db", str(sample_db), "ingest", str(big), "--set", "hardware=H100", "--set", "gpus=8"]) == 0
-    assert "vllm_5mb.json: 1 row added" in capsys.readouterr().out
+    code, out, _ = cli(sample_db, "ingest", big, "--set", "hardware=H100", "--set", "gpus=8")
+    assert code == 0
+    assert "vllm_5mb.json: 1 row added" in out
     # a leading BOM and blank lines do not hide the JSON
     padded = tmp_path / "padded.json"
     padded.write_bytes(b"\xef\xbb\xbf\n\n  " + big.read_bytes())

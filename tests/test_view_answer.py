@@ -12,14 +12,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from model.cli import main
 from model.cli.options import view_of_link
 from model.core.view import View
 from model.data.inputs import load_inputs, with_workload
 from model.data.store import connect
 from model.present.fmt import usd
 from model.present.view_answer import answer_of_view, build_answer, fit_of_inputs, reading
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 PROFILE = "B200 on-prem quote"
 BUILD = ["tco", "--hardware", "B200", "--server-usd", "400000", "--kw-per-gpu", "1.6", "--pue", "1.3",
@@ -43,17 +42,14 @@ class _Text(HTMLParser):
 
 
 @pytest.fixture
-def db(sample_db, capsys):
-    assert main(["--db", str(sample_db), *BUILD]) == 0
-    capsys.readouterr()
+def db(sample_db):
+    assert cli(sample_db, *BUILD).code == 0
     return sample_db
 
 
-def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_path, capsys):
+def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_path):
     out = tmp_path / "proposal.html"
-    assert main(["--db", str(db), "report", "--profile", PROFILE, "--x", "50", "--demand-rps", "12", *MTP,
-                 "--out", str(out)]) == 0
-    capsys.readouterr()
+    assert cli(db, "report", "--profile", PROFILE, "--x", "50", "--demand-rps", "12", *MTP, "--out", out).code == 0
     iso = cli_json(db, "iso", "--profile", PROFILE, "--at", "50", *MTP)
     size = cli_json(db, "size", "--profile", PROFILE, "--demand-rps", "12", "--interactivity", "50", *MTP)
     parser = _Text()
@@ -93,18 +89,18 @@ def test_report_carries_the_profile_and_the_fleet_with_the_clis_numbers(db, tmp_
     assert [p.name for p in state.cost_profiles()] == [PROFILE]
 
 
-def test_the_size_and_iso_of_a_link_equal_the_options_they_came_from(db, capsys):
+def test_the_size_and_iso_of_a_link_equal_the_options_they_came_from(db):
     iso = cli_json(db, "iso", "--profile", PROFILE, "--at", "50", "--x", "50", *MTP)
     link = "http://cf.example/?" + "&".join(f"{k}={v}" for k, v in iso["view"].items())
     again = cli_json(db, "iso", "--link", link)
     assert again["rows"] == iso["rows"] and again["rate_sources"] == iso["rate_sources"]
 
 
-def test_an_unknown_profile_is_an_error_naming_it(db, tmp_path, capsys):
+def test_an_unknown_profile_is_an_error_naming_it(db, tmp_path):
     out = tmp_path / "r.html"
     for command in (["report", "--out", str(out)], ["iso"], ["size", "--demand-rps", "3"]):
-        assert main(["--db", str(db), *command, "--profile", "no such profile"]) == 2
-        err = capsys.readouterr().err
+        code, _, err = cli(db, *command, "--profile", "no such profile")
+        assert code == 2
         assert "no stored cost profile 'no such profile'" in err and PROFILE in err
     assert not out.exists()
 
@@ -141,7 +137,7 @@ def test_every_rate_says_where_it_comes_from(sample_db):
         con.close()
 
 
-def test_options_beside_a_link_change_its_view_or_are_named_as_ignored(db, capsys):
+def test_options_beside_a_link_change_its_view_or_are_named_as_ignored(db):
     link = "http://cf.example/?spec=mtp&by=hardware&at=20,40"
     out = cli_json(db, "iso", "--link", link, "--at", "50", "--where", "tp=8")
     assert sorted({r["interactivity"] for r in out["rows"]}) == [50.0]          # --at applies on top of the link

@@ -185,15 +185,10 @@ def test_the_frontier_key_holds_what_changes_the_fit(field):
 
 def test_a_widget_is_keyed_by_its_fields_link_key_and_offers_the_declared_range(sample_db, monkeypatch):
     """The sidebar's blended weights name no key and no range: both come from the declarations."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import ROOT
+    from tests.kit import open_page
 
     monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["basis"] = "blended"
-    at.query_params["win"] = "0.3"
-    at.run()
+    at = open_page(query={"basis": "blended", "win": "0.3"})
     assert not at.exception
     weight = at.text_input(key=BY_NAME["w_input"].key)
     assert weight.value == "0.3" and "[0, 10]" in weight.help     # the declared range, in the box's hint

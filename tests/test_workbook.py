@@ -22,10 +22,9 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
-from model.cli import main
 from model.present.figures import usd
 from model.present.workbook import HEADER_ROW, VALUES_MARK
-from tests.kit import cli_json
+from tests.kit import cli, cli_json
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="needs LibreOffice (apt-get install libreoffice-calc-nogui; "
@@ -179,7 +178,7 @@ def made(samples_template, tmp_path_factory) -> tuple[Path, Path, dict, dict]:
     folder = tmp_path_factory.mktemp("workbook")
     db = store(samples_template, folder)
     out = folder / "tables.xlsx"
-    assert main(["--db", str(db), "report", *VIEW, *FLEET, "--out", str(out)]) == 0
+    assert cli(db, "report", *VIEW, *FLEET, "--out", out).code == 0
     return db, out, answer(db), cli_json(db, *_tco(250_000))["rows"][0]
 
 
