@@ -47,6 +47,7 @@ from pathlib import Path
 from model.cli import actual, capacity, tco
 from model.cli import mix as mix_cli
 from model.cli import report as report_cli
+from model.cli import sell as sell_cli
 from model.cli import verify as verify_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
@@ -59,7 +60,7 @@ _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "expor
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
              "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
-             "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify"}
+             "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify", "sell": "sell", "solve": "sell"}
 
 
 def json_args(parser) -> None:
@@ -121,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     volume_args(vol)
     vol.add_argument("--json", action="store_true")
     mix_cli.add_parsers(sub)
+    sell_cli.add_parsers(sub)        # the seller's side and the inverse question (issue 52)
     verify_cli.add_parsers(sub)
     return parser
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from model.core.shape import Curve
 
-__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_trace_file", "length_counts",
+__all__ = ["Trace", "TraceError", "Requests", "read_trace", "read_trace_file", "length_counts", "tokens_by",
            "is_reference", "BIN_S",
            "MAX_BINS", "MAX_TOKENS_PER_REQUEST", "REFERENCE_PREFIX"]
 
@@ -342,3 +342,36 @@ class Requests:
     seconds: np.ndarray         # [s] from the first request
     input_tokens: np.ndarray    # [tokens]
     output_tokens: np.ndarray   # [tokens]
+
+
+def tokens_by(path: str | os.PathLike, name: str, column: str | None = None) -> tuple[str, list[tuple[str, float,
+                                                                                                         float]]]:
+    """A trace file's input and output tokens summed per value of a column naming who sent each request (issue 52:
+    the bill by tenant), streamed: ``(the column, [(value, input tokens, output tokens), ...])``. ``column`` None:
+    the first of ``tenant``, ``user``, ``workload``, ``namespace`` the header holds (matched without regard to
+    case). The file is checked as :func:`read_trace_file` checks it first (its errors name the row); a request
+    with no value in the column counts as ``(none)``. Raises :class:`TraceError`."""
+    import duckdb
+
+    from model.core.chargeback import TENANT_COLUMNS
+
+    path = Path(path)
+    read_trace_file(path, name)
+    label, header, found, where = _reading(path, name)
+    lower = [h.strip().lower() for h in header]
+    wanted = (column.strip().lower(),) if column else TENANT_COLUMNS
+    index = next((lower.index(w) for w in wanted if w in lower), None)
+    if index is None:
+        raise TraceError(f"{label}: no column {' or '.join(wanted)} to split the cost by (the header has "
+                         f"{', '.join(h.strip() for h in header)[:200]})")
+    i, o = (f"c{found[k]}" for k in ("input_tokens", "output_tokens"))
+    con = _duck()
+    try:
+        rows = con.execute(f"SELECT coalesce(nullif(trim(c{index}), ''), '(none)') AS who, sum(i), sum(o) FROM "
+                           f"(SELECT c{index}, {_TOKENS.format(i=i, o=o)} {where}) GROUP BY who ORDER BY who",
+                           [str(path)]).fetchall()
+    except duckdb.Error:             # never its words: they name the file's path
+        raise TraceError(f"{label}: not a CSV file this product can read") from None
+    finally:
+        con.close()
+    return header[index].strip(), [(str(w), float(a), float(b)) for w, a, b in rows]

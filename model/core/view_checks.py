@@ -15,7 +15,7 @@ from model.core.view_codecs import short
 
 __all__ = ["Bounds", "one_of", "check_names", "check_by", "check_rates", "check_targets", "check_sla", "check_goodput",
            "check_profiles", "check_filters", "check_as_of", "check_api", "check_api_usd", "check_shape",
-           "read_shape_option", "check_trace", "read_trace_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
+           "read_shape_option", "check_trace", "read_trace_option", "check_tenants", "read_tenants_option", "check_request_mix", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
            "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "RACK_KW_BOUNDS", "MIN_KW_PER_GPU", "MIN_INTERACTIVITY",
            "MAX_USD_PER_GPU_HOUR", "MIN_USD_PER_GPU_HOUR", "MAX_DEMAND_RPS",
            "MAX_INTERACTIVITY", "DIGEST_CHARS", "check_digest"]
@@ -267,3 +267,30 @@ def read_trace_option(value: str) -> str:
     if not is_file:
         raise ValueError(f"no trace file {value[:80]!r}")
     return read_trace_file(path, path.name).to_text()
+
+
+def check_tenants(value: str) -> str:
+    """A tenant table (:func:`model.core.chargeback.parse_tenants`), written back as a link writes it."""
+    from model.core.chargeback import parse_tenants, tenants_text
+
+    value = value.strip()
+    return tenants_text(parse_tenants(value)) if value else ""
+
+
+def read_tenants_option(value: str) -> str:
+    """``--tenants``: a typed table, or a trace FILE (``FILE@COLUMN``: that column) summed per tenant
+    (:func:`model.core.trace.tokens_by`) into one; a ValueError names file, row and field."""
+    from pathlib import Path
+
+    from model.core.chargeback import tenants_of_counts, tenants_text
+    from model.core.trace import tokens_by
+
+    path, _, column = value.rpartition("@") if "@" in value else (value, "", "")
+    try:
+        is_file = Path(path).is_file()
+    except (OSError, ValueError):
+        is_file = False
+    if not is_file:
+        return check_tenants(value)
+    _, counts = tokens_by(Path(path), Path(path).name, column or None)
+    return tenants_text(tenants_of_counts(counts))
