@@ -84,3 +84,66 @@ def test_a_share_typed_as_a_percent_is_refused(bad):
         economics(6115, 0.59, args["utilisation"], args["fee"], 1.5, 2.09)
     with pytest.raises(ValueError, match="fraction"):
         blended_usd_per_mtok(PAPER_PRICE, 99.2, 0.937)
+
+
+# ------------------------------------------------------------------------------------------ typed into the view
+
+#: the whitepaper's one measured point (6,115 tok/s/GPU at 45 tok/s/user) between two neighbours, so that the frontier
+#: passes through it: the view reads it at 45 exactly (a measured point: no ±)
+PAPER_ROWS = ("hardware,framework,precision,spec_decode,tp,gpus,isl,osl,concurrency,tput_per_gpu,tok_s_user,model\n"
+              "B300,sglang,fp4,none,8,8,8192,1024,64,7000,30,Paper-model\n"
+              "B300,sglang,fp4,none,8,8,8192,1024,32,6115,45,Paper-model\n"
+              "B300,sglang,fp4,none,8,8,8192,1024,16,4000,60,Paper-model\n")
+PAPER_VIEW = ("--x", "45", "--api-usd", "3,0.3,15", "--input-share", "0.9918", "--cache-hit", "0.937",
+              "--licence-fee", "0.3", "--utilisation", "0.6", "--kw-per-gpu", "2.09", "--rate", "B300=1.5",
+              "--rent", "B300=3")
+
+
+def test_the_whitepapers_inputs_typed_into_the_view_give_its_figures(db_path, tmp_path):
+    """Published oracle (the module's docstring): the whitepaper's inputs as view options (and a link) give each
+    printed figure to its rounding, owned and rented, in sell --json."""
+    from tests.kit import cli, cli_json
+
+    rows = tmp_path / "paper.csv"
+    rows.write_text(PAPER_ROWS)
+    assert cli(db_path, "ingest", rows).code == 0
+    got = cli_json(db_path, "sell", *PAPER_VIEW)
+    owned, rented = (next(r for r in got["rows"] if r["option"] == o) for o in ("owned", "rented"))
+    assert owned["tokens_per_second_per_gpu"] == pytest.approx(6115)
+    assert owned["tokens_per_second_per_gpu_low"] == owned["tokens_per_second_per_gpu_high"] == pytest.approx(6115)
+    assert round(owned["blended_usd_per_mtok"], 2) == 0.59
+    assert round(owned["gross_full_use"], 2) == 12.97 and round(owned["revenue_per_gpu_hour"], 2) == 7.78
+    assert round(owned["gpus_per_gw"]) == 478_469 and round(owned["gpu_hours_per_gw_year"] / 1e9, 2) == 4.19
+    assert round(owned["revenue_per_gw_year"] / 1e9, 1) == 32.6
+    assert (round(owned["profit_per_gw_year"] / 1e9, 1), round(owned["margin"], 3)) == (16.5, 0.507)
+    assert (round(rented["profit_per_gw_year"] / 1e9, 1), round(rented["margin"], 3)) == (10.3, 0.315)
+    assert (round(owned["break_even_utilisation"], 3), round(rented["break_even_utilisation"], 3)) == (0.165, 0.330)
+    assert (round(owned["profit_per_gpu_hour"], 2), round(rented["profit_per_gpu_hour"], 2)) == (3.95, 2.45)
+    assert (round(owned["revenue_up"] / 1e9, 1), round(owned["profit_up"] / 1e9, 1)) == (5.4, 3.8)
+    # the same view from its share link
+    assert cli_json(db_path, "sell", "--link", got["link"])["rows"] == got["rows"]
+
+
+def test_sell_on_the_samples_prices_every_series(sample_db):
+    """The bundled samples, sold at the GLM-5.2 API price: revenue, profit and break-even per series, each figure
+    from its series' throughput and its range from the $/M band."""
+    from tests.kit import cli_json
+
+    got = cli_json(sample_db, "sell", "--where", "model=GLM-5", "--where", "isl=8192", "--where", "osl=1024",
+                   "--x", "30", "--api", "GLM-5.2", "--licence-fee", "0.3")
+    assert len(got["rows"]) == 4 and {r["option"] for r in got["rows"]} == {"owned"}
+    for r in got["rows"]:
+        # 8k/1k at $1.40 in, $4.40 out, no cache hits: 8/9 × 1.40 + 1/9 × 4.40
+        assert r["blended_usd_per_mtok"] == pytest.approx(8 / 9 * 1.40 + 1 / 9 * 4.40)
+        gross = r["tokens_per_second_per_gpu"] * 3600 * r["blended_usd_per_mtok"] / 1e6
+        assert r["revenue_per_gpu_hour"] == pytest.approx(gross * 0.6)
+        assert r["profit_per_gpu_hour"] == pytest.approx(gross * 0.6 * 0.7 - r["usd_per_gpu_hour"])
+        assert r["break_even_utilisation"] == pytest.approx(r["usd_per_gpu_hour"] / (gross * 0.7))
+        assert r["revenue_per_gpu_hour_low"] < r["revenue_per_gpu_hour"] < r["revenue_per_gpu_hour_high"]
+        assert r["break_even_utilisation_low"] < r["break_even_utilisation"] < r["break_even_utilisation_high"]
+    iso = {r["series"]: r for r in cli_json(sample_db, "iso", "--where", "model=GLM-5", "--where", "isl=8192",
+                                            "--where", "osl=1024", "--x", "30")["rows"] if r["interactivity"] == 30}
+    for r in got["rows"]:     # the throughput's range is the $/M range inverted
+        cell = iso[r["series"]]
+        assert r["tokens_per_second_per_gpu_low"] == pytest.approx(
+            r["tokens_per_second_per_gpu"] * cell["usd_per_mtok"] / cell["usd_per_mtok_high"])

@@ -130,7 +130,7 @@ def _cheapest_fleet(view: View, rows, presets: pd.DataFrame, rates: pd.DataFrame
                        f"{best['mw']:,.3g} MW.")
     best = ok.iloc[0]
     return frame, (f"The cheapest measured configuration for {need}" + (f" within {budget}" if budget else "")
-                   + f": {best['series']}, {best['nodes']:,.0f} nodes ({best['gpus']:,.0f} GPUs), "
+                   + f": {best['series']}, {fmt.count(int(best['nodes']), 'node')} ({best['gpus']:,.0f} GPUs), "
                    f"${best['usd_per_month']:,.0f} a month, {best['mw']:,.3g} MW (read at a measured point: no "
                    "interpolation ±).")
 
