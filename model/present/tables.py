@@ -361,6 +361,11 @@ def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
     view has none by that name."""
     if name in _BUILDERS:
         return _BUILDERS[name](answer)
+    from model.present.sell_report import TABLE_PARTS as ISSUE52
+    from model.present.sell_report import issue52_tables
+
+    if name in ISSUE52:
+        return issue52_tables(answer).get(name)
     for pa in answer.profiles:
         found = profile_tables(pa).get(name)
         if found is not None:
@@ -381,6 +386,10 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
                  CALIBRATION_TABLE, "Provenance"):
         if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
             continue
+        if name == "Provenance":          # the seller's side, the $/M cap, the bill by tenant (issue 52)
+            from model.present.sell_report import issue52_tables
+
+            out.update(issue52_tables(answer))
         found = _BUILDERS[name](answer)
         if found is not None:
             out[name] = found

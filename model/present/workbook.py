@@ -88,13 +88,15 @@ class WorkbookPlan:
     x: float | None = None                          # the interactivity you need [tok/s/user]
     volume: object = None                           # model.present.volume_answer.VolumeAnswer, or None
     rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
+    sell: object = None                             # model.present.sell_answer.SellAnswer, or None
 
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
     """The plan of ``answer``'s workbook; ``tables`` as :func:`model.present.tables.tables` gives them."""
     return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
                         tuple(answer.profiles), answer.interactivity_needed,
-                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent))
+                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent),
+                        answer.sell if "sell" in answer.ran else None)
 
 
 @dataclass(frozen=True)
@@ -305,6 +307,10 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
             note, columns = FORMULAS["frontier"], frontier_columns(frame, spec, ctx)
         elif name == "Fleet":
             note, columns = FORMULAS["fleet"], fleet_columns(frame, spec, ctx)
+        elif name == "Seller economics" and plan.sell is not None:     # issue 52
+            from model.present.workbook_sell import SELL_FORMULAS, sell_columns
+
+            note, columns = SELL_FORMULAS, sell_columns(frame, spec, ctx, plan.sell)
         elif name == "Buy, rent or API" and plan.volume is not None:
             note, columns = FORMULAS["volume"], volume_columns(frame, spec, ctx)
         elif profile is not None and name.startswith("Parts: ") and profile.profile.onprem is not None:
