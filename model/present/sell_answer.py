@@ -199,8 +199,9 @@ def _headline(rows: pd.DataFrame, x: float | None, view: View) -> str:
 
 
 #: the columns of the table a person reads (:func:`shown_rows`)
-SHOWN_COLUMNS = ["series", "option", "$/GPU-hour", "tok/s/GPU", "revenue/GPU-hour", "profit/GPU-hour", "margin",
-                 "break-even utilisation", "revenue/GW-year", "profit/GW-year", "±10 points: profit/GW-year"]
+SHOWN_COLUMNS = ["Series", "Paid as", "$/GPU-hour", "Throughput [tok/s/GPU]", "Revenue per GPU-hour",
+                 "Profit per GPU-hour", "Margin", "Break-even utilisation", "Revenue per GW-year", "Profit per GW-year",
+                 "Profit, utilisation ±10 points [per GW-year]"]
 
 
 def _billions(value) -> str:

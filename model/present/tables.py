@@ -21,6 +21,7 @@ from model.core.unpriced import sort_cells
 from model.present import fmt
 from model.present.answers import cell_words
 from model.present.report_output import table_frames
+from model.present.sell_report import TABLE_PARTS as ISSUE52_PARTS
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
@@ -353,7 +354,7 @@ TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers
                "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
                "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
                "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run"),
-               CALIBRATION_TABLE: ("cost",)}
+               CALIBRATION_TABLE: ("cost",), **ISSUE52_PARTS}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -361,10 +362,9 @@ def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
     view has none by that name."""
     if name in _BUILDERS:
         return _BUILDERS[name](answer)
-    from model.present.sell_report import TABLE_PARTS as ISSUE52
-    from model.present.sell_report import issue52_tables
+    if name in ISSUE52_PARTS:
+        from model.present.sell_report import issue52_tables
 
-    if name in ISSUE52:
         return issue52_tables(answer).get(name)
     for pa in answer.profiles:
         found = profile_tables(pa).get(name)
