@@ -17,6 +17,10 @@
     costfrontier mix (--mix ISL:OSL:SHARE,... | --trace FILE) (--peak-rps R | --volume N | --trace FILE)
                  [--max-nodes HW=N ...] [--max-kw HW=KW ...] [view and fleet options] [--json]
                  (the cheapest mix of GPU types for a request mix: model.cli.mix)
+    costfrontier sell [--api MODEL | --api-usd IN,CACHED,OUT] [--input-share S] [--licence-fee F] [--utilisation U]
+                 [view and fleet options] [--json]   (what each series earns selling tokens: model.cli.sell)
+    costfrontier solve --max-usd-per-mtok USD | --peak-rps R --sla K=V [--budget-usd-month B] [--budget-mw M]
+                 (the highest interactivity under a $/M cap; the cheapest measured fleet under an SLA and budget)
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
     costfrontier actual FILE... [--plan LINK] | actual --list | plan-vs-actual --plan LINK [--json]
                  (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
