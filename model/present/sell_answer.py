@@ -91,9 +91,16 @@ def _mix(view: View, part: pd.DataFrame) -> tuple[float, str, float, str]:
     return math.nan, "not known: the rows state no ISL and OSL; type the input share", hit, hit_from
 
 
-def _rate(rates: pd.DataFrame, hardware) -> float:
+def _rate(rates: pd.DataFrame, hardware, series: str) -> float:
+    """The full-use $/GPU-hour of ``series``: the rate row of the cost profile its label names, else its hardware's
+    (an owned GPU-hour is paid whether it sells or not, so never the rate divided by a build-up's utilisation)."""
     rows = rates[rates["hardware"].astype(str).str.lower() == str(hardware).lower()] if not rates.empty else rates
-    return finite_number(rows.iloc[0]["usd_per_gpu_hour_full_use"]) if not rows.empty else math.nan
+    if rows.empty:
+        return math.nan
+    named = [r for r in rows.to_dict("records") if isinstance(r.get("profile"), str) and r["profile"]
+             and r["profile"] in series]
+    plain = [r for r in rows.to_dict("records") if not (isinstance(r.get("profile"), str) and r["profile"])]
+    return finite_number((named or plain or rows.to_dict("records"))[0]["usd_per_gpu_hour_full_use"])
 
 
 def _kw(view: View, rates: pd.DataFrame, hardware) -> float:
@@ -143,7 +150,11 @@ def sell_of(view: View, cost, rates: pd.DataFrame, prices: list, fleet=None) -> 
         low, high = finite_number(r.get("usd_per_mtok_low")), finite_number(r.get("usd_per_mtok_high"))
         tps_low, tps_high = throughput_band(tps, usd, low, high)
         kw = _kw(view, rates, hw)
-        ways = [("owned", _rate(rates, hw) if math.isfinite(_rate(rates, hw)) else float(r["usd_per_gpu_hour"]))]
+        if not math.isfinite(kw):
+            notes.append(f"{series}: the price set states no all-in kW per GPU for {hw}, so nothing is given per GW "
+                         "or MW; type it (kW per GPU, --kw-per-gpu)")
+        owned = _rate(rates, hw, series)
+        ways = [("owned", owned if math.isfinite(owned) else float(r["usd_per_gpu_hour"]))]
         ways += [("rented", float(rate)) for h, rate in view.rent if h.lower() == str(hw).lower()]
         for option, rate in ways:
             e = economics(tps, per_basis, view.utilisation, view.licence_fee, rate, kw, pue)

@@ -22,6 +22,7 @@ from model.present import fmt
 from model.present.answers import cell_words
 from model.present.report_output import table_frames
 from model.present.sell_report import TABLE_PARTS as ISSUE52_PARTS
+from model.present.sell_report import issue52_tables
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
@@ -363,8 +364,6 @@ def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
     if name in _BUILDERS:
         return _BUILDERS[name](answer)
     if name in ISSUE52_PARTS:
-        from model.present.sell_report import issue52_tables
-
         return issue52_tables(answer).get(name)
     for pa in answer.profiles:
         found = profile_tables(pa).get(name)
@@ -387,8 +386,6 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
         if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
             continue
         if name == "Provenance":          # the seller's side, the $/M cap, the bill by tenant (issue 52)
-            from model.present.sell_report import issue52_tables
-
             out.update(issue52_tables(answer))
         found = _BUILDERS[name](answer)
         if found is not None:
