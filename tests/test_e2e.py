@@ -210,7 +210,8 @@ def _check_view(page, db, path: str) -> None:
 HEADINGS = {"": "Cost Frontier", "Frontier": "Frontier", "Matched_interactivity": "Cost at matched interactivity",
             "Crossovers": "Crossovers", "Ramps": "Load ramps and capacity", "TCO_rates": "TCO rates",
             "TCO_builder": "TCO builder", "Fleet": "Fleet sizing", "Buy_rent_or_API": "Buy, rent or API",
-            "GPU_mix": "GPU mix", "Plan_vs_actual": "Plan vs actual", "History": "History by run date", "Data": "Data"}
+            "GPU_mix": "GPU mix", "Sell": "Sell: what the hardware earns", "Chargeback": "Chargeback by tenant",
+            "Plan_vs_actual": "Plan vs actual", "History": "History by run date", "Data": "Data"}
 
 
 def test_every_address_opens_its_page_inside_the_frame(server, browser):

@@ -23,7 +23,7 @@ def test_the_share_box_says_does_for_one_thing_and_do_for_several():
     assert "request trace and demand shape do not fit" in link_left_out_text(("request trace", "demand shape"))
     # the fields said as several things are exactly these; every other field is said as one
     assert all(f.said not in PLURAL_WORDS for f in FIELDS if not f.plural)
-    assert PLURAL_WORDS == {"rates", "targets", "goodput caps", "compared series", "cost profiles", "filters"}
+    assert PLURAL_WORDS == {"rates", "targets", "goodput caps", "compared series", "cost profiles", "filters", "tenants"}
 
 
 def test_a_pin_is_recorded_once_per_version_and_link(db_path):

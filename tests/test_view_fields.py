@@ -44,7 +44,8 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     """The report command takes every group: each of its options is a declared one, or one of its own."""
     report = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction").choices["report"]
     given = {flag for action in report._actions for flag in action.option_strings}
-    declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix")
+    declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix",
+                                                  "sell", "solve", "chargeback")
                 for opt in options_of(group) for flag in opt.flags}
     assert given - declared == {"-h", "--help", "--out", "--bundle", "--sign", "--base-url", "--json"}   # where, how
     assert declared <= given and LINK.flags[0] in given

@@ -114,6 +114,12 @@ def fleet_settings(hardware: list[str], preset_kw: dict[str, float]) -> None:
     numbers.field_box(c3, "rack_kw", placeholder="racks not counted")
     bind(c3.selectbox, "token_basis", [None, *TOKEN_BASES],
          format_func=lambda v: "the capacity's basis" if v is None else f"{v} tokens")
+    kw_boxes(hardware, preset_kw)
+
+
+def kw_boxes(hardware: list[str], preset_kw: dict[str, float]) -> None:
+    """A box of kW per GPU for each hardware in view, and one for every hardware without its own (the view's
+    per-hardware ``kw_per_gpu``), each saying what it is when empty."""
     state = view()
     profiled = {p.hardware.lower() for p in state.cost_profiles() if p.name in state.priced_by and p.onprem}
     st.caption("All-in IT power per GPU [kW]: each hardware's own, or one value for every hardware without its own.")

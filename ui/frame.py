@@ -34,6 +34,8 @@ PAGES = (
     ("views/fleet.py", "Fleet sizing", "Fleet", ":material/dns:"),
     ("views/buy_rent_or_api.py", "Buy, rent or API", "Buy_rent_or_API", ":material/shopping_cart:"),
     ("views/gpu_mix.py", "GPU mix", "GPU_mix", ":material/join_inner:"),
+    ("views/sell.py", "Sell", "Sell", ":material/sell:"),                      # issue 52
+    ("views/chargeback.py", "Chargeback", "Chargeback", ":material/groups:"),
     ("views/plan_vs_actual.py", "Plan vs actual", "Plan_vs_actual", ":material/receipt_long:"),
     ("views/history.py", "History by run date", "History", ":material/history:"),
     ("views/data.py", "Data", "Data", ":material/database:"),

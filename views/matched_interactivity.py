@@ -5,7 +5,7 @@ import streamlit as st
 from model.present import figures, fmt
 from model.present.answers import iso_pivot, iso_shown, method_errors_text, method_words, parse_targets
 from model.present.tables import CALIBRATION_TABLE, RUN_TO_RUN_TABLE, table_of
-from ui import frame, report, widgets
+from ui import frame, report, sell, widgets
 from ui.state import bind, plain
 
 ctx = frame.context()
@@ -59,3 +59,4 @@ st.caption(plain(method_errors_text(cost.uncertainty)) + " The band grows with t
            "\"Interpolation and its ±\".", help="Switch the Interpolation method in the sidebar to compare.")
 st.caption(plain(method_words(ctx.state.method, cost.uncertainty)) + f" Basis: {ctx.state.basis} tokens. Cost = $/GPU-hour ÷ (3600 × tok/s/GPU "
            f"÷ 10⁶). No extrapolation past a frontier's end. Targets: {', '.join(fmt.interactivity(x) for x in result.targets)}.")
+sell.cap_section(ctx)           # the inverse question (issue 52)

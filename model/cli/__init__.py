@@ -17,6 +17,10 @@
     costfrontier mix (--mix ISL:OSL:SHARE,... | --trace FILE) (--peak-rps R | --volume N | --trace FILE)
                  [--max-nodes HW=N ...] [--max-kw HW=KW ...] [view and fleet options] [--json]
                  (the cheapest mix of GPU types for a request mix: model.cli.mix)
+    costfrontier sell [--api MODEL | --api-usd IN,CACHED,OUT] [--input-share S] [--licence-fee F] [--utilisation U]
+                 [view and fleet options] [--json]   (what each series earns selling tokens: model.cli.sell)
+    costfrontier solve --max-usd-per-mtok USD | --peak-rps R --sla K=V [--budget-usd-month B] [--budget-mw M]
+                 (the highest interactivity under a $/M cap; the cheapest measured fleet under an SLA and budget)
     costfrontier tco ... | sources | export FILE | remove SOURCE_ID | load-samples [--if-empty]
     costfrontier actual FILE... [--plan LINK] | actual --list | plan-vs-actual --plan LINK [--json]
                  (actuals: OpenCost inference-cost responses or a bill; the plan is a pinned share link)
@@ -47,6 +51,7 @@ from pathlib import Path
 from model.cli import actual, capacity, tco
 from model.cli import mix as mix_cli
 from model.cli import report as report_cli
+from model.cli import sell as sell_cli
 from model.cli import verify as verify_cli
 from model.cli.choices import SAMPLE_DIR, WRITES
 from model.cli.interrupt import EXIT_INTERRUPTED, CtrlC
@@ -59,7 +64,7 @@ _COMMANDS = {"ingest": "data", "load-samples": "data", "sources": "data", "expor
              "frontier": "query", "iso": "query", "crossover": "query", "history": "query", "capacity": "capacity", "compare": "capacity",
              "tco": "tco", "size": "tco", "report": "report", "volume": "volume", "mix": "mix",
              "versions": "versions", "pin": "versions", "purge": "versions", "actual": "actual",
-             "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify"}
+             "plan-vs-actual": "actual", "verify": "verify", "keygen": "verify", "sell": "sell", "solve": "sell"}
 
 
 def json_args(parser) -> None:
@@ -121,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     volume_args(vol)
     vol.add_argument("--json", action="store_true")
     mix_cli.add_parsers(sub)
+    sell_cli.add_parsers(sub)        # the seller's side and the inverse question (issue 52)
     verify_cli.add_parsers(sub)
     return parser
 

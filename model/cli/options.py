@@ -142,9 +142,9 @@ def _options_given(args) -> tuple[dict, list[str]]:
     """The fields the options given set (``--where`` and ``--profile`` aside), and the given options that
     choose rows (group ``selection``), which a share link's view keeps."""
     from model.core.value_checks import CHECKS
-    from model.data.trace_files import read_shape_option, read_trace_option
+    from model.data.trace_files import read_shape_option, read_tenants_option, read_trace_option
 
-    files = {"trace": read_trace_option, "shape": read_shape_option}
+    files = {"trace": read_trace_option, "shape": read_shape_option, "tenants": read_tenants_option}
     fields: dict[str, object] = {}
     selection: list[str] = []
     for field in FIELDS:

@@ -58,6 +58,8 @@ def add_parsers(sub) -> None:
                                                     "says who issued it and that nothing changed since")
     report_args(rep)
     add_options(rep, "mix")          # the view's request mix (the report's section on the cheapest mix of GPU types)
+    for group in ("sell", "solve", "chargeback"):     # the seller's side, the $/M cap, the bill by tenant (issue 52)
+        add_options(rep, group)
     rep.add_argument("--json", action="store_true")
 
 

@@ -26,7 +26,15 @@ import json
 import math
 import sys
 
-from model.cli.options import UsageError, fleet_args, jsonable, records, selection_args, view_args
+from model.cli.options import (
+    UsageError,
+    add_options,
+    fleet_args,
+    jsonable,
+    records,
+    selection_args,
+    view_args,
+)
 from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS
 from model.core.view_fields import BY_NAME
 
@@ -102,6 +110,7 @@ def add_parsers(sub) -> None:
     selection_args(size)
     view_args(size)
     fleet_args(size)
+    add_options(size, "chargeback")      # the planned fleet's cost by tenant (issue 52)
     size.add_argument("--json", action="store_true")
 
 
@@ -284,7 +293,7 @@ def _size(args, con) -> int:
     if not args.link and wants_demand == wants_budget:
         raise UsageError("size needs a demand (--peak-rps, --volume, --tokens-per-day or --trace) or a budget "
                          "(--budget-mw and/or --budget-usd-month), not both")
-    answer = answer_of_args(args, con, ("fleet", "rates", "notes", "run_to_run"))
+    answer = answer_of_args(args, con, ("fleet", "rates", "notes", "run_to_run", "chargeback"))
     fleet = answer.fleet
     if fleet is None:
         refused = "; ".join(of_kind(answer.notes, "link"))     # the value the link gave, refused by its bound
@@ -308,7 +317,8 @@ def _size(args, con) -> int:
                      "capacity_from": list(fleet.capacity_lines), "columns": fleet.columns, "rows": records(frame),
                      # each series' nodes on its capacity point's run-to-run band (model.core.run_to_run), named
                      "run_to_run": {**answer.run_to_run.payload(),
-                                    "rows": records(band) if band is not None else []}})
+                                    "rows": records(band) if band is not None else []},
+                     "chargeback": answer.chargeback.payload() if answer.chargeback is not None else None})
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -335,4 +345,8 @@ def _size(args, con) -> int:
 
     for line in run_to_run_lines(band):
         print(line)
+    if answer.chargeback is not None:
+        from model.cli.sell import print_chargeback
+
+        print_chargeback(answer.chargeback)
     return 0

@@ -12,6 +12,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from model.core import view_codecs as c
+from model.core.chargeback import parse_tenants, tenants_text
 from model.core.limits import (
     DIGEST_CHARS,
     MAX_DEMAND_RPS,
@@ -27,7 +28,7 @@ from model.core.view_codecs import short
 
 __all__ = ["Bounds", "Uses", "one_of", "check_names", "check_rates", "check_targets", "check_as_of", "check_api",
            "check_api_usd", "check_shape", "check_plan", "DEMAND_BOUNDS", "MW_BOUNDS", "USD_BOUNDS",
-           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "check_kw_per_gpu", "RACK_KW_BOUNDS",
+           "TPD_BOUNDS", "TPM_BOUNDS", "KW_PER_GPU_BOUNDS", "check_kw_per_gpu", "RACK_KW_BOUNDS", "check_tenants",
            "check_digest"]
 
 
@@ -178,3 +179,9 @@ def check_plan(value: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc or not parts.query:
         raise ValueError("the plan is the share link the proposal was made from (http://…/Buy_rent_or_API?…&v=N)")
     return text
+
+
+def check_tenants(value: str) -> str:
+    """A tenant table (:func:`model.core.chargeback.parse_tenants`), written back as a link writes it."""
+    value = value.strip()
+    return tenants_text(parse_tenants(value)) if value else ""

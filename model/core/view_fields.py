@@ -45,6 +45,7 @@ from model.core.view_checks import (
     check_rates,
     check_shape,
     check_targets,
+    check_tenants,
     one_of,
 )
 
@@ -404,6 +405,32 @@ FIELDS: tuple[ViewField, ...] = (
        check=Bounds(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
        option=Option(("--cache-hit",), "volume", "prefix-cache hit rate for the API's bill (default: the rows', "
                      "else 0)", metavar="FRACTION", read=c.NUMBER.read), label='Prefix-cache hit rate [0–1]'),
+    # the seller's side, the inverse question and the bill by tenant (issue 52: model.core.sell, solve, chargeback)
+    _f("input_share", "sin", float | None, None, c.NUMBER, ANSWER, "0.992", "99.2",
+       check=Bounds(0, 1, "the input share is a fraction of the tokens sold in [0, 1], e.g. 0.992 for 99.2 %"),
+       label="Input share of the tokens sold [0–1]",
+       option=Option(("--input-share",), "sell", "share of the tokens sold that are input (default: the trace's, "
+                     "else the workload's ISL ÷ (ISL + OSL))", metavar="FRACTION", read=c.NUMBER.read)),
+    _f("licence_fee", "fee", float, 0.0, c.NUMBER, ANSWER, "0.3", "30",
+       check=Bounds(0, 1, "the licence fee is a share of revenue in [0, 1), e.g. 0.3 for 30 %", open_high=True),
+       label="Licence fee [share of revenue]",
+       option=Option(("--licence-fee",), "sell", "share of the revenue paid to the model's owner (default 0)",
+                     metavar="FRACTION", read=c.NUMBER.read)),
+    _f("utilisation", "util", float, 0.6, c.NUMBER, ANSWER, "0.8", "60",
+       check=Bounds(0, 1, "utilisation is a share of hours in (0, 1], e.g. 0.6 for 60 %", open_low=True),
+       label="Utilisation [share of hours sold]",
+       option=Option(("--utilisation",), "sell", "share of a GPU's hours that sell at its throughput (default 0.6, "
+                     "the InferenceX whitepaper's)", metavar="FRACTION", read=c.NUMBER.read)),
+    _f("max_usd_per_mtok", "cap", float | None, None, c.NUMBER, ANSWER, "0.5", "0",
+       check=Bounds(1e-6, 1e4, "the $/M cap must be more than $0.000001 and at most $10,000 per million tokens"),
+       label="$/M cap [$ per million tokens]",
+       option=Option(("--max-usd-per-mtok",), "solve", "the highest interactivity whose $/M stays at or under this "
+                     "cap, per series and overall", metavar="USD", read=c.NUMBER.read)),
+    _f("tenants", "ten", str, "", c.TEXT, ANSWER, "acme:9e8:1e8,beta:3e8:2e8:1e8", "acme:9e8",
+       check=check_tenants, words="tenants", plural=True, label="Tenants (NAME:INPUT:OUTPUT[:CACHED], ...)",
+       option=Option(("--tenants",), "chargeback", "split the fleet's cost by tenant: NAME:INPUT:OUTPUT[:CACHED] "
+                     "tokens, comma-separated, or a trace FILE with a tenant, user or workload column "
+                     "(FILE@COLUMN names another)", metavar="TABLE|FILE", file="tenants")),
     _f("stale_days", "stale", int, DEFAULT_STALE_DAYS, c.WHOLE, ANSWER, "90", "0",
        check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "

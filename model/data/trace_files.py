@@ -23,11 +23,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from model.core.chargeback import TENANT_COLUMNS, tenants_of_counts, tenants_text
 from model.core.request_mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES, RequestMix, edges_of, mix_of_counts
 from model.core.trace import BIN_S, COLUMNS, MAX_BINS, MAX_TOKENS_PER_REQUEST, Trace, TraceError, is_reference
+from model.core.view_checks import check_tenants
 
 __all__ = ["read_trace", "read_trace_file", "length_counts", "trace_and_mix", "mix_of_trace", "read_trace_option",
-           "read_shape_option", "private_copy"]
+           "read_shape_option", "read_tenants_option", "tokens_by", "private_copy"]
 
 #: rows of one chunk when a bad trace is read again to name its first bad row (every column is read then)
 _CHUNK_ROWS = 100_000
@@ -257,6 +259,49 @@ def read_shape_option(value: str) -> str:
         return value
     text = Path(value).read_text(encoding="utf-8", errors="replace")
     return ",".join(p for p in text.replace("\n", ",").replace(";", ",").split(",") if p.strip())
+
+
+def tokens_by(path: str | os.PathLike, name: str, column: str | None = None) -> tuple[str, list[tuple[str, float,
+                                                                                                         float]]]:
+    """A trace file's input and output tokens summed per value of a column naming who sent each request (issue 52:
+    the bill by tenant), streamed: ``(the column, [(value, input tokens, output tokens), ...])``. ``column`` None:
+    the first of ``tenant``, ``user``, ``workload``, ``namespace`` the header holds (matched without regard to
+    case). The file is checked as :func:`read_trace_file` checks it first (its errors name the row); a request
+    with no value in the column counts as ``(none)``. Raises :class:`TraceError`."""
+    path = Path(path)
+    read_trace_file(path, name)
+    label, header, found, where = _reading(path, name)
+    lower = [h.strip().lower() for h in header]
+    wanted = (column.strip().lower(),) if column else TENANT_COLUMNS
+    index = next((lower.index(w) for w in wanted if w in lower), None)
+    if index is None:
+        raise TraceError(f"{label}: no column {' or '.join(wanted)} to split the cost by (the header has "
+                         f"{', '.join(h.strip() for h in header)[:200]})")
+    i, o = (f"c{found[k]}" for k in ("input_tokens", "output_tokens"))
+    con = _duck()
+    try:
+        rows = con.execute(f"SELECT coalesce(nullif(trim(c{index}), ''), '(none)') AS who, sum(i), sum(o) FROM "
+                           f"(SELECT c{index}, {_TOKENS.format(i=i, o=o)} {where}) GROUP BY who ORDER BY who",
+                           [str(path)]).fetchall()
+    except duckdb.Error:             # never its words: they name the file's path
+        raise TraceError(f"{label}: not a CSV file this product can read") from None
+    finally:
+        con.close()
+    return header[index].strip(), [(str(w), float(a), float(b)) for w, a, b in rows]
+
+
+def read_tenants_option(value: str) -> str:
+    """``--tenants``: a typed table, or a trace FILE (``FILE@COLUMN``: that column) summed per tenant
+    (:func:`tokens_by`) into one; a ValueError names file, row and field."""
+    path, _, column = value.rpartition("@") if "@" in value else (value, "", "")
+    try:
+        is_file = Path(path).is_file()
+    except (OSError, ValueError):
+        is_file = False
+    if not is_file:
+        return check_tenants(value)
+    _, counts = tokens_by(Path(path), Path(path).name, column or None)
+    return tenants_text(tenants_of_counts(counts))
 
 
 @contextlib.contextmanager

@@ -74,7 +74,8 @@ ROW_KEYS = {"Cost at matched interactivity": ("interactivity", "series"),
             "Frontier points": ("series", "interactivity"), "Fleet": ("series",),
             "History by run date": ("series", "run_date"), "Buy, rent or API": ("option",),
             "Break-even volumes": ("cheaper", "than"), "Provenance": ("File", "Used for"),
-            "How often the range held": ("method", "kind"), "Run-to-run": ("interactivity", "series")}
+            "How often the range held": ("method", "kind"), "Run-to-run": ("interactivity", "series"),
+            "Seller economics": ("series", "option")}      # model.present.sell_report.ROW_KEYS
 #: a table figure's status where its rows have no status column: a frontier point is measured
 _TABLE_STATUS = {"Frontier points": "measured"}
 

@@ -47,6 +47,8 @@ from model.present.report_output import (
     page,
     table_frames,
 )
+from model.present.sell_report import SECTION_IDS as ISSUE52_IDS
+from model.present.sell_report import sell_sections, wanted_parts
 from model.present.tables import (
     CALIBRATION_TABLE,
     CAPS_TABLE,
@@ -86,7 +88,7 @@ def report_parts(view) -> tuple[str, ...]:
     history only when the view asks for it (``hist=1``) and the caps table only when it prices good tokens."""
     return ("cost", "rates", "notes", "crossed", "cloud", "frontier_table", "profiles", "fleet", "volume",
             "recommendation", "provenance", "run_to_run", *(("history",) if view.history else ()),
-            *(("goodput_caps",) if view.goodput else ()))
+            *(("goodput_caps",) if view.goodput else ()), *wanted_parts(view))
 
 
 @dataclass(frozen=True, eq=False)
@@ -275,7 +277,7 @@ def _plan_section(extras: ReportExtras) -> ReportSection | None:
 
 #: the HTML id of each section after the frontier (a cost profile's: ``profile-N``)
 SECTION_IDS = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section", "GPU mix": "mix-section",
-               "Plan vs actual": "plan-section"}
+               "Plan vs actual": "plan-section", **ISSUE52_IDS}
 
 
 def first_page(answer: Answer, extras: ReportExtras | None = None):
@@ -315,9 +317,11 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
     link = link or view_link(answer.view, base_url)
     # the reopen link is pinned to the data version the answer read ("as presented"); the live one is beside it
     live, link = live_url(link), pinned_url(link, answer.inputs.data_version)
+    answer_tables = every_table(answer)     # the page tables, each section's, the provenance
     sections = [*_profile_sections(answer), *([f] if (f := _fleet_section(answer)) else []),
                 *([h] if (h := _history_section(answer)) else []),
                 *([v] if (v := _volume_section(answer)) else []),
+                *sell_sections(answer, ReportSection, answer_tables),
                 *_extra_sections(extras)]
 
     workload = priced_workload(result, points)
@@ -327,7 +331,7 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
     title = f"Cost per million tokens: {workload if many == 1 else f'{many} workloads'}"
 
     marked = marked_of(answer)
-    tables = every_table(answer)            # the page tables, each section's, the provenance
+    tables = answer_tables
     tables = _with_extra_tables(tables, sections)
     assumptions = assumptions_of(answer, made_at.date())     # ages counted to the day the report is made
     rendered = {name: table_frames(frame, spec) for name, (frame, spec) in tables.items()}

@@ -21,6 +21,8 @@ from model.data.presets import PRESETS_CSV
 from model.present import fmt
 from model.present.answers import cell_words, iso_shown
 from model.present.report_output import table_frames
+from model.present.sell_report import TABLE_PARTS as ISSUE52_PARTS
+from model.present.sell_report import issue52_tables
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
            "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
@@ -363,7 +365,7 @@ TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers
                "Frontier points": ("cost", "frontier_table"), "Fleet": ("fleet",), "History by run date": ("history",),
                "Buy, rent or API": ("volume",), "Break-even volumes": ("volume",), CAPS_TABLE: ("goodput_caps",),
                "Provenance": ("provenance",), RUN_TO_RUN_TABLE: ("cost", "run_to_run"),
-               CALIBRATION_TABLE: ("cost",)}
+               CALIBRATION_TABLE: ("cost",), **ISSUE52_PARTS}
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
@@ -371,6 +373,8 @@ def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
     view has none by that name."""
     if name in _BUILDERS:
         return _BUILDERS[name](answer)
+    if name in ISSUE52_PARTS:
+        return issue52_tables(answer).get(name)
     for pa in answer.profiles:
         found = profile_tables(pa).get(name)
         if found is not None:
@@ -391,6 +395,8 @@ def tables(answer) -> dict[str, tuple[pd.DataFrame, list]]:
                  CALIBRATION_TABLE, "Provenance"):
         if name == RUN_TO_RUN_TABLE and "run_to_run" not in answer.ran:    # a surface that did not ask for it
             continue
+        if name == "Provenance":          # the seller's side, the $/M cap, the bill by tenant (issue 52)
+            out.update(issue52_tables(answer))
         found = _BUILDERS[name](answer)
         if found is not None:
             out[name] = found

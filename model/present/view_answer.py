@@ -267,6 +267,24 @@ def _mix(view: View, inputs: Inputs, done):
         if view.request_mix and view.has_demand else None
 
 
+def _sell(view: View, inputs: Inputs, done):
+    from model.present.sell_answer import sell_of
+
+    return sell_of(view, done["cost"], done["rates"], list(inputs.api_prices), done.get("fleet"))
+
+
+def _solve(view: View, inputs: Inputs, done):
+    from model.present.solve_answer import solve_of
+
+    return solve_of(view, done["cost"], done["rows"], inputs.presets, done["rates"])
+
+
+def _chargeback(view: View, inputs: Inputs, done):
+    from model.present.chargeback_answer import chargeback_of
+
+    return chargeback_of(view, done.get("fleet"))
+
+
 def _demand_parts(view: View) -> tuple[str, ...]:
     return ("capacity", "rates") if view.has_demand or view.has_budget else ()
 
@@ -307,6 +325,12 @@ STEPS: tuple[Step, ...] = (
     Step("mix", lambda view: ("fleet", "cost") if view.request_mix and view.has_demand else (), _mix),
     Step("run_to_run", lambda view: ("cost", *(("fleet", "rates") if view.has_demand or view.has_budget else ())),
          _run_to_run, columns=("source_file", "source_line"), reads=("intervals",)),
+    # issue 52: the seller's side, the inverse question, the bill by tenant
+    Step("sell", lambda view: ("cost", "rates", *(("fleet",) if view.has_demand or view.has_budget else ())), _sell,
+         reads=("api_prices",)),
+    Step("solve", lambda view: ("cost", "rows", "rates") if view.max_usd_per_mtok is not None or view.has_demand
+         else (), _solve, columns=_CAPACITY),
+    Step("chargeback", lambda view: ("fleet",) if view.tenants and view.has_demand else (), _chargeback),
 )
 BY_STEP = {s.name: s for s in STEPS}
 #: every part an answer can hold
@@ -372,6 +396,9 @@ class Answer:
     provenance: pd.DataFrame                # every source whose rows or rates the view uses
     mix: Any                                # model.core.mix.MixAnswer, or None: the view holds no request mix
     run_to_run: Any                         # model.present.run_to_run_answer.RunToRun: the run-to-run band, named
+    sell: Any                               # model.present.sell_answer.SellAnswer: what each series earns sold
+    solve: Any                              # model.present.solve_answer.SolveAnswer, or None: no cap, no demand
+    chargeback: Any                         # model.present.chargeback_answer.ChargebackAnswer, or None: no tenants
     computed: tuple[str, ...] = ()          # the steps this answer's build ran (not kept or handed in)
 
     @property

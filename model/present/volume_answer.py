@@ -41,7 +41,7 @@ from model.present import fmt
 from model.present.fleet_answer import demand_of, load_sentence, workload_notes
 
 __all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
-           "shown_rows", "SHOWN_COLUMNS"]
+           "shown_rows", "SHOWN_COLUMNS", "api_price_of", "cache_hit_of"]
 
 ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
                "utilization", "detail", "capacity_error", "capacity_down", "capacity_up", "nodes_low", "nodes_high", "usd_per_month_low",
@@ -128,6 +128,20 @@ def _cache_hit(s: View, points: pd.DataFrame) -> tuple[float, str]:
     if len(hits) == 1:
         return float(hits[0]), "the benchmark rows' prefix-cache hit rate"
     return 0.0, "no cache hits (the rows state none)" if not hits else "0 (the rows state several hit rates)"
+
+
+def api_price_of(view: View, points: pd.DataFrame, prices: list[ApiPrice]) -> tuple[ApiPrice | None, str, list[str]]:
+    """The API price ``view`` compares with (or sells at: :mod:`model.present.sell_answer`): its typed prices, its
+    chosen model, else the stored price matched by the name of ``points``' model; ``(price, how it was chosen,
+    notes)``."""
+    notes: list[str] = []
+    price, words = _api_price(view, points, prices, notes)
+    return price, words, notes
+
+
+def cache_hit_of(view: View, points: pd.DataFrame) -> tuple[float, str]:
+    """The prefix-cache hit rate of ``view``'s API bill and where it came from: typed, the rows', else 0."""
+    return _cache_hit(view, points)
 
 
 def _rate_of(rates: pd.DataFrame, hardware: str) -> tuple[float, str]:

@@ -92,6 +92,7 @@ class WorkbookPlan:
     rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
     pue: float | None = None                        # the view's PUE (None: each build-up's, else 1)
     kw_per_gpu: tuple[tuple[str, float], ...] = ()  # the view's kW per GPU per hardware ("*": every other)
+    sell: object = None                             # model.present.sell_answer.SellAnswer, or None
 
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
@@ -99,7 +100,8 @@ def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPla
     return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
                         tuple(answer.profiles), answer.interactivity_needed,
                         answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent),
-                        answer.view.pue, tuple(answer.view.kw_per_gpu))
+                        answer.view.pue, tuple(answer.view.kw_per_gpu),
+                        answer.sell if "sell" in answer.ran else None)
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,10 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
             note, columns = FORMULAS["frontier"], frontier_columns(frame, spec, ctx)
         elif name == "Fleet":
             note, columns = FORMULAS["fleet"], fleet_columns(frame, spec, ctx)
+        elif name == "Seller economics" and plan.sell is not None:     # issue 52
+            from model.present.workbook_sell import SELL_FORMULAS, sell_columns
+
+            note, columns = SELL_FORMULAS, sell_columns(frame, spec, ctx, plan.sell)
         elif name == "Buy, rent or API" and plan.volume is not None:
             note, columns = FORMULAS["volume"], volume_columns(frame, spec, ctx)
         elif profile is not None and name.startswith("Parts: ") and profile.profile.onprem is not None:

@@ -1,0 +1,160 @@
+"""``costfrontier sell`` and ``costfrontier solve`` (issue 52): the seller's side and the inverse question.
+
+    costfrontier sell [--api MODEL | --api-usd IN,CACHED,OUT] [--cache-hit H] [--input-share S] [--licence-fee F]
+                      [--utilisation U] [--rate HW=USD ...] [--rent HW=USD ...] [--kw-per-gpu KW] [--pue P]
+                      [--interactivity X] [selection, view and fleet options, or --link URL] [--json]
+    costfrontier solve --max-usd-per-mtok USD [selection and view options] [--json]
+    costfrontier solve --peak-rps R --sla ttft_p95=2 --sla tpot=50 [--budget-usd-month B] [--budget-mw M] [--json]
+
+``sell`` prints :attr:`model.present.view_answer.Answer.sell` (the Sell page's and the report's numbers); ``solve``
+prints :attr:`model.present.view_answer.Answer.solve`: the highest interactivity per series under a $/M cap, and the
+cheapest measured fleet meeting a demand, its SLA and a budget. The planned fleet's cost by tenant is ``size
+--tenants`` (:func:`print_chargeback`).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from model.cli.options import (
+    UsageError,
+    add_options,
+    fleet_args,
+    jsonable,
+    selection_args,
+    view_args,
+    volume_args,
+)
+
+__all__ = ["add_parsers", "run", "print_chargeback", "SELL_SHOWN"]
+
+#: the columns ``sell`` prints, beside each figure its range where it has one
+SELL_SHOWN = ["series", "option", "usd_per_gpu_hour", "tokens_per_second_per_gpu", "revenue_per_gpu_hour",
+              "profit_per_gpu_hour", "margin", "break_even_utilisation", "revenue_per_gw_year", "profit_per_gw_year",
+              "profit_up"]
+
+
+def add_parsers(sub) -> None:
+    """Register ``sell`` and ``solve``."""
+    q = sub.add_parser("sell", help="what each series earns selling tokens at an API price: revenue, profit and "
+                                    "break-even utilisation per GPU-hour and per GW-year")
+    selection_args(q)
+    view_args(q)
+    fleet_args(q)
+    volume_args(q, with_fleet=False)
+    add_options(q.add_argument_group("sell: the token mix, the licence fee and the utilisation"), "sell")
+    _json(q)
+    s = sub.add_parser("solve", help="the highest interactivity under a $/M cap; the cheapest measured fleet meeting "
+                                     "a demand, its SLA and a budget")
+    selection_args(s)
+    view_args(s)
+    fleet_args(s)
+    add_options(s.add_argument_group("solve: the $/M cap"), "solve")
+    _json(s)
+
+
+def _json(q) -> None:
+    q.add_argument("--json", action="store_true", help="print the answer as JSON, on one line")
+    q.add_argument("--indent", type=int, default=None, metavar="N", help="with --json: indent N spaces per level")
+
+
+def _dump(args, payload) -> None:
+    from model.cli.query import dumps
+
+    print(dumps(args, jsonable(payload)))
+
+
+def run(args, con) -> int:
+    from model.cli.query import answer_of_args
+    from model.core.links import view_url
+    from model.core.notes import of_kind
+
+    if args.command == "sell":
+        answer = answer_of_args(args, con, ("sell", "notes"))
+        sell, view = answer.sell, answer.view
+        notes = list(sell.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
+        if args.json:
+            _dump(args, {"command": "sell", "view": view.to_query(), "link": view_url(view.to_query(), "Sell"),
+                         **sell.payload(), "notes": notes})
+            return 0
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        _print_sell(sell)
+        return 0
+    if args.command == "solve":
+        if args.max_usd_per_mtok is None and not (args.demand_rps is not None or args.tokens_per_day is not None
+                                                  or args.tokens_per_month is not None or args.trace is not None
+                                                  or args.link):
+            raise UsageError("solve needs a $/M cap (--max-usd-per-mtok USD) or a demand (--peak-rps, --volume, "
+                             "--tokens-per-day or --trace) with its SLA (--sla) and optionally a budget")
+        answer = answer_of_args(args, con, ("solve", "notes"))
+        solve, view = answer.solve, answer.view
+        if solve is None:
+            raise UsageError("the link's view asks no inverse question: add --max-usd-per-mtok or a demand")
+        notes = list(solve.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
+        if args.json:
+            _dump(args, {"command": "solve", "view": view.to_query(),
+                         "link": view_url(view.to_query(), "Matched_interactivity"), **solve.payload(), "notes": notes})
+            return 0
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        _print_solve(solve)
+        return 0
+    return 2
+
+
+def _print_sell(sell) -> None:
+    import pandas as pd
+
+    from model.present.sell_answer import shown_rows
+
+    print(sell.headline)
+    if sell.rows.empty:
+        return
+    with pd.option_context("display.width", 250, "display.max_colwidth", 60):
+        print(shown_rows(sell).to_string(index=False))
+    for p in sell.prices:
+        print(f"sold at {p['model']}: ${p['usd_per_m_input']:g} input, ${p['usd_per_m_cached_input']:g} cached input, "
+              f"${p['usd_per_m_output']:g} output per M tokens ({p['matched']}; read {p['read_on'] or 'on an unstated date'})")
+    for line in dict.fromkeys(f"token mix: {r['input_share']:.2%} input ({r['input_share_from']}), {r['cache_hit']:.1%} "
+                              f"of it cached ({r['cache_hit_from']})" for r in sell.rows.to_dict("records")):
+        print(line)
+
+
+def _print_solve(solve) -> None:
+    import pandas as pd
+
+    from model.present.solve_answer import cap_table
+
+    if solve.cap is not None:
+        print(solve.cap_text)
+        table = cap_table(solve)
+        if not table.empty:
+            shown = table[["series", "interactivity", "range", "usd_per_mtok", "reached"]].copy()
+            shown["interactivity"] = shown["interactivity"].map(lambda v: "" if not math.isfinite(v) else f"{v:.2f}")
+            shown["usd_per_mtok"] = shown["usd_per_mtok"].map(lambda v: "" if not math.isfinite(v) else f"{v:.4f}")
+            with pd.option_context("display.width", 250, "display.max_colwidth", 80):
+                print(shown.to_string(index=False))
+    if solve.slo is not None:
+        print(solve.slo_text)
+        if not solve.slo.empty:
+            shown = solve.slo[["series", "nodes", "gpus", "usd_per_month", "mw", "meets_budget"]].copy()
+            shown["usd_per_month"] = shown["usd_per_month"].map(lambda v: f"{v:,.0f}")
+            shown["mw"] = shown["mw"].map(lambda v: f"{v:.4g}")
+            print(shown.to_string(index=False))
+
+
+def print_chargeback(chargeback) -> None:
+    """The planned fleet's cost by tenant, as ``size --tenants`` prints it."""
+    import pandas as pd
+
+    print(chargeback.text)
+    shown = chargeback.rows[["tenant", "tokens", "share", "usd_per_month", "usd_per_mtok"]].copy()
+    shown["tokens"] = shown["tokens"].map(lambda v: f"{v:,.0f}")
+    shown["share"] = shown["share"].map(lambda v: f"{v:.1%}")
+    shown["usd_per_month"] = shown["usd_per_month"].map(lambda v: f"{v:,.2f}")
+    shown["usd_per_mtok"] = shown["usd_per_mtok"].map(lambda v: f"{v:.4f}")
+    with pd.option_context("display.width", 250):
+        print(shown.to_string(index=False))
+    print(f"the tenants' $ a month add up to the fleet's: ${chargeback.rows['usd_per_month'].sum():,.2f}")
