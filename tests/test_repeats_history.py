@@ -20,6 +20,7 @@ from model.core.history import history
 from model.core.repeats import as_of_rows, choose_repeats, repeat_spread, runs_in_view
 from model.core.view import View
 from model.data.ingest import ingest_file
+from model.data.presets import load_presets
 from model.data.store import connect, load_points
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
@@ -179,7 +180,7 @@ def runs(draw):
 @given(frame=runs(), x=st.floats(15, 60), repeats=st.sampled_from(["pooled", "latest", "median"]))
 def test_best_so_far_never_rises(frame, x, repeats):
     scenario = View(by=("hardware",))
-    table, _ = history(frame, scenario, x, repeats=repeats)
+    table, _ = history(frame, scenario, x, load_presets(), repeats=repeats)
     for _, one in table.groupby("series"):
         best = one["best_usd_per_mtok"].to_numpy(dtype=float)
         as_of = one["as_of_usd_per_mtok"].to_numpy(dtype=float)
@@ -194,7 +195,7 @@ def test_best_so_far_never_rises(frame, x, repeats):
 
 
 def test_history_by_hand(rows):
-    table, notes = history(rows, View(by=("hardware",), method="linear"), 40.0)
+    table, notes = history(rows, View(by=("hardware",), method="linear"), 40.0, load_presets())
     b200 = table[table["series"] == "B200"]
     assert list(b200["run_date"]) == ["2026-01-10", "2026-02-10", "2026-03-10"]
     usd = lambda rate, tput: rate * 1e6 / 3600 / tput   # noqa: E731

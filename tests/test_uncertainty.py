@@ -417,6 +417,33 @@ def test_crossover_json_and_text_say_within_uncertainty(sample_db):
     assert ("within uncertainty (" in done.out) == bool(marked)
 
 
+
+def test_a_crossings_interval_ends_where_a_dense_grid_finds_the_bands_part(sample_db):
+    """The interval around each crossing (where the two bands overlap) ends where 400,001 evenly spaced samples of
+    the two bands find them part, to 0.01 tok/s/user: the sampled ends are moved to the zero of the overlap's margin
+    (the samples alone put them up to a grid step inside: 27.51 and 86.43 where the bands part at 27.38 and 86.75)."""
+    from model.core.uncertainty import _overlap
+    from model.core.view import View
+    from model.data.store import connect
+    from model.present.view_answer import answer_of_view
+
+    con = connect(sample_db, read_only=True)
+    try:
+        answer = answer_of_view(con, View.from_query({"spec": "mtp", "by": "hardware", "r": "B200:1.6"})[0],
+                                ("crossings", "pricing"))
+    finally:
+        con.close()
+    analysis, errors = answer.crossings.analysis, answer.pricing.uncertainty
+    rows = answer.crossings.marked
+    assert len(rows) == 3 and rows["within_uncertainty"].all()
+    a, b = analysis.curves["B200"], analysis.curves["MI355X"]
+    x = np.linspace(max(a.x_min, b.x_min), min(a.x_max, b.x_max), 400_001)
+    ok, _, within, _ = _overlap(a, b, x, errors, analysis.scenario.method)
+    inside = np.flatnonzero(ok & within)
+    assert (np.diff(inside) == 1).all()                   # one run of overlap holds all three crossings
+    assert rows["interactivity_low"].to_numpy() == pytest.approx(x[inside[0]], abs=0.01)
+    assert rows["interactivity_high"].to_numpy() == pytest.approx(x[inside[-1]], abs=0.01)
+
 # ----------------------------------------------------------------------------- the pages (AppTest)
 
 @pytest.fixture

@@ -45,7 +45,7 @@ HISTORY_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_pe
 _AT = ["series", "usd_per_mtok", "status", "usd_per_mtok_low", "usd_per_mtok_high"]
 
 
-def _at(rows: pd.DataFrame, scenario: View, presets: pd.DataFrame | None, x: float,
+def _at(rows: pd.DataFrame, scenario: View, presets: pd.DataFrame, x: float,
         calibration: Calibration) -> pd.DataFrame:
     """Every series' iso row at ``x`` from ``rows`` with its band (:data:`_AT`), by the scenario's method (resolved:
     the same for every date)."""
@@ -61,7 +61,7 @@ def _labels(rows: pd.DataFrame, scenario: View) -> pd.Series:
     return series_labels(rows, scenario.by)
 
 
-def history(rows: pd.DataFrame, scenario: View, x: float, presets: pd.DataFrame | None = None,
+def history(rows: pd.DataFrame, scenario: View, x: float, presets: pd.DataFrame,
             repeats: str = "pooled", as_of: date | None = None, calibration: Calibration | None = None
             ) -> tuple[pd.DataFrame, list[str]]:
     """The history table (:data:`HISTORY_COLUMNS`, by series then run date) at interactivity ``x``

@@ -379,43 +379,47 @@ def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) ->
 
 
 def _pair_sides(curves, errors, a, b, bounds: np.ndarray, method, n=64):
-    """:func:`_sides_unresolved`, and the samples it read: (sides, x, good, unknown) over every side in order."""
+    """:func:`_sides_unresolved`, and the samples it read: (sides, x, good, unknown, margin) over every side in
+    order (``margin``: :func:`_overlap`'s)."""
     ca, cb = curves[a], curves[b]
     lo, hi = bounds[:-1], bounds[1:]
     out = np.zeros(len(lo), dtype=bool)
     sides = np.flatnonzero(hi > lo)
     if not sides.size:
-        return out, np.empty(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+        return out, np.empty(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.empty(0)
     grids = [np.unique(np.r_[np.linspace(s, e, n), ca.x[(ca.x >= s) & (ca.x <= e)], cb.x[(cb.x >= s) & (cb.x <= e)]])
              for s, e in zip(lo[sides], hi[sides])]
     x = np.concatenate(grids)
     side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-    ok, unknown, within = _overlap(ca, cb, x, errors, method)
+    ok, unknown, within, margin = _overlap(ca, cb, x, errors, method)
     count = len(grids)
     out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
         & (np.bincount(side, weights=unknown, minlength=count) == 0) \
         & (np.bincount(side, weights=ok & ~within, minlength=count) == 0)
-    return out, x, ok & within, unknown
+    return out, x, ok & within, unknown, margin
 
 
 def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, method: str):
-    """At each x: both curves priced (ok), a band unknown there, and the two bands overlapping (within)."""
+    """At each x: both curves priced (ok), a band unknown there, the two bands overlapping (within), and by how much
+    (``margin`` [$/M]: the smaller of each band's top less the other's bottom; below 0 where they part)."""
     va, la, ha = valued_band(ca, x, method, errors.quantile(ca.series))
     vb, lb, hb = valued_band(cb, x, method, errors.quantile(cb.series))
     ok = np.isfinite(va) & np.isfinite(vb)
     unknown = ok & ~(np.isfinite(la) & np.isfinite(lb))
     tol = 1e-9 * np.fmax(va, vb)
     with np.errstate(invalid="ignore"):
-        within = (la <= hb + tol) & (lb <= ha + tol)
-    return ok, unknown, within
+        margin = np.minimum(hb - la, ha - lb)
+        within = margin >= -tol
+    return ok, unknown, within, margin
 
 
-def _crossing_intervals(x: np.ndarray, good: np.ndarray, unknown: np.ndarray, at: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def _crossing_intervals(x: np.ndarray, good: np.ndarray, unknown: np.ndarray, at: np.ndarray,
+                        margin: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each crossing at ``at`` of one pair, the interval of interactivity around it where the two curves' bands
     overlap (where the cheaper of the two may change), read from the samples of its sides (:func:`_pair_sides`: ``x``
-    ascending, whether both bands are known and overlap there, whether one is unknown); NaN where a band is unknown
-    at the crossing."""
+    ascending, whether both bands are known and overlap there, whether one is unknown, the overlap's margin); NaN
+    where a band is unknown at the crossing. An end between a sample where the bands overlap and one where they part
+    is where the margin, linear between the two, is 0 (not the last sample that overlaps: a grid's spacing off)."""
     low, high = np.full(len(at), np.nan), np.full(len(at), np.nan)
     if not len(x):
         return low, high
@@ -429,10 +433,20 @@ def _crossing_intervals(x: np.ndarray, good: np.ndarray, unknown: np.ndarray, at
             continue
         run = int(np.searchsorted(starts, i, side="right")) - 1
         if good[i] and run >= 0 and ends[run] >= i:
-            low[k], high[k] = x[starts[run]], x[ends[run]]
+            low[k], high[k] = _edge(x, margin, starts[run], -1), _edge(x, margin, ends[run], 1)
         else:
             low[k] = high[k] = float(xi)
     return low, high
+
+
+def _edge(x: np.ndarray, margin: np.ndarray | None, i: int, step: int) -> float:
+    """The end of a run of overlapping samples at ``x[i]``, moved toward ``x[i + step]`` (where the bands part, both
+    known) to the zero of the margin drawn straight between them."""
+    j = i + step
+    if margin is None or not 0 <= j < len(x) or not (np.isfinite(margin[i]) and np.isfinite(margin[j])) \
+            or margin[j] >= 0 or margin[i] < 0:
+        return float(x[i])
+    return float(x[i] + (x[j] - x[i]) * margin[i] / (margin[i] - margin[j]))
 
 
 def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty,
@@ -463,11 +477,11 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         xs = at[idx]
         order = np.argsort(xs, kind="stable")
         bounds = np.r_[lo, xs[order], hi]
-        sides, x, good, unknown = _pair_sides(curves, errors, a, b, bounds, method)
+        sides, x, good, unknown, margin = _pair_sides(curves, errors, a, b, bounds, method)
         marks[idx[order]] = sides[:-1] | sides[1:]
         start[idx[order]] = np.where(sides[:-1], bounds[:-2], np.where(sides[1:], bounds[1:-1], np.nan))
         stop[idx[order]] = np.where(sides[1:], bounds[2:], np.where(sides[:-1], bounds[1:-1], np.nan))
-        x_low[idx], x_high[idx] = _crossing_intervals(x, good, unknown, at[idx])
+        x_low[idx], x_high[idx] = _crossing_intervals(x, good, unknown, at[idx], margin)
     return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop,
                              interactivity_low=x_low, interactivity_high=x_high)
 
