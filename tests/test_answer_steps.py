@@ -9,8 +9,9 @@ import pytest
 from model.core.notes import Note
 from model.core.view import View
 from model.data.store import connect
+from model.present.parts import PartNotAsked
 from model.present.report import report_parts
-from model.present.view_answer import PARTS, STEPS, PartNotAsked, answer_of_view, reading, steps_for
+from model.present.view_answer import PARTS, STEPS, answer_of_view, reading, steps_for
 from tests.kit import cli, cli_json
 
 GLM5 = {"workload": "GLM-5|8192|1024", "spec_decoding": ("mtp",), "by": ("hardware",)}

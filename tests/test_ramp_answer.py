@@ -2,7 +2,7 @@
 
 The Ramps page used to compute its knees from the rows *before* the view's as-of and repeats, while Fleet, size
 and the report read the answer *after* them; ``capacity`` and ``compare`` parsed the options a second way. Now
-all of them read :attr:`model.present.view_answer.Answer.ramps` (:mod:`model.present.ramp_answer`).
+all of them read :attr:`model.present.parts.Answer.ramps` (:mod:`model.present.ramp_answer`).
 
 Published oracles (Wafer, GLM-5.2 MXFP4 on 8x MI355X, bundled as data/samples/wafer_glm52_mxfp4_ramp.csv):
 TTFT p95 <= 1.1 s -> knee at 2.0 req/s and 1,944 tok/s/node (243 tok/s/GPU, its line 5); MI355X at 2,626 vs
@@ -203,7 +203,8 @@ def test_accuracy_table_is_of_the_models_in_view_at_the_views_tolerance(wafer, s
 def test_an_answer_holds_the_parts_asked_for_and_refuses_the_others(sample_db):
     """A part is built when asked for, with the columns its step declares (the projection follows the parts); a
     part not asked for is refused when read, naming it, never computed on the side."""
-    from model.present.view_answer import PartNotAsked, reading
+    from model.present.parts import PartNotAsked
+    from model.present.view_answer import reading
 
     con = connect(sample_db)
     try:

@@ -23,7 +23,8 @@ from model.data.ingest import ingest_file
 from model.data.inputs import READS, load_inputs, reading_of, with_workload
 from model.data.store import connect, load_points, points_by_id
 from model.present.answers import summary_of
-from model.present.view_answer import PARTS, PartNotAsked, answer_of_view, build_answer, reading
+from model.present.parts import PartNotAsked
+from model.present.view_answer import PARTS, answer_of_view, build_answer, reading
 from tests.kit import cli_json
 
 #: what ``iso`` and ``crossover`` ask for (model.cli.query.PARTS, without the recommendation's demand)

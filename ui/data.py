@@ -51,7 +51,8 @@ from model.data.store import (
 )
 from model.data.versions import acting
 from model.present.answers import workload_label
-from model.present.view_answer import Answer, build_answer, reading
+from model.present.parts import Answer
+from model.present.view_answer import build_answer, reading
 from ui.lru import CACHE, trim_if_grown
 from ui.state import view
 

@@ -145,7 +145,7 @@ def rate_sources(rates: pd.DataFrame) -> None:
 
 def drawn(crossed) -> list[str] | None:
     """Past :data:`DRAW_LIMIT` series: the "Draw all" switch, a caption saying what the chart draws, and the series
-    it draws (``crossed``: the answer's :class:`model.present.answer_steps.Crossed`); None draws every series."""
+    it draws (``crossed``: the answer's :class:`model.present.parts.Crossed`); None draws every series."""
     count = len(crossed.analysis.curves)
     if count <= DRAW_LIMIT:
         return None

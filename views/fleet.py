@@ -76,7 +76,7 @@ if fleet.said:
     st.info(plain(fleet.said))
 for sentence in fleet.sentences:
     st.markdown(plain(sentence))
-# the numbers a decision needs first (model.present.tables.FLEET_SPEC), so they fit a 1280-pixel screen; where the
+# the numbers a decision needs first (model.present.parts.FLEET_SPEC), so they fit a 1280-pixel screen; where the
 # rate comes from and the notes follow behind the table's "More columns" switch
 widgets.table(fleet.sized[fleet.columns], key="fleet_table",
               details=("method", "pricing", "status", "note", "effective_usd_per_mtok", "utilization", "tokens_per_month",

@@ -1,6 +1,6 @@
 """Load ramps and capacity: the highest load that meets the SLA, tokens per dollar, and accuracy beside cost.
 
-Renders the ramp part of the view's answer (:attr:`model.present.view_answer.Answer.ramps`), the one
+Renders the ramp part of the view's answer (:attr:`model.present.parts.Answer.ramps`), the one
 ``costfrontier capacity`` and ``compare`` print; the page computes nothing of its own.
 """
 

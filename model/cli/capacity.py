@@ -1,6 +1,6 @@
 """``capacity`` and ``compare``: the knee of every load ramp under an SLA, and tokens per dollar.
 
-Both print the ramp part of the view's answer (:attr:`model.present.view_answer.Answer.ramps`), the one
+Both print the ramp part of the view's answer (:attr:`model.present.parts.Answer.ramps`), the one
 the Ramps page shows: the view comes from the shared options or ``--link`` (:func:`model.cli.options.view_from_args`),
 so ``--as-of``, ``--repeats``, ``--profile`` and ``--price-set`` mean what they mean for ``iso`` or ``size``.
 """

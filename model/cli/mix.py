@@ -7,7 +7,7 @@
                      --interactivity X, --link URL] [--kw-per-gpu KW] [--pue P] [--gpus-per-node N] [--json]
 
 The view is the one ``size`` answers, widened to every workload of its model (:func:`model.core.mix.mix_view`);
-each series' capacity and price are those of the view's fleet (:attr:`model.present.view_answer.Answer.fleet`,
+each series' capacity and price are those of the view's fleet (:attr:`model.present.parts.Answer.fleet`,
 the same per-node capacity and pricing ``size`` prints), and the answer's ``mix`` part
 (:func:`model.present.mix_answer.mix_of`) solves it; limits per type, or another match factor, solve it again from
 the same fleet. A trace file without ``--mix`` is bucketed by ``--isl-edges`` and

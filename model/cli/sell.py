@@ -6,8 +6,8 @@
     costfrontier solve --max-usd-per-mtok USD [selection and view options] [--json]
     costfrontier solve --peak-rps R --sla ttft_p95=2 --sla tpot=50 [--budget-usd-month B] [--budget-mw M] [--json]
 
-``sell`` prints :attr:`model.present.view_answer.Answer.sell` (the Sell page's and the report's numbers); ``solve``
-prints :attr:`model.present.view_answer.Answer.solve`: the highest interactivity per series under a $/M cap, and the
+``sell`` prints :attr:`model.present.parts.Answer.sell` (the Sell page's and the report's numbers); ``solve``
+prints :attr:`model.present.parts.Answer.solve`: the highest interactivity per series under a $/M cap, and the
 cheapest measured fleet meeting a demand, its SLA and a budget. The planned fleet's cost by tenant is ``size
 --tenants`` (:func:`print_chargeback`).
 """

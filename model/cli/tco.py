@@ -12,7 +12,7 @@
                       [--headroom 1.0] [--spares 0] [the view options of iso: --sla, --where, --by, --rate,
                       --profile NAME ..., --interactivity X, --link URL] [--rack-kw KW] [--json]
 
-``size`` prints the fleet of the view's answer (:attr:`model.present.view_answer.Answer.fleet`): the same
+``size`` prints the fleet of the view's answer (:attr:`model.present.parts.Answer.fleet`): the same
 view options mean what they mean for ``iso`` and ``report``.
 
 Inputs left out of ``tco`` start from the cited reference values (``data/samples/tco_reference_values.csv``)

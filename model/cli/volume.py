@@ -6,7 +6,7 @@
                         [--rent HW=USD ...] [--on-demand [--min-nodes N] [--scale-step N]] [--lens full|marginal]
                         [selection and view options, or --link URL] [--json]
 
-It prints :attr:`model.present.view_answer.Answer.volume`, the same numbers as the Buy, rent or API page
+It prints :attr:`model.present.parts.Answer.volume`, the same numbers as the Buy, rent or API page
 and the report's section.
 """
 

@@ -31,7 +31,7 @@ __all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", 
 
 #: the parts of the plan view's answer a plan is read from
 PLAN_PARTS = ("volume", "recommendation", "capacity", "rows", "notes")
-#: how a caller answers a view: ``answer_of(view, parts)`` → :class:`model.present.view_answer.Answer`
+#: how a caller answers a view: ``answer_of(view, parts)`` → :class:`model.present.parts.Answer`
 AnswerOf = Callable[[View, tuple], object]
 #: the figures :func:`options_at` keeps of each option
 _OPTION_KEYS = ("option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "utilization")

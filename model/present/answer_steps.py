@@ -12,12 +12,11 @@ the iso table and its ±, the interactivity you need, the series there, the pair
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from model.core.analysis import Analysis, Prepared, analyse, cross, prepared_of, workload_split
+from model.core.analysis import Analysis, analyse, cross, prepared_of, workload_split
 from model.core.cost import resolve_rates
 from model.core.cost_profiles import points_with_profiles, rates_with_profiles
 from model.core.frontier import fit_frontiers, series_labels, throughput_column
@@ -32,7 +31,6 @@ from model.core.status import PRICED, series_without_curve
 from model.core.tco import TcoInputError
 from model.core.uncertainty import (
     Calibration,
-    Uncertainty,
     iso_with_error,
     mark_crossovers,
     no_calibration,
@@ -41,9 +39,21 @@ from model.core.uncertainty import (
 from model.core.unpriced import break_even_column, curves_at_one, unpriced_at, with_unpriced
 from model.core.view import View
 from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
+from model.present.parts import (
+    Cost,
+    Crossed,
+    Crossings,
+    Fit,
+    Good,
+    History,
+    Overview,
+    Points,
+    Priced,
+    Pricing,
+    Rows,
+)
 
-__all__ = ["Priced", "Fit", "Good", "Points", "Rows", "points_of", "rows_of_points", "split_of", "rates_of_view", "Pricing", "Cost", "Crossings", "Crossed", "History", "Overview",
-           "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
+__all__ = ["points_of", "rows_of_points", "split_of", "rates_of_view", "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
            "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "moved_interactivity", "bands_at_x", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
            "caps_table_of", "BREAK_EVEN_SAMPLES", "without_curve_of", "cells_of"]
@@ -52,154 +62,6 @@ __all__ = ["Priced", "Fit", "Good", "Points", "Rows", "points_of", "rows_of_poin
 DRAW_LIMIT = 40
 #: the break-even curve across interactivity is read at this many points of the pair's common range
 BREAK_EVEN_SAMPLES = 60
-
-
-@dataclass(frozen=True, eq=False)
-class Priced:
-    """The rows priced by the view's cost profiles (a hardware two profiles price appears once per profile),
-    the rate overrides that result, and what could not be applied."""
-
-    points: pd.DataFrame
-    rates: dict[str, float]
-    notes: tuple[Note, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Good:
-    """The rows on good tokens under the view's goodput caps (:func:`model.core.goodput.apply_goodput`), the caps
-    (None: none set) and the notes."""
-
-    rows: pd.DataFrame
-    caps: Caps | None
-    notes: tuple[Note, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Points:
-    """The rows an answer fits, whatever the rates (step ``points``): on good tokens when the view sets goodput caps,
-    a hardware two chosen cost profiles name repeated once per profile, and the series keys split by workload when
-    the view mixes them."""
-
-    good: Good
-    points: pd.DataFrame
-    scenario: View                       # the view with its series keys split (its rates as the view's)
-    split_note: Note | None
-
-
-@dataclass(frozen=True, eq=False)
-class Rows:
-    """The rows an answer prices (step ``rows``): on good tokens when the view sets goodput caps, priced by its
-    cost profiles, split by workload when it mixes them, and the $/GPU-hour of every priced name in view."""
-
-    good: Good
-    priced: Priced
-    scenario: View                       # the view as priced: the profiles' rates, the series keys split
-    split_note: Note | None              # why the series keys were split (None: not split)
-    usd_per_gpu_hour: dict[str, float]   # [$/GPU-hour] of every priced name
-
-    @property
-    def rows(self) -> pd.DataFrame:
-        """The store rows the view selects, after its as-of and repeats, on good tokens under its caps."""
-        return self.good.rows
-
-    @property
-    def points(self) -> pd.DataFrame:
-        """:attr:`rows` priced by the view's cost profiles (a hardware two profiles price appears once per profile)."""
-        return self.priced.points
-
-    @property
-    def notes(self) -> tuple[Note, ...]:
-        return (*self.good.notes, *self.priced.notes, *((self.split_note,) if self.split_note else ()))
-
-
-@dataclass(frozen=True, eq=False)
-class Fit:
-    """A view's frontier (:func:`model.core.analysis.frontiers_for`) and its leave-one-out for every method
-    (method -> :func:`model.core.leave_one_out.leave_one_out`). Series of one hardware are predicted at $1/GPU-hour
-    (their relative errors do not depend on the rate), so one fit serves every rate of a view whose series are per
-    hardware; ``rates`` is what the fit priced by when series mix hardware (None: no rate)."""
-
-    frontier: pd.DataFrame
-    rates: dict[str, float] | None
-    loo: dict[str, pd.DataFrame]
-    prepared: Prepared | None = None       # the rows it was fitted on (model.core.analysis.prepared_of)
-
-
-@dataclass(frozen=True, eq=False)
-class Cost:
-    """The cost of every series at matched interactivity (step ``cost``)."""
-
-    analysis: Analysis                     # frontiers priced, cost curves, the iso table; no crossings
-    baseline: str | None                   # the series ratios divide by
-    iso: pd.DataFrame                      # cost at the targets, with ratios to the baseline
-    uncertainty: Uncertainty               # the bands of the view's method, calibrated on the store's frontiers
-    iso_error: pd.DataFrame                # iso with each cell's band (model.core.uncertainty.iso_with_error)
-    x_range: tuple[float, float] | None    # where the interactivity you need may be set [tok/s/user]
-    interactivity_needed: float | None     # the interactivity you need [tok/s/user]
-    at_x: pd.DataFrame                     # every series there, priced cheapest first, then the rest by status,
-                                           # each cell with its band (model.core.uncertainty.iso_with_error)
-    pair: tuple[str, str] | None           # the pair the break-even prices
-    break_even: dict | None                # model.present.answers.break_even_answer of the pair at x
-    unpriced: pd.DataFrame = None          # each series without a rate against each priced one at x
-                                           # (model.core.unpriced.unpriced_at: the rate at which it would match)
-
-    @property
-    def method(self) -> str:
-        return self.analysis.scenario.method
-
-
-@dataclass(frozen=True, eq=False)
-class Pricing:
-    """What the cost of a view is before the interactivity you need is read (step ``pricing``): it depends on the fit,
-    the rates, the method, the targets and the baseline only, so the dashboard shares it between the views of a
-    slider (:func:`pricing_key`)."""
-
-    analysis: Analysis
-    baseline: str | None
-    iso: pd.DataFrame                      # every cell at the targets with its status (model.core.status)
-    uncertainty: Uncertainty
-    iso_error: pd.DataFrame
-    x_range: tuple[float, float] | None
-    without: pd.DataFrame                  # every series in view without a cost curve, and why
-    at_one: object                         # their throughput read at $1/GPU-hour (model.core.unpriced.curves_at_one)
-
-
-@dataclass(frozen=True, eq=False)
-class Crossings:
-    """Where the cheapest series changes before the interactivity you need is read (step ``crossings``): the lower
-    envelope and the crossings of the pairs in view, marked for the ± bands."""
-
-    analysis: Analysis
-    marked: pd.DataFrame
-
-
-@dataclass(frozen=True, eq=False)
-class Crossed:
-    """Where the cheapest series changes (step ``crossed``)."""
-
-    analysis: Analysis                     # the cost analysis with the lower envelope and the crossings in view
-    marked: pd.DataFrame                   # its crossings with within_uncertainty (model.core.uncertainty)
-    drawn: list[str] | None                # the series a cost chart draws (None: every one)
-    break_even_curve: pd.DataFrame | None  # the pair's break-even $/GPU-hour across their common range
-
-
-@dataclass(frozen=True, eq=False)
-class History:
-    """Each series' $/M at the interactivity you need, run date by run date (step ``history``)."""
-
-    table: pd.DataFrame
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Overview:
-    """What the rows in view are (step ``overview``): counted after the view's as-of and repeats, the rows its
-    answer prices."""
-
-    rows: int
-    hardware: tuple[str, ...]
-    latest_run: object | None              # a date, or None when no row states one
-    earliest_run: object | None
 
 
 def good_of(view: View, rows: pd.DataFrame, samples) -> Good:

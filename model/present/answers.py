@@ -17,7 +17,7 @@ from model.core.uncertainty import AUTO, RULE
 from model.present import fmt
 
 if TYPE_CHECKING:
-    from model.present.view_answer import Answer
+    from model.present.parts import Answer
 
 __all__ = ["parse_targets", "cell_words", "changes_of", "headline", "summary", "summary_of", "cheapest_at", "default_pair", "common_range",
            "break_even_answer", "iso_pivot", "iso_shown", "workload_label", "status_text", "pair_intervals",
@@ -52,7 +52,7 @@ def parse_targets(text: str) -> tuple[float, ...]:
 def status_text(row) -> str:
     """A cell of the iso table: ``$0.42/M``, ``$0.42/M (clamped, not priced)`` or why there is no value
     (:func:`model.core.status.status_words`); with the interpolation error when the row has it
-    (:attr:`model.present.view_answer.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M −8/+11 %``,
+    (:attr:`model.present.parts.Answer.iso_error`): ``$0.42/M ± 6 %``, ``$0.42/M −8/+11 %``,
     ``$0.42/M (measured)``, ``$0.42/M (± not estimated)`` (too few points in the store to test it)."""
     if row["status"] in PRICED:
         if "usd_per_mtok_low" in row:

@@ -36,7 +36,7 @@ _METHOD_TEXT = {
 }
 
 if TYPE_CHECKING:
-    from model.present.view_answer import Answer
+    from model.present.parts import Answer
 
 
 def _workload(points: pd.DataFrame) -> str:

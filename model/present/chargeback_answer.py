@@ -1,6 +1,6 @@
-"""The bill by tenant of a view's planned fleet (issue 52; :attr:`model.present.view_answer.Answer.chargeback`).
+"""The bill by tenant of a view's planned fleet (issue 52; :attr:`model.present.parts.Answer.chargeback`).
 
-The plan is the fleet the view's demand gets (:attr:`model.present.view_answer.Answer.fleet`), its cheapest sized
+The plan is the fleet the view's demand gets (:attr:`model.present.parts.Answer.fleet`), its cheapest sized
 series (the one its headline names); its $ a month is split by the view's tenants (typed, or summed from a trace's
 tenant, user or workload column) by the formula OpenCost proposes (:func:`model.core.chargeback.split_cost`), so the
 tenants' $ a month add up to the fleet's to the cent, and the fleet's range (its capacity's ±) splits by the same
@@ -9,44 +9,15 @@ shares.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import pandas as pd
 
 from model.core.chargeback import SPLIT_COLUMNS, parse_tenants, split_cost
 from model.core.demand import finite_number
 from model.core.view import View
 from model.present import fmt
+from model.present.parts import ChargebackAnswer
 
-__all__ = ["ChargebackAnswer", "chargeback_of"]
-
-
-@dataclass(frozen=True)
-class ChargebackAnswer:
-    """The planned fleet's $ a month split by tenant."""
-
-    series: str                        # the fleet split (the cheapest sized series)
-    usd_per_month: float               # the fleet's $ a month
-    usd_per_month_low: float           # within its capacity's ± (NaN: none estimated)
-    usd_per_month_high: float
-    tokens_per_month: float            # on ``basis``
-    basis: str
-    prices: dict                       # usd_per_m_input, usd_per_m_cached_input, usd_per_m_output
-    w_input: float
-    w_cached: float
-    rows: pd.DataFrame                 # model.core.chargeback.SPLIT_COLUMNS, largest first
-    text: str
-
-    def payload(self) -> dict:
-        """What ``size --json`` carries as ``chargeback`` (numbers unrounded; NaN as null)."""
-        def clean(v):
-            return None if isinstance(v, float) and not math.isfinite(v) else v
-        return {"series": self.series, "usd_per_month": self.usd_per_month,
-                "usd_per_month_low": clean(self.usd_per_month_low), "usd_per_month_high": clean(self.usd_per_month_high),
-                "tokens_per_month": self.tokens_per_month, "basis": self.basis, **self.prices,
-                "w_input": self.w_input, "w_cached": self.w_cached, "text": self.text,
-                "tenants": [{k: clean(v) for k, v in r.items()} for r in self.rows.to_dict("records")]}
+__all__ = ["chargeback_of"]
 
 
 def chargeback_of(view: View, fleet) -> ChargebackAnswer | None:

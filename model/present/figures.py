@@ -185,7 +185,7 @@ _BAR_COLUMNS = ("tput_min", "tput_max", "tokens_per_second_per_gpu", "usd_per_mt
 
 def _spread_bars(front: pd.DataFrame, y: str, colour: str) -> dict:
     """Min–max bars of a frontier point's repeats (``tput_min``/``tput_max`` from
-    :attr:`model.present.view_answer.Answer.frontier_table`): on tok/s/GPU as measured, on $/M
+    :attr:`model.present.parts.Answer.frontier_table`): on tok/s/GPU as measured, on $/M
     the same repeats priced at the point's rate. Nothing where no point was measured more than once."""
     if "tput_min" not in front or not front["tput_min"].notna().any():
         return {}
@@ -206,7 +206,7 @@ def _spread_bars(front: pd.DataFrame, y: str, colour: str) -> dict:
 
 def history_figure(table: pd.DataFrame, x: float) -> go.Figure:
     """Each series' best-so-far $/M at ``x`` as a staircase over run dates (lines), and the $/M of each
-    date's runs alone (markers). ``table``: :attr:`model.present.view_answer.Answer.history`."""
+    date's runs alone (markers). ``table``: :attr:`model.present.parts.Answer.history`."""
     traces = []
     names = sorted(table["series"].unique()) if not table.empty else []
     styles = _styles(names, {})

@@ -1,4 +1,4 @@
-"""The capacity and the fleet of an answer: pure steps (:class:`model.present.view_answer.Answer` calls them).
+"""The capacity and the fleet of an answer: pure steps (:class:`model.present.parts.Answer` calls them).
 
 Capacity is what one node of each series carries under the view's SLA at the interactivity you need
 (:func:`model.core.fleet.node_capacity`); the fleet sizes it for the view's demand or budget
@@ -8,7 +8,7 @@ Capacity is what one node of each series carries under the view's SLA at the int
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Mapping
 
 import pandas as pd
@@ -30,69 +30,10 @@ from model.core.sla import SLA
 from model.core.trace import Trace
 from model.core.view import View
 from model.present import fmt
+from model.present.parts import FleetAnswer
 
-__all__ = ["FleetAnswer", "capacity_of", "fleet_of", "fleet_sentence", "power_words", "capacity_lines", "demand_of", "demand_words",
+__all__ = ["fleet_headline", "capacity_of", "fleet_of", "fleet_sentence", "power_words", "capacity_lines", "demand_of", "demand_words",
            "load_sentence", "workload_notes"]
-
-
-@dataclass(frozen=True)
-class FleetAnswer:
-    """The fleet for the view's demand or budget (:func:`model.core.fleet.size_fleet`)."""
-
-    kind: str                                  # "demand" or "budget"
-    need: str                                  # the demand or budget in words
-    x: float | None                            # interactivity the capacity was read at [tok/s/user]
-    sla: str                                   # the SLA in words
-    capacity: pd.DataFrame                     # model.core.fleet.node_capacity
-    sized: pd.DataFrame                        # model.core.fleet.size_fleet
-    sentences: tuple[str, ...]                 # one per sized series, with how it is priced
-    notes: tuple[str, ...] = ()
-    said: str = ""                             # the demand's peak and volume, one derived from the other
-    over_time: pd.DataFrame | None = None      # model.core.fleet.fleet_over_time (None: no curve to follow)
-    capacity_lines: tuple[str, ...] = ()       # where each series' per-node capacity comes from
-
-    @property
-    def columns(self) -> list[str]:
-        """The table's columns, decision columns first (:data:`model.present.tables.FLEET_SPEC`)."""
-        from model.present.tables import fleet_columns
-
-        return fleet_columns(self)
-
-    @property
-    def answer_columns(self) -> list[str]:
-        """The decision columns alone (what a page shows first, on a phone's width too): the series, its nodes,
-        GPUs, power and $ a month; rented on demand where the view rents so; for a budget what it serves."""
-        wanted = (["series", "nodes", "gpus", "kw", "facility_kw", "usd_per_month", "usd_per_month_autoscaled"]
-                  if self.kind == "demand" else ["series", "nodes", "gpus", "facility_kw", "usd_per_month",
-                                                 "requests_per_second"])
-        return [c for c in wanted if c in self.columns]
-
-    @property
-    def headline(self) -> str:
-        """The fleet's answer in one sentence: for a demand the cheapest fleet bought for the peak (and the cheapest
-        rented on demand, following the load, where the view rents so); for a budget the series that serves most."""
-        sized = self.sized
-        if sized.empty or "nodes" not in sized.columns:
-            return ""
-        have = sized[sized["nodes"].notna() & (sized["nodes"] > 0) & sized["usd_per_month"].notna()]
-        if have.empty:
-            return "No series in view can be sized for this " + ("demand." if self.kind == "demand" else "budget.")
-        if self.kind != "demand":
-            best = have.sort_values("requests_per_second", ascending=False, kind="stable").iloc[0]
-            return (f"{self.need[:1].upper() + self.need[1:]} serves most with {best['series']}: "
-                    f"{best['nodes']:,.0f} nodes, {best['requests_per_second']:,.3g} req/s, "
-                    f"${best['usd_per_month']:,.0f} a month.")
-        best = have.sort_values("usd_per_month", kind="stable").iloc[0]
-        text = (f"Cheapest fleet for {self.need}, bought for the peak: {best['series']}, {best['nodes']:,.0f} nodes "
-                f"({best['gpus']:,.0f} GPUs, {power_words(best)}), ${best['usd_per_month']:,.0f} a month at "
-                f"{fmt.usd(best['usd_per_gpu_hour'], '/GPU-hour')}, every hour paid.")
-        if "usd_per_month_autoscaled" in self.columns:
-            billed = have[have["usd_per_month_autoscaled"].notna()]
-            if not billed.empty:
-                od = billed.sort_values("usd_per_month_autoscaled", kind="stable").iloc[0]
-                text += (f" Rented on demand, following the load: {od['series']}, ${od['usd_per_month_autoscaled']:,.0f}"
-                         f" a month at {fmt.usd(od['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this view).")
-        return text
 
 
 def capacity_of(view: View, points: pd.DataFrame, by: tuple[str, ...], x: float | None) -> pd.DataFrame:
@@ -156,9 +97,38 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
             said = load_sentence(need, per_request)
             notes.extend(workload_notes(need, load_of(need, per_request), first.get("isl"), first.get("osl")))
         over_time = fleet_over_time(capacity, need) if curved else None
-    return FleetAnswer("demand" if need is not None else "budget", demand_words(s, basis), x,
-                       sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
-                       over_time, capacity_lines(sized))
+    fleet = FleetAnswer("demand" if need is not None else "budget", demand_words(s, basis), x,
+                        sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
+                        over_time, capacity_lines(sized))
+    return replace(fleet, headline=fleet_headline(fleet))
+
+
+def fleet_headline(fleet: FleetAnswer) -> str:
+    """The fleet's answer in one sentence (:attr:`model.present.parts.FleetAnswer.headline`): for a demand the
+    cheapest fleet bought for the peak (and the cheapest rented on demand, following the load, where the view rents
+    so); for a budget the series that serves most."""
+    sized = fleet.sized
+    if sized.empty or "nodes" not in sized.columns:
+        return ""
+    have = sized[sized["nodes"].notna() & (sized["nodes"] > 0) & sized["usd_per_month"].notna()]
+    if have.empty:
+        return "No series in view can be sized for this " + ("demand." if fleet.kind == "demand" else "budget.")
+    if fleet.kind != "demand":
+        best = have.sort_values("requests_per_second", ascending=False, kind="stable").iloc[0]
+        return (f"{fleet.need[:1].upper() + fleet.need[1:]} serves most with {best['series']}: "
+                f"{best['nodes']:,.0f} nodes, {best['requests_per_second']:,.3g} req/s, "
+                f"${best['usd_per_month']:,.0f} a month.")
+    best = have.sort_values("usd_per_month", kind="stable").iloc[0]
+    text = (f"Cheapest fleet for {fleet.need}, bought for the peak: {best['series']}, {best['nodes']:,.0f} nodes "
+            f"({best['gpus']:,.0f} GPUs, {power_words(best)}), ${best['usd_per_month']:,.0f} a month at "
+            f"{fmt.usd(best['usd_per_gpu_hour'], '/GPU-hour')}, every hour paid.")
+    if "usd_per_month_autoscaled" in fleet.columns:
+        billed = have[have["usd_per_month_autoscaled"].notna()]
+        if not billed.empty:
+            od = billed.sort_values("usd_per_month_autoscaled", kind="stable").iloc[0]
+            text += (f" Rented on demand, following the load: {od['series']}, ${od['usd_per_month_autoscaled']:,.0f}"
+                     f" a month at {fmt.usd(od['usd_per_gpu_hour_autoscaled'], '/GPU-hour')} (set in this view).")
+    return text
 
 
 def _kw_notes(kw_per_gpu, hardware) -> list[str]:

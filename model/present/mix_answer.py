@@ -2,7 +2,7 @@
 
 The view is a :func:`model.core.mix.mix_view` (every workload of its model, so each bucket of the request mix
 can be matched to a measured ISL/OSL) holding a request mix and a demand; each series' per-node capacity and price
-are its fleet's (:class:`model.present.fleet_answer.FleetAnswer`: the same ``size`` prints), and
+are its fleet's (:class:`model.present.parts.FleetAnswer`: the same ``size`` prints), and
 :func:`model.core.mix.cheapest_mix` solves the mix. The page, ``costfrontier mix`` and the report's section read
 this one value.
 """
@@ -17,7 +17,8 @@ from model.core.demand import load_of
 from model.core.mix import MATCH_FACTOR, MixAnswer, MixLimits, cheapest_mix, offers_of
 from model.core.request_mix import MixError, RequestMix, parse_mix
 from model.core.view import View
-from model.present.fleet_answer import FleetAnswer, demand_of
+from model.present.fleet_answer import demand_of
+from model.present.parts import FleetAnswer
 
 __all__ = ["mix_of", "limits_of", "MIX_PARTS"]
 

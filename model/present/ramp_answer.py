@@ -4,7 +4,7 @@
 view's as-of and repeats, priced by its cost profiles), the answer's $/GPU-hour and the store's evaluation
 scores, and returns a :class:`RampAnswer`. The Ramps page, ``costfrontier capacity`` and ``costfrontier
 compare`` render that value and compute nothing of their own
-(:attr:`model.present.view_answer.Answer.ramps`).
+(:attr:`model.present.parts.Answer.ramps`).
 
 Rules, once:
 
@@ -21,8 +21,6 @@ Rules, once:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from model.core.analysis import workload_split
@@ -31,53 +29,14 @@ from model.core.hardware import canonical_hardware
 from model.core.sla import SLA
 from model.core.view import View
 from model.data.evals import flag_regressions
+from model.present.parts import RampAnswer, RampComparison
 
-__all__ = ["RampAnswer", "RampComparison", "ramp_answer", "REFERENCE_PRECISION", "EVAL_TABLE_COLUMNS"]
+__all__ = ["ramp_answer", "REFERENCE_PRECISION", "EVAL_TABLE_COLUMNS"]
 
 #: the precision every other one is scored against on the accuracy table
 REFERENCE_PRECISION = "fp8"
 #: the columns of the accuracy table every surface shows
 EVAL_TABLE_COLUMNS = ["model", "eval", "setting", "precision", "score", "stderr", "drop", "flagged", "reason"]
-
-
-@dataclass(frozen=True, eq=False)
-class RampComparison:
-    """Tokens per dollar of the view's ramp series side by side (:func:`model.core.capacity.compare_systems`)."""
-
-    peaks: bool                                 # at each ramp's peak (the SLA ignored), else at its knee
-    systems: tuple[str, ...]                    # series with a throughput to compare
-    chosen: tuple[str, ...]                     # the ones compared: the view's ``compare`` among them, else all
-    base: str | None                            # the one the others are divided by
-    table: pd.DataFrame                         # one row per compared series other than the base
-    left_out: tuple[str, ...] = ()              # ramp series with no throughput there (no rate meets the SLA)
-    message: str = ""                           # why there is no table ("" when there is one)
-
-
-@dataclass(frozen=True, eq=False)
-class RampAnswer:
-    """The ramp part of one view's answer; build it with :func:`ramp_answer`."""
-
-    sla: SLA | None                             # the view's SLA (None: every rate passes)
-    rule: str                                   # how a knee is read off a ramp (model.core.capacity.KNEE_RULES)
-    basis: str                                  # the token basis asked for (model.core.capacity.CAPACITY_BASES)
-    by: tuple[str, ...]                         # the series keys
-    usd_per_gpu_hour: dict                      # the answer's rates [$/GPU-hour], cost profiles included
-    points: pd.DataFrame                        # model.core.capacity.ramp_points of the rows in view
-    knees: pd.DataFrame                         # model.core.capacity.knee: one row per ramp series
-    comparison: RampComparison
-    evals: pd.DataFrame                         # model.data.evals.flag_regressions of the models in view
-    tolerance: float                            # the score drop flagged [fraction]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        """No ramp rows in view."""
-        return self.points.empty
-
-    @property
-    def missing_rates(self) -> list[str]:
-        """Hardware of a knee that no rate prices."""
-        return sorted({str(hw) for hw in self.knees["hardware"].dropna() if hw not in self.usd_per_gpu_hour})
 
 
 def _base(reached: pd.DataFrame, names: list[str], wanted: str | None) -> tuple[str, str | None]:

@@ -1,5 +1,5 @@
 """The rates of an answer with their sources, and its cost profiles with their build-ups, tornado and
-break-even server price: pure steps (:class:`model.present.view_answer.Answer` calls them).
+break-even server price: pure steps (:class:`model.present.parts.Answer` calls them).
 
 Rates come from :func:`model.core.cost_profiles.price_with_profiles` (cost profiles chosen in the view) over
 :func:`model.core.cost.resolve_rates` (the view's own rates over the presets), each with its source in one
@@ -9,7 +9,6 @@ vocabulary (:data:`RATE_SOURCES`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Mapping
 
 import pandas as pd
@@ -24,8 +23,9 @@ from model.core.tco import ONPREM_LABELS, OnPremInputs
 from model.core.view import View
 from model.data.presets import onprem_defaults
 from model.present import fmt
+from model.present.parts import ProfileAnswer
 
-__all__ = ["RATE_SOURCES", "ProfileAnswer", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
+__all__ = ["RATE_SOURCES", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
@@ -110,25 +110,6 @@ def rates_of(view: View, hardware: list[str], presets: pd.DataFrame, files: Mapp
                      "preset_read_on": preset_read if preset_read not in (None, "not dated") else None,
                      "all_in_kw_per_gpu": kw if kw is not None else math.nan})
     return pd.DataFrame(rows, columns=RATE_COLUMNS)
-
-
-@dataclass(frozen=True)
-class ProfileAnswer:
-    """One cost profile of the view, as every surface shows it."""
-
-    profile: CostProfile
-    prices: bool                               # chosen to price series (``priced_by``)
-    inputs: pd.DataFrame                       # input (label with unit), value, source
-    parts: pd.DataFrame                        # model.core.cost_profiles.breakdown_frame of this profile [$/GPU-hour]
-    series: str | None                         # the series its tornado prices tokens for
-    tokens_per_second_per_gpu: float           # that series' frontier at the answer's interactivity [tok/s/GPU]
-    tornado: pd.DataFrame | None               # model.core.sensitivity.tornado (None: not a priced build-up)
-    tornado_unit: str                          # "usd_per_mtok" or "usd_per_gpu_hour"
-    break_even: tuple[tuple[str, float, float, str], ...] = ()   # (against, its rate, server $/node, note)
-
-    @property
-    def tornado_base(self) -> float:
-        return float(self.tornado[f"{self.tornado_unit}_base"].iloc[0]) if self.tornado is not None else math.nan
 
 
 def profiles_of(view: View, curves: dict, at_x: pd.DataFrame, presets: pd.DataFrame) -> list[ProfileAnswer]:

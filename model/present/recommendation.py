@@ -1,5 +1,5 @@
 """The recommendation of a view: one answer composed from every part the view holds
-(:attr:`model.present.view_answer.Answer.recommendation`), said the same way by the Overview, the break-even box,
+(:attr:`model.present.parts.Answer.recommendation`), said the same way by the Overview, the break-even box,
 the report's first page and the CLI.
 
 At the interactivity you need it ranks the priced series by $/M with each one's band (where 9 in 10 measured points
@@ -12,16 +12,16 @@ ranking is "not settled by the data", given as ranges, and so is the break-even 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import replace
 
 from model.core.status import priced_mask
 from model.core.view import View
 from model.core.volume import NEAR_TIE
 from model.present import fmt
-from model.present.answer_steps import Cost, Crossed, Rows
-from model.present.fleet_answer import FleetAnswer, demand_words, power_words
+from model.present.fleet_answer import demand_words, power_words
+from model.present.parts import Choice, Cost, Crossed, FleetAnswer, Recommendation, Rows
 
-__all__ = ["Choice", "Recommendation", "recommendation_of", "demand_words", "workload_words", "PLUS_MINUS",
+__all__ = ["recommendation_of", "demand_words", "workload_words", "PLUS_MINUS",
            "NOT_SETTLED"]
 
 #: the band in one sentence a buyer can use (the report's first page, the Overview, the CLI)
@@ -33,128 +33,6 @@ NOT_SETTLED = "not settled by the data"
 _PAID = " (every hour of every GPU paid for)."
 
 
-@dataclass(frozen=True)
-class Choice:
-    """One way to pay for tokens: a series at the interactivity you need, or an option at the monthly volume.
-    ``low``/``high`` are its band [$/M]: a series' interpolation band (the value itself when measured), an option's
-    effective $/M as low and as high as its capacity's band allows (a price's: the price); NaN: none estimated."""
-
-    name: str
-    kind: str                  # "series", "owned", "rented" or "api"
-    usd_per_mtok: float        # its $/M (effective at the volume for an option)
-    low: float                 # [$/M]
-    high: float                # [$/M]
-    error_from: str            # "measured", "own", "store", "price", "capacity" (an option's) or "none"
-    usd_per_month: float = math.nan
-    nodes: float = math.nan
-    utilization: float = math.nan
-    status: str = ""           # its cell's status (model.core.status: measured or interpolated; "" for a price)
-    #: an option at the volume: its $ a month and nodes as low and as high as its capacity's band allows
-    usd_per_month_span: tuple[float, float] | None = None
-    nodes_span: tuple[float, float] | None = None
-    capacity_band: tuple[float, float] | None = None   # an option's capacity band as (down, up) fractions of $/M
-
-    @property
-    def error(self) -> float:
-        """The larger side of the band as a fraction of the value (0 at a measured point or a price)."""
-        if self.error_from in ("measured", "price"):
-            return 0.0
-        v = self.usd_per_mtok
-        return max(1 - self.low / v, self.high / v - 1) if v > 0 else math.nan
-
-    @property
-    def banded(self) -> bool:
-        """Its band is known (a measured point and a price are exact)."""
-        return math.isfinite(self.low) and math.isfinite(self.high)
-
-    @property
-    def text(self) -> str:
-        """``$0.37/M −8/+11 %``; a measured point ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a
-        price, or capacity whose band moves no node), or ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's band
-        spans a node boundary."""
-        if self.kind != "series":
-            if self.banded and fmt.usd(self.low) != fmt.usd(self.high):
-                return f"{fmt.usd(self.usd_per_mtok)} ({fmt.usd_span(self.low, self.high)})"
-            return fmt.usd(self.usd_per_mtok)
-        return fmt.usd_band(self.usd_per_mtok, self.low, self.high, self.error_from)
-
-    def payload(self) -> dict:
-        out = {"name": self.name, "kind": self.kind, "usd_per_mtok": _num(self.usd_per_mtok),
-               "error": _num(self.error), "error_from": self.error_from, "low": _num(self.low),
-               "high": _num(self.high), "text": self.text, "usd_per_month": _num(self.usd_per_month),
-               "nodes": _num(self.nodes), "utilization": _num(self.utilization), "status": self.status}
-        if self.kind != "series":
-            lo, hi = self.usd_per_month_span or (math.nan, math.nan)
-            n_lo, n_hi = self.nodes_span or (math.nan, math.nan)
-            out.update(usd_per_month_low=_num(lo), usd_per_month_high=_num(hi), nodes_low=_num(n_lo),
-                       nodes_high=_num(n_hi))
-        return out
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """The one recommendation of a view. ``lines`` are what the report's first page prints, ``headline`` the first."""
-
-    x: float | None                       # the interactivity you need [tok/s/user]
-    method: str
-    basis: str
-    demand: str | None                    # the demand or volume as typed, in words
-    series: tuple[Choice, ...]            # the priced series at x, cheapest first
-    settled: bool | None                  # the best two series are apart beyond their bands (None: fewer than two)
-    contenders: tuple[str, ...]           # the series whose band reaches the cheapest's (one when settled)
-    options: tuple[Choice, ...]           # owning, renting, the API at the volume, cheapest first ((): no volume)
-    fleet: dict | None                    # series, nodes, gpus, kw, usd_per_month, usd_per_gpu_hour, pricing
-    break_even: dict | None               # series, against, rate, low, high, current, settled, text
-    lines: tuple[str, ...]
-    notes: tuple[str, ...] = ()
-    unpriced: tuple[dict, ...] = ()       # each series without a rate: series, hardware, reaches, matches (_unpriced)
-    held: tuple[dict, ...] = ()           # each series clamped at x that could be the cheapest (_held)
-    options_settled: bool | None = None   # the cheapest option is cheaper beyond the ± and the margin (None: < 2)
-    option_contenders: tuple[str, ...] = ()   # the options about the same as the cheapest
-    #: a view holding a request mix: the mix's fleet (model.core.mix.MixAnswer) in place of the view's own: types
-    #: (type, nodes, gpus, usd_per_month), usd_per_month, its low and high, covered_share, unmeasured (labels)
-    mix: dict | None = None
-
-    @property
-    def headline(self) -> str:
-        return self.lines[0]
-
-    @property
-    def winner(self) -> str | None:
-        """What the recommendation names: the cheapest option at the volume when no other is about the same (within
-        the capacity's ± or :data:`model.core.volume.NEAR_TIE`), else the cheapest series when the data settle it
-        (or the only one priced); None when they do not, or no range can say whether they do, or when a series in view that reaches the interactivity you need has no rate (its
-        break-even rates are the answer: :attr:`unpriced`) or is clamped there within reach of the cheapest."""
-        if any(u["reaches"] for u in self.unpriced) or self.held:
-            return None
-        if self.options:
-            return self.options[0].name if self.options_settled is not False else None
-        if len(self.series) == 1 or (self.series and self.settled is True):
-            return self.series[0].name
-        return None
-
-    def payload(self) -> dict:
-        """``--json``: every number unrounded, with the sentences. ``settled`` and ``contenders`` are the ranking
-        the headline names (the options at the volume when the view has one, else the series);
-        ``series_settled`` the series' at the interactivity you need."""
-        ranked = bool(self.options)
-        return {"interactivity_needed": self.x, "method": self.method, "basis": self.basis, "demand": self.demand,
-                "winner": self.winner, "settled": self.options_settled if ranked else self.settled,
-                "contenders": list(self.option_contenders if ranked else self.contenders),
-                "series_settled": self.settled, "series_contenders": list(self.contenders),
-                "series": [c.payload() for c in self.series], "options": [c.payload() for c in self.options],
-                "fleet": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.fleet.items()}
-                if self.fleet else None,
-                "break_even": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.break_even.items()}
-                if self.break_even else None,
-                "mix": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.mix.items()} if self.mix else None,
-                "headline": self.headline, "text": list(self.lines), "notes": list(self.notes),
-                "held": [{**h, "usd_per_mtok": _num(h["usd_per_mtok"])} for h in self.held],
-                "unpriced": [{**u, "tokens_per_second_per_gpu": _num(u["tokens_per_second_per_gpu"]),
-                              "matches": [{k: (_num(v) if isinstance(v, float) else v) for k, v in m.items()}
-                                          for m in u["matches"]]} for u in self.unpriced]}
-
-
 def _num(value):
     return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else float(value)
 
@@ -164,9 +42,22 @@ def _series(cost: Cost) -> list[Choice]:
     if x is None or cost.at_x.empty:
         return []
     at = cost.at_x[priced_mask(cost.at_x)]    # only measured and interpolated cells are ranked (model.core.status)
-    return [Choice(str(r["series"]), "series", float(r["usd_per_mtok"]), float(r["usd_per_mtok_low"]),
-                   float(r["usd_per_mtok_high"]), str(r["error_from"]) or "none", status=str(r["status"]))
+    return [with_text(Choice(str(r["series"]), "series", float(r["usd_per_mtok"]), float(r["usd_per_mtok_low"]),
+                             float(r["usd_per_mtok_high"]), str(r["error_from"]) or "none", status=str(r["status"])))
             for r in at.to_dict("records")]
+
+
+def with_text(choice: Choice) -> Choice:
+    """``choice`` with its words (:attr:`model.present.parts.Choice.text`): ``$0.37/M −8/+11 %``; a measured point
+    ``$0.36/M (measured)``; an option at the volume ``$0.24/M`` (a price, or capacity whose band moves no node), or
+    ``$1.73/M ($1.73 to $3.46/M)`` when its capacity's band spans a node boundary."""
+    c = choice
+    if c.kind != "series":
+        text = f"{fmt.usd(c.usd_per_mtok)} ({fmt.usd_span(c.low, c.high)})" \
+            if c.banded and fmt.usd(c.low) != fmt.usd(c.high) else fmt.usd(c.usd_per_mtok)
+    else:
+        text = fmt.usd_band(c.usd_per_mtok, c.low, c.high, c.error_from)
+    return replace(c, text=text)
 
 
 def _contenders(series: list[Choice]) -> tuple[bool | None, tuple[str, ...]]:
@@ -188,7 +79,7 @@ def _options(volume) -> list[Choice]:
     for r in volume.rows.to_dict("records"):
         kind = str(r["kind"])
         error = float(r["capacity_error"]) if r["capacity_error"] is not None else math.nan
-        out.append(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]),
+        out.append(with_text(Choice(str(r["option"]), kind, float(r["effective_usd_per_mtok"]),
                           float(r["effective_usd_per_mtok_low"]), float(r["effective_usd_per_mtok_high"]),
                           "price" if kind == "api" else "none" if not math.isfinite(error) else
                           "measured" if error == 0 else "capacity",
@@ -200,7 +91,7 @@ def _options(volume) -> list[Choice]:
                           nodes_span=(float(r["nodes_low"]), float(r["nodes_high"]))
                           if r["nodes_low"] is not None else None,
                           capacity_band=(float(r.get("capacity_down", math.nan)), float(r.get("capacity_up", math.nan)))
-                          if kind != "api" else None))
+                          if kind != "api" else None)))
     return out
 
 
@@ -340,7 +231,7 @@ def recommendation_of(view: View, rows: Rows, cost: Cost, crossed: Crossed, flee
                       volume=None, mix=None) -> Recommendation:
     """The one recommendation of a view's answer: its series at the interactivity you need (``cost``, ``crossed``),
     and, when the view states a demand (:attr:`model.core.view.View.has_demand`), owning, renting and the API at its
-    volume (``volume``: :class:`model.present.volume_answer.VolumeAnswer`) and the fleet (``fleet``).
+    volume (``volume``: :class:`model.present.parts.VolumeAnswer`) and the fleet (``fleet``).
 
     ``mix`` (:class:`model.core.mix.MixAnswer`, the answer of the view's request mix: :func:`model.core.mix.mix_view`):
     the fleet is the mix's (the cheapest mix of types, or the single type no mix beats), said first with the share of

@@ -1,6 +1,6 @@
 """The proposal: the answer of one view as a document a customer keeps.
 
-:func:`build_report` renders a :class:`~model.present.view_answer.Answer` (the answer every page and the CLI
+:func:`build_report` renders a :class:`~model.present.parts.Answer` (the answer every page and the CLI
 show for the same view) as a :class:`~model.present.report_output.Report`: a self-contained HTML page (plotly.js
 inlined, opens offline), a PDF of the same content (printed by headless Chromium, charts as vector
 graphics), and the tables as CSV (a zip) and XLSX, rounded for people and formula-safe. It computes
@@ -33,6 +33,7 @@ from model.present import figures, fmt
 from model.present.answers import method_errors_text, summary_of, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
 from model.present.bundle import VERIFY_LINE, key_headers
+from model.present.parts import Answer
 from model.present.recommendation import PLUS_MINUS
 from model.present.report_output import (
     PRINT_WIDTH_PX,
@@ -60,7 +61,6 @@ from model.present.tables import (
 )
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
-from model.present.view_answer import Answer
 from model.present.workbook import plan_of
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_parts", "report_of_view", "view_link",
@@ -99,7 +99,7 @@ class ReportExtras:
     (:class:`model.core.actuals.Comparison`, the one ``plan-vs-actual`` and its page read); or why there is none
     (``*_problem``, said in the section)."""
 
-    mix_answer: object = None           # model.present.view_answer.Answer of the mix view: .mix, .fleet
+    mix_answer: object = None           # model.present.parts.Answer of the mix view: .mix, .fleet
     mix_problem: str | None = None
     comparison: object = None
     plan_problem: str | None = None
@@ -281,7 +281,7 @@ SECTION_IDS = {"Fleet": "fleet-section", "Buy, rent or API": "volume-section", "
 
 
 def first_page(answer: Answer, extras: ReportExtras | None = None):
-    """What the first page says: the view's one recommendation (:attr:`model.present.view_answer.Answer.
+    """What the first page says: the view's one recommendation (:attr:`model.present.parts.Answer.
     recommendation`, the sentences the Overview and ``costfrontier iso`` give); for a view holding a request mix and a
     demand, the same with the mix's fleet (``extras.mix_answer``: the GPU mix section's, never the view's own fleet,
     which sizes every request at the view's workload: :func:`model.present.recommendation.recommendation_of`)."""

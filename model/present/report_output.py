@@ -63,7 +63,7 @@ class Report:
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
     workbook: object = None                       # model.present.workbook.WorkbookPlan: the XLSX's formulas
-    #: what the first page says (model.present.recommendation.Recommendation: the view's, or with its request mix's
+    #: what the first page says (model.present.parts.Recommendation: the view's, or with its request mix's
     #: fleet) and the answers of other views it shows (model.present.report.ReportExtras), for the bundle
     first_page: object = None
     extras: object = None

@@ -17,34 +17,18 @@ side by side, each named; :func:`model.core.run_to_run.combine` is the rule to m
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from model.core.run_to_run import RULE, bands_by_series, frontier_bands, point_bands, usd_band
+from model.core.run_to_run import bands_by_series, frontier_bands, point_bands, usd_band
+from model.present.parts import RunToRun
 
-__all__ = ["RunToRun", "run_to_run_of", "run_to_run_lines", "ISO_COLUMNS", "FLEET_COLUMNS"]
+__all__ = ["run_to_run_of", "run_to_run_lines", "ISO_COLUMNS", "FLEET_COLUMNS"]
 
 #: the columns the iso rows gain (``iso --json`` keys)
 ISO_COLUMNS = ["run_to_run_low", "run_to_run_high", "run_to_run_from"]
 FLEET_COLUMNS = ["series", "nodes", "nodes_run_to_run_low", "nodes_run_to_run_high", "run_to_run_from"]
-
-
-@dataclass(frozen=True, eq=False)
-class RunToRun:
-    """The run-to-run band of an answer (see the module)."""
-
-    points: pd.DataFrame
-    iso: pd.DataFrame
-    fleet: pd.DataFrame | None
-    any: bool
-    rule: str = RULE
-    notes: tuple[str, ...] = field(default=())
-
-    def payload(self) -> dict:
-        """What ``--json`` carries beside the rows: the rule and the notes."""
-        return {"rule": self.rule, "any_interval": self.any, "notes": list(self.notes)}
 
 
 def run_to_run_of(view, intervals: pd.DataFrame | None, frontier: pd.DataFrame, iso: pd.DataFrame,

@@ -1,5 +1,5 @@
 """The seller's side of a view (issue 52): what each series' GPU earns selling tokens at an API price, at the
-interactivity you need (:attr:`model.present.view_answer.Answer.sell`).
+interactivity you need (:attr:`model.present.parts.Answer.sell`).
 
 :func:`sell_of` reads, per priced series at the interactivity you need, its throughput and the range its $/M's band
 gives it (the throughput's range is the $/M range inverted: :func:`model.core.sell.throughput_band`), the API price it
@@ -13,7 +13,6 @@ report and the workbook render this.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -31,9 +30,10 @@ from model.core.status import PRICED
 from model.core.trace import Trace
 from model.core.view import View
 from model.present import fmt
+from model.present.parts import SellAnswer
 from model.present.volume_answer import api_price_of, cache_hit_of
 
-__all__ = ["SellAnswer", "sell_of", "SELL_COLUMNS", "RANGED", "shown_rows", "SHOWN_COLUMNS"]
+__all__ = ["sell_of", "SELL_COLUMNS", "RANGED", "shown_rows", "SHOWN_COLUMNS"]
 
 #: the figures that carry the throughput's range (``*_low``, ``*_high`` beside each)
 RANGED = ("tokens_per_second_per_gpu", "revenue_per_gpu_hour", "profit_per_gpu_hour", "break_even_utilisation",
@@ -46,30 +46,6 @@ SELL_COLUMNS = ["series", "option", "hardware", "usd_per_gpu_hour", "tokens_per_
                 "profit_per_gw_year", "revenue_per_mw_year", "profit_per_mw_year", "revenue_up", "profit_up",
                 "revenue_down", "profit_down", "fleet_gpus", "revenue_per_month", "profit_per_month",
                 *(f"{c}_{end}" for c in RANGED for end in ("low", "high")), "range", "error_from"]
-
-
-@dataclass(frozen=True)
-class SellAnswer:
-    """What each series earns at the interactivity you need. ``rows`` (:data:`SELL_COLUMNS`): one per series and way
-    of paying for its GPUs (owned; rented where the view rents its hardware), most profitable first."""
-
-    x: float | None                      # the interactivity you need [tok/s/user]
-    utilisation: float
-    licence_fee: float
-    pue: float
-    rows: pd.DataFrame
-    prices: tuple[dict, ...]             # each API price sold at: model, provider, matched, the three $/M, read_on
-    headline: str
-    notes: tuple[str, ...] = ()
-
-    def payload(self) -> dict:
-        """What ``costfrontier sell --json`` prints (numbers unrounded; NaN as null)."""
-        def clean(v):
-            return None if isinstance(v, float) and not math.isfinite(v) else v
-        return {"interactivity_needed": self.x, "utilisation": self.utilisation, "licence_fee": self.licence_fee,
-                "pue": self.pue, "headline": self.headline, "prices": list(self.prices),
-                "rows": [{k: clean(v) for k, v in r.items()} for r in self.rows.to_dict("records")],
-                "notes": list(self.notes)}
 
 
 def _mix(view: View, part: pd.DataFrame) -> tuple[float, str, float, str]:

@@ -1,4 +1,4 @@
-"""The inverse question of a view (issue 52; :attr:`model.present.view_answer.Answer.solve`):
+"""The inverse question of a view (issue 52; :attr:`model.present.parts.Answer.solve`):
 
 - **under a $/M cap** (the view's ``max_usd_per_mtok``): per priced series, the highest interactivity whose $/M
   stays at or under the cap, read on its cost curve by the view's method and bisected (:mod:`model.core.solve`),
@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -24,40 +23,14 @@ from model.core.solve import STATUS_WORDS, highest_at_or_under
 from model.core.view import View
 from model.present import fmt
 from model.present.fleet_answer import capacity_of, fleet_of
+from model.present.parts import SolveAnswer
 
-__all__ = ["SolveAnswer", "solve_of", "CAP_COLUMNS", "SLO_COLUMNS", "cap_table", "slo_table"]
+__all__ = ["solve_of", "CAP_COLUMNS", "SLO_COLUMNS", "cap_table", "slo_table"]
 
 CAP_COLUMNS = ["series", "hardware", "interactivity", "interactivity_low", "interactivity_high", "usd_per_mtok",
                "usd_per_gpu_hour", "status", "reached"]
 SLO_COLUMNS = ["series", "hardware", "nodes", "gpus", "usd_per_month", "mw", "per_node_rps", "meets_budget",
                "capacity_from"]
-
-
-@dataclass(frozen=True)
-class SolveAnswer:
-    """The answers to the view's inverse questions (None where the view does not ask one)."""
-
-    cap: float | None                    # the $/M cap [$/M]
-    by_series: pd.DataFrame              # CAP_COLUMNS, the highest interactivity first
-    cap_text: str
-    slo: pd.DataFrame | None             # SLO_COLUMNS, cheapest first (None: the view states no demand)
-    slo_text: str
-    notes: tuple[str, ...] = ()
-
-    @property
-    def overall(self) -> dict | None:
-        """The series reaching the highest interactivity under the cap, with its range (None: none does)."""
-        found = self.by_series[self.by_series["status"] != "none"] if self.by_series is not None else None
-        return None if found is None or found.empty else found.iloc[0].to_dict()
-
-    def payload(self) -> dict:
-        """What ``costfrontier solve --json`` prints (numbers unrounded; NaN as null)."""
-        def records(frame):
-            return None if frame is None else [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                                                for k, v in r.items()} for r in frame.to_dict("records")]
-        return {"max_usd_per_mtok": self.cap, "under_cap": records(self.by_series), "overall": records(
-            pd.DataFrame([self.overall]))[0] if self.overall else None, "cap_text": self.cap_text,
-            "cheapest_fleet": records(self.slo), "fleet_text": self.slo_text, "notes": list(self.notes)}
 
 
 def _under_cap(view: View, cost) -> tuple[pd.DataFrame, str]:

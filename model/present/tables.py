@@ -20,12 +20,13 @@ from model.core.unpriced import sort_cells
 from model.data.presets import PRESETS_CSV
 from model.present import fmt
 from model.present.answers import cell_words, iso_shown
+from model.present.parts import fleet_spec
 from model.present.report_output import table_frames
 from model.present.sell_report import TABLE_PARTS as ISSUE52_PARTS
 from model.present.sell_report import issue52_tables
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
-           "provenance_of", "fleet_spec", "fleet_columns", "FLEET_SPEC", "BUDGET_SPEC", "ISO_SPEC", "CROSS_SPEC",
+           "provenance_of", "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "CALIBRATION_TABLE", "CALIBRATION_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
            "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
            "plan_tables", "saturation_frame_of"]
@@ -110,7 +111,7 @@ FRONTIER_SPEC = [("Series", "series", "text"), ("Interactivity [tok/s/user]", "i
                   ("Run date", "run_date", "text"), ("Source file", "source_file", "text"),
                   ("Line", "source_line", "int")]
 
-#: the cheapest series as the TTFT cap moves (:attr:`model.present.view_answer.Answer.goodput_caps`)
+#: the cheapest series as the TTFT cap moves (:attr:`model.present.parts.Answer.goodput_caps`)
 CAPS_TABLE = "Cheapest as the TTFT cap moves"
 CAPS_SPEC = [("At interactivity [tok/s/user]", "interactivity", "x"), ("TTFT cap [s]", "ttft_cap_s", "text"),
              ("TPOT cap [ms]", "tpot_cap_ms", "text"), ("Cheapest", "cheapest", "text"),
@@ -152,63 +153,6 @@ _PARTS_SPEC = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital
 _TORNADO_SPEC = [("Input", "label", "text"), ("Base", "base_value", "text"), ("Low (−20 %)", "low_value", "text"),
                  ("High (+20 %)", "high_value", "text"), ("At low", "low", "usd"), ("At high", "high", "usd"),
                  ("Note", "note", "text")]
-#: the fleet table, the numbers a decision needs first: the page, the report, its CSV and XLSX, and ``size`` show
-#: these columns in this order (:func:`fleet_spec`)
-FLEET_SPEC = [("Series", "series", "text"), ("Nodes", "nodes", "int"),
-              ("Nodes, capacity at its range's top", "nodes_low", "int"),
-              ("Nodes, capacity at its range's bottom", "nodes_high", "int"), ("GPUs", "gpus", "int"),
-              ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"), ("Racks", "racks", "int"),
-              ("$ per month", "usd_per_month", "dollars"),
-              ("$ per month, capacity at its range's top", "usd_per_month_low", "dollars"),
-              ("$ per month, capacity at its range's bottom", "usd_per_month_high", "dollars"),
-              ("Rented on demand: nodes following the load, mean", "mean_nodes", "x"),
-              ("Rented on demand: $ per month following the load", "usd_per_month_autoscaled", "dollars"),
-              ("Rented on demand: $/GPU-hour (set in this view)", "usd_per_gpu_hour_autoscaled", "usd"),
-              ("Per node [req/s]", "per_node_rps", "rps"), ("Capacity from", "method", "text"),
-              ("$/GPU-hour paid", "usd_per_gpu_hour", "usd"), ("Priced by", "pricing", "text"),
-              ("Effective [$/M tokens]", "effective_usd_per_mtok", "usd"), ("Utilisation", "utilization", "share"),
-              ("Rented on demand: effective [$/M tokens]", "effective_usd_per_mtok_autoscaled", "usd"),
-              ("Rented on demand: utilisation", "utilization_autoscaled", "share"), ("Status", "status", "text"),
-              ("Note", "note", "text")]
-#: ... and for a budget
-BUDGET_SPEC = [("Series", "series", "text"), ("Budget that binds", "limit", "text"), ("Nodes", "nodes", "int"),
-               ("GPUs", "gpus", "int"), ("IT power [kW]", "kw", "tps"), ("Facility power [kW]", "facility_kw", "tps"),
-               ("$ per month", "usd_per_month", "dollars"),
-               ("Serves [req/s]", "requests_per_second", "rps"), ("Serves [tok/s]", "tokens_per_second", "tps"),
-               ("Concurrent users", "users", "int"), ("Serves [tokens/month]", "tokens_per_month", "tps"),
-               ("Capacity from", "method", "text"), ("Priced by", "pricing", "text"), ("Status", "status", "text"),
-               ("Note", "note", "text")]
-_FOLLOWING = {"mean_nodes", "usd_per_month_autoscaled", "usd_per_gpu_hour_autoscaled",
-              "effective_usd_per_mtok_autoscaled", "utilization_autoscaled"}
-
-
-def fleet_spec(fleet) -> list[tuple[str, str, str]]:
-    """The spec of ``fleet``'s table (:class:`model.present.fleet_answer.FleetAnswer`): :data:`FLEET_SPEC` (or
-    :data:`BUDGET_SPEC`) for the columns it holds; racks only when counted, following the load only where it is
-    billed (hardware the view rents on demand: :func:`model.core.fleet.bill_following`) and the demand has a curve
-    to follow."""
-    spec = FLEET_SPEC if fleet.kind == "demand" else BUDGET_SPEC
-    sized = fleet.sized
-    billed = "usd_per_month_autoscaled" in sized.columns and sized["usd_per_month_autoscaled"].notna().any()
-    skip = set() if fleet.over_time is not None and billed else set(_FOLLOWING)
-    if "racks" in sized.columns and sized["racks"].isna().all():
-        skip.add("racks")
-    if not facility_differs(sized):
-        skip.add("facility_kw")
-    return [(h, c, k) for h, c, k in spec if c in sized.columns and c not in skip]
-
-
-def facility_differs(sized: pd.DataFrame) -> bool:
-    """Some row's PUE is not 1 (the view's, or a cost profile's): its facility power is not its IT power, and every
-    table and sentence of the fleet says both."""
-    return "pue" in sized.columns and bool(pd.to_numeric(sized["pue"], errors="coerce").fillna(1).ne(1).any())
-
-
-def fleet_columns(fleet) -> list[str]:
-    """The columns of :func:`fleet_spec`, in order."""
-    return [c for _, c, _ in fleet_spec(fleet)]
-
-
 _HISTORY_SPEC = [("Series", "series", "text"), ("Run date", "run_date", "text"),
                  ("$/M that date alone", "usd_per_mtok", "usd"), ("Status", "status", "text"),
                  ("$/M as of that date", "as_of_usd_per_mtok", "usd"),
@@ -338,7 +282,7 @@ def _provenance_table(answer):
 
 
 def profile_tables(pa) -> dict[str, tuple[pd.DataFrame, list]]:
-    """The tables of one cost profile (:class:`model.present.rate_answer.ProfileAnswer`): its inputs, its parts
+    """The tables of one cost profile (:class:`model.present.parts.ProfileAnswer`): its inputs, its parts
     and, for a priced build-up, its sensitivity."""
     p = pa.profile
     out = {f"Inputs: {p.name}": (pa.inputs, _INPUT_SPEC), f"Parts: {p.name}": (pa.parts.copy(), _PARTS_SPEC)}
@@ -369,7 +313,7 @@ TABLE_PARTS = {"Cost at matched interactivity": ("cost", "crossed"), "Crossovers
 
 
 def table_of(answer, name: str) -> tuple[pd.DataFrame, list] | None:
-    """The table ``name`` of ``answer`` (:class:`model.present.view_answer.Answer`) as (frame, spec); None when the
+    """The table ``name`` of ``answer`` (:class:`model.present.parts.Answer`) as (frame, spec); None when the
     view has none by that name."""
     if name in _BUILDERS:
         return _BUILDERS[name](answer)

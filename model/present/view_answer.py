@@ -29,13 +29,11 @@ Rules that live here once:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from datetime import date
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 import pandas as pd
 
 from model.core.analysis import Analysis, analyse
-from model.core.dated import old_rate_notes
 from model.core.frontier import MEASURED_BASES, throughput_column
 from model.core.notes import Note, noted
 from model.core.repeats import CONFIG_KEYS
@@ -47,35 +45,23 @@ from model.data.calibration import load_calibration
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.data.store import shared_strings
 from model.present import answer_steps as steps
-from model.present.answer_steps import Cost, Crossed, Crossings, Fit, History, Overview, Points, Pricing, Rows
-from model.present.fleet_answer import FleetAnswer, capacity_of, fleet_of
-from model.present.rate_answer import ProfileAnswer, profiles_of, rates_of
+from model.present.fleet_answer import capacity_of, fleet_of
+from model.present.parts import (
+    Answer,
+    Fit,
+    FleetAnswer,
+    History,
+    NotAsked,
+    Points,
+    Pricing,
+    ProfileAnswer,
+    Rows,
+)
+from model.present.rate_answer import profiles_of, rates_of
 
-__all__ = ["Answer", "Step", "STEPS", "PARTS", "NotAsked", "PartNotAsked", "Memo", "step_key", "build_answer",
+__all__ = ["Step", "STEPS", "PARTS", "Memo", "step_key", "build_answer",
            "answer_of_view", "CLOUD_COLUMNS",
            "reading", "steps_for", "fit_of_inputs", "fleet_at", "cloud_of"]
-
-
-class PartNotAsked(AttributeError):
-    """A part of an answer read although :func:`build_answer` was not asked for it: the surface must ask for the
-    parts it renders (the message names the part)."""
-
-
-class NotAsked:
-    """What an :class:`Answer` holds for a part it was not asked for: any use of it raises :class:`PartNotAsked`."""
-
-    __slots__ = ("part",)
-
-    def __init__(self, part: str):
-        object.__setattr__(self, "part", part)
-
-    def _refuse(self, *_args, **_kwargs):
-        raise PartNotAsked(f"the answer's {self.part!r} part was not asked for: pass it in build_answer(parts=...)")
-
-    __getattr__ = __bool__ = __iter__ = __len__ = __getitem__ = _refuse
-
-    def __repr__(self) -> str:
-        return f"NotAsked({self.part!r})"
 
 
 #: the columns of the labelled points the Frontier chart reads (axes, series, and the hover's hardware, recipe,
@@ -362,57 +348,6 @@ def reading(view: View, parts: Iterable[str] | None = None) -> Reading:
     if view.goodput and "rows" in names:
         reads.add("requests")
     return reading_of(view, columns, reads)
-
-
-@dataclass(frozen=True, eq=False)
-class Answer:
-    """The answer of one view: one typed value per part asked for (a part not asked for is :class:`NotAsked`).
-    Build it with :func:`build_answer`. Read-only: the dashboard shares one per view, parts and data version
-    between sessions."""
-
-    view: View                              # the view, its workload set
-    inputs: Inputs                          # what the store read for it
-    ran: tuple[str, ...]                    # the steps that ran (or were handed in), in order
-    points: Points                          # the rows as fitted, whatever the rates
-    rows: Rows
-    fit: Fit
-    pricing: Pricing                        # the cost before the interactivity you need is read (shared by a slider)
-    cost: Cost
-    rates: pd.DataFrame                     # every priced name with its rate and source (RATE_COLUMNS)
-    notes: tuple[Note, ...]                 # what the reader must know
-    crossings: Crossings                    # the crossings before the interactivity you need is read
-    crossed: Crossed
-    cloud: Analysis                         # every usable point labelled and priced (the Frontier chart)
-    frontier_table: pd.DataFrame            # the frontier points with their repeats' spread
-    history: History
-    profiles: tuple[ProfileAnswer, ...]
-    capacity: pd.DataFrame                  # what one node of each series carries at the interactivity you need
-    fleet: FleetAnswer | None               # None: the view has no demand and no budget
-    volume: Any                             # VolumeAnswer, or None: the view has no demand
-    ramps: Any                              # model.present.ramp_answer.RampAnswer
-    goodput_caps: pd.DataFrame              # the cheapest as the TTFT cap moves
-    recommendation: Any                     # model.present.recommendation.Recommendation
-    overview: Overview
-    provenance: pd.DataFrame                # every source whose rows or rates the view uses
-    mix: Any                                # model.core.mix.MixAnswer, or None: the view holds no request mix
-    run_to_run: Any                         # model.present.run_to_run_answer.RunToRun: the run-to-run band, named
-    sell: Any                               # model.present.sell_answer.SellAnswer: what each series earns sold
-    solve: Any                              # model.present.solve_answer.SolveAnswer, or None: no cap, no demand
-    chargeback: Any                         # model.present.chargeback_answer.ChargebackAnswer, or None: no tenants
-    computed: tuple[str, ...] = ()          # the steps this answer's build ran (not kept or handed in)
-
-    @property
-    def interactivity_needed(self) -> float | None:
-        """The interactivity you need [tok/s/user] (:attr:`Cost.interactivity_needed`)."""
-        return self.cost.interactivity_needed
-
-    def old_notes(self, today: date | None = None) -> list[str]:
-        """The preset or ingested rates pricing this answer that were read more than the view's
-        ``price_stale_days`` before ``today`` (default: the date today), one note per read date
-        (:func:`model.core.dated.old_rate_notes`). A function of the rates and the day, not a part."""
-        v = self.view
-        return list(noted("rate", old_rate_notes(self.rates, v.price_set, v.tier, today or date.today(),
-                                                 v.price_stale_days)))
 
 
 _PART_FIELDS = tuple(f.name for f in fields(Answer) if f.name not in ("view", "inputs", "ran", "computed"))

@@ -1,4 +1,4 @@
-"""Buy, rent or call an API: the view's volume answer (:attr:`model.present.view_answer.Answer.volume`).
+"""Buy, rent or call an API: the view's volume answer (:attr:`model.present.parts.Answer.volume`).
 
 :func:`volume_of` turns a view with a monthly volume (``tokens_per_month``) into a :class:`VolumeAnswer`:
 every way to serve it (owned per series, by a chosen cost profile or the view's rate; rented at the view's
@@ -9,7 +9,6 @@ The arithmetic is :mod:`model.core.volume`; the page, the report and ``costfront
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import date
 from typing import Mapping
 
@@ -39,53 +38,15 @@ from model.core.volume import (
 )
 from model.present import fmt
 from model.present.fleet_answer import demand_of, load_sentence, workload_notes
+from model.present.parts import VolumeAnswer
 
-__all__ = ["VolumeAnswer", "volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
+__all__ = ["volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
            "shown_rows", "SHOWN_COLUMNS", "api_price_of", "cache_hit_of"]
 
 ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
                "utilization", "detail", "capacity_error", "capacity_down", "capacity_up", "nodes_low", "nodes_high", "usd_per_month_low",
                "usd_per_month_high", "effective_usd_per_mtok_low", "effective_usd_per_mtok_high", "mean_nodes_low",
                "mean_nodes_high", "hardware", "gpus_per_node", "usd_per_gpu_hour", "tokens_per_month"]
-
-
-@dataclass(frozen=True)
-class VolumeAnswer:
-    """The answer at one monthly volume. ``rows`` (:data:`ROW_COLUMNS`) is cheapest first, each owned or rented
-    option with the node counts, $ a month and effective $/M its capacity's ± allows (``*_low``, ``*_high``);
-    ``settled`` says whether the cheapest is cheaper than the rest beyond their ± and :data:`model.core.volume.
-    NEAR_TIE` (None: fewer than two options), ``contenders`` the options about the same as it."""
-
-    volume: float                            # [tokens/month on ``basis``]
-    basis: str
-    lens: str
-    x: float | None                          # interactivity the capacity was read at [tok/s/user]
-    api: dict | None                         # model, provider, matched (how), usd_per_mtok, read_on, source, cache_hit
-    api_choices: tuple[str, ...]             # priced models the user may pick
-    options: tuple[Option, ...]
-    rows: pd.DataFrame
-    break_evens: tuple[dict, ...]            # cheaper, than, above_tokens_per_month, intervals, text
-    verdict: str
-    notes: tuple[str, ...] = ()
-    said: str = ""                           # the demand's peak and volume, one derived from the other
-    settled: bool | None = None
-    contenders: tuple[str, ...] = ()
-
-    @property
-    def cheapest(self) -> str | None:
-        """The cheapest option when the ranking is settled (or the only one); None when others are about the same."""
-        return str(self.rows["option"].iloc[0]) if not self.rows.empty and self.settled is not False else None
-
-    def payload(self) -> dict:
-        """What ``costfrontier volume --json`` prints (numbers unrounded)."""
-        return {"tokens_per_month": self.volume, "basis": self.basis, "lens": self.lens, "interactivity_needed": self.x,
-                "demand": self.said, "api": self.api, "cheapest": self.cheapest, "settled": self.settled,
-                "contenders": list(self.contenders), "verdict": self.verdict,
-                "options": [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
-                            for r in self.rows.to_dict("records")],
-                "break_evens": [{**b, "intervals": [[lo, None if math.isinf(hi) else hi] for lo, hi in b["intervals"]]}
-                                for b in self.break_evens],
-                "notes": list(self.notes)}
 
 
 def _unique(frame: pd.DataFrame, column: str) -> list:

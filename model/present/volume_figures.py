@@ -8,7 +8,8 @@ import math
 import plotly.graph_objects as go
 
 from model.present import fmt
-from model.present.volume_answer import VolumeAnswer, curve
+from model.present.parts import VolumeAnswer
+from model.present.volume_answer import curve
 
 __all__ = ["volume_figure", "chart_range", "day_figure"]
 

@@ -86,13 +86,13 @@ class WorkbookPlan:
     curves: dict                                    # series -> model.core.iso.CostCurve
     method: str
     baseline: str | None
-    profiles: tuple = ()                            # model.present.rate_answer.ProfileAnswer
+    profiles: tuple = ()                            # model.present.parts.ProfileAnswer
     x: float | None = None                          # the interactivity you need [tok/s/user]
-    volume: object = None                           # model.present.volume_answer.VolumeAnswer, or None
+    volume: object = None                           # model.present.parts.VolumeAnswer, or None
     rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
     pue: float | None = None                        # the view's PUE (None: each build-up's, else 1)
     kw_per_gpu: tuple[tuple[str, float], ...] = ()  # the view's kW per GPU per hardware ("*": every other)
-    sell: object = None                             # model.present.sell_answer.SellAnswer, or None
+    sell: object = None                             # model.present.parts.SellAnswer, or None
 
 
 def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
