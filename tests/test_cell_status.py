@@ -20,6 +20,7 @@ from model.core.view import View
 from model.data.store import connect
 from model.present.report import build_report, report_parts
 from model.present.view_answer import answer_of_view
+from model.present.workbook import report_xlsx
 from tests.conftest import ROOT
 from tests.kit import cli_json
 from tests.test_report import parse
@@ -98,7 +99,7 @@ def test_the_report_and_the_workbook_show_each_status(sample_db):
     assert shown[("B200", 101.0)]["$/M tokens"] == "$1.30"        # shown, with its status, never priced
     assert shown[("B200", 101.0)]["Range (9 in 10)"] == "—"
     assert shown[("MI355X", 17.9)]["Break-even $/GPU-hour"] == "—"
-    book = load_workbook(io.BytesIO(report.tables_xlsx()), data_only=True)
+    book = load_workbook(io.BytesIO(report_xlsx(report)), data_only=True)
     sheet = book["Cost at matched interactivity"]
     header = [c.value for c in sheet[4]]
     cells = {(r[header.index("Series")], r[header.index("Interactivity [tok/s/user]")]): r[header.index("Status")]

@@ -26,7 +26,7 @@ import pytest
 from openpyxl import load_workbook
 
 from model.data.store import connect
-from model.present.workbook import HEADER_ROW
+from model.present.workbook_cells import HEADER_ROW
 from tests.kit import cli
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _settle
 from tests.test_e2e_layout import LAPTOP, PHONE

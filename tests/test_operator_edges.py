@@ -61,7 +61,7 @@ def test_sheet_names_within_31_characters_and_unique(tmp_path):
     assert titles[1] == "Cost profile 'H200 quote fo (2)" and titles[13] == "assumptions (2)"
     assert titles[14] == "abcdefg" and titles[15] == "quoted" and titles[16] == "Sheet"
     book = Workbook()
-    book.remove(book.active)   # as Report.tables_xlsx does
+    book.remove(book.active)   # as model.present.workbook.report_xlsx does
     for t in titles:
         book.create_sheet(t)
     book.save(tmp_path / "x.xlsx")

@@ -27,6 +27,7 @@ from model.present.answers import pair_intervals
 from model.present.figures import usd
 from model.present.report import ReportError, html_to_pdf, report_of_view, view_link
 from model.present.report_output import round_usd
+from model.present.workbook import report_xlsx
 from tests.kit import cli, cli_json
 
 CHROMIUM = "/usr/bin/chromium"
@@ -292,7 +293,7 @@ def test_downloads_are_formula_safe(tmp_path):
     assert "'=hyperlink" in frontier.lower() and ",=hyperlink" not in frontier.lower()
     from openpyxl import load_workbook
 
-    book = load_workbook(io.BytesIO(report.tables_xlsx()))
+    book = load_workbook(io.BytesIO(report_xlsx(report)))
     texts = [c.value for row in book["Frontier points"].iter_rows() for c in row if isinstance(c.value, str)]
     assert any(t.lower().startswith("'=hyperlink") for t in texts)
     # the only formulas are the workbook's own costs: none holds a label's text

@@ -23,7 +23,8 @@ from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
 from model.present.figures import usd
-from model.present.workbook import HEADER_ROW, VALUES_MARK
+from model.present.workbook import VALUES_MARK
+from model.present.workbook_cells import HEADER_ROW
 from tests.kit import cli, cli_json
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
@@ -251,7 +252,8 @@ def test_an_unpriced_build_up_leaves_its_hardware_at_the_preset_and_odd_names_ma
     from model.present.report import report_parts
     from model.present.tables import tables
     from model.present.view_answer import answer_of_view
-    from model.present.workbook import plan_of, workbook_xlsx
+    from model.present.workbook import workbook_xlsx
+    from model.present.workbook_cells import plan_of
 
     name = '=B200 "quote" #2 é'
     profile = cost_profile(name=name, hardware="B200", onprem={"kw_per_gpu": 1.5})

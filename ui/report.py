@@ -25,6 +25,7 @@ from model.core.view import View
 from model.data.export import safe_csv
 from model.present.report import Report, ReportError, build_report, chromium_path, report_extras, report_parts
 from model.present.tables import TABLE_PARTS, rounded
+from model.present.workbook import report_xlsx
 from ui import data
 from ui.lru import CACHE
 
@@ -160,7 +161,7 @@ def report_box(ctx: data.Ctx, link: str) -> None:
     sb.download_button("HTML report", lambda: make().html, f"{stem}.html", "text/html", key="report_html",
                        on_click="ignore", icon=":material/description:", width="stretch",
                        help="One file with every chart, table, assumption and source; opens offline.")
-    sb.download_button("Tables (XLSX)", lambda: make().tables_xlsx(), f"{stem}.xlsx", XLSX, key="report_xlsx",
+    sb.download_button("Tables (XLSX)", lambda: report_xlsx(make()), f"{stem}.xlsx", XLSX, key="report_xlsx",
                        on_click="ignore", icon=":material/table:", width="stretch",
                        help="The report's tables, rounded for people; the assumptions on the second sheet.")
     slot = sb.empty()

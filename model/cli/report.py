@@ -76,6 +76,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.present.actual_answer import comparison_on
     from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
     from model.present.view_answer import answer_of_view
+    from model.present.workbook import report_xlsx
 
     if not args.out and not args.bundle:
         print("error: give --out FILE, --bundle DIR, or both", file=sys.stderr)
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace, con) -> int | None:
         if suffix == ".pdf":
             report.to_pdf(out)          # written whole or not at all
         elif suffix is not None:
-            data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": report.tables_xlsx,
+            data = {".html": lambda: report.html.encode("utf-8"), ".xlsx": lambda: report_xlsx(report),
                     ".zip": report.tables_csv}[suffix]()
             write_whole(out, data)
         if out is not None:

@@ -29,10 +29,18 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 __all__ = ["MixSolveError", "MixSolution", "SOLVER_STATUSES", "solve_mix", "single_type", "carried_at_most",
            "MAX_MIX_NODES", "TIME_LIMIT_S"]
+
+def _optimize():
+    """SciPy's optimizers (HiGHS), imported when a mix is first solved."""
+    from scipy import (
+        optimize,  # deferred: start-up: SciPy loads in 0.3 s, and only a view with a request mix solves
+    )
+
+    return optimize
+
 
 #: the solver's outcome in words (scipy.optimize.milp's ``status`` 0..4)
 SOLVER_STATUSES = ("optimal", "stopped at the time limit", "infeasible", "unbounded", "solver error")
@@ -165,7 +173,7 @@ def solve_mix(capacity, peak_rps, usd_per_node_month, *, headroom: float = 1.0, 
     cost = np.concatenate([c, c * spares, np.zeros(n_s)])
     integrality = np.concatenate([np.ones(2 * n_t), np.zeros(n_s)])
     upper_s = (cap > 0).astype(float).ravel()
-    bounds = Bounds(np.zeros(2 * n_t + n_s), np.concatenate([bound, np.ones(n_t), upper_s]))
+    bounds = _optimize().Bounds(np.zeros(2 * n_t + n_s), np.concatenate([bound, np.ones(n_t), upper_s]))
     rows, lo, hi = [], [], []
 
     def row() -> np.ndarray:
@@ -195,8 +203,8 @@ def solve_mix(capacity, peak_rps, usd_per_node_month, *, headroom: float = 1.0, 
         a = row()
         a[:n_t], a[n_t:2 * n_t] = kw * p, kw * p * spares
         rows.append(a), lo.append(-math.inf), hi.append(float(budget_kw))
-    result = milp(cost, integrality=integrality, bounds=bounds,
-                  constraints=LinearConstraint(np.array(rows), np.array(lo), np.array(hi)),
+    result = _optimize().milp(cost, integrality=integrality, bounds=bounds,
+                  constraints=_optimize().LinearConstraint(np.array(rows), np.array(lo), np.array(hi)),
                   options={"mip_rel_gap": 0.0, "time_limit": time_limit_s, "presolve": True})
     status = SOLVER_STATUSES[result.status] if 0 <= result.status < len(SOLVER_STATUSES) else "solver error"
     if result.x is None:
@@ -287,6 +295,6 @@ def carried_at_most(cap: np.ndarray, r: np.ndarray, headroom: float, max_nodes: 
         a_ub.append(a), b_ub.append(budget_kw)
     upper_l = [(0, None) if cap[t, b] > 0 else (0, 0) for t in range(n_t) for b in range(n_b)]
     bounds = [(0, None)] + [(0, m if math.isfinite(m) else None) for m in max_nodes] + upper_l
-    result = linprog(cost, A_ub=np.array(a_ub), b_ub=np.array(b_ub), A_eq=a_eq, b_eq=np.zeros(n_b), bounds=bounds,
+    result = _optimize().linprog(cost, A_ub=np.array(a_ub), b_ub=np.array(b_ub), A_eq=a_eq, b_eq=np.zeros(n_b), bounds=bounds,
                      method="highs")
     return float(result.x[0]) if result.status == 0 else math.nan

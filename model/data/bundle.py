@@ -10,7 +10,7 @@ ingested, :func:`model.data.presets.load_presets`), with its source and the date
 from the verifying machine's own presets.
 
 :func:`bundle_store` opens these two files on a private copy (the bundle's files are never opened for writing), for
-:func:`model.present.bundle.answer_of_bundle` to rebuild the answer from them alone.
+:func:`model.present.bundle_verify.answer_of_bundle` to rebuild the answer from them alone.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ build-up starts from (:func:`reference_values`, :func:`onprem_defaults`). What t
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -14,7 +15,7 @@ import pandas as pd
 
 from model.core.tco import dated_defaults
 
-__all__ = ["PRESETS_CSV", "REFERENCE_CSV", "load_presets", "reference_values", "onprem_defaults",
+__all__ = ["PRESETS_CSV", "REFERENCE_CSV", "builtin_presets", "load_presets", "reference_values", "onprem_defaults",
            "onprem_default_dates"]
 
 PRESETS_CSV = Path(__file__).resolve().parents[2] / "data" / "samples" / "tco_presets_usd_per_gpu_hr.csv"
@@ -35,6 +36,13 @@ def reference_values() -> pd.DataFrame:
     url, note, read_on (a ``datetime.date``; NaT where there is nothing to date: data/samples/README.md, "Dates").
     """
     return _read_reference().copy()
+
+
+@lru_cache(maxsize=1)
+def builtin_presets() -> tuple[str, int, str]:
+    """The built-in presets file as a source: its name, its rows and its SHA-256 (read once a process)."""
+    data = PRESETS_CSV.read_bytes()
+    return PRESETS_CSV.name, data.decode("utf-8").count("\n") - 1, hashlib.sha256(data).hexdigest()
 
 
 @lru_cache(maxsize=4)

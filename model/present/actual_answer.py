@@ -24,7 +24,10 @@ from model.core.actuals import Comparison, Plan, plan_vs_actual
 from model.core.notes import of_kind
 from model.core.saturation import summary
 from model.core.view import View
+from model.data.actuals import actuals_frame, saturation_frame
+from model.data.versions import OtherData, pin_notes
 from model.present import fmt
+from model.present.view_answer import answer_of_view
 
 __all__ = ["PLAN_PARTS", "plan_view", "plan_of", "options_at", "comparison_of", "comparison_on", "plan_line",
            "AnswerOf", "with_saturation"]
@@ -144,9 +147,6 @@ def comparison_on(con, link: str, cost_basis: str | None = None, answer_of: Answ
     :func:`model.present.view_answer.answer_of_view` on ``con``: the CLI's and the report's way; the dashboard hands
     in its cached answers), a pinned plan's purged rows said (:func:`model.data.versions.pin_notes`; a pin this
     store cannot show raises :class:`model.core.actual_rows.ActualsError`), the latest stored actuals."""
-    from model.data.actuals import actuals_frame, saturation_frame
-    from model.data.versions import OtherData, pin_notes
-    from model.present.view_answer import answer_of_view
 
     view, _ = plan_view(link)
     try:

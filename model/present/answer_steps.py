@@ -38,6 +38,7 @@ from model.core.uncertainty import (
 )
 from model.core.unpriced import break_even_column, curves_at_one, unpriced_at, with_unpriced
 from model.core.view import View
+from model.core.view_fields import FIELDS, RATE
 from model.present.answers import break_even_answer, cheapest_at, common_range, default_pair
 from model.present.parts import (
     Cost,
@@ -186,7 +187,6 @@ def pricing_key(view: View) -> tuple:
     """The fields of ``view`` that the steps ``pricing`` and ``crossings`` read beside the rows and the fit: what sets
     the $/GPU-hour (its rates, price set, tier), the method, the targets and the baseline. Two views with one frontier
     key and one pricing key share both steps (a slider of the interactivity you need changes neither)."""
-    from model.core.view_fields import FIELDS, RATE
 
     return (*((f.name, getattr(view, f.name)) for f in FIELDS if f.changes == RATE),
             ("method", view.method), ("targets", view.targets), ("baseline", view.baseline))

@@ -14,8 +14,11 @@ import pandas as pd
 from model.core.analysis import Analysis
 from model.core.dated import age_days, is_old, read_on_text
 from model.core.interactivity import WORDS as INTERACTIVITY_WORDS
+from model.core.onprem_labels import ONPREM_LABELS
 from model.core.sla import SLA
 from model.core.uncertainty import AUTO
+from model.core.view_fields import BY_NAME
+from model.data.presets import onprem_default_dates, onprem_defaults
 from model.present import fmt
 
 __all__ = ["assumptions_of", "priced_workload", "ERROR_WORDS", "ASSUMPTION_COLUMNS"]
@@ -162,7 +165,6 @@ def _rented_and_api(answer: "Answer") -> list[tuple[str, str, str]]:
 def _fleet_settings(view) -> list[tuple[str, str, str]]:
     """The fleet's settings (the view's knee rule, GPUs per node, kW per GPU, PUE, rack kW, token basis): each
     set in the view, or the default it takes."""
-    from model.core.view_fields import BY_NAME
 
     defaults = {"rule": "first_failure: the rate before the first one breaking the SLA",
                 "gpus_per_node": "as the rows state, else 8",
@@ -186,8 +188,6 @@ def _fleet_settings(view) -> list[tuple[str, str, str]]:
 def _profile_defaults(answer: "Answer") -> list[tuple[str, str, str, object]]:
     """(item, value, source, read on) of each cited default an on-prem cost profile of the view still holds
     (its value equals the default's): the reference values and the preset's all-in kW per GPU."""
-    from model.core.onprem_labels import ONPREM_LABELS
-    from model.data.presets import onprem_default_dates, onprem_defaults
 
     out = []
     presets = answer.inputs.presets

@@ -24,10 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 
@@ -36,19 +34,20 @@ from model.data.bundle import (
     MANIFEST,
     PRESETS,
     STORE,
-    BundleLacks,
-    bundle_store,
     presets_csv,
     store_bytes,
 )
 from model.data.export import safe_csv
 from model.present import fmt
+from model.present.fleet_answer import demand_words
 from model.present.report_output import cell_text, file_name, row_labels, table_frames
+from model.present.tables import tables
+from model.present.workbook import report_xlsx
 
 __all__ = ["BUNDLE_FORMAT", "MANIFEST", "VERIFY_LINE", "EXIT_CODES", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
            "EXIT_LACKS", "FIGURE_KINDS", "FIGURE_KEYS", "INPUT_FILES", "ROW_KEYS", "figures_of", "page_one_figures",
            "table_figures", "input_figures", "inputs_of", "manifest_of", "compare", "Findings", "sha256",
-           "figure_text", "bundle_files", "answer_of_bundle", "tool_version", "series_of", "lacking", "key_headers",
+           "figure_text", "bundle_files", "tool_version", "series_of", "lacking", "key_headers",
            "jsonable_inputs"]
 
 #: what a manifest says it is (a later layout gets a new number)
@@ -235,8 +234,6 @@ def inputs_of(answer) -> dict:
             "read_on": a.read_on.isoformat() if a.read_on else None, "source": a.source}
            for a in answer.inputs.api_prices]
     volume = answer.volume
-    from model.present.fleet_answer import demand_words
-
     return {"rates": rates, "profiles": profiles, "api_prices": api,
             "api_price_used": volume.api if volume is not None else None,
             "demand": {"words": demand_words(view), "tokens_per_month": view.tokens_per_month,
@@ -346,11 +343,9 @@ def bundle_files(con, answer, report, link: str, data_digest: str | None, pdf: b
     not print it), the XLSX, one CSV per table, the
     inputs read from the store ``con`` (:data:`model.data.bundle.STORE`, :data:`model.data.bundle.PRESETS`), and
     the manifest (:func:`manifest_of`), last. ``link``: the view's share link, pinned to its data version."""
-    from model.present.tables import tables
-
     pdf = pdf if pdf is not None else report.pdf_bytes()
     files = {"report.html": report.html.encode("utf-8"), **({"report.pdf": pdf} if pdf else {}),
-             "tables.xlsx": report.tables_xlsx()}
+             "tables.xlsx": report_xlsx(report)}
     for name, frame in {**report.tables, "Assumptions": report.assumptions}.items():
         files[f"tables/{file_name(name)}.csv"] = safe_csv(frame).encode("utf-8")
     inputs = answer.inputs
@@ -366,31 +361,3 @@ def bundle_files(con, answer, report, link: str, data_digest: str | None, pdf: b
                            data_digest=data_digest, first_page=getattr(report, "first_page", None))
     files[MANIFEST] = json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8")
     return files
-
-
-def answer_of_bundle(folder: Path, link: str):
-    """The answer of the view ``link`` names, with every part its report renders, and what its report's first page
-    says (:func:`model.present.report.first_page`: with its request mix's fleet, answered too), rebuilt from
-    ``folder``'s inputs alone (:func:`model.data.bundle.bundle_store`): its rows, sources and data versions, and its
-    presets, never the verifying machine's. Raises :class:`model.data.bundle.BundleLacks` when the inputs lack the
-    link's data version."""
-    from model.core.view import View
-    from model.data.inputs import load_inputs, with_workload
-    from model.data.versions import OtherData, pin_notes
-    from model.present.report import first_page, report_extras, report_parts
-    from model.present.view_answer import build_answer, reading
-
-    view, _ = View.from_query(parse_qs(urlsplit(link).query, keep_blank_values=True))
-    with bundle_store(folder) as (con, presets):
-        try:
-            pin_notes(con, view.data_version, view.data_digest)
-        except OtherData as exc:
-            raise BundleLacks(f"{STORE}: {exc}") from None
-        view = with_workload(con, view)
-
-        def answer_of(v, parts):
-            return build_answer(v, replace(load_inputs(con, reading(v, parts)), presets=presets), parts)
-
-        answer = answer_of(view, report_parts(view))
-        extras = report_extras(answer.view, answer_of, lambda plan, basis: None) if view.request_mix else None
-        return answer, first_page(answer, extras)

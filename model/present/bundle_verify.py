@@ -21,19 +21,33 @@ import io
 import json
 import math
 import re
+from dataclasses import replace
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
 
-from model.data.bundle import MANIFEST, SIGNATURE, BundleError, BundleLacks, entries, read_inside
+from model.core.view import View
+from model.data.bundle import (
+    MANIFEST,
+    SIGNATURE,
+    STORE,
+    BundleError,
+    BundleLacks,
+    bundle_store,
+    entries,
+    read_inside,
+)
 from model.data.export import safe_csv
+from model.data.inputs import load_inputs, with_workload
+from model.data.versions import OtherData, pin_notes
+from model.present.assumptions import assumptions_of
 from model.present.bundle import (
     BUNDLE_FORMAT,
     INPUT_FILES,
     Findings,
-    answer_of_bundle,
     compare,
     figures_of,
     jsonable_inputs,
@@ -42,7 +56,10 @@ from model.present.bundle import (
     series_of,
     sha256,
 )
+from model.present.report import first_page, report_extras, report_parts
 from model.present.report_output import file_name, row_labels, table_frames
+from model.present.tables import tables
+from model.present.view_answer import build_answer, reading
 
 __all__ = ["verify_folder", "read_manifest", "MANIFEST_DEPTH", "MANIFEST_BYTES", "REPORT"]
 
@@ -314,7 +331,6 @@ def _check_table(name: str, path: str, expected: str, found: str, headers: list[
 def _check_tables(folder: Path, present: list[str], answer_tables: dict, answer, made_at, findings: Findings) -> None:
     """Each table's CSV against the one the rebuilt answer gives, cell by cell (the Assumptions too, aged to the
     day the bundle was made)."""
-    from model.present.assumptions import assumptions_of
 
     expected = {name: (safe_csv(table_frames(frame, spec)[1]), key_headers(name, spec))
                 for name, (frame, spec) in answer_tables.items()}
@@ -358,7 +374,6 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
     except BundleLacks as exc:
         findings.lacks.append(("the answer", str(exc)))
         return findings, manifest
-    from model.present.tables import tables
 
     answer_tables = tables(answer)
     rebuilt = figures_of(answer, answer_tables, page)
@@ -369,3 +384,25 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
         _check_report(read_inside(folder, REPORT), page, rebuilt, findings)
     _check_tables(folder, present, answer_tables, answer, manifest.get("made_at"), findings)
     return findings, manifest
+
+
+def answer_of_bundle(folder: Path, link: str):
+    """The answer of the view ``link`` names, with every part its report renders, and what its report's first page
+    says (:func:`model.present.report.first_page`: with its request mix's fleet, answered too), rebuilt from
+    ``folder``'s inputs alone (:func:`model.data.bundle.bundle_store`): its rows, sources and data versions, and its
+    presets, never the verifying machine's. Raises :class:`model.data.bundle.BundleLacks` when the inputs lack the
+    link's data version."""
+    view, _ = View.from_query(parse_qs(urlsplit(link).query, keep_blank_values=True))
+    with bundle_store(folder) as (con, presets):
+        try:
+            pin_notes(con, view.data_version, view.data_digest)
+        except OtherData as exc:
+            raise BundleLacks(f"{STORE}: {exc}") from None
+        view = with_workload(con, view)
+
+        def answer_of(v, parts):
+            return build_answer(v, replace(load_inputs(con, reading(v, parts)), presets=presets), parts)
+
+        answer = answer_of(view, report_parts(view))
+        extras = report_extras(answer.view, answer_of, lambda plan, basis: None) if view.request_mix else None
+        return answer, first_page(answer, extras)

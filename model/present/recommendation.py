@@ -18,8 +18,10 @@ from model.core.status import priced_mask
 from model.core.view import View
 from model.core.volume import NEAR_TIE
 from model.present import fmt
+from model.present.answers import changes_of, method_words
 from model.present.fleet_answer import demand_words, power_words
 from model.present.parts import Choice, Cost, Crossed, FleetAnswer, Recommendation, Rows
+from model.present.volume_answer import about_the_same
 
 __all__ = ["recommendation_of", "demand_words", "workload_words", "PLUS_MINUS",
            "NOT_SETTLED"]
@@ -164,7 +166,6 @@ def _series_sentence(cost: Cost, crossed: Crossed, series: list[Choice], settled
                 f"it. {each} ({best.name} {fmt.percent(saving)} below {second.name} as interpolated).")
     text = f"{head}, {best.name} is cheapest at {best.text}, {fmt.percent(saving)} below {second.name} ({second.text})"
     text += "; their ranges do not overlap"
-    from model.present.answers import changes_of
 
     crossings = changes_of(crossed.analysis)
     if not crossings.empty:
@@ -183,14 +184,12 @@ def _with_method(sentence: str, view: View, cost: Cost, series: list[Choice]) ->
     method_words`): the one the data fit better unless the view pins one."""
     if not series:
         return sentence
-    from model.present.answers import method_words
 
     return f"{sentence} {method_words(view.method, cost.uncertainty)}"
 
 
 def _tied_sentence(options: list[Choice], demand: str, volume) -> str:
     """The options the ranking does not separate, each with its effective $/M and $ a month within its ±."""
-    from model.present.volume_answer import about_the_same
 
     tied = [o for o in options if o.name in volume.contenders]
     each = []

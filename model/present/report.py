@@ -27,14 +27,22 @@ from importlib import metadata
 import pandas as pd
 import plotly.graph_objects as go
 
+from model.core.actual_rows import ActualsError
 from model.core.analysis import Analysis
 from model.core.links import live_url, pinned_url, view_url
+from model.core.mix import MixSolveError, mix_view
+from model.core.request_mix import MixError
+from model.core.run_to_run import RULE
 from model.present import figures, fmt
-from model.present.answers import method_errors_text, summary_of, uncertain_crossings_text
+from model.present.actual_answer import comparison_on, plan_line
+from model.present.actual_figures import plan_figure
+from model.present.answers import method_errors_text, pair_intervals, summary_of, uncertain_crossings_text
 from model.present.assumptions import assumptions_of, priced_workload
 from model.present.bundle import VERIFY_LINE, key_headers
+from model.present.mix_answer import MIX_PARTS
+from model.present.mix_figures import mix_crossover_figure
 from model.present.parts import Answer
-from model.present.recommendation import PLUS_MINUS
+from model.present.recommendation import PLUS_MINUS, recommendation_of, workload_words
 from model.present.report_output import (
     PRINT_WIDTH_PX,
     Report,
@@ -55,13 +63,17 @@ from model.present.tables import (
     CAPS_TABLE,
     RUN_TO_RUN_TABLE,
     marked_of,
+    mix_tables,
+    plan_tables,
     profile_tables,
     table_of,
     text_spec,
 )
 from model.present.tables import tables as every_table
 from model.present.tco_figures import breakdown_figure, tornado_figure
-from model.present.workbook import plan_of
+from model.present.view_answer import answer_of_view
+from model.present.volume_figures import day_figure, volume_figure
+from model.present.workbook_cells import plan_of
 
 __all__ = ["Report", "ReportSection", "ReportError", "build_report", "report_parts", "report_of_view", "view_link",
            "first_page",
@@ -110,10 +122,6 @@ def report_extras(view, answer_of, comparison_of) -> ReportExtras:
     comparison when it names a plan. ``answer_of(view, parts)`` answers the mix view (:data:`MIX_PARTS`);
     ``comparison_of(link, cost_basis)`` compares the plan (:func:`model.present.actual_answer.comparison_of` as the
     caller reaches the store)."""
-    from model.core.actual_rows import ActualsError
-    from model.core.mix import MixSolveError, mix_view
-    from model.core.request_mix import MixError
-    from model.present.mix_answer import MIX_PARTS
 
     mix_answer = mix_problem = comparison = plan_problem = None
     if view.request_mix and not view.has_demand:
@@ -196,7 +204,6 @@ def _fleet_section(answer: Answer) -> ReportSection | None:
     text.extend(fleet.notes)
     sized = fleet.sized
     text.extend(fleet.capacity_lines)
-    from model.present.volume_figures import day_figure
 
     over = fleet.over_time
     return ReportSection("Fleet", tuple(text), {"Fleet": table_of(answer, "Fleet")} if not sized.empty else {},
@@ -219,7 +226,6 @@ def _volume_section(answer: Answer) -> ReportSection | None:
                     f"output, read {a['read_on'] or 'on an unstated date'}; {whence}.")
     tables = {name: found for name in ("Buy, rent or API", "Break-even volumes")
               if (found := table_of(answer, name)) is not None}
-    from model.present.volume_figures import volume_figure
 
     return ReportSection("Buy, rent or API", tuple(text), tables, (volume_figure(volume),) if volume.options else ())
 
@@ -227,7 +233,6 @@ def _volume_section(answer: Answer) -> ReportSection | None:
 def _sized_as_workload(view) -> str:
     """What the fleet and volume sections of a view holding a request mix size: every request at the view's own
     workload, the request mix's fleet being the GPU mix section's (and the first page's)."""
-    from model.present.recommendation import workload_words
 
     return (f"Every request is sized here as {workload_words(view)}, the view's workload; the fleet for the view's "
             "request mix is in the GPU mix section, and on the first page.")
@@ -236,8 +241,6 @@ def _sized_as_workload(view) -> str:
 def _mix_section(extras: ReportExtras) -> ReportSection | None:
     """The cheapest mix of GPU types: the verdict, the fleet, the buckets (one no hardware measured is named), each
     type alone and the crossover along the mix, as ``costfrontier mix`` and the GPU mix page give them."""
-    from model.present.mix_figures import mix_crossover_figure
-    from model.present.tables import mix_tables
 
     if extras.mix_problem:
         return ReportSection("GPU mix", (f"No mix: {extras.mix_problem}.",))
@@ -258,9 +261,6 @@ def _mix_section(extras: ReportExtras) -> ReportSection | None:
 def _plan_section(extras: ReportExtras) -> ReportSection | None:
     """The plan the view names against the stored actuals: the plan, the sentences, period by period and the total,
     and the options at the realised volume, as ``costfrontier plan-vs-actual`` and its page give them."""
-    from model.present.actual_answer import plan_line
-    from model.present.actual_figures import plan_figure
-    from model.present.tables import plan_tables
 
     if extras.plan_problem:
         return ReportSection("Plan vs actual", (f"No comparison: {extras.plan_problem}.",))
@@ -288,7 +288,6 @@ def first_page(answer: Answer, extras: ReportExtras | None = None):
     mix = extras.mix_answer.mix if extras is not None and extras.mix_answer is not None else None
     if mix is None:
         return answer.recommendation
-    from model.present.recommendation import recommendation_of
 
     return recommendation_of(answer.view, answer.rows, answer.cost, answer.crossed, answer.fleet, None, mix=mix)
 
@@ -363,7 +362,6 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
 
 def _run_to_run_html(rendered: dict, tables: dict) -> str:
     """The run-to-run band beside the interpolation range, each named (when a point in view states an interval)."""
-    from model.core.run_to_run import RULE
 
     if RUN_TO_RUN_TABLE not in rendered:
         return ""
@@ -396,8 +394,6 @@ def report_of_view(con, state, link: str | None = None, **kwargs) -> Report:
     """The report of a dashboard view (a :class:`model.core.view.View`) on the store ``con``:
     :func:`build_report` of :func:`model.present.view_answer.answer_of_view`, with the mix and the plan against
     actual (:func:`report_extras`) when the view holds them. ``kwargs`` go to :func:`build_report`."""
-    from model.present.actual_answer import comparison_on
-    from model.present.view_answer import answer_of_view
 
     answer = answer_of_view(con, state, report_parts(state))
     extras = report_extras(answer.view, lambda v, parts: answer_of_view(con, v, parts),
@@ -508,7 +504,6 @@ def _crossover_list(result: Analysis, marked: pd.DataFrame | None = None) -> str
     if len(result.crossovers) > CROSSOVER_SENTENCES:
         return (f"<p>{len(result.crossovers)} crossovers, by interactivity"
                 + (f"; {len(unsure)} of them within uncertainty (the table says which)" if unsure else "") + ":</p>")
-    from model.present.answers import pair_intervals  # one sentence per pair: where each series is cheaper
     items = "".join(f"<li><b>{html.escape(r['series_a'])} and {html.escape(r['series_b'])}</b>: "
                     f"{html.escape(r['text'])}</li>" for _, r in pair_intervals(result.crossovers, result.reach).iterrows())
     items += "".join(f"<li class=unsure>{html.escape(sentence[0].upper() + sentence[1:])}.</li>" for sentence in unsure)

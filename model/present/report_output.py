@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.offline import get_plotlyjs
 
 from model.data.export import safe_csv, write_whole
 from model.present import figures
@@ -62,7 +63,7 @@ class Report:
     tables: dict[str, pd.DataFrame]               # name -> rounded numbers, people's headers
     assumptions: pd.DataFrame                     # item, value, source
     made_at: datetime
-    workbook: object = None                       # model.present.workbook.WorkbookPlan: the XLSX's formulas
+    workbook: object = None                       # model.present.workbook_cells.WorkbookPlan: the XLSX's formulas
     #: what the first page says (model.present.parts.Recommendation: the view's, or with its request mix's
     #: fleet) and the answers of other views it shows (model.present.report.ReportExtras), for the bundle
     first_page: object = None
@@ -88,14 +89,6 @@ class Report:
                 archive.writestr(file_name(name) + ".csv", safe_csv(frame))
         return buffer.getvalue()
 
-    def tables_xlsx(self) -> bytes:
-        """One workbook: the iso table, the assumptions on the second sheet, then a sheet per other table; each
-        sheet opens with a header block naming the report and the date. With :attr:`workbook` (a
-        :class:`model.present.workbook.WorkbookPlan`) the costs are formulas of the rates and build-up inputs on the
-        Assumptions sheet (:mod:`model.present.workbook`); without, the rounded values."""
-        from model.present.workbook import workbook_xlsx
-
-        return workbook_xlsx(self.title, self.made_at, self.tables, self.assumptions, self.workbook)
 
 
 def round_usd(value: float) -> float:
@@ -299,7 +292,6 @@ a{color:#0969da;word-break:break-all}
 
 
 def page(title: str, body: str, width: int | None) -> str:
-    from plotly.offline import get_plotlyjs
 
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width, initial-scale=1'>"

@@ -7,26 +7,23 @@ A spec is a list of (header, column, kind) with kind in :data:`model.present.rep
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from model.core.analysis import Analysis
 from model.core.status import PRICED
 from model.core.unpriced import sort_cells
-from model.data.presets import PRESETS_CSV
 from model.present import fmt
 from model.present.answers import cell_words, iso_shown
 from model.present.parts import fleet_spec
 from model.present.report_output import table_frames
 from model.present.sell_report import TABLE_PARTS as ISSUE52_PARTS
 from model.present.sell_report import issue52_tables
+from model.present.volume_answer import shown_rows
 
 __all__ = ["PAGE_TABLES", "TABLE_PARTS", "table_of", "tables", "rounded", "profile_tables", "marked_of", "text_spec",
-           "provenance_of", "ISO_SPEC", "CROSS_SPEC",
+           "ISO_SPEC", "CROSS_SPEC",
            "FRONTIER_SPEC", "CAPS_TABLE", "CAPS_SPEC", "CALIBRATION_TABLE", "CALIBRATION_SPEC", "MIX_TABLES", "MIX_FLEET_SPEC", "MIX_BUCKET_SPEC",
            "MIX_SINGLE_SPEC", "MIX_CROSSOVER_SPEC", "mix_tables", "PLAN_TABLES", "plan_spec", "plan_frame",
            "plan_tables", "saturation_frame_of"]
@@ -38,51 +35,6 @@ PAGE_TABLES = ("Cost at matched interactivity", "Crossovers", "Frontier points")
 def text_spec(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
     """Every column as text, headed by its name."""
     return [(c, c, "text") for c in frame.columns]
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def provenance_of(sources: pd.DataFrame, points: pd.DataFrame, result: Analysis) -> pd.DataFrame:
-    """Step ``provenance``: every source whose rows or rates this view uses: name, format, SHA-256, run dates, row
-    counts (``points``: the rows the answer prices; ``result``: its analysis)."""
-
-    in_view = points["source_id"].value_counts() if not points.empty else pd.Series(dtype=int)
-    on_frontier = result.frontier["source_id"].value_counts() if not result.frontier.empty else pd.Series(dtype=int)
-    used = sources[sources["source_id"].isin(in_view.index)].copy()
-    used["use"] = "benchmark rows"
-    overrides = {hw.lower() for hw, _ in result.scenario.rates}
-    preset_priced = any(hw.lower() not in overrides for hw in result.usd_per_gpu_hour)
-    if preset_priced:
-        rates = sources[sources["kind"] == "tco_rates"].copy()
-        rates["use"] = "$/GPU-hour presets"
-        used = pd.concat([used, rates], ignore_index=True)
-        builtin = _sha256(PRESETS_CSV)
-        if builtin not in set(rates["sha256"]):
-            used = pd.concat([used, pd.DataFrame([{
-                "source_id": pd.NA, "file_name": PRESETS_CSV.name, "format": "csv", "kind": "tco_rates",
-                "rows": sum(1 for _ in PRESETS_CSV.open(encoding="utf-8")) - 1, "sha256": builtin,
-                "use": "$/GPU-hour presets (built in)"}])], ignore_index=True)
-    used = used.sort_values(["use", "file_name"], kind="stable")
-
-    def dates(row) -> str:
-        first, last = row.get("first_run_date"), row.get("last_run_date")
-        if first is None or pd.isna(first):
-            return "not stated"
-        first, last = str(first)[:10], str(last)[:10]
-        return first if first == last else f"{first} to {last}"
-
-    return pd.DataFrame({
-        "File": used["file_name"].astype(str),
-        "Format": used["format"].astype(str),
-        "Used for": used["use"],
-        "SHA-256": used["sha256"].astype(str),
-        "Run date": [dates(r) for r in used.to_dict("records")],
-        "Rows in file": [int(v) for v in used["rows"]],
-        "Rows in view": [int(in_view.get(i, 0)) if pd.notna(i) else 0 for i in used["source_id"]],
-        "Measured rows on a frontier": [int(on_frontier.get(i, 0)) if pd.notna(i) else 0 for i in used["source_id"]],
-    })
 
 
 ISO_SPEC = [("Interactivity [tok/s/user]", "interactivity", "x"), ("Series", "series", "text"),
@@ -219,7 +171,6 @@ def _volume(answer):
     volume = answer.volume
     if volume is None:
         return None
-    from model.present.volume_answer import shown_rows
 
     return volume.rows.assign(used=volume.rows["utilization"].map(
         lambda v: "—" if v is None or v != v else fmt.percent(v)), within=shown_rows(volume)["within"]), _VOLUME_SPEC

@@ -37,6 +37,7 @@ from model.core.analysis import Analysis, analyse
 from model.core.frontier import MEASURED_BASES, throughput_column
 from model.core.notes import Note, noted
 from model.core.repeats import CONFIG_KEYS
+from model.core.run_to_run import frontier_bands, point_bands
 from model.core.sla import TTFT_PERCENTILES
 from model.core.status import capacity_status, option_status
 from model.core.view import View
@@ -45,7 +46,9 @@ from model.data.calibration import load_calibration
 from model.data.inputs import Inputs, Reading, analysis_columns, load_inputs, reading_of, with_workload
 from model.data.store import shared_strings
 from model.present import answer_steps as steps
+from model.present.chargeback_answer import chargeback_of
 from model.present.fleet_answer import capacity_of, fleet_of
+from model.present.mix_answer import mix_of
 from model.present.parts import (
     Answer,
     Fit,
@@ -57,7 +60,14 @@ from model.present.parts import (
     ProfileAnswer,
     Rows,
 )
+from model.present.provenance import provenance_of
+from model.present.ramp_answer import ramp_answer
 from model.present.rate_answer import profiles_of, rates_of
+from model.present.recommendation import recommendation_of
+from model.present.run_to_run_answer import run_to_run_of
+from model.present.sell_answer import sell_of
+from model.present.solve_answer import solve_of
+from model.present.volume_answer import volume_of
 
 __all__ = ["Step", "STEPS", "PARTS", "Memo", "step_key", "build_answer",
            "answer_of_view", "CLOUD_COLUMNS",
@@ -155,7 +165,6 @@ def _cloud(view: View, inputs: Inputs, done) -> Analysis:
 
 
 def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    from model.core.run_to_run import frontier_bands, point_bands
 
     rows = done["rows"]
     spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
@@ -196,7 +205,6 @@ def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
 def _volume(view: View, inputs: Inputs, done):
     if not view.has_demand:
         return None
-    from model.present.volume_answer import volume_of
 
     cost = done["cost"]
     volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points, cost.interactivity_needed,
@@ -207,7 +215,6 @@ def _volume(view: View, inputs: Inputs, done):
 
 
 def _ramps(view: View, inputs: Inputs, done):
-    from model.present.ramp_answer import ramp_answer
 
     rows = done["rows"]
     return ramp_answer(rows.points, view, rows.usd_per_gpu_hour, inputs.evals, rule=view.rule,
@@ -222,20 +229,17 @@ def _goodput_caps(view: View, inputs: Inputs, done) -> pd.DataFrame:
 
 
 def _recommendation(view: View, inputs: Inputs, done):
-    from model.present.recommendation import recommendation_of
 
     return recommendation_of(view, done["rows"], done["cost"], done["crossed"], done.get("fleet"),
                              done.get("volume"))
 
 
 def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    from model.present.tables import provenance_of
 
     return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
 
 
 def _run_to_run(view: View, inputs: Inputs, done):
-    from model.present.run_to_run_answer import run_to_run_of
 
     cost, fleet = done["cost"], done.get("fleet")
 
@@ -247,26 +251,22 @@ def _run_to_run(view: View, inputs: Inputs, done):
 
 
 def _mix(view: View, inputs: Inputs, done):
-    from model.present.mix_answer import mix_of
 
     return mix_of(view, done["fleet"], bands=steps.bands_at_x(done["cost"])) \
         if view.request_mix and view.has_demand else None
 
 
 def _sell(view: View, inputs: Inputs, done):
-    from model.present.sell_answer import sell_of
 
     return sell_of(view, done["cost"], done["rates"], list(inputs.api_prices), done.get("fleet"))
 
 
 def _solve(view: View, inputs: Inputs, done):
-    from model.present.solve_answer import solve_of
 
     return solve_of(view, done["cost"], done["rows"], inputs.presets, done["rates"])
 
 
 def _chargeback(view: View, inputs: Inputs, done):
-    from model.present.chargeback_answer import chargeback_of
 
     return chargeback_of(view, done.get("fleet"))
 

@@ -40,77 +40,28 @@ from datetime import date, datetime
 
 import numpy as np
 import pandas as pd
+from openpyxl import Workbook
+from openpyxl.styles import Font
+from openpyxl.utils import absolute_coordinate, get_column_letter, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
 
 from model.core.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, ONPREM_FIELDS, ONPREM_LABELS
 from model.core.view_fields import BY_NAME
 from model.data.export import neutralise_formula
+from model.present.assumptions import API_ITEMS, RENTED_ITEM
+from model.present.report_output import Report, sheet_names
+from model.present.workbook_cells import FORMULAS, HEADER_ROW, NUMBER_FORMATS, PARTS_LAYOUT, F, WorkbookPlan
+from model.present.workbook_sell import SELL_FORMULAS, sell_columns
+from model.present.workbook_sheets import (
+    fleet_columns,
+    frontier_columns,
+    iso_columns,
+    parts_columns,
+    sensitivity_columns,
+    volume_columns,
+)
 
-__all__ = ["WorkbookPlan", "plan_of", "workbook_xlsx", "FORMULAS", "NUMBER_FORMATS", "HEADER_ROW", "F",
-           "build_up_formulas", "PARTS_LAYOUT", "VALUES_MARK", "values_said"]
-
-#: the row of each sheet's table headers (data from the next row on)
-HEADER_ROW = 4
-#: how each column kind is shown (the report's rounding rule as an Excel number format)
-NUMBER_FORMATS = {"usd": "[<0.1]0.000##;#,##0.00", "dollars": "#,##0", "x": "0.0", "tps": "#,##0.0",
-                  "ratio": '0.00"x"', "int": "0", "share": "0.0%", "rps": "#,##0.0##", "plain": "0.0##"}
-#: the header line of each sheet saying what its formulas are
-FORMULAS = {
-    "iso": "Formulas: $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6 at each knot (the frontier points around the "
-           "target, columns at the right), linear between them; rates on the Assumptions sheet.",
-    "iso_monotone": "Formulas: $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6, tok/s/GPU at the target from the "
-                    "monotone cubic (a number); rates on the Assumptions sheet.",
-    "frontier": "Formulas: $/GPU-hour from the Assumptions sheet; $/M = $/GPU-hour / (tok/s/GPU × 3600) × 10^6.",
-    "parts": "Formulas of the build-up's inputs on the Assumptions sheet (model.core.tco.build_up).",
-    "sensitivity": "Formulas: the effective rate with one input moved, ÷ (tok/s/GPU at x × 3600) × 10^6.",
-    "fleet": "Formulas: GPUs = nodes × GPUs per node; IT power = GPUs × kW per GPU; facility power = IT power × PUE "
-             "(fleet_pue on the Assumptions sheet, or a build-up's); $ per month = nodes × GPUs per node × $/GPU-hour "
-             "paid × hours_per_month; rented on demand, following the load: mean nodes × GPUs per node × rent_<hardware> × "
-             "hours_per_month; effective $/M = $ per month ÷ (tokens per month ÷ 10^6).",
-    "volume": "Formulas: owned or rented $ per month = mean nodes × GPUs per node × $/GPU-hour (rate_<hardware>, a "
-              "profile's full-use rate, or rent_<hardware>) × hours_per_month, and so within the capacity's ±; the "
-              "API's $/M = (ISL × (1 − hit) × input + ISL × hit × cached + OSL × output) ÷ the tokens it counts, its "
-              "$ per month = volume ÷ 10^6 × $/M; effective $/M = $ per month ÷ (volume ÷ 10^6). Rows in the order "
-              "made (cheapest first at the rates as made).",
-    "assumptions": "Change a rate or a build-up input in column B: every formula of the workbook follows.",
-    "inputs": "The build-up's inputs as entered; the cells its formulas use are on the Assumptions sheet.",
-    "values": "Values as made, at the rates on the Assumptions sheet when made (not recalculated from them).",
-}
-
-
-@dataclass(frozen=True)
-class WorkbookPlan:
-    """What the formulas need from an answer, besides the report's tables (built by :func:`plan_of`)."""
-
-    tables: dict[str, tuple[pd.DataFrame, list]]    # name -> (unrounded frame, spec), the report's order
-    rates: pd.DataFrame                             # the answer's rate table (model.present.rate_answer.RATE_COLUMNS)
-    curves: dict                                    # series -> model.core.iso.CostCurve
-    method: str
-    baseline: str | None
-    profiles: tuple = ()                            # model.present.parts.ProfileAnswer
-    x: float | None = None                          # the interactivity you need [tok/s/user]
-    volume: object = None                           # model.present.parts.VolumeAnswer, or None
-    rent: tuple[tuple[str, float], ...] = ()        # the view's rented $/GPU-hour
-    pue: float | None = None                        # the view's PUE (None: each build-up's, else 1)
-    kw_per_gpu: tuple[tuple[str, float], ...] = ()  # the view's kW per GPU per hardware ("*": every other)
-    sell: object = None                             # model.present.parts.SellAnswer, or None
-
-
-def plan_of(answer, tables: dict[str, tuple[pd.DataFrame, list]]) -> WorkbookPlan:
-    """The plan of ``answer``'s workbook; ``tables`` as :func:`model.present.tables.tables` gives them."""
-    return WorkbookPlan(tables, answer.rates, answer.crossed.analysis.curves, answer.cost.method, answer.cost.baseline,
-                        tuple(answer.profiles), answer.interactivity_needed,
-                        answer.volume if "volume" in answer.ran else None, tuple(answer.view.rent),
-                        answer.view.pue, tuple(answer.view.kw_per_gpu),
-                        answer.sell if "sell" in answer.ran else None)
-
-
-@dataclass(frozen=True)
-class F:
-    """A formula cell: its text (starting ``=``) and the product's value as its cached result."""
-
-    text: str
-    cached: float | None = None
-
+__all__ = ["workbook_xlsx", "report_xlsx", "VALUES_MARK", "values_said"]
 
 @dataclass
 class _Names:
@@ -142,24 +93,6 @@ def _num(value):
 # ------------------------------------------------------------------------------------------ build-up
 
 
-def build_up_formulas(ref: dict[str, str]) -> dict[str, str]:
-    """The build-up (:func:`model.core.tco.build_up`) as Excel expressions of the cells ``ref`` names (input name ->
-    reference): ``capital_per_gpu``, ``crf``, the four parts, ``full_use`` and ``effective``, each self-contained."""
-    r = f"({ref['rate_pct']}/100)"
-    cpg = (f"(({ref['server_usd']}*(1+{ref['network_pct']}/100)+{ref['network_usd']}+{ref['install_usd']})"
-           f"/{ref['gpus_per_node']})")
-    crf = f"IF({r}>1E-12,{r}*(1+{r})^{ref['years']}/((1+{r})^{ref['years']}-1),1/{ref['years']})"
-    capital = f"({cpg}*{crf}/hours_per_year)"
-    power = f"IF({ref['colo_includes_power']},0,{ref['kw_per_gpu']}*{ref['pue']}*{ref['usd_per_kwh']})"
-    facility = (f"({ref['kw_per_gpu']}*{ref['colo_usd_per_kw_month']}/hours_per_month+IF({ref['rack_usd_per_month']}>0,"
-                f"{ref['rack_usd_per_month']}/({ref['nodes_per_rack']}*{ref['gpus_per_node']})/hours_per_month,0))")
-    operations = (f"(({cpg}*{ref['maintenance_pct']}/100+{ref['licence_usd_per_gpu_year']}+IF("
-                  f"{ref['staff_usd_per_year']}>0,{ref['staff_usd_per_year']}/{ref['fleet_gpus']},0))/hours_per_year)")
-    full = f"({capital}+{power}+{facility}+{operations})"
-    return {"capital_per_gpu": cpg, "crf": crf, "capital": capital, "power": power, "facility": facility,
-            "operations": operations, "full_use": full, "effective": f"({full}/{ref['utilization']})"}
-
-
 # ------------------------------------------------------------------------------------------ sheets
 
 
@@ -167,8 +100,6 @@ class _Book:
     """The workbook being written: sheets, names, cached values of formula cells."""
 
     def __init__(self, title: str, made_at: datetime):
-        from openpyxl import Workbook
-
         self.book = Workbook()
         self.book.remove(self.book.active)
         self.title, self.made_at = title, made_at
@@ -176,8 +107,6 @@ class _Book:
         self.cached: dict[str, dict[str, float]] = {}       # sheet title -> coordinate -> value
 
     def sheet(self, title: str, name: str, note: str, headers: list[str], index: int | None = None):
-        from openpyxl.styles import Font
-
         sheet = self.book.create_sheet(title, index)
         sheet.append([neutralise_formula(self.title)])
         sheet["A1"].font = Font(bold=True, size=13)
@@ -228,8 +157,6 @@ class _Book:
         return sheet
 
     def save(self) -> bytes:
-        from openpyxl.workbook.defined_name import DefinedName
-
         for name, ref in self.names.cells.items():
             self.book.defined_names[name] = DefinedName(name, attr_text=ref)
         self.book.calculation.fullCalcOnLoad = True
@@ -263,34 +190,23 @@ def _with_cached(data: bytes, cached: list[dict[str, float]]) -> bytes:
 
 
 def _ref(sheet: str, coordinate: str) -> str:
-    from openpyxl.utils import absolute_coordinate, quote_sheetname
-
     return f"{quote_sheetname(sheet)}!{absolute_coordinate(coordinate)}"
 
 
 # ------------------------------------------------------------------------------------------ the writer
 
 #: the Parts sheet's columns: (header, breakdown key, kind); the build-up's formulas fill them
-PARTS_LAYOUT = [("Profile", "profile", "text"), ("Capital [$/GPU-hour]", "capital", "usd"),
-          ("Power [$/GPU-hour]", "power", "usd"), ("Facility [$/GPU-hour]", "facility", "usd"),
-          ("Operations [$/GPU-hour]", "operations", "usd"), ("At full use [$/GPU-hour]", "full_use", "usd"),
-          ("Utilisation", "utilization", "share"), ("Effective [$/GPU-hour]", "effective", "usd"),
-          ("Capital per GPU [$]", "capital_per_gpu", "dollars"), ("CRF [1/year]", "crf", "ratio")]
+def report_xlsx(report: Report) -> bytes:
+    """The report's workbook: the iso table, the assumptions on the second sheet, then a sheet per other table; each
+    sheet opens with a header block naming the report and the date. With the report's
+    :class:`~model.present.workbook_cells.WorkbookPlan` the costs are formulas of the rates and build-up inputs on
+    the Assumptions sheet; without, the rounded values."""
+    return workbook_xlsx(report.title, report.made_at, report.tables, report.assumptions, report.workbook)
 
 
 def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame], assumptions: pd.DataFrame,
                   plan: WorkbookPlan | None) -> bytes:
     """The workbook: ``plan``'s tables with formulas; without a plan, ``rounded``'s values (the old download)."""
-    from model.present.report_output import sheet_names
-    from model.present.workbook_sheets import (
-        fleet_columns,
-        frontier_columns,
-        iso_columns,
-        parts_columns,
-        sensitivity_columns,
-        volume_columns,
-    )
-
     book = _Book(title, made_at)
     raw = plan.tables if plan is not None else {n: (f, [(c, c, "text") for c in f.columns]) for n, f in rounded.items()}
     first, *rest = list(raw)
@@ -313,8 +229,6 @@ def workbook_xlsx(title: str, made_at: datetime, rounded: dict[str, pd.DataFrame
         elif name == "Fleet":
             note, columns = FORMULAS["fleet"], fleet_columns(frame, spec, ctx)
         elif name == "Seller economics" and plan.sell is not None:     # issue 52
-            from model.present.workbook_sell import SELL_FORMULAS, sell_columns
-
             note, columns = SELL_FORMULAS, sell_columns(frame, spec, ctx, plan.sell)
         elif name == "Buy, rent or API" and plan.volume is not None:
             note, columns = FORMULAS["volume"], volume_columns(frame, spec, ctx)
@@ -371,8 +285,6 @@ class _Context:
             mine = {}
             for j, (_, key, _) in enumerate(PARTS_LAYOUT, start=1):
                 if key in ("full_use", "effective", "power", "operations"):
-                    from openpyxl.utils import get_column_letter
-
                     mine[key] = self.names.add(f"{slug}_{key}", _ref(sheet, f"{get_column_letter(j)}{HEADER_ROW + 1}"))
             mine["slug"] = slug
             self.onprem[p.profile.name] = mine
@@ -397,8 +309,6 @@ class _Context:
 def _assumptions(book: _Book, title: str, frame: pd.DataFrame, ctx: _Context) -> None:
     """The assumptions in words, each rate a named number (or the formula of its build-up), then the hours and every
     on-prem input as named numbers."""
-    from model.present.assumptions import API_ITEMS, RENTED_ITEM
-
     rates = {f"$/GPU-hour, {r['hardware']}": r for r in ctx.plan.rates.to_dict("records")}
     rented = {f"{RENTED_ITEM}{hw}": (hw, usd) for hw, usd in ctx.plan.rent}
     api = ctx.plan.volume.api if ctx.plan.volume is not None else None

@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from openpyxl.utils import get_column_letter
 
-from model.present.workbook import HEADER_ROW, F
+from model.present.workbook_cells import HEADER_ROW, F
 
 __all__ = ["SELL_FORMULAS", "sell_columns"]
 
@@ -40,8 +41,6 @@ def _ok(value) -> bool:
 def sell_columns(frame: pd.DataFrame, spec, ctx, sell) -> list[tuple[str, str, list]]:
     """The sheet's columns (header, kind, cells); ``sell``: the answer's :class:`~model.present.sell_answer.
     SellAnswer` (its prices, fee, utilisation and PUE)."""
-    from openpyxl.utils import get_column_letter
-
     prices = {p["model"]: p for p in sell.prices}
     frame = frame.assign(api_input=[prices[a]["usd_per_m_input"] for a in frame["api"]],
                          api_cached=[prices[a]["usd_per_m_cached_input"] for a in frame["api"]],

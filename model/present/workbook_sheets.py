@@ -11,7 +11,7 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from model.core.status import PRICED
-from model.present.workbook import FORMULAS, HEADER_ROW, PARTS_LAYOUT, F, build_up_formulas
+from model.present.workbook_cells import FORMULAS, HEADER_ROW, PARTS_LAYOUT, F, build_up_formulas
 
 __all__ = ["iso_columns", "frontier_columns", "fleet_columns", "volume_columns", "parts_columns",
            "sensitivity_columns"]
