@@ -146,7 +146,6 @@ def run(args, con) -> int:
     from model.core.notes import of_kind
     from model.core.request_mix import MixError
     from model.present import fmt
-    from model.present.answer_steps import bands_at_x
     from model.present.mix_answer import limits_of, mix_of
     from model.present.view_answer import answer_of_view
 
@@ -157,7 +156,7 @@ def run(args, con) -> int:
         limits = _limits(args, state)
         mixed = answer.mix if bucketed is None and args.match_factor is None and limits == limits_of(state) else \
             mix_of(answer.view, answer.fleet, limits, args.match_factor, bucketed,   # the same fleet, solved again
-                   bands_at_x(answer.cost))
+                   answer.cost.bands)
     except MixError as exc:
         raise UsageError(f"mix: {exc}") from None
     fleet = answer.fleet

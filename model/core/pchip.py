@@ -17,7 +17,7 @@ def interior_slope(h_left, m_left, h_right, m_right):
     """The slope at a knot between secants ``m_left`` and ``m_right`` over gaps ``h_left`` and ``h_right``: their
     weighted harmonic mean, 0 at a turn or a flat side (arrays)."""
     w1, w2 = 2 * h_right + h_left, h_right + 2 * h_left
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # 1 / a subnormal secant: inf, as SciPy
         d = (w1 + w2) / (w1 / m_left + w2 / m_right)
     flat = (np.sign(m_left) != np.sign(m_right)) | (m_left == 0) | (m_right == 0)
     return np.where(flat, 0.0, d)

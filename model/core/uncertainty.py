@@ -47,7 +47,7 @@ from model.core.status import PRICED
 __all__ = ["LEVEL", "MIN_SCORES", "MIN_OWN", "KINDS", "RULE", "AUTO", "METHOD_CHOICES", "FALLBACK_METHOD",
            "CALIBRATION_KEYS", "CALIBRATION_COLUMNS", "Calibration", "Uncertainty", "scale", "scores_of",
            "conformal_quantile", "jackknife", "calibrate", "store_frontiers", "store_calibration", "uncertainty",
-           "chosen_method", "band_of", "iso_with_error", "mark_crossovers", "other_method", "no_calibration",
+           "chosen_method", "band_of", "iso_with_error", "relative_bands", "mark_crossovers", "other_method", "no_calibration",
            "calibration_of_curves"]
 
 #: how often the band must hold: 9 points in 10 left out lie inside it
@@ -369,6 +369,19 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
     error = np.where(origin == "measured", 0.0, error)
     return iso.assign(usd_per_mtok_low=low, usd_per_mtok_high=high, usd_per_mtok_error=error,
                       error_from=origin.astype(str))
+
+
+def relative_bands(cells: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Each series' band as (down, up) fractions of its $/M, from cells of one interactivity as
+    :func:`iso_with_error` gives them (``series``, ``usd_per_mtok`` and its ``_low``/``_high``): (0, 0) at a measured
+    point, NaN where none is estimated. What a fleet's capacity and a volume's options are sized within."""
+    if cells.empty or "usd_per_mtok_low" not in cells.columns:
+        return {}
+    v = cells["usd_per_mtok"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        down = 1 - cells["usd_per_mtok_low"].to_numpy(dtype=float) / v
+        up = cells["usd_per_mtok_high"].to_numpy(dtype=float) / v - 1
+    return {str(s): (float(d), float(u)) for s, d, u in zip(cells["series"], down, up)}
 
 
 def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:

@@ -55,7 +55,7 @@ from model.present.parts import (
 )
 
 __all__ = ["points_of", "rows_of_points", "split_of", "rates_of_view", "DRAW_LIMIT", "priced", "scenario_of", "hardware_of", "usd_per_gpu_hour_of", "rows_of", "fit_of",
-           "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "moved_interactivity", "bands_at_x", "at_x_of", "pair_of",
+           "analysis_of", "pricing_of", "pricing_key", "cost_of", "crossings_of", "crossed_of", "baseline_of", "iso_of", "x_range_of", "interactivity_needed_of", "moved_interactivity", "at_x_of", "pair_of",
            "drawn_of", "spread_of", "frontier_table_of", "history_of", "overview_of", "notes_of", "good_of",
            "caps_table_of", "BREAK_EVEN_SAMPLES", "without_curve_of", "cells_of"]
 
@@ -205,20 +205,6 @@ def cost_of(view: View, pricing: Pricing) -> Cost:
     found = None if pair is None or x is None else break_even_answer(result.curves, *pair, x, method)
     return Cost(result, pricing.baseline, pricing.iso, pricing.uncertainty, pricing.iso_error, pricing.x_range, x,
                 at_x, pair, found, unpriced_at(at_x))
-
-
-def bands_at_x(cost: Cost) -> dict[str, tuple[float, float]]:
-    """Each priced series' band at the interactivity you need as (down, up) fractions of its $/M ((0, 0) at a measured
-    point; NaN where none is estimated): what the fleet and the volume steps give each series' capacity."""
-    at = cost.at_x
-    if cost.interactivity_needed is None or at.empty or "usd_per_mtok_low" not in at.columns:
-        return {}
-    at = at[at["status"].isin(PRICED)]
-    v = at["usd_per_mtok"].to_numpy(dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        down = 1 - at["usd_per_mtok_low"].to_numpy(dtype=float) / v
-        up = at["usd_per_mtok_high"].to_numpy(dtype=float) / v - 1
-    return {str(s): (float(d), float(u)) for s, d, u in zip(at["series"], down, up)}
 
 
 def without_curve_of(rows: Rows, result: Analysis) -> pd.DataFrame:

@@ -20,7 +20,8 @@ from model.core.goodput import Caps
 from model.core.notes import Note, noted
 from model.core.run_to_run import RULE
 from model.core.sla import SLA
-from model.core.uncertainty import Uncertainty
+from model.core.status import PRICED
+from model.core.uncertainty import Uncertainty, relative_bands
 from model.core.view import View
 from model.core.volume import Option
 from model.data.inputs import Inputs
@@ -183,6 +184,15 @@ class Cost:
     @property
     def method(self) -> str:
         return self.analysis.scenario.method
+
+    @property
+    def bands(self) -> dict[str, tuple[float, float]]:
+        """Each priced series' band at the interactivity you need as (down, up) fractions of its $/M ((0, 0) at a
+        measured point; NaN where none is estimated; :func:`model.core.uncertainty.relative_bands`): what the fleet
+        and the volume steps give each series' capacity."""
+        if self.interactivity_needed is None:
+            return {}
+        return relative_bands(self.at_x[self.at_x["status"].isin(PRICED)]) if "status" in self.at_x else {}
 
 
 @dataclass(frozen=True, eq=False)

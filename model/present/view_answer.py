@@ -35,6 +35,7 @@ import pandas as pd
 
 from model.core.analysis import Analysis, analyse
 from model.core.frontier import MEASURED_BASES, throughput_column
+from model.core.mix import MixAnswer
 from model.core.notes import Note, noted
 from model.core.repeats import CONFIG_KEYS
 from model.core.run_to_run import frontier_bands, point_bands
@@ -51,14 +52,25 @@ from model.present.fleet_answer import capacity_of, fleet_of
 from model.present.mix_answer import mix_of
 from model.present.parts import (
     Answer,
+    ChargebackAnswer,
+    Cost,
+    Crossed,
+    Crossings,
     Fit,
     FleetAnswer,
     History,
     NotAsked,
+    Overview,
     Points,
     Pricing,
     ProfileAnswer,
+    RampAnswer,
+    Recommendation,
     Rows,
+    RunToRun,
+    SellAnswer,
+    SolveAnswer,
+    VolumeAnswer,
 )
 from model.present.provenance import provenance_of
 from model.present.ramp_answer import ramp_answer
@@ -89,7 +101,9 @@ _CAPACITY = ("request_rate_rps", "gpus", "concurrency", "isl", "osl", "prefix_ca
 @dataclass(frozen=True)
 class Step:
     """One named step of an answer: the parts it needs first (``needs(view)``: some depend on what the view
-    states), ``run(view, inputs, done)`` returning its value from the parts ``done`` so far, what of the view it
+    states), ``run(view, inputs, **parts)`` returning its value from those parts, each passed by its name and type
+    (a part the view does not need is left to its default, None; :data:`_SAYS_NOTES` are passed ``said``, the notes
+    the caller hands in), what of the view it
     reads beside those parts (``key(view)``: the values of the view that can change its value, declared here once;
     None reads the whole view), the store columns it reads beyond the analysis's
     (:func:`model.data.inputs.analysis_columns`) and the other stored inputs it reads
@@ -97,7 +111,7 @@ class Step:
 
     name: str
     needs: Callable[[View], tuple[str, ...]]
-    run: Callable[[View, Inputs, Mapping[str, Any]], Any]
+    run: Callable[..., Any]
     columns: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     key: Callable[[View], tuple] | None = None
@@ -123,12 +137,12 @@ def _changing(*kinds: str) -> Callable[[View], tuple]:
 _AT_X = ("interactivity_needed", "pair")
 
 
-def _points(view: View, inputs: Inputs, done) -> Points:
+def _points(view: View, inputs: Inputs) -> Points:
     return steps.points_of(view, inputs.rows, inputs.requests)
 
 
-def _rows(view: View, inputs: Inputs, done) -> Rows:
-    return steps.rows_of_points(view, done["points"], inputs.presets)
+def _rows(view: View, inputs: Inputs, points: Points) -> Rows:
+    return steps.rows_of_points(view, points, inputs.presets)
 
 
 def _fit_needs(view: View) -> tuple[str, ...]:
@@ -137,62 +151,65 @@ def _fit_needs(view: View) -> tuple[str, ...]:
     return ("points",) if "hardware" in view.by else ("rows",)
 
 
-def _fit(view: View, inputs: Inputs, done) -> Fit:
-    if "hardware" in view.by:
-        points = done["points"]
+def _fit(view: View, inputs: Inputs, points: Points | None = None, rows: Rows | None = None) -> Fit:
+    if rows is None:
         return steps.fit_of(points.points, points.scenario, {})
-    rows = done["rows"]
     return steps.fit_of(rows.points, rows.scenario, rows.usd_per_gpu_hour)
 
 
-def _pricing(view: View, inputs: Inputs, done) -> Pricing:
-    return steps.pricing_of(view, done["rows"], inputs.presets, done["fit"], inputs.calibration)
+def _pricing(view: View, inputs: Inputs, rows: Rows, fit: Fit) -> Pricing:
+    return steps.pricing_of(view, rows, inputs.presets, fit, inputs.calibration)
 
 
-def _rates(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    rows = done["rows"]
+def _cost(view: View, inputs: Inputs, pricing: Pricing) -> Cost:
+    return steps.cost_of(view, pricing)
+
+
+def _rates(view: View, inputs: Inputs, rows: Rows) -> pd.DataFrame:
     return rates_of(view, steps.hardware_of(rows.points), inputs.presets, inputs.rate_files, rows.usd_per_gpu_hour)
 
 
-def _notes(view: View, inputs: Inputs, done) -> tuple[Note, ...]:
-    pricing = done["pricing"]
-    return steps.notes_of(view, (*done["extra_notes"], *noted("rows", inputs.notes)), pricing.analysis,
-                          pricing.baseline, pricing.x_range)
+def _notes(view: View, inputs: Inputs, pricing: Pricing, said: tuple[str, ...] = ()) -> tuple[Note, ...]:
+    return steps.notes_of(view, (*said, *noted("rows", inputs.notes)), pricing.analysis, pricing.baseline,
+                          pricing.x_range)
 
 
-def _cloud(view: View, inputs: Inputs, done) -> Analysis:
-    return cloud_of(done["rows"], inputs, done["pricing"], done["fit"])
+def _crossings(view: View, inputs: Inputs, pricing: Pricing) -> Crossings:
+    return steps.crossings_of(pricing)
 
 
-def _frontier_table(view: View, inputs: Inputs, done) -> pd.DataFrame:
+def _crossed(view: View, inputs: Inputs, crossings: Crossings, cost: Cost) -> Crossed:
+    return steps.crossed_of(view, crossings, cost)
 
-    rows = done["rows"]
+
+def _cloud(view: View, inputs: Inputs, rows: Rows, fit: Fit, pricing: Pricing) -> Analysis:
+    return cloud_of(rows, inputs, pricing, fit)
+
+
+def _frontier_table(view: View, inputs: Inputs, rows: Rows, pricing: Pricing) -> pd.DataFrame:
     spread = steps.spread_of(inputs.pooled, view.basis, rows.scenario.by)
-    table = steps.frontier_table_of(done["pricing"].analysis.frontier, spread)
+    table = steps.frontier_table_of(pricing.analysis.frontier, spread)
     return frontier_bands(table, point_bands(inputs.intervals, view.basis))   # each point's run-to-run band
 
 
-def _history(view: View, inputs: Inputs, done) -> History:
-    cost = done["cost"]
+def _history(view: View, inputs: Inputs, rows: Rows, cost: Cost) -> History:
     return steps.history_of(view, inputs.loaded, cost.analysis.scenario, inputs.presets, cost.interactivity_needed,
                             inputs.calibration)
 
 
-def _profiles(view: View, inputs: Inputs, done) -> tuple[ProfileAnswer, ...]:
-    cost = done["cost"]
+def _profiles(view: View, inputs: Inputs, cost: Cost) -> tuple[ProfileAnswer, ...]:
     return tuple(profiles_of(view, cost.analysis.curves, cost.at_x, inputs.presets))
 
 
-def _capacity(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    rows = done["rows"]
-    return capacity_of(view, rows.points, rows.scenario.by, done["cost"].interactivity_needed)
+def _capacity(view: View, inputs: Inputs, rows: Rows, cost: Cost) -> pd.DataFrame:
+    return capacity_of(view, rows.points, rows.scenario.by, cost.interactivity_needed)
 
 
-def _fleet(view: View, inputs: Inputs, done) -> FleetAnswer | None:
+def _fleet(view: View, inputs: Inputs, capacity: pd.DataFrame | None = None, rates: pd.DataFrame | None = None,
+           cost: Cost | None = None) -> FleetAnswer | None:
     if not (view.has_demand or view.has_budget):
         return None
-    return with_status(fleet_of(view, done["capacity"], done["cost"].interactivity_needed, inputs.presets,
-                                done["rates"], steps.bands_at_x(done["cost"])))
+    return with_status(fleet_of(view, capacity, cost.interactivity_needed, inputs.presets, rates, cost.bands))
 
 
 def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
@@ -202,77 +219,69 @@ def with_status(fleet: FleetAnswer | None) -> FleetAnswer | None:
     return replace(fleet, sized=fleet.sized.assign(status=capacity_status(fleet.sized, fleet.capacity)))
 
 
-def _volume(view: View, inputs: Inputs, done):
+def _volume(view: View, inputs: Inputs, capacity: pd.DataFrame | None = None, rates: pd.DataFrame | None = None,
+            rows: Rows | None = None, cost: Cost | None = None) -> VolumeAnswer | None:
     if not view.has_demand:
         return None
-
-    cost = done["cost"]
-    volume = volume_of(view, done["capacity"], done["rates"], done["rows"].points, cost.interactivity_needed,
-                       list(inputs.api_prices), bands=steps.bands_at_x(cost))
+    volume = volume_of(view, capacity, rates, rows.points, cost.interactivity_needed, list(inputs.api_prices),
+                       bands=cost.bands)
     if volume is None:
         return None
     return replace(volume, rows=volume.rows.assign(status=[option_status(k) for k in volume.rows["kind"]]))
 
 
-def _ramps(view: View, inputs: Inputs, done):
-
-    rows = done["rows"]
+def _ramps(view: View, inputs: Inputs, rows: Rows, said: tuple[str, ...] = ()) -> RampAnswer:
     return ramp_answer(rows.points, view, rows.usd_per_gpu_hour, inputs.evals, rule=view.rule,
                        gpus_per_node=view.gpus_per_node,
-                       notes=(*done["extra_notes"], *noted("rows", inputs.notes), *rows.priced.notes))
+                       notes=(*said, *noted("rows", inputs.notes), *rows.priced.notes))
 
 
-def _goodput_caps(view: View, inputs: Inputs, done) -> pd.DataFrame:
-    cost = done["cost"]
+def _goodput_caps(view: View, inputs: Inputs, cost: Cost) -> pd.DataFrame:
     return steps.caps_table_of(view.replace(method=cost.method), inputs.rows, inputs.requests, inputs.presets,
                                cost.interactivity_needed)
 
 
-def _recommendation(view: View, inputs: Inputs, done):
-
-    return recommendation_of(view, done["rows"], done["cost"], done["crossed"], done.get("fleet"),
-                             done.get("volume"))
-
-
-def _provenance(view: View, inputs: Inputs, done) -> pd.DataFrame:
-
-    return provenance_of(inputs.sources, done["rows"].rows, done["crossed"].analysis)
+def _recommendation(view: View, inputs: Inputs, rows: Rows, cost: Cost, crossed: Crossed,
+                    fleet: FleetAnswer | None = None, volume: VolumeAnswer | None = None) -> Recommendation:
+    return recommendation_of(view, rows, cost, crossed, fleet, volume)
 
 
-def _run_to_run(view: View, inputs: Inputs, done):
+def _overview(view: View, inputs: Inputs, rows: Rows) -> Overview:
+    return steps.overview_of(rows.rows)
 
-    cost, fleet = done["cost"], done.get("fleet")
 
+def _provenance(view: View, inputs: Inputs, rows: Rows, crossed: Crossed) -> pd.DataFrame:
+    return provenance_of(inputs.sources, rows.rows, crossed.analysis)
+
+
+def _run_to_run(view: View, inputs: Inputs, cost: Cost, fleet: FleetAnswer | None = None,
+                rates: pd.DataFrame | None = None) -> RunToRun:
     def sized_again(capacity: pd.DataFrame):
-        return fleet_of(view, capacity, cost.interactivity_needed, inputs.presets, done["rates"])
+        return fleet_of(view, capacity, cost.interactivity_needed, inputs.presets, rates)
 
     return run_to_run_of(view, inputs.intervals, cost.analysis.frontier, cost.iso_error, fleet,
                          sized_again if fleet is not None else None)
 
 
-def _mix(view: View, inputs: Inputs, done):
-
-    return mix_of(view, done["fleet"], bands=steps.bands_at_x(done["cost"])) \
-        if view.request_mix and view.has_demand else None
+def _mix(view: View, inputs: Inputs, fleet: FleetAnswer | None = None, cost: Cost | None = None) -> MixAnswer | None:
+    return mix_of(view, fleet, bands=cost.bands) if view.request_mix and view.has_demand else None
 
 
-def _sell(view: View, inputs: Inputs, done):
-
-    return sell_of(view, done["cost"], done["rates"], list(inputs.api_prices), done.get("fleet"))
-
-
-def _solve(view: View, inputs: Inputs, done):
-
-    return solve_of(view, done["cost"], done["rows"], inputs.presets, done["rates"])
+def _sell(view: View, inputs: Inputs, cost: Cost, rates: pd.DataFrame, fleet: FleetAnswer | None = None) -> SellAnswer:
+    return sell_of(view, cost, rates, list(inputs.api_prices), fleet)
 
 
-def _chargeback(view: View, inputs: Inputs, done):
+def _solve(view: View, inputs: Inputs, cost: Cost | None = None, rows: Rows | None = None,
+           rates: pd.DataFrame | None = None) -> SolveAnswer | None:
+    return solve_of(view, cost, rows, inputs.presets, rates) if cost is not None else None
 
-    return chargeback_of(view, done.get("fleet"))
+
+def _chargeback(view: View, inputs: Inputs, fleet: FleetAnswer | None = None) -> ChargebackAnswer | None:
+    return chargeback_of(view, fleet)
 
 
 def _demand_parts(view: View) -> tuple[str, ...]:
-    return ("capacity", "rates") if view.has_demand or view.has_budget else ()
+    return ("capacity", "rates", "cost") if view.has_demand or view.has_budget else ()
 
 
 #: every step of an answer, in the order it runs
@@ -282,14 +291,11 @@ STEPS: tuple[Step, ...] = (
     Step("fit", _fit_needs, _fit, key=_fields()),
     Step("pricing", _always("rows", "fit"), _pricing, reads=("calibration",),
          key=_fields("method", "targets", "baseline")),
-    Step("cost", _always("pricing"), lambda view, inputs, done: steps.cost_of(view, done["pricing"]),
-         key=_fields(*_AT_X)),
+    Step("cost", _always("pricing"), _cost, key=_fields(*_AT_X)),
     Step("rates", _always("rows"), _rates, key=_fields("price_set", "tier", "price_stale_days")),
     Step("notes", _always("pricing"), _notes, key=_fields("baseline", "interactivity_needed", "targets")),
-    Step("crossings", _always("pricing"), lambda view, inputs, done: steps.crossings_of(done["pricing"]),
-         key=_fields()),
-    Step("crossed", _always("crossings", "cost"),
-         lambda view, inputs, done: steps.crossed_of(view, done["crossings"], done["cost"]), key=_fields("all_curves")),
+    Step("crossings", _always("pricing"), _crossings, key=_fields()),
+    Step("crossed", _always("crossings", "cost"), _crossed, key=_fields("all_curves")),
     Step("cloud", _always("rows", "fit", "pricing"), _cloud, columns=_CLOUD, key=_fields()),
     Step("frontier_table", _always("rows", "pricing"), _frontier_table, columns=(*_CONFIGURATIONS, "tp", "ep", "dp",
                                                                              "pp", "concurrency"),
@@ -305,8 +311,7 @@ STEPS: tuple[Step, ...] = (
     Step("goodput_caps", _always("cost"), _goodput_caps, reads=("requests",)),
     Step("recommendation", lambda view: ("rows", "cost", "crossed", *(("fleet", "volume") if view.has_demand else ())),
          _recommendation),
-    Step("overview", _always("rows"), lambda view, inputs, done: steps.overview_of(done["rows"].rows),
-         columns=("run_date",), key=_fields()),
+    Step("overview", _always("rows"), _overview, columns=("run_date",), key=_fields()),
     Step("provenance", _always("rows", "crossed"), _provenance, reads=("sources",), key=_fields()),
     Step("mix", lambda view: ("fleet", "cost") if view.request_mix and view.has_demand else (), _mix),
     Step("run_to_run", lambda view: ("cost", *(("fleet", "rates") if view.has_demand or view.has_budget else ())),
@@ -386,14 +391,17 @@ def build_answer(view: View, inputs: Inputs, parts: Iterable[str] | None, *,
     :attr:`Answer.computed` lists the steps this call ran."""
     names = steps_for(view, parts)
     notes = tuple(notes)
-    done: dict[str, Any] = {"extra_notes": notes}
+    done: dict[str, Any] = {}
     keys: dict[str, tuple] = {}
     computed: list[str] = []
 
     def run(name: str):
+        step = BY_STEP[name]
+
         def make():
             computed.append(name)
-            return BY_STEP[name].run(view, inputs, done)
+            said = {"said": notes} if name in _SAYS_NOTES else {}
+            return step.run(view, inputs, **{n: done[n] for n in step.needs(view)}, **said)
         return make
 
     for name in names:
@@ -458,4 +466,4 @@ def fleet_at(answer: Answer, **changes) -> FleetAnswer | None:
     if not (view.has_demand or view.has_budget):
         return None
     return with_status(fleet_of(view, answer.capacity, answer.cost.interactivity_needed, answer.inputs.presets,
-                                answer.rates, steps.bands_at_x(answer.cost)))
+                                answer.rates, answer.cost.bands))
