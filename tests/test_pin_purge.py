@@ -59,6 +59,15 @@ def test_a_pinned_version_whose_rows_were_purged_says_so_in_the_cli(removed):
     assert code == 0
     assert f"note: {said.replace('data version 1', 'data version 2')}" in err
     assert said in cli_json(removed, "capacity", "--data-version", "1")["notes"]
+    # issue 49: each kind of note says where it shows; "rows purged" shows with every answer, so size and volume
+    # say it as iso does (they printed only the link's, the profiles', the rates' and the interactivity's notes)
+    two_said = said.replace("data version 1", "data version 2")
+    sized = cli_json(removed, "size", *ISO[1:], "--data-version", "2", "--demand-rps", "1", "--interactivity", "40")
+    assert two_said in sized["notes"] and sized["rows"]
+    volume = cli_json(removed, "volume", *ISO[1:5], "--data-version", "2", "--tokens-per-month", "1e9")
+    assert two_said in volume["notes"]
+    code, _, err = cli(removed, "size", *ISO[1:], "--data-version", "2", "--demand-rps", "1")
+    assert code == 0 and f"note: {two_said}" in err
 
 
 def test_only_the_versions_that_showed_the_purged_rows_say_so(removed):

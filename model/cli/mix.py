@@ -143,7 +143,7 @@ def run(args, con) -> int:
 
     from model.cli.query import link_notes, pinned_notes
     from model.core.links import view_url
-    from model.core.notes import of_kind
+    from model.core.notes import for_every_answer
     from model.core.request_mix import MixError
     from model.present import fmt
     from model.present.mix_answer import limits_of, mix_of
@@ -160,7 +160,7 @@ def run(args, con) -> int:
     except MixError as exc:
         raise UsageError(f"mix: {exc}") from None
     fleet = answer.fleet
-    notes = said + list(mixed.notes) + of_kind(answer.notes, "link", "profile", "rate", "data")
+    notes = said + list(mixed.notes) + for_every_answer(answer.notes)
     if args.trace and args.mix:
         notes.append("the trace gives the demand over time; the typed --mix gives its buckets")
     if args.json:

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, con) -> int | None:
         return None
     from model.cli.query import answer_of_args
     from model.core.links import pinned_url
-    from model.core.notes import of_kind
+    from model.core.notes import link_notices
     from model.data.bundle import BundleError
     from model.data.export import write_whole
     from model.data.versions import version_digest
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.json:
         print(json.dumps({"command": "report", "out": str(out) if out else None,
                           "what": OUTPUTS[suffix] if suffix else None, "bundle": args.bundle, "title": report.title,
-                          "tables": list(report.tables), "notices": of_kind(answer.notes, "link"),
+                          "tables": list(report.tables), "notices": link_notices(answer.notes),
                           "recommendation": report.first_page.payload()},
                          indent=2))
     else:

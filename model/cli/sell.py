@@ -68,12 +68,12 @@ def _dump(args, payload) -> None:
 def run(args, con) -> int:
     from model.cli.query import answer_of_args
     from model.core.links import view_url
-    from model.core.notes import of_kind
+    from model.core.notes import for_every_answer
 
     if args.command == "sell":
         answer = answer_of_args(args, con, ("sell", "notes"))
         sell, view = answer.sell, answer.view
-        notes = list(sell.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
+        notes = list(sell.notes) + for_every_answer(answer.notes)
         if args.json:
             _dump(args, {"command": "sell", "view": view.to_query(), "link": view_url(view.to_query(), "Sell"),
                          **sell.payload(), "notes": notes})
@@ -92,7 +92,7 @@ def run(args, con) -> int:
         solve, view = answer.solve, answer.view
         if solve is None:
             raise UsageError("the link's view asks no inverse question: add --max-usd-per-mtok or a demand")
-        notes = list(solve.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
+        notes = list(solve.notes) + for_every_answer(answer.notes)
         if args.json:
             _dump(args, {"command": "solve", "view": view.to_query(),
                          "link": view_url(view.to_query(), "Matched_interactivity"), **solve.payload(), "notes": notes})

@@ -284,7 +284,7 @@ def _size(args, con) -> int:
 
     from model.cli.query import answer_of_args
     from model.core.links import view_url
-    from model.core.notes import of_kind
+    from model.core.notes import for_every_answer, link_notices
     from model.core.plausible import fleet_question
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None or \
@@ -296,13 +296,13 @@ def _size(args, con) -> int:
     answer = answer_of_args(args, con, ("fleet", "rates", "notes", "run_to_run", "chargeback"))
     fleet = answer.fleet
     if fleet is None:
-        refused = "; ".join(of_kind(answer.notes, "link"))     # the value the link gave, refused by its bound
+        refused = "; ".join(link_notices(answer.notes))     # the value the link gave, refused by its bound
         raise UsageError("the link's view has no demand or budget: add --demand-rps, --tokens-per-day, "
                          "--budget-mw or --budget-usd-month" + (f" ({refused})" if refused else ""))
     frame = fleet.sized
     band = answer.run_to_run.fleet
     state = answer.view
-    notes = list(fleet.notes) + of_kind(answer.notes, "link", "profile", "selection", "rate", "interactivity") + answer.old_notes()
+    notes = list(fleet.notes) + for_every_answer(answer.notes) + answer.old_notes()
     if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
         asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
         if asked:

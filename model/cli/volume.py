@@ -24,7 +24,7 @@ def run(args, con) -> int:
     import pandas as pd
 
     from model.cli.query import answer_of_args
-    from model.core.notes import of_kind
+    from model.core.notes import for_every_answer
     from model.core.plausible import fleet_question
     from model.present import fmt
 
@@ -33,7 +33,7 @@ def run(args, con) -> int:
     if volume is None:
         raise UsageError("volume needs a demand: --volume (--tokens-per-month) N, --peak-rps R or --trace FILE "
                          "(or a link with one)")
-    notes = list(volume.notes) + of_kind(answer.notes, "link", "profile", "rate", "interactivity")
+    notes = list(volume.notes) + for_every_answer(answer.notes)
     rows = volume.rows
     if not rows.empty and "nodes" in rows.columns:
         owned = rows[rows["kind"] != "api"] if "kind" in rows.columns else rows

@@ -21,7 +21,7 @@ import pandas as pd
 
 from model.core.actual_rows import ActualsError, model_key
 from model.core.actuals import Comparison, Plan, plan_vs_actual
-from model.core.notes import of_kind
+from model.core.notes import for_every_answer
 from model.core.saturation import summary
 from model.core.view import View
 from model.data.actuals import actuals_frame, saturation_frame
@@ -73,7 +73,7 @@ def plan_of(answer, link: str, notices: Iterable[str] = ()) -> Plan:
     choice = next((c for c in answer.recommendation.options if c.name == option.name), None)
     models = tuple(dict.fromkeys(str(m) for m in answer.rows.points.get("model", []) if isinstance(m, str) and m))
     api = dict(volume.api) if volume.api else None
-    notes = [f"link: {n}" for n in notices] + of_kind(answer.notes, "link", "data")
+    notes = [f"link: {n}" for n in notices] + for_every_answer(answer.notes)
     if view.data_version is None:
         notes.append("the plan's link is not pinned (no v=N): it is read from the latest data, which may differ "
                      "from what the proposal showed")
