@@ -16,6 +16,7 @@ from model.core.view_codecs import EVERY_HARDWARE
 from model.core.view_fields import KNEE_RULES, TOKEN_BASES
 from model.data.trace_files import private_copy, read_trace_file
 from model.data.traces import load_trace, store_trace
+from model.present import fmt
 from model.present.volume_figures import day_figure
 from ui import data, numbers
 from ui.state import bind, commit, plain, view
@@ -136,7 +137,7 @@ def _kw_box(where, hw: str, label: str, placeholder: str) -> None:
     key = f"kwg::{hw}"
     st.session_state[key] = numbers.shown(dict(view().kw_per_gpu).get(hw))
     where.text_input(f"kW per GPU, {label}", key=key, placeholder=placeholder, on_change=_on_kw, args=(hw, key),
-                     help=KW_PER_GPU_BOUNDS.message[:1].upper() + KW_PER_GPU_BOUNDS.message[1:] + ".")
+                     help=fmt.sentence(KW_PER_GPU_BOUNDS.message))
 
 
 def _on_kw(hw: str, key: str) -> None:

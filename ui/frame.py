@@ -13,6 +13,7 @@ from model.data.snapshot import changed_text
 from model.data.store import StoreError
 from model.data.traces import missing_trace_text
 from model.data.versions import record_pin
+from model.present import fmt
 from ui import data, demand, report, sidebar, versions
 from ui.state import commit, mirror_to_url, notice, plain, pop_notices, share_link, view
 
@@ -90,7 +91,7 @@ def start(url_path: str) -> data.Ctx:
     _drop_missing_trace()
     ctx = sidebar.draw(url_path)
     for text in pop_notices():
-        st.warning(plain(text[:1].upper() + text[1:]), icon="⚠️")
+        st.warning(plain(fmt.sentence(text)), icon="⚠️")
     mirror_to_url()
     with links:
         page_links(view().to_query())
@@ -185,7 +186,7 @@ def pinned_notice(ctx: data.Ctx, latest: int) -> None:
         return
     purged = versions.pin_check(ctx.version, pinned, view().data_digest)[0]
     for text in purged:
-        st.warning(plain(text[:1].upper() + text[1:] + "."), icon="🗑️")
+        st.warning(plain(fmt.sentence(text)), icon="🗑️")
     if pinned == latest:
         st.caption(f"📌 Pinned to data version {pinned}, the latest: the data have not changed since.")
         return

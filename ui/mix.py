@@ -24,6 +24,7 @@ from model.core.request_mix import (
 from model.core.trace import TraceError, is_reference
 from model.data.trace_files import private_copy, trace_and_mix
 from model.data.traces import store_trace
+from model.present import fmt
 from model.present.mix_answer import MIX_PARTS
 from ui import data, numbers
 from ui.demand import view_trace
@@ -82,7 +83,7 @@ def mix_editor() -> None:
             st.session_state[_EDITS] = round_ + 1
             st.rerun()
         for said in pop_notices():
-            st.error(plain(said[:1].upper() + said[1:] + "."))
+            st.error(plain(fmt.sentence(said)))
 
 
 def _bucket() -> None:

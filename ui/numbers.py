@@ -15,6 +15,7 @@ import streamlit as st
 from model.core.names import number, reason
 from model.core.view_codecs import short
 from model.core.view_fields import BY_NAME, Bounds
+from model.present import fmt
 from ui.state import commit, key_of, notice, view
 
 __all__ = ["shown", "read", "hold", "held", "drop", "confirm_box", "field_box"]
@@ -109,7 +110,7 @@ def field_box(where, field: str, label: str | None = None, *, question: Callable
     label = label or BY_NAME[field].label or field.replace("_", " ")
     declared = BY_NAME[field].check
     if help is None and isinstance(declared, Bounds):   # the limits the field declares, in its message's words
-        help = declared.message[:1].upper() + declared.message[1:] + "."
+        help = fmt.sentence(declared.message)
     st.session_state[key] = entry["typed"] if entry else shown(getattr(view(), field))
     box = where.text_input(label, key=key, on_change=_on_field, args=(field, label, percent, question),
                            help=help, placeholder=placeholder)

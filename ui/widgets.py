@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from model.core.analysis import Analysis
+from model.present import fmt
 from model.present.answer_steps import DRAW_LIMIT
 from model.present.figures import BAND_LIMIT
 from model.present.fmt import for_people
@@ -120,7 +121,7 @@ def upload_error(name: str, message: str) -> None:
 
 def notes(result: Analysis) -> None:
     for note in result.notes:
-        st.warning(plain(note[:1].upper() + note[1:]))
+        st.warning(plain(fmt.sentence(note)))
 
 
 def no_data(ctx: Ctx) -> bool:

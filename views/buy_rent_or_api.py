@@ -100,18 +100,15 @@ st.subheader("Every option")
 if volume.said:
     st.info(plain(volume.said))
 for note in volume.notes:
-    st.info(plain(note[:1].upper() + note[1:] + "."))
+    st.info(plain(fmt.sentence(note)))
 if volume.options:
     st.plotly_chart(volume_figure(volume), width="stretch", key="volume_chart")
 for b in volume.break_evens:
     st.markdown("- " + plain(b["text"]))
 day_chart(answer.fleet, "volume_day")
 widgets.table(shown_rows(volume), key="volume_table")
-if volume.api:
-    a = volume.api
-    st.caption(plain(f"API: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
-                     f"input, {fmt.usd(a['usd_per_m_cached_input'])} cached input, {fmt.usd(a['usd_per_m_output'])} "
-                     f"output; read {a['read_on'] or 'on an unstated date'}; {a['matched']}; {a['source']}"))
+if volume.api_line:
+    st.caption(plain(volume.api_line))
 st.caption(plain("Capacity at " + (fmt.interactivity(volume.x) if volume.x else "the best measured point")
                  + f" under SLA {state.sla or 'none'} (the interactivity you need: Overview page)."))
 st.caption("Owned and reserved nodes are whole nodes bought for the peak (set on the Fleet page, or the volume's "

@@ -5,7 +5,6 @@ interactivity you need (the same as the Overview's and the report's)."""
 import streamlit as st
 
 from model.core.fleet import preset_kw_per_gpu
-from model.core.plausible import fleet_question
 from model.present import fmt
 from model.present.run_to_run_answer import run_to_run_lines
 from model.present.view_answer import fleet_at
@@ -24,9 +23,7 @@ def _nodes_question(rps: float) -> str | None:
                          budget_usd_month=None)
     except ValueError:   # the view refuses it: committing says why
         return None
-    if fleet is None or fleet.sized.empty or "nodes" not in fleet.sized.columns:
-        return None
-    return fleet_question(dict(zip(fleet.sized["series"], fleet.sized["nodes"])))
+    return fleet.question if fleet is not None else None
 
 
 
@@ -65,13 +62,13 @@ with answer_box:
         widgets.answer_table(fleet.sized, fleet.answer_columns)
 if fleet is None or fleet.sized.empty:
     for note in fleet.notes if fleet is not None else ():
-        st.info(plain(note[:1].upper() + note[1:] + "."))
+        st.info(plain(fmt.sentence(note)))
     st.stop()
 st.subheader("Every series")
 st.caption(plain(f"SLA: {ctx.state.sla or 'none'}; interactivity you need: "
                  + (fmt.interactivity(x) if x else "not set (Overview page)")))
 for note in fleet.notes:
-    st.info(plain(note[:1].upper() + note[1:] + "."))
+    st.info(plain(fmt.sentence(note)))
 if fleet.said:
     st.info(plain(fleet.said))
 for sentence in fleet.sentences:

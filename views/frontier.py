@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from model.present import figures
+from model.present import figures, fmt
 from ui import data, frame, report, widgets
 from ui.state import bind, plain
 
@@ -20,7 +20,7 @@ result = answer.cloud
 widgets.notes(result)
 for note in answer.rows.good.notes:           # what the interactivity definition and goodput caps did to the rows
     if note not in result.notes:
-        st.warning(plain(note[:1].upper() + note[1:]))
+        st.warning(plain(fmt.sentence(note)))
 if answer.frontier_table.empty:
     st.info("No series in this view has a frontier: no point has both an interactivity and a throughput on the "
             f"view's token basis ({ctx.state.basis}). The notes above say which; try another basis in the sidebar.")

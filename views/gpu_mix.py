@@ -32,9 +32,9 @@ else:
                         f"({fmt.compact(result.tokens_per_month)} tokens a month)" if not result.fleet.empty else "")
                      + f". Solver: {result.status_text}."))
     for note in result.notes:
-        st.caption(plain(note[:1].upper() + note[1:] + "."))
+        st.caption(plain(fmt.sentence(note)))
     st.subheader("Along the share of long requests")
-    st.markdown(plain(result.crossover_text[:1].upper() + result.crossover_text[1:] + "."))
+    st.markdown(plain(fmt.sentence(result.crossover_text)))
     if result.crossover is not None:
         st.plotly_chart(data.per_view(ctx, "mix_crossover", lambda: mix_crossover_figure(
             result.crossover, result.long_share)), width="stretch", key="mix_crossover_chart")

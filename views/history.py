@@ -22,7 +22,7 @@ if x is not None:
          max_value=float(span[1]), step=1.0, to_widget=lambda v: float(x), format="%.1f")
 table = answer.history.table
 for note in answer.history.notes:
-    st.warning(plain(note[:1].upper() + note[1:]))
+    st.warning(plain(fmt.sentence(note)))
 if x is None or table.empty:
     st.info("No dated runs of a priced series in this view: nothing to show by run date.")
 else:

@@ -48,7 +48,7 @@ else:
                     "interpolation range: the two are separate bands)")
         widgets.spec_table(*table_of(answer, RUN_TO_RUN_TABLE), key="run_to_run_table")
         for note in answer.run_to_run.notes:
-            st.caption(plain(note[:1].upper() + note[1:] + "."))
+            st.caption(plain(fmt.sentence(note)))
 st.markdown(f"**{CALIBRATION_TABLE}** (every interior point of this store's frontiers left out in turn)")
 if (calibration := table_of(answer, CALIBRATION_TABLE)) is not None:
     widgets.spec_table(*calibration, key="calibration_table")

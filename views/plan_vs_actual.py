@@ -5,6 +5,7 @@ that explains most of the difference. The answer is ``costfrontier plan-vs-actua
 import streamlit as st
 
 from model.core.actual_rows import ActualsError
+from model.present import fmt
 from model.present.actual_answer import plan_line
 from model.present.actual_figures import plan_figure
 from model.present.tables import plan_tables
@@ -31,7 +32,7 @@ if comparison is not None:
         st.info(plain(sentences[0]))
     tables = plan_tables(comparison)
     widgets.spec_table(*tables["Plan vs actual"], key="plan_table", details=("Plan's ±", "Hours", "Planned $"))
-    st.caption(plain(plan_line(plan)[:1].upper() + plan_line(plan)[1:] + f"; actuals: the {comparison.cost_basis} "
+    st.caption(plain(fmt.sentence(plan_line(plan)) + f"; actuals: the {comparison.cost_basis} "
                      "cost."))
     for sentence in sentences[1:]:
         st.markdown(plain(sentence))
@@ -44,7 +45,7 @@ if comparison is not None:
         st.caption(plain(comparison.saturation["total"]["text"]))
         widgets.spec_table(*tables["Plan vs actual: how close to the limits"], key="plan_saturation")
     for note in comparison.notes:
-        st.caption(plain(note[:1].upper() + note[1:] + "."))
+        st.caption(plain(fmt.sentence(note)))
 
 st.subheader("The plan and the actuals")
 actuals.plan_boxes()

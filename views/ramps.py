@@ -23,7 +23,7 @@ if ramps.empty:
     st.info("No request-rate ramps in view. A ramp is rows with a request rate and no interactivity, such as the "
             "bundled Wafer GLM-5.2 sample: pick its workload in the sidebar. Its filters and 'As of (run date)' leave rows out too.")
     for note in ramps.notes:
-        st.caption(plain(note[:1].upper() + note[1:] + "."))
+        st.caption(plain(fmt.sentence(note)))
     st.stop()
 knees = ramps.knees
 st.plotly_chart(ramp_figure(ramps.points, ramps.sla, knees), width="stretch", key="ramp_chart")

@@ -42,7 +42,7 @@ for p in result.prices:
                      f"{fmt.usd(p['usd_per_m_cached_input'])} cached input, {fmt.usd(p['usd_per_m_output'])} output "
                      f"({p['matched']}; read {p['read_on'] or 'on an unstated date'})."))
 for note in result.notes:
-    st.caption(plain(note[:1].upper() + note[1:] + "."))
+    st.caption(plain(fmt.sentence(note)))
 if found is not None:
     st.subheader("Every figure")
     widgets.spec_table(*found, key="sell_table")

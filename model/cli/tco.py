@@ -285,7 +285,6 @@ def _size(args, con) -> int:
     from model.cli.query import answer_of_args
     from model.core.links import view_url
     from model.core.notes import for_every_answer, link_notices
-    from model.core.plausible import fleet_question
 
     wants_demand = args.demand_rps is not None or args.tokens_per_day is not None or \
         args.tokens_per_month is not None or args.trace is not None
@@ -303,10 +302,8 @@ def _size(args, con) -> int:
     band = answer.run_to_run.fleet
     state = answer.view
     notes = list(fleet.notes) + for_every_answer(answer.notes) + answer.old_notes()
-    if fleet.kind == "demand" and not frame.empty and "nodes" in frame.columns:
-        asked = fleet_question(dict(zip(frame["series"], frame["nodes"])))
-        if asked:
-            notes.append(f"unusual demand: {asked}: is it what you meant?")
+    if fleet.question:
+        notes.append(f"unusual demand: {fleet.question}: is it what you meant?")
     if args.json:
         _print_json({"command": "size", "sla": state.sla, "sla_description": fleet.sla,
                      "demand": fleet.need if fleet.kind == "demand" else None, "demand_said": fleet.said,
@@ -324,9 +321,8 @@ def _size(args, con) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"SLA: {fleet.sla}; " + (f"interactivity you need: {fleet.x:.1f} tok/s/user; " if fleet.x else "")
           + (f"demand: {fleet.need}" if fleet.kind == "demand" else fleet.need))
-    if fleet.said and (state.tokens_per_month is not None or state.tokens_per_day is not None or state.shape
-                       or state.trace or state.peak_to_average != 1):
-        print(fleet.said)      # a peak alone, flat: nothing is derived worth a line
+    if fleet.said:
+        print(fleet.said)
     if frame.empty:
         print("no series to size in this selection")
         return 0

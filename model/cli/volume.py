@@ -25,8 +25,6 @@ def run(args, con) -> int:
 
     from model.cli.query import answer_of_args
     from model.core.notes import for_every_answer
-    from model.core.plausible import fleet_question
-    from model.present import fmt
 
     answer = answer_of_args(args, con, ("volume", "notes"))
     volume = answer.volume
@@ -34,21 +32,16 @@ def run(args, con) -> int:
         raise UsageError("volume needs a demand: --volume (--tokens-per-month) N, --peak-rps R or --trace FILE "
                          "(or a link with one)")
     notes = list(volume.notes) + for_every_answer(answer.notes)
-    rows = volume.rows
-    if not rows.empty and "nodes" in rows.columns:
-        owned = rows[rows["kind"] != "api"] if "kind" in rows.columns else rows
-        asked = fleet_question(dict(zip(owned["option"], owned["nodes"])))
-        if asked:
-            notes.append(f"unusual volume: {asked.replace('this demand', 'this volume')}: is it what you meant?")
+    if volume.question:
+        notes.append(f"unusual volume: {volume.question}: is it what you meant?")
     if args.json:
         print(json.dumps(jsonable({"command": "volume", "view": answer.view.to_query(), "where": answer.view.where(),
                                    **volume.payload(), "notes": notes}), indent=2, allow_nan=False))
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    s = answer.view
-    if volume.said and (s.demand_rps is not None or s.shape or s.trace or s.peak_to_average != 1):
-        print(volume.said)      # a volume alone, flat: nothing is derived
+    if volume.said:
+        print(volume.said)
     print(volume.verdict)
     if not volume.rows.empty:
         from model.present.volume_answer import ROW_COLUMNS, option_range
@@ -70,9 +63,6 @@ def run(args, con) -> int:
             print(table.to_string(index=False))
     for b in volume.break_evens:
         print(b["text"])
-    if volume.api:
-        a = volume.api
-        print(f"API price: {a['model']} {fmt.usd(a['usd_per_m_input'])} input, {fmt.usd(a['usd_per_m_cached_input'])} "
-              f"cached, {fmt.usd(a['usd_per_m_output'])} output, read {a['read_on'] or 'on an unstated date'} "
-              f"({a['matched']})")
+    if volume.api_line:
+        print(volume.api_line)
     return 0

@@ -25,6 +25,7 @@ from model.core.fleet import (
     pricing_options,
     size_fleet,
 )
+from model.core.plausible import fleet_question
 from model.core.shape import curve_of
 from model.core.sla import SLA
 from model.core.trace import Trace
@@ -100,7 +101,9 @@ def fleet_of(view: View, capacity: pd.DataFrame, x: float | None, presets: pd.Da
     fleet = FleetAnswer("demand" if need is not None else "budget", demand_words(s, basis), x,
                         sla.describe() if sla else "none", capacity, sized, tuple(sentences), tuple(notes), said,
                         over_time, capacity_lines(sized))
-    return replace(fleet, headline=fleet_headline(fleet))
+    question = fleet_question(dict(zip(sized["series"], sized["nodes"]))) \
+        if fleet.kind == "demand" and not sized.empty and "nodes" in sized.columns else None
+    return replace(fleet, headline=fleet_headline(fleet), question=question)
 
 
 def fleet_headline(fleet: FleetAnswer) -> str:

@@ -13,7 +13,7 @@ import pandas as pd
 
 __all__ = ["usd", "usd_decimals", "dollars", "USD_PLAIN_LOW", "USD_PLAIN_HIGH", "interactivity", "ratio", "percent",
            "plus_minus", "usd_pm", "usd_span", "band", "band_pm", "usd_band", "compact", "amount", "yes_no", "date", "count", "tokens",
-           "COLUMN_LABELS", "for_people"]
+           "COLUMN_LABELS", "for_people", "sentence"]
 
 
 def _missing(value) -> bool:
@@ -286,3 +286,14 @@ def for_people(frame: pd.DataFrame) -> pd.DataFrame:
             text = values.map(lambda v: "—" if _missing(v) else str(v))
         out[COLUMN_LABELS.get(column, column.replace("_", " ").capitalize())] = text
     return out
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence a page or report prints: its first letter capital, ending in a full stop unless it ends
+    in one already (or in ``?``, ``!`` or ``:``). Notes are written lower case and without one, to sit inside other
+    sentences; this is the one place they are made whole."""
+    text = str(text).strip()
+    if not text:
+        return text
+    text = text[:1].upper() + text[1:]
+    return text if text[-1] in ".?!:" else text + "."

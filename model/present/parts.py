@@ -268,6 +268,9 @@ class FleetAnswer:
     #: rented on demand, following the load, where the view rents so); for a budget the series that serves most
     #: (model.present.fleet_answer.fleet_headline)
     headline: str = ""
+    #: why the demand looks like a slip, asked before it is applied or acted on (model.core.plausible.fleet_question:
+    #: the smallest fleet in view has more than 1,000 nodes); None when it does not, or for a budget
+    question: str | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -305,6 +308,11 @@ class VolumeAnswer:
     said: str = ""                           # the demand's peak and volume, one derived from the other
     settled: bool | None = None
     contenders: tuple[str, ...] = ()
+    #: why the volume looks like a slip (model.core.plausible.fleet_question of the owned and rented options' nodes)
+    question: str | None = None
+    #: the API price compared with, in one line: model, provider, its three $/M, the date read, how it was matched
+    #: and its source ("" when no API is priced)
+    api_line: str = ""
 
     @property
     def cheapest(self) -> str | None:

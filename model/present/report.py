@@ -218,12 +218,8 @@ def _volume_section(answer: Answer) -> ReportSection | None:
     text = [*([volume.said] if volume.said else []), *([_sized_as_workload(answer.view)] if answer.view.request_mix
                                                        else []),
             volume.verdict, *(b["text"] + "." for b in volume.break_evens), *volume.notes]
-    if volume.api:
-        a = volume.api
-        whence = "; ".join(dict.fromkeys(w for w in (a["matched"], a["source"]) if w))
-        text.append(f"API price: {a['model']} ({a['provider'] or 'provider not stated'}), {fmt.usd(a['usd_per_m_input'])} "
-                    f"input, {fmt.usd(a['usd_per_m_cached_input'])} cached input, {fmt.usd(a['usd_per_m_output'])} "
-                    f"output, read {a['read_on'] or 'on an unstated date'}; {whence}.")
+    if volume.api_line:
+        text.append(volume.api_line)
     tables = {name: found for name in ("Buy, rent or API", "Break-even volumes")
               if (found := table_of(answer, name)) is not None}
 
@@ -253,7 +249,7 @@ def _mix_section(extras: ReportExtras) -> ReportSection | None:
     if not mix.fleet.empty:
         text.append(f"Effective {fmt.usd(mix.effective_usd_per_mtok)} {mix.token_basis} tokens "
                     f"({fmt.compact(mix.tokens_per_month)} tokens a month).")
-    text += [f"Along the mix: {mix.crossover_text}.", *(n[:1].upper() + n[1:] + "." for n in mix.notes)]
+    text += [f"Along the mix: {mix.crossover_text}.", *(fmt.sentence(n) for n in mix.notes)]
     figs = (mix_crossover_figure(mix.crossover, mix.long_share),) if mix.crossover is not None else ()
     return ReportSection("GPU mix", tuple(text), mix_tables(mix), figs)
 
@@ -268,8 +264,8 @@ def _plan_section(extras: ReportExtras) -> ReportSection | None:
     if comparison is None:
         return None
     plan = comparison.plan
-    text = [plan_line(plan)[:1].upper() + plan_line(plan)[1:] + ".", f"Actuals: the {comparison.cost_basis} cost.",
-            *comparison.sentences, *(n[:1].upper() + n[1:] + "." for n in comparison.notes)]
+    text = [fmt.sentence(plan_line(plan)), f"Actuals: the {comparison.cost_basis} cost.",
+            *comparison.sentences, *(fmt.sentence(n) for n in comparison.notes)]
     tables = plan_tables(comparison)
     return ReportSection("Plan vs actual", tuple(text), tables,
                          (plan_figure(tables["Plan vs actual"][0], plan.basis),))
@@ -368,7 +364,7 @@ def _run_to_run_html(rendered: dict, tables: dict) -> str:
     esc = html.escape
     return (f"<h3>{esc(RUN_TO_RUN_TABLE)}</h3><p class=caption>Two bands, each named: the interpolation range above (how "
             "far the method can be off between measured points) and the run-to-run band here (how far the measured "
-            f"throughput moved between repeated runs). {esc(RULE[:1].upper() + RULE[1:])}. A point of one run has no "
+            f"throughput moved between repeated runs). {esc(fmt.sentence(RULE))}. A point of one run has no "
             "run-to-run band (\"one run, no interval\"); an interval that disagrees with its own mean ± t·se is "
             "flagged and not used.</p>"
             + _table(rendered, tables, RUN_TO_RUN_TABLE, "run-to-run"))

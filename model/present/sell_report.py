@@ -135,7 +135,7 @@ def sell_sections(answer, section, tables) -> list:
                 *(f"Sold at {p['model']}: {fmt.usd(p['usd_per_m_input'])} input, {fmt.usd(p['usd_per_m_cached_input'])}"
                   f" cached input, {fmt.usd(p['usd_per_m_output'])} output ({p['matched']}; read "
                   f"{p['read_on'] or 'on an unstated date'})." for p in sell.prices),
-                *(n[:1].upper() + n[1:] + "." for n in sell.notes)]
+                *(fmt.sentence(n) for n in sell.notes)]
         out.append(section("Seller economics", tuple(text), {k: tables[k] for k in (SELL_TABLE,) if k in tables}))
     solve = answer.solve if "solve" in answer.ran else None
     if solve is not None and solve.cap is not None:

@@ -17,6 +17,7 @@ import pandas as pd
 from model.core.dated import old_rate_notes
 from model.core.demand import TOKEN_BASES, load_of, tokens_per_request
 from model.core.fleet import finite_number
+from model.core.plausible import fleet_question
 from model.core.view import View
 from model.core.volume import (
     NEAR_TIE,
@@ -40,7 +41,7 @@ from model.present import fmt
 from model.present.fleet_answer import demand_of, load_sentence, workload_notes
 from model.present.parts import VolumeAnswer
 
-__all__ = ["volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
+__all__ = ["api_line", "volume_of", "curve", "ROW_COLUMNS", "option_range", "about_the_same",
            "shown_rows", "SHOWN_COLUMNS", "api_price_of", "cache_hit_of"]
 
 ROW_COLUMNS = ["option", "kind", "usd_per_month", "effective_usd_per_mtok", "nodes", "mean_nodes", "node_hours",
@@ -224,9 +225,23 @@ def volume_of(view: View, capacity: pd.DataFrame, rates: pd.DataFrame, points: p
     settled, contenders = ranking(evaluated)
     rows = pd.DataFrame(evaluated, columns=ROW_COLUMNS)
     break_evens = tuple(_break_evens(options))
+    owned = rows[rows["kind"] != "api"]
+    question = fleet_question(dict(zip(owned["option"], owned["nodes"]))) if not owned.empty else None
     return VolumeAnswer(volume, basis, s.lens, x, api, tuple(p.model for p in prices), tuple(options),
                         rows, break_evens, _verdict(rows, volume, basis, s.lens, settled, contenders),
-                        tuple(dict.fromkeys(notes)), said, settled, contenders)
+                        tuple(dict.fromkeys(notes)), said, settled, contenders,
+                        question.replace("this demand", "this volume") if question else None, api_line(api))
+
+
+def api_line(api: dict | None) -> str:
+    """The API price a volume is compared with, in one line (:attr:`model.present.parts.VolumeAnswer.api_line`): its
+    model and provider, its three $/M, the date read, how it was matched and its source; "" when none."""
+    if not api:
+        return ""
+    whence = "; ".join(dict.fromkeys(w for w in (api["matched"], api["source"]) if w))
+    return (f"API price: {api['model']} ({api['provider'] or 'provider not stated'}), "
+            f"{fmt.usd(api['usd_per_m_input'])} input, {fmt.usd(api['usd_per_m_cached_input'])} cached input, "
+            f"{fmt.usd(api['usd_per_m_output'])} output, read {api['read_on'] or 'on an unstated date'}; {whence}.")
 
 
 def _pairs(options: list[Option]):
