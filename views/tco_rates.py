@@ -2,11 +2,10 @@
 
 from datetime import date
 
-import pandas as pd
 import streamlit as st
 
-from model.core.dated import age_days, is_old, read_on_text
 from model.present import fmt
+from model.present.rate_answer import rates_in_view
 from ui import frame, numbers, sidebar, widgets
 from ui.state import plain
 
@@ -18,31 +17,13 @@ st.caption("All-in $ per GPU-hour. Edit here or in the sidebar: every page re-pr
            "read-only: change it on the TCO builder page.")
 answer = ctx.answer("rates")
 in_view = sorted(ctx.points["hardware"].dropna().unique()) if not ctx.points.empty else []
-profiles = {p.name: p for p in ctx.state.cost_profiles()}
-by_hw = {}      # the answer's rate row of each hardware (a profile's row names the profile: its hardware's row)
-for r in answer.rates.to_dict("records"):
-    hw = profiles[r["profile"]].hardware if r["profile"] in profiles else r["hardware"]
-    by_hw.setdefault(str(hw).lower(), r)
 today, limit = date.today(), ctx.state.price_stale_days
-
-
-def _of(hw: str, column: str):
-    row = by_hw.get(hw.lower())
-    value = row.get(column) if row is not None else None
-    return None if value is None or value != value else value
-
-
-rows = pd.DataFrame({"hardware": in_view, "preset $/GPU-hour": [_of(hw, "preset_usd_per_gpu_hour") for hw in in_view],
-                     # a profile's rate to the cent (read-only here); a typed rate as typed
-                     "your $/GPU-hour": [fmt.usd(_of(hw, "usd_per_gpu_hour"), "") if _of(hw, "profile") else
-                                         numbers.shown(_of(hw, "usd_per_gpu_hour")) for hw in in_view],
-                     "all-in kW/GPU": [_of(hw, "all_in_kw_per_gpu") for hw in in_view],
-                     "preset read on": [read_on_text(_of(hw, "preset_read_on")) for hw in in_view],
-                     "old": [f"old: {age_days(_of(hw, 'preset_read_on'), today)} days"
-                             if is_old(_of(hw, "preset_read_on"), today, limit) else "" for hw in in_view]})
-profiled = {hw: _of(hw, "profile") for hw in in_view}
-if any(profiled.values()):   # which profile prices a row: its rate is the profile's, not edited here
-    rows["priced by"] = [f"cost profile '{profiled[hw]}' (read-only)" if profiled[hw] else "" for hw in in_view]
+rows = rates_in_view(answer.rates, in_view, {p.name: p for p in ctx.state.cost_profiles()}, today, limit)
+profiled = rows["priced by"] != ""
+# a profile's rate to the cent (read-only here); a typed rate as typed
+rows["your $/GPU-hour"] = [fmt.usd(v, "") if p else numbers.shown(v) for v, p in zip(rows["your $/GPU-hour"], profiled)]
+if not profiled.any():          # which profile prices a row: said only where one does
+    rows = rows.drop(columns="priced by")
 chosen = ctx.presets[(ctx.presets["price_set"] == ctx.state.price_set) & (ctx.presets["tier"] == ctx.state.tier)]
 # the editor's key changes with every accepted or refused edit, so it always shows the rates in force
 edits = st.session_state.setdefault("_rates_table_edits", 0)

@@ -9,13 +9,14 @@ vocabulary (:data:`RATE_SOURCES`).
 from __future__ import annotations
 
 import math
+from datetime import date
 from typing import Mapping
 
 import pandas as pd
 
 from model.core.cost import has_price_set, resolve_rates
 from model.core.cost_profiles import CostProfile, breakdown_frame
-from model.core.dated import read_on_text
+from model.core.dated import age_days, is_old, read_on_text
 from model.core.sensitivity import break_even as server_break_even
 from model.core.sensitivity import tornado
 from model.core.status import PRICED
@@ -25,7 +26,7 @@ from model.data.presets import onprem_defaults
 from model.present import fmt
 from model.present.parts import ProfileAnswer
 
-__all__ = ["RATE_SOURCES", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
+__all__ = ["RATES_IN_VIEW", "rates_in_view", "RATE_SOURCES", "rate_source_text", "rates_of", "profiles_of", "RATE_COLUMNS"]
 
 #: where a $/GPU-hour comes from, the one vocabulary of every surface
 RATE_SOURCES = ("preset", "ingested price set", "cost profile", "set in this view", "not set")
@@ -178,3 +179,32 @@ def _break_evens(view: View, p: CostProfile, profiles: list[CostProfile], preset
                    else solved.note))
         out.append((label, float(rate), float(solved.value), note))
     return tuple(out)
+
+
+#: the columns of :func:`rates_in_view`, as the TCO rates page shows them
+RATES_IN_VIEW = ["hardware", "preset $/GPU-hour", "your $/GPU-hour", "all-in kW/GPU", "preset read on", "old",
+                 "priced by"]
+
+
+def rates_in_view(rates: pd.DataFrame, hardware: list[str], profiles: dict, today: date, limit: int) -> pd.DataFrame:
+    """Each hardware in view with its preset and the rate in force (:data:`RATES_IN_VIEW`), read from the answer's
+    rate table (``rates``: :data:`RATE_COLUMNS`): a hardware a cost profile prices shows the profile's rate and
+    names it (``priced by``); a preset read more than ``limit`` days before ``today`` is flagged old."""
+    by_hw: dict[str, dict] = {}     # a profile's row names the profile: its hardware's row
+    for r in rates.to_dict("records"):
+        hw = profiles[r["profile"]].hardware if r["profile"] in profiles else r["hardware"]
+        by_hw.setdefault(str(hw).lower(), r)
+
+    def of(hw: str, column: str):
+        value = by_hw.get(hw.lower(), {}).get(column)
+        return None if value is None or value != value else value
+
+    read = [of(hw, "preset_read_on") for hw in hardware]
+    return pd.DataFrame({"hardware": hardware,
+                         "preset $/GPU-hour": [of(hw, "preset_usd_per_gpu_hour") for hw in hardware],
+                         "your $/GPU-hour": pd.Series([of(hw, "usd_per_gpu_hour") for hw in hardware], dtype=object),
+                         "all-in kW/GPU": [of(hw, "all_in_kw_per_gpu") for hw in hardware],
+                         "preset read on": [read_on_text(d) for d in read],
+                         "old": [f"old: {age_days(d, today)} days" if is_old(d, today, limit) else "" for d in read],
+                         "priced by": [f"cost profile '{of(hw, 'profile')}' (read-only)" if of(hw, "profile") else ""
+                                       for hw in hardware]}, columns=RATES_IN_VIEW)
