@@ -119,7 +119,8 @@ def pss_mb(pid: int) -> float:
 def pdf_peak(db: Path) -> dict:
     from model.core.view import View
     from model.data.snapshot import open_snapshot
-    from model.present.report import build_report, report_parts
+    from model.present.report import build_report
+    from model.present.report_sections import report_parts
     from model.present.view_answer import answer_of_view
 
     con = open_snapshot(db)

@@ -44,7 +44,8 @@ from model.data.versions import version_digest  # noqa: E402
 from model.present import figures  # noqa: E402
 from model.present.bundle import bundle_files  # noqa: E402
 from model.present.bundle_verify import verify_folder  # noqa: E402
-from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path, report_parts, view_link  # noqa: E402
+from model.present.report import PRINT_WIDTH_PX, build_report, chromium_path, view_link  # noqa: E402
+from model.present.report_sections import report_parts  # noqa: E402
 from model.present.view_answer import answer_of_view  # noqa: E402
 from model.present.workbook import report_xlsx  # noqa: E402
 

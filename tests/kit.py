@@ -29,7 +29,7 @@ from streamlit.util import calc_hash
 from model.cli import main
 from ui.frame import PAGES as FRAME_PAGES
 
-__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "cli_started", "open_page", "rate_box", "OVERVIEW",
+__all__ = ["ROOT", "Run", "cli", "cli_json", "cli_process", "cli_started", "open_page", "report_of_view", "rate_box", "OVERVIEW",
            "URL_PATH_OF"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,3 +112,20 @@ def open_page(page: str = OVERVIEW, query: dict | None = None, run: bool = True)
 def rate_box(at: AppTest, hw: str):
     """The sidebar's exact-rate box of ``hw`` (its key names the text it was drawn with: ui.sidebar.exact_rate_key)."""
     return next(t for t in at.text_input if str(t.key).startswith(f"rate_exact::{hw}::"))
+
+
+def report_of_view(con, state, link: str | None = None, **kwargs) :
+    """The report of a view (a :class:`model.core.view.View`) on the store ``con``, as ``costfrontier report`` makes
+    it: :func:`model.present.report.build_report` of its answer, with the mix and the plan against actual
+    (:func:`model.present.report_sections.report_extras`) when the view holds them. ``kwargs`` go to
+    :func:`~model.present.report.build_report`."""
+    from model.present.actual_answer import comparison_on
+    from model.present.report import build_report
+    from model.present.report_sections import report_extras, report_parts
+    from model.present.view_answer import answer_of_view
+
+
+    answer = answer_of_view(con, state, report_parts(state))
+    extras = report_extras(answer.view, lambda v, parts: answer_of_view(con, v, parts),
+                           lambda plan, basis: comparison_on(con, plan, basis))
+    return build_report(answer, link, extras=extras, **kwargs)

@@ -10,7 +10,7 @@ from model.core.notes import Note
 from model.core.view import View
 from model.data.store import connect
 from model.present.parts import PartNotAsked
-from model.present.report import report_parts
+from model.present.report_sections import report_parts
 from model.present.view_answer import PARTS, STEPS, answer_of_view, reading, steps_for
 from tests.kit import cli, cli_json
 

@@ -18,7 +18,8 @@ import pytest
 from model.core.status import PRICED, STATUSES, series_without_curve, status_words
 from model.core.view import View
 from model.data.store import connect
-from model.present.report import build_report, report_parts
+from model.present.report import build_report
+from model.present.report_sections import report_parts
 from model.present.view_answer import answer_of_view
 from model.present.workbook import report_xlsx
 from tests.conftest import ROOT

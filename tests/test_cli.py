@@ -35,7 +35,7 @@ def test_iso_of_a_view_asking_for_50_has_rows_at_50_as_the_page_and_the_report(s
     """Issue 50: ``iso --link '...&x=50'`` printed rows at the targets 20-40 and none at 50, the interactivity the view
     asks for. It now answers there too, as the Matched interactivity page's table and the report's do."""
     from model.core.view import View
-    from model.present.report import report_parts
+    from model.present.report_sections import report_parts
     from model.present.tables import table_of
     from model.present.view_answer import answer_of_view
     from tests.kit import open_page

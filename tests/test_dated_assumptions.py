@@ -24,7 +24,7 @@ from model.data.ingest import ingest_file
 from model.data.presets import onprem_default_dates, reference_values
 from model.data.store import connect, stored_rates
 from model.present.assumptions import assumptions_of
-from model.present.report import report_parts
+from model.present.report_sections import report_parts
 from model.present.view_answer import answer_of_view
 from tests.kit import cli, open_page
 

@@ -24,7 +24,8 @@ from model.data.profiles import load_profiles
 from model.data.store import connect
 from model.present import fmt
 from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
-from model.present.report import build_report, report_parts
+from model.present.report import build_report
+from model.present.report_sections import report_parts
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
 from tests.kit import cli, cli_json, open_page

@@ -24,7 +24,7 @@ from model.data.presets import load_presets
 from model.data.store import connect, load_points
 from model.present.view_answer import answer_of_view
 from tests.conftest import FIXTURES
-from tests.kit import cli, cli_json
+from tests.kit import cli, cli_json, report_of_view
 
 HISTORY = FIXTURES / "history"
 TPUT = "total_tokens_per_second_per_gpu"
@@ -245,7 +245,6 @@ def test_as_of_and_repeats_on_query_commands(history_db):
 
 
 def test_report_names_the_choices_and_adds_the_history(history_db):
-    from model.present.report import report_of_view
 
     con = connect(history_db, read_only=True)
     try:

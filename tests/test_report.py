@@ -25,10 +25,10 @@ from model.core.view import View
 from model.data.store import connect, list_sources, load_points
 from model.present.answers import pair_intervals
 from model.present.figures import usd
-from model.present.report import ReportError, html_to_pdf, report_of_view, view_link
+from model.present.report import ReportError, html_to_pdf, view_link
 from model.present.report_output import round_usd
 from model.present.workbook import report_xlsx
-from tests.kit import cli, cli_json
+from tests.kit import cli, cli_json, report_of_view
 
 CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (apt-get install chromium)")

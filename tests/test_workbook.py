@@ -249,7 +249,7 @@ def test_an_unpriced_build_up_leaves_its_hardware_at_the_preset_and_odd_names_ma
     from model.core.cost_profiles import cost_profile, profiles_to_text
     from model.core.view import View
     from model.present.assumptions import assumptions_of
-    from model.present.report import report_parts
+    from model.present.report_sections import report_parts
     from model.present.tables import tables
     from model.present.view_answer import answer_of_view
     from model.present.workbook import workbook_xlsx

@@ -23,7 +23,8 @@ import streamlit as st
 
 from model.core.view import View
 from model.data.export import safe_csv
-from model.present.report import Report, ReportError, build_report, chromium_path, report_extras, report_parts
+from model.present.report import Report, ReportError, build_report, chromium_path
+from model.present.report_sections import report_extras, report_parts
 from model.present.tables import TABLE_PARTS, rounded
 from model.present.workbook import report_xlsx
 from ui import data
@@ -44,7 +45,7 @@ def _report(path: str, ver: tuple, view_json: str, link: str, answer, extras=Non
 
 
 def _extras(state: View, snap):
-    """The report's mix and plan against actual (:func:`model.present.report.report_extras`) from this data
+    """The report's mix and plan against actual (:func:`model.present.report_sections.report_extras`) from this data
     version's cached answers and comparison: the ones the GPU mix and Plan vs actual pages show."""
     return report_extras(state, lambda v, parts: data.answer_of(v, parts, snap),
                          lambda plan, basis: data.comparison(plan, basis, snap))

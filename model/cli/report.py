@@ -74,7 +74,8 @@ def run(args: argparse.Namespace, con) -> int | None:
     from model.data.export import write_whole
     from model.data.versions import version_digest
     from model.present.actual_answer import comparison_on
-    from model.present.report import ReportError, build_report, report_extras, report_parts, view_link
+    from model.present.report import ReportError, build_report, view_link
+    from model.present.report_sections import report_extras, report_parts
     from model.present.view_answer import answer_of_view
     from model.present.workbook import report_xlsx
 

@@ -119,7 +119,7 @@ def _status_at(at_x: pd.DataFrame) -> dict[str, str]:
 
 def page_one_figures(answer, recommendation=None) -> list[dict]:
     """Every number of the report's first page (``recommendation``, default :attr:`Answer.recommendation`; a view with
-    a request mix: :func:`model.present.report.first_page`): the interactivity you need; each series' $/M and its
+    a request mix: :func:`model.present.report_sections.first_page`): the interactivity you need; each series' $/M and its
     range (how far below and above it), with its status; each option at the volume; the fleet (or the request mix's:
     each type's nodes and $ a month, the total and its range, the share of requests measured); the break-even rate and
     its range; the rate at which a series without one would match each priced series."""

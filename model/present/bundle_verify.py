@@ -56,8 +56,8 @@ from model.present.bundle import (
     series_of,
     sha256,
 )
-from model.present.report import first_page, report_extras, report_parts
 from model.present.report_output import file_name, row_labels, table_frames
+from model.present.report_sections import first_page, report_extras, report_parts
 from model.present.tables import tables
 from model.present.view_answer import build_answer, reading
 
@@ -261,7 +261,7 @@ def _printed_number(printed: str, rebuilt: str, at: int) -> str:
 
 def _check_report(data: bytes, page, rebuilt: list[dict], findings: Findings) -> None:
     """The figures ``report.html`` prints (its marked elements) against the rebuilt answer's, and its first page
-    against ``page`` (:func:`model.present.report.first_page` of the rebuilt answer)."""
+    against ``page`` (:func:`model.present.report_sections.first_page` of the rebuilt answer)."""
     parser = _Marked()
     try:
         parser.feed(data.decode("utf-8"))
@@ -388,7 +388,7 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
 
 def answer_of_bundle(folder: Path, link: str):
     """The answer of the view ``link`` names, with every part its report renders, and what its report's first page
-    says (:func:`model.present.report.first_page`: with its request mix's fleet, answered too), rebuilt from
+    says (:func:`model.present.report_sections.first_page`: with its request mix's fleet, answered too), rebuilt from
     ``folder``'s inputs alone (:func:`model.data.bundle.bundle_store`): its rows, sources and data versions, and its
     presets, never the verifying machine's. Raises :class:`model.data.bundle.BundleLacks` when the inputs lack the
     link's data version."""

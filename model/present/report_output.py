@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -33,7 +33,7 @@ from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 from model.present.pdf import print_in_parts
 
-__all__ = ["Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
+__all__ = ["ReportSection", "Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ..., a share
@@ -65,7 +65,7 @@ class Report:
     made_at: datetime
     workbook: object = None                       # model.present.workbook_cells.WorkbookPlan: the XLSX's formulas
     #: what the first page says (model.present.parts.Recommendation: the view's, or with its request mix's
-    #: fleet) and the answers of other views it shows (model.present.report.ReportExtras), for the bundle
+    #: fleet) and the answers of other views it shows (model.present.report_sections.ReportExtras), for the bundle
     first_page: object = None
     extras: object = None
 
@@ -369,3 +369,18 @@ def _print_one(page_html: str, printed: Path, tmp: Path, chromium: str, timeout_
     if done.returncode != 0 or not printed.exists() or printed.stat().st_size == 0:
         tail = (done.stderr or "").strip().splitlines()[-1:] or ["no output"]
         raise ReportError(f"Chromium could not print the PDF (exit {done.returncode}): {tail[0][:200]}")
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A part of the report after the frontier: a cost profile, the fleet.
+
+    title : heading; text : paragraphs (plain text); tables : name -> (frame, spec), spec a list of
+    (header, column, kind) with kind in :data:`model.present.report_output.KINDS` (every table also goes into the
+    CSV/XLSX downloads); figures : Plotly figures shown after the text.
+    """
+
+    title: str
+    text: tuple[str, ...] = ()
+    tables: dict[str, tuple[pd.DataFrame, list[tuple[str, str, str]]]] = field(default_factory=dict)
+    figures: tuple[go.Figure, ...] = ()

@@ -26,7 +26,7 @@ CHARGEBACK_TABLE = "Chargeback by tenant"
 ROW_KEYS = {SELL_TABLE: ("series", "option")}
 #: the parts each table reads (model.present.tables.TABLE_PARTS)
 TABLE_PARTS = {SELL_TABLE: ("sell",), CAP_TABLE: ("solve",), SLO_TABLE: ("solve",), CHARGEBACK_TABLE: ("chargeback",)}
-#: the HTML id of each section (model.present.report.SECTION_IDS)
+#: the HTML id of each section (model.present.report_sections.SECTION_IDS)
 SECTION_IDS = {"Seller economics": "sell-section", "Under a $/M cap": "solve-section", "Chargeback": "chargeback-section"}
 
 _B = "[$ B per GW-year]"
