@@ -23,7 +23,8 @@ from model.core.view import View
 from model.data.profiles import load_profiles
 from model.data.store import connect
 from model.present import fmt
-from model.present.recommendation import NOT_SETTLED, PLUS_MINUS, demand_words
+from model.present.fleet_answer import demand_words
+from model.present.recommendation_words import NOT_SETTLED, PLUS_MINUS
 from model.present.report import build_report
 from model.present.report_sections import report_parts
 from model.present.view_answer import answer_of_view

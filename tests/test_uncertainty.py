@@ -181,8 +181,9 @@ def test_a_band_is_never_below_zero_exact_at_a_knot_and_covers_both_methods(x, c
     assume(np.diff(x).min() > 1e-3)
     curve = _curve("a", x, np.sort(np.array(costs[:len(x)])))
     low, high = band_of(curve, x, method, q)
-    np.testing.assert_allclose(low, curve.usd_per_mtok, rtol=1e-12)
-    np.testing.assert_allclose(high, curve.usd_per_mtok, rtol=1e-12)
+    # exact to the curve's own evaluation at its knots (a PCHIP over costs 2,800x apart rounds there at 1.2e-12)
+    np.testing.assert_allclose(low, curve.usd_per_mtok, rtol=1e-10)
+    np.testing.assert_allclose(high, curve.usd_per_mtok, rtol=1e-10)
     mid = (x[:-1] + x[1:]) / 2
     low, high = band_of(curve, mid, method, q)
     value = cost_within(curve, mid, method)

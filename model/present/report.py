@@ -34,7 +34,7 @@ from model.present.answers import method_errors_text, pair_intervals, summary_of
 from model.present.assumptions import assumptions_of, priced_workload
 from model.present.bundle import VERIFY_LINE, key_headers
 from model.present.parts import Answer
-from model.present.recommendation import PLUS_MINUS
+from model.present.recommendation_words import PLUS_MINUS
 from model.present.report_output import (
     PRINT_WIDTH_PX,
     Report,

@@ -19,7 +19,8 @@ from model.present.actual_figures import plan_figure
 from model.present.mix_answer import MIX_PARTS
 from model.present.mix_figures import mix_crossover_figure
 from model.present.parts import Answer
-from model.present.recommendation import recommendation_of, workload_words
+from model.present.recommendation import recommendation_of
+from model.present.recommendation_words import workload_words
 from model.present.report_output import ReportSection
 from model.present.sell_report import SECTION_IDS as ISSUE52_IDS
 from model.present.sell_report import sell_sections, wanted_parts
