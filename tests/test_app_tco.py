@@ -132,9 +132,9 @@ def test_kw_per_gpu_per_hardware_and_facility_power_on_the_page_the_cli_and_the_
     shown = page.dataframe[0].value.set_index("Series")
     assert shown.loc["MI355X · sglang · fp8 · mtp", "Facility power [kW]"] == "297.4"
     assert page.text_input(key="kwg::MI355X").value == "2.2" and page.text_input(key="kwg::B200").value == ""
-    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.html")[0] == 0
+    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.html").code == 0
     assert "Facility power [kW]" in (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.xlsx")[0] == 0
+    assert cli(store, "report", "--link", link, "--out", tmp_path / "r.xlsx").code == 0
     sheet = load_workbook(tmp_path / "r.xlsx")["Fleet"]
     headers = [c.value for c in sheet[4]]
     mi_row = next(r for r in sheet.iter_rows(min_row=5) if r[0].value == "MI355X · sglang · fp8 · mtp")

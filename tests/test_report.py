@@ -305,7 +305,7 @@ def test_fleet_table_prints_utilisation_as_a_share_and_capacity_to_three_figures
     0.827 and 0.791 are what set their node counts (13 each, by `size`)."""
     out = tmp_path / "fleet.html"
     link = "http://localhost:8501/Fleet?wl=GLM-5|8192|1024&x=50&rps=10"
-    assert cli(db, "report", "--link", link, "--out", out)[0] == 0
+    assert cli(db, "report", "--link", link, "--out", out).code == 0
     parser = _Tables()
     parser.feed(out.read_text(encoding="utf-8"))
     rows = {r["Series"]: r for r in parser.tables["extra-fleet"]}
