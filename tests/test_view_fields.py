@@ -12,8 +12,9 @@ from urllib.parse import urlencode
 import duckdb
 import pytest
 
-from model.cli import _parser
-from model.cli.options import UsageError, view_from_args
+from model.cli.options import view_from_args
+from model.cli.parsers import commands
+from model.cli.running import UsageError
 from model.core.cost_profiles import profiles_from_text
 from model.core.view import View
 from model.core.view_fields import BY_KEY, BY_NAME, FIELDS, FIT, LINK, PROFILE, RATE, WHERE, options_of
@@ -42,7 +43,7 @@ def test_each_field_is_declared_once_and_the_view_is_built_from_the_declarations
 
 def test_every_view_option_of_a_command_comes_from_a_declaration():
     """The report command takes every group: each of its options is a declared one, or one of its own."""
-    report = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction").choices["report"]
+    report = next(a for a in commands("")._actions if a.__class__.__name__ == "_SubParsersAction").choices["report"]
     given = {flag for action in report._actions for flag in action.option_strings}
     declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix",
                                                   "sell", "solve", "chargeback")
@@ -51,17 +52,17 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     assert declared <= given and LINK.flags[0] in given
 
 
-@pytest.mark.parametrize("command", sorted(next(a for a in _parser()._actions
+@pytest.mark.parametrize("command", sorted(next(a for a in commands("")._actions
                                                  if a.__class__.__name__ == "_SubParsersAction").choices))
 def test_every_commands_help_prints(command, capsys):
     with pytest.raises(SystemExit) as done:
-        _parser().parse_args([command, "--help"])
+        commands("").parse_args([command, "--help"])
     assert done.value.code == 0 and f"usage: costfrontier {command}" in capsys.readouterr().out
 
 
 def test_api_and_api_usd_exclude_each_other_on_the_command_line(capsys):
     with pytest.raises(SystemExit) as done:
-        _parser().parse_args(["volume", "--api", "GLM-5.2", "--api-usd", "1,0.2,3"])
+        commands("").parse_args(["volume", "--api", "GLM-5.2", "--api-usd", "1,0.2,3"])
     assert done.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
@@ -122,7 +123,7 @@ def store():
 
 
 def _cli(store, *argv: str):
-    args = _parser().parse_args(["report", "--out", "x.html", *argv])
+    args = commands("").parse_args(["report", "--out", "x.html", *argv])
     return view_from_args(args, store)
 
 

@@ -15,19 +15,25 @@ from __future__ import annotations
 import json
 import sys
 
-from model.cli.options import UsageError, jsonable
+import pandas as pd
 
-__all__ = ["run"]
+from model.cli.options import answer_of_args, jsonable
+from model.cli.running import UsageError, in_store
+from model.core.notes import of_kind
+from model.core.plausible import fleet_question
+from model.present import fmt
+from model.present.volume_answer import ROW_COLUMNS, option_range
+
+__all__ = ["main", "run"]
+
+
+def main(args, ctrl_c) -> int:
+    """Run ``volume`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def run(args, con) -> int:
-    import pandas as pd
-
-    from model.cli.query import answer_of_args
-    from model.core.notes import of_kind
-    from model.core.plausible import fleet_question
-    from model.present import fmt
-
+    """Print the view's buy, rent or API answer."""
     answer = answer_of_args(args, con, ("volume", "notes"))
     volume = answer.volume
     if volume is None:
@@ -51,8 +57,6 @@ def run(args, con) -> int:
         print(volume.said)      # a volume alone, flat: nothing is derived
     print(volume.verdict)
     if not volume.rows.empty:
-        from model.present.volume_answer import ROW_COLUMNS, option_range
-
         table = volume.rows[ROW_COLUMNS[:8]].drop(columns=["kind"]).copy()
         within = [option_range(r) for r in volume.rows.to_dict("records")]
         if any(within):

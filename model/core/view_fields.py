@@ -300,7 +300,7 @@ FIELDS: tuple[ViewField, ...] = (
     _f("request_mix", "rmix", str, "", c.TEXT, ANSWER, "1024:256:0.7,8192:1024:0.3", "1024:256:0.7",
        check=Uses("request_mix"), words="request mix", label="Request mix (ISL:OSL:share, ...)",
        option=Option(("--mix",), "mix", "the request mix: buckets ISL:OSL:SHARE,... (tokens; a share is a fraction "
-                     "of requests, or NN%%), e.g. 1024:256:0.7,8192:1024:0.3", metavar="ISL:OSL:SHARE,...")),
+                     "of requests, or NN%), e.g. 1024:256:0.7,8192:1024:0.3", metavar="ISL:OSL:SHARE,...")),
     _f("plan", "plan", str, "", c.TEXT, ANSWER, _ONE_PLAN, "http://x/?rps=abc", check=check_plan, words="plan",
        label="The plan: the share link the proposal was made from",
        option=Option(("--plan",), "report", "plan against actual: the share link the proposal was made from "
