@@ -17,7 +17,7 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import jsonable, records
+from model.cli.as_json import jsonable, records
 from model.cli.running import UsageError, in_store
 from model.core.actual_rows import ActualsError, aliases_of
 from model.data.actuals import actuals_frame, saturation_frame

@@ -12,7 +12,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import link_notes, pinned_notes, records, view_from_args
+from model.cli.as_json import records
+from model.cli.options import link_notes, pinned_notes, view_from_args
 from model.cli.running import in_store
 from model.core.sla import SLA
 from model.present import fmt

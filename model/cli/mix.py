@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from model.cli.options import jsonable, link_notes, pairs, pinned_notes, records, view_from_args
+from model.cli.as_json import jsonable, records
+from model.cli.options import link_notes, pairs, pinned_notes, view_from_args
 from model.cli.running import UsageError, in_store
 from model.core.links import view_url
 from model.core.mix import mix_view

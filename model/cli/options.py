@@ -5,17 +5,14 @@ generated from those declarations (:mod:`model.cli.parsers`), and :func:`view_fr
 :class:`~model.core.view.View`, merging ``--link``. ``frontier``, ``iso``, ``crossover``, ``size``, ``report`` and
 every other view command take the same selection, view and fleet options with the same meaning; the view then
 goes to :func:`model.present.view_answer.answer_of_view` (:func:`answer_of_args`), whose answer the commands only
-print. Also here: the JSON the commands print (:func:`records`, :func:`jsonable`, :func:`dumps`).
+print.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 from urllib.parse import parse_qs, urlsplit
 
-import pandas as pd
 from pydantic import ValidationError
 
 from model.cli.running import UsageError, one_line
@@ -38,7 +35,7 @@ from model.data.versions import pin_notes
 from model.present.view_answer import answer_of_view
 
 __all__ = ["view_from_args", "view_of_link", "answer_of_args", "answer_of", "link_notes", "pinned_notes", "kept",
-           "dumps", "pairs", "field_of", "records", "clean", "jsonable"]
+           "pairs", "field_of"]
 
 _WORKLOAD = ("model", "isl", "osl")
 
@@ -150,37 +147,6 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[View, list[str]]:
         raise UsageError(one_line(exc, {f.name: f.option.flags[0] for f in FIELDS if f.option})) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-
-def clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if hasattr(value, "item"):
-        return clean(value.item())
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
-
-
-def records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
-def jsonable(value):
-    """Nested dicts/lists with NaN and infinities as null (strict JSON), numpy scalars as Python numbers."""
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return clean(value)
-
-
-def dumps(args, payload) -> str:
-    """``payload`` as JSON: one compact line, or indented as ``--indent N`` asks."""
-    indent = getattr(args, "indent", None)
-    return json.dumps(payload, indent=indent) if indent else json.dumps(payload, separators=(",", ":"))
 
 
 # ------------------------------------------------------------------------------------------ the answer

@@ -6,7 +6,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import answer_of_args, dumps, records
+from model.cli.as_json import dumps, records
+from model.cli.options import answer_of_args
 from model.cli.running import in_store
 from model.present import fmt
 from model.present.answers import (

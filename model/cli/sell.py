@@ -19,7 +19,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import answer_of, answer_of_args, dumps, jsonable, view_from_args
+from model.cli.as_json import dumps, jsonable
+from model.cli.options import answer_of, answer_of_args, view_from_args
 from model.cli.running import UsageError, in_store
 from model.core.links import view_url
 from model.core.notes import of_kind

@@ -15,7 +15,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import answer_of, jsonable, records, view_from_args
+from model.cli.as_json import jsonable, records
+from model.cli.options import answer_of, view_from_args
 from model.cli.running import UsageError, in_store
 from model.core.links import view_url
 from model.core.notes import of_kind

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from model.cli.options import jsonable, records
+from model.cli.as_json import jsonable, records
 from model.cli.parsers import ONPREM_OPTIONS
 from model.cli.running import UsageError, in_store
 from model.core.cost_profiles import CostProfile

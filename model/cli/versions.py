@@ -7,7 +7,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import records, view_from_args
+from model.cli.as_json import records
+from model.cli.options import view_from_args
 from model.cli.running import UsageError, in_store
 from model.data.identity import printable
 from model.data.versions import (

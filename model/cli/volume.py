@@ -17,7 +17,8 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import answer_of_args, jsonable
+from model.cli.as_json import jsonable
+from model.cli.options import answer_of_args
 from model.cli.running import UsageError, in_store
 from model.core.notes import of_kind
 from model.core.plausible import fleet_question
