@@ -99,7 +99,7 @@ def _flags(action: argparse.Action) -> str:
 
 
 def _help(action: argparse.Action) -> str:
-    text = action.help if action.help not in (None, argparse.SUPPRESS) else ""
+    text = action.help.replace("%%", "%") if action.help not in (None, argparse.SUPPRESS) else ""   # as --help prints it
     if action.option_strings and action.option_strings[0] == "--json":
         text = text or "print one JSON object instead of tables"
     repeat = "repeatable. " if isinstance(action, argparse._AppendAction) else ""

@@ -346,7 +346,7 @@ def test_plan_against_three_months_at_half_its_volume(sample_db):
                                    "explains most of it (+$1.42/M).")
 
     # the page and the report call comparison_of: the same figures as the CLI's --json
-    from model.cli.options import jsonable
+    from model.cli.as_json import jsonable
     from model.present.actual_answer import comparison_on
 
     with connect(sample_db) as con:

@@ -72,3 +72,13 @@ def test_with_as_of_the_overviews_counts_are_the_rows_its_headline_priced(histor
     assert shown["Hardware in view"] == str(priced["hardware"].nunique())
     assert shown["Latest run"] == "2026-02-10"     # not the March run the as-of leaves out
     assert at.subheader[0].value.startswith(answer.recommendation.headline.split(",")[0].replace(".", "\\."))
+
+
+def test_a_link_naming_an_interactivity_where_no_series_has_a_curve_opens_the_page(sample_db, monkeypatch):
+    """/History?basis=blended&x=40 on the samples: no series has a cost curve on that basis, and the page fell over
+    reading their range for the interactivity box; the box now offers the field's declared range."""
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    at = open_page("views/history.py", {"basis": "blended", "x": "40"})
+    assert not at.exception
+    box = at.number_input(key="x")
+    assert box.value == 40.0 and box.min == 0.01

@@ -72,7 +72,12 @@ def test_the_parsers_choices_are_the_models():
 
 
 def test_every_command_has_a_module():
-    from model.cli import _COMMANDS, _parser
+    """Each command the parser offers is run by a module of model.cli, through its ``main(args, ctrl_c)``."""
+    import importlib
 
-    sub = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert set(sub.choices) == set(_COMMANDS)
+    from model.cli import COMMANDS, parser
+
+    sub = next(a for a in parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert set(sub.choices) == set(COMMANDS)
+    for module in set(COMMANDS.values()):
+        assert callable(importlib.import_module(f"model.cli.{module}").main), module

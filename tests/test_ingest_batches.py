@@ -69,11 +69,11 @@ def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(t
     of reading the arguments, and caught there, as a module that catches everything would."""
     import os
 
-    import model.cli as cli_module
+    import model.cli.parsers as cli_parsers
 
     paths = small_csvs(tmp_path / "dir", 3)
     db = tmp_path / "c.duckdb"
-    reading = cli_module._db_everywhere
+    reading = cli_parsers.db_everywhere
 
     def pressed_while_reading(parser):
         try:
@@ -83,7 +83,7 @@ def test_ctrl_c_while_the_command_starts_is_not_lost_when_something_catches_it(t
             pass
         return reading(parser)
 
-    monkeypatch.setattr(cli_module, "_db_everywhere", pressed_while_reading)
+    monkeypatch.setattr(cli_parsers, "db_everywhere", pressed_while_reading)
     before = signal.getsignal(signal.SIGINT)    # Python's own, or "ignore" in a pytest-xdist worker
     code, _, err = cli(db, "ingest", paths[0].parent)
     assert code == 130

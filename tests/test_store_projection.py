@@ -291,7 +291,7 @@ def test_a_projected_answer_refuses_the_parts_it_was_not_asked_for(sample_db):
 @pytest.mark.parametrize("command", ["iso", "crossover"])
 def test_the_cli_prints_the_full_loads_answer(generated_db, command):
     """``iso`` and ``crossover`` load the projection; their JSON is the full load's answer."""
-    from model.cli.options import records
+    from model.cli.as_json import records
 
     baseline = "B200 · sglang · fp8 · no spec · GLM-5 · ISL 8192"      # the view holds both workloads (wl=all)
     args = [command, "--by", ",".join(BY4), "--at", "10,20,40"]

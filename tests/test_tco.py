@@ -334,19 +334,16 @@ def test_breakdown_frame_for_the_stacked_bar():
 def test_each_onprem_input_has_one_label_used_by_the_form_the_report_and_the_cli():
     """ONPREM_LABELS is the one declaration: every OnPremInputs field, in order, its whole-number fields named in
     ONPREM_COUNTS, and each `costfrontier tco` option's help starts with the field's label."""
-    import argparse
     import typing
 
-    from model.cli import tco as cli_tco
+    from model.cli.parsers import parser
     from model.core.onprem_labels import ONPREM_COUNTS, ONPREM_LABELS, onprem_label
     from model.core.tco import OnPremInputs
 
     assert tuple(ONPREM_LABELS) == tuple(OnPremInputs.model_fields)
     ints = {name for name, f in OnPremInputs.model_fields.items() if int in (f.annotation, *typing.get_args(f.annotation))}
     assert set(ONPREM_COUNTS) == ints == {"gpus_per_node", "nodes_per_rack", "fleet_gpus"}
-    parser = argparse.ArgumentParser()
-    cli_tco.add_parsers(parser.add_subparsers())
-    tco = parser._subparsers._group_actions[0].choices["tco"]
+    tco = parser()._subparsers._group_actions[0].choices["tco"]
     helps = {a.dest: a.help for a in tco._actions}
     for name, label in ONPREM_LABELS.items():
         assert helps[name].replace("%%", "%").startswith(label), (name, helps[name])

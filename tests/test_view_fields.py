@@ -12,8 +12,9 @@ from urllib.parse import urlencode
 import duckdb
 import pytest
 
-from model.cli import _parser
-from model.cli.options import UsageError, view_from_args
+from model.cli.options import view_from_args
+from model.cli.parsers import commands
+from model.cli.running import UsageError
 from model.core.cost_profiles import profiles_from_text
 from model.core.view import View
 from model.core.view_fields import BY_KEY, BY_NAME, FIELDS, FIT, LINK, PROFILE, RATE, WHERE, options_of
@@ -42,7 +43,7 @@ def test_each_field_is_declared_once_and_the_view_is_built_from_the_declarations
 
 def test_every_view_option_of_a_command_comes_from_a_declaration():
     """The report command takes every group: each of its options is a declared one, or one of its own."""
-    report = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction").choices["report"]
+    report = next(a for a in commands("")._actions if a.__class__.__name__ == "_SubParsersAction").choices["report"]
     given = {flag for action in report._actions for flag in action.option_strings}
     declared = {flag for group in ("selection", "runs", "view", "fleet", "sizing", "ramp", "volume", "report", "mix",
                                                   "sell", "solve", "chargeback")
@@ -51,17 +52,17 @@ def test_every_view_option_of_a_command_comes_from_a_declaration():
     assert declared <= given and LINK.flags[0] in given
 
 
-@pytest.mark.parametrize("command", sorted(next(a for a in _parser()._actions
+@pytest.mark.parametrize("command", sorted(next(a for a in commands("")._actions
                                                  if a.__class__.__name__ == "_SubParsersAction").choices))
 def test_every_commands_help_prints(command, capsys):
     with pytest.raises(SystemExit) as done:
-        _parser().parse_args([command, "--help"])
+        commands("").parse_args([command, "--help"])
     assert done.value.code == 0 and f"usage: costfrontier {command}" in capsys.readouterr().out
 
 
 def test_api_and_api_usd_exclude_each_other_on_the_command_line(capsys):
     with pytest.raises(SystemExit) as done:
-        _parser().parse_args(["volume", "--api", "GLM-5.2", "--api-usd", "1,0.2,3"])
+        commands("").parse_args(["volume", "--api", "GLM-5.2", "--api-usd", "1,0.2,3"])
     assert done.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
@@ -122,7 +123,7 @@ def store():
 
 
 def _cli(store, *argv: str):
-    args = _parser().parse_args(["report", "--out", "x.html", *argv])
+    args = commands("").parse_args(["report", "--out", "x.html", *argv])
     return view_from_args(args, store)
 
 
@@ -198,3 +199,62 @@ def test_a_widget_is_keyed_by_its_fields_link_key_and_offers_the_declared_range(
     at.text_input(key=BY_NAME["w_input"].key).input("11").run()
     assert at.query_params["win"] == "0.5"
     assert any("'11' not applied: a token weight must be in [0, 10]" in w.value.replace("\\", "") for w in at.warning)
+
+
+def _elements(node):
+    """Every element of an AppTest tree, depth first."""
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _elements(child)
+
+
+def test_every_widget_bound_to_a_field_shows_the_help_its_declaration_and_help_option_give(sample_db, monkeypatch):
+    """Issue 49: 31 of the 53 controls bound to a view field gave their own help beside their field's declared one.
+    Every page, opened on the samples with a demand, a volume, a request mix, tenants and an interactivity (and with
+    the blended basis and budgets, for the controls those show): each control keyed by a field shows exactly its
+    declaration's help, the words ``costfrontier --help`` prints for the field's option."""
+    from tests.kit import URL_PATH_OF, open_page
+
+    monkeypatch.setenv("COSTFRONTIER_DB", str(sample_db))
+    links = {page: [{"rps": "10", "tpm": "3e9", "rmix": "1024:256:0.7,8192:1024:0.3", "ten": "acme:9e8:1e8",
+                     "x": "40"}] for page in URL_PATH_OF}
+    links["views/overview.py"].append({"basis": "blended"})
+    links["views/fleet.py"] += [{"mw": "2"}, {"bud": "1e6"}]
+    shown: dict[str, str] = {}
+    for page, queries in links.items():
+        for query in queries:
+            at = open_page(page, query)
+            assert not at.exception, page
+            for element in _elements(at._tree):
+                key = getattr(element, "key", None)
+                if isinstance(key, str) and key in BY_KEY:
+                    shown[key] = element.help or ""
+                    assert shown[key] == BY_KEY[key].help, (page, key)
+    # the controls whose pages gave their own help before, each seen (and so the walk is not empty)
+    assert {"by", "basis", "ia", "method", "rep", "asof", "plan", "cb", "gpn", "pue", "pta", "rps", "tpm", "hr", "sp",
+            "apiusd", "ten", "ch", "good", "x", "mw", "bud", "opt", "hist", "at", "wl", "win"} <= set(shown)
+    assert "from 1e-6 to 1e9" in shown["rps"] and "nodes bought in twos" in shown["gpn"]   # the pages' words, moved
+    sub = next(a for a in commands("")._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    said = {a.dest: a.help.replace("%%", "%") for a in sub["size"]._actions if a.help}
+    for field in (f for f in FIELDS if f.option not in (None, WHERE, PROFILE, LINK) and f.option.name in said):
+        assert field.help == said[field.option.name][:1].upper() + said[field.option.name][1:], field.name
+
+
+def test_no_page_gives_a_bound_control_help_of_its_own():
+    """views/ and ui/ pass no help= to bind or field_box (ui.state.bind, ui.numbers.field_box take the field's), and a
+    control keyed by a field by hand (key=key_of(...)) takes its help from the declaration too (ui.state.help_of)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for path in [*root.glob("views/*.py"), *root.glob("ui/*.py")]:
+        for call in (n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)):
+            name = getattr(call.func, "attr", getattr(call.func, "id", ""))
+            given = {k.arg: k.value for k in call.keywords}
+            keyed = isinstance(given.get("key"), ast.Call) and getattr(given["key"].func, "id", "") == "key_of"
+            if (name in ("bind", "field_box") and "help" in given) or (
+                    keyed and not (isinstance(given.get("help"), ast.Call)
+                                   and getattr(given["help"].func, "id", "") == "help_of")):
+                found.append(f"{path.name}:{call.lineno}")
+    assert not found

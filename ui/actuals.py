@@ -31,13 +31,9 @@ _STORED = [("Source #", "source_id", "int"), ("File", "file_name", "text"), ("Mo
 def plan_boxes() -> None:
     """The plan's share link and the cost basis, bound to the view (so the link and the report carry them)."""
     c1, c2 = st.columns([3, 1])
-    bind(c1.text_input, "plan", placeholder="http://…/Buy_rent_or_API?wl=…&tpm=…&v=8",
-         help="The share link the proposal was made from: its pinned link (v=N) shows the numbers as presented. "
-              "Its view's volume and owned fleet are the plan.")
+    bind(c1.text_input, "plan", placeholder="http://…/Buy_rent_or_API?wl=…&tpm=…&v=8")
     bind(c2.selectbox, "cost_basis", ["", *COST_BASES], to_widget=lambda v: v or "", from_widget=lambda v: v or None,
-         format_func=lambda v: v or "bill, else allocation, else usage",
-         help="Which stored cost to read: a finance bill, OpenCost's allocation cost (reconciles to the bill) or "
-              "its usage cost (consumption only, a lower bound).")
+         format_func=lambda v: v or "bill, else allocation, else usage")
 
 
 def _plan_models(link: str) -> tuple[str, ...] | None:

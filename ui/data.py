@@ -32,10 +32,12 @@ from model.core.cost import price_sets, tiers
 from model.core.trace import is_reference
 from model.core.uncertainty import Calibration
 from model.core.view import View
+from model.data.actuals import actuals_frame
 from model.data.calibration import load_calibration
 from model.data.export import safe_csv
 from model.data.identity import identity
 from model.data.inputs import Inputs, load_inputs, with_workload
+from model.data.intervals import load_intervals
 from model.data.presets import load_presets
 from model.data.published import PublishedPlan, priced_checks, published_plan
 from model.data.snapshot import Snapshot, open_reader
@@ -50,6 +52,7 @@ from model.data.store import (
     workloads,
 )
 from model.data.versions import acting
+from model.present.actual_answer import comparison_on
 from model.present.answers import workload_label
 from model.present.parts import Answer
 from model.present.view_answer import build_answer, reading
@@ -264,8 +267,6 @@ def comparison(link: str, cost_basis: str | None = None, snap: Snapshot | None =
     """The plan of the share link ``link`` against the stored actuals (:func:`model.present.actual_answer.comparison_on`,
     its views answered by :func:`answer_of`) on ``snap`` (default: the newest published one), once per data version,
     link and cost basis for every session. Raises :class:`model.core.actual_rows.ActualsError` saying why there is none."""
-    from model.present.actual_answer import comparison_on
-
     if snap is None:
         with reader(db_path()).hold() as held:
             return comparison(link, cost_basis, held)
@@ -276,16 +277,12 @@ def comparison(link: str, cost_basis: str | None = None, snap: Snapshot | None =
 def actuals(ver: tuple) -> pd.DataFrame:
     """The stored actuals (:func:`model.data.actuals.actuals_frame`) of snapshot ``ver``, latest data version
     (shared, read-only)."""
-    from model.data.actuals import actuals_frame
-
     return CACHE.get_or_make(("actuals", ver, db_path()), lambda: actuals_frame(cursor()))
 
 
 def intervals(ver: tuple) -> pd.DataFrame:
     """The stored run-to-run intervals (:func:`model.data.intervals.load_intervals`) of snapshot ``ver``, each with
     its source's file name and the point's line, flagged ones first (shared, read-only)."""
-    from model.data.intervals import load_intervals
-
     def make() -> pd.DataFrame:
         cur = cursor()
         frame = load_intervals(cur)

@@ -86,7 +86,7 @@ def shape_boxes(where, with_factor: bool = True) -> None:
             st.session_state["shape_typed"] = state.shape
             where.text_input("Hourly weights (24, from midnight)", key="shape_typed", on_change=_typed_shape)
         elif choice == _NONE and with_factor:
-            numbers.field_box(where, "peak_to_average", help="From 1 to 1000.")
+            numbers.field_box(where, "peak_to_average")
     where.file_uploader("Or a request trace (CSV: timestamp,input_tokens,output_tokens, or the Azure trace's "
                         "TIMESTAMP,ContextTokens,GeneratedTokens)", type=["csv"], key="trace_file",
                         on_change=_upload)
@@ -107,11 +107,8 @@ def fleet_settings(hardware: list[str], preset_kw: dict[str, float]) -> None:
     c1, c2, c3 = st.columns(3)
     bind(c1.selectbox, "rule", KNEE_RULES, format_func=lambda v: {"first_failure": "before the first rate breaking "
                                                                   "the SLA", "highest_pass": "the highest rate meeting it"}[v])
-    numbers.field_box(c1, "gpus_per_node", placeholder="as the rows state, else 8",
-                      help="A node holds whole serving instances of the measured configuration: a point measured on "
-                           "8 GPUs fills one node of 8, two of 16, and spans two nodes of 4 (nodes bought in twos).")
-    numbers.field_box(c2, "pue", placeholder="the profile's, else 1",
-                      help="From 1 to 3: facility power = IT power x PUE, shown beside the IT power.")
+    numbers.field_box(c1, "gpus_per_node", placeholder="as the rows state, else 8")
+    numbers.field_box(c2, "pue", placeholder="the profile's, else 1")
     numbers.field_box(c3, "rack_kw", placeholder="racks not counted")
     bind(c3.selectbox, "token_basis", [None, *TOKEN_BASES],
          format_func=lambda v: "the capacity's basis" if v is None else f"{v} tokens")

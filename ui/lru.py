@@ -25,6 +25,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 import pandas as pd
+import pyarrow
 
 __all__ = ["ByteLRU", "CACHE", "DEFAULT_CACHE_MB", "CACHE_ENV", "cache_budget", "size_of", "held_ids", "trim_if_grown",
            "GROWN_BYTES"]
@@ -141,12 +142,7 @@ def _trim() -> None:
     a full collection (frames caught in reference cycles; the server runs none after a rerun), Arrow's pool
     (string columns) and glibc's (both keep freed memory otherwise). About 0.1 s, after an eviction only."""
     gc.collect()
-    try:
-        import pyarrow
-
-        pyarrow.default_memory_pool().release_unused()
-    except (ImportError, AttributeError):
-        pass
+    pyarrow.default_memory_pool().release_unused()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):

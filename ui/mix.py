@@ -130,9 +130,8 @@ def demand_boxes() -> None:
     """The demand the mix serves: a peak, a volume, the peak-to-average factor, headroom and spares; or the trace
     the view holds (its words, and a button to drop it)."""
     c1, c2, c3 = st.columns(3)
-    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", help="More than 0 and at most 1e9 req/s.")
-    numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9",
-                      help="More than 0 and at most 1e18 tokens a month (730 hours), on the view's token basis.")
+    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10")
+    numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9")
     state = view()
     trace = view_trace(state.trace) if state.trace else None
     if trace is not None:
@@ -142,7 +141,7 @@ def demand_boxes() -> None:
             commit(trace="")
             st.rerun()
     else:
-        numbers.field_box(c3, "peak_to_average", help="From 1 to 1000.")
+        numbers.field_box(c3, "peak_to_average")
     d1, d2, _ = st.columns(3)
-    numbers.field_box(d1, "headroom", help="From 1 to 100.")
-    numbers.field_box(d2, "spares", help="A whole number from 0 to 100,000.")
+    numbers.field_box(d1, "headroom")
+    numbers.field_box(d2, "spares")

@@ -15,8 +15,7 @@ import streamlit as st
 from model.core.names import number, reason
 from model.core.view_codecs import short
 from model.core.view_fields import BY_NAME, Bounds
-from model.present import fmt
-from ui.state import commit, key_of, notice, view
+from ui.state import commit, help_of, key_of, notice, view
 
 __all__ = ["shown", "read", "hold", "held", "drop", "confirm_box", "field_box"]
 
@@ -101,18 +100,15 @@ def _on_field(field: str, label: str, percent: bool, question: Callable | None) 
 
 
 def field_box(where, field: str, label: str | None = None, *, question: Callable[[float], str | None] | None = None,
-              percent: bool = False, help: str | None = None, placeholder: str | None = None):
-    """A number box bound to the view's ``field`` (its key is the field's link key, its label the field's declared
-    one unless given): typed text is read by the one rule and the field's declared bounds; ``question(value)``
-    returning text holds the value until confirmed. The held question is drawn under the box."""
+              percent: bool = False, placeholder: str | None = None):
+    """A number box bound to the view's ``field`` (its key is the field's link key, its help the field's declared
+    one, its label too unless given): typed text is read by the one rule and the field's declared bounds;
+    ``question(value)`` returning text holds the value until confirmed. The held question is drawn under the box."""
     key = key_of(field)
     entry = held(key)
     label = label or BY_NAME[field].label or field.replace("_", " ")
-    declared = BY_NAME[field].check
-    if help is None and isinstance(declared, Bounds):   # the limits the field declares, in its message's words
-        help = fmt.sentence(declared.message)
     st.session_state[key] = entry["typed"] if entry else shown(getattr(view(), field))
     box = where.text_input(label, key=key, on_change=_on_field, args=(field, label, percent, question),
-                           help=help, placeholder=placeholder)
+                           help=help_of(field), placeholder=placeholder)
     confirm_box(where, key)
     return box

@@ -21,8 +21,13 @@ from typing import Callable
 
 import streamlit as st
 
+from model.core.links import pinned_url
 from model.core.view import View
+from model.data.bundle import MANIFEST, SIGNATURE, zip_bytes
 from model.data.export import safe_csv
+from model.data.signing import SigningError, sign_manifest
+from model.data.versions import version_digest
+from model.present.bundle import bundle_files
 from model.present.report import Report, ReportError, build_report, chromium_path
 from model.present.report_sections import report_extras, report_parts
 from model.present.tables import TABLE_PARTS, rounded
@@ -72,11 +77,6 @@ def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=
     if snap is None:
         with data.reader(data.db_path()).hold() as held:
             return bundle_of(state, link, root, pdf, held)
-    from model.core.links import pinned_url
-    from model.data.bundle import zip_bytes
-    from model.data.versions import version_digest
-    from model.present.bundle import bundle_files
-
     answer = data.answer_of(state, report_parts(state), snap)
     # the same report the HTML button gives (cached under the same key): its first page and mix section included
     report = _report(data.db_path(), snap.version, state.model_dump_json(), link, answer,
@@ -93,9 +93,6 @@ def bundle_of(state: View, link: str, root: str, pdf: bytes | None = None, snap=
     files = bundle_files(snap.con, answer, report, pinned, digest, pdf)
     key = os.environ.get("COSTFRONTIER_SIGNING_KEY")      # unsigned unless the server is given the issuer's key
     if key:
-        from model.data.bundle import MANIFEST, SIGNATURE
-        from model.data.signing import SigningError, sign_manifest
-
         try:
             files[SIGNATURE] = sign_manifest(files[MANIFEST], key)
         except SigningError as exc:                     # said in the server's log, never to a viewer

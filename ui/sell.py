@@ -58,14 +58,12 @@ def api_boxes(where, choices: tuple[str, ...]) -> None:
 
     where.selectbox("API price sold at", [MATCHED, *choices], key="sell_api_pick", on_change=_picked)
     bind(where.text_input, "api_usd", "Or type prices [$/M input, cached input, output]",
-         to_widget=lambda v: ", ".join(f"{x:g}" for x in v), from_widget=_prices,
-         help="Three numbers, e.g. 3, 0.3, 15 (the InferenceX whitepaper's list prices).")
+         to_widget=lambda v: ", ".join(f"{x:g}" for x in v), from_widget=_prices)
 
 
 def tenants_boxes() -> None:
     """The tenants: typed as NAME:INPUT:OUTPUT[:CACHED], or summed from an uploaded trace's tenant column."""
-    bind(st.text_input, "tenants", help="Tokens per tenant over any span (their shares split the cost), e.g. "
-         "acme:9e8:1e8,beta:3e8:2e8:1e8 (the fourth number: the cached part of the input).")
+    bind(st.text_input, "tenants")
     upload = st.file_uploader("Or a request trace with a tenant, user or workload column (CSV)", type=["csv"],
                               key="tenants_trace")
     if upload is None or st.session_state.get("tenants_read") == upload.file_id:

@@ -21,7 +21,7 @@ from model.core.view import reconcile
 from model.core.view_codecs import short
 from model.core.view_fields import MAX_USD_PER_GPU_HOUR, METHOD_CHOICES, MIN_USD_PER_GPU_HOUR, Bounds
 from ui import data, numbers
-from ui.state import bind, commit, key_of, notice, plain, view
+from ui.state import bind, commit, help_of, key_of, notice, plain, view
 
 __all__ = ["draw", "set_rate", "reset_rates", "profile_pricing", "RATE_BOUNDS", "exact_rate_key"]
 
@@ -44,19 +44,16 @@ def _filters(sb, opts: dict) -> None:
         st.session_state[key_of("workload")] = state.workload if state.workload in workloads else workloads[0]
         labels = {**opts["workload_labels"], "all": "All workloads (series split by model and ISL/OSL)"}
         sb.selectbox("Model and workload", workloads, key=key_of("workload"), on_change=_on_workload,
-                     format_func=lambda w: labels.get(w, w), help="ISL/OSL: input/output sequence length [tokens]")
+                     format_func=lambda w: labels.get(w, w), help=help_of("workload"))
         if state.workload is None:
             commit(workload=workloads[0])
     for column, label in (("hardware", "Hardware"), ("framework", "Framework"), ("precision", "Precision"),
                           ("spec_decoding", "Speculative decoding")):
         bind(sb.multiselect, column, label, opts[column], placeholder="all", to_widget=list, from_widget=tuple)
-    bind(sb.multiselect, "by", "Series = rows sharing", SERIES_KEY_CHOICES, to_widget=list, from_widget=tuple,
-         help="Series pool over parallelism and concurrency; the frontier is per series.")
+    bind(sb.multiselect, "by", "Series = rows sharing", SERIES_KEY_CHOICES, to_widget=list, from_widget=tuple)
     if not view().by:
         sb.caption("No grouping keys: everything is one series.")
-    bind(sb.radio, "basis", "Token basis", BASES, horizontal=True,
-         help="Which tokens a $/M counts; each from its own per-GPU throughput. Blended weighs input tokens by "
-              "their price relative to an output token.")
+    bind(sb.radio, "basis", "Token basis", BASES, horizontal=True)
     if view().basis == "blended":
         c1, c2 = sb.columns(2)
         numbers.field_box(c1, "w_input", "input weight")
@@ -64,17 +61,9 @@ def _filters(sb, opts: dict) -> None:
         sb.caption(plain(BLENDED_FORMULA))
     _sla(sb)
     bind(sb.radio, "interactivity_from", "Interactivity from", INTERACTIVITY_FROM, horizontal=True,
-         format_func=lambda d: "TPOT (tokens)" if d == "tpot" else "ITL (chunks)",
-         help="What tokens per second per user counts. TPOT (the default): 1000 ÷ median time per output token, the "
-              "tokens a user receives per second. ITL: 1000 ÷ median inter-token latency, the streamed chunks per "
-              "second; with speculative decoding a chunk carries several tokens, so the two can be several times "
-              "apart. A point that states no ITL keeps its TPOT-based value (the notes count them).")
+         format_func=lambda d: "TPOT (tokens)" if d == "tpot" else "ITL (chunks)")
     bind(sb.radio, "method", "Interpolation", METHOD_CHOICES, horizontal=True,
-         format_func=lambda m: "fits better" if m == "auto" else m,
-         help="fits better (the default): whichever of the two fits this view's own points better when each is "
-              "left out in turn (median and p90 error); linear in $/M between frontier points (reproduces "
-              "InferenceX); or a monotone cubic. The cost pages show each method's leave-one-out error and a ± band "
-              "at each value, and the Overview's answer says which method it used.")
+         format_func=lambda m: "fits better" if m == "auto" else m)
 
 
 _REPEAT_LABELS = {"pooled": "all pooled", "latest": "latest run", "median": "median of repeats"}
@@ -86,11 +75,8 @@ def _runs(sb) -> None:
     title = "Repeat runs and run dates" + (f": as of {state.as_of.isoformat()}" if state.as_of else "")
     with sb.expander(title, expanded=state.repeats != "pooled" or state.as_of is not None):
         bind(st.radio, "repeats", "Repeat runs", tuple(_REPEAT_LABELS), format_func=_REPEAT_LABELS.get,
-             horizontal=True, help="Rows of one configuration (hardware, recipe, parallelism, concurrency, workload) "
-                                   "from several files or run dates: all of them, the latest run of each, or the "
-                                   "median of each measure.")
-        bind(st.date_input, "as_of", "As of (run date)", format="YYYY-MM-DD",
-             help="Only rows run on or before this date; rows that state no run date are left out then. Empty: all.")
+             horizontal=True)
+        bind(st.date_input, "as_of", "As of (run date)", format="YYYY-MM-DD")
 
 
 def _disagg(sb, points) -> None:
@@ -99,10 +85,7 @@ def _disagg(sb, points) -> None:
             or not points["disaggregated"].astype("boolean").fillna(False).any():
         return
     labels = {"per-role": "per GPU of its own role, as stated", "share": "all-GPU total × token share"}
-    bind(sb.radio, "disagg", "Disaggregated rows", tuple(labels), format_func=labels.get,
-         help="A disaggregated row states its input rate per prefill GPU and its output rate per decode GPU. "
-              "Per role keeps those; share splits the total per GPU of both roles by the token share, which "
-              "compares with aggregated rows like for like.")
+    bind(sb.radio, "disagg", "Disaggregated rows", tuple(labels), format_func=labels.get)
 
 
 _SLA_INPUTS = (  # widget key, SLA field, label, step
@@ -265,7 +248,7 @@ def _rates(sb, ctx_points, presets) -> None:
         key = key_of(field)
         if choices:
             st.session_state[key] = getattr(state, field)
-            sb.selectbox(label, choices, key=key, on_change=_on_price_set, args=(key,))
+            sb.selectbox(label, choices, key=key, on_change=_on_price_set, args=(key,), help=help_of(field))
     in_view = sorted(ctx_points["hardware"].dropna().unique()) if not ctx_points.empty else []
     preset = resolve_rates(in_view, presets, state.price_set, state.tier)
     overrides = {hw.lower(): rate for hw, rate in state.rates}

@@ -19,7 +19,7 @@ from model.core.names import reason
 from model.core.view import View
 from model.core.view_fields import BY_NAME, Bounds
 
-__all__ = ["view", "commit", "bind", "key_of", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
+__all__ = ["view", "commit", "bind", "key_of", "help_of", "notice", "pop_notices", "mirror_to_url", "share_link", "plain"]
 
 _VIEW, _NOTICES = "_view", "_notices"
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
@@ -83,6 +83,12 @@ def key_of(field: str) -> str:
     return BY_NAME[field].key
 
 
+def help_of(field: str) -> str | None:
+    """The help of a control bound to ``field``: its declaration's (:attr:`model.core.view_fields.ViewField.help`,
+    the words ``costfrontier --help`` prints for its option), or None when it declares none."""
+    return BY_NAME[field].help or None
+
+
 def _range(field: str) -> dict:
     """A number input's range from the field's declared bounds (its closed ends), in the field's type."""
     declared = BY_NAME[field]
@@ -97,10 +103,10 @@ def _range(field: str) -> dict:
 def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = lambda v: v,
          from_widget: Callable[[Any], Any] = lambda v: v, **kwargs):
     """Draw ``widget(*args, key=..., **kwargs)`` showing the view's ``field``, and write changes back; the
-    widget's key is the field's link key (:func:`key_of`), its label and help the field's declared ones
-    (:class:`model.core.view_fields.ViewField`) unless the page gives its own (a label as the first argument), and
-    a number input offers the field's declared range unless given another (the interactivity of the data in
-    view, say).
+    widget's key is the field's link key (:func:`key_of`), its help the field's declared one (:func:`help_of`: pages
+    pass none, so the dashboard and ``costfrontier --help`` say the same), its label the declared one unless the page
+    gives its own (a label as the first argument), and a number input offers the field's declared range unless given
+    another (the interactivity of the data in view, say).
 
     ``to_widget`` / ``from_widget`` convert between the field's value and the widget's.
     """
@@ -108,8 +114,7 @@ def bind(widget: Callable, field: str, *args, to_widget: Callable[[Any], Any] = 
     declared = BY_NAME[field]
     if not args or not isinstance(args[0], str):
         args = (declared.label or field.replace("_", " ").capitalize(), *args)
-    if "help" not in kwargs and declared.help:
-        kwargs["help"] = declared.help
+    kwargs.setdefault("help", help_of(field))
     if getattr(widget, "__name__", "") == "number_input":
         kwargs = {**_range(field), **kwargs}
     st.session_state[key] = to_widget(getattr(view(), field))

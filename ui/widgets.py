@@ -150,8 +150,7 @@ def drawn(crossed) -> list[str] | None:
     count = len(crossed.analysis.curves)
     if count <= DRAW_LIMIT:
         return None
-    bind(st.toggle, "all_curves", f"Draw all {count:,} series",
-         help="Off: the chart draws what a person can read; every series stays in the tables and the download.")
+    bind(st.toggle, "all_curves", f"Draw all {count:,} series")
     chosen = crossed.drawn
     if chosen is not None:
         st.caption(f"Drawing {len(chosen)} of {count:,} series: the baseline, every series that is cheapest somewhere "

@@ -19,9 +19,7 @@ if widgets.no_data(ctx):
 state = ctx.state
 answer_box = st.container()     # the answer first (a phone's first screen too); the inputs that change it below
 c1, c2, c3 = st.columns(3)
-numbers.field_box(c1, "tokens_per_month", placeholder="e.g. 2e9 or 2,000,000,000",
-                  help="More than 0 and at most 1e18 tokens a month; 2e12, 2,000,000,000,000 and 2 000 000 000 000 "
-                       "are all read as written.")
+numbers.field_box(c1, "tokens_per_month", placeholder="e.g. 2e9 or 2,000,000,000")
 shape_boxes(c2)
 bind(c3.radio, "lens", ("full", "marginal"), horizontal=True,
      format_func=lambda v: "full cost" if v == "full" else "marginal (owned: power + operations)")
@@ -77,8 +75,7 @@ with a1.form("api_custom"):
             st.warning("Give at least the input and output prices (cached input defaults to the input price).")
         elif commit(api=None, api_usd=(p_in, p_in if p_cached is None else p_cached, p_out)):
             st.rerun()
-numbers.field_box(a2, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)",
-                  help="A fraction from 0 to 1: 0.6 for 60 %.", percent=False)
+numbers.field_box(a2, "cache_hit", "Prefix-cache hit rate [0–1] (empty: the rows', else 0)", percent=False)
 rented = dict(state.rent)
 for hw in sorted(answer.capacity["hardware"].dropna().unique()) if not answer.capacity.empty else []:
     def _rent(hw=hw):

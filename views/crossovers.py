@@ -48,10 +48,7 @@ if result.envelope is not None and len(result.curves) > ALL_PAIRS_LIMIT:
                      "none": "not computed: choose a baseline or select series"}.get(
                         result.crossover_pairs, result.crossover_pairs)) + ")")
     widgets.table(result.envelope.changes, key="envelope_table")
-bind(st.text_input, "goodput", "Goodput caps (TTFT in s, TPOT in ms)", placeholder="ttft=2,tpot=50",
-     help="Count only requests meeting both caps: each load point with per-request data (vLLM --save-detailed, "
-          "SGLang --output-details, GuideLLM's listed requests, AIPerf's profile_export.jsonl beside its summary) "
-          "is priced on its good requests' tokens, on every page. Empty: off.")
+bind(st.text_input, "goodput", "Goodput caps (TTFT in s, TPOT in ms)", placeholder="ttft=2,tpot=50")
 caps = answer.goodput_caps
 if not caps.empty and answer.interactivity_needed is not None:
     st.markdown(f"**The cheapest as the TTFT cap moves**, at {answer.interactivity_needed:.4g} tok/s/user, in $ per "
@@ -68,8 +65,7 @@ if len(names) >= 2:
     lo, hi = cost.x_range
     c1, c2, c3 = st.columns(3)
     x = bind(c1.number_input, "interactivity_needed", "At interactivity [tok/s/user]", min_value=lo, max_value=hi,
-             step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed,
-             help="The interactivity you need: the same on the Overview, the Fleet page and in the report.")
+             step=1.0, format="%.1f", to_widget=lambda v: answer.interactivity_needed)
     if ctx.state.pair and ctx.state.pair_names() != cost.pair:
         st.warning(plain(f"The pair {' and '.join(ctx.state.pair_names())} from the link is not among the series "
                          "shown; showing the two cheapest instead."))

@@ -35,19 +35,16 @@ way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="flee
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
 if way == "a demand":
-    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=_nodes_question,
-                      help="More than 0 and at most 1e9 req/s. A demand that needs more than 1,000 nodes is applied "
-                           "once you confirm it.")
-    numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9",
-                      help="More than 0 and at most 1e18 tokens a month (730 hours), on the view's token basis.")
-    numbers.field_box(c3, "headroom", help="From 1 to 100.")
+    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=_nodes_question)
+    numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9")
+    numbers.field_box(c3, "headroom")
     d1, d2, d3 = st.columns(3)
     shape_boxes(d1)
-    numbers.field_box(d2, "spares", help="A whole number from 0 to 100,000.")
+    numbers.field_box(d2, "spares")
     fleet_boxes(d3)
 else:
-    numbers.field_box(c1, "budget_mw", help="More than 0 and at most 1e6 MW.")
-    numbers.field_box(c2, "budget_usd_month", help="More than $0 and at most $1e15.")
+    numbers.field_box(c1, "budget_mw")
+    numbers.field_box(c2, "budget_usd_month")
 with st.expander("How the fleet is sized: knee rule, GPUs per node, power, racks", expanded=False):
     fleet_settings(sorted(map(str, ctx.points["hardware"].dropna().unique())),
                    preset_kw_per_gpu(ctx.presets, ctx.state.price_set))

@@ -14,7 +14,7 @@ if widgets.no_data(ctx):
 c1, c2 = st.columns([2, 1])
 y = bind(c1.radio, "frontier_y", "Y axis", ("throughput", "cost"), horizontal=True,
          format_func=lambda v: "tok/s/GPU" if v == "throughput" else "$ per million tokens")
-optimal = bind(c2.toggle, "optimal_only", "Optimal only", help="Hide points that are not on a frontier.")
+optimal = bind(c2.toggle, "optimal_only", "Optimal only")
 answer = ctx.answer("cloud", "frontier_table")
 result = answer.cloud
 widgets.notes(result)
@@ -27,8 +27,7 @@ if answer.frontier_table.empty:
     st.stop()
 cloud = result.points
 if len(cloud) > figures.CLOUD_LIMIT and not optimal:
-    if not bind(st.toggle, "all_points", f"Draw all {len(cloud):,} measured points",
-                help="Off: an even sample of them, so the page opens fast; frontiers are always complete."):
+    if not bind(st.toggle, "all_points", f"Draw all {len(cloud):,} measured points"):
         cloud = figures.thin_cloud(cloud)
         st.caption(f"Showing {len(cloud):,} of {len(result.points):,} measured points (every "
                    f"{-(-len(result.points) // figures.CLOUD_LIMIT)}th); every frontier point is drawn.")

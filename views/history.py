@@ -17,9 +17,10 @@ if widgets.no_data(ctx):
 answer = ctx.answer("history")
 x = answer.interactivity_needed
 if x is not None:
-    span = answer.cost.x_range
-    bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", min_value=float(span[0]),
-         max_value=float(span[1]), step=1.0, to_widget=lambda v: float(x), format="%.1f")
+    span = answer.cost.x_range      # None when no series has a cost curve: the box offers the field's declared range
+    bind(st.number_input, "interactivity_needed", "Interactivity you need [tok/s/user]", step=1.0,
+         **({"min_value": float(span[0]), "max_value": float(span[1])} if span else {}),
+         to_widget=lambda v: float(x), format="%.1f")
 table = answer.history.table
 for note in answer.history.notes:
     st.warning(plain(fmt.sentence(note)))
@@ -34,5 +35,4 @@ else:
     st.table(data.per_view(ctx, "history_rows", lambda: for_people(
         table[["series", "run_date", "usd_per_mtok", "status", "best_usd_per_mtok", "best_from", "source"]])
         .set_index("Series")))
-bind(st.toggle, "history", "Add this history to the report",
-     help="The report of this view (sidebar) then has a section with this chart and table.")
+bind(st.toggle, "history", "Add this history to the report")

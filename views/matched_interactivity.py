@@ -16,8 +16,7 @@ answer = ctx.answer("cost", "crossed", "run_to_run")
 cost = answer.cost
 defaults = cost.analysis.targets if not ctx.state.targets else []
 bind(st.text_input, "targets", "Interactivity targets [tok/s/user], comma-separated",
-     to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets,
-     help="Up to 20 positive numbers. Defaults are spread over the range every series reaches.")
+     to_widget=lambda v: ", ".join(f"{x:g}" for x in (v or defaults)), from_widget=parse_targets)
 names = sorted(cost.analysis.curves)
 if ctx.state.baseline and ctx.state.baseline not in names:
     st.warning(plain(f"Baseline {ctx.state.baseline!r} is not among the series shown; using {names[0]!r}.")

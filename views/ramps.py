@@ -47,9 +47,7 @@ for basis in sorted(set(knees["basis"].dropna())):
     st.caption(plain(f"Numbers on basis '{basis}' count {words}, as the source reports them; nothing is converted."))
 
 st.subheader("Tokens per dollar, side by side")
-bind(st.toggle, "compare_peaks", "Compare peaks (ignore the SLA)",
-     help="A system with no point meeting the SLA (e.g. a published peak without TTFT) can only be compared "
-          "at its peak.")
+bind(st.toggle, "compare_peaks", "Compare peaks (ignore the SLA)")
 comparison = ramps.comparison
 names = list(comparison.systems)
 if len(names) < 2:
@@ -70,6 +68,6 @@ else:
 if not ramps.evals.empty:
     st.subheader("Accuracy beside cost")
     bind(st.number_input, "eval_tolerance", "Flag a score drop larger than", min_value=0.0,
-         max_value=1.0, step=0.005, format="%.3f", help="...or larger than the two scores' combined standard error.")
+         max_value=1.0, step=0.005, format="%.3f")
     widgets.table(ramps.evals[EVAL_TABLE_COLUMNS], key="evals_table")
     st.caption(f"Reference precision: {REFERENCE_PRECISION}. Source: the evaluation file's own rows (see the Data page).")

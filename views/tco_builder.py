@@ -106,7 +106,7 @@ if profiles:
         except TcoInputError as exc:
             st.error(plain(str(exc)))
     bind(st.multiselect, "priced_by", "Price series with", [p.name for p in profiles], to_widget=list,
-         from_widget=tuple, help="A hardware two chosen profiles name is shown side by side, once per profile.")
+         from_widget=tuple)
     table = breakdown_frame(profiles)
     st.plotly_chart(breakdown_figure(table), width="stretch", key="breakdown_chart")
     widgets.table(table.rename(columns={"profile": "series"}), key="breakdown_table")

@@ -15,44 +15,30 @@ from __future__ import annotations
 import json
 import sys
 
-from model.cli.options import UsageError, jsonable
+import pandas as pd
 
-__all__ = ["add_parsers", "run"]
+from model.cli.as_json import jsonable, records
+from model.cli.running import UsageError, in_store
+from model.core.actual_rows import ActualsError, aliases_of
+from model.data.actuals import actuals_frame, saturation_frame
+from model.data.importers.base import IngestError
+from model.data.ingest import ingest_actuals_file
+from model.present.actual_answer import PLAN_PARTS, comparison_on, plan_line, plan_of, plan_view
+from model.present.view_answer import answer_of_view
+
+__all__ = ["main", "run"]
 
 
-#: the help of --alias (models match by their whole name; a name is counted as another model only when mapped)
-_ALIAS_HELP = ("count the actuals' model NAME as the plan's MODEL (repeat for more); models match by their whole "
-               "name, ignoring case, or by the built-in aliases (zai-org/GLM-5.2=GLM-5.2, ...), never by a part")
+def main(args, ctrl_c) -> int:
+    """Run ``actual`` or ``plan-vs-actual`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def _aliases(args) -> dict[str, str]:
-    from model.core.actual_rows import ActualsError, aliases_of
-
     try:
         return aliases_of(args.alias)
     except ActualsError as exc:
         raise UsageError(str(exc)) from None
-
-
-def add_parsers(sub) -> None:
-    """Register ``actual`` and ``plan-vs-actual`` on the ``costfrontier`` sub-command parser."""
-    act = sub.add_parser("actual", help="ingest actuals: OpenCost /inferenceCost responses (JSON) or a bill (CSV of "
-                                        "date, model, tokens, usd); --list shows them")
-    act.add_argument("paths", nargs="*", metavar="FILE", help="OpenCost responses or bills to store (each one data "
-                     "version, stored whole or not at all)")
-    act.add_argument("--plan", metavar="LINK", help="refuse rows of a model this plan (a share link) does not hold")
-    act.add_argument("--alias", action="append", default=[], metavar="NAME=MODEL", help=_ALIAS_HELP)
-    act.add_argument("--list", action="store_true", help="list the stored actuals")
-    act.add_argument("--json", action="store_true")
-    pva = sub.add_parser("plan-vs-actual", help="a plan (a pinned share link) against the stored actuals of its "
-                                                "model: $/M, volume, utilisation, and what owning, renting and the "
-                                                "API would have cost at the realised volume")
-    pva.add_argument("--plan", metavar="LINK", required=True,
-                     help="the share link the proposal was made from (pinned: with v=N)")
-    pva.add_argument("--cost-basis", choices=("bill", "allocation", "usage"),
-                     help="which stored cost to read (default: bill, else allocation, else usage)")
-    pva.add_argument("--alias", action="append", default=[], metavar="NAME=MODEL", help=_ALIAS_HELP)
-    pva.add_argument("--json", action="store_true")
 
 
 def run(args, con) -> int | None:
@@ -68,9 +54,6 @@ def run(args, con) -> int | None:
 
 
 def _ingest(args, con) -> int:
-    from model.data.importers.base import IngestError
-    from model.data.ingest import ingest_actuals_file
-
     if not args.paths:
         raise UsageError("actual needs FILE... (OpenCost responses or bills), or --list")
     aliases = _aliases(args)
@@ -109,11 +92,6 @@ _SATURATION_COLUMNS = ["source_id", "file_name", "model", "namespace", "pod", "p
 
 
 def _list(args, con) -> int:
-    import pandas as pd
-
-    from model.cli.options import records
-    from model.data.actuals import actuals_frame, saturation_frame
-
     frame = actuals_frame(con)[_LIST_COLUMNS]
     saturation = saturation_frame(con)[_SATURATION_COLUMNS]
     if args.json:
@@ -133,10 +111,6 @@ def _list(args, con) -> int:
 
 def _plan_models(con, link: str) -> tuple[str, ...]:
     """The models the plan's rows hold (what ``actual --plan`` checks the actuals' models against)."""
-    from model.core.actual_rows import ActualsError
-    from model.present.actual_answer import PLAN_PARTS, plan_of, plan_view
-    from model.present.view_answer import answer_of_view
-
     try:
         view, notices = plan_view(link)
         return plan_of(answer_of_view(con, view, PLAN_PARTS), link, notices).models
@@ -145,9 +119,6 @@ def _plan_models(con, link: str) -> tuple[str, ...]:
 
 
 def _compare(args, con) -> int:
-    from model.core.actual_rows import ActualsError
-    from model.present.actual_answer import comparison_on, plan_line
-
     try:
         comparison = comparison_on(con, args.plan, args.cost_basis, aliases=_aliases(args))
     except ActualsError as exc:

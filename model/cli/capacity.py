@@ -10,9 +10,16 @@ from __future__ import annotations
 import json
 import sys
 
-from model.cli.options import add_options, records, selection_args, view_args, view_from_args
+import pandas as pd
 
-__all__ = ["add_parsers", "run", "CAPACITY_COLUMNS", "COMPARE_COLUMNS"]
+from model.cli.as_json import records
+from model.cli.options import link_notes, pinned_notes, view_from_args
+from model.cli.running import in_store
+from model.core.sla import SLA
+from model.present import fmt
+from model.present.view_answer import answer_of_view
+
+__all__ = ["main", "run", "CAPACITY_COLUMNS", "COMPARE_COLUMNS"]
 
 #: the knee table ``capacity`` prints (``--json`` rows carry every column of model.core.capacity.knee)
 CAPACITY_COLUMNS = ["series", "status", "request_rate", "tokens_per_second_per_node", "tokens_per_second_per_gpu",
@@ -22,27 +29,13 @@ COMPARE_COLUMNS = ["series", "baseline", "throughput_ratio", "price_ratio_gpu", 
                    "tokens_per_usd_ratio", "break_even_usd_per_gpu_hour"]
 
 
-def add_parsers(sub) -> None:
-    """Register ``capacity`` and ``compare``: the shared selection and view options, and how a knee is read."""
-    for name, text in (("capacity", "the knee of every load ramp under an SLA: req/s, tok/s/node, $/M"),
-                       ("compare", "tokens per dollar of ramp knees (or peaks, without --sla) against a baseline")):
-        q = sub.add_parser(name, help=text, description=text + ". The view's options mean what they mean for iso "
-                           "and size; --basis total (or auto) counts total, else output, else input tokens, as each "
-                           "row has them" + ("; --baseline is the series or hardware the others are divided by"
-                                             if name == "compare" else "") + ".")
-        selection_args(q)
-        view_args(q)
-        add_options(q, "ramp")
-        q.add_argument("--json", action="store_true")
+def main(args, ctrl_c) -> int:
+    """Run ``capacity`` or ``compare`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def run(args, con) -> int:
-    import pandas as pd
-
-    from model.cli.query import link_notes, pinned_notes
-    from model.core.sla import SLA
-    from model.present.view_answer import answer_of_view
-
+    """Print the ramp part of the view's answer: the knees (``capacity``) or their comparison (``compare``)."""
     state, notices = view_from_args(args, con)
     if args.command == "compare" and args.baseline:     # compare's --baseline: the system the others are divided by
         state = state.replace(compare_base=args.baseline)
@@ -70,8 +63,6 @@ def run(args, con) -> int:
         return 0
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    from model.present import fmt
-
     print(f"SLA: {sla.describe()}; knee rule: {ramps.rule}")
     print("rates [$/GPU-hour]: " + ", ".join(f"{k} {fmt.usd(v, '')}" for k, v in sorted(ramps.usd_per_gpu_hour.items())))
     if frame.empty:

@@ -10,18 +10,28 @@ from pathlib import Path
 import pandas as pd
 
 from model.cli.interrupt import EXIT_INTERRUPTED
+from model.cli.running import in_store
 from model.data.bulk import ingest_many
+from model.data.export import safe_csv
 from model.data.importers.base import IngestError, NotResults
 from model.data.importers.same_run import same_run_exports
+from model.data.published import published_checks
 from model.data.samples import load_samples
-from model.data.store import list_sources, load_points, remove_source
+from model.data.snapshot import refuse_read_only, write
+from model.data.store import StoreError, list_sources, load_points, remove_source
 from model.data.versions import latest_version
 
-__all__ = ["run", "ingest", "ingest_files", "BATCH_FILES", "BATCH_S"]
+__all__ = ["main", "run", "ingest", "ingest_files", "BATCH_FILES", "BATCH_S"]
+
+
+def main(args, ctrl_c) -> int:
+    """Run a data command on the store (:func:`model.cli.running.in_store`); ``ingest`` in batches, each published
+    on its own (:func:`ingest`)."""
+    return in_store(args, ctrl_c, run, batches=ingest if args.command == "ingest" else None)
 
 
 def run(args, con) -> int | None:
-    """Run a data command; ``None`` when ``args.command`` is another command."""
+    """Run ``load-samples``, ``sources``, ``export`` or ``remove``; ``None`` for another command."""
     if args.command == "load-samples":
         if args.if_empty and not list_sources(con).empty:
             return 0
@@ -32,8 +42,6 @@ def run(args, con) -> int | None:
         if not getattr(args, "published", False):
             with pd.option_context("display.width", 200, "display.max_columns", 20):
                 print(list_sources(con).drop(columns=["sha256"]).to_string(index=False))
-        from model.data.published import published_checks
-
         verdicts, _ = published_checks(con)
         if getattr(args, "published", False) and verdicts.empty:
             print("no published tables (iso-interactivity tables, or rows stating a published $/M) in the store")
@@ -44,8 +52,6 @@ def run(args, con) -> int | None:
                 print(f"  #{row['source_id']} {row['file_name']}: {row['verdict']}")
         return 0
     if args.command == "export":
-        from model.data.export import safe_csv
-
         Path(args.file).write_text(safe_csv(load_points(con, full=True)), encoding="utf-8")
         print(f"wrote {args.file}")
         return 0
@@ -100,9 +106,6 @@ class _Batches:
         self.same_run = same_run_exports(files) if len(files) > 1 else {}
 
     def run(self, db: Path) -> int:
-        from model.data.snapshot import refuse_read_only, write
-        from model.data.store import StoreError
-
         try:
             refuse_read_only("this command, which writes,")   # before any batch, as every other write command
             while self.done < len(self.files):

@@ -16,23 +16,28 @@ the same fleet. A trace file without ``--mix`` is bucketed by ``--isl-edges`` an
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from pathlib import Path
 
-from model.cli.options import (
-    UsageError,
-    add_options,
-    fleet_args,
-    jsonable,
-    pairs,
-    records,
-    selection_args,
-    view_args,
-)
-from model.cli.tco import number_type
+import pandas as pd
 
-__all__ = ["add_parsers", "run", "FLEET_COLUMNS", "BUCKET_COLUMNS"]
+from model.cli.as_json import jsonable, records
+from model.cli.options import link_notes, pairs, pinned_notes, view_from_args
+from model.cli.running import UsageError, in_store
+from model.core.links import view_url
+from model.core.mix import mix_view
+from model.core.names import number
+from model.core.notes import for_every_answer
+from model.core.request_mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES, MixError, parse_edges
+from model.core.trace import TraceError
+from model.data.inputs import first_workload
+from model.data.trace_files import trace_and_mix
+from model.present import fmt
+from model.present.mix_answer import limits_of, mix_of
+from model.present.view_answer import answer_of_view
+
+__all__ = ["main", "run", "FLEET_COLUMNS", "BUCKET_COLUMNS"]
 
 #: the fleet table the text prints
 FLEET_COLUMNS = ["type", "nodes", "gpus", "usd_per_gpu_hour", "usd_per_month", "kw", "utilization",
@@ -41,43 +46,22 @@ FLEET_COLUMNS = ["type", "nodes", "gpus", "usd_per_gpu_hour", "usd_per_month", "
 BUCKET_COLUMNS = ["label", "isl", "osl", "share", "peak_rps", "measured", "note"]
 
 
-def _edges(text: str) -> tuple[int, ...]:
-    from model.core.request_mix import MixError, parse_edges
+def main(args, ctrl_c) -> int:
+    """Run ``mix`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
+
+def _edges(text: str | None, what: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """``--isl-edges`` or ``--osl-edges`` (``what``: ISL or OSL), else ``default``."""
+    if text is None:
+        return default
     try:
-        return parse_edges(text, "the")
+        return parse_edges(text, what)
     except MixError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_parsers(sub) -> None:
-    """Register ``mix``: the view and fleet options of ``size``, the request mix and the limits."""
-    q = sub.add_parser("mix", help="the cheapest mix of GPU types for a request mix (buckets of ISL/OSL)",
-                       description="The cheapest whole nodes per GPU type, and the share of each bucket of requests "
-                       "each serves, for the view's demand: an integer program over the measured capacities. It "
-                       "assumes each bucket's requests can be routed to any type.")
-    selection_args(q)
-    view_args(q)
-    fleet_args(q)
-    add_options(q, "mix")
-    g = q.add_argument_group("mix: buckets and limits")
-    g.add_argument("--isl-edges", type=_edges, metavar="E,E,...",
-                   help="ISL edges [tokens] a --trace is bucketed by (default 1024,4096,16384)")
-    g.add_argument("--osl-edges", type=_edges, metavar="E,E,...",
-                   help="OSL edges [tokens] a --trace is bucketed by (default 256,1024)")
-    g.add_argument("--match-factor", type=number_type(), metavar="F",
-                   help="a bucket matches a measured ISL/OSL within this factor of each (default 2)")
-    g.add_argument("--max-nodes", action="append", default=[], metavar="HW=N",
-                   help="nodes of a type available, spares included (repeat per type)")
-    g.add_argument("--max-kw", action="append", default=[], metavar="HW=KW",
-                   help="IT power a type may draw [kW] (repeat per type); --budget-mw limits the whole mix")
-    q.add_argument("--json", action="store_true")
+        raise UsageError(f"--{what.lower()}-edges: {exc}") from None
 
 
 def _limits(args, state):
-    from model.core.names import number
-    from model.present.mix_answer import limits_of
-
     def read(items: list[str], option: str, whole: bool) -> dict:
         out = {}
         for key, value in pairs(items, option):
@@ -98,15 +82,6 @@ def _state(args, con):
     """The view to answer: the options' (or the link's), its request mix from ``--mix`` or bucketed from the trace
     file, widened to every workload of its model; the link's notices, the trace's mix (or None), notes and the
     view as given (before it was widened: what its share link opens)."""
-    from pathlib import Path
-
-    from model.cli.options import view_from_args
-    from model.core.mix import mix_view
-    from model.core.request_mix import DEFAULT_ISL_EDGES, DEFAULT_OSL_EDGES
-    from model.core.trace import TraceError
-    from model.data.inputs import first_workload
-    from model.data.trace_files import trace_and_mix
-
     state, notices = view_from_args(args, con)
     bucketed, said = None, []
     if args.trace and not args.mix:
@@ -115,8 +90,8 @@ def _state(args, con):
             raise UsageError("--trace: a trace as a link writes it holds no request lengths to bucket: give the "
                              "trace file, or the mix with --mix")
         try:
-            bucketed = trace_and_mix(path, path.name, args.isl_edges or DEFAULT_ISL_EDGES,
-                                     args.osl_edges or DEFAULT_OSL_EDGES)[1]
+            bucketed = trace_and_mix(path, path.name, _edges(args.isl_edges, "ISL", DEFAULT_ISL_EDGES),
+                                     _edges(args.osl_edges, "OSL", DEFAULT_OSL_EDGES))[1]
         except TraceError as exc:
             raise UsageError(f"--trace: {exc}") from None
         state = state.replace(request_mix=bucketed.to_text())
@@ -125,8 +100,7 @@ def _state(args, con):
     if not state.request_mix:
         raise UsageError("mix needs a request mix: --mix ISL:OSL:SHARE,... (e.g. 1024:256:0.7,8192:1024:0.3) or "
                          "--trace FILE")
-    if state.demand_rps is None and state.tokens_per_day is None and state.tokens_per_month is None \
-            and not state.trace:
+    if not state.has_demand:
         raise UsageError("mix needs a demand: --peak-rps R, --volume N (tokens a month), --tokens-per-day N or "
                          "--trace FILE")
     if state.workload in (None, "all") and not any(key == "model" for key, _ in state.filters):
@@ -139,16 +113,7 @@ def _state(args, con):
 
 
 def run(args, con) -> int:
-    import pandas as pd
-
-    from model.cli.query import link_notes, pinned_notes
-    from model.core.links import view_url
-    from model.core.notes import for_every_answer
-    from model.core.request_mix import MixError
-    from model.present import fmt
-    from model.present.mix_answer import limits_of, mix_of
-    from model.present.view_answer import answer_of_view
-
+    """Print the cheapest mix of GPU types for the view's request mix and demand."""
     try:
         state, notices, bucketed, said, given = _state(args, con)
         answer = answer_of_view(con, state, ("mix", "fleet", "rates", "notes", "cost"),

@@ -1,88 +1,43 @@
-"""The options every view command shares, and the one way they fill a :class:`~model.core.view.View`.
+"""What the options say: the view they describe (or ``--link``'s), and that view's answer.
 
-Every option is declared with the view field it fills (:data:`model.core.view_fields.FIELDS`); the parsers,
-``--link`` merging and the reading of the options below are derived from those declarations.
-
-``frontier``, ``iso``, ``crossover``, ``size`` and ``report`` take the same selection, view and fleet
-options with the same meaning; ``--link URL`` is one more way to fill the view (a share link,
-read as the dashboard reads it). The view then goes to :func:`model.present.view_answer.answer_of_view`,
-whose answer the commands only print.
-
-Building the options imports nothing heavy (the declarations are plain dataclasses): pandas, pydantic
-and the model load only when a command reads its options, so ``--help`` and usage errors start at once.
+Every option is declared with the view field it fills (:data:`model.core.view_fields.FIELDS`); the parser is
+generated from those declarations (:mod:`model.cli.parsers`), and :func:`view_from_args` reads them back into a
+:class:`~model.core.view.View`, merging ``--link``. ``frontier``, ``iso``, ``crossover``, ``size``, ``report`` and
+every other view command take the same selection, view and fleet options with the same meaning; the view then
+goes to :func:`model.present.view_answer.answer_of_view` (:func:`answer_of_args`), whose answer the commands only
+print.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
+from pydantic import ValidationError
+
+from model.cli.running import UsageError, one_line
+from model.core.columns import resolve_column
+from model.core.cost import resolve_rates
+from model.core.cost_profiles import profiles_from_text, profiles_to_text
+from model.core.notes import Note
+from model.core.plausible import rate_notes
+from model.core.value_checks import CHECKS
+from model.core.view import View
 from model.core.view_checks import Uses
-from model.core.view_fields import BY_NAME, FIELDS, FILTER_FIELDS, PROFILE, WHERE, Option, options_of
+from model.core.view_codecs import hardware_name
+from model.core.view_fields import BY_NAME, FIELDS, FILTER_FIELDS, PROFILE, WHERE, Option
+from model.data.memo import disk_memo
+from model.data.presets import load_presets
+from model.data.profiles import load_profiles
+from model.data.store import stored_rates
+from model.data.trace_files import read_shape_option, read_tenants_option, read_trace_option
+from model.data.versions import pin_notes
+from model.present.view_answer import answer_of_view
 
-if TYPE_CHECKING:
-    import pandas as pd
-    from pydantic import ValidationError
-
-__all__ = ["UsageError", "add_options", "selection_args", "view_args", "fleet_args", "volume_args", "report_args",
-           "view_from_args", "view_of_link", "pairs", "field_of", "one_line", "records", "clean", "jsonable"]
+__all__ = ["view_from_args", "view_of_link", "answer_of_args", "answer_of", "link_notes", "pinned_notes", "kept",
+           "pairs", "field_of"]
 
 _WORKLOAD = ("model", "isl", "osl")
-
-
-class UsageError(Exception):
-    """A command line that cannot be run: printed as one ``error:`` line, exit 2."""
-
-
-def add_options(q, group: str) -> None:
-    """Add the options of ``group`` (:class:`model.core.view_fields.Option`) to a parser or argument group."""
-    exclusive: dict[str, object] = {}
-    for opt in options_of(group):
-        kwargs: dict[str, object] = {"dest": opt.name, "help": opt.help or None}
-        if opt.kind == "flag":
-            kwargs["action"] = "store_true"
-        else:
-            kwargs.update(action="append", default=[]) if opt.kind == "append" else kwargs.update(default=opt.default)
-            kwargs.update({k: getattr(opt, k) for k in ("metavar", "type", "choices") if getattr(opt, k) is not None})
-        if opt.exclusive and opt.exclusive not in exclusive:
-            exclusive[opt.exclusive] = q.add_mutually_exclusive_group()
-        (exclusive[opt.exclusive] if opt.exclusive else q).add_argument(*opt.flags, **kwargs)
-
-
-def selection_args(q: argparse.ArgumentParser) -> None:
-    """Which rows, grouped how, priced at which rates, and which repeat runs up to which run date."""
-    add_options(q, "selection")
-    add_options(q, "runs")
-
-
-def view_args(q: argparse.ArgumentParser) -> None:
-    """Basis, SLA, method, targets, baseline, cost profiles, the interactivity you need and ``--link``."""
-    add_options(q, "view")
-
-
-def fleet_args(q: argparse.ArgumentParser) -> None:
-    """A demand (req/s or tokens/day) or a budget to size a fleet for, and how a fleet is sized (the knee rule,
-    GPUs per node, kW per GPU, PUE, rack kW, what a typed volume counts)."""
-    need = q.add_argument_group("fleet: a demand or a budget, and how it is sized")
-    add_options(need, "fleet")
-    add_options(need, "sizing")
-    add_options(need, "ramp")
-
-
-def volume_args(q: argparse.ArgumentParser, with_fleet: bool = True) -> None:
-    """Buy, rent or call an API: the monthly volume and the ways to serve it (``costfrontier volume``; ``report``
-    has the fleet options already: ``with_fleet=False``)."""
-    g = q.add_argument_group("volume: buy, rent or call an API")
-    add_options(g, "volume")
-    if with_fleet:
-        add_options(g, "sizing")
-
-
-def report_args(q: argparse.ArgumentParser) -> None:
-    """What only a report adds to the view (its history section)."""
-    add_options(q, "report")
 
 
 def pairs(items: list[str], what: str) -> list[tuple[str, str]]:
@@ -97,8 +52,6 @@ def pairs(items: list[str], what: str) -> list[tuple[str, str]]:
 
 def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> str:
     """The field a name means, with the same aliases as file headers (``spec_decode`` -> ``spec_decoding``)."""
-    from model.core.columns import resolve_column
-
     resolved = resolve_column(key)
     if not isinstance(resolved, tuple) or (choices and resolved[0] not in choices):
         known = f"; choose from {', '.join(choices)}" if choices else " (the manual's \"Data formats\" page lists the names)"
@@ -106,26 +59,12 @@ def field_of(key: str, option: str, choices: tuple[str, ...] | None = None) -> s
     return resolved[0]
 
 
-def one_line(exc: ValidationError, flags: dict[str, str] | None = None) -> str:
-    """A pydantic error as one line: ``--by: value error, ...`` rather than the dump with a URL. ``flags``
-    names the option of a field (``{"targets": "--at"}``); else the field's name is the option's."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first.get("loc", ()) if not isinstance(part, int))
-    option = (flags or {}).get(where) or f"--{where.replace('_', '-')}"
-    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"{option + ': ' if where else ''}{first.get('msg', 'invalid value').removeprefix('Value error, ')}{more}"
-
-
-def view_of_link(url: str):
+def view_of_link(url: str) -> tuple[View, list[str]]:
     """(View, notices) of a share link's query string, read as the dashboard reads it."""
-    from model.core.view import View
-
     return View.from_query(parse_qs(urlsplit(url).query, keep_blank_values=True))
 
 
 def _stored_profiles(con, names: list[str], version: int | None = None) -> list:
-    from model.data.profiles import load_profiles
-
     stored = {p.name: p for p in load_profiles(con, version)}   # as data version ``version`` held them
     for name in names:
         if name not in stored:
@@ -141,9 +80,6 @@ def _given(args, opt: Option) -> bool:
 def _options_given(args) -> tuple[dict, list[str]]:
     """The fields the options given set (``--where`` and ``--profile`` aside), and the given options that
     choose rows (group ``selection``), which a share link's view keeps."""
-    from model.core.value_checks import CHECKS
-    from model.data.trace_files import read_shape_option, read_tenants_option, read_trace_option
-
     files = {"trace": read_trace_option, "shape": read_shape_option, "tenants": read_tenants_option}
     fields: dict[str, object] = {}
     selection: list[str] = []
@@ -167,8 +103,6 @@ def _options_given(args) -> tuple[dict, list[str]]:
 def _where(items: list[str]) -> dict:
     """The view's row fields from ``--where KEY=VALUE`` items: workload (``all`` unless model, ISL and OSL are
     each given once), hardware, framework, precision, speculative decoding, and the other filters."""
-    from model.core.view_codecs import hardware_name
-
     where: dict[str, list[str]] = {}
     for key, value in pairs(items, "--where"):
         field = field_of(key, "--where")
@@ -183,17 +117,12 @@ def _where(items: list[str]) -> dict:
     return fields
 
 
-def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
+def view_from_args(args: argparse.Namespace, con) -> tuple[View, list[str]]:
     """The view the options describe (or ``--link``'s, changed by the options given beside it that do not
     choose rows), and notices (link values ignored, options a link's view keeps).
 
     Raises :class:`UsageError` for an option that cannot be used (an unknown profile name, a bad number).
     """
-    from pydantic import ValidationError
-
-    from model.core.cost_profiles import profiles_from_text, profiles_to_text
-    from model.core.view import View
-
     fields, selection = _options_given(args)
     notices: list[str] = []
     if getattr(args, "link", None):
@@ -220,28 +149,45 @@ def view_from_args(args: argparse.Namespace, con) -> tuple[object, list[str]]:
         raise UsageError(str(exc)) from None
 
 
-def clean(value):
-    import pandas as pd
+# ------------------------------------------------------------------------------------------ the answer
 
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if hasattr(value, "item"):
-        return clean(value.item())
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
+def answer_of_args(args, con, parts=None):
+    """The answer of the view the options (or ``--link``) describe: :func:`answer_of` of :func:`view_from_args`."""
+    state, notices = view_from_args(args, con)
+    return answer_of(args, con, state, notices, parts)
 
 
-def records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+def answer_of(args, con, state: View, notices: list[str], parts=None):
+    """The answer of ``state``, with its link ``notices``, what its pinned data version must say and unusual rates
+    among its notes; ``parts`` are what the command prints (None: every part). Raises
+    :class:`model.data.versions.OtherData` for a pin this store cannot show."""
+    return answer_of_view(con, state, parts, notes=[*link_notes(notices), *pinned_notes(con, state),
+                                                    *_unusual_rates(state, con)], memo=kept(args))
 
 
-def jsonable(value):
-    """Nested dicts/lists with NaN and infinities as null (strict JSON), numpy scalars as Python numbers."""
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return clean(value)
+def kept(args):
+    """What this command keeps of the store's data version between runs (:func:`model.data.memo.disk_memo`), or
+    None (no store path, caching off)."""
+    store = getattr(args, "store", None)
+    return disk_memo(store) if store is not None else None
+
+
+def pinned_notes(con, state: View) -> list[Note]:
+    """What a view pinned to a data version must say beside its numbers (:func:`model.data.versions.pin_notes`:
+    rows purged since), as the answer's notes; raises for a pin this store cannot show."""
+    return [Note("data", n) for n in pin_notes(con, state.data_version, state.data_digest)]
+
+
+def link_notes(notices: list[str]) -> list[Note]:
+    """The notices of reading ``--link`` (values ignored, options a link's view keeps), as the answer's notes."""
+    return [Note("link", f"link: {n}") for n in notices]
+
+
+def _unusual_rates(state: View, con) -> list[Note]:
+    """A note per rate set by hand more than 5× or less than 1/5 of its preset in the view's data version
+    (:func:`model.core.plausible.rate_notes`)."""
+    if not state.rates:
+        return []
+    presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con, state.data_version)),
+                            state.price_set, state.tier)
+    return [Note("rate", n) for n in rate_notes(state.rates, presets)]

@@ -1,16 +1,24 @@
-"""``frontier``, ``iso`` and ``crossover``: print the answer of the view the options describe."""
+"""``frontier``, ``iso``, ``crossover`` and ``history``: print the answer of the view the options describe."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import pandas as pd
 
-from model.cli.options import records, view_from_args
-from model.core.notes import Note
+from model.cli.as_json import dumps, records
+from model.cli.options import answer_of_args
+from model.cli.running import in_store
+from model.present import fmt
+from model.present.answers import (
+    error_payload,
+    iso_shown,
+    method_errors_text,
+    pair_intervals,
+    uncertain_crossings_text,
+)
 
-__all__ = ["run", "answer_of_args", "kept", "dumps", "link_notes", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
+__all__ = ["main", "run", "PARTS", "FRONTIER_COLUMNS", "HISTORY_JSON_COLUMNS"]
 
 #: what ``history --json`` rows carry (model.core.history.HISTORY_COLUMNS)
 HISTORY_JSON_COLUMNS = ["series", "run_date", "usd_per_mtok", "status", "as_of_usd_per_mtok",
@@ -32,60 +40,6 @@ PARTS = {"frontier": ("cost", "frontier_table", "rates", "notes"),
          "iso": ("cost", "rates", "notes", "recommendation", "run_to_run"),
          "crossover": ("cost", "crossed", "rates", "notes", "goodput_caps"),
          "history": ("cost", "history", "rates", "notes")}
-
-
-def answer_of_args(args, con, parts=None):
-    """The answer of the view the options (or ``--link``) describe, its link notices, what its pinned data version
-    must say and unusual rates among its notes; ``parts`` are what the command prints (None: every part). Raises
-    :class:`model.data.versions.OtherData` for a pin this store cannot show."""
-    from model.present.view_answer import answer_of_view
-
-    state, notices = view_from_args(args, con)
-    return answer_of_view(con, state, parts, notes=[*link_notes(notices), *pinned_notes(con, state),
-                                                    *_unusual_rates(state, con)], memo=kept(args))
-
-
-def dumps(args, payload) -> str:
-    """``payload`` as JSON: one compact line, or indented as ``--indent N`` asks."""
-    indent = getattr(args, "indent", None)
-    return json.dumps(payload, indent=indent) if indent else json.dumps(payload, separators=(",", ":"))
-
-
-def kept(args):
-    """What this command keeps of the store's data version between runs (:func:`model.data.memo.disk_memo`), or
-    None (no store path, caching off)."""
-    from model.data.memo import disk_memo
-
-    store = getattr(args, "store", None)
-    return disk_memo(store) if store is not None else None
-
-
-def pinned_notes(con, state) -> list[Note]:
-    """What a view pinned to a data version must say beside its numbers (:func:`model.data.versions.pin_notes`:
-    rows purged since), as the answer's notes; raises for a pin this store cannot show."""
-    from model.data.versions import pin_notes
-
-    return [Note("data", n) for n in pin_notes(con, state.data_version, state.data_digest)]
-
-
-def link_notes(notices: list[str]) -> list[Note]:
-    """The notices of reading ``--link`` (values ignored, options a link's view keeps), as the answer's notes."""
-    return [Note("link", f"link: {n}") for n in notices]
-
-
-def _unusual_rates(state, con) -> list:
-    """A note per rate set by hand more than 5× or less than 1/5 of its preset in the view's data version
-    (:func:`model.core.plausible.rate_notes`)."""
-    if not state.rates:
-        return []
-    from model.core.cost import resolve_rates
-    from model.core.plausible import rate_notes
-    from model.data.presets import load_presets
-    from model.data.store import stored_rates
-
-    presets = resolve_rates([hw for hw, _ in state.rates], load_presets(stored_rates(con, state.data_version)),
-                            state.price_set, state.tier)
-    return [Note("rate", n) for n in rate_notes(state.rates, presets)]
 
 
 def _payload(args, answer, frame: pd.DataFrame) -> dict:
@@ -131,9 +85,12 @@ def _with_run_to_run(iso: pd.DataFrame, band: pd.DataFrame) -> pd.DataFrame:
     return iso.merge(band, on=["series", "interactivity"], how="left")
 
 
-def run(args, con) -> int:
-    from model.present import fmt
+def main(args, ctrl_c) -> int:
+    """Run the command on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
+
+def run(args, con) -> int:
     answer = answer_of_args(args, con, PARTS[args.command])
     if args.command == "history":
         return _history(args, answer)
@@ -145,16 +102,12 @@ def run(args, con) -> int:
         table = answer.frontier_table
         frame = table[[c for c in FRONTIER_COLUMNS if c in table.columns]]
     else:
-        from model.present.answers import iso_shown
-
         result = answer.cost.analysis
         frame = _with_run_to_run(iso_shown(answer.cost), answer.run_to_run.iso)
     banded = bool(frame.get("run_to_run_low", pd.Series(dtype=float)).notna().any())
     if args.json:
         payload = _payload(args, answer, frame)
         if args.command in ("iso", "crossover"):
-            from model.present.answers import error_payload
-
             payload["interpolation_error"] = error_payload(answer.cost.uncertainty)
         if args.command == "iso":
             payload["recommendation"] = answer.recommendation.payload()
@@ -193,13 +146,9 @@ def run(args, con) -> int:
                                "display.float_format", "{:.4g}".format):
             print(shown.to_string(index=False))
     if args.command == "crossover" and not frame.empty:
-        from model.present.answers import pair_intervals
-
         print("\nby pair:")
         for _, row in pair_intervals(frame, result.reach).iterrows():
             print(f"  {row['series_a']} and {row['series_b']}: {row['text']}")
-        from model.present.answers import uncertain_crossings_text
-
         uncertain = uncertain_crossings_text(frame)
         if uncertain:
             print("\nwithin uncertainty (the two curves' ranges overlap):")
@@ -219,8 +168,6 @@ def run(args, con) -> int:
         print("\nrecommendation:")
         print("\n".join(f"  {line}" for line in answer.recommendation.lines))
     if args.command in ("iso", "crossover") and result.curves:
-        from model.present.answers import method_errors_text
-
         print("\ninterpolation error: " + method_errors_text(answer.cost.uncertainty))
         print("  low, high: where 9 in 10 measured points left out fell, around an interpolated $/M (manual: "
               "\"Interpolation and its ±\"); measured points are exact" if args.command == "iso" else

@@ -20,65 +20,32 @@ import json
 import sys
 from pathlib import Path
 
-from model.cli.options import (
-    add_options,
-    fleet_args,
-    report_args,
-    selection_args,
-    view_args,
-    view_from_args,
-    view_of_link,
-    volume_args,
-)
+from model.cli.options import answer_of, view_from_args, view_of_link
+from model.cli.parsers import OUTPUTS
+from model.cli.running import in_store
+from model.core.links import pinned_url
+from model.core.notes import link_notices
+from model.data.bundle import MANIFEST, SIGNATURE, BundleError, write_folder, zip_bytes
+from model.data.export import write_whole
+from model.data.signing import SigningError, sign_manifest
+from model.data.versions import version_digest
+from model.present.actual_answer import comparison_on
+from model.present.bundle import bundle_files
+from model.present.report import ReportError, build_report, view_link
+from model.present.report_sections import report_extras, report_parts
+from model.present.view_answer import answer_of_view
+from model.present.workbook import report_xlsx
 
-__all__ = ["add_parsers", "run", "OUTPUTS"]
-
-#: file suffix -> what is written
-OUTPUTS = {".html": "the report, one self-contained file", ".pdf": "the report as PDF, printed by Chromium",
-           ".xlsx": "the tables as a workbook", ".zip": "the tables as CSV files"}
-
-
-def add_parsers(sub) -> None:
-    """Add ``report`` to the subcommands, with the options ``iso`` and ``size`` take."""
-    rep = sub.add_parser("report", help="the proposal of a view: HTML, PDF, or its tables as XLSX/CSV zip")
-    selection_args(rep)
-    view_args(rep)
-    fleet_args(rep)
-    volume_args(rep, with_fleet=False)
-    rep.add_argument("--out", metavar="FILE",
-                     help="; ".join(f"{suffix}: {text}" for suffix, text in OUTPUTS.items()))
-    rep.add_argument("--bundle", metavar="DIR",
-                     help="write the proposal bundle: a new folder (or DIR.zip) holding the HTML, PDF, XLSX and CSVs, "
-                          "the inputs the answer was computed from and manifest.json, every file's SHA-256 and every "
-                          "figure with its status; costfrontier verify DIR checks it offline")
-    rep.add_argument("--base-url", help="dashboard address the report's share link points to, without --link "
-                                        "(default $COSTFRONTIER_PUBLIC_URL, else http://localhost:8501/)")
-    rep.add_argument("--sign", metavar="KEY", help="with --bundle: sign it with the issuer's private key (costfrontier "
-                                                    "keygen makes one); costfrontier verify DIR --key KEY.pub then "
-                                                    "says who issued it and that nothing changed since")
-    report_args(rep)
-    add_options(rep, "mix")          # the view's request mix (the report's section on the cheapest mix of GPU types)
-    for group in ("sell", "solve", "chargeback"):     # the seller's side, the $/M cap, the bill by tenant (issue 52)
-        add_options(rep, group)
-    rep.add_argument("--json", action="store_true")
+__all__ = ["main", "run"]
 
 
-def run(args: argparse.Namespace, con) -> int | None:
-    """Write the report; ``None`` when the command is not ``report``."""
-    if args.command != "report":
-        return None
-    from model.cli.query import answer_of_args
-    from model.core.links import pinned_url
-    from model.core.notes import link_notices
-    from model.data.bundle import BundleError
-    from model.data.export import write_whole
-    from model.data.versions import version_digest
-    from model.present.actual_answer import comparison_on
-    from model.present.report import ReportError, build_report, view_link
-    from model.present.report_sections import report_extras, report_parts
-    from model.present.view_answer import answer_of_view
-    from model.present.workbook import report_xlsx
+def main(args, ctrl_c) -> int:
+    """Run ``report`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
+
+def run(args: argparse.Namespace, con) -> int:
+    """Write the report (``--out``), the proposal bundle (``--bundle``) or both."""
     if not args.out and not args.bundle:
         print("error: give --out FILE, --bundle DIR, or both", file=sys.stderr)
         return 2
@@ -89,8 +56,6 @@ def run(args: argparse.Namespace, con) -> int | None:
     if args.sign and not args.bundle:
         print("error: --sign signs a bundle: give --bundle DIR too", file=sys.stderr)
         return 2
-    from model.data.signing import SigningError, sign_manifest
-
     if args.sign:
         try:
             sign_manifest(b"", args.sign)          # the key is read before anything is made
@@ -102,8 +67,8 @@ def run(args: argparse.Namespace, con) -> int | None:
         print(f"error: --bundle {args.bundle}: already exists and is not an empty folder; choose a new one",
               file=sys.stderr)
         return 2
-    state, _ = view_from_args(args, con)
-    answer = answer_of_args(args, con, report_parts(state))
+    state, notices = view_from_args(args, con)
+    answer = answer_of(args, con, state, notices, report_parts(state))
     for note in answer.notes:
         print(f"note: {note}", file=sys.stderr)
     same = args.link and answer.view == view_of_link(args.link)[0].replace(workload=answer.view.workload)
@@ -153,14 +118,8 @@ def run(args: argparse.Namespace, con) -> int | None:
 def _bundle(where: str, con, answer, report, link: str, digest, pdf: bytes | None, sign: str | None = None) -> str:
     """Write the proposal bundle at ``where``: a folder, or a zip when it ends in ``.zip``, signed with the private
     key at ``sign`` (:mod:`model.data.signing`); what was written."""
-    from model.data.bundle import MANIFEST, SIGNATURE, write_folder, zip_bytes
-    from model.data.export import write_whole
-    from model.present.bundle import bundle_files
-
     files = bundle_files(con, answer, report, link, digest, pdf)
     if sign:
-        from model.data.signing import sign_manifest
-
         files[SIGNATURE] = sign_manifest(files[MANIFEST], sign)
     path = Path(where)
     if path.suffix.lower() == ".zip":

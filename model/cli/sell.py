@@ -9,7 +9,7 @@
 ``sell`` prints :attr:`model.present.parts.Answer.sell` (the Sell page's and the report's numbers); ``solve``
 prints :attr:`model.present.parts.Answer.solve`: the highest interactivity per series under a $/M cap, and the
 cheapest measured fleet meeting a demand, its SLA and a budget. The planned fleet's cost by tenant is ``size
---tenants`` (:func:`print_chargeback`).
+--tenants`` (:mod:`model.cli.size`).
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from __future__ import annotations
 import math
 import sys
 
-from model.cli.options import (
-    UsageError,
-    add_options,
-    fleet_args,
-    jsonable,
-    selection_args,
-    view_args,
-    volume_args,
-)
+import pandas as pd
 
-__all__ = ["add_parsers", "run", "print_chargeback", "SELL_SHOWN"]
+from model.cli.as_json import dumps, jsonable
+from model.cli.options import answer_of, answer_of_args, view_from_args
+from model.cli.running import UsageError, in_store
+from model.core.links import view_url
+from model.core.notes import for_every_answer
+from model.present.sell_answer import shown_rows
+from model.present.solve_answer import cap_table
+
+__all__ = ["main", "run", "SELL_SHOWN"]
 
 #: the columns ``sell`` prints, beside each figure its range where it has one
 SELL_SHOWN = ["series", "option", "usd_per_gpu_hour", "tokens_per_second_per_gpu", "revenue_per_gpu_hour",
@@ -35,41 +35,17 @@ SELL_SHOWN = ["series", "option", "usd_per_gpu_hour", "tokens_per_second_per_gpu
               "profit_up"]
 
 
-def add_parsers(sub) -> None:
-    """Register ``sell`` and ``solve``."""
-    q = sub.add_parser("sell", help="what each series earns selling tokens at an API price: revenue, profit and "
-                                    "break-even utilisation per GPU-hour and per GW-year")
-    selection_args(q)
-    view_args(q)
-    fleet_args(q)
-    volume_args(q, with_fleet=False)
-    add_options(q.add_argument_group("sell: the token mix, the licence fee and the utilisation"), "sell")
-    _json(q)
-    s = sub.add_parser("solve", help="the highest interactivity under a $/M cap; the cheapest measured fleet meeting "
-                                     "a demand, its SLA and a budget")
-    selection_args(s)
-    view_args(s)
-    fleet_args(s)
-    add_options(s.add_argument_group("solve: the $/M cap"), "solve")
-    _json(s)
-
-
-def _json(q) -> None:
-    q.add_argument("--json", action="store_true", help="print the answer as JSON, on one line")
-    q.add_argument("--indent", type=int, default=None, metavar="N", help="with --json: indent N spaces per level")
+def main(args, ctrl_c) -> int:
+    """Run ``sell`` or ``solve`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def _dump(args, payload) -> None:
-    from model.cli.query import dumps
-
     print(dumps(args, jsonable(payload)))
 
 
 def run(args, con) -> int:
-    from model.cli.query import answer_of_args
-    from model.core.links import view_url
-    from model.core.notes import for_every_answer
-
+    """Run ``sell`` or ``solve``: the answer's part of that name, printed."""
     if args.command == "sell":
         answer = answer_of_args(args, con, ("sell", "notes"))
         sell, view = answer.sell, answer.view
@@ -83,15 +59,14 @@ def run(args, con) -> int:
         _print_sell(sell)
         return 0
     if args.command == "solve":
-        if args.max_usd_per_mtok is None and not (args.demand_rps is not None or args.tokens_per_day is not None
-                                                  or args.tokens_per_month is not None or args.trace is not None
-                                                  or args.link):
-            raise UsageError("solve needs a $/M cap (--max-usd-per-mtok USD) or a demand (--peak-rps, --volume, "
-                             "--tokens-per-day or --trace) with its SLA (--sla) and optionally a budget")
-        answer = answer_of_args(args, con, ("solve", "notes"))
+        state, notices = view_from_args(args, con)
+        if state.max_usd_per_mtok is None and not state.has_demand:   # no inverse question (solve_answer.solve_of)
+            raise UsageError("the link's view asks no inverse question: add --max-usd-per-mtok or a demand"
+                             if args.link else "solve needs a $/M cap (--max-usd-per-mtok USD) or a demand "
+                             "(--peak-rps, --volume, --tokens-per-day or --trace) with its SLA (--sla) and "
+                             "optionally a budget")
+        answer = answer_of(args, con, state, notices, ("solve", "notes"))
         solve, view = answer.solve, answer.view
-        if solve is None:
-            raise UsageError("the link's view asks no inverse question: add --max-usd-per-mtok or a demand")
         notes = list(solve.notes) + for_every_answer(answer.notes)
         if args.json:
             _dump(args, {"command": "solve", "view": view.to_query(),
@@ -105,10 +80,6 @@ def run(args, con) -> int:
 
 
 def _print_sell(sell) -> None:
-    import pandas as pd
-
-    from model.present.sell_answer import shown_rows
-
     print(sell.headline)
     if sell.rows.empty:
         return
@@ -123,10 +94,6 @@ def _print_sell(sell) -> None:
 
 
 def _print_solve(solve) -> None:
-    import pandas as pd
-
-    from model.present.solve_answer import cap_table
-
     if solve.cap is not None:
         print(solve.cap_text)
         table = cap_table(solve)
@@ -143,18 +110,3 @@ def _print_solve(solve) -> None:
             shown["usd_per_month"] = shown["usd_per_month"].map(lambda v: f"{v:,.0f}")
             shown["mw"] = shown["mw"].map(lambda v: f"{v:.4g}")
             print(shown.to_string(index=False))
-
-
-def print_chargeback(chargeback) -> None:
-    """The planned fleet's cost by tenant, as ``size --tenants`` prints it."""
-    import pandas as pd
-
-    print(chargeback.text)
-    shown = chargeback.rows[["tenant", "tokens", "share", "usd_per_month", "usd_per_mtok"]].copy()
-    shown["tokens"] = shown["tokens"].map(lambda v: f"{v:,.0f}")
-    shown["share"] = shown["share"].map(lambda v: f"{v:.1%}")
-    shown["usd_per_month"] = shown["usd_per_month"].map(lambda v: f"{v:,.2f}")
-    shown["usd_per_mtok"] = shown["usd_per_mtok"].map(lambda v: f"{v:.4f}")
-    with pd.option_context("display.width", 250):
-        print(shown.to_string(index=False))
-    print(f"the tenants' $ a month add up to the fleet's: ${chargeback.rows['usd_per_month'].sum():,.2f}")

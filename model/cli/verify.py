@@ -17,28 +17,23 @@ import argparse
 import json
 import sys
 
-__all__ = ["add_parsers", "run"]
+import duckdb
+
+from model.data.bundle import MANIFEST, SIGNATURE, BundleError, NotRegular, opened, read_inside
+from model.data.signing import SigningError, check_signature, keygen
+from model.data.store import StoreError
+from model.present.bundle import EXIT_CODES, EXIT_DIFFERS, EXIT_OK, EXIT_USAGE
+from model.present.bundle_verify import verify_folder
+
+__all__ = ["main", "run"]
 
 
-def add_parsers(sub) -> None:
-    """Add ``verify`` to the subcommands."""
-    ver = sub.add_parser("verify", help="check a proposal bundle offline: recompute every figure from its inputs and "
-                                        "every file's SHA-256 (exit 0 all hold, 1 a figure or file differs, 3 the "
-                                        "bundle lacks data a figure needs, 2 bad arguments)")
-    ver.add_argument("bundle", metavar="BUNDLE", help="the bundle's folder, or its zip")
-    ver.add_argument("--key", metavar="KEY.pub", help="the issuer's public key (costfrontier keygen writes it): say who "
-                                                      "issued the bundle and that nothing changed since it was signed "
-                                                      "(exit 1 when unsigned or signed with another key)")
-    ver.add_argument("--json", action="store_true")
-    gen = sub.add_parser("keygen", help="make an Ed25519 key pair to sign proposal bundles with: KEY (private, keep it) "
-                                        "and KEY.pub (give it to customers: costfrontier verify DIR --key KEY.pub)")
-    gen.add_argument("key", metavar="KEY", help="the private key's file (the public key is KEY.pub)")
-    gen.add_argument("--name", required=True, help="the issuer's name, as customers should read it")
+def main(args, ctrl_c) -> int:
+    """Run ``verify`` or ``keygen``: offline, the bundle's own inputs; no store is opened or created."""
+    return run(args)
 
 
 def _keygen(args) -> int:
-    from model.data.signing import SigningError, keygen
-
     try:
         private, public, print_ = keygen(args.key, args.name)
     except (SigningError, OSError) as exc:
@@ -52,9 +47,6 @@ def _keygen(args) -> int:
 
 def _signature(folder, key: str | None) -> tuple[object, str | None]:
     """(what checking the signature found, or None without --key; the note on an unchecked signature)."""
-    from model.data.bundle import MANIFEST, SIGNATURE, NotRegular, read_inside
-    from model.data.signing import check_signature
-
     try:
         signature = read_inside(folder, SIGNATURE)
     except FileNotFoundError:
@@ -72,14 +64,6 @@ def run(args: argparse.Namespace, con=None) -> int:
     """Verify ``args.bundle`` (or make a key pair); the exit code (:data:`model.present.bundle.EXIT_CODES`)."""
     if args.command == "keygen":
         return _keygen(args)
-    import duckdb
-
-    from model.data.bundle import BundleError, opened
-    from model.data.signing import SigningError
-    from model.data.store import StoreError
-    from model.present.bundle import EXIT_CODES, EXIT_DIFFERS, EXIT_OK, EXIT_USAGE
-    from model.present.bundle_verify import verify_folder
-
     try:
         with opened(args.bundle) as folder:
             findings, manifest = verify_folder(folder)

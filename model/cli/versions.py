@@ -7,7 +7,9 @@ import sys
 
 import pandas as pd
 
-from model.cli.options import UsageError, records, view_from_args
+from model.cli.as_json import records
+from model.cli.options import view_from_args
+from model.cli.running import UsageError, in_store
 from model.data.identity import printable
 from model.data.versions import (
     PurgeRefused,
@@ -19,14 +21,18 @@ from model.data.versions import (
     record_pin,
     version_digests,
 )
+from model.present.view_answer import answer_of_view
 
-__all__ = ["run", "headline_at"]
+__all__ = ["main", "run", "headline_at"]
+
+
+def main(args, ctrl_c) -> int:
+    """Run ``versions``, ``pin`` or ``purge`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def headline_at(args, con, version: int) -> str:
     """The headline of the view the options describe, as data version ``version`` answers it."""
-    from model.present.view_answer import answer_of_view
-
     state, _ = view_from_args(args, con)
     return answer_of_view(con, state.replace(data_version=version), ("recommendation",)).recommendation.headline
 

@@ -15,17 +15,24 @@ from __future__ import annotations
 import json
 import sys
 
-from model.cli.options import UsageError, jsonable
+import pandas as pd
 
-__all__ = ["run"]
+from model.cli.as_json import jsonable
+from model.cli.options import answer_of_args
+from model.cli.running import UsageError, in_store
+from model.core.notes import for_every_answer
+from model.present.volume_answer import ROW_COLUMNS, option_range
+
+__all__ = ["main", "run"]
+
+
+def main(args, ctrl_c) -> int:
+    """Run ``volume`` on the store (:func:`model.cli.running.in_store`)."""
+    return in_store(args, ctrl_c, run)
 
 
 def run(args, con) -> int:
-    import pandas as pd
-
-    from model.cli.query import answer_of_args
-    from model.core.notes import for_every_answer
-
+    """Print the view's buy, rent or API answer."""
     answer = answer_of_args(args, con, ("volume", "notes"))
     volume = answer.volume
     if volume is None:
@@ -44,8 +51,6 @@ def run(args, con) -> int:
         print(volume.said)
     print(volume.verdict)
     if not volume.rows.empty:
-        from model.present.volume_answer import ROW_COLUMNS, option_range
-
         table = volume.rows[ROW_COLUMNS[:8]].drop(columns=["kind"]).copy()
         within = [option_range(r) for r in volume.rows.to_dict("records")]
         if any(within):

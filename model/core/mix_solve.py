@@ -35,9 +35,7 @@ __all__ = ["MixSolveError", "MixSolution", "SOLVER_STATUSES", "solve_mix", "sing
 
 def _optimize():
     """SciPy's optimizers (HiGHS), imported when a mix is first solved."""
-    from scipy import (
-        optimize,  # deferred: start-up: SciPy loads in 0.3 s, and only a view with a request mix solves
-    )
+    from scipy import optimize  # deferred: start-up: SciPy loads in 0.3 s, only a request mix solves
 
     return optimize
 

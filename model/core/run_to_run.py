@@ -86,9 +86,7 @@ def check(metric: str, stats: dict, runs: int | None, confidence: float | None, 
           printed: dict | None = None) -> Interval:
     """The interval of one metric (``stats``: mean, std, se, ci_low, ci_high, t_critical as the file states them;
     ``printed``: their text where the file is text, for the rounding allowance), checked (see the module)."""
-    from scipy import (
-        stats as sps,  # deferred: start-up: SciPy loads in 0.3 s, and only a file stating intervals reads it
-    )
+    from scipy import stats as sps  # deferred: start-up: SciPy loads in 0.3 s, only stated intervals need it
 
     printed = printed or {}
     mean, std, se = stats.get("mean"), stats.get("std"), stats.get("se")
