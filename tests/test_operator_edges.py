@@ -40,7 +40,8 @@ def test_money_never_runs_to_hundreds_of_digits(sample_db):
     done = cli(sample_db, "volume", "--tokens-per-month", "1e9", "--api-usd", "2e-6,0,2e-6")
     assert_no_traceback(done)
     assert done.code == 0
-    assert "API price: custom prices $0.0000020/M input, $0.00/M cached, $0.0000020/M output" in done.out
+    assert "API price: custom prices (provider not stated), $0.0000020/M input, $0.00/M cached input, " \
+           "$0.0000020/M output, read on an unstated date" in done.out
     assert max(len(w) for w in (done.out + done.err).split()) < 60
 
 
