@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["clean", "records", "jsonable", "dumps"]
@@ -24,9 +25,26 @@ def clean(value):
     return value
 
 
+def _column(column: pd.Series) -> list:
+    """One column's values, clean: a float column converted at once (its NaN and infinities to None), any other
+    value by value (:func:`clean`)."""
+    if column.dtype.kind == "f" and isinstance(column.dtype, np.dtype):
+        values = column.to_numpy()
+        out = values.tolist()
+        for i in np.flatnonzero(~np.isfinite(values)):
+            out[i] = None
+        return out
+    if column.dtype.kind in "iub" and isinstance(column.dtype, np.dtype):
+        return column.tolist()
+    return [clean(v) for v in column.tolist()]
+
+
 def records(frame: pd.DataFrame) -> list[dict]:
-    """The rows of ``frame``, each a dict of clean values."""
-    return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    """The rows of ``frame``, each a dict of clean values (a column at a time: 900 series' iso table is 50,000
+    cells)."""
+    names = [str(n) if not isinstance(n, str) else n for n in frame.columns]
+    columns = [_column(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    return [dict(zip(names, row)) for row in zip(*columns)] if columns else [{} for _ in range(len(frame))]
 
 
 def jsonable(value):
