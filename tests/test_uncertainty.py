@@ -295,13 +295,17 @@ def test_a_crossing_inside_both_bands_is_marked_and_a_clear_one_is_not():
     assert row["interactivity_low"] <= row["interactivity"] <= row["interactivity_high"]
 
 
+def _side_samples(ca, cb, lo, hi, n=64):
+    return np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
+
+
 def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
-    """The oracle of the batched marking (``_sides_unresolved``), one side at a time: the two curves' ranges
-    overlap everywhere on [lo, hi] (both known)."""
+    """The oracle of the batched marking (every side of every pair sampled and priced at once), one side at a time,
+    one curve at a time: the two curves' ranges overlap everywhere on [lo, hi] (both known)."""
     if not hi > lo:
         return False
     ca, cb = curves[a], curves[b]
-    x = np.unique(np.r_[np.linspace(lo, hi, n), ca.x[(ca.x >= lo) & (ca.x <= hi)], cb.x[(cb.x >= lo) & (cb.x <= hi)]])
+    x = _side_samples(ca, cb, lo, hi, n)
     va, vb = cost_within(ca, x, method), cost_within(cb, x, method)
     (la, ha), (lb, hb) = errors.band(ca, x), errors.band(cb, x)
     ok = np.isfinite(va) & np.isfinite(vb)
@@ -314,8 +318,9 @@ def _side_unresolved(curves, errors, a, b, lo, hi, method, n=64) -> bool:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10 ** 6), st.sampled_from(["linear", "monotone"]))
 def test_every_side_at_once_is_each_side_alone(seed, method):
-    # oracle: _side_unresolved one side at a time; the batched pass must agree side by side, and the marks with it
-    from model.core.uncertainty import _sides_unresolved
+    # oracle: _side_unresolved one side at a time; the batched samples must be each side's own, and the marks agree
+    from model.core.iso import PackedCurves
+    from model.core.uncertainty import _grids
 
     rng = np.random.default_rng(seed)
     curves = {}
@@ -324,11 +329,18 @@ def test_every_side_at_once_is_each_side_alone(seed, method):
         curves[name] = _curve(name, x, 1 + 0.1 * rng.standard_normal(len(x)).cumsum() ** 2 + x / 200)
     u = uncertainty(curves, method, calibration_of_curves(_wiggly_store(seed=seed % 97)))
     found = crossovers(curves, method)
+    names = sorted(curves)
+    sides = []
     for (a, b), rows in found.groupby(["series_a", "series_b"]):
         lo, hi = max(curves[a].x_min, curves[b].x_min), min(curves[a].x_max, curves[b].x_max)
-        bounds = np.r_[lo, np.sort(rows["interactivity"].to_numpy(dtype=float)), hi, hi]   # and an empty side
-        alone = [_side_unresolved(curves, u, a, b, s, e, method) for s, e in zip(bounds[:-1], bounds[1:])]
-        assert list(_sides_unresolved(curves, u, a, b, bounds, method)) == alone
+        bounds = np.r_[lo, np.sort(rows["interactivity"].to_numpy(dtype=float)), hi]
+        sides += [(a, b, s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
+    if sides:
+        side, x = _grids(PackedCurves(curves, "linear"), np.array([names.index(s[0]) for s in sides]),
+                         np.array([names.index(s[1]) for s in sides]), np.array([s[2] for s in sides]),
+                         np.array([s[3] for s in sides]))
+        for k, (a, b, s, e) in enumerate(sides):
+            assert np.array_equal(x[side == k], _side_samples(curves[a], curves[b], s, e))
     marked = mark_crossovers(found, curves, u, method)
     for row in marked.to_dict("records"):
         a, b, at = row["series_a"], row["series_b"], row["interactivity"]
@@ -423,7 +435,7 @@ def test_a_crossings_interval_ends_where_a_dense_grid_finds_the_bands_part(sampl
     """The interval around each crossing (where the two bands overlap) ends where 400,001 evenly spaced samples of
     the two bands find them part, to 0.01 tok/s/user: the sampled ends are moved to the zero of the overlap's margin
     (the samples alone put them up to a grid step inside: 27.51 and 86.43 where the bands part at 27.38 and 86.75)."""
-    from model.core.uncertainty import _overlap
+    from model.core.uncertainty import _overlap_of, valued_band
     from model.core.view import View
     from model.data.store import connect
     from model.present.view_answer import answer_of_view
@@ -439,7 +451,9 @@ def test_a_crossings_interval_ends_where_a_dense_grid_finds_the_bands_part(sampl
     assert len(rows) == 3 and rows["within_uncertainty"].all()
     a, b = analysis.curves["B200"], analysis.curves["MI355X"]
     x = np.linspace(max(a.x_min, b.x_min), min(a.x_max, b.x_max), 400_001)
-    ok, _, within, _ = _overlap(a, b, x, errors, analysis.scenario.method)
+    method = analysis.scenario.method      # the oracle: each curve's band alone, at every sample
+    ok, _, within, _ = _overlap_of(*valued_band(a, x, method, errors.quantile("B200")),
+                                   *valued_band(b, x, method, errors.quantile("MI355X")))
     inside = np.flatnonzero(ok & within)
     assert (np.diff(inside) == 1).all()                   # one run of overlap holds all three crossings
     assert rows["interactivity_low"].to_numpy() == pytest.approx(x[inside[0]], abs=0.01)

@@ -283,6 +283,17 @@ class PackedCurves:
         key = owner * (len(self._xs) + 1) + np.searchsorted(self._xs, x, side="right")
         return np.searchsorted(self._key, key, side="right") - 1
 
+    def within(self, owner: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The breakpoints of curve ``owner[i]`` in ``[low[i], high[i]]``, for every i at once: (i of each, its x),
+        in order of i then x."""
+        first_row = self.start[owner]
+        last_row = first_row + self.count[owner] - 1
+        below = np.maximum(self.row(owner, low), first_row - 1)        # the last breakpoint at or below low
+        first = np.where((below >= first_row) & (self.x[np.maximum(below, 0)] >= low), below, below + 1)
+        last = np.minimum(self.row(owner, high), last_row)
+        counts = np.maximum(last - first + 1, 0)
+        return np.repeat(np.arange(len(owner)), counts), self.x[_ragged(first, counts)]
+
     def q(self, row: np.ndarray, x: np.ndarray) -> np.ndarray:
         d = x - self.x[row]
         c = self.coef[row]

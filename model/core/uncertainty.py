@@ -353,6 +353,26 @@ def _own_quantiles(frame: pd.DataFrame, level: float) -> dict[str, tuple[float, 
     return own
 
 
+def _packed_bands(packed: dict[str, PackedCurves], errors: Uncertainty, names: list[str], owner: np.ndarray,
+                  x: np.ndarray, method: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(value, low, high) [$/M] of curve ``owner`` (an index into ``names``, the packed curves' order) at each x
+    inside its range, by ``method`` (default ``errors``' own): :func:`valued_band` for many curves at once."""
+    method = method or errors.method
+    lin = packed["linear"]
+    first, last = lin.start[owner], lin.start[owner] + lin.count[owner] - 1
+    j = np.clip(lin.row(owner, x), first, np.maximum(last - 1, first))
+    nxt = np.minimum(j + 1, last)
+    mine, other = packed[method], packed[other_method(method)]
+    v = mine.cost(mine.q_at(owner, x))
+    o = other.cost(other.q_at(owner, x))
+    g = scale(x, lin.x[j], lin.x[nxt], lin.coef[j, 3], lin.coef[nxt, 3])
+    q = np.array([errors.quantile(name) for name in names])[owner]
+    lo, hi = _ends(v, o, q * g)
+    at_knot = (np.abs(lin.x[j] - x) <= 0) | (np.abs(lin.x[nxt] - x) <= 0) | (nxt == j)
+    known = np.isfinite(v)
+    return v, np.where(known, np.where(at_knot, v, lo), np.nan), np.where(known, np.where(at_knot, v, hi), np.nan)
+
+
 def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Uncertainty) -> pd.DataFrame:
     """``iso`` (:func:`model.core.iso.iso_table` rows, or any frame with ``series``, ``interactivity``,
     ``usd_per_mtok`` and ``status``) with each priced cell's band: ``usd_per_mtok_low`` and ``usd_per_mtok_high``
@@ -373,17 +393,7 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
         # every cell at once, over the packed curves of both methods (as band_of reads one curve at a time)
         packed = errors.packed if errors.curves is curves else \
             {m: PackedCurves(curves, m) for m in METHODS}
-        lin = packed["linear"]
-        first, last = lin.start[owner], lin.start[owner] + lin.count[owner] - 1
-        j = np.clip(lin.row(owner, x), first, np.maximum(last - 1, first))
-        nxt = np.minimum(j + 1, last)
-        v = packed[errors.method].cost(packed[errors.method].q_at(owner, x))
-        o = packed[other_method(errors.method)].cost(packed[other_method(errors.method)].q_at(owner, x))
-        g = scale(x, lin.x[j], lin.x[nxt], lin.coef[j, 3], lin.coef[nxt, 3])
-        q = np.array([errors.quantile(name) for name in names])[owner]
-        lo, hi = _ends(v, o, q * g)
-        at_knot = (np.abs(lin.x[j] - x) <= 0) | (np.abs(lin.x[nxt] - x) <= 0) | (nxt == j)
-        lo, hi = np.where(at_knot, v, lo), np.where(at_knot, v, hi)
+        v, lo, hi = _packed_bands(packed, errors, names, owner, x)
         low[rows], high[rows] = lo, hi
         measured = iso["status"].to_numpy()[rows] == "measured"
         kinds = np.array([errors.kind(name) for name in names], dtype=object)[owner]
@@ -409,39 +419,37 @@ def relative_bands(cells: pd.DataFrame) -> dict[str, tuple[float, float]]:
     return {str(s): (float(d), float(u)) for s, d, u in zip(cells["series"], down, up)}
 
 
-def _sides_unresolved(curves, errors, a, b, bounds: np.ndarray, method, n=64) -> np.ndarray:
-    """For every side ``[bounds[i], bounds[i + 1]]`` of the pair a, b: True where the two curves' bands overlap
-    everywhere on it (both bands known there). Each side is sampled at ``n`` even points plus both curves' knots
-    inside it; every curve and band is evaluated once for all sides."""
-    return _pair_sides(curves, errors, a, b, bounds, method, n)[0]
+def _grids(packed: PackedCurves, owner_a: np.ndarray, owner_b: np.ndarray, low: np.ndarray, high: np.ndarray,
+           n: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """The samples of every side ``[low[i], high[i]]`` of the pair ``owner_a[i]``, ``owner_b[i]`` (curves as
+    ``packed`` numbers them; each side inside both curves' ranges): ``n`` even points plus both curves' knots inside
+    it, each side's once and in order. Returns (side of each sample, x), sides in order."""
+    even = np.linspace(low, high, n, axis=1).ravel() if len(low) else np.empty(0)
+    side_a, knots_a = packed.within(owner_a, low, high)
+    side_b, knots_b = packed.within(owner_b, low, high)
+    side = np.r_[np.repeat(np.arange(len(low)), n), side_a, side_b]
+    x = np.r_[even, knots_a, knots_b]
+    order = np.lexsort((x, side))
+    side, x = side[order], x[order]
+    new = np.r_[True, (side[1:] != side[:-1]) | (x[1:] != x[:-1])]
+    return side[new], x[new]
 
 
-def _pair_sides(curves, errors, a, b, bounds: np.ndarray, method, n=64):
-    """:func:`_sides_unresolved`, and the samples it read: (sides, x, good, unknown, margin) over every side in
-    order (``margin``: :func:`_overlap`'s)."""
-    ca, cb = curves[a], curves[b]
-    lo, hi = bounds[:-1], bounds[1:]
-    out = np.zeros(len(lo), dtype=bool)
-    sides = np.flatnonzero(hi > lo)
-    if not sides.size:
-        return out, np.empty(0), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.empty(0)
-    grids = [np.unique(np.r_[np.linspace(s, e, n), ca.x[(ca.x >= s) & (ca.x <= e)], cb.x[(cb.x >= s) & (cb.x <= e)]])
-             for s, e in zip(lo[sides], hi[sides])]
-    x = np.concatenate(grids)
-    side = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-    ok, unknown, within, margin = _overlap(ca, cb, x, errors, method)
-    count = len(grids)
-    out[sides] = (np.bincount(side, weights=ok, minlength=count) > 0) \
-        & (np.bincount(side, weights=unknown, minlength=count) == 0) \
-        & (np.bincount(side, weights=ok & ~within, minlength=count) == 0)
-    return out, x, ok & within, unknown, margin
+def _sides_of(count: int, sides: np.ndarray, side: np.ndarray, ok, unknown, within) -> np.ndarray:
+    """Whether each of ``count`` sides is unresolved: the bands known and overlapping at every sample of it where both
+    curves are priced (and at least one is)."""
+    out = np.zeros(count, dtype=bool)
+    m = len(sides)
+    out[sides] = (np.bincount(side, weights=ok, minlength=m) > 0) \
+        & (np.bincount(side, weights=unknown, minlength=m) == 0) \
+        & (np.bincount(side, weights=ok & ~within, minlength=m) == 0)
+    return out
 
 
-def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, method: str):
-    """At each x: both curves priced (ok), a band unknown there, the two bands overlapping (within), and by how much
-    (``margin`` [$/M]: the smaller of each band's top less the other's bottom; below 0 where they part)."""
-    va, la, ha = valued_band(ca, x, method, errors.quantile(ca.series))
-    vb, lb, hb = valued_band(cb, x, method, errors.quantile(cb.series))
+def _overlap_of(va, la, ha, vb, lb, hb):
+    """From two curves' values and bands at the same x: both priced (ok), a band unknown there, the two bands
+    overlapping (within), and by how much (``margin`` [$/M]: the smaller of each band's top less the other's bottom;
+    below 0 where they part)."""
     ok = np.isfinite(va) & np.isfinite(vb)
     unknown = ok & ~(np.isfinite(la) & np.isfinite(lb))
     tol = 1e-9 * np.fmax(va, vb)
@@ -454,7 +462,7 @@ def _overlap(ca: CostCurve, cb: CostCurve, x: np.ndarray, errors: Uncertainty, m
 def _crossing_intervals(x: np.ndarray, good: np.ndarray, unknown: np.ndarray, at: np.ndarray,
                         margin: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each crossing at ``at`` of one pair, the interval of interactivity around it where the two curves' bands
-    overlap (where the cheaper of the two may change), read from the samples of its sides (:func:`_pair_sides`: ``x``
+    overlap (where the cheaper of the two may change), read from the samples of its sides (:func:`_grids`: ``x``
     ascending, whether both bands are known and overlap there, whether one is unknown, the overlap's margin); NaN
     where a band is unknown at the crossing. An end between a sample where the bands overlap and one where they part
     is where the margin, linear between the two, is 0 (not the last sample that overlaps: a grid's spacing off)."""
@@ -507,19 +515,38 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
     x_low, x_high = np.full(len(crossovers), np.nan), np.full(len(crossovers), np.nan)
     frame = crossovers.reset_index(drop=True)
     at = frame["interactivity"].to_numpy(dtype=float)
+    index = {name: i for i, name in enumerate(sorted(curves))}
+    pairs, sides = [], []            # each pair's crossings and sides; every non-empty side: (pair, a, b, from, to)
     for (a, b), idx in frame.groupby(["series_a", "series_b"], sort=False).indices.items():
         if a not in curves or b not in curves:
             continue
-        lo = max(curves[a].x_min, curves[b].x_min)
-        hi = min(curves[a].x_max, curves[b].x_max)
-        xs = at[idx]
-        order = np.argsort(xs, kind="stable")
-        bounds = np.r_[lo, xs[order], hi]
-        sides, x, good, unknown, margin = _pair_sides(curves, errors, a, b, bounds, method)
-        marks[idx[order]] = sides[:-1] | sides[1:]
-        start[idx[order]] = np.where(sides[:-1], bounds[:-2], np.where(sides[1:], bounds[1:-1], np.nan))
-        stop[idx[order]] = np.where(sides[1:], bounds[2:], np.where(sides[:-1], bounds[1:-1], np.nan))
-        x_low[idx], x_high[idx] = _crossing_intervals(x, good, unknown, at[idx], margin)
+        order = np.argsort(at[idx], kind="stable")
+        bounds = np.r_[max(curves[a].x_min, curves[b].x_min), at[idx][order], min(curves[a].x_max, curves[b].x_max)]
+        kept = np.flatnonzero(bounds[1:] > bounds[:-1])
+        sides += [(len(pairs), index[a], index[b], bounds[k], bounds[k + 1]) for k in kept]
+        pairs.append((idx, order, bounds, kept))
+    if sides:
+        # every side of every pair sampled and priced at once, over the curves packed for both methods
+        packed = errors.packed if errors.curves is curves else {m: PackedCurves(curves, m) for m in METHODS}
+        pair_of, owner_a, owner_b, low, high = (np.array(c) for c in zip(*sides))
+        side, x_all = _grids(packed["linear"], owner_a, owner_b, low, high)
+        names = sorted(curves)
+        ok, unknown, within, margin = _overlap_of(
+            *_packed_bands(packed, errors, names, owner_a[side], x_all, method),
+            *_packed_bands(packed, errors, names, owner_b[side], x_all, method))
+        first_side = np.searchsorted(pair_of, np.arange(len(pairs)))       # sides are in pair order
+        cut = np.searchsorted(side, np.r_[first_side, len(sides)])          # so are the samples
+    for p, (idx, order, bounds, kept) in enumerate(pairs):
+        if not kept.size:
+            continue
+        part = slice(cut[p], cut[p + 1])
+        local = side[part] - first_side[p]
+        unresolved = _sides_of(len(bounds) - 1, kept, local, ok[part], unknown[part], within[part])
+        marks[idx[order]] = unresolved[:-1] | unresolved[1:]
+        start[idx[order]] = np.where(unresolved[:-1], bounds[:-2], np.where(unresolved[1:], bounds[1:-1], np.nan))
+        stop[idx[order]] = np.where(unresolved[1:], bounds[2:], np.where(unresolved[:-1], bounds[1:-1], np.nan))
+        x_low[idx], x_high[idx] = _crossing_intervals(x_all[part], ok[part] & within[part], unknown[part], at[idx],
+                                                      margin[part])
     return crossovers.assign(within_uncertainty=marks, uncertain_from=start, uncertain_to=stop,
                              interactivity_low=x_low, interactivity_high=x_high)
 
