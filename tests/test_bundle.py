@@ -248,6 +248,40 @@ def test_an_edited_headline_in_the_report_fails_naming_the_figure(bundle, tmp_pa
         {"what": "figure page 1 | MI355X | $/M tokens as report.html prints it", "manifest": was, "bundle": "$0.14"}]
 
 
+@pytest.mark.slow      # the module's bundle, and a PDF printed again
+@needs_chromium
+def test_an_edited_headline_in_the_pdf_fails_naming_the_figure(bundle, tmp_path):
+    """Issue 53: the PDF's text is read back too. MI355X's $/M edited in the page the PDF is printed from, printed
+    again by Chromium and rehashed into the manifest: verify names the figure with what the rebuilt answer prints and
+    what the PDF's text holds there; the untouched bundle's PDF holds every figure report.html marks."""
+    from model.present.report_output import html_to_pdf
+
+    copy = _copy(bundle, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (was,) = [f["text"] for f in manifest["figures"] if f["id"] == "page 1 | MI355X | $/M tokens"]
+    page = (copy / "report.html").read_text(encoding="utf-8")
+    said = f"MI355X {was}/M"
+    line = next(m for m in re.findall(r"<p class=lead data-line=\d+>[^<]*", page) if said in m)
+    html_to_pdf(page.replace(line, line.replace(said, "MI355X $0.14/M", 1), 1), copy / "report.pdf")
+    _rehash(copy, "report.pdf")
+    code, out = _verify(copy)
+    assert code == EXIT_DIFFERS
+    assert out["differs"] == [{"what": "figure page 1 | MI355X | $/M tokens as report.pdf prints it",
+                               "manifest": was, "bundle": "$0.14"}], out["differs"]
+
+
+@pytest.mark.slow      # the module's bundle
+def test_a_pdf_that_is_not_one_is_named_not_read_as_text(bundle, tmp_path):
+    """A report.pdf replaced by bytes that are no PDF (its hash put in the manifest): named unreadable, exit 1, no
+    traceback."""
+    copy = _copy(bundle, tmp_path)
+    (copy / "report.pdf").write_bytes(b"%PDF-1.7\n" + os.urandom(2048))
+    _rehash(copy, "report.pdf")
+    code, out = _verify(copy)
+    assert code == EXIT_DIFFERS
+    assert out["differs"] == [{"what": "file report.pdf", "manifest": "the report's PDF", "bundle": "unreadable"}]
+
+
 def test_a_file_added_removed_or_edited_and_a_stated_input_are_named(bundle, tmp_path):
     """Issue 50: ``NOTES.txt`` and ``tables/extra.csv`` added, ``tables/crossovers.csv`` removed, a cell of the fleet
     table edited (its hash updated), MI355X's rate in the manifest's inputs changed from 1.48 to 1.58 (the figures
