@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from model.core.analysis import ALL_PAIRS_LIMIT, analyse
 from model.core.crossings import crossovers
 from model.core.envelope import Envelope, lower_envelope
-from model.core.iso import CostCurve, cost_within
+from model.core.iso import CostCurve, PackedCurves, cost_within
 from model.core.view import View
 from model.data.presets import load_presets
 from tests import strategies as S
@@ -176,6 +176,22 @@ def test_envelope_is_the_minimum_of_every_curve(method, sets, data):
         a = cost_within(curves[row.from_series], np.array([row.interactivity]), method)[0]
         b = cost_within(curves[row.to_series], np.array([row.interactivity]), method)[0]
         assert a == pytest.approx(b, rel=1e-7) and b == pytest.approx(row.usd_per_mtok, rel=1e-7)
+
+
+@pytest.mark.parametrize("method", ["linear", "monotone"])
+@settings(max_examples=40, deadline=None)
+@given(sets=S.curve_sets, data=st.data())
+def test_the_curves_packed_once_give_what_packing_them_again_gives(method, sets, data):
+    # the crossings step hands the envelope and the crossovers the range's packing (issue 48); one of other curves,
+    # or of the other method, is not used
+    curves = _curves(sets)
+    groups = _groups(curves, data)
+    packed = PackedCurves(curves, method)
+    pd.testing.assert_frame_equal(lower_envelope(curves, method, groups, packed).segments,
+                                  lower_envelope(curves, method, groups).segments)
+    pd.testing.assert_frame_equal(crossovers(curves, method, groups, packed=packed), crossovers(curves, method, groups))
+    other = PackedCurves(dict(list(curves.items())[:1]), "linear" if method == "monotone" else "monotone")
+    pd.testing.assert_frame_equal(crossovers(curves, method, groups, packed=other), crossovers(curves, method, groups))
 
 
 @settings(max_examples=60, deadline=None)

@@ -21,7 +21,7 @@ from model.core.crossings import CROSSOVER_COLUMNS
 from model.core.crossings import crossovers as _crossovers
 from model.core.envelope import Envelope, lower_envelope
 from model.core.frontier import apply_disagg, fit_frontiers, series_labels, throughput_column
-from model.core.iso import CostCurve, cost_curves, default_targets, iso_table, reach
+from model.core.iso import CostCurve, PackedCurves, cost_curves, default_targets, iso_table, reach
 from model.core.notes import Note
 from model.core.sla import SLA, split_by_sla
 from model.core.uncertainty import Calibration, chosen_method
@@ -219,15 +219,17 @@ def analyse(points: pd.DataFrame, scenario: View, presets: pd.DataFrame,
     return cross(result, crossovers, selected) if crossovers != "none" else result
 
 
-def cross(result: Analysis, crossovers: str = "auto", selected: tuple[str, ...] | None = None) -> Analysis:
+def cross(result: Analysis, crossovers: str = "auto", selected: tuple[str, ...] | None = None,
+          packed: PackedCurves | None = None) -> Analysis:
     """``result`` with its lower envelope and the crossovers of the pairs a ``crossovers=`` mode
-    (:data:`CROSSOVERS`) asks for, computed from its cost curves (nothing is refitted or repriced)."""
+    (:data:`CROSSOVERS`) asks for, computed from its cost curves (nothing is refitted or repriced; ``packed``: the
+    curves already packed for the method, :class:`model.core.iso.PackedCurves`)."""
     curves, scenario = result.curves, result.scenario
     baseline = scenario.baseline if scenario.baseline in curves else None
     groups = _groups(result.frontier, scenario.by)
     which, pairs = crossover_pairs(curves, groups, crossovers, selected, baseline)
-    envelope = lower_envelope(curves, scenario.method, groups) if crossovers != "none" else None
-    found = _crossovers(curves, scenario.method, groups, pairs) if which != "none" else \
+    envelope = lower_envelope(curves, scenario.method, groups, packed) if crossovers != "none" else None
+    found = _crossovers(curves, scenario.method, groups, pairs, packed) if which != "none" else \
         pd.DataFrame(columns=CROSSOVER_COLUMNS)
     notes = list(result.notes)
     if crossovers in ("pairs", "auto") and which == "none" and len(curves) > 1:

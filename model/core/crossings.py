@@ -155,7 +155,7 @@ def all_pairs(curves: dict[str, CostCurve], groups: dict[str, object] | None = N
 
 
 def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dict[str, object] | None = None,
-               pairs=None) -> pd.DataFrame:
+               pairs=None, packed: PackedCurves | None = None) -> pd.DataFrame:
     """Every interactivity where two series' cost curves cross, inside their common range.
 
     Roots are exact for ``linear`` (both curves are linear between the union of their
@@ -172,6 +172,9 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dic
     pairs : iterable of (str, str), optional
         just these pairs (e.g. the series in view, or each series against a baseline);
         default every pair of a group: quadratic in series, so leave it for a handful.
+    packed : PackedCurves, optional
+        ``curves`` already packed for ``method`` (e.g. the range's, :attr:`model.core.uncertainty.Uncertainty.packed`);
+        packed here otherwise.
 
     Returns
     -------
@@ -185,7 +188,8 @@ def crossovers(curves: dict[str, CostCurve], method: str = "linear", groups: dic
     wanted = sorted({tuple(sorted((a, b))) for a, b in wanted if a != b and a in curves and b in curves})
     if not wanted:
         return pd.DataFrame(columns=CROSSOVER_COLUMNS)
-    packed = PackedCurves({n: curves[n] for n in {s for pair in wanted for s in pair}}, method)
+    if packed is None or packed.method != method or packed.names != sorted(curves):
+        packed = PackedCurves({n: curves[n] for n in {s for pair in wanted for s in pair}}, method)
     index = {n: i for i, n in enumerate(packed.names)}
     ia = np.array([index[a] for a, _ in wanted], dtype=np.int64)
     ib = np.array([index[b] for _, b in wanted], dtype=np.int64)

@@ -44,7 +44,7 @@ ENVELOPE_CHANGE_COLUMNS = ["group", "interactivity", "from_series", "to_series",
 
 
 def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
-                   groups: dict[str, object] | None = None) -> Envelope:
+                   groups: dict[str, object] | None = None, packed: PackedCurves | None = None) -> Envelope:
     """The cheapest series at every interactivity, and where that changes, per comparison group.
 
     Divide and conquer over the series of each group: pairs of envelopes are merged
@@ -52,7 +52,7 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
     their breakpoints, so the work is O(total breakpoints x log(series)) array operations.
     Exact for ``linear``; for ``monotone`` each interval is cut where two curves' gap is
     stationary, so no crossing is missed, and roots are found by bisection.
-    Ties go to the series first in name order.
+    Ties go to the series first in name order. ``packed``: ``curves`` already packed for ``method``, if at hand.
 
     Returns
     -------
@@ -62,7 +62,8 @@ def lower_envelope(curves: dict[str, CostCurve], method: str = "linear",
     empty = Envelope(pd.DataFrame(columns=ENVELOPE_SEGMENT_COLUMNS), pd.DataFrame(columns=ENVELOPE_CHANGE_COLUMNS))
     if not curves:
         return empty
-    packed = PackedCurves(curves, method)
+    if packed is None or packed.method != method or packed.names != sorted(curves):
+        packed = PackedCurves(curves, method)
     labels = [(groups or {}).get(n) for n in packed.names]
     group_keys = list(dict.fromkeys(labels))
     gcode = np.array([group_keys.index(g) for g in labels], dtype=np.int64) if groups else \
