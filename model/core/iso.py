@@ -264,7 +264,9 @@ class PackedCurves:
         self.owner = owner
         self.rate = np.concatenate([c.usd_per_gpu_hour for c in ordered]) if ordered else np.empty(0)
         coef = np.zeros((len(self.x), 4))
-        if method == "linear":
+        if not len(self.x):
+            pass                            # no curve: nothing to pack
+        elif method == "linear":
             coef[:, 3] = cost
             step = np.r_[self.x[1:] - self.x[:-1], 1.0]
             inner = np.r_[owner[1:] == owner[:-1], False]
