@@ -64,6 +64,18 @@ def test_a_demand_is_read_by_the_rule_and_a_huge_one_is_held(db):
     assert at.query_params["rps"] == "10000"
 
 
+def test_the_gpu_mix_pages_peak_demand_asks_about_a_slip_as_the_fleet_page_does(db):
+    # the field's help says a demand needing more than 1,000 nodes is asked about; the GPU mix page's box did not ask
+    at = open_page("views/gpu_mix.py", {"wl": "GLM-5|8192|1024", "x": "50", "rmix": "1024:256:0.7,8192:1024:0.3"})
+    at.text_input(key="rps").input("10").run()
+    assert at.query_params["rps"] == "10"
+    at.text_input(key="rps").input("1e5").run()
+    assert at.query_params["rps"] == "10"
+    assert any("Not applied yet: this demand needs at least" in w for w in _said(at)), _said(at)
+    at.button(key="confirm::rps").click().run()
+    assert at.query_params["rps"] == "100000"
+
+
 def test_an_api_price_and_the_nodes_kept_up_are_read_by_the_rule(db):
     from model.data.api_prices import prices_frame
     from tests.conftest import reading

@@ -17,17 +17,30 @@ from model.core.view_fields import KNEE_RULES, TOKEN_BASES
 from model.data.trace_files import private_copy, read_trace_file
 from model.data.traces import load_trace, store_trace
 from model.present import fmt
+from model.present.view_answer import fleet_at
 from model.present.volume_figures import day_figure
 from ui import data, numbers
 from ui.state import bind, commit, plain, view
 
-__all__ = ["shape_boxes", "fleet_boxes", "fleet_settings", "day_chart", "view_trace"]
+__all__ = ["shape_boxes", "fleet_boxes", "fleet_settings", "day_chart", "view_trace", "nodes_question"]
 
 _NONE, _TYPED = "", "typed"
 _WORDS = {_NONE: "none (a peak-to-average factor)", "flat": "flat", "business-hours": "business hours (09–18 h)",
           "diurnal": "diurnal (a smooth day)", _TYPED: "typed: 24 hourly weights"}
 _DONE = "_trace_read"      # the uploaded file last read, so a rerun does not read it again
 
+
+
+def nodes_question(rps: float) -> str | None:
+    """Why a peak of ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the Fleet
+    page would, from the view's own capacity: :func:`model.present.view_answer.fleet_at`). The peak demand boxes ask
+    it (the Fleet and GPU mix pages), as the field's help says."""
+    try:
+        fleet = fleet_at(data.answer_of(view(), ("capacity", "rates")), demand_rps=rps, budget_mw=None,
+                         budget_usd_month=None)
+    except ValueError:   # the view refuses it: committing says why
+        return None
+    return fleet.question if fleet is not None else None
 
 def _shape_choice(value: str) -> str:
     return value if value in PRESETS or value == _NONE else _TYPED

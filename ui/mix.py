@@ -27,7 +27,7 @@ from model.data.traces import store_trace
 from model.present import fmt
 from model.present.mix_answer import MIX_PARTS
 from ui import data, numbers
-from ui.demand import view_trace
+from ui.demand import nodes_question, view_trace
 from ui.state import commit, plain, pop_notices, view
 
 __all__ = ["mix_answer", "mix_editor", "trace_bucketing", "demand_boxes"]
@@ -130,7 +130,7 @@ def demand_boxes() -> None:
     """The demand the mix serves: a peak, a volume, the peak-to-average factor, headroom and spares; or the trace
     the view holds (its words, and a button to drop it)."""
     c1, c2, c3 = st.columns(3)
-    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10")
+    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=nodes_question)
     numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9")
     state = view()
     trace = view_trace(state.trace) if state.trace else None

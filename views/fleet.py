@@ -7,24 +7,11 @@ import streamlit as st
 from model.core.fleet import preset_kw_per_gpu
 from model.present import fmt
 from model.present.run_to_run_answer import run_to_run_lines
-from model.present.view_answer import fleet_at
-from ui import data, frame, numbers, widgets
-from ui.demand import day_chart, fleet_boxes, fleet_settings, shape_boxes
-from ui.state import plain, view
+from ui import frame, numbers, widgets
+from ui.demand import day_chart, fleet_boxes, fleet_settings, nodes_question, shape_boxes
+from ui.state import plain
 
 ctx = frame.context()
-
-
-def _nodes_question(rps: float) -> str | None:
-    """Why ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the page would,
-    from the view's own capacity: :func:`model.present.view_answer.fleet_at`)."""
-    try:
-        fleet = fleet_at(data.answer_of(view(), ("capacity", "rates")), demand_rps=rps, budget_mw=None,
-                         budget_usd_month=None)
-    except ValueError:   # the view refuses it: committing says why
-        return None
-    return fleet.question if fleet is not None else None
-
 
 
 st.title("Fleet sizing")
@@ -35,7 +22,7 @@ way = st.radio("Size from", ("a demand", "a budget"), horizontal=True, key="flee
                index=1 if (ctx.state.budget_mw or ctx.state.budget_usd_month) else 0)
 c1, c2, c3 = st.columns(3)
 if way == "a demand":
-    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=_nodes_question)
+    numbers.field_box(c1, "demand_rps", placeholder="e.g. 10", question=nodes_question)
     numbers.field_box(c2, "tokens_per_month", placeholder="e.g. 3e9")
     numbers.field_box(c3, "headroom")
     d1, d2, d3 = st.columns(3)

@@ -206,7 +206,9 @@ FIELDS: tuple[ViewField, ...] = (
     _f("by", "by", tuple[str, ...], DEFAULT_SERIES_KEYS, c.NAMES, FIT, "hardware,model", "colour", check=Uses("by"),
        option=Option(("--by",), "selection", "series grouping keys, comma-separated: rows sharing them are one series, pooled "
                      "over parallelism and concurrency; the frontier is per series", metavar="K,K",
-                     default=",".join(DEFAULT_SERIES_KEYS), read=Uses("series_keys")), label='Series = rows sharing'),
+                     default=",".join(DEFAULT_SERIES_KEYS), read=Uses("series_keys")), label='Series = rows sharing',
+       explain="Rows sharing these keys are one series, pooled over parallelism and concurrency; the frontier is per "
+               "series."),
     _f("basis", "basis", str, "total", c.TEXT, FIT, "blended", "tokens", check=one_of("basis", BASES),
        option=Option(("--basis",), "view", "token basis: which tokens a $/M counts, each from its own per-GPU throughput "
                      "(default total: each row's own measured tokens; auto, the load ramps' word, is total); blended "
@@ -242,7 +244,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--interactivity", "--x"), "view", "the interactivity you need [tok/s/user], at least 0.01 and below 100,000: "
                      "the answer, the break-even and fleet sizing use it, the same on every page and in the report "
                      "(default: the middle target)", metavar="TOK_S_USER",
-                     read=c.NUMBER.read), label='Interactivity you need [tok/s/user]'),
+                     read=c.NUMBER.read), label='Interactivity you need [tok/s/user]',
+       explain="The interactivity you need [tok/s/user]: the answer, the break-even and fleet sizing use it, the same "
+               "on every page and in the report (default: the middle target); the box offers the reach of the data in "
+               "view."),
     _f("frontier_y", "y", str, "throughput", c.TEXT, ANSWER, "cost", "z",
        check=one_of("y", ("throughput", "cost"))),
     _f("optimal_only", "opt", bool, False, c.FLAG, ANSWER, "1", "yes",
@@ -290,7 +295,10 @@ FIELDS: tuple[ViewField, ...] = (
     _f("demand_rps", "rps", float | None, None, c.NUMBER, ANSWER, "3", "-1", check=DEMAND_BOUNDS,
        option=Option(("--demand-rps", "--peak-rps"), "sizing", "peak demand [req/s], from 1e-6 to 1e9: sizes the "
                      "fleet bought for the peak (with a volume too, the volume prices it); one needing more than "
-                     "1,000 nodes is taken as a likely slip and asked about", read=c.NUMBER.read), label='Peak demand [req/s]'),
+                     "1,000 nodes is taken as a likely slip and asked about", read=c.NUMBER.read), label='Peak demand [req/s]',
+       explain="Peak demand [req/s], from 1e-6 to 1e9: sizes the fleet bought for the peak (with a volume too, the "
+               "volume prices it); one needing more than 1,000 nodes is taken as a likely slip and asked about before "
+               "it applies."),
     _f("headroom", "hr", float, 1.0, c.NUMBER, ANSWER, "1.2", "0.5",
        check=Bounds(1, 100, "headroom must be between 1 and 100"),
        option=_sizing("--headroom", float, "capacity ÷ peak demand, from 1 to 100 (default 1.0)"), label='Headroom [capacity ÷ peak]'),
@@ -310,7 +318,9 @@ FIELDS: tuple[ViewField, ...] = (
     _f("shape", "shape", str, "", c.TEXT, ANSWER, "business-hours", "spiky", check=check_shape, words="demand shape",
        option=Option(("--shape",), "sizing", "the demand over a day: flat, business-hours, diurnal, 24 hourly "
                      "weights (comma-separated, from midnight) or a FILE of them", metavar="SHAPE|FILE",
-                     file="shape")),
+                     file="shape"),
+       explain="The demand over a day: flat, business-hours, diurnal, or 24 hourly weights (comma-separated, from "
+               "midnight)."),
     _f("trace", "trace", str, "", c.TEXT, ANSWER, _ONE_TRACE, "t1;x", check=Uses("trace"), words="request trace",
        option=Option(("--trace",), "sizing", "a request trace FILE (CSV: timestamp,input_tokens,output_tokens or "
                      "the Azure trace's TIMESTAMP,ContextTokens,GeneratedTokens): its windows are the demand's "
@@ -368,7 +378,9 @@ FIELDS: tuple[ViewField, ...] = (
        label="A typed volume counts",
        option=Option(("--token-basis",), "fleet", "what --tokens-per-day and --volume count (default: the "
                      "capacity's basis, as volume reads it: total where the rows state it, else output)",
-                     choices=TOKEN_BASES)),
+                     choices=TOKEN_BASES),
+       explain="What a typed volume of tokens counts (default: the capacity's basis: total where the rows state it, "
+               "else output)."),
     _f("filters", "f", tuple[tuple[str, str], ...], (), c.FILTERS, FIT, "tp=8", "colour=red", check=Uses("filters"),
        option=WHERE, words="filters", plural=True),
     _f("mix_workloads", "mix", bool, False, c.FLAG, FIT, "1", "on",
@@ -436,7 +448,10 @@ FIELDS: tuple[ViewField, ...] = (
     _f("cache_hit", "ch", float | None, None, c.NUMBER, ANSWER, "0.6", "60",
        check=Bounds(0, 1, "the cache-hit rate is a fraction in [0, 1], e.g. 0.6 for 60 %"),
        option=Option(("--cache-hit",), "volume", "prefix-cache hit rate for the API's bill, a fraction from 0 to 1: 0.6 "
-                     "for 60 % (default: the rows', else 0)", metavar="FRACTION", read=c.NUMBER.read), label='Prefix-cache hit rate [0–1]'),
+                     "for 60 % (default: the rows', else 0)", metavar="FRACTION", read=c.NUMBER.read), label='Prefix-cache hit rate [0–1]',
+       explain="The share of input tokens served from the prefix cache, a fraction from 0 to 1 (0.6 for 60 %), priced "
+               "at the cached input price: the API's bill on Buy, rent or API, the revenue on Sell (default: the "
+               "rows', else 0)."),
     # the seller's side, the inverse question and the bill by tenant (issue 52: model.core.sell, solve, chargeback)
     _f("input_share", "sin", float | None, None, c.NUMBER, ANSWER, "0.992", "99.2",
        check=Bounds(0, 1, "the input share is a fraction of the tokens sold in [0, 1], e.g. 0.992 for 99.2 %"),
@@ -464,7 +479,10 @@ FIELDS: tuple[ViewField, ...] = (
        option=Option(("--tenants",), "chargeback", "split the fleet's cost by tenant: NAME:INPUT:OUTPUT[:CACHED] tokens "
                      "over any span (their shares split the cost), comma-separated, e.g. acme:9e8:1e8,beta:3e8:2e8:1e8 "
                      "(the fourth number: the cached part of the input); or a trace FILE with a tenant, user or "
-                     "workload column (FILE@COLUMN names another)", metavar="TABLE|FILE", file="tenants")),
+                     "workload column (FILE@COLUMN names another)", metavar="TABLE|FILE", file="tenants"),
+       explain="Split the fleet's cost by tenant: NAME:INPUT:OUTPUT[:CACHED] tokens over any span (their shares split "
+               "the cost), comma-separated, e.g. acme:9e8:1e8,beta:3e8:2e8:1e8 (the fourth number: the cached part of "
+               "the input)."),
     _f("stale_days", "stale", int, DEFAULT_STALE_DAYS, c.WHOLE, ANSWER, "90", "0",
        check=Bounds(1, 100_000, "stale days must be a whole number from 1 to 100,000"),
        option=Option(("--stale-days",), "volume", f"an API price read longer ago may be stale (default "
