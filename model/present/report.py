@@ -36,6 +36,7 @@ from model.present.bundle import VERIFY_LINE, key_headers
 from model.present.parts import Answer
 from model.present.recommendation_words import PLUS_MINUS
 from model.present.report_output import (
+    PRINT_COLUMNS,
     PRINT_WIDTH_PX,
     Report,
     ReportError,
@@ -167,7 +168,7 @@ def build_report(answer: Answer, link: str | None = None, *, made_at: datetime |
                   extras=extras)
 
 
-def _run_to_run_html(rendered: dict, tables: dict) -> str:
+def _run_to_run_html(rendered: dict, tables: dict, split: bool = False) -> str:
     """The run-to-run band beside the interpolation range, each named (when a point in view states an interval)."""
 
     if RUN_TO_RUN_TABLE not in rendered:
@@ -178,7 +179,7 @@ def _run_to_run_html(rendered: dict, tables: dict) -> str:
             f"throughput moved between repeated runs). {esc(fmt.sentence(RULE))}. A point of one run has no "
             "run-to-run band (\"one run, no interval\"); an interval that disagrees with its own mean ± t·se is "
             "flagged and not used.</p>"
-            + _table(rendered, tables, RUN_TO_RUN_TABLE, "run-to-run"))
+            + _table(rendered, tables, RUN_TO_RUN_TABLE, "run-to-run", split=split))
 
 
 
@@ -224,6 +225,7 @@ def _body(p: _Page, width: int | None) -> str:
     section_charts, assumptions, link, notes, version = p.section_charts, p.assumptions, p.link, p.notes, p.version
     made_at, rates_text, errors_text, marked, live = p.made_at, p.rates_text, p.errors_text, p.marked, p.live
     esc = html.escape
+    split = width is not None           # the print: a table wider than the page in parts, each with its keys
     parts = [
         f"<header><h1>{esc(title)}</h1><p class=muted>Prepared {made_at:%Y-%m-%d %H:%M} UTC with Cost Frontier "
         f"{esc(version)} · <a href=\"{esc(link, quote=True)}\">reopen this view</a></p></header>",
@@ -246,15 +248,15 @@ def _body(p: _Page, width: int | None) -> str:
         "a frontier's end, shown but never priced or ranked), out of reach, zero throughput, or missing (no row or no "
         "rate). "
         f"{esc(PLUS_MINUS)} {esc(errors_text)}</p>"
-        + _table(rendered, tables, "Cost at matched interactivity", "iso", grouped=True)
+        + _table(rendered, tables, "Cost at matched interactivity", "iso", grouped=True, split=split)
         + (f"<h3>{esc(CALIBRATION_TABLE)}</h3><p class=caption>Every measured point of this store's frontiers with "
            "a neighbour on each side, left out in turn and predicted from the rest: how many lay inside the range "
            "built without them (the target: 9 in 10), and how far that range reached below and above the value.</p>"
-           + _table(rendered, tables, CALIBRATION_TABLE, "calibration")
+           + _table(rendered, tables, CALIBRATION_TABLE, "calibration", split=split)
            if CALIBRATION_TABLE in rendered else "")
-        + _run_to_run_html(rendered, tables) + "</section>",
+        + _run_to_run_html(rendered, tables, split) + "</section>",
         "<section id=crossovers-section><h2>Crossovers</h2>" + _crossover_list(result, marked)
-        + _table(rendered, tables, "Crossovers", "crossovers") + _caps_html(rendered, tables)
+        + _table(rendered, tables, "Crossovers", "crossovers", split=split) + _caps_html(rendered, tables, split)
         + "</section>",
         "<section id=frontier-section><h2>Frontier</h2>" + chart_html(frontier, "frontier-chart", width)
         + "<p class=caption>Faint markers: every measured load point; lines: each series' frontier (the points no "
@@ -268,7 +270,8 @@ def _body(p: _Page, width: int | None) -> str:
         for j, figure in enumerate(section_charts[i]):
             block.append(chart_html(figure, f"extra-{i}-{j}", width))
         for name in section.tables:
-            block.append(f"<h3>{esc(name)}</h3>" + _table(rendered, tables, name, f"extra-{file_name(name)}"))
+            block.append(f"<h3>{esc(name)}</h3>" + _table(rendered, tables, name, f"extra-{file_name(name)}",
+                                                          split=split))
         parts.append("".join(block) + "</section>")
     parts += [
         "<section id=assumptions-section><h2>Assumptions</h2>"
@@ -277,7 +280,7 @@ def _body(p: _Page, width: int | None) -> str:
         "report uses, with its SHA-256 so a reader can check they hold the same data. Costs at the targets "
         "are measured where a target falls on a frontier point and interpolated between two otherwise (see the "
         "Status column above); measured rows off every frontier are dominated and do not set a price.</p>"
-        + _table(rendered, tables, "Provenance", "provenance") + "</section>",
+        + _table(rendered, tables, "Provenance", "provenance", split=split) + "</section>",
         f"<footer><h2>Reopen this view</h2><p><a id=share-link href=\"{esc(link, quote=True)}\">{esc(link)}</a></p>"
         + (f"<p class=muted>The link above opens the data as presented here. On the latest data: <a id=live-link "
            f"href=\"{esc(live, quote=True)}\">{esc(live)}</a></p>" if live and live != link else "") +
@@ -287,13 +290,15 @@ def _body(p: _Page, width: int | None) -> str:
     return "\n".join(parts)
 
 
-def _table(rendered, tables, name: str, table_id: str, grouped: bool = False) -> str:
-    """Table ``name`` as HTML, each number's cell marked with its figure's id (``verify`` reads them back)."""
+def _table(rendered, tables, name: str, table_id: str, grouped: bool = False, split: bool = False) -> str:
+    """Table ``name`` as HTML, each number's cell marked with its figure's id (``verify`` reads them back); ``split``
+    (the print): a table wider than a page in parts of :data:`PRINT_COLUMNS` columns beside its key columns."""
     spec = tables[name][1]
-    return html_table(rendered[name][0], table_id, spec, grouped, figures=(name, key_headers(name, spec)))
+    return html_table(rendered[name][0], table_id, spec, grouped, figures=(name, key_headers(name, spec)),
+                      most_columns=PRINT_COLUMNS if split else None)
 
 
-def _caps_html(rendered, tables) -> str:
+def _caps_html(rendered, tables, split: bool = False) -> str:
     """The cheapest as the TTFT cap moves (a view with goodput caps): the table the Crossovers page shows."""
     if CAPS_TABLE not in tables:
         return ""
@@ -302,7 +307,7 @@ def _caps_html(rendered, tables) -> str:
             ", in $ per good million tokens: each TTFT cap with the view's TPOT cap; a load point's throughput counts "
             "only its requests meeting both (points without per-request data keep their summary throughput, as if "
             "every request met the caps). Runner-up: the next cheapest series at the same cap.</p>"
-            + _table(rendered, tables, CAPS_TABLE, "goodput-caps"))
+            + _table(rendered, tables, CAPS_TABLE, "goodput-caps", split=split))
 
 
 #: up to this many crossovers are also written out as sentences above their table

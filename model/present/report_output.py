@@ -33,7 +33,7 @@ from model.present import figures
 from model.present.fmt import USD_PLAIN_LOW, dollars, usd_decimals
 from model.present.pdf import print_in_parts
 
-__all__ = ["ReportSection", "Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
+__all__ = ["ReportSection", "Report", "ReportError", "KINDS", "cell_text", "PRINT_WIDTH_PX", "PRINT_COLUMNS", "round_usd", "sheet_names", "SHEET_NAME_LIMIT", "table_frames", "html_table", "row_labels", "chart",
            "chart_html", "page", "file_name", "chromium_path", "html_to_pdf", "PRINT_QUEUE_WAIT_S"]
 
 #: how a column is shown and rounded: money [$], interactivity [tok/s/user], throughput [tok/s/GPU], ..., a share
@@ -186,11 +186,32 @@ def row_labels(shown: pd.DataFrame, key_headers: list[str]) -> list[str]:
     return out
 
 
+#: a printed table holds at most this many columns beside its key columns; a wider one is printed in parts (an A4
+#: page holds about 19 columns of the report's figures at its print size: the Seller economics table's 35 ran off it)
+PRINT_COLUMNS = 12
+
+
 def html_table(shown: pd.DataFrame, table_id: str, spec: list[tuple[str, str, str]], grouped: bool = False,
-               figures: tuple[str, list[str]] | None = None) -> str:
+               figures: tuple[str, list[str]] | None = None, most_columns: int | None = None) -> str:
     """An HTML table of the shown text; ``grouped`` rules a line where the first column's value changes.
     ``figures``: (the table's name, its key columns' headers): each number's cell carries its figure's id
-    (``data-figure="TABLE | ROW | HEADER"``, :func:`row_labels`), which ``verify`` reads back."""
+    (``data-figure="TABLE | ROW | HEADER"``, :func:`row_labels`), which ``verify`` reads back. ``most_columns``: a
+    table with more columns than that beside its key columns (the figures' keys, else the first column) is several
+    tables, each the key columns and at most that many others, in order (what a page's width holds)."""
+    keys = [c for c in (figures[1] if figures else []) if c in shown.columns] or list(shown.columns[:1])
+    others = [i for i, c in enumerate(shown.columns) if c not in keys]
+    if most_columns and len(others) > most_columns and len(shown):
+        count = -(-len(others) // most_columns)
+        size = -(-len(others) // count)                # parts of nearly equal width
+        kept = [i for i, c in enumerate(shown.columns) if c in keys]
+        out = []
+        for n in range(count):
+            part = kept + others[n * size:(n + 1) * size]
+            out.append((f'<p class="caption cont">{html.escape(figures[0] if figures else "The table")}, continued</p>'
+                        if n else "")
+                       + html_table(shown.iloc[:, part], table_id if not n else f"{table_id}-{n + 1}",
+                                    [spec[i] for i in part], grouped, figures))
+        return "".join(out)
     numeric = [k not in ("text",) for _, _, k in spec]
     head = "".join(f"<th{' class=num' if n else ''}>{html.escape(str(h))}</th>" for h, n in zip(shown.columns, numeric))
     labels = row_labels(shown, figures[1]) if figures else [None] * len(shown)
@@ -286,7 +307,7 @@ tr.group td{border-top:2px solid #57606a}#iso td:nth-child(2){white-space:nowrap
 #recommendation{background:#f6f8fa;border-left:4px solid #1f6feb;padding:8px 16px;margin:16px 0}.lead{font-size:16px}
 a{color:#0969da;word-break:break-all}
 @page{size:A4;margin:14mm}
-@media print{body{max-width:none;padding:0}h2,h3,h3+p.caption{break-after:avoid}tr,.js-plotly-plot,section#answer{break-inside:avoid}
+@media print{body{max-width:none;padding:0}h2,h3,h3+p.caption,p.cont{break-after:avoid}tr,.js-plotly-plot,section#answer{break-inside:avoid}
  .break{break-before:page}.modebar{display:none!important}table{font-size:10.5px}}
 """
 
