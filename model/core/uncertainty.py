@@ -536,12 +536,13 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
             *_packed_bands(packed, errors, names, owner_b[side], x_all, method))
         first_side = np.searchsorted(pair_of, np.arange(len(pairs)))       # sides are in pair order
         cut = np.searchsorted(side, np.r_[first_side, len(sides)])          # so are the samples
+        every = _sides_of(len(sides), np.arange(len(sides)), side, ok, unknown, within)   # every side at once
     for p, (idx, order, bounds, kept) in enumerate(pairs):
         if not kept.size:
             continue
         part = slice(cut[p], cut[p + 1])
-        local = side[part] - first_side[p]
-        unresolved = _sides_of(len(bounds) - 1, kept, local, ok[part], unknown[part], within[part])
+        unresolved = np.zeros(len(bounds) - 1, dtype=bool)
+        unresolved[kept] = every[first_side[p]:first_side[p] + len(kept)]
         marks[idx[order]] = unresolved[:-1] | unresolved[1:]
         start[idx[order]] = np.where(unresolved[:-1], bounds[:-2], np.where(unresolved[1:], bounds[1:-1], np.nan))
         stop[idx[order]] = np.where(unresolved[1:], bounds[2:], np.where(unresolved[:-1], bounds[1:-1], np.nan))
