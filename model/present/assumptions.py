@@ -29,9 +29,10 @@ ASSUMPTION_COLUMNS = ["Item", "Value", "Where it came from", "Read on", "Old"]
 
 #: the ± rule in words a buyer can use (the rule itself: :data:`model.core.uncertainty.RULE`)
 ERROR_WORDS = ("if we had not measured a point, our method would have been off by about the ± there: each measured "
-               "frontier point with a neighbour on each side is left out and predicted from the others, and the error "
-               "found grows with the distance from the nearest measured points (zero at a measured point); a curve "
-               "with fewer than 3 such points uses the view's pooled figure")
+               "frontier point with a neighbour on each side is left out and predicted from the others, and the range "
+               "is where 9 in 10 of them fell; it widens with the gap to the nearest measured points and the change "
+               "in price across it (zero at a measured point) and always reaches the other method's value; a series "
+               "with 10 or more such points uses its own, others those of every frontier in the store")
 
 _METHOD_TEXT = {
     "linear": "linear in $/M between neighbouring frontier points (reproduces the InferenceX iso tables)",
@@ -97,9 +98,10 @@ def assumptions_of(answer: "Answer", today: date | None = None) -> pd.DataFrame:
             "the view (--disagg, link dis=)")] if any("disaggregated rows:" in n for n in result.notes) else []),
         ("Interpolation", f"{method}: {_METHOD_TEXT[method]}; no extrapolation past a frontier's end, "
                           "values within 1% past an end are clamped to it",
-         "the view" if state.method != AUTO else "default: the method that fits this view's points better when "
-                                                 "each is left out in turn"),
-        ("Interpolation error (±)", ERROR_WORDS, "tested on this view's own frontier points; not run-to-run noise"),
+         "the view" if state.method != AUTO else "default: the method that fits this store's frontiers better "
+                                                 "when each point is left out in turn"),
+        ("Interpolation error (±)", ERROR_WORDS, "calibrated on every frontier of the data version in use; not "
+                                                 "run-to-run noise"),
         ("Interactivity targets [tok/s/user]", ", ".join(f"{t:.1f}" for t in result.targets) or "none",
          "the view" if s.targets else "default: round values spread over the range every series reaches"),
         ("Interactivity you need [tok/s/user]", "—" if x is None else f"{x:.1f}",
