@@ -278,6 +278,11 @@ class Uncertainty:
         and those at the interactivity you need read the same packing."""
         return {m: PackedCurves(self.curves or {}, m) for m in METHODS}
 
+    def packing(self, curves: dict[str, CostCurve]) -> dict[str, PackedCurves]:
+        """``curves`` packed for each method: :attr:`packed` when they are the curves this is the band of, else
+        packed now."""
+        return self.packed if curves is self.curves else {m: PackedCurves(curves, m) for m in METHODS}
+
     def kind(self, series: str) -> str:
         """Where the band of ``series`` comes from: ``own``, ``store`` or ``none``."""
         if series in self.own:
@@ -391,8 +396,7 @@ def iso_with_error(iso: pd.DataFrame, curves: dict[str, CostCurve], errors: Unce
         owner = owner_all[rows].astype(np.int64)
         x = iso["interactivity"].to_numpy(dtype=float)[rows]
         # every cell at once, over the packed curves of both methods (as band_of reads one curve at a time)
-        packed = errors.packed if errors.curves is curves else \
-            {m: PackedCurves(curves, m) for m in METHODS}
+        packed = errors.packing(curves)
         v, lo, hi = _packed_bands(packed, errors, names, owner, x)
         low[rows], high[rows] = lo, hi
         measured = iso["status"].to_numpy()[rows] == "measured"
@@ -527,7 +531,7 @@ def mark_crossovers(crossovers: pd.DataFrame, curves: dict[str, CostCurve], erro
         pairs.append((idx, order, bounds, kept))
     if sides:
         # every side of every pair sampled and priced at once, over the curves packed for both methods
-        packed = errors.packed if errors.curves is curves else {m: PackedCurves(curves, m) for m in METHODS}
+        packed = errors.packing(curves)
         pair_of, owner_a, owner_b, low, high = (np.array(c) for c in zip(*sides))
         side, x_all = _grids(packed["linear"], owner_a, owner_b, low, high)
         names = sorted(curves)

@@ -223,10 +223,9 @@ def cells_of(iso: pd.DataFrame, without: pd.DataFrame, at_one, targets, method: 
 
 def crossings_of(pricing: Pricing) -> Crossings:
     """Step ``crossings``: the lower envelope and the crossings of the pairs in view, marked for the ± bands."""
-    errors = pricing.uncertainty
-    method = pricing.analysis.scenario.method
-    packed = errors.packed[method] if errors.curves is pricing.analysis.curves else None   # the range's, once
-    result = cross(pricing.analysis, "auto", packed=packed)
+    analysis = pricing.analysis     # its curves packed once: the range's packing (Uncertainty.packing)
+    packed = pricing.uncertainty.packing(analysis.curves)[analysis.scenario.method] if analysis.curves else None
+    result = cross(analysis, "auto", packed=packed)
     return Crossings(result, mark_crossovers(result.crossovers, result.curves, pricing.uncertainty,
                                              result.scenario.method))
 
