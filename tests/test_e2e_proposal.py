@@ -23,8 +23,9 @@ import pytest
 
 from model.core.view import View
 from model.data.presets import load_presets, onprem_defaults
-from model.present.bundle_verify import _pdf_text, _plain
 from model.present.fmt import usd
+from model.present.printed import pdf_text as _pdf_text
+from model.present.printed import plain as _plain
 from tests.test_app_report import money
 from tests.test_e2e import CHROMIUM, SHOTS, _cli, _main, _open, _settle, docs_picture
 

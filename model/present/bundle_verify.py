@@ -8,13 +8,10 @@ depth and types (:func:`read_manifest`: anything else is not a bundle, one line)
 - the figures: the answer rebuilt from the bundled inputs alone against every figure of the manifest
   (:func:`model.present.bundle.compare`), against the inputs the manifest states (each rate, profile, API price
   and the demand, by its path: ``inputs.rates[MI355X].usd_per_gpu_hour``), against the figures ``report.html``
-  prints (each number's element carries its figure's id, ``data-figure``, and each line of the first page its
-  index, ``data-line``: read back, not scraped), and against every table's CSV, named by row, column and both
-  values.
+  and ``report.pdf`` print (:mod:`model.present.printed`: read back, not scraped), and against every table's CSV,
+  named by row, column and both values.
 
-The PDF is checked by its hash (and, signed, by the signature: :mod:`model.data.signing`), and its text, read with
-PDFium (pypdfium2), against the same: every figure ``report.html`` marks and every line of the first page must be in it, spaces
-and line breaks aside (:func:`_check_pdf`); a changed one is named, or its line where no single figure explains it.
+The PDF is also checked by its hash (and, signed, by the signature: :mod:`model.data.signing`).
 """
 
 from __future__ import annotations
@@ -23,15 +20,12 @@ import io
 import json
 import math
 import re
-import unicodedata
 from dataclasses import replace
 from datetime import datetime
-from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
-import pypdfium2
 
 from model.core.view import View
 from model.data.bundle import (
@@ -60,6 +54,7 @@ from model.present.bundle import (
     series_of,
     sha256,
 )
+from model.present.printed import PDF, REPORT, check_pdf, check_report
 from model.present.report_output import file_name, row_labels, table_frames
 from model.present.report_sections import first_page, report_extras, report_parts
 from model.present.tables import tables
@@ -71,14 +66,9 @@ __all__ = ["verify_folder", "read_manifest", "MANIFEST_DEPTH", "MANIFEST_BYTES",
 MANIFEST_DEPTH = 16
 #: nor one larger than this [bytes]
 MANIFEST_BYTES = 64 << 20
-#: the report a bundle holds, whose printed figures verify reads back
-REPORT = "report.html"
-#: its print, whose text verify reads back too
-PDF = "report.pdf"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKET = re.compile(r"[\[\]{}]")
 _SHA = re.compile(r"[0-9a-f]{64}")
-_NUMBER = re.compile(r"\$?-?[0-9][0-9,]*(?:\.[0-9]+)?(?:\s?%|x)?")
 
 
 def _short(value, limit: int = 40) -> str:
@@ -213,165 +203,6 @@ def _check_inputs(manifest: dict, answer, findings: Findings) -> None:
         findings.differs.append((f"input {path.removeprefix('manifest.')}", said, found))
 
 
-# -------------------------------------------------------------------------------------- the report's figures
-
-class _Marked(HTMLParser):
-    """The text of every element carrying ``data-figure`` or ``data-line`` (nested tags counted)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.figures: list[tuple[str, str]] = []
-        self.lines: list[tuple[str, str]] = []
-        self._open: list[list] = []          # [kind, id, depth, parts]
-
-    def handle_starttag(self, tag, attrs):
-        for entry in self._open:
-            entry[2] += 1
-        found = dict(attrs)
-        for kind in ("data-figure", "data-line"):
-            if found.get(kind) is not None:
-                self._open.append([kind, found[kind], 1, []])
-
-    def handle_endtag(self, tag):
-        for entry in list(self._open):
-            entry[2] -= 1
-            if entry[2] == 0:
-                self._open.remove(entry)
-                text = " ".join("".join(entry[3]).split())
-                (self.figures if entry[0] == "data-figure" else self.lines).append((entry[1], text))
-
-    def handle_data(self, data):
-        for entry in self._open:
-            entry[3].append(data)
-
-
-def _changed_at(printed: str, rebuilt: str, text: str) -> int:
-    """Where in ``rebuilt`` the occurrence of ``text`` that ``printed`` does not repeat begins (the first occurrence
-    after which the two lines part; else the first)."""
-    at = rebuilt.find(text)
-    first = at
-    while at >= 0:
-        if printed[:at] == rebuilt[:at] and printed[at:at + len(text)] != text:
-            return at
-        at = rebuilt.find(text, at + 1)
-    return first
-
-
-def _printed_number(printed: str, rebuilt: str, at: int) -> str:
-    if printed[:at] == rebuilt[:at]:
-        match = _NUMBER.match(printed, at)
-        if match:
-            return match.group().strip()
-    return printed[max(0, at - 10):at + 30]
-
-
-def _check_report(data: bytes, page, rebuilt: list[dict], findings: Findings) -> list[str]:
-    """The figures ``report.html`` prints (its marked elements) against the rebuilt answer's, and its first page
-    against ``page`` (:func:`model.present.report_sections.first_page` of the rebuilt answer). Returns the ids of the
-    figures it marks (what its print holds too)."""
-    parser = _Marked()
-    try:
-        parser.feed(data.decode("utf-8"))
-        parser.close()
-    except (UnicodeDecodeError, AssertionError) as exc:
-        findings.differs.append((f"file {REPORT}", "the report's HTML", f"unreadable ({exc})"))
-        return []
-    if not parser.figures and not parser.lines:
-        findings.differs.append((f"file {REPORT}", "its figures, marked for verify", "no figure verify can read"))
-        return []
-    by_id = {f["id"]: f for f in rebuilt}
-    for fid, text in parser.figures:
-        mine = by_id.get(fid)
-        if mine is not None and text != mine["text"]:
-            findings.differs.append((f"figure {fid} as {REPORT} prints it", mine["text"], text))
-    lines = list(page.lines)
-    printed = dict(parser.lines)
-    page_one = [f for f in rebuilt if f["id"].startswith("page 1 |") and f["text"] != "—"]
-    for i, line in enumerate(lines):
-        shown = printed.get(str(i))
-        if shown is None:
-            findings.differs.append((f"{REPORT}, page 1, line {i + 1}", line, "(not printed)"))
-            continue
-        if shown == line:
-            continue
-        named = [f for f in page_one if line.count(f["text"]) > shown.count(f["text"])]
-        for f in named:
-            findings.differs.append((f"figure {f['id']} as {REPORT} prints it", f["text"],
-                                     _printed_number(shown, line, _changed_at(shown, line, f["text"]))))
-        if not named:
-            findings.differs.append((f"{REPORT}, page 1, line {i + 1}", line, shown))
-    for extra in sorted(set(printed) - {str(i) for i in range(len(lines))}):
-        findings.differs.append((f"{REPORT}, page 1, line {extra}", "(no such line)", printed[extra]))
-    return [fid for fid, _ in parser.figures]
-
-
-def _plain(text: str) -> str:
-    """Text as a PDF's extraction and the answer's words compare: compatibility forms folded (a ligature is its
-    letters), every space and line break out."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
-
-
-def _pdf_text(data: bytes) -> str | None:
-    """The text of every page of a PDF (PDFium), or None when it is not one PDFium can read. A hyphen where a line
-    breaks comes out as U+FFFE: it is a hyphen."""
-    try:
-        document = pypdfium2.PdfDocument(data)
-    except (pypdfium2.PdfiumError, ValueError, TypeError):
-        return None
-    try:
-        return "".join(document[i].get_textpage().get_text_range() for i in range(len(document))).replace("\ufffe", "-")
-    except (pypdfium2.PdfiumError, ValueError):
-        return None
-    finally:
-        document.close()
-
-
-def _check_pdf(data: bytes, page, rebuilt: list[dict], marked: list[str], findings: Findings) -> None:
-    """The text ``report.pdf`` prints against the rebuilt answer: each figure ``report.html`` marks (``marked``) and
-    each line of the first page (``page``) must be in it, spaces and line breaks aside. A line that is not is named by
-    the figure where it parts from the PDF's text (the longest start of it the text holds), else as a line."""
-    text = _pdf_text(data)
-    if text is None:
-        findings.differs.append((f"file {PDF}", "the report's PDF", "unreadable"))
-        return
-    plain = _plain(text)
-    by_id = {f["id"]: f for f in rebuilt}
-    ahead = 0                                 # the figures come in the page's order: each looked for after the last
-    for fid in dict.fromkeys(marked):
-        mine = by_id.get(fid)
-        if mine is None:
-            continue
-        want = _plain(mine["text"])
-        at = plain.find(want, ahead)
-        if at >= 0:
-            ahead = at + len(want)
-        elif plain.find(want) < 0:
-            findings.differs.append((f"figure {fid} as {PDF} prints it", mine["text"], "(not in its text)"))
-    page_one = [f for f in rebuilt if f["id"].startswith("page 1 |") and f["text"] != "—"]
-    for i, line in enumerate(page.lines):
-        want = _plain(line)
-        if want in plain:
-            continue
-        low, high = 0, len(want)              # the longest start of the line the PDF's text holds
-        while low < high:
-            mid = (low + high + 1) // 2
-            low, high = (mid, high) if want[:mid] in plain else (low, mid - 1)
-        at = plain.find(want[:low]) + low if low else -1
-        named = []                            # the figure of page 1 whose text the line parts at
-        for f in page_one:
-            start = want.find(_plain(f["text"]))
-            while start >= 0 and not start <= low < start + len(_plain(f["text"])):
-                start = want.find(_plain(f["text"]), start + 1)
-            if start >= 0:
-                named.append((f, start))
-        for f, start in named[:1]:
-            begin = at - (low - start)            # where that figure's text would start in the PDF's text
-            found = plain[begin:begin + len(_plain(f["text"]))] if at >= 0 else "(not printed)"
-            findings.differs.append((f"figure {f['id']} as {PDF} prints it", f["text"], found))
-        if not named:
-            findings.differs.append((f"{PDF}, page 1, line {i + 1}", line, "(not printed as such)"))
-
-
 # ------------------------------------------------------------------------------------------------- the tables
 
 def _read_csv(text: str) -> pd.DataFrame | None:
@@ -457,9 +288,9 @@ def verify_folder(folder: Path) -> tuple[Findings, dict]:
     _check_inputs(manifest, answer, findings)
     marked = []
     if REPORT in present and REPORT in manifest["files"]:
-        marked = _check_report(read_inside(folder, REPORT), page, rebuilt, findings)
+        marked = check_report(read_inside(folder, REPORT), page, rebuilt, findings)
     if PDF in present and PDF in manifest["files"]:
-        _check_pdf(read_inside(folder, PDF), page, rebuilt, marked, findings)
+        check_pdf(read_inside(folder, PDF), page, rebuilt, marked, findings)
     _check_tables(folder, present, answer_tables, answer, manifest.get("made_at"), findings)
     return findings, manifest
 
