@@ -132,6 +132,12 @@ class _Batches:
             self.ctrl_c.held = False
             print(f"error: {exc}" + (f"; {self._kept()}" if self.done else ""), file=sys.stderr)
             return 2
+        except Exception:
+            if not self.ctrl_c.pending:
+                raise
+            # Ctrl-C inside a query that some layer turned into another error: still Ctrl-C, said as such
+            print(f"interrupted: {self._kept()}", file=sys.stderr)
+            return EXIT_INTERRUPTED
         if self.args.json:
             print(json.dumps({"rows": self.results}, indent=2))
         if self.failed:

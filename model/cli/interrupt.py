@@ -13,6 +13,8 @@ from __future__ import annotations
 import signal
 import threading
 
+from model.data.interrupts import forget_press, record_press
+
 __all__ = ["CtrlC", "EXIT_INTERRUPTED"]
 
 #: exit code of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it)
@@ -28,11 +30,13 @@ class CtrlC:
         self._old = None
 
     def __enter__(self) -> "CtrlC":
+        forget_press()
         if threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGINT, self._handler)
         return self
 
     def __exit__(self, *exc) -> None:
+        forget_press()
         if self._old is not None:
             signal.signal(signal.SIGINT, self._old)
             self._old = None
@@ -41,6 +45,7 @@ class CtrlC:
         if self.pending:
             return  # already stopping
         self.pending = True
+        record_press()   # the data layer then takes any error inside an ingest for the press
         if not self.held:
             raise KeyboardInterrupt
 

@@ -57,12 +57,20 @@ def in_store(args, ctrl_c: CtrlC, run: Callable[..., int | None],
         ctrl_c.release()
         return done
     except KeyboardInterrupt:
-        stored = "the change was stored" if ctrl_c.held else "nothing was changed"
-        print(f"interrupted: {stored if writes else 'stopped'}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted(ctrl_c, writes)
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception:
+        if not ctrl_c.pending:
+            raise
+        return _interrupted(ctrl_c, writes)   # Ctrl-C inside a query that some layer turned into another error
+
+
+def _interrupted(ctrl_c: CtrlC, writes: bool) -> int:
+    stored = "the change was stored" if ctrl_c.held else "nothing was changed"
+    print(f"interrupted: {stored if writes else 'stopped'}", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _held(ctrl_c: CtrlC, done: int) -> int:

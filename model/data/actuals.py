@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from model.core.actual_rows import model_key
 from model.core.columns import normalise_header
-from model.data.database import ACTUALS_DDL, SATURATION_DDL
+from model.data.database import ACTUALS_DDL, SATURATION_DDL, registered
 from model.data.importers import bill_csv, opencost, opencost_saturation
 from model.data.importers._common import load_json_text, read_head
 from model.data.importers.base import IngestError, IngestResult
@@ -282,12 +282,9 @@ def _insert(con, source_id: int, cols: Columns, table: _Table = _ACTUALS) -> Non
             numbers = np.array([np.nan if v is None else v for v in values] if isinstance(values, list) else values,
                                dtype=float)
             columns[column] = pa.array(numbers, pa.float64(), from_pandas=True)   # NaN: NULL
-    con.register("_new_actuals", pa.table(columns))
-    try:
+    with registered(con, "_new_actuals", pa.table(columns)):
         con.execute(f"INSERT INTO {table.name} SELECT CAST(? AS BIGINT), {', '.join(select)} FROM _new_actuals",
                     params)
-    finally:
-        con.unregister("_new_actuals")
 
 
 def ingest_actuals(con: duckdb.DuckDBPyConnection, path: Path, name: str, sha: str, fmt: str,

@@ -39,9 +39,10 @@ import pyarrow as pa
 
 from model.core.columns import normalise_header
 from model.data import importers
+from model.data.database import registered
 from model.data.importers.base import IngestError, IngestResult
 from model.data.importers.canonical_csv import csv_kind
-from model.data.ingest import clear_errors, ingest_file, ingest_transaction, parse_set_fields
+from model.data.ingest import clear_errors, ctrl_c_kept, ingest_file, ingest_transaction, parse_set_fields
 from model.data.pipeline import THROUGHPUT_FIELDS, Pipeline, insert_points
 from model.data.uploads import check_upload_shape, utf8_name
 
@@ -90,7 +91,8 @@ def ingest_many(con: duckdb.DuckDBPyConnection, paths: list[Path], set_fields: l
         fields = None   # each file alone is refused, naming it
     plain = [_read_plain(i, p, fmt) for i, p in enumerate(paths)] if fields is not None else [None] * len(paths)
     outcomes: list[Outcome | None] = [None] * len(paths)
-    _known(con, plain, outcomes, fmt)
+    with ctrl_c_kept():
+        _known(con, plain, outcomes, fmt)
     groups: dict[tuple, _Group] = {}
     for item in plain:
         if item is not None:
@@ -198,7 +200,7 @@ def _stage(con: duckdb.DuckDBPyConnection, group: _Group, table: str) -> None:
     arrow = pa.table({**{f"c{j}": pa.array(col, pa.string()) for j, col in enumerate(cells)},
                       "_file": pa.array(files, pa.int64()), "_line": pa.array(lines, pa.int64()),
                       "_ord": pa.array(ordinals, pa.int64())})
-    with _registered(con, f"{table}_arrow", arrow):
+    with registered(con, f"{table}_arrow", arrow):
         con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM {table}_arrow")
 
 
@@ -269,29 +271,15 @@ def _store(con: duckdb.DuckDBPyConnection, run: list[int], clean: dict[int, _Gro
             "sha256": [plain[i].sha for i in run], "rows": pa.array([clean[i].clean[i] for i in run], pa.int64()),
             "ingested_at": pa.array([stamp] * len(run), pa.timestamp("us")),
             "notes": pa.array([None] * len(run), pa.string()), "set_fields": pa.array([given] * len(run), pa.string())})
-        with _registered(con, "bulk_sources", sources):
+        with registered(con, "bulk_sources", sources):
             con.execute("INSERT INTO sources (source_id, file_name, format, kind, sha256, rows, ingested_at, notes, "
                         "set_fields) SELECT * FROM bulk_sources")
         for group in {id(clean[i]): clean[i] for i in run}.values():
             mine = [i for i in run if clean[i] is group]
             index = pa.table({"_file": pa.array(mine, pa.int64()), "_sid": pa.array([ids[i] for i in mine], pa.int64())})
-            with _registered(con, "bulk_ids", index):
+            with registered(con, "bulk_ids", index):
                 insert_points(con, f"SELECT s.*, m._sid FROM {group.staged} s JOIN bulk_ids m ON s._file = m._file",
                               [], "_sid", [])
     for i in run:
         outcomes[i] = IngestResult(plain[i].name, "csv", "points", clean[i].clean[i], None, ids[i],
                                    list(clean[i].unknown), [])
-
-
-class _registered:
-    """``with _registered(con, name, table):`` an Arrow table visible to SQL as ``name`` for the block."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
-        self.con, self.name, self.table = con, name, table
-
-    def __enter__(self) -> None:
-        self.con.execute("SELECT 1").fetchall()   # registering refuses while a result is unfinished
-        self.con.register(self.name, self.table)
-
-    def __exit__(self, *exc) -> None:
-        self.con.unregister(self.name)

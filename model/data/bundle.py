@@ -29,7 +29,7 @@ import duckdb
 import pandas as pd
 
 from model.core.schema import SCHEMA_VERSION
-from model.data.database import DDLS, DUCKDB_CONFIG, StoreError
+from model.data.database import DDLS, DUCKDB_CONFIG, StoreError, registered
 from model.data.readers import open_snapshot
 
 __all__ = ["MANIFEST", "STORE", "PRESETS", "SIGNATURE", "BundleError", "BundleLacks", "store_bytes", "presets_csv",
@@ -119,11 +119,8 @@ def _copy(src, dst: duckdb.DuckDBPyConnection, table: str, sql: str, params: Ite
     arrow = src.sql(sql, params=list(params) or None).to_arrow_table()
     if arrow.num_rows == 0:
         return 0
-    dst.register("bundle_rows", arrow)
-    try:
+    with registered(dst, "bundle_rows", arrow):
         dst.execute(f"INSERT INTO {table} BY NAME SELECT * FROM bundle_rows")   # table: ours, from the list below
-    finally:
-        dst.unregister("bundle_rows")
     return arrow.num_rows
 
 
@@ -157,12 +154,12 @@ def store_bytes(con, point_ids: Iterable[int], version: int | None) -> bytes:
                 for table in ("tco_rates", "api_prices", "evals"):
                     if table in present:
                         _copy(src, out, table, f"SELECT * FROM {table} WHERE {kept}", params)
-                src.register("bundle_ids", ids)
-                _copy(src, out, "points", "SELECT * FROM points WHERE point_id IN (SELECT point_id FROM bundle_ids)")
-                for table in ("point_requests", "point_intervals"):    # optional tables keyed by point
-                    if table in present:
-                        _copy(src, out, table, f"SELECT * FROM {table} WHERE point_id IN (SELECT point_id FROM bundle_ids)")
-                src.unregister("bundle_ids")
+                with registered(src, "bundle_ids", ids):
+                    _copy(src, out, "points", "SELECT * FROM points WHERE point_id IN (SELECT point_id FROM bundle_ids)")
+                    for table in ("point_requests", "point_intervals"):    # optional tables keyed by point
+                        if table in present:
+                            _copy(src, out, table,
+                                  f"SELECT * FROM {table} WHERE point_id IN (SELECT point_id FROM bundle_ids)")
             finally:
                 src.close()
             out.execute("CHECKPOINT")

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import errno
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import duckdb
 
@@ -33,6 +34,7 @@ from model.core.schema import (
 
 __all__ = [
     "cannot_write",
+    "registered",
     "StoreError",
     "StoreNeedsMigration",
     "StoreBusy",
@@ -285,6 +287,25 @@ def no_space(what: str, sizes: str = "") -> StoreError:
                       "unchanged; free some space or move the database (--db)",
                       f"Not enough disk space on the server to store {what}{detail}. Nothing was written; "
                       "the data is unchanged.")
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, table: Any) -> Iterator[None]:
+    """``with registered(con, name, table):`` a DataFrame or Arrow table visible to SQL as ``name`` for the block.
+
+    Leaving on an error that aborted the transaction (Ctrl-C inside a query, a full disk), unregistering fails
+    too ("transaction is aborted"); that second error is dropped so the first, the one to say, goes on."""
+    con.execute("SELECT 1").fetchall()   # registering refuses while a result of the connection is unfinished
+    con.register(name, table)
+    try:
+        yield
+    except BaseException:
+        try:
+            con.unregister(name)
+        except duckdb.Error:
+            pass
+        raise
+    con.unregister(name)
 
 
 def check_file_kind(path: Path) -> None:

@@ -32,7 +32,7 @@ from model.core.schema import (
     POINT_FIELDS,
 )
 from model.data import actuals, api_prices, importers
-from model.data.database import disk_full, no_space
+from model.data.database import disk_full, no_space, registered
 from model.data.field_sql import (
     ADAPTERS,
     CANONICALISERS,
@@ -50,6 +50,7 @@ from model.data.importers.canonical_csv import (
 )
 from model.data.importers.per_request import REQUESTS_KEY
 from model.data.importers.perf_aggregate import INTERVALS_KEY
+from model.data.interrupts import pressed
 from model.data.intervals import store_intervals
 from model.data.pipeline import run_pipeline
 from model.data.requests import store_samples
@@ -209,25 +210,56 @@ def _clear_errors(name: str) -> Iterator[None]:
         yield
     except IngestError:
         raise
-    except RecursionError:
-        raise IngestError(name, "nested too deeply to read; nothing was stored") from None
-    except (duckdb.InterruptException, RuntimeError) as exc:
-        if isinstance(exc, duckdb.InterruptException) or str(exc) == "Query interrupted":
-            raise KeyboardInterrupt from None
-        raise _unexpected(name, exc) from exc
-    except MemoryError:
-        raise IngestError(name, "too large to read into memory; split it into smaller files; "
-                          "nothing was stored") from None
-    except duckdb.Error as exc:
-        if disk_full(exc):   # it stops the whole write: every file after it would fail the same way
-            raise no_space(name) from None
-        raise IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored") from exc
-    except OSError as exc:
-        if disk_full(exc):
-            raise no_space(name) from None
-        raise IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored") from exc
     except Exception as exc:
-        raise _unexpected(name, exc) from exc
+        if was_ctrl_c(exc):
+            raise KeyboardInterrupt from None
+        raise _file_error(name, exc) from exc
+
+
+def was_ctrl_c(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is Ctrl-C: pressed during this command (:mod:`model.data.interrupts`), or, in whatever
+    runs without the CLI's handler, Ctrl-C inside a query in one of the shapes DuckDB gives it
+    (``InterruptException``, ``RuntimeError("Query interrupted")``, a ``KeyboardInterrupt`` it wrapped while
+    reading a registered table), or an error raised while handling one (cleaning up after an interrupted query
+    fails with "transaction is aborted"), which must not hide the press and make a bad file of a good one."""
+    if pressed():
+        return True
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)) \
+                or (isinstance(exc, RuntimeError) and str(exc) == "Query interrupted") \
+                or (isinstance(exc, duckdb.Error) and "failed: KeyboardInterrupt" in str(exc)):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+@contextmanager
+def ctrl_c_kept() -> Iterator[None]:
+    """Ctrl-C inside a query comes out as ``KeyboardInterrupt`` (:func:`was_ctrl_c`); other errors untouched."""
+    try:
+        yield
+    except Exception as exc:
+        if was_ctrl_c(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _file_error(name: str, exc: Exception) -> Exception:
+    """What :func:`_clear_errors` says of an unexpected error while ingesting the file ``name``: an
+    :class:`IngestError` naming it, or the full-disk error that stops the whole write (every file after it
+    would fail the same way)."""
+    if isinstance(exc, RecursionError):
+        return IngestError(name, "nested too deeply to read; nothing was stored")
+    if isinstance(exc, MemoryError):
+        return IngestError(name, "too large to read into memory; split it into smaller files; nothing was stored")
+    if isinstance(exc, (duckdb.Error, OSError)) and disk_full(exc):
+        return no_space(name)
+    if isinstance(exc, duckdb.Error):
+        return IngestError(name, f"the database could not store it ({duck_msg(exc)}); nothing was stored")
+    if isinstance(exc, OSError):
+        return IngestError(name, f"cannot read the file ({exc.strerror or exc}); nothing was stored")
+    return _unexpected(name, exc)
 
 
 def _unexpected(name: str, exc: BaseException) -> IngestError:
@@ -291,20 +323,16 @@ def _ingest_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str
     staged_input.columns = raw_ids
     staged_input["line_no"] = lines.astype("int64").to_numpy()
     view = f"frame_{abs(hash(sha)) % 10**9}"
-    con.register(view, staged_input)
     raw_table = view + "_t"
-    try:
-        with ingest_transaction(con):
-            con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
-            result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes,
-                                  derived=derived)
-            if samples:
-                store_samples(con, result.source_id, samples)
-            if intervals:
-                store_intervals(con, result.source_id, intervals)
-            con.execute(f"DROP TABLE IF EXISTS {raw_table}")
-    finally:
-        con.unregister(view)
+    with registered(con, view, staged_input), ingest_transaction(con):
+        con.execute(f"CREATE TEMP TABLE {raw_table} AS SELECT * FROM {view}")
+        result = run_pipeline(con, name, fmt, sha, raw_table, headers, set_fields, "r.line_no", notes,
+                              derived=derived)
+        if samples:
+            store_samples(con, result.source_id, samples)
+        if intervals:
+            store_intervals(con, result.source_id, intervals)
+        con.execute(f"DROP TABLE IF EXISTS {raw_table}")
     return result
 
 

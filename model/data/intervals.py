@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from model.data.database import INTERVALS_DDL
+from model.data.database import INTERVALS_DDL, registered
 
 __all__ = ["COLUMNS", "store_intervals", "load_intervals"]
 
@@ -37,11 +37,8 @@ def store_intervals(con: duckdb.DuckDBPyConnection, source_id: int, intervals: M
     frame = pd.DataFrame(rows, columns=["source_id", "point_id", *COLUMNS])
     for column in ("runs",):
         frame[column] = pd.array(frame[column], dtype="Int64")
-    con.register("_new_intervals", frame)
-    try:
+    with registered(con, "_new_intervals", frame):
         con.execute("INSERT INTO point_intervals SELECT * FROM _new_intervals")
-    finally:
-        con.unregister("_new_intervals")
     return len(rows)
 
 
@@ -58,11 +55,8 @@ def load_intervals(con, point_ids: Iterable[int] | None = None) -> pd.DataFrame:
         if ids.empty:
             return pd.DataFrame(columns=columns)
         cur = con.cursor()          # the ids as a relation of this cursor's own: a join, not a list parameter
-        cur.register("_interval_ids", ids)
-        try:
+        with registered(cur, "_interval_ids", ids):
             return cur.execute("SELECT * FROM point_intervals WHERE point_id IN (SELECT point_id FROM _interval_ids) "
                                "ORDER BY point_id, metric").df()
-        finally:
-            cur.unregister("_interval_ids")
     except duckdb.CatalogException:   # an older store, or one without intervals
         return pd.DataFrame(columns=columns)
