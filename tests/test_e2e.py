@@ -64,7 +64,9 @@ _QUIET = """quiet => {
     new MutationObserver(() => { window.__cfQuiet.last = performance.now(); })
       .observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   }
-  if (document.querySelector('[data-testid=stStatusWidget]') || document.querySelector('[data-stale=true]')) {
+  const app = document.querySelector('[data-testid=stApp]');   // the script's run state, as Streamlit marks it
+  if ((app && app.dataset.testScriptState !== 'notRunning') || document.querySelector('[data-testid=stStatusWidget]')
+      || document.querySelector('[data-stale=true]')) {
     window.__cfQuiet.last = performance.now();
     return false;
   }
@@ -73,9 +75,16 @@ _QUIET = """quiet => {
 
 
 def _settle(page) -> None:
-    """Wait until the page is drawn: the sidebar is there, no script run is in progress, nothing is stale, and the
-    page has not changed for :data:`QUIET_MS` (the time since its last change, not a fixed sleep)."""
+    """Wait until the page is drawn: the sidebar is there, no script run is in progress (the app's
+    ``data-test-script-state``: the status widget alone shows only after a delay, and a page computing for a second
+    under load was once taken for drawn), nothing is stale, and the page has not changed for :data:`QUIET_MS` (the
+    time since its last change, not a fixed sleep)."""
     page.wait_for_selector("[data-testid=stSidebar] [data-testid=stSlider]", state="attached", timeout=60_000)
+    _quiet(page)
+
+
+def _quiet(page) -> None:
+    """:func:`_settle` without the sidebar's slider (a view priced by a cost profile has none)."""
     page.wait_for_function(_QUIET, arg=QUIET_MS, timeout=60_000, polling=50)
 
 
@@ -255,7 +264,7 @@ def test_every_address_opens_its_page_inside_the_frame(server, browser):
             docs_picture("overview", page.locator("[data-testid=stMain]").inner_text(),
                          lambda path: page.screenshot(path=str(path)))
         if path == "Fleet":             # the first screen, before a check scrolls
-            assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
+            page.wait_for_selector("[data-testid=stMain] [data-testid=stDataFrame]", timeout=30_000)
             page.screenshot(path=str(SHOTS / "layout_fleet_1280.png"))
         page.screenshot(path=str(SHOTS / f"{(path or 'overview').lower()}_1280.png"), full_page=True)
         if path in DECISION_PAGES:      # at this width each table draws the columns a decision needs
@@ -378,7 +387,7 @@ def test_screenshots_of_every_page_on_a_phone(server, browser):
         if name == "overview":                  # the answer inside the phone's first screen
             check_first_screen(page, PHONE, name)
         elif name == "fleet":
-            assert page.locator("[data-testid=stMain] [data-testid=stDataFrame]").count() >= 1
+            page.wait_for_selector("[data-testid=stMain] [data-testid=stDataFrame]", timeout=30_000)
             page.screenshot(path=str(SHOTS / "layout_fleet_390.png"))
         page.screenshot(path=str(shot), full_page=True)
         if name == "data":
@@ -393,11 +402,27 @@ class _Latency:
 
     def __init__(self, page):
         self.slow, self.queue, self.page_side = False, [], None
+        self.sent_at = 0.0      # when the page last sent the server something (a press, a page asked for)
         page.route_web_socket("**/_stcore/stream", self._route)
 
     def _route(self, ws) -> None:
         self.page_side = ws
-        ws.connect_to_server().on_message(lambda message: self.queue.append(message) if self.slow else ws.send(message))
+        server = ws.connect_to_server()
+        server.on_message(lambda message: self.queue.append(message) if self.slow else ws.send(message))
+        ws.on_message(self._sent(server))
+
+    def _sent(self, server):
+        def forward(message) -> None:
+            self.sent_at = time.monotonic()
+            server.send(message)
+        return forward
+
+    def sent_quiet(self, page, since: float, quiet_s: float = 0.4, timeout_s: float = 10.0) -> None:
+        """Wait until the page has sent something after ``since`` and then nothing for ``quiet_s``: what the user
+        did has left the browser (a browser short of CPU sends a slider's last press late)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and (self.sent_at <= since or time.monotonic() - self.sent_at < quiet_s):
+            page.wait_for_timeout(50)
 
     def deliver(self) -> None:
         """Every reply held, in order; the link is fast again."""
@@ -422,6 +447,7 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
     link.slow = True
     for _ in range(5):
         page.keyboard.press("ArrowRight")
+        last_press = time.monotonic()
         page.wait_for_timeout(100)
     # the five presses are on the slider (a browser short of CPU, as under the whole suite's load, draws them late:
     # the page link is clicked once it shows them, as a user sees the slider before reaching for the link)
@@ -429,6 +455,7 @@ def test_editing_the_rates_table_moves_the_slider_and_the_link(server, browser):
     deadline = time.monotonic() + 10
     while "$2.00" not in slider.inner_text() and time.monotonic() < deadline:
         page.wait_for_timeout(50)
+    link.sent_quiet(page, last_press)   # and has sent them (the replies are still held back: the link is slow)
     before = slider.inner_text()
     page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a", has_text="TCO rates").first.click()
     page.wait_for_timeout(500)

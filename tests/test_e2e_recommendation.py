@@ -18,7 +18,7 @@ import pytest
 
 from model.data.store import connect
 from tests.kit import cli
-from tests.test_e2e import CHROMIUM, _cli, _main
+from tests.test_e2e import CHROMIUM, _cli, _main, _quiet
 from tests.test_e2e_proposal import _download, _html_text, _section
 from tests.test_recommendation import _sales_view
 
@@ -50,8 +50,7 @@ def test_the_sales_engineers_view_names_the_api_on_the_overview_and_page_one(ser
     page.goto(f"{base}/?{_query(tmp_path)}")
     page.wait_for_function("t => document.body.innerText.includes(t)", arg="the cheapest way to serve it",
                            timeout=60_000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]') && "
-                           "!document.querySelector('[data-stale=true]')", timeout=30_000)
+    _quiet(page)
     body = " ".join(_main(page).split())
     assert DEMAND in body, body[:3000]
     out = _cli(db, "iso", "--link", page.url)["recommendation"]
