@@ -30,7 +30,6 @@ _WORDS = {_NONE: "none (a peak-to-average factor)", "flat": "flat", "business-ho
 _DONE = "_trace_read"      # the uploaded file last read, so a rerun does not read it again
 
 
-
 def nodes_question(rps: float) -> str | None:
     """Why a peak of ``rps`` may be a slip: the smallest fleet it sizes has more than 1,000 nodes (sized as the Fleet
     page would, from the view's own capacity: :func:`model.present.view_answer.fleet_at`). The peak demand boxes ask
@@ -41,6 +40,7 @@ def nodes_question(rps: float) -> str | None:
     except ValueError:   # the view refuses it: committing says why
         return None
     return fleet.question if fleet is not None else None
+
 
 def _shape_choice(value: str) -> str:
     return value if value in PRESETS or value == _NONE else _TYPED
