@@ -126,7 +126,8 @@ def test_ctrl_c_inside_the_bulk_paths_insert_stops_the_chunk(tmp_path, monkeypat
         con.close()
 
 
-def test_ctrl_c_in_any_query_of_a_batch_is_said_as_ctrl_c(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("words", ["runtime", "store"])
+def test_ctrl_c_in_any_query_of_a_batch_is_said_as_ctrl_c(tmp_path, monkeypatch, capsys, words):
     """Whatever a layer turns an interrupted query into, once Ctrl-C was pressed the command says it was
     interrupted and what it kept, exit 130, never a traceback (one CI run: "RuntimeError: Query interrupted" from
     the query that looks up which files are already stored)."""
@@ -139,6 +140,9 @@ def test_ctrl_c_in_any_query_of_a_batch_is_said_as_ctrl_c(tmp_path, monkeypatch,
 
     def interrupted_lookup(*_):
         ctrl_c.pending = True        # the press, as the handler records it
+        if words == "store":         # a sweep of presses: one opening the store was said as "damaged or unreadable"
+            from model.data.database import StoreError
+            raise StoreError("x.duckdb: damaged or unreadable, so it was not opened (the file is unchanged)")
         raise RuntimeError("some layer's own words for it")
 
     monkeypatch.setattr(bulk, "_known", interrupted_lookup)

@@ -128,16 +128,17 @@ class _Batches:
         except KeyboardInterrupt:
             print(f"interrupted: {self._kept()}", file=sys.stderr)
             return EXIT_INTERRUPTED
-        except StoreError as exc:
+        except Exception as exc:
+            if self.ctrl_c.pending:
+                # Ctrl-C inside a query that some layer turned into another error (a "damaged" store too): still
+                # Ctrl-C, said as such
+                print(f"interrupted: {self._kept()}", file=sys.stderr)
+                return EXIT_INTERRUPTED
+            if not isinstance(exc, StoreError):
+                raise
             self.ctrl_c.held = False
             print(f"error: {exc}" + (f"; {self._kept()}" if self.done else ""), file=sys.stderr)
             return 2
-        except Exception:
-            if not self.ctrl_c.pending:
-                raise
-            # Ctrl-C inside a query that some layer turned into another error: still Ctrl-C, said as such
-            print(f"interrupted: {self._kept()}", file=sys.stderr)
-            return EXIT_INTERRUPTED
         if self.args.json:
             print(json.dumps({"rows": self.results}, indent=2))
         if self.failed:

@@ -58,13 +58,13 @@ def in_store(args, ctrl_c: CtrlC, run: Callable[..., int | None],
         return done
     except KeyboardInterrupt:
         return _interrupted(ctrl_c, writes)
-    except StoreError as exc:
+    except Exception as exc:
+        if ctrl_c.pending:   # Ctrl-C inside a query that some layer turned into another error (a "damaged" store too)
+            return _interrupted(ctrl_c, writes)
+        if not isinstance(exc, StoreError):
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except Exception:
-        if not ctrl_c.pending:
-            raise
-        return _interrupted(ctrl_c, writes)   # Ctrl-C inside a query that some layer turned into another error
 
 
 def _interrupted(ctrl_c: CtrlC, writes: bool) -> int:
